@@ -1,0 +1,123 @@
+"""Tests and their outcomes, as data (no execution here).
+
+Lines in this module are 0-based document lines unless a name says otherwise
+(``program_line`` is a 1-based line of the program file run in the sandbox).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+TestKind = Literal["doctest", "assert", "pytest"]
+TestOrigin = Literal["public", "ai", "hidden"]
+TestStatus = Literal["passed", "failed", "error", "timeout"]
+
+
+class TestCase(BaseModel):
+    """One test of the function under test.
+
+    - ``doctest``: ``source`` is the example's source (``running_max([1, 2])``) and
+      ``expected`` the wanted output as doctest compares it (``[1, 2]``).
+    - ``assert``: ``source`` is Python statements, typically one ``assert f(x) == y``;
+      ``call`` and ``expected`` may repeat its parts for reports.
+    - ``pytest``: ``source`` is a whole test function (``def test_x(): ...``) found in the
+      workspace, ``name`` its name, ``setup`` the test file's import lines (minus the import of
+      the module under test, which the runner provides).
+
+    ``origin`` says where it came from: the user's docstring or test files (public), the
+    tester role (ai), or a benchmark's hidden tests (hidden, never shown to a model).
+    ``line`` is the 0-based document line the test sits on (a docstring example or a test
+    function), when there is one; ``file`` the document path it came from, if not the
+    function's own file.
+    """
+
+    __test__ = False  # not a pytest class
+
+    id: str
+    kind: TestKind
+    origin: TestOrigin
+    source: str
+    expected: str | None = None
+    call: str | None = None
+    name: str | None = None
+    setup: str = ""
+    line: int | None = None
+    file: str | None = None
+
+    def describe(self) -> str:
+        """A one-line description for reports and prompts (``running_max([1, 2]) == [1, 2]``)."""
+        if self.kind == "doctest":
+            return f">>> {self.source.strip()}  # expected {self.expected!r}"
+        if self.kind == "pytest":
+            return f"{self.name or 'test'} (pytest)"
+        return " ".join(self.source.strip().split())
+
+
+class TestOutcome(BaseModel):
+    """The result of running one :class:`TestCase`.
+
+    ``expected`` and ``actual`` are reprs (or doctest output text) when the test compared
+    values; ``exception_type`` and ``message`` describe an error or a failed assert;
+    ``traceback`` is the formatted traceback restricted to the program and test code;
+    ``program_line`` the 1-based line of the program file where it failed (the innermost
+    frame inside the program), and ``function_line`` that line as a 0-based offset from the
+    first line of the function under test (None when it failed outside the function; the
+    editor adds the function's document line).
+    ``seconds`` is the test's own run time.
+    """
+
+    __test__ = False
+
+    test_id: str
+    status: TestStatus
+    expected: str | None = None
+    actual: str | None = None
+    exception_type: str | None = None
+    message: str = ""
+    traceback: str = ""
+    program_line: int | None = None
+    function_line: int | None = None
+    stdout: str = ""
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+
+class RunReport(BaseModel):
+    """All outcomes of one sandboxed run, in the order of the tests given.
+
+    ``sandbox`` names the isolation used ("bwrap" or "none"); ``exit_code`` is the runner
+    process's exit status (negative: killed by that signal); ``killed`` is True when the
+    wall-clock timeout ended the process group; ``output`` the captured stdout/stderr tail
+    (capped); ``seconds`` the wall-clock time of the whole run.
+    """
+
+    outcomes: list[TestOutcome] = Field(default_factory=list)
+    sandbox: str = "bwrap"
+    exit_code: int | None = None
+    killed: bool = False
+    output: str = ""
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> list[TestOutcome]:
+        return [o for o in self.outcomes if o.status == "passed"]
+
+    @property
+    def failures(self) -> list[TestOutcome]:
+        return [o for o in self.outcomes if o.status != "passed"]
+
+    @property
+    def all_passed(self) -> bool:
+        return bool(self.outcomes) and not self.failures
+
+    def outcome(self, test_id: str) -> TestOutcome | None:
+        return next((o for o in self.outcomes if o.test_id == test_id), None)
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap is missing or does not work here and the user did not set sandbox = "none"."""

@@ -1,0 +1,76 @@
+"""What a pipeline returns: typed, complete, with the reasons for anything degraded."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from codeteam.execution.models import RunReport, TestCase
+from codeteam.llm.usage import UsageLedger
+from codeteam.roles.conversation import TranscriptEntry
+
+Status = Literal["passed", "failed", "untested", "error"]
+"""- passed: every executed test passed (public tests, and AI tests where the pipeline uses them);
+- failed: code was produced but some test still fails (the best code so far is returned);
+- untested: code was produced but there was nothing to run it against;
+- error: no usable code (the reason is in ``notes``)."""
+
+
+class TesterReport(BaseModel):
+    """The tester's report on one candidate: the tests it ran and what happened.
+
+    ``round`` counts from 1; ``run`` holds the executed outcomes (None when the code could not
+    be run, see ``summary``); ``tests`` the test cases run, in order; ``verdict`` is "pass" when
+    every test ran and passed; ``summary`` is the human text shown in reports and diagnostics,
+    and what the coder reads for its next revision.
+    """
+
+    round: int
+    verdict: Literal["pass", "fail"]
+    summary: str
+    tests: list[TestCase] = Field(default_factory=list)
+    run: RunReport | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
+
+
+class Result(BaseModel):
+    """The outcome of one pipeline run on one task.
+
+    ``code`` is the new function at column 0 (the user's decorators, header and docstring
+    kept; for "plan", the stub with the plan written into its docstring), or None on error;
+    ``plan`` the steps the coder followed; ``reports`` the tester's reports, one per round;
+    ``transcript`` every role's messages in order; ``usage`` calls, tokens and seconds in total
+    and per role; ``notes`` anything the user should know (a degraded stage, a revert, a
+    budget reached); ``seconds`` the run's wall-clock time.
+    """
+
+    pipeline: str
+    status: Status
+    code: str | None = None
+    plan: list[str] | None = None
+    reports: list[TesterReport] = Field(default_factory=list)
+    transcript: list[TranscriptEntry] = Field(default_factory=list)
+    usage: UsageLedger = Field(default_factory=UsageLedger)
+    notes: list[str] = Field(default_factory=list)
+    rounds: int = 0
+    seconds: float = 0.0
+
+    @property
+    def last_report(self) -> TesterReport | None:
+        return self.reports[-1] if self.reports else None
+
+    def summary(self) -> str:
+        """A short text for a message or the CLI (status, tests, cost)."""
+        parts = [f"{self.pipeline}: {self.status}"]
+        report = self.last_report
+        if report and report.run:
+            run = report.run
+            parts.append(f"{len(run.passed)}/{len(run.outcomes)} tests passed")
+        if self.rounds:
+            parts.append(f"{self.rounds} round(s)")
+        parts.append(self.usage.summary())
+        return "; ".join(parts)

@@ -1,0 +1,125 @@
+"""The shared message pool of one pipeline run (self-collaboration, Dong et al., arXiv
+2304.07590, section 3.1: roles communicate through a shared pool of messages).
+
+A :class:`Conversation` renders a role's prompt, calls the model, and records the exchange in
+the transcript and the usage ledger. Roles read earlier messages from :attr:`transcript`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from codeteam.llm.client import ChatMessage, LLMClient, LLMError
+from codeteam.llm.usage import Usage, UsageLedger
+from codeteam.roles.prompts import PromptLibrary
+
+ProgressCallback = Callable[[str], None]
+"""Receives a stage label such as ``"analyst: planning"`` or ``"tester: running 12 tests"``."""
+
+
+class TranscriptEntry(BaseModel):
+    """One exchange: which ``role`` at which ``stage`` sent which ``messages``, the ``reply``
+    (empty on error), the ``error`` if the call failed, and its ``usage``. Entries with
+    ``kind="event"`` record non-LLM steps (test runs, reverts) with a text in ``reply``."""
+
+    role: str
+    stage: str
+    kind: str = "llm"
+    prompt: str = ""
+    messages: list[ChatMessage] = Field(default_factory=list)
+    reply: str = ""
+    error: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+
+class CallBudgetExceeded(LLMError):
+    """A pipeline reached its LLM call budget (``max_calls``)."""
+
+
+class Conversation:
+    """The state shared by the roles of one run.
+
+    ``models`` maps role names to model names (missing: the client's default model);
+    ``max_calls`` bounds the number of LLM calls (None: unbounded); ``progress`` receives stage
+    labels; ``temperature`` and ``max_tokens`` apply to prompts that do not set their own.
+    """
+
+    def __init__(
+        self,
+        client: LLMClient,
+        prompts: PromptLibrary,
+        *,
+        models: dict[str, str] | None = None,
+        progress: ProgressCallback | None = None,
+        max_calls: int | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        self.client = client
+        self.prompts = prompts
+        self.models = dict(models or {})
+        self.progress = progress or (lambda stage: None)
+        self.max_calls = max_calls
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.transcript: list[TranscriptEntry] = []
+        self.ledger = UsageLedger()
+
+    @property
+    def calls(self) -> int:
+        return self.ledger.total.calls
+
+    def budget_left(self) -> int | None:
+        return None if self.max_calls is None else self.max_calls - self.calls
+
+    def report(self, stage: str) -> None:
+        """Tell the editor (or CLI) which stage is running."""
+        self.progress(stage)
+
+    def event(self, role: str, stage: str, text: str) -> None:
+        """Record a non-LLM step (a test run, a revert) in the transcript."""
+        self.transcript.append(TranscriptEntry(role=role, stage=stage, kind="event", reply=text))
+
+    async def ask(
+        self,
+        role: str,
+        stage: str,
+        prompt: str,
+        *,
+        history: list[ChatMessage] | None = None,
+        **variables: Any,
+    ) -> str:
+        """Render prompt file ``prompt`` with ``variables``, send it as ``role``, record the
+        exchange, and return the reply text. ``history`` messages are appended after the
+        rendered ones (for repair turns). Raises :class:`~codeteam.llm.client.LLMError`
+        (including :class:`CallBudgetExceeded`) and
+        :class:`~codeteam.roles.prompts.PromptError`."""
+        if self.max_calls is not None and self.calls >= self.max_calls:
+            raise CallBudgetExceeded(f"the LLM call budget ({self.max_calls}) is spent")
+        rendered = self.prompts.render(prompt, **variables)
+        messages = rendered.messages + list(history or [])
+        temperature = rendered.temperature if rendered.temperature is not None else self.temperature
+        max_tokens = rendered.max_tokens or self.max_tokens
+        entry = TranscriptEntry(role=role, stage=stage, prompt=prompt, messages=messages)
+        self.transcript.append(entry)
+        started = time.monotonic()
+        try:
+            reply = await self.client.chat(
+                messages,
+                model=self.models.get(role),
+                temperature=temperature,
+                max_tokens=max_tokens,
+            )
+        except LLMError as error:
+            entry.error = str(error)
+            entry.usage = Usage(calls=1, seconds=time.monotonic() - started)
+            self.ledger.record(role, entry.usage)
+            raise
+        entry.reply = reply.text
+        entry.usage = reply.usage
+        self.ledger.record(role, reply.usage)
+        return reply.text

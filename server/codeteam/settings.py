@@ -1,0 +1,209 @@
+"""codeteam's settings: one pydantic-settings model shared by the CLI and the language server.
+
+The same keys are read from (lowest to highest precedence):
+
+1. defaults below;
+2. environment variables ``CODETEAM_<KEY>`` (``CODETEAM_BASE_URL``, ``CODETEAM_MODELS`` as JSON,
+   ...); the API key is also read from ``OPENAI_API_KEY``;
+3. the LSP ``initializationOptions`` (a dict with these keys, optionally nested under
+   ``"codeteam"``);
+4. the client's ``workspace/configuration`` section ``codeteam``.
+
+A value that does not validate is dropped (the default, or the lower layer's value, stays)
+and described in a message for the user: :func:`load_settings` never raises on bad input.
+The API key is a :class:`pydantic.SecretStr`: it prints as ``**********`` and is never logged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
+from pydantic_settings.exceptions import SettingsError
+
+ROLES = ("analyst", "planner", "coder", "tester")
+"""Role names that ``models`` may override (``{"coder": "gpt-4o"}``)."""
+
+
+class Settings(BaseSettings):
+    """All of codeteam's settings. Units: seconds for ``*_s``, tokens for ``max_tokens``."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CODETEAM_",
+        extra="ignore",
+        validate_default=True,
+        populate_by_name=True,
+    )
+
+    base_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or "
+        "http://127.0.0.1:11434/v1 (Ollama). Empty: the embedded model.",
+    )
+    model: str | None = Field(
+        default=None,
+        description="Model name sent to the endpoint (e.g. gpt-4o-mini, qwen2.5-coder:7b). "
+        "Ignored for the embedded model.",
+    )
+    api_key: SecretStr | None = Field(
+        default=None,
+        description="API key for base_url. Never logged. Also read from OPENAI_API_KEY.",
+    )
+    models: dict[str, str] = Field(
+        default_factory=dict,
+        description="Per-role model overrides, keys among analyst, planner, coder, tester.",
+    )
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0, description="Sampling temperature.")
+    seed: int = Field(default=1234, description="Seed sent with every request (repeatability).")
+    max_tokens: int = Field(
+        default=1024, ge=16, le=32768, description="Completion token limit per LLM call."
+    )
+    max_rounds: int = Field(
+        default=3, ge=1, le=20, description="Coder/tester rounds of the team pipeline."
+    )
+    timeout_s: float = Field(
+        default=120.0, gt=0, le=3600, description="Seconds allowed for one LLM call."
+    )
+    max_retries: int = Field(
+        default=2, ge=0, le=10, description="Retries of an LLM call on 429, 5xx and timeouts."
+    )
+    sandbox: Literal["bwrap", "none"] = Field(
+        default="bwrap",
+        description='How generated code runs: "bwrap" (bubblewrap, required unless you opt '
+        'out) or "none" (plain subprocess with rlimits; only if you accept the risk).',
+    )
+    test_timeout_s: float = Field(
+        default=10.0, gt=0, le=600, description="Wall-clock seconds for one sandboxed test run."
+    )
+    generate_pipeline: Literal["team", "flow"] = Field(
+        default="team",
+        description='Pipeline behind "Generate with team": "team" (self-collaboration) or '
+        '"flow" (AlphaCodium-style test-driven flow).',
+    )
+    ai_tests: int = Field(
+        default=5, ge=0, le=30, description="How many AI tests the tester writes."
+    )
+    max_calls: int = Field(
+        default=15, ge=1, le=100, description="LLM call budget of one flow run."
+    )
+    prompts_dir: str | None = Field(
+        default=None, description="A folder of prompt files that override the shipped ones."
+    )
+
+    @field_validator("base_url", "model", "prompts_dir", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _models_from_json(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = json.loads(value) if value.strip() else {}
+        return value
+
+    @field_validator("models")
+    @classmethod
+    def _known_roles(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = sorted(set(value) - set(ROLES))
+        if unknown:
+            raise ValueError(f"unknown role(s) {unknown}; expected some of {list(ROLES)}")
+        return value
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, *args, **kwargs):  # type: ignore[override]
+        """Only explicit values: :func:`load_settings` reads the environment itself, key by
+        key, so that one bad variable costs only its own key."""
+        return (init_settings,)
+
+    @property
+    def uses_embedded_model(self) -> bool:
+        """True when no ``base_url`` is set: the embedded SmolLM2 model serves every call."""
+        return self.base_url is None
+
+    def model_for(self, role: str) -> str:
+        """The model name to send for ``role`` (override, else ``model``, else "default")."""
+        return self.models.get(role) or self.model or "default"
+
+    def redacted(self) -> dict[str, Any]:
+        """The settings as a dict that is safe to log or show (the API key masked)."""
+        data = self.model_dump(mode="json")
+        data["api_key"] = "**********" if self.api_key else None
+        return data
+
+
+def _flatten(options: Any) -> dict[str, Any]:
+    """Accept ``{"codeteam": {...}}`` or ``{...}``; anything else counts as empty."""
+    if not isinstance(options, dict):
+        return {}
+    inner = options.get("codeteam")
+    if isinstance(inner, dict):
+        return dict(inner)
+    return dict(options)
+
+
+def environment_layer() -> dict[str, Any]:
+    """Settings read from ``CODETEAM_*`` env vars (and ``OPENAI_API_KEY``) by pydantic-settings.
+
+    Values are not validated here, so that one bad variable costs only its own key.
+    """
+    try:
+        layer = dict(EnvSettingsSource(Settings)())
+    except (SettingsError, ValueError):
+        # A complex value (``CODETEAM_MODELS``) that is not JSON: read the rest raw.
+        layer = {
+            name: os.environ[f"CODETEAM_{name.upper()}"]
+            for name in Settings.model_fields
+            if f"CODETEAM_{name.upper()}" in os.environ
+        }
+    if "api_key" not in layer and os.environ.get("OPENAI_API_KEY"):
+        layer["api_key"] = os.environ["OPENAI_API_KEY"]
+    return layer
+
+
+def load_settings(*layers: Any, env: bool = True) -> tuple[Settings, list[str]]:
+    """Build :class:`Settings` from env vars plus ``layers`` (later layers win).
+
+    Each layer is a dict of settings keys (``initializationOptions``, a
+    ``workspace/configuration`` answer, CLI overrides), optionally nested under ``"codeteam"``.
+    ``None`` values in a layer are ignored. Returns the settings and a list of human-readable
+    problems ("timeout_s: Input should be greater than 0; the default is used"); an invalid
+    value is dropped and the value from the layer below (or the default) is kept. Never raises
+    on bad values.
+    """
+    stack = ([environment_layer()] if env else []) + [_flatten(layer) for layer in layers]
+    problems: list[str] = []
+    merged: dict[str, Any] = {}
+    for layer in stack:
+        for key, value in layer.items():
+            if value is None:
+                continue
+            if key not in Settings.model_fields:
+                problems.append(f"{key}: not a codeteam setting (ignored)")
+                continue
+            try:
+                Settings(**{**merged, key: value})
+            except ValidationError as error:
+                messages = "; ".join(
+                    item["msg"] for item in error.errors() if item["loc"][:1] == (key,)
+                )
+                if messages:
+                    shown = "**********" if key == "api_key" else repr(value)[:80]
+                    problems.append(f"{key}: {shown} is not valid ({messages}); kept "
+                                    f"{_shown_value(key, merged)}")
+                    continue
+            merged[key] = value
+    return Settings(**merged), problems
+
+
+def _shown_value(key: str, merged: dict[str, Any]) -> str:
+    if key == "api_key":
+        return "the previous key" if key in merged else "no key"
+    if key in merged:
+        return repr(merged[key])
+    return f"the default {Settings.model_fields[key].get_default(call_default_factory=True)!r}"

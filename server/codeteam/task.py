@@ -1,0 +1,139 @@
+"""The task a pipeline works on: one function stub in its module, with its public tests.
+
+A :class:`Task` is plain data, built from a document (editor, CLI) or a benchmark record.
+Lines are 0-based.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from codeteam.execution.models import TestCase
+from codeteam.pysource.docstrings import read_plan, strip_plan
+from codeteam.pysource.functions import (
+    FunctionInfo,
+    dedent_function,
+    function_text,
+    indent_function,
+    locate,
+    replace_span,
+)
+
+
+class Program(BaseModel):
+    """A module's text with the function under test replaced by candidate code.
+
+    ``function_start`` is the 0-based line where the function starts in ``text`` and
+    ``function_lines`` how many lines it has, so a 1-based traceback line of the program maps
+    to a line of the function (:meth:`function_offset`).
+    """
+
+    text: str
+    function_start: int
+    function_lines: int
+
+    def function_offset(self, program_line: int) -> int | None:
+        """0-based line within the function for 1-based ``program_line``; None outside it."""
+        offset = program_line - 1 - self.function_start
+        return offset if 0 <= offset < self.function_lines else None
+
+
+class Task(BaseModel):
+    """One function to plan, generate or review.
+
+    ``stub`` is the function as written (column 0; decorators, header, docstring and whatever
+    body it has); ``module_source`` the whole module text it lives in (LF line endings) and
+    ``start_line``/``end_line`` its span there; ``module_name`` the importable name the module
+    gets in the sandbox (tests import the function from it). ``plan`` is the ``Plan:`` section
+    already in the docstring, if any (the coder follows it). ``public_tests`` are the user's
+    docstring examples and workspace tests. ``task_id`` names a benchmark task.
+    """
+
+    name: str
+    qualname: str
+    signature: str
+    stub: str
+    docstring: str | None = None
+    module_source: str
+    module_name: str = "solution"
+    start_line: int
+    end_line: int
+    indent: str = ""
+    plan: list[str] | None = None
+    public_tests: list[TestCase] = Field(default_factory=list)
+    task_id: str | None = None
+
+    @property
+    def intent(self) -> str:
+        """The docstring without its plan section: the user's statement of intent."""
+        return strip_plan(self.docstring) if self.docstring else ""
+
+    @property
+    def is_method(self) -> bool:
+        return "." in self.qualname
+
+    @classmethod
+    def from_source(
+        cls,
+        source: str,
+        qualname: str,
+        *,
+        module_name: str = "solution",
+        public_tests: list[TestCase] | None = None,
+        task_id: str | None = None,
+    ) -> Task:
+        """Build the task for function ``qualname`` in module text ``source``.
+
+        Raises :class:`~codeteam.pysource.functions.FunctionNotFound`,
+        :class:`~codeteam.pysource.functions.AmbiguousFunction` or
+        :class:`~codeteam.pysource.functions.SourceError`.
+        """
+        text = source.replace("\r\n", "\n").replace("\r", "\n")
+        info = locate(text, qualname)
+        return cls.from_info(
+            text, info, module_name=module_name, public_tests=public_tests, task_id=task_id
+        )
+
+    @classmethod
+    def from_info(
+        cls,
+        source: str,
+        info: FunctionInfo,
+        *,
+        module_name: str = "solution",
+        public_tests: list[TestCase] | None = None,
+        task_id: str | None = None,
+    ) -> Task:
+        """Like :meth:`from_source` for an already located function (LF line endings)."""
+        return cls(
+            name=info.name,
+            qualname=info.qualname,
+            signature=info.signature,
+            stub=dedent_function(function_text(source, info)),
+            docstring=info.docstring,
+            module_source=source,
+            module_name=module_name,
+            start_line=info.start_line,
+            end_line=info.end_line,
+            indent=info.indent,
+            plan=read_plan(info.docstring),
+            public_tests=list(public_tests or []),
+            task_id=task_id,
+        )
+
+    def program_with(self, code: str) -> Program:
+        """The module with the function replaced by ``code`` (a function at column 0)."""
+        new_function = indent_function(code, self.indent)
+        text = replace_span(self.module_source, self.start_line, self.end_line, new_function)
+        return Program(
+            text=text,
+            function_start=self.start_line,
+            function_lines=new_function.count("\n") or 1,
+        )
+
+    def context(self) -> str:
+        """The module text around the function, for prompts: everything but the function
+        itself, which the prompt shows separately. Empty when the module is just the stub."""
+        lines = self.module_source.splitlines()
+        rest = lines[: self.start_line] + lines[self.end_line + 1 :]
+        return "\n".join(rest).strip()
