@@ -6,35 +6,15 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from codeteam.execution.models import RunReport, TestCase
 from codeteam.llm.usage import UsageLedger
 from codeteam.roles.conversation import TranscriptEntry
+from codeteam.roles.tester import TesterReport
 
 Status = Literal["passed", "failed", "untested", "error"]
 """- passed: every executed test passed (public tests, and AI tests where the pipeline uses them);
 - failed: code was produced but some test still fails (the best code so far is returned);
 - untested: code was produced but there was nothing to run it against;
 - error: no usable code (the reason is in ``notes``)."""
-
-
-class TesterReport(BaseModel):
-    """The tester's report on one candidate: the tests it ran and what happened.
-
-    ``round`` counts from 1; ``run`` holds the executed outcomes (None when the code could not
-    be run, see ``summary``); ``tests`` the test cases run, in order; ``verdict`` is "pass" when
-    every test ran and passed; ``summary`` is the human text shown in reports and diagnostics,
-    and what the coder reads for its next revision.
-    """
-
-    round: int
-    verdict: Literal["pass", "fail"]
-    summary: str
-    tests: list[TestCase] = Field(default_factory=list)
-    run: RunReport | None = None
-
-    @property
-    def passed(self) -> bool:
-        return self.verdict == "pass"
 
 
 class Result(BaseModel):

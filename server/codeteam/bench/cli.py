@@ -1,0 +1,29 @@
+"""``codeteam bench``: the command-line interface of the benchmark runner."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_bench_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``bench`` subcommand to the ``codeteam`` parser."""
+    bench = sub.add_parser("bench", help="pass@1 of pipelines on a benchmark, with its cost")
+    source = bench.add_mutually_exclusive_group(required=True)
+    source.add_argument("--dataset", help="humaneval, humaneval-et, humaneval-plus, mbpp")
+    source.add_argument("--data", type=Path, help="a JSONL file in HumanEval's format")
+    bench.add_argument("--pipelines", default="direct,plan,team,flow",
+                       help="comma-separated pipeline names")
+    bench.add_argument("--limit", type=int, default=None, help="first N tasks only")
+    bench.add_argument("--tasks", default=None, help="comma-separated task ids")
+    bench.add_argument("--concurrency", type=int, default=1, help="tasks run at once")
+    bench.add_argument("--out", type=Path, default=Path("bench-out"), help="output folder")
+    bench.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                       help="override a setting, e.g. --set max_rounds=2 (repeatable)")
+
+
+def run_bench_command(args: argparse.Namespace) -> int:
+    """Run the benchmark described by ``args``; returns the exit code."""
+    from codeteam.bench.runner import main_from_args
+
+    return main_from_args(args)

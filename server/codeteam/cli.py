@@ -1,0 +1,181 @@
+"""The ``codeteam`` command: ``serve`` (the language server), ``run`` (one pipeline on one
+function of a file), ``bench`` (benchmarks). Exit codes: 0 success, 1 the pipeline produced
+no code or the tests fail (``run``), 2 usage or input errors."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import difflib
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+from codeteam.settings import load_settings
+
+log = logging.getLogger("codeteam")
+
+GENERATION_PIPELINES = ("direct", "plan", "team", "flow")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="codeteam",
+        description="An analyst, a coder and a tester (LLM roles) plus real test execution, "
+        "for Python functions: as a language server or from the command line.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="start the language server (stdio by default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    serve.add_argument("--log-file", metavar="PATH", help="also write the log to PATH")
+
+    run = sub.add_parser("run", help="run a pipeline on one function of a file")
+    run.add_argument("file", type=Path)
+    run.add_argument("--function", required=True, metavar="NAME",
+                     help="function name, or Class.method")
+    run.add_argument("--pipeline", default="team",
+                     choices=[*GENERATION_PIPELINES, "review", "plan-docstring"])
+    run.add_argument("--write", action="store_true", help="apply the new function to FILE")
+    run.add_argument("--diff", action="store_true", help="print a unified diff, not the function")
+    run.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    run.add_argument("--workspace", type=Path, default=None,
+                     help="folder searched for pytest tests (default: the file's folder)")
+    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a setting, e.g. --set max_rounds=2 (repeatable)")
+
+    from codeteam.bench.cli import add_bench_parser
+
+    add_bench_parser(sub)
+    return parser
+
+
+def _overrides(pairs: list[str]) -> dict[str, object]:
+    values: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise SystemExit(f"codeteam: --set takes KEY=VALUE, got {pair!r}")
+        try:
+            values[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            values[key.strip()] = raw
+    return values
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    if args.command == "serve":
+        from codeteam.editor.server import serve
+
+        return serve(tcp=args.tcp, log_file=args.log_file)
+    if args.command == "run":
+        return asyncio.run(_run(args))
+    if args.command == "bench":
+        from codeteam.bench.cli import run_bench_command
+
+        return run_bench_command(args)
+    return 2
+
+
+def _progress(stage: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {stage}", file=sys.stderr, flush=True)
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from codeteam.documents import task_for
+    from codeteam.llm.client import LLMError
+    from codeteam.llm.embedded import EmbeddedModelError, shared_embedded_model
+    from codeteam.llm.provider import client_for
+    from codeteam.pipelines.runner import run_pipeline
+    from codeteam.pysource.functions import (
+        FunctionNotFound,
+        AmbiguousFunction,
+        SourceError,
+        indent_function,
+        line_ending,
+        replace_span,
+    )
+
+    settings, problems = load_settings(_overrides(args.set))
+    for problem in problems:
+        print(f"codeteam: setting {problem}", file=sys.stderr)
+    path: Path = args.file
+    try:
+        raw = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"codeteam: cannot read {path}: {error}", file=sys.stderr)
+        return 2
+    workspace = args.workspace or path.resolve().parent
+    try:
+        task = task_for(raw, args.function, path=path.resolve(), workspace_root=workspace)
+    except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
+        print(f"codeteam: {path}: {error}", file=sys.stderr)
+        return 2
+
+    pipeline = {"plan-docstring": "plan_docstring"}.get(args.pipeline, args.pipeline)
+    _progress(f"{pipeline} on {task.qualname} ({len(task.public_tests)} public tests); model: "
+              f"{settings.base_url or 'embedded SmolLM2-135M-Instruct'}")
+    try:
+        client = await client_for(settings)
+    except EmbeddedModelError as error:
+        print(f"codeteam: {error}", file=sys.stderr)
+        return 2
+    try:
+        result = await run_pipeline(
+            pipeline, task, settings=settings, client=client, progress=_progress
+        )
+    except LLMError as error:
+        print(f"codeteam: {error}", file=sys.stderr)
+        return 1
+    finally:
+        await client.close()
+        shared_embedded_model().stop()
+
+    if args.json:
+        print(result.model_dump_json(indent=2))
+    elif result.code is not None:
+        newline = line_ending(raw)
+        new_function = indent_function(result.code, task.indent, newline)
+        if args.diff:
+            new_text = replace_span(raw, task.start_line, task.end_line, new_function)
+            sys.stdout.writelines(difflib.unified_diff(
+                raw.splitlines(keepends=True), new_text.splitlines(keepends=True),
+                fromfile=str(path), tofile=str(path),
+            ))
+        else:
+            print(result.code, end="" if result.code.endswith("\n") else "\n")
+    print("", file=sys.stderr)
+    print(f"# {result.summary()}", file=sys.stderr)
+    if result.plan:
+        print("# plan:", file=sys.stderr)
+        for i, step in enumerate(result.plan, 1):
+            print(f"#   {i}. {step}", file=sys.stderr)
+    if result.last_report:
+        for line in result.last_report.summary.splitlines():
+            print(f"# {line}", file=sys.stderr)
+    for note in result.notes:
+        print(f"# note: {note}", file=sys.stderr)
+
+    if args.write and result.code is not None and pipeline != "review":
+        current = path.read_bytes().decode("utf-8")
+        if current != raw:
+            print(f"codeteam: {path} changed while the pipeline ran; not written", file=sys.stderr)
+            return 1
+        newline = line_ending(raw)
+        new_text = replace_span(
+            raw, task.start_line, task.end_line, indent_function(result.code, task.indent, newline)
+        )
+        path.write_bytes(new_text.encode("utf-8"))
+        print(f"# wrote {path}", file=sys.stderr)
+    if result.status == "error":
+        return 1
+    return 0

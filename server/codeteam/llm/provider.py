@@ -1,0 +1,45 @@
+"""Choosing the endpoint from the settings: a configured ``base_url`` or the embedded model."""
+
+from __future__ import annotations
+
+from codeteam.llm.client import Endpoint, LLMClient
+from codeteam.llm.embedded import MODEL_NAME, EmbeddedModel, shared_embedded_model
+from codeteam.settings import Settings
+
+
+async def endpoint_for(settings: Settings, embedded: EmbeddedModel | None = None) -> Endpoint:
+    """The endpoint for ``settings``; starts the embedded model when no ``base_url`` is set.
+
+    Raises :class:`~codeteam.llm.embedded.EmbeddedModelError` when the embedded model is
+    needed and cannot start.
+    """
+    if settings.base_url:
+        key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
+        return Endpoint(
+            base_url=settings.base_url,
+            api_key=key,
+            model=settings.model or "default",
+            name=settings.base_url,
+        )
+    model = embedded or shared_embedded_model()
+    base_url = await model.start()
+    return Endpoint(
+        base_url=base_url,
+        model=MODEL_NAME,
+        # llama.cpp's prompt cache can change greedy output between identical requests.
+        extra_body={"cache_prompt": False},
+        name=f"embedded {MODEL_NAME}",
+    )
+
+
+async def client_for(settings: Settings, embedded: EmbeddedModel | None = None) -> LLMClient:
+    """An :class:`LLMClient` for ``settings`` (see :func:`endpoint_for`)."""
+    endpoint = await endpoint_for(settings, embedded)
+    return LLMClient(
+        endpoint,
+        timeout_s=settings.timeout_s,
+        max_retries=settings.max_retries,
+        seed=settings.seed,
+        temperature=settings.temperature,
+        max_tokens=settings.max_tokens,
+    )

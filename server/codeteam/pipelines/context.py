@@ -1,0 +1,129 @@
+"""What every pipeline run gets: the conversation (model, prompts, transcript, usage), the
+sandbox policy and the knobs from the settings. No LSP types here."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from codeteam.execution.models import SandboxUnavailable, TestCase
+from codeteam.execution.sandbox import SandboxPolicy
+from codeteam.llm.client import LLMClient
+from codeteam.roles.conversation import Conversation, ProgressCallback
+from codeteam.roles.prompts import PromptLibrary
+from codeteam.roles.tester import TesterReport, check_code
+from codeteam.settings import Settings
+from codeteam.task import Task
+
+from codeteam.pipelines.result import Result, Status
+
+
+@dataclass
+class PipelineContext:
+    """One run's shared state.
+
+    ``max_rounds`` bounds the coder/tester rounds (team), ``ai_tests`` is how many AI tests the
+    tester writes, ``max_calls`` the flow pipeline's LLM call budget; ``notes`` collects what
+    the user should know about the run (degraded stages, reverts).
+    """
+
+    conversation: Conversation
+    policy: SandboxPolicy
+    max_rounds: int = 3
+    ai_tests: int = 5
+    max_calls: int = 15
+    notes: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+    sandbox_problem: str | None = None
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        client: LLMClient,
+        *,
+        progress: ProgressCallback | None = None,
+        prompts: PromptLibrary | None = None,
+        max_calls: int | None = None,
+    ) -> PipelineContext:
+        conversation = Conversation(
+            client,
+            prompts or PromptLibrary(settings.prompts_dir),
+            models={role: settings.model_for(role) for role in settings.models},
+            progress=progress,
+            max_calls=max_calls,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+        )
+        policy = SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s)
+        return cls(
+            conversation=conversation,
+            policy=policy,
+            max_rounds=settings.max_rounds,
+            ai_tests=settings.ai_tests,
+            max_calls=settings.max_calls,
+        )
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    async def run_tests(
+        self, task: Task, code: str, tests: list[TestCase], round_number: int
+    ) -> TesterReport | None:
+        """The tester's executed report, or None (with a note) when there is nothing to run
+        or the sandbox refuses to run generated code."""
+        if not tests:
+            return None
+        if self.sandbox_problem:
+            return None
+        try:
+            return await check_code(
+                self.conversation, task, code, tests, self.policy, round_number=round_number
+            )
+        except SandboxUnavailable as error:
+            self.sandbox_problem = str(error)
+            self.note(f"tests were not run: {error}")
+            return None
+
+    def result(
+        self,
+        pipeline: str,
+        status: Status,
+        code: str | None,
+        *,
+        plan: list[str] | None = None,
+        reports: list[TesterReport] | None = None,
+        rounds: int = 0,
+    ) -> Result:
+        return Result(
+            pipeline=pipeline,
+            status=status,
+            code=code,
+            plan=plan,
+            reports=list(reports or []),
+            transcript=list(self.conversation.transcript),
+            usage=self.conversation.ledger.model_copy(deep=True),
+            notes=list(self.notes),
+            rounds=rounds,
+            seconds=time.monotonic() - self.started,
+        )
+
+
+def score(report: TesterReport | None) -> tuple[int, int]:
+    """Ranking key of a candidate: public (and hidden) tests passed first, then AI tests.
+    AI tests may be wrong, so they only break ties between candidates equal on public tests
+    (AlphaCodium, arXiv 2401.08500, section 3: public tests are trusted more than AI tests)."""
+    if report is None:
+        return (0, 0)
+    public, _ = report.counts("public")
+    hidden, _ = report.counts("hidden")
+    ai, _ = report.counts("ai")
+    return (public + hidden, ai)
+
+
+def status_of(report: TesterReport | None) -> Status:
+    """passed / failed from the report; untested when nothing ran."""
+    if report is None:
+        return "untested"
+    return "passed" if report.passed else "failed"

@@ -1,0 +1,61 @@
+"""Running a pipeline by name: the one entry point the CLI, the editor and the benchmark use."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from codeteam.llm.client import LLMClient
+from codeteam.pipelines.context import PipelineContext
+from codeteam.pipelines.direct import run_direct
+from codeteam.pipelines.plan import make_plan, run_plan
+from codeteam.pipelines.result import Result
+from codeteam.pipelines.review import run_review
+from codeteam.pipelines.team import run_fix, run_team
+from codeteam.roles.conversation import ProgressCallback
+from codeteam.roles.prompts import PromptLibrary
+from codeteam.settings import Settings
+from codeteam.task import Task
+
+Pipeline = Callable[[Task, PipelineContext], Awaitable[Result]]
+
+PIPELINES: dict[str, Pipeline] = {
+    "direct": run_direct,
+    "plan": run_plan,
+    "team": run_team,
+}
+"""Generation pipelines by name (``codeteam run --pipeline NAME``, ``codeteam bench``)."""
+
+ACTIONS: dict[str, Pipeline] = {
+    "plan_docstring": make_plan,
+    "review": run_review,
+    "fix": run_fix,
+}
+"""Pipelines behind editor actions that do not generate a whole function."""
+
+
+async def run_pipeline(
+    name: str,
+    task: Task,
+    *,
+    settings: Settings,
+    client: LLMClient,
+    progress: ProgressCallback | None = None,
+    prompts: PromptLibrary | None = None,
+) -> Result:
+    """Run pipeline ``name`` (a key of :data:`PIPELINES` or :data:`ACTIONS`) on ``task``.
+
+    ``progress`` receives stage labels. Raises :class:`KeyError` for an unknown name;
+    cancellation (``asyncio.CancelledError``) propagates after LLM calls and test processes
+    are stopped. Model and sandbox failures do not raise: they degrade the result (notes).
+    """
+    pipeline = PIPELINES.get(name) or ACTIONS.get(name)
+    if pipeline is None:
+        raise KeyError(f"unknown pipeline {name!r}; choose from {sorted(PIPELINES)}")
+    ctx = PipelineContext.from_settings(
+        settings,
+        client,
+        progress=progress,
+        prompts=prompts,
+        max_calls=settings.max_calls if name == "flow" else None,
+    )
+    return await pipeline(task, ctx)

@@ -1,0 +1,97 @@
+"""The coder: writes the function (following a plan, when there is one) and revises it from
+the tester's report (self-collaboration, Dong et al., arXiv 2304.07590, section 3.2)."""
+
+from __future__ import annotations
+
+from codeteam.llm.client import ChatMessage
+from codeteam.roles.code_extraction import CodeExtractionError, extract_function
+from codeteam.roles.conversation import Conversation
+from codeteam.task import Task
+
+
+async def _ask_for_code(
+    conversation: Conversation,
+    task: Task,
+    *,
+    role: str,
+    stage: str,
+    prompt: str,
+    retries: int,
+    **variables: object,
+) -> str:
+    history: list[ChatMessage] = []
+    last: CodeExtractionError | None = None
+    for attempt in range(retries + 1):
+        reply = await conversation.ask(role, stage, prompt, history=history, task=task, **variables)
+        try:
+            return extract_function(reply, task)
+        except CodeExtractionError as error:
+            last = error
+            history = [
+                ChatMessage(role="assistant", content=reply),
+                ChatMessage(
+                    role="user",
+                    content=f"I could not use that ({error}). Reply with one ```python block "
+                    f"holding the complete function {task.name}.",
+                ),
+            ]
+            if attempt < retries:
+                conversation.report(f"{role}: asked again for code")
+    assert last is not None
+    raise last
+
+
+async def write_code(
+    conversation: Conversation,
+    task: Task,
+    *,
+    plan: list[str] | None = None,
+    prompt: str = "coder",
+    role: str = "coder",
+    retries: int = 1,
+) -> str:
+    """The function ``task.name`` at column 0, written by ``role`` from the stub (and ``plan``).
+
+    Asks again, at most ``retries`` times, when the reply holds no usable code. Raises
+    :class:`~codeteam.roles.code_extraction.CodeExtractionError` after that, and what
+    :meth:`Conversation.ask` raises.
+    """
+    stage = f"{role}: writing code"
+    conversation.report(stage)
+    return await _ask_for_code(
+        conversation,
+        task,
+        role=role,
+        stage=stage,
+        prompt=prompt,
+        retries=retries,
+        plan=plan or [],
+        context=task.context(),
+    )
+
+
+async def revise_code(
+    conversation: Conversation,
+    task: Task,
+    code: str,
+    report: str,
+    *,
+    plan: list[str] | None = None,
+    round_number: int = 2,
+    retries: int = 1,
+) -> str:
+    """The coder's revision of ``code`` given the tester's ``report`` text (failures with
+    input, expected, actual and traceback). Raises like :func:`write_code`."""
+    stage = f"coder: revising (round {round_number})"
+    conversation.report(stage)
+    return await _ask_for_code(
+        conversation,
+        task,
+        role="coder",
+        stage=stage,
+        prompt="coder_revise",
+        retries=retries,
+        code=code,
+        report=report,
+        plan=plan or [],
+    )

@@ -1,0 +1,186 @@
+"""The tester: writes AI tests from the requirement and reports on *executed* tests.
+
+Self-collaboration's tester (Dong et al., arXiv 2304.07590, section 3.2) reviews the code and
+writes a report; a report from opinion alone hallucinates passes, so here the report is built
+from running the public tests (the user's doctests and pytest tests) and the AI tests in the
+sandbox. The AI tests come from the requirement alone, ordered easy to hard (AlphaCodium,
+Ridnik et al., arXiv 2401.08500, section 3; AgentCoder's independent test designer), so they
+do not inherit the code's bugs.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from codeteam.execution.models import RunReport, TestCase, TestOutcome
+from codeteam.execution.runner import run_tests
+from codeteam.execution.sandbox import SandboxPolicy
+from codeteam.roles.code_extraction import code_blocks
+from codeteam.roles.conversation import Conversation
+from codeteam.task import Task
+
+REPORT_LIMIT = 4000
+"""Characters of the report text the coder sees (the failures first)."""
+
+
+class TesterReport(BaseModel):
+    """The tester's report on one candidate: the tests it ran and what happened.
+
+    ``round`` counts from 1; ``run`` holds the executed outcomes; ``tests`` the test cases run,
+    in order; ``verdict`` is "pass" when every test ran and passed; ``summary`` is the text
+    shown to the user and given to the coder for its next revision.
+    """
+
+    round: int
+    verdict: Literal["pass", "fail"]
+    summary: str
+    tests: list[TestCase] = Field(default_factory=list)
+    run: RunReport | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
+
+    def counts(self, origin: str | None = None) -> tuple[int, int]:
+        """(passed, total) over the tests of ``origin`` ("public", "ai"; None: all)."""
+        if self.run is None:
+            return 0, 0
+        by_id = {t.id: t for t in self.tests}
+        chosen = [
+            o for o in self.run.outcomes if origin is None or by_id[o.test_id].origin == origin
+        ]
+        return sum(o.passed for o in chosen), len(chosen)
+
+
+def parse_asserts(text: str, function_name: str, *, limit: int = 30) -> list[TestCase]:
+    """AI tests from a reply: each top-level ``assert`` statement that calls
+    ``function_name`` becomes one test, in order, duplicates dropped. Lines that do not parse
+    are skipped one by one (a weak model's broken line costs only that test)."""
+    tests: list[TestCase] = []
+    seen: set[str] = set()
+    for block in code_blocks(text):
+        for line in _statements(block):
+            try:
+                tree = ast.parse(line)
+            except SyntaxError:
+                continue
+            for node in tree.body:
+                if not isinstance(node, ast.Assert):
+                    continue
+                if not any(
+                    isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                    and n.func.id == function_name
+                    for n in ast.walk(node.test)
+                ):
+                    continue
+                source = ast.unparse(node)
+                if source in seen:
+                    continue
+                seen.add(source)
+                call = expected = None
+                if (
+                    isinstance(node.test, ast.Compare)
+                    and len(node.test.ops) == 1
+                    and isinstance(node.test.ops[0], ast.Eq)
+                ):
+                    call = ast.unparse(node.test.left)
+                    expected = ast.unparse(node.test.comparators[0])
+                tests.append(
+                    TestCase(
+                        id=f"ai:{len(tests) + 1}",
+                        kind="assert",
+                        origin="ai",
+                        source=source,
+                        call=call,
+                        expected=expected,
+                    )
+                )
+                if len(tests) >= limit:
+                    return tests
+    return tests
+
+
+def _statements(block: str) -> list[str]:
+    """Top-level statements of ``block``; if it does not parse as a whole, its lines."""
+    try:
+        tree = ast.parse(block)
+    except SyntaxError:
+        return [line.strip() for line in block.splitlines() if line.strip()]
+    return [ast.get_source_segment(block, node) or ast.unparse(node) for node in tree.body]
+
+
+async def write_tests(conversation: Conversation, task: Task, count: int) -> list[TestCase]:
+    """``count`` AI tests for ``task`` from the requirement (not the code), easiest first.
+    May return fewer (or none) when the model writes fewer valid asserts. Raises what
+    :meth:`Conversation.ask` raises."""
+    if count <= 0:
+        return []
+    stage = "tester: writing tests"
+    conversation.report(stage)
+    reply = await conversation.ask("tester", stage, "tester", task=task, count=count)
+    return parse_asserts(reply, task.name, limit=count)
+
+
+async def check_code(
+    conversation: Conversation,
+    task: Task,
+    code: str,
+    tests: list[TestCase],
+    policy: SandboxPolicy,
+    *,
+    round_number: int = 1,
+) -> TesterReport:
+    """Run ``tests`` on ``code`` (the function at column 0, placed into the task's module) in
+    the sandbox and build the report. Raises
+    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
+    conversation.report(f"tester: running {len(tests)} test{'s' if len(tests) != 1 else ''}")
+    program = task.program_with(code)
+    run = await run_tests(program, tests, module_name=task.module_name, policy=policy)
+    report = build_report(tests, run, round_number=round_number)
+    conversation.event("tester", f"round {round_number}: ran {len(tests)} tests", report.summary)
+    return report
+
+
+def build_report(tests: list[TestCase], run: RunReport, *, round_number: int) -> TesterReport:
+    """The report for executed ``run`` of ``tests``: verdict and the summary text."""
+    by_id = {t.id: t for t in tests}
+    failures = run.failures
+    verdict: Literal["pass", "fail"] = "pass" if run.outcomes and not failures else "fail"
+    lines = []
+    for origin, label in (("public", "public tests"), ("ai", "AI tests"), ("hidden", "tests")):
+        chosen = [o for o in run.outcomes if by_id[o.test_id].origin == origin]
+        if chosen:
+            lines.append(f"{sum(o.passed for o in chosen)}/{len(chosen)} {label} passed")
+    head = "; ".join(lines) or "no tests ran"
+    if run.killed:
+        head += " (the run hit its time limit)"
+    details = [describe_failure(by_id[o.test_id], o) for o in failures]
+    summary = head if not details else head + "\n\n" + "\n\n".join(details)
+    if len(summary) > REPORT_LIMIT:
+        summary = summary[: REPORT_LIMIT - 20] + "\n… (report cut)"
+    return TesterReport(
+        round=round_number, verdict=verdict, summary=summary, tests=tests, run=run
+    )
+
+
+def describe_failure(test: TestCase, outcome: TestOutcome) -> str:
+    """A failing test for the coder and the user: what ran, expected, actual, error."""
+    origin = {"public": "public test", "ai": "AI test", "hidden": "test"}[test.origin]
+    parts = [f"FAILED {origin} {test.describe()}"]
+    if outcome.status == "timeout":
+        parts.append("  result: timed out (an endless loop, or far too slow)")
+    if outcome.expected is not None:
+        parts.append(f"  expected: {outcome.expected}")
+    if outcome.actual is not None:
+        parts.append(f"  actual:   {outcome.actual}")
+    if outcome.exception_type and outcome.status != "timeout":
+        parts.append(f"  error: {outcome.exception_type}: {outcome.message}".rstrip(": "))
+    elif outcome.message and outcome.expected is None:
+        parts.append(f"  {outcome.message}")
+    if outcome.traceback:
+        tail = "\n".join(outcome.traceback.strip().splitlines()[-6:])
+        parts.append("  traceback (last lines):\n" + "\n".join("    " + l for l in tail.splitlines()))
+    return "\n".join(parts)
