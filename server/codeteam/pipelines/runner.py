@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from codeteam.llm.client import LLMClient
 from codeteam.pipelines.context import PipelineContext
 from codeteam.pipelines.direct import run_direct
+from codeteam.pipelines.flow import run_flow
 from codeteam.pipelines.plan import make_plan, run_plan
 from codeteam.pipelines.result import Result
 from codeteam.pipelines.review import run_review
@@ -22,6 +23,7 @@ PIPELINES: dict[str, Pipeline] = {
     "direct": run_direct,
     "plan": run_plan,
     "team": run_team,
+    "flow": run_flow,
 }
 """Generation pipelines by name (``codeteam run --pipeline NAME``, ``codeteam bench``)."""
 

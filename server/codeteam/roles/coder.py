@@ -9,7 +9,7 @@ from codeteam.roles.conversation import Conversation
 from codeteam.task import Task
 
 
-async def _ask_for_code(
+async def ask_for_code(
     conversation: Conversation,
     task: Task,
     *,
@@ -19,6 +19,10 @@ async def _ask_for_code(
     retries: int,
     **variables: object,
 ) -> str:
+    """Ask ``role`` with prompt file ``prompt`` for the function and extract it; when the
+    reply holds no usable code, show the model the problem and ask again, at most
+    ``retries`` times. Raises :class:`CodeExtractionError` and what
+    :meth:`Conversation.ask` raises."""
     history: list[ChatMessage] = []
     last: CodeExtractionError | None = None
     for attempt in range(retries + 1):
@@ -58,7 +62,7 @@ async def write_code(
     """
     stage = f"{role}: writing code"
     conversation.report(stage)
-    return await _ask_for_code(
+    return await ask_for_code(
         conversation,
         task,
         role=role,
@@ -84,7 +88,7 @@ async def revise_code(
     input, expected, actual and traceback). Raises like :func:`write_code`."""
     stage = f"coder: revising (round {round_number})"
     conversation.report(stage)
-    return await _ask_for_code(
+    return await ask_for_code(
         conversation,
         task,
         role="coder",
