@@ -1,0 +1,103 @@
+"""Code extraction: fenced, unfenced, several blocks, bodies only; the user's header kept."""
+
+import ast
+
+import pytest
+
+from codeteam.roles.code_extraction import CodeExtractionError, code_blocks, extract_function
+from codeteam.task import Task
+
+MODULE = '''import math
+
+
+class Geometry:
+    @staticmethod
+    def hypot(a: float, b: float) -> float:  # keep me
+        """Length of the hypotenuse.
+
+        >>> Geometry.hypot(3, 4)
+        5.0
+        """
+        raise NotImplementedError
+'''
+
+
+@pytest.fixture
+def task():
+    return Task.from_source(MODULE, "Geometry.hypot")
+
+
+def _header_and_doc_kept(code: str) -> None:
+    assert code.startswith(
+        "@staticmethod\ndef hypot(a: float, b: float) -> float:  # keep me\n"
+        '    """Length of the hypotenuse.\n'
+    )
+    ast.parse(code)
+
+
+def test_fenced_block_with_prose_and_a_different_signature(task):
+    reply = (
+        "Sure, here it is:\n```python\ndef hypot(x, y):\n    '''Theirs.'''\n"
+        "    return math.sqrt(x * x + y * y)\n```\nThis uses Pythagoras."
+    )
+    code = extract_function(reply, task)
+    _header_and_doc_kept(code)
+    assert "Theirs" not in code
+    assert code.endswith("    return math.sqrt(x * x + y * y)\n")
+
+
+def test_several_blocks_take_the_one_defining_the_function(task):
+    reply = (
+        "```python\nprint(Geometry.hypot(3, 4))\n```\n"
+        "```python\ndef hypot(a, b):\n    return (a ** 2 + b ** 2) ** 0.5\n```"
+    )
+    assert "(a ** 2 + b ** 2) ** 0.5" in extract_function(reply, task)
+
+
+def test_unfenced_code_inside_prose(task):
+    reply = "Here is my answer\ndef hypot(a, b):\n    return math.hypot(a, b)\nHope it helps!"
+    code = extract_function(reply, task)
+    _header_and_doc_kept(code)
+    assert code.rstrip().endswith("return math.hypot(a, b)")
+
+
+def test_body_only_reply(task):
+    code = extract_function("```\nreturn math.hypot(a, b)\n```", task)
+    _header_and_doc_kept(code)
+    assert code.rstrip().endswith("return math.hypot(a, b)")
+
+
+def test_module_level_imports_and_helpers_move_inside(task):
+    reply = (
+        "```python\nimport math\nimport operator\n\n"
+        "def square(v):\n    return operator.mul(v, v)\n\n"
+        "def hypot(a, b):\n    return math.sqrt(square(a) + square(b))\n```"
+    )
+    code = extract_function(reply, task)
+    _header_and_doc_kept(code)
+    body = code.split('    """\n', 1)[1]
+    assert body.startswith("    import operator\n    def square(v):")
+    assert "import math" not in body  # the module imports it already
+    program = task.program_with(code).text
+    namespace: dict = {}
+    exec(compile(program, "m", "exec"), namespace)  # trusted test code only
+    assert namespace["Geometry"].hypot(3, 4) == 5.0
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["I cannot help with that.", "```python\ndef hypot(a, b):\n    pass\n```",
+     "```python\ndef other(a):\n    return a\n```", "```python\ndef hypot(a, b:\n```"],
+)
+def test_no_usable_code_raises(reply, task):
+    with pytest.raises(CodeExtractionError):
+        extract_function(reply, task)
+
+
+def test_comments_before_the_first_statement_are_kept(task):
+    reply = "```python\ndef hypot(a, b):\n    # Pythagoras\n    return math.hypot(a, b)\n```"
+    assert "    # Pythagoras\n    return math.hypot(a, b)" in extract_function(reply, task)
+
+
+def test_code_blocks_ignores_other_languages():
+    assert code_blocks("```bash\nls\n```\n```py\nx = 1\n```") == ["x = 1\n"]

@@ -1,0 +1,109 @@
+"""codeteam.pysource.functions: finding and replacing functions with ast."""
+
+import ast
+
+import pytest
+
+from codeteam.pysource.functions import (
+    AmbiguousFunction,
+    FunctionNotFound,
+    SourceError,
+    dedent_function,
+    enclosing_function,
+    find_functions,
+    function_text,
+    indent_function,
+    line_ending,
+    locate,
+    replace_span,
+)
+
+SOURCE = '''import os
+# 😀 an emoji above
+class Shop:
+    @staticmethod
+    @cached(size=2)
+    async def price(item: str,
+                    qty: int = 1) -> float:  # header comment
+        """Price of qty items."""
+        def helper():
+            return 1.0
+        return helper() * qty
+
+
+def total(xs):
+    return sum(xs)
+'''
+
+
+def test_finds_methods_decorators_async_and_nested_functions():
+    found = {f.qualname: f for f in find_functions(SOURCE)}
+    assert set(found) == {"Shop.price", "Shop.price.helper", "total"}
+    price = found["Shop.price"]
+    assert (price.start_line, price.def_line, price.end_line) == (3, 5, 10)
+    assert price.is_async and price.decorators == ("staticmethod", "cached(size=2)")
+    assert price.signature == "async def price(item: str, qty: int=1) -> float"
+    assert price.indent == "    "
+    assert price.docstring == "Price of qty items."
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [(0, None), (3, "Shop.price"), (6, "Shop.price"), (8, "Shop.price.helper"),
+     (10, "Shop.price"), (12, None), (14, "total")],
+)
+def test_enclosing_function_is_the_innermost(line, expected):
+    info = enclosing_function(SOURCE, line)
+    assert (info.qualname if info else None) == expected
+
+
+def test_selection_spanning_two_functions_takes_their_common_parent():
+    assert enclosing_function(SOURCE, 8, 10).qualname == "Shop.price"
+    assert enclosing_function(SOURCE, 10, 14) is None
+
+
+def test_locate_by_name_and_signature():
+    info = locate(SOURCE, "total", "def total(xs)")
+    assert info.start_line == 13
+    with pytest.raises(FunctionNotFound, match="signature changed"):
+        locate(SOURCE, "total", "def total(xs, ys)")
+    with pytest.raises(FunctionNotFound):
+        locate(SOURCE, "missing")
+    with pytest.raises(AmbiguousFunction):
+        locate("def f():\n    pass\ndef f():\n    pass\n", "f")
+
+
+def test_signature_ignores_formatting():
+    a = find_functions("def f(a,b = 2) ->int :\n    pass\n")[0].signature
+    b = find_functions("def f(\n    a, b=2,\n) -> int:  # c\n    pass\n")[0].signature
+    assert a == b == "def f(a, b=2) -> int"
+
+
+def test_syntax_error_has_a_line():
+    with pytest.raises(SourceError) as error:
+        find_functions("def f(:\n    pass\n")
+    assert error.value.line == 0
+
+
+def test_replace_keeps_every_byte_outside_the_span_crlf():
+    source = "import os\r\n\r\ndef f(x):\r\n    pass\r\n\r\ny = 1\r\n"
+    info = locate(source.replace("\r\n", "\n"), "f")
+    new = indent_function("def f(x):\n    return x\n", "", line_ending(source))
+    out = replace_span(source, info.start_line, info.end_line, new)
+    assert out == "import os\r\n\r\ndef f(x):\r\n    return x\r\n\r\ny = 1\r\n"
+
+
+def test_replace_last_function_without_final_newline():
+    source = "def f(x):\n    pass"
+    out = replace_span(source, 0, 1, "def f(x):\n    return x\n")
+    assert out == "def f(x):\n    return x"
+
+
+def test_function_text_and_reindent_round_trip():
+    info = locate(SOURCE, "Shop.price")
+    text = function_text(SOURCE, info)
+    assert text.startswith("    @staticmethod\n") and text.endswith("return helper() * qty\n")
+    at_zero = dedent_function(text)
+    assert at_zero.startswith("@staticmethod\n")
+    ast.parse(at_zero)
+    assert indent_function(at_zero, "    ") == text

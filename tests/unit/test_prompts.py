@@ -1,0 +1,97 @@
+"""Every prompt file renders, with StrictUndefined, from the variables its stage passes."""
+
+import pytest
+import yaml
+
+from codeteam.execution.models import TestCase
+from codeteam.roles.prompts import PromptError, PromptLibrary, shipped_prompts_dir
+from codeteam.task import Task
+
+STUB = '''import math
+
+def circle_area(r: float) -> float:
+    """Area of a circle of radius r.
+
+    >>> circle_area(1.0)
+    3.141592653589793
+    """
+'''
+
+
+@pytest.fixture
+def task():
+    return Task.from_source(STUB, "circle_area")
+
+
+VARIABLES = {
+    "direct": lambda t: {"task": t, "context": t.context()},
+    "planner": lambda t: {"task": t},
+    "analyst": lambda t: {"task": t},
+    "coder": lambda t: {"task": t, "plan": ["Square r.", "Multiply by pi."], "context": ""},
+    "coder_revise": lambda t: {"task": t, "plan": [], "code": "def circle_area(r):\n    return r",
+                               "report": "FAILED public test ..."},
+    "tester": lambda t: {"task": t, "count": 4},
+    "flow_reflect": lambda t: {"task": t, "tests": [">>> circle_area(1.0)"]},
+    "flow_solutions": lambda t: {"task": t, "reflection": ["r is a radius"]},
+    "flow_tests": lambda t: {"task": t, "count": 3, "tests": []},
+    "flow_code": lambda t: {"task": t, "context": "", "reflection": [], "approach": "formula"},
+    "flow_fix": lambda t: {"task": t, "code": "def circle_area(r):\n    return r",
+                           "failure": "FAILED ...", "anchors": ["ai:1"]},
+}
+
+
+def test_every_prompt_file_is_covered_and_well_formed():
+    files = sorted(p.stem for p in shipped_prompts_dir().glob("*.yaml"))
+    assert files == sorted(VARIABLES)
+    for name in files:
+        data = yaml.safe_load((shipped_prompts_dir() / f"{name}.yaml").read_text())
+        assert set(data) <= {"description", "temperature", "max_tokens", "system", "user"}
+        assert data["description"].strip(), name
+
+
+@pytest.mark.parametrize("name", sorted(VARIABLES))
+def test_prompt_renders(name, task):
+    rendered = PromptLibrary().render(name, **VARIABLES[name](task))
+    system, user = rendered.messages
+    assert system.role == "system" and user.role == "user"
+    assert system.content and user.content
+    assert "{{" not in user.content and "{%" not in user.content
+    # Every prompt is about the task: its name or signature reaches the model.
+    assert "circle_area" in user.content
+
+
+def test_coder_prompt_carries_the_plan_and_planner_the_intent(task):
+    coder = PromptLibrary().render("coder", **VARIABLES["coder"](task)).messages[1].content
+    assert "1. Square r.\n2. Multiply by pi." in coder
+    planner = PromptLibrary().render("planner", task=task).messages[1].content
+    assert planner.rstrip().endswith('"""\nPlan:')
+    assert "Area of a circle of radius r." in planner
+
+
+def test_missing_variable_is_an_error(task):
+    with pytest.raises(PromptError, match="undefined"):
+        PromptLibrary().render("coder", task=task)
+
+
+def test_override_dir_wins(tmp_path, task):
+    (tmp_path / "direct.yaml").write_text(
+        "description: mine\nsystem: custom system\nuser: 'only {{ task.name }}'\n"
+    )
+    rendered = PromptLibrary(tmp_path).render("direct", task=task, context="")
+    assert rendered.messages[1].content == "only circle_area"
+    assert PromptLibrary(tmp_path).render("tester", task=task, count=1).messages[0].content
+
+
+def test_sandboxed_templates_cannot_reach_python_internals(tmp_path, task):
+    (tmp_path / "direct.yaml").write_text(
+        "system: x\nuser: '{{ task.__class__.__mro__[1].__subclasses__() }}'\n"
+    )
+    with pytest.raises(PromptError):
+        PromptLibrary(tmp_path).render("direct", task=task, context="")
+
+
+def test_public_tests_render_in_flow_prompts(task):
+    case = TestCase(id="doctest:1", kind="doctest", origin="public", source="circle_area(1.0)",
+                    expected="3.14")
+    text = PromptLibrary().render("flow_reflect", task=task, tests=[case.describe()])
+    assert ">>> circle_area(1.0)" in text.messages[1].content

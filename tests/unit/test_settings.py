@@ -1,0 +1,63 @@
+"""codeteam.settings: layers, validation and the API key."""
+
+from codeteam.settings import load_settings
+
+
+def test_defaults_without_configuration(monkeypatch):
+    for name in ("CODETEAM_BASE_URL", "CODETEAM_MODEL", "OPENAI_API_KEY", "CODETEAM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    settings, problems = load_settings()
+    assert problems == []
+    assert settings.uses_embedded_model
+    assert (settings.max_rounds, settings.sandbox, settings.temperature) == (3, "bwrap", 0.0)
+
+
+def test_later_layers_win_and_nesting_under_codeteam(monkeypatch):
+    monkeypatch.setenv("CODETEAM_MAX_ROUNDS", "5")
+    monkeypatch.setenv("CODETEAM_MODEL", "from-env")
+    settings, problems = load_settings(
+        {"codeteam": {"max_rounds": 4, "base_url": "http://127.0.0.1:9/v1"}},
+        {"max_rounds": 2},
+    )
+    assert problems == []
+    assert settings.max_rounds == 2
+    assert settings.model == "from-env"
+    assert settings.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_bad_values_are_dropped_with_a_message_and_the_lower_value_kept(monkeypatch):
+    monkeypatch.setenv("CODETEAM_TIMEOUT_S", "30")
+    settings, problems = load_settings(
+        {"timeout_s": -1, "temperature": "hot", "sandbox": "docker", "colour": "blue",
+         "models": {"reviewer": "x"}, "max_rounds": 2}
+    )
+    assert settings.timeout_s == 30.0  # from the environment, not the bad layer
+    assert settings.temperature == 0.0 and settings.sandbox == "bwrap" and settings.models == {}
+    assert settings.max_rounds == 2  # good keys of the same layer still apply
+    text = "\n".join(problems)
+    for key in ("timeout_s", "temperature", "sandbox", "colour", "models"):
+        assert key in text
+    assert "kept 30.0" in text
+
+
+def test_bad_environment_variable_costs_only_its_key(monkeypatch):
+    monkeypatch.setenv("CODETEAM_MODELS", "{not json")
+    monkeypatch.setenv("CODETEAM_MAX_ROUNDS", "4")
+    settings, problems = load_settings()
+    assert settings.max_rounds == 4 and settings.models == {}
+    assert any(p.startswith("models") for p in problems)
+
+
+def test_api_key_from_openai_env_is_never_shown(monkeypatch):
+    monkeypatch.delenv("CODETEAM_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    settings, problems = load_settings({"api_key": 12})
+    assert settings.api_key.get_secret_value() == "sk-secret-123"
+    assert "sk-secret-123" not in repr(settings) and "sk-secret-123" not in str(settings.redacted())
+    assert all("12" not in p for p in problems)
+
+
+def test_per_role_models():
+    settings, _ = load_settings({"model": "base", "models": {"coder": "big"}}, env=False)
+    assert settings.model_for("coder") == "big"
+    assert settings.model_for("tester") == "base"
