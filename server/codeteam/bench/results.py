@@ -1,0 +1,111 @@
+"""Per-task benchmark records and the ``results.jsonl`` file they are appended to.
+
+One JSON object per line, written (and flushed) as each (task, pipeline) pair finishes, so an
+interrupted run loses at most the pairs that were running; a rerun with the same ``--out``
+skips the pairs already recorded (resume).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+FailureKind = Literal["no_code", "wrong_answer", "error", "timeout", "crash"]
+"""Why a pair failed:
+
+- ``no_code``: the pipeline gave no code (``Result.code`` is None);
+- ``wrong_answer``: a hidden test's assertion or expected output failed;
+- ``error``: the code raised (``error_type`` names the exception; a syntax or import error
+  of the candidate counts here too);
+- ``timeout``: the scoring run hit its wall-clock limit (an endless loop, or far too slow);
+- ``crash``: the test process died without reporting (``os._exit``, a segfault, killed by a
+  resource limit)."""
+
+
+class BenchRecord(BaseModel):
+    """One pipeline run on one task, scored on the hidden tests.
+
+    ``passed`` is True when every hidden test passed; ``kind`` (None when passed) and
+    ``error_type`` say why not. ``status`` is the pipeline's own verdict (on public and AI
+    tests), ``calls``/``prompt_tokens``/``completion_tokens`` its LLM usage, ``seconds`` its
+    wall-clock time and ``score_seconds`` the scoring run's. ``tests_passed``/``tests_total``
+    count hidden tests; ``detail`` describes the first failure. ``infra_error`` says why the run had no fair
+    chance (every LLM call failed, or the pipeline raised): such pairs are run again on resume.
+    """
+
+    dataset: str
+    task_id: str
+    pipeline: str
+    passed: bool
+    kind: FailureKind | None = None
+    error_type: str | None = None
+    status: str
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    score_seconds: float = 0.0
+    tests_passed: int = 0
+    tests_total: int = 0
+    code: str | None = None
+    notes: list[str] = Field(default_factory=list)
+    detail: str = ""
+    infra_error: str | None = None
+    finished_at: str = Field(
+        default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds")
+    )
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.task_id, self.pipeline)
+
+
+class ResultsLog:
+    """``results.jsonl`` in the output folder: :meth:`load` what is there, :meth:`append`
+    new records. A line that does not parse (a write cut by a kill) is skipped."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.skipped_lines = 0
+
+    def load(self) -> dict[tuple[str, str], BenchRecord]:
+        """The last record of each (task_id, pipeline) pair in the file (empty if none)."""
+        records: dict[tuple[str, str], BenchRecord] = {}
+        self.skipped_lines = 0
+        if not self.path.is_file():
+            return records
+        with self.path.open(encoding="utf-8") as handle:
+            for line in handle:
+                if not line.strip():
+                    continue
+                try:
+                    record = BenchRecord.model_validate(json.loads(line))
+                except (json.JSONDecodeError, ValidationError):
+                    self.skipped_lines += 1
+                    continue
+                records[record.key] = record
+        return records
+
+    def append(self, record: BenchRecord) -> None:
+        """Append ``record`` as one line and flush it to disk."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        needs_newline = False
+        if self.path.is_file() and self.path.stat().st_size:
+            with self.path.open("rb") as handle:
+                handle.seek(-1, os.SEEK_END)
+                needs_newline = handle.read(1) != b"\n"
+        with self.path.open("a", encoding="utf-8") as handle:
+            if needs_newline:
+                handle.write("\n")
+            handle.write(json.dumps(record.model_dump(mode="json"), ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())

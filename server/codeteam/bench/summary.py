@@ -1,0 +1,202 @@
+"""The benchmark summary: pass@1 per pipeline with its cost, as JSON, markdown and a chart.
+
+pass@1 here is the fraction of tasks whose single generated solution (temperature 0 by
+default) passes every hidden test. Tasks with *defective* hidden tests (the dataset's own
+reference solution fails them) are excluded from pass@1 and from the per-pipeline means, and
+listed with the reason. Tokens are prompt + completion tokens as the endpoint reported them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from codeteam.bench.results import BenchRecord
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def pipeline_stats(records: list[BenchRecord], selected: int) -> dict[str, Any]:
+    """Statistics of one pipeline over its scored (non-defective) ``records``.
+
+    ``selected`` is how many non-defective tasks the run asked for; the difference with the
+    records is ``missing`` (an interrupted run). Units: ``mean_seconds`` in seconds per task,
+    ``mean_tokens``/``tokens_per_solved`` in tokens, ``pass@1`` a fraction in [0, 1].
+    """
+    tasks = len(records)
+    passed = sum(r.passed for r in records)
+    tokens = sum(r.tokens for r in records)
+    failures = Counter(r.kind for r in records if not r.passed and r.kind)
+    errors = Counter(r.error_type for r in records if r.kind == "error" and r.error_type)
+    return {
+        "pass@1": passed / tasks if tasks else None,
+        "passed": passed,
+        "tasks": tasks,
+        "missing": max(selected - tasks, 0),
+        "mean_calls": _mean([r.calls for r in records]),
+        "mean_tokens": _mean([r.tokens for r in records]),
+        "mean_prompt_tokens": _mean([r.prompt_tokens for r in records]),
+        "mean_completion_tokens": _mean([r.completion_tokens for r in records]),
+        "tokens_per_solved": tokens / passed if passed else None,
+        "mean_seconds": _mean([r.seconds for r in records]),
+        "mean_score_seconds": _mean([r.score_seconds for r in records]),
+        "failures": dict(sorted(failures.items())),
+        "error_types": dict(errors.most_common()),
+        "statuses": dict(sorted(Counter(r.status for r in records).items())),
+        "infra_errors": sum(1 for r in records if r.infra_error),
+    }
+
+
+def summarize(
+    records: list[BenchRecord],
+    *,
+    pipelines: list[str],
+    task_ids: list[str],
+    defective: dict[str, str],
+    meta: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The summary of ``records`` restricted to ``task_ids`` x ``pipelines``.
+
+    ``defective`` maps task ids to the reason their hidden tests are defective. Per pipeline:
+    see :func:`pipeline_stats`, plus ``gain_vs_direct`` (relative: ``(p - d) / d`` where d is
+    direct's pass@1; None when direct is not run or scored 0) and ``delta_vs_direct``
+    (absolute difference of pass@1). ``meta`` (dataset, model, settings) is copied in.
+    """
+    wanted = set(task_ids)
+    scored_ids = [t for t in task_ids if t not in defective]
+    summary: dict[str, Any] = dict(meta or {})
+    per: dict[str, dict[str, Any]] = {}
+    for name in pipelines:
+        mine = [r for r in records if r.pipeline == name and r.task_id in wanted]
+        scored = [r for r in mine if r.task_id not in defective]
+        stats = pipeline_stats(scored, len(scored_ids))
+        stats["defective_passed"] = sum(r.passed for r in mine if r.task_id in defective)
+        per[name] = stats
+    direct = per.get("direct", {}).get("pass@1")
+    for name, stats in per.items():
+        score = stats["pass@1"]
+        stats["gain_vs_direct"] = (
+            (score - direct) / direct if direct and score is not None and name != "direct"
+            else None
+        )
+        stats["delta_vs_direct"] = (
+            score - direct if direct is not None and score is not None and name != "direct"
+            else None
+        )
+    summary.update({
+        "tasks_selected": len(task_ids),
+        "tasks_scored": len(scored_ids),
+        "pipelines": per,
+        "defective": {
+            "count": sum(1 for t in task_ids if t in defective),
+            "tasks": {t: defective[t] for t in task_ids if t in defective},
+        },
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    })
+    return summary
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def _signed_pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:+.1f}%"
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    """The summary as markdown: a header, one table row per pipeline, the defective tasks."""
+    lines = [
+        f"# codeteam bench: {summary.get('dataset', '?')}",
+        "",
+        f"Model: {summary.get('model', '?')}. Tasks: {summary['tasks_scored']} scored of "
+        f"{summary['tasks_selected']} selected"
+        + (f" ({summary['defective']['count']} with defective tests excluded)"
+           if summary["defective"]["count"] else "") + ".",
+        "",
+        ("| pipeline | pass@1 | passed | vs direct (relative) | mean calls | mean tokens "
+         "| tokens per solved | mean s/task | failures |"),
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, s in summary["pipelines"].items():
+        failures = ", ".join(f"{k} {v}" for k, v in s["failures"].items()) or "–"
+        missing = f" ({s['missing']} missing)" if s["missing"] else ""
+        lines.append(
+            f"| {name} | {_pct(s['pass@1'])} | {s['passed']}/{s['tasks']}{missing} "
+            f"| {_signed_pct(s['gain_vs_direct'])} | {_num(s['mean_calls'])} "
+            f"| {_num(s['mean_tokens'], 0)} | {_num(s['tokens_per_solved'], 0)} "
+            f"| {_num(s['mean_seconds'])} | {failures} |"
+        )
+    defective = summary["defective"]
+    lines.append("")
+    if defective["count"]:
+        lines.append(f"Defective tasks (the reference solution fails their hidden tests; "
+                     f"excluded from pass@1): {defective['count']}")
+        lines.append("")
+        for task_id, reason in defective["tasks"].items():
+            lines.append(f"- {task_id}: {reason}")
+    else:
+        lines.append("Defective tasks: none found.")
+    errors = {name: s["error_types"] for name, s in summary["pipelines"].items() if s["error_types"]}
+    if errors:
+        lines.append("")
+        lines.append("Exceptions raised by generated code (kind `error`):")
+        lines.append("")
+        for name, counts in errors.items():
+            lines.append(f"- {name}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return "\n".join(lines) + "\n"
+
+
+def chart(summary: dict[str, Any], path: Path) -> None:
+    """A PNG (matplotlib, Agg backend) with pass@1 per pipeline (left) and the mean tokens
+    per task, annotated with mean calls (right)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(summary["pipelines"])
+    stats = [summary["pipelines"][n] for n in names]
+    scores = [100 * (s["pass@1"] or 0) for s in stats]
+    tokens = [s["mean_tokens"] or 0 for s in stats]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    bars = left.bar(names, scores, color="#4C72B0")
+    left.set_ylabel("pass@1 (%)")
+    left.set_ylim(0, max([100.0, *scores]))
+    left.set_title(f"pass@1 on {summary['tasks_scored']} tasks")
+    for bar, s in zip(bars, stats):
+        left.annotate(f"{_pct(s['pass@1'])}\n{s['passed']}/{s['tasks']}",
+                      (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                      ha="center", va="bottom", fontsize=8)
+    bars = right.bar(names, tokens, color="#DD8452")
+    right.set_ylabel("mean tokens per task (prompt + completion)")
+    right.set_title("cost")
+    for bar, s in zip(bars, stats):
+        right.annotate(f"{_num(s['mean_calls'])} calls",
+                       (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                       ha="center", va="bottom", fontsize=8)
+    fig.suptitle(f"codeteam bench: {summary.get('dataset', '?')} ({summary.get('model', '?')})",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_summary(summary: dict[str, Any], out: Path) -> dict[str, Path]:
+    """Write ``summary.json``, ``summary.md`` and ``chart.png`` into ``out``; returns their
+    paths by kind."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / "summary.json", "md": out / "summary.md", "chart": out / "chart.png"}
+    paths["json"].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    paths["md"].write_text(markdown(summary), encoding="utf-8")
+    chart(summary, paths["chart"])
+    return paths
