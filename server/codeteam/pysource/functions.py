@@ -60,9 +60,16 @@ class FunctionInfo:
         return self.start_line <= line <= self.end_line
 
 
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
 def split_lines(text: str) -> list[str]:
-    """Lines with their endings kept (``\\n``, ``\\r\\n`` or ``\\r``), like the editor sees them."""
-    return text.splitlines(keepends=True)
+    """Lines with their endings kept (``\\n``, ``\\r\\n`` or ``\\r``), like the editor sees them.
+
+    Only these three end a line, as for Python's tokenizer (ast line numbers) and LSP;
+    ``str.splitlines`` would also split at form feeds, ``\\x1c``-``\\x1e``, ``\\x85``,
+    ``\\u2028`` and ``\\u2029``."""
+    return _LINE.findall(text)
 
 
 def line_ending(text: str) -> str:
