@@ -1,0 +1,130 @@
+"""Records, the results log (resume), failure classification and the summary files.
+No execution here: run reports are built by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from codeteam.bench.results import BenchRecord, ResultsLog
+from codeteam.bench.scoring import classify
+from codeteam.bench.summary import markdown, summarize, write_summary
+from codeteam.execution.models import RunReport, TestCase, TestOutcome
+
+
+def record(task_id, pipeline, passed, *, calls=1, prompt=100, completion=20, kind=None,
+           seconds=2.0, **extra):
+    return BenchRecord(
+        dataset="humaneval", task_id=task_id, pipeline=pipeline, passed=passed,
+        kind=None if passed else (kind or "wrong_answer"), status="passed" if passed else "failed",
+        calls=calls, prompt_tokens=prompt, completion_tokens=completion, seconds=seconds, **extra,
+    )
+
+
+def test_results_log_appends_lines_and_keeps_the_last_record_per_pair(tmp_path):
+    log = ResultsLog(tmp_path / "results.jsonl")
+    assert log.load() == {}
+    log.append(record("T/0", "direct", False))
+    log.append(record("T/0", "direct", True))
+    log.append(record("T/1", "direct", False))
+    lines = log.path.read_text().splitlines()
+    assert len(lines) == 3 and all(json.loads(line)["dataset"] == "humaneval" for line in lines)
+    loaded = log.load()
+    assert set(loaded) == {("T/0", "direct"), ("T/1", "direct")}
+    assert loaded[("T/0", "direct")].passed is True
+
+
+def test_results_log_survives_a_line_cut_by_a_kill(tmp_path):
+    path = tmp_path / "results.jsonl"
+    good = json.dumps(record("T/0", "direct", True).model_dump(mode="json"))
+    path.write_text(good + "\n" + good[: len(good) // 2])  # the second write was cut
+    log = ResultsLog(path)
+    assert list(log.load()) == [("T/0", "direct")] and log.skipped_lines == 1
+    log.append(record("T/1", "plan", True))
+    assert set(log.load()) == {("T/0", "direct"), ("T/1", "plan")}
+
+
+TESTS = [TestCase(id=f"hidden:{i}", kind="assert", origin="hidden", source=f"assert f({i})")
+         for i in (1, 2)]
+
+
+def outcome(test_id, status="passed", **extra):
+    return TestOutcome(test_id=test_id, status=status, **extra)
+
+
+@pytest.mark.parametrize(
+    ("run", "kind", "error_type"),
+    [
+        (RunReport(outcomes=[outcome("hidden:1"), outcome("hidden:2")], exit_code=0), None, None),
+        (RunReport(outcomes=[outcome("hidden:1"),
+                             outcome("hidden:2", "failed", exception_type="AssertionError")],
+                   exit_code=1), "wrong_answer", None),
+        (RunReport(outcomes=[outcome("hidden:1", "error", exception_type="ZeroDivisionError"),
+                             outcome("hidden:2", "failed", exception_type="AssertionError")],
+                   exit_code=1), "error", "ZeroDivisionError"),
+        (RunReport(outcomes=[outcome("hidden:1"), outcome("hidden:2", "timeout")], killed=True),
+         "timeout", None),
+        (RunReport(outcomes=[], killed=True), "timeout", None),
+        (RunReport(outcomes=[outcome("hidden:1")], exit_code=-11), "crash", None),
+        (RunReport(outcomes=[], exit_code=3), "crash", None),
+    ],
+    ids=["passed", "wrong_answer", "error", "timeout", "killed", "segfault", "exit"],
+)
+def test_classify(run, kind, error_type):
+    score = classify(TESTS, run)
+    assert score.passed is (kind is None)
+    assert score.kind == kind and score.error_type == error_type
+    assert score.tests_total == 2
+
+
+def test_summary_numbers_gain_and_defective_exclusion(tmp_path):
+    records = [
+        record("T/0", "direct", True, calls=1, prompt=100, completion=50),
+        record("T/1", "direct", False, calls=1, prompt=100, completion=50),
+        record("T/2", "direct", False, calls=1, prompt=100, completion=50, kind="timeout"),
+        record("T/3", "direct", True),  # defective task: not counted
+        record("T/0", "team", True, calls=4, prompt=400, completion=200),
+        record("T/1", "team", True, calls=4, prompt=400, completion=200),
+        record("T/2", "team", False, calls=6, prompt=600, completion=300, kind="error",
+               error_type="IndexError"),
+        record("T/3", "team", False),
+        record("T/9", "team", True),  # not selected: ignored
+    ]
+    summary = summarize(records, pipelines=["direct", "team"],
+                        task_ids=["T/0", "T/1", "T/2", "T/3"],
+                        defective={"T/3": "1 of 1 hidden tests fail on the reference solution"},
+                        meta={"dataset": "tiny", "model": "scripted"})
+    direct, team = summary["pipelines"]["direct"], summary["pipelines"]["team"]
+    assert direct["tasks"] == 3 and direct["passed"] == 1
+    assert direct["pass@1"] == pytest.approx(1 / 3)
+    assert team["pass@1"] == pytest.approx(2 / 3)
+    assert team["gain_vs_direct"] == pytest.approx(1.0)  # (2/3 - 1/3) / (1/3)
+    assert team["delta_vs_direct"] == pytest.approx(1 / 3)
+    assert direct["gain_vs_direct"] is None
+    assert team["mean_calls"] == pytest.approx(14 / 3)
+    assert team["mean_tokens"] == pytest.approx((600 + 600 + 900) / 3)
+    assert team["tokens_per_solved"] == pytest.approx(2100 / 2)
+    assert direct["tokens_per_solved"] == pytest.approx(450)
+    assert team["failures"] == {"error": 1} and team["error_types"] == {"IndexError": 1}
+    assert direct["failures"] == {"timeout": 1, "wrong_answer": 1}
+    assert summary["defective"]["count"] == 1 and "T/3" in summary["defective"]["tasks"]
+    assert direct["defective_passed"] == 1
+
+    paths = write_summary(summary, tmp_path)
+    assert json.loads(paths["json"].read_text())["pipelines"]["team"]["passed"] == 2
+    text = paths["md"].read_text()
+    assert "| team | 66.7% | 2/3 | +100.0% | 4.7 | 700 | 1,050 |" in text
+    assert "| direct | 33.3% | 1/3 | – |" in text
+    assert "T/3: 1 of 1 hidden tests fail" in text
+    assert paths["chart"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert markdown(summary) == text
+
+
+def test_summary_counts_missing_pairs_of_an_interrupted_run():
+    summary = summarize([record("T/0", "direct", True)], pipelines=["direct", "plan"],
+                        task_ids=["T/0", "T/1"], defective={})
+    assert summary["pipelines"]["direct"]["missing"] == 1
+    assert summary["pipelines"]["plan"] == summary["pipelines"]["plan"] | {
+        "tasks": 0, "pass@1": None, "missing": 2}
+    assert "(2 missing)" in markdown(summary)
