@@ -1,0 +1,153 @@
+/**
+ * The server's settings as VS Code holds them, and what the server receives.
+ *
+ * Pure: no `vscode` import, so it runs under plain Node for the unit tests.
+ *
+ * The server (server/codeteam/settings.py) reads the same snake_case keys from the LSP
+ * initializationOptions (`{"codeteam": {...}}`) and from `workspace/configuration` section
+ * `codeteam`, and it reports every key it does not know as a problem to the user. The VS Code
+ * section `codeteam` also holds client-only keys (`server.command`, `server.python`,
+ * `trace.server`), so everything sent to the server goes through {@link pickServerSettings}.
+ *
+ * There is deliberately no `api_key` here: the key lives in VS Code's SecretStorage and reaches
+ * the server only as the environment variable CODETEAM_API_KEY (see serverLaunch.ts).
+ */
+
+/** Configuration section, in VS Code and on the wire. */
+export const SECTION = 'codeteam';
+
+/** The keys the server knows, in the order package.json documents them. */
+export const SERVER_SETTING_KEYS = [
+  'base_url',
+  'model',
+  'models',
+  'temperature',
+  'max_rounds',
+  'timeout_s',
+  'max_retries',
+  'max_tokens',
+  'sandbox',
+  'test_timeout_s',
+  'generate_pipeline',
+  'ai_tests',
+  'max_calls',
+  'prompts_dir',
+] as const;
+
+export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];
+
+/** JSON values only: what survives the trip to the server. */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+export type ServerSettings = Partial<Record<ServerSettingKey, Json>>;
+
+/** Roles that `codeteam.models` may override. */
+export const ROLES = ['analyst', 'planner', 'coder', 'tester'] as const;
+
+/** Either a plain object (a `workspace/configuration` answer) or a getter (`config.get`). */
+export type SettingsSource = ((key: string) => unknown) | Record<string, unknown> | null | undefined;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A JSON copy of `value`, or undefined when it is not JSON (functions, NaN, cycles...). */
+function toJson(value: unknown, seen: Set<unknown> = new Set()): Json | undefined {
+  if (value === null) {
+    return null;
+  }
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value : undefined;
+    case 'object': {
+      if (seen.has(value)) {
+        return undefined;
+      }
+      seen.add(value);
+      try {
+        if (Array.isArray(value)) {
+          const items: Json[] = [];
+          for (const item of value) {
+            const copy = toJson(item, seen);
+            if (copy !== undefined) {
+              items.push(copy);
+            }
+          }
+          return items;
+        }
+        const result: { [key: string]: Json } = {};
+        for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+          const copy = toJson(item, seen);
+          if (copy !== undefined) {
+            result[key] = copy;
+          }
+        }
+        return result;
+      } finally {
+        seen.delete(value);
+      }
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The server's settings from `source`: exactly the known snake_case keys, as JSON copies.
+ * Unknown keys (including the client's own `server` and `trace`, and any `api_key` someone
+ * typed into settings.json) are dropped; `undefined` and `null` values are left out, so the
+ * server keeps its own default for them. Values are not validated here: the server validates
+ * them and tells the user what it kept.
+ */
+export function pickServerSettings(source: SettingsSource): ServerSettings {
+  const get =
+    typeof source === 'function'
+      ? source
+      : (key: string): unknown => (isPlainObject(source) ? source[key] : undefined);
+  const result: ServerSettings = {};
+  for (const key of SERVER_SETTING_KEYS) {
+    const value = toJson(get(key));
+    if (value !== undefined && value !== null) {
+      result[key] = value;
+    }
+  }
+  return result;
+}
+
+/** The LSP initializationOptions: `{"codeteam": {...}}`. Never holds an API key. */
+export function initializationOptions(source: SettingsSource): { codeteam: ServerSettings } {
+  return { codeteam: pickServerSettings(source) };
+}
+
+/** One item of a `workspace/configuration` request. */
+export interface ConfigurationItem {
+  scopeUri?: string | null;
+  section?: string | null;
+}
+
+/**
+ * Filters VS Code's answer to a `workspace/configuration` request: the item for section
+ * `codeteam` becomes {@link pickServerSettings} of it, an item for one server key (e.g.
+ * `codeteam.model`) is kept, an item for a client-only key (`codeteam.server`) or for the whole
+ * configuration (no section) gets `null`, and items for other sections pass unchanged.
+ */
+export function filterConfigurationAnswer(items: readonly ConfigurationItem[], answer: readonly unknown[]): unknown[] {
+  return items.map((item, index) => {
+    const value = answer[index];
+    const section = item.section ?? undefined;
+    if (section === undefined || section === '') {
+      return null;
+    }
+    if (section === SECTION) {
+      return pickServerSettings(isPlainObject(value) ? value : undefined);
+    }
+    if (section.startsWith(`${SECTION}.`)) {
+      const key = section.slice(SECTION.length + 1);
+      return (SERVER_SETTING_KEYS as readonly string[]).includes(key) ? (toJson(value) ?? null) : null;
+    }
+    return value;
+  });
+}
