@@ -1,0 +1,250 @@
+/**
+ * extension.ts with the real vscode-languageclient against a fake codeteam server (a Node
+ * process speaking the server contract on stdio), under a stub of the `vscode` module.
+ * It checks the wiring that the pure-module tests cannot: the spawned command line and
+ * environment, initializationOptions, the configuration the server pulls and receives, the
+ * command arguments, progress with Cancel, the transcript, and restarts for the API key.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import type * as Extension from '../extension';
+
+import { createContext, createStub, installStub, ProgressLocation, type StubState, Uri } from './support/vscodeStub';
+
+const FAKE_SERVER = join(__dirname, 'support', 'fakeServer.js');
+const SECRET = 'sk-test-0123456789abcdef';
+
+interface Debug {
+  argv: string[];
+  apiKey: string | null;
+  hasPath: boolean;
+  initializationOptions: unknown;
+  workDoneProgress: unknown;
+  configuration: unknown;
+  configurationChanges: unknown[];
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 15000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('extension against a fake codeteam server', () => {
+  const { module: stub, state } = createStub();
+  let extension: typeof Extension;
+  let context: { subscriptions: { dispose(): unknown }[] };
+
+  const run = (id: string, ...args: unknown[]): Promise<unknown> => {
+    const handler = state.commands.get(id);
+    assert.ok(handler, `command ${id} is registered`);
+    return Promise.resolve(handler(...args));
+  };
+  /** What the fake server saw; retried while a restart has the server commands unregistered. */
+  const debug = (): Promise<Debug> =>
+    waitFor('the server commands', async () => {
+      const handler = state.commands.get('codeteam.debug');
+      if (handler === undefined) {
+        return undefined;
+      }
+      const shown = state.messages.length;
+      try {
+        return (await handler()) as Debug;
+      } catch {
+        // The client was stopping: forget the error the library showed for this probe.
+        state.messages.splice(shown);
+        return undefined;
+      }
+    });
+  const outputText = (): string => state.output.join('');
+  const lastMessage = (): StubState['messages'][number] | undefined => state.messages[state.messages.length - 1];
+
+  before(() => {
+    delete process.env.CODETEAM_API_KEY;
+    delete process.env.OPENAI_API_KEY;
+    installStub(stub);
+    state.settings = {
+      'codeteam.server.command': [process.execPath, FAKE_SERVER, '--marker'],
+      'codeteam.server.python': 'python3',
+      'codeteam.trace.server': 'off',
+      'codeteam.base_url': '',
+      'codeteam.model': 'gpt-x',
+      'codeteam.max_rounds': 5,
+      'codeteam.sandbox': 'bwrap',
+      // Someone typed a key into settings.json: it must not travel anywhere.
+      'codeteam.api_key': 'sk-from-settings-json',
+    };
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    extension = require('../extension') as typeof Extension;
+    context = createContext(state) as typeof context;
+    extension.activate(context as never);
+  });
+
+  after(async () => {
+    await extension.deactivate();
+    for (const disposable of context.subscriptions) {
+      disposable.dispose();
+    }
+  });
+
+  test('starts the configured command as is (no --stdio), with PATH and without a key', async () => {
+    const seen = await debug();
+    assert.deepEqual(seen.argv, ['--marker']);
+    assert.equal(seen.apiKey, null);
+    assert.equal(seen.hasPath, true);
+    assert.equal(seen.workDoneProgress, true);
+    assert.match(outputText(), /Starting the codeteam server: .*fakeServer\.js --marker \(API key: none\)/);
+  });
+
+  test('initializationOptions hold the server settings only', async () => {
+    const seen = await debug();
+    const options = seen.initializationOptions as { codeteam: Record<string, unknown> };
+    assert.deepEqual(Object.keys(options), ['codeteam']);
+    assert.equal(options.codeteam.max_rounds, 5);
+    assert.equal(options.codeteam.model, 'gpt-x');
+    assert.ok(!('api_key' in options.codeteam));
+    assert.ok(!('server' in options.codeteam));
+    assert.ok(!('trace' in options.codeteam));
+  });
+
+  test('workspace/configuration answers are filtered to the server keys', async () => {
+    const answer = await waitFor('the configuration pull', async () => (await debug()).configuration as unknown[] | undefined);
+    const section = answer[0] as Record<string, unknown>;
+    assert.equal(section.max_rounds, 5);
+    assert.ok(!('server' in section) && !('trace' in section) && !('api_key' in section));
+    assert.equal(answer[1], null);
+  });
+
+  test('didChangeConfiguration carries the server keys only', async () => {
+    state.settings['codeteam.max_rounds'] = 7;
+    state.configurationChanged.fire({ affectsConfiguration: (section: string) => section === 'codeteam' });
+    const changes = await waitFor('a didChangeConfiguration with the new value', async () => {
+      const all = (await debug()).configurationChanges as { codeteam: Record<string, unknown> }[];
+      return all.some((c) => c.codeteam?.max_rounds === 7) ? all : undefined;
+    });
+    for (const change of changes) {
+      assert.deepEqual(Object.keys(change), ['codeteam']);
+      assert.ok(!('server' in change.codeteam) && !('api_key' in change.codeteam));
+    }
+  });
+
+  test('transcript before any run says so', async () => {
+    await run('codeteam.openTranscript');
+    assert.equal(lastMessage()?.text, 'codeteam: No run yet.');
+    assert.equal(state.opened.length, 0);
+  });
+
+  test('Plan this docstring sends {uri, position} of the cursor and shows the reply', async () => {
+    state.activeTextEditor = {
+      document: { uri: Uri.file('/w/pkg/mod.py'), languageId: 'python' },
+      selection: { anchor: { line: 1, character: 0 }, active: { line: 4, character: 8 } },
+    };
+    await run('codeteam.editor.plan');
+    const message = lastMessage();
+    assert.equal(message?.kind, 'info');
+    assert.equal(
+      message?.text,
+      'codeteam Plan this docstring: codeteam.plan ran on [{"uri":"file:///w/pkg/mod.py","position":{"line":4,"character":8}}]',
+    );
+    assert.deepEqual(message?.items, ['Open transcript']);
+  });
+
+  test('the transcript opens as an untitled markdown document', async () => {
+    await run('codeteam.openTranscript');
+    assert.equal(state.opened.length, 1);
+    assert.equal(state.opened[0].language, 'markdown');
+    assert.match(state.opened[0].content ?? '', /^# codeteam transcript/);
+  });
+
+  test('runs refuse other languages without calling the server', async () => {
+    state.activeTextEditor = { document: { uri: Uri.file('/w/README.md'), languageId: 'markdown' }, selection: { active: { line: 0, character: 0 } } };
+    await run('codeteam.editor.review');
+    assert.equal(lastMessage()?.kind, 'warning');
+    assert.match(lastMessage()?.text ?? '', /Python files/);
+  });
+
+  test('Generate shows a notification with Cancel, and Cancel sends window/workDoneProgress/cancel', async () => {
+    state.activeTextEditor = { document: { uri: Uri.parse('untitled:Untitled-1'), languageId: 'python' }, selection: { active: { line: 0, character: 3 } } };
+    const running = run('codeteam.editor.generate');
+    const shown = await waitFor('the progress notification', () =>
+      state.progress.find((p) => p.title === 'codeteam: Generate with team' && p.reports.length >= 2),
+    );
+    assert.equal(shown.location, ProgressLocation.Notification);
+    assert.equal(shown.cancellable, true);
+    assert.deepEqual(
+      shown.reports.map((r) => r.message),
+      ['analyst: planning', 'tester: running 3 tests'],
+    );
+    assert.equal(shown.done, false);
+    shown.cancel();
+    await running;
+    assert.equal(shown.done, true);
+    assert.deepEqual(lastMessage()?.kind, 'warning');
+    assert.equal(lastMessage()?.text, 'codeteam Generate with team: Cancelled; no edit was applied.');
+    assert.match(outputText(), /Cancel requested for the run with progress token run-1/);
+    // Only our notification: the built-in status-bar progress was replaced.
+    assert.equal(state.progress.filter((p) => p.location === ProgressLocation.Window).length, 0);
+  });
+
+  test('the server command from a code action shows its reply too', async () => {
+    const before = state.messages.length;
+    await run('codeteam.review', { uri: 'file:///w/x.py', position: { line: 1, character: 0 } });
+    assert.equal(state.messages.length, before + 1);
+    assert.match(lastMessage()?.text ?? '', /^codeteam Review with tester: codeteam\.review ran on/);
+  });
+
+  test('Set API key restarts the server once with CODETEAM_API_KEY, and logs nothing of it', async () => {
+    const restartsBefore = (outputText().match(/Restarting/g) ?? []).length;
+    state.inputBox = SECRET;
+    await run('codeteam.setApiKey');
+    assert.equal(state.secrets.get('codeteam.apiKey'), SECRET);
+    const seen = await waitFor('the restarted server with the key', async () => {
+      const d = await debug();
+      return d.apiKey === SECRET ? d : undefined;
+    });
+    assert.ok(!JSON.stringify(seen.initializationOptions).includes(SECRET));
+    assert.ok(!JSON.stringify(seen.configuration ?? null).includes(SECRET));
+    assert.equal((outputText().match(/Restarting/g) ?? []).length, restartsBefore + 1);
+    assert.ok(!outputText().includes(SECRET));
+    assert.ok(!state.messages.some((m) => m.text.includes(SECRET)));
+    assert.match(outputText(), /API key: from VS Code's secret storage/);
+  });
+
+  test('Clear API key restarts the server without it', async () => {
+    await run('codeteam.clearApiKey');
+    assert.equal(state.secrets.has('codeteam.apiKey'), false);
+    const seen = await waitFor('the restarted server without the key', async () => {
+      const d = await debug();
+      return d.apiKey === null ? d : undefined;
+    });
+    assert.equal(seen.apiKey, null);
+    assert.match(lastMessage()?.text ?? '', /API key removed/);
+  });
+
+  test('changing codeteam.server.* restarts the server with the new command', async () => {
+    state.settings['codeteam.server.command'] = [process.execPath, FAKE_SERVER, '--second'];
+    state.configurationChanged.fire({ affectsConfiguration: (section: string) => ['codeteam', 'codeteam.server'].includes(section) });
+    const seen = await waitFor('the server with the new command', async () => {
+      const d = await debug();
+      return d.argv[0] === '--second' ? d : undefined;
+    });
+    assert.deepEqual(seen.argv, ['--second']);
+  });
+
+  test('Restart server works and the server commands are registered again', async () => {
+    await run('codeteam.restartServer');
+    const seen = await debug();
+    assert.deepEqual(seen.argv, ['--second']);
+    assert.ok(!state.messages.some((m) => m.kind === 'error'), JSON.stringify(state.messages.filter((m) => m.kind === 'error')));
+  });
+});
