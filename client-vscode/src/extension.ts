@@ -15,6 +15,7 @@ import {
   type LanguageClientOptions,
   LSPErrorCodes,
   ResponseError,
+  State,
   type StaticFeature,
   WorkDoneProgress,
   WorkDoneProgressCancelNotification,
@@ -282,6 +283,11 @@ async function stopClient(): Promise<void> {
     return;
   }
   try {
+    if (old.state === State.Starting) {
+      // The library is restarting it after a crash: let that finish, then stop it, so that
+      // its server commands are unregistered before the next client registers them.
+      await old.start().catch(() => undefined);
+    }
     if (old.isRunning()) {
       await old.dispose(2000);
     }

@@ -1,0 +1,80 @@
+/**
+ * package.json's settings against the server's own Settings model (server/codeteam/settings.py),
+ * so that a default, range or key changed on one side fails here. Runs where a Python with
+ * codeteam importable is found (the repository's .venv after scripts/setup.sh, as in .ci/run, or
+ * $CODETEAM_PYTHON); skipped elsewhere.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { SECTION, SERVER_SETTING_KEYS } from '../settings';
+
+const root = join(__dirname, '..', '..');
+/** Server settings deliberately not in the VS Code UI: the key has its own command, the seed stays fixed. */
+const NOT_IN_VSCODE = ['api_key', 'seed'];
+const CONSTRAINTS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'enum'] as const;
+
+const DUMP = `
+import json
+from codeteam.settings import Settings
+schema = Settings.model_json_schema()["properties"]
+print(json.dumps({
+    name: {"default": field.get_default(call_default_factory=True), "schema": schema[name]}
+    for name, field in Settings.model_fields.items()
+}))
+`;
+
+interface ServerField {
+  default: unknown;
+  schema: Record<string, unknown>;
+}
+
+function serverSettings(): Record<string, ServerField> | string {
+  const python = process.env.CODETEAM_PYTHON ?? join(root, '..', '.venv', 'bin', 'python');
+  if (!existsSync(python)) {
+    return `no ${python} (run scripts/setup.sh, or set CODETEAM_PYTHON)`;
+  }
+  const result = spawnSync(python, ['-c', DUMP], {
+    cwd: join(root, '..'),
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, PYTHONPATH: join(root, '..', 'server') },
+  });
+  if (result.status !== 0) {
+    return `${python} cannot import codeteam.settings: ${(result.stderr || String(result.error)).trim().split('\n').pop()}`;
+  }
+  return JSON.parse(result.stdout) as Record<string, ServerField>;
+}
+
+test('package.json settings match the server Settings model (keys, defaults, ranges, enums)', (t) => {
+  const found = serverSettings();
+  if (typeof found === 'string') {
+    t.skip(found);
+    return;
+  }
+  const server: Record<string, ServerField> = found;
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    contributes: { configuration: { properties: Record<string, Record<string, unknown>> } };
+  };
+  const properties = manifest.contributes.configuration.properties;
+
+  const serverKeys = Object.keys(server).filter((key) => !NOT_IN_VSCODE.includes(key)).sort();
+  assert.deepEqual([...SERVER_SETTING_KEYS].sort(), serverKeys, 'the server keys the client sends');
+
+  for (const key of SERVER_SETTING_KEYS) {
+    const property = properties[`${SECTION}.${key}`];
+    const field = server[key];
+    // The server's "not set" (None) is VS Code's empty string.
+    const expectedDefault = field.default === null ? '' : field.default;
+    assert.deepEqual(property.default, expectedDefault, `${key}: default`);
+    for (const constraint of CONSTRAINTS) {
+      assert.deepEqual(property[constraint], field.schema[constraint], `${key}: ${constraint}`);
+    }
+    if (field.schema.type === 'integer') {
+      assert.equal(property.type, 'integer', `${key}: type`);
+    }
+  }
+});
