@@ -205,5 +205,5 @@ def _shown_value(key: str, merged: dict[str, Any]) -> str:
     if key == "api_key":
         return "the previous key" if key in merged else "no key"
     if key in merged:
-        return repr(merged[key])
+        return repr(getattr(Settings(**merged), key))
     return f"the default {Settings.model_fields[key].get_default(call_default_factory=True)!r}"
