@@ -23,8 +23,14 @@ class TestCase(BaseModel):
     - ``assert``: ``source`` is Python statements, typically one ``assert f(x) == y``;
       ``call`` and ``expected`` may repeat its parts for reports.
     - ``pytest``: ``source`` is a whole test function (``def test_x(): ...``) found in the
-      workspace, ``name`` its name, ``setup`` the test file's import lines (minus the import of
-      the module under test, which the runner provides).
+      workspace, ``name`` its name, ``setup`` the test file's imports and module-level helpers
+      that the test uses (its import of the module under test included: in the sandbox that
+      import gives the program, see ``module_aliases``).
+      For doctests, ``setup`` holds the earlier statement examples of the same docstring
+      (``>>> xs = [1, 2]``, in doctest format), run before the example so it sees their names.
+
+    ``module_aliases`` are the dotted names a pytest test imports the module under test by
+    (``pkg.mod`` for ``from pkg.mod import f``); in the sandbox each names the program module.
 
     ``origin`` says where it came from: the user's docstring or test files (public), the
     tester role (ai), or a benchmark's hidden tests (hidden, never shown to a model).
@@ -45,6 +51,7 @@ class TestCase(BaseModel):
     setup: str = ""
     line: int | None = None
     file: str | None = None
+    module_aliases: list[str] = Field(default_factory=list)
 
     def describe(self) -> str:
         """A one-line description for reports and prompts (``running_max([1, 2]) == [1, 2]``)."""

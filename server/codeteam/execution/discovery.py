@@ -1,0 +1,505 @@
+"""Finding a function's public tests without running anything of the user's.
+
+- :func:`doctest_cases`: the examples in the function's docstring (stdlib
+  :class:`doctest.DocTestParser`), one test per example.
+- :func:`pytest_cases`: test functions in the workspace's test files that import the function
+  (or its module) and call it, read with :mod:`ast`.
+
+Nothing here imports or executes user code. Lines are 0-based document lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import inspect
+import os
+import re
+from pathlib import Path
+
+from codeteam.execution.models import TestCase, TestOrigin
+
+SKIPPED_DIRS = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "site-packages", "__pycache__",
+     ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+)  # fmt: skip
+"""Directory names :func:`pytest_cases` never enters (nor any name starting with a dot)."""
+
+MAX_TEST_FILE_BYTES = 1_000_000
+
+_PROMPT = re.compile(r"^[ ]*>>>")
+_OPENING_QUOTE = re.compile(r"[rRuU]*('{3}|\"{3}|'|\")")
+_UNRUNNABLE_MARKS = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures"})
+
+
+# ----------------------------------------------------------------------------------------------
+# Doctests
+
+
+def doctest_cases(
+    docstring: str,
+    function_name: str,
+    *,
+    docstring_first_line: int | None = None,
+    origin: TestOrigin = "public",
+    source: str | None = None,
+) -> list[TestCase]:
+    """One ``doctest`` :class:`TestCase` per example in ``docstring``, in order.
+
+    The examples are read from the cleaned docstring (:func:`inspect.cleandoc`, as
+    :func:`ast.get_docstring` gives it; ``docstring`` may be raw or cleaned), so that an
+    example on the opening-quote line compares its output as written. Each case has
+    ``source`` (the example's code, without prompts), ``expected`` (its wanted output,
+    without the final newline; "" when it prints nothing), ``id`` ``"doctest:<n>"``
+    (1-based), ``call`` (the source, when it calls ``function_name``) and ``setup`` (the
+    earlier examples of the docstring that print nothing, in doctest format, so that an
+    example using ``xs`` from ``>>> xs = [1, 2]`` runs on its own).
+
+    ``line`` is the 0-based document line of the example's ``>>>`` when
+    ``docstring_first_line`` (the 0-based line of the docstring's opening quotes) is given.
+    It is exact when ``source`` (the document text) is given too: the ``>>>`` lines are then
+    found in the document's string literal itself. Without ``source`` it is exact for the
+    literal's raw value (``node.body[0].value.value``); for a cleaned docstring it is off by
+    the number of blank lines right after the opening quotes, which cleaning dropped.
+
+    Examples that doctest cannot parse (e.g. ``>>>`` without a following space) make the whole
+    docstring yield no cases; nothing is raised.
+    """
+    prompt_lines: list[int] | None = None
+    if source is not None and docstring_first_line is not None:
+        prompt_lines = _prompt_lines(source, docstring_first_line)
+    cleaned = inspect.cleandoc(docstring)
+    examples = _examples(cleaned)
+    if not examples:
+        return []
+    if prompt_lines is not None and len(prompt_lines) != len(examples):
+        prompt_lines = None
+    # cleandoc drops the blank lines after the opening quotes: count them back in
+    blank = 0
+    for text in docstring.split("\n"):
+        if text.strip():
+            break
+        blank += 1
+    cases: list[TestCase] = []
+    setup: list[str] = []
+    for number, example in enumerate(examples, start=1):
+        code = example.source.rstrip("\n")
+        line = None
+        if prompt_lines is not None:
+            line = prompt_lines[number - 1]
+        elif docstring_first_line is not None:
+            line = docstring_first_line + blank + example.lineno
+        cases.append(
+            TestCase(
+                id=f"doctest:{number}",
+                kind="doctest",
+                origin=origin,
+                source=code,
+                expected=example.want.removesuffix("\n"),
+                call=code if _calls(code, function_name) else None,
+                setup="".join(setup),
+                line=line,
+            )
+        )
+        if not example.want:
+            setup.append(_prompted(code))
+    return cases
+
+
+def _examples(text: str) -> list[doctest.Example] | None:
+    try:
+        return doctest.DocTestParser().get_examples(text)
+    except ValueError:
+        return None
+
+
+def _prompted(code: str) -> str:
+    lines = code.split("\n")
+    return ">>> " + lines[0] + "\n" + "".join(f"... {line}\n" for line in lines[1:])
+
+
+def _calls(code: str, function_name: str) -> bool:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return function_name + "(" in code
+    return any(
+        isinstance(node, ast.Call) and _dotted(node.func).split(".")[-1] == function_name
+        for node in ast.walk(tree)
+    )
+
+
+def _prompt_lines(source: str, first_line: int) -> list[int] | None:
+    """The 0-based document lines that start with a ``>>>`` prompt inside the string literal
+    that starts on 0-based ``first_line`` of ``source`` (None when there is no such literal)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+            and node.lineno - 1 == first_line
+        ):
+            lines = source.splitlines()
+            end = min((node.end_lineno or node.lineno) - 1, len(lines) - 1)
+            first = lines[first_line][node.col_offset :]
+            quote = _OPENING_QUOTE.match(first)
+            first = first[quote.end() :] if quote else first
+            prompts = []
+            for number in range(first_line, end + 1):
+                text = first if number == first_line else lines[number]
+                if _PROMPT.match(text.expandtabs()):
+                    prompts.append(number)
+            return prompts
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+# pytest tests
+
+
+def pytest_cases(
+    function_name: str,
+    module_path: Path,
+    workspace_root: Path,
+    *,
+    max_files: int = 200,
+    origin: TestOrigin = "public",
+) -> list[TestCase]:
+    """The workspace's pytest tests of ``function_name`` (defined in file ``module_path``).
+
+    Looks at up to ``max_files`` test files (``test_*.py``, ``*_test.py``) under
+    ``workspace_root`` (skipping :data:`SKIPPED_DIRS` and hidden directories, and files that
+    do not parse or exceed 1 MB), in sorted path order. A top-level ``def test*()`` is kept
+    when its file imports the module of ``module_path`` (``import pkg.mod``,
+    ``import mod as m``, ``from pkg.mod import f as g``, ``from pkg import mod``, relative
+    imports) and its body, or a module-level helper it uses, refers to the function through
+    that import.
+
+    Not collected, because running them needs pytest's machinery, which the sandbox harness
+    does not reimplement: tests with parameters (fixtures, ``parametrize``), ``async`` tests,
+    tests in classes, tests decorated with anything but ``pytest.mark.*`` (and those marked
+    skip/skipif/xfail/parametrize/usefixtures), and tests that use names imported from other
+    workspace modules (the workspace is not visible in the sandbox).
+
+    Each case: ``kind="pytest"``, ``id`` ``"pytest:<relative path>::<name>"``, ``source`` the
+    function (from ``def``, marks dropped), ``name``, ``setup`` the file's imports and
+    module-level definitions the test uses (transitively; relative imports of the module
+    made absolute), ``file`` the test file's path, ``line`` the 0-based line of ``def``, and
+    ``module_aliases`` the dotted names the file imports the module by.
+    """
+    root = workspace_root.resolve()
+    target = module_path.resolve()
+    candidates = _module_names(target, root)
+    cases: list[TestCase] = []
+    for path in _test_files(root, max_files):
+        if path.resolve() == target:
+            continue
+        try:
+            if path.stat().st_size > MAX_TEST_FILE_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8")
+            tree = ast.parse(text, str(path))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            continue
+        cases.extend(_file_cases(text, tree, path, root, target, candidates, function_name, origin))
+    return cases
+
+
+def _test_files(root: Path, max_files: int) -> list[Path]:
+    found: list[Path] = []
+    if max_files <= 0:
+        return found
+    for directory, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in SKIPPED_DIRS and not d.startswith(".") and not d.endswith(".egg-info")
+        )  # fmt: skip
+        for name in sorted(filenames):
+            if name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")):
+                found.append(Path(directory, name))
+                if len(found) >= max_files:
+                    return found
+    return found
+
+
+def _module_names(target: Path, root: Path) -> list[str]:
+    """Dotted names the module file may be imported by, longest first: every suffix of its
+    path under ``root`` (``src.pkg.mod``, ``pkg.mod``, ``mod``)."""
+    try:
+        parts = list(target.relative_to(root).with_suffix("").parts)
+    except ValueError:
+        parts = [target.stem]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1] or [target.parent.name]
+    return [".".join(parts[i:]) for i in range(len(parts))]
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else ""
+    if isinstance(node, ast.Call):
+        return _dotted(node.func)
+    return ""
+
+
+def _resolve_relative(path: Path, level: int, module: str | None) -> Path:
+    base = path.parent
+    for _ in range(level - 1):
+        base = base.parent
+    return base.joinpath(*module.split(".")) if module else base
+
+
+def _is_file_of(candidate: Path, target: Path) -> bool:
+    return candidate.with_suffix(".py") == target or candidate / "__init__.py" == target
+
+
+def _workspace_module(dotted: str, path: Path, root: Path) -> bool:
+    """True when ``dotted`` names a module file in the workspace (not visible in the
+    sandbox)."""
+    parts = dotted.split(".")
+    for base in (root, root / "src", path.parent):
+        candidate = base.joinpath(*parts)
+        if candidate.with_suffix(".py").is_file() or (candidate / "__init__.py").is_file():
+            return True
+    return False
+
+
+class _Imports:
+    """What one test file imports: the names bound to the function and to its module, the
+    dotted names of the module, and names bound by imports of other workspace modules."""
+
+    def __init__(self) -> None:
+        self.function_names: set[str] = set()
+        self.module_chains: set[str] = set()
+        self.aliases: list[str] = []
+        self.workspace_names: set[str] = set()
+        self.rewritten: dict[int, str] = {}  # id(node) -> absolute import text
+
+    def add_alias(self, dotted: str) -> None:
+        if dotted not in self.aliases:
+            self.aliases.append(dotted)
+
+
+def _read_imports(
+    tree: ast.Module, path: Path, root: Path, target: Path, candidates: list[str],
+    function_name: str,
+) -> _Imports:  # fmt: skip
+    found = _Imports()
+    for node in _top_level(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in candidates:
+                    found.add_alias(alias.name)
+                    found.module_chains.add(alias.asname or alias.name)
+                elif _workspace_module(alias.name, path, root):
+                    found.workspace_names.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            relative = node.level > 0
+            if relative:
+                base = _resolve_relative(path, node.level, node.module)
+                dotted_here = candidates[0] if _is_file_of(base, target) else None
+            else:
+                dotted_here = module if module in candidates else None
+            if dotted_here is not None:
+                found.add_alias(dotted_here)
+                names = []
+                for alias in node.names:
+                    if alias.name in (function_name, "*"):
+                        found.function_names.add(alias.asname or function_name)
+                    names.append(alias)
+                if relative:
+                    found.rewritten[id(node)] = ast.unparse(
+                        ast.ImportFrom(module=dotted_here, names=names, level=0)
+                    )
+                continue
+            for alias in node.names:
+                if relative:
+                    sub = _resolve_relative(path, node.level, node.module) / alias.name
+                    is_target = _is_file_of(sub, target)
+                    full = candidates[0]
+                else:
+                    full = f"{module}.{alias.name}" if module else alias.name
+                    is_target = full in candidates
+                if is_target:
+                    found.add_alias(full)
+                    found.module_chains.add(alias.asname or alias.name)
+                    if relative:
+                        found.rewritten[id(node)] = _absolute_import(full, alias)
+                elif relative or _workspace_module(module, path, root):
+                    found.workspace_names.add(alias.asname or alias.name)
+    return found
+
+
+def _absolute_import(full: str, alias: ast.alias) -> str:
+    """``from pkg import mod [as m]``: a relative import of the module under test, made
+    absolute (the sandbox aliases ``full`` to the program)."""
+    parent, _, name = full.rpartition(".")
+    bound = alias.asname or alias.name
+    suffix = "" if bound == name else f" as {bound}"
+    return f"from {parent} import {name}{suffix}" if parent else f"import {name}{suffix}"
+
+
+def _top_level(tree: ast.Module):
+    """Top-level statements, looking into ``try``/``if`` blocks (optional imports)."""
+    for node in tree.body:
+        yield node
+        if isinstance(node, (ast.Try, ast.If)) and not _is_main_guard(node):
+            for child in ast.walk(node):
+                if isinstance(child, (ast.Import, ast.ImportFrom)):
+                    yield child
+
+
+def _is_main_guard(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Compare)
+        and _dotted(node.test.left) == "__name__"
+    )
+
+
+def _bound_names(node: ast.stmt) -> set[str]:
+    """Names a top-level statement binds in the module namespace."""
+    names: set[str] = set()
+
+    def visit(current: ast.AST) -> None:
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(current.name)
+            return
+        if isinstance(current, (ast.Import, ast.ImportFrom)):
+            for alias in current.names:
+                names.add(alias.asname or alias.name.split(".")[0])
+            return
+        if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Store):
+            names.add(current.id)
+        for child in ast.iter_child_nodes(current):
+            visit(child)
+
+    visit(node)
+    return names
+
+
+def _used_names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _uses_function(tree: ast.AST, imports: _Imports, function_name: str) -> bool:
+    """Whether ``tree`` refers to the function (by an imported name or through its module)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in imports.function_names:
+            return True
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == function_name
+            and _dotted(node.value) in imports.module_chains
+        ):
+            return True
+    return False
+
+
+def _runnable(function: ast.AST) -> bool:
+    """A plain test function: no parameters without defaults, not async, only harmless
+    ``pytest.mark`` decorators."""
+    if not isinstance(function, ast.FunctionDef):
+        return False
+    args = function.args
+    positional = args.posonlyargs + args.args
+    if len(positional) > len(args.defaults) or args.vararg or args.kwarg:
+        return False
+    if any(default is None for default in args.kw_defaults):
+        return False
+    for decorator in function.decorator_list:
+        dotted = _dotted(decorator)
+        if not dotted.startswith("pytest.mark."):
+            return False
+        if dotted.split(".")[2] in _UNRUNNABLE_MARKS:
+            return False
+    return True
+
+
+def _segment(lines: list[str], node: ast.stmt) -> str:
+    """The statement's text, decorators included (top-level, so no dedent is needed)."""
+    start = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno]) - 1
+    return "\n".join(lines[start : node.end_lineno])
+
+
+def _file_cases(
+    text: str, tree: ast.Module, path: Path, root: Path, target: Path, candidates: list[str],
+    function_name: str, origin: TestOrigin,
+) -> list[TestCase]:  # fmt: skip
+    imports = _read_imports(tree, path, root, target, candidates, function_name)
+    if not imports.aliases:
+        return []
+    lines = text.splitlines()
+    tests = [
+        node
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.name.startswith("test")
+    ]
+    test_ids = {id(node) for node in tests}
+    definitions = [
+        node
+        for node in tree.body
+        if id(node) not in test_ids
+        and not _is_main_guard(node)
+        and not (isinstance(node, ast.ImportFrom) and node.module == "__future__")
+    ]
+    bound = {id(node): _bound_names(node) for node in definitions}
+    used = {id(node): _used_names(node) for node in definitions}
+    try:
+        relative = path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        relative = path.name
+    cases = []
+    for function in tests:
+        if not _runnable(function):
+            continue
+        needed = set().union(*(_used_names(n) for n in [function.args, *function.body]))
+        chosen: set[int] = set()
+        changed = True
+        while changed:
+            changed = False
+            for node in definitions:
+                if id(node) not in chosen and bound[id(node)] & needed:
+                    chosen.add(id(node))
+                    needed |= used[id(node)]
+                    changed = True
+        setup_nodes = [node for node in definitions if id(node) in chosen]
+        helpers = [n for n in setup_nodes if not isinstance(n, (ast.Import, ast.ImportFrom))]
+        if not any(_uses_function(n, imports, function_name) for n in [function, *helpers]):
+            continue
+        names_from_workspace = (
+            set().union(
+                *(bound[id(n)] for n in setup_nodes if isinstance(n, (ast.Import, ast.ImportFrom)))
+            )
+            & imports.workspace_names
+        )
+        if names_from_workspace:
+            continue
+        setup = "\n".join(
+            imports.rewritten.get(id(node)) or _segment(lines, node) for node in setup_nodes
+        )
+        start = function.lineno - 1
+        body = "\n".join(lines[start : function.end_lineno])
+        cases.append(
+            TestCase(
+                id=f"pytest:{relative}::{function.name}",
+                kind="pytest",
+                origin=origin,
+                source=body + "\n",
+                name=function.name,
+                setup=setup + "\n" if setup else "",
+                file=str(path),
+                line=start,
+                module_aliases=list(imports.aliases),
+            )
+        )
+    return cases
