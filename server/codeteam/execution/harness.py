@@ -1,0 +1,632 @@
+"""The test harness that runs *inside* the sandbox (standard library only; no codeteam).
+
+The runner copies this file into the sandbox next to the program module and runs::
+
+    python -S -s -B _codeteam_harness.py _codeteam_spec.json
+
+The spec (JSON) holds ``module`` (the program's module name; its file ``<module>.py`` sits in
+the working directory), ``tests`` (a list of objects with ``id``, ``kind``, ``source``,
+``expected``, ``name``, ``setup``, ``file``, ``line``, ``module_aliases``), ``test_timeout``
+(seconds per test) and ``sys_path`` (directories appended to ``sys.path``).
+
+Results go, one JSON object per line and written as soon as they are known, to the file
+descriptor named in ``$CODETEAM_RESULTS_FD``: ``{"event": "start", "index": i}`` before a
+test, ``{"event": "outcome", "index": i, ...}`` after it (the fields of ``TestOutcome``), and
+``{"event": "done"}`` at the end. If the interpreter dies mid-run (``os._exit``, a segfault, a
+kill), the runner keeps the outcomes already written and knows which test was running.
+
+Per test: ``status`` is passed / failed (an assert or a doctest comparison failed) / error
+(any other exception, including the program failing to import) / timeout (``SIGALRM`` after
+``test_timeout`` seconds, repeated every 0.2 s in case the code swallows the first one).
+``program_line`` is the 1-based line of the innermost traceback frame in the program file.
+"""
+
+import builtins
+import io
+import json
+import linecache
+import os
+import reprlib
+import signal
+import sys
+import time
+import traceback
+import types
+
+FIELD_LIMIT = 2000  # characters of expected/actual/message
+STDOUT_LIMIT = 4000  # characters of a test's captured stdout
+TRACEBACK_LIMIT = 6000  # characters of a traceback (its end is kept)
+ALARM_REPEAT = 0.2  # seconds between repeated timeout signals
+
+_OPS = {
+    "Eq": ("==", lambda a, b: a == b),
+    "NotEq": ("!=", lambda a, b: a != b),
+    "Lt": ("<", lambda a, b: a < b),
+    "LtE": ("<=", lambda a, b: a <= b),
+    "Gt": (">", lambda a, b: a > b),
+    "GtE": (">=", lambda a, b: a >= b),
+    "Is": ("is", lambda a, b: a is b),
+    "IsNot": ("is not", lambda a, b: a is not b),
+    "In": ("in", lambda a, b: a in b),
+    "NotIn": ("not in", lambda a, b: a not in b),
+}
+
+
+class TestTimeout(BaseException):
+    """Raised by the SIGALRM handler: a BaseException, so ``except Exception`` in the tested
+    code does not swallow it."""
+
+
+class _Harness:
+    def __init__(self, spec):
+        self.spec = spec
+        self.results_fd = int(os.environ.get("CODETEAM_RESULTS_FD", "1"))
+        self.module_name = spec["module"]
+        self.program_file = os.path.abspath(self.module_name + ".py")
+        self.test_files = set()
+        self.armed = False
+        self.last = None  # (assert line, left, right, op) of the last recorded comparison
+        self.repr = reprlib.Repr()
+        self.repr.maxlevel = 8
+        self.repr.maxstring = self.repr.maxother = self.repr.maxlong = FIELD_LIMIT
+        for name in (
+            "maxtuple",
+            "maxlist",
+            "maxarray",
+            "maxdict",
+            "maxset",
+            "maxfrozenset",
+            "maxdeque",
+        ):
+            setattr(self.repr, name, 200)
+        self.write = os.write  # kept: the tested code may monkeypatch os
+
+    # -- output ------------------------------------------------------------------------------
+
+    def emit(self, record):
+        for key, value in record.items():
+            if isinstance(value, str):  # no lone surrogates: the runner wants valid UTF-8
+                record[key] = value.encode("utf-8", "replace").decode("utf-8")
+        data = (json.dumps(record) + "\n").encode("utf-8")
+        view = memoryview(data)
+        while view:
+            view = view[self.write(self.results_fd, view) :]
+
+    # -- timeouts ----------------------------------------------------------------------------
+
+    def _alarm(self, signum, frame):
+        if self.armed:
+            raise TestTimeout()
+
+    def guarded(self, function, seconds):
+        """Call ``function()`` under a timer: ("ok", value) / ("timeout", exc) /
+        ("raised", exc)."""
+        try:
+            self.armed = True
+            signal.setitimer(signal.ITIMER_REAL, seconds, ALARM_REPEAT)
+            try:
+                return "ok", function()
+            finally:
+                self.armed = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except TestTimeout as exc:
+            return "timeout", exc
+        except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt, anything
+            return "raised", exc
+
+    # -- reprs and tracebacks ----------------------------------------------------------------
+
+    def safe_repr(self, value):
+        status, text = self.guarded(lambda: self.repr.repr(value), 1.0)
+        if status != "ok":
+            return f"<repr failed: {type(text).__name__}>"
+        return text
+
+    def is_failure(self, exc):
+        """An assert of the test code failed (or pytest.fail / pytest.raises did): "failed";
+        anything else, including an assert inside the program, is an error."""
+        kind = type(exc)
+        if kind.__name__ == "Failed" and any(
+            base.__name__ == "OutcomeException" for base in kind.__mro__
+        ):  # pytest.fail(), pytest.raises' DID NOT RAISE (pytest names its module "builtins")
+            return True
+        if not isinstance(exc, AssertionError):
+            return False
+        frames = self.frames(exc)
+        return bool(frames) and frames[-1].filename in self.test_files
+
+    def frames(self, exc):
+        """The traceback's frames in the program file and the test code."""
+        keep = []
+        for frame in traceback.extract_tb(exc.__traceback__):
+            if frame.filename == self.program_file:
+                frame.filename = self.module_name + ".py"
+                keep.append(frame)
+            elif frame.filename in self.test_files or frame.filename.startswith("<doctest "):
+                keep.append(frame)
+        return keep
+
+    def describe(self, exc, outcome):
+        """Fill ``exception_type``, ``message``, ``traceback`` and ``program_line``."""
+        kind = type(exc)
+        module = getattr(kind, "__module__", "builtins")
+        name = (
+            kind.__qualname__ if module in ("builtins", None) else module + "." + kind.__qualname__
+        )
+        outcome["exception_type"] = name
+        try:
+            message = str(exc)
+        except BaseException:  # noqa: BLE001
+            message = "<str() failed>"
+        frames = self.frames(exc)
+        program_frames = [f for f in frames if f.filename == self.module_name + ".py"]
+        if program_frames:
+            outcome["program_line"] = program_frames[-1].lineno
+        program_names = (self.program_file, self.module_name + ".py")
+        if isinstance(exc, SyntaxError) and exc.filename in program_names and exc.lineno:
+            outcome["program_line"] = exc.lineno
+            exc.filename = self.module_name + ".py"
+        if not message and isinstance(exc, AssertionError) and frames:
+            message = (frames[-1].line or "").strip()
+        outcome["message"] = message[:FIELD_LIMIT]
+        text = "".join(traceback.format_list(frames))
+        text = ("Traceback (most recent call last):\n" + text if frames else "") + "".join(
+            traceback.format_exception_only(kind, exc)
+        )
+        if len(text) > TRACEBACK_LIMIT:
+            text = "...\n" + text[-TRACEBACK_LIMIT:]
+        outcome["traceback"] = text
+
+    def register_source(self, filename, source, first_line=0):
+        """Make ``source`` (starting at 0-based ``first_line`` of ``filename``) visible to
+        tracebacks."""
+        lines = ["\n"] * first_line + [line + "\n" for line in source.splitlines()]
+        linecache.cache[filename] = (len(source), None, lines, filename)
+        self.test_files.add(filename)
+
+    # -- processes ---------------------------------------------------------------------------
+
+    def kill_strays(self):
+        """SIGKILL every other process in the sandbox's private pid namespace (bwrap only:
+        ``kill(-1)`` reaches exactly the caller's namespace, minus its init and the caller)."""
+        if os.environ.get("CODETEAM_PRIVATE_PIDNS") == "1" and os.getppid() == 1:
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except OSError:
+                pass
+
+    # -- the program -------------------------------------------------------------------------
+
+    def import_program(self):
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(self.module_name, self.program_file)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[self.module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(self.module_name, None)
+            raise
+        return module
+
+    def alias(self, module, dotted):
+        """Make ``import dotted`` / ``from dotted import f`` give the program module."""
+        if not dotted or dotted == self.module_name:
+            return
+        sys.modules[dotted] = module
+        parts = dotted.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            parent_name = ".".join(parts[:i])
+            parent = sys.modules.get(parent_name)
+            if parent is None:
+                parent = types.ModuleType(parent_name)
+                parent.__path__ = []
+                sys.modules[parent_name] = parent
+            child = sys.modules[".".join(parts[: i + 1])]
+            try:
+                setattr(parent, parts[i], child)
+            except (AttributeError, TypeError):
+                pass
+
+    # -- assert rewriting --------------------------------------------------------------------
+
+    def _compare(self, line, op, left, right):
+        self.last = (line, left, right, op)
+        return _OPS[op][1](left, right)
+
+    def _value(self, line, negated, value):
+        self.last = (line, value, None, "not" if negated else "truth")
+        return value
+
+    def compile_test(self, source, filename, first_line=0):
+        """Compile test code with its ``assert`` statements rewritten to record the values
+        they compare (evaluated once, as written). Line numbers are kept (offset by
+        ``first_line``)."""
+        import ast
+
+        tree = ast.parse(source, filename)
+        if first_line:
+            ast.increment_lineno(tree, first_line)
+
+        class Rewrite(ast.NodeTransformer):
+            def visit_Assert(self, node):
+                test = node.test
+                line = node.lineno
+                if isinstance(test, ast.Compare) and len(test.ops) == 1:
+                    op = type(test.ops[0]).__name__
+                    call = ast.Call(
+                        func=ast.Name("__codeteam_compare__", ast.Load()),
+                        args=[ast.Constant(line), ast.Constant(op), test.left, test.comparators[0]],
+                        keywords=[],
+                    )
+                elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                    call = ast.UnaryOp(
+                        ast.Not(),
+                        ast.Call(
+                            func=ast.Name("__codeteam_value__", ast.Load()),
+                            args=[ast.Constant(line), ast.Constant(True), test.operand],
+                            keywords=[],
+                        ),
+                    )
+                else:
+                    call = ast.Call(
+                        func=ast.Name("__codeteam_value__", ast.Load()),
+                        args=[ast.Constant(line), ast.Constant(False), test],
+                        keywords=[],
+                    )
+                node.test = ast.copy_location(call, test)
+                ast.fix_missing_locations(node)
+                return node
+
+        tree = Rewrite().visit(tree)
+        self.register_source(filename, source, first_line)
+        return compile(tree, filename, "exec")
+
+    def helpers(self):
+        return {"__codeteam_compare__": self._compare, "__codeteam_value__": self._value}
+
+    def compared(self, exc, outcome):
+        """expected/actual of the failing assert, from its recorded comparison."""
+        frames = self.frames(exc)
+        if self.last is None or not frames:
+            return
+        line, left, right, op = self.last
+        if frames[-1].lineno != line:
+            return
+        if op == "truth":
+            outcome["expected"] = "a true value"
+            outcome["actual"] = self.safe_repr(left)
+        elif op == "not":
+            outcome["expected"] = "a false value"
+            outcome["actual"] = self.safe_repr(left)
+        elif op == "Eq":
+            outcome["expected"] = self.safe_repr(right)
+            outcome["actual"] = self.safe_repr(left)
+        else:
+            outcome["expected"] = f"{_OPS[op][0]} {self.safe_repr(right)}"
+            outcome["actual"] = self.safe_repr(left)
+
+    # -- test kinds --------------------------------------------------------------------------
+
+    def run_assert(self, test, module, outcome):
+        test_id = test["id"]
+        filename = f"<test {test_id}>"
+        namespace = dict(vars(module))
+        namespace.update(self.helpers())
+        if test.get("setup"):
+            setup = compile(test["setup"], f"<setup {test_id}>", "exec")
+            exec(setup, namespace)  # noqa: S102 - running the test is the point
+        exec(self.compile_test(test["source"], filename), namespace)  # noqa: S102
+
+    def run_pytest(self, test, module, outcome):
+        test_id = test["id"]
+        filename = test.get("file") or f"<test {test_id}>"
+        name = test.get("name") or ""
+        namespace = {"__name__": "codeteam_test", "__builtins__": builtins}
+        namespace.update(self.helpers())
+        if test.get("setup"):
+            setup_file = f"<setup of {name}>"
+            self.register_source(setup_file, test["setup"])
+            exec(compile(test["setup"], setup_file, "exec"), namespace)  # noqa: S102
+        code = self.compile_test(test["source"], filename, test.get("line") or 0)
+        exec(code, namespace)  # noqa: S102 - defines the test function
+        function = namespace.get(name)
+        if not callable(function):
+            raise TypeError(f"test function {name!r} is not defined by its source")
+        function()
+
+    def run_doctest(self, test, module, outcome, seconds):
+        import doctest
+
+        harness = self
+
+        class Spoof(doctest._SpoofOut):
+            """doctest's captured output, capped."""
+
+            def write(self, text):
+                if self.tell() < 4 * STDOUT_LIMIT:
+                    return super().write(text)
+                return len(text)
+
+        class Runner(doctest.DocTestRunner):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                self._fakeout = Spoof()
+                self.result = None
+                self.setup_problem = None
+
+            def report_start(self, out, test, example):
+                pass
+
+            def report_success(self, out, test, example, got):
+                if example is target:
+                    self.result = ("passed", got)
+
+            def report_failure(self, out, test, example, got):
+                if example is target:
+                    self.result = ("failed", got)
+                elif self.setup_problem is None:
+                    self.setup_problem = f"printed {got[:200]!r}"
+                    self.setup_example = example
+
+            def report_unexpected_exception(self, out, test, example, exc_info):
+                if example is target:
+                    self.result = ("raised", exc_info[1])
+                elif self.setup_problem is None:
+                    exc = exc_info[1]
+                    self.setup_problem = f"raised {type(exc).__name__}: {exc}"
+                    self.setup_example = example
+
+        parser = doctest.DocTestParser()
+        examples = parser.get_examples(test.get("setup") or "") if test.get("setup") else []
+        target_examples = parser.get_examples(_doctest_text(test["source"], test.get("expected")))
+        if len(target_examples) != 1:
+            raise ValueError("a doctest case must hold exactly one example")
+        target = target_examples[0]
+        globs = dict(vars(module))
+        case = doctest.DocTest(examples + [target], globs, test["id"], None, 0, None)
+        runner = Runner(verbose=False, optionflags=0)
+
+        def run():
+            runner.run(case, out=lambda text: None, clear_globs=False)
+
+        status, exc = harness.guarded(run, seconds)
+        if status != "ok":
+            return status, exc
+        if runner.result is None:
+            return "raised", RuntimeError("the doctest did not run")
+        kind, value = runner.result
+        outcome["expected"] = target.want.rstrip("\n")[:FIELD_LIMIT]
+        if runner.setup_problem is not None and kind != "passed":
+            earlier = runner.setup_example.source.strip()[:200]
+            outcome["message"] = (
+                f"an earlier example of the docstring, >>> {earlier}, {runner.setup_problem}"
+            )
+        if kind == "passed":
+            outcome["actual"] = value.rstrip("\n")[:FIELD_LIMIT]
+            return "ok", None
+        if kind == "failed":
+            got = value.rstrip("\n")
+            outcome["actual"] = got[:FIELD_LIMIT]
+            outcome["status"] = "failed"
+            want = self.safe_repr(target.want.rstrip("\n"))
+            mismatch = f"expected {want}, got {self.safe_repr(got)}"
+            outcome["message"] = (outcome.get("message", "") + "; " + mismatch).lstrip("; ")
+            return "done", None
+        if isinstance(value, TestTimeout):
+            return "timeout", value
+        return "raised", value
+
+    # -- one test ----------------------------------------------------------------------------
+
+    def run_one(self, index, test, module, import_error):
+        outcome = {"event": "outcome", "index": index, "test_id": test["id"], "status": "passed"}
+        captured = _Capture(STDOUT_LIMIT)
+        started = time.perf_counter()
+        self.last = None
+        saved_stdout = sys.stdout
+        sys.stdout = captured
+        try:
+            if import_error is not None:
+                status, exc = import_error
+            elif test["kind"] == "doctest":
+                status, exc = self.run_doctest(test, module, outcome, self.timeout)
+            elif test["kind"] == "pytest":
+                status, exc = self.guarded(
+                    lambda: self.run_pytest(test, module, outcome), self.timeout
+                )
+            else:
+                status, exc = self.guarded(
+                    lambda: self.run_assert(test, module, outcome), self.timeout
+                )
+        finally:
+            sys.stdout = saved_stdout
+        outcome["seconds"] = time.perf_counter() - started
+        if status == "timeout":
+            self.kill_strays()  # e.g. a fork bomb's children, which would starve what follows
+            outcome["status"] = "timeout"
+            if import_error is not None:
+                outcome["message"] = (
+                    f"importing {self.module_name} took longer than {self.timeout:g} s"
+                )
+            else:
+                outcome["message"] = f"the test took longer than {self.timeout:g} s"
+            outcome["exception_type"] = "TimeoutError"
+            frames = self.frames(exc)
+            program = [f for f in frames if f.filename == self.module_name + ".py"]
+            if program:
+                outcome["program_line"] = program[-1].lineno
+                outcome["traceback"] = "".join(traceback.format_list(frames))[-TRACEBACK_LIMIT:]
+        elif status == "raised":
+            failed = import_error is None and self.is_failure(exc)
+            outcome["status"] = "failed" if failed else "error"
+            prefix = outcome.get("message", "")
+            self.describe(exc, outcome)
+            if import_error is not None:
+                outcome["message"] = f"importing {self.module_name} failed: {outcome['message']}"
+            elif prefix:
+                outcome["message"] = prefix + ": " + outcome["message"]
+            if failed:
+                self.compared(exc, outcome)
+        outcome["stdout"] = captured.getvalue()
+        return outcome
+
+    def main(self):
+        tests = self.spec["tests"]
+        self.timeout = float(self.spec.get("test_timeout") or 5.0)
+        signal.signal(signal.SIGALRM, self._alarm)
+        for path in self.spec.get("sys_path") or []:
+            if path not in sys.path:
+                sys.path.append(path)
+        self.emit({"event": "start", "index": -1})
+        captured = _Capture(STDOUT_LIMIT)
+        saved_stdout = sys.stdout
+        sys.stdout = captured
+        try:
+            status, value = self.guarded(self.import_program, self.timeout)
+        finally:
+            sys.stdout = saved_stdout
+        import_error = None
+        module = None
+        if status == "ok":
+            module = value
+            for test in tests:
+                for dotted in test.get("module_aliases") or []:
+                    self.alias(module, dotted)
+        else:
+            import_error = (status, value)
+        self.emit({"event": "imported", "ok": import_error is None, "stdout": captured.getvalue()})
+        for index, test in enumerate(tests):
+            self.emit({"event": "start", "index": index})
+            try:
+                outcome = self.run_one(index, test, module, import_error)
+            except BaseException as exc:  # noqa: BLE001 - a harness bug must not lose the run
+                outcome = {
+                    "event": "outcome",
+                    "index": index,
+                    "test_id": test["id"],
+                    "status": "error",
+                    "exception_type": type(exc).__name__,
+                    "message": f"harness error: {exc}",
+                }
+            self.emit(outcome)
+        self.emit({"event": "done"})
+
+
+class _Capture(io.TextIOBase):
+    """A stdout replacement that keeps the first ``limit`` characters written."""
+
+    def __init__(self, limit):
+        super().__init__()
+        self.limit = limit
+        self.parts = []
+        self.kept = 0
+        self.total = 0
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self.total += len(text)
+        room = self.limit - self.kept
+        if room > 0:
+            piece = text[:room]
+            self.parts.append(piece)
+            self.kept += len(piece)
+        return len(text)
+
+    def getvalue(self):
+        text = "".join(self.parts)
+        if self.total > self.kept:
+            text += (
+                f"\n[output truncated: {self.total} characters written, the first {self.kept} kept]"
+            )
+        return text
+
+
+def _doctest_text(source, want):
+    """Doctest text for one example: ``source`` behind ``>>>``/``...`` prompts, then
+    ``want``."""
+    lines = source.rstrip("\n").split("\n")
+    text = ">>> " + lines[0] + "\n" + "".join("... " + line + "\n" for line in lines[1:])
+    if want:
+        text += want.rstrip("\n") + "\n"
+    return text
+
+
+def _install_exit_builtins():
+    """``exit()``/``quit()`` as in a normal interpreter (``-S`` skips ``site``, which adds
+    them)."""
+    try:
+        import _sitebuiltins
+
+        builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
+        builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
+    except ImportError:  # pragma: no cover
+        pass
+
+
+def _guard_forks(limit):
+    """Last resort for "none" as root, where RLIMIT_NPROC does not apply: refuse os.fork and
+    friends (EAGAIN, like the rlimit) once this process group has ``limit`` tasks. Code that
+    forks from C bypasses it."""
+    import errno
+
+    group = os.getpgid(0)
+
+    def members():
+        count = 0
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open(f"/proc/{name}/stat", "rb") as handle:
+                        fields = handle.read().rsplit(b")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                if int(fields[2]) == group:
+                    count += int(fields[17])  # threads
+        return count
+
+    def guarded(function):
+        def wrapper(*args, **kwargs):
+            if members() >= limit:
+                raise BlockingIOError(errno.EAGAIN, f"process limit reached ({limit})")
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    for name in ("fork", "forkpty", "posix_spawn", "posix_spawnp"):
+        if hasattr(os, name):
+            setattr(os, name, guarded(getattr(os, name)))
+    try:
+        import _posixsubprocess
+
+        _posixsubprocess.fork_exec = guarded(_posixsubprocess.fork_exec)
+    except ImportError:  # pragma: no cover
+        pass
+
+
+def main(argv):
+    import faulthandler
+
+    if os.environ.get("CODETEAM_PRIVATE_PIDNS") == "root":
+        _guard_forks(int(os.environ.get("CODETEAM_MAX_PROCESSES") or 64))
+
+    faulthandler.enable()  # a crash prints where it happened to stderr; the runner reads it
+    with open(argv[1], encoding="utf-8") as handle:
+        spec = json.load(handle)
+    _install_exit_builtins()
+    _Harness(spec).main()
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

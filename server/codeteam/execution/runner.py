@@ -1,0 +1,202 @@
+"""Running tests on a program in the sandbox and turning what happened into a RunReport.
+
+One run = one sandboxed process: the program module, the harness (``harness.py``, standard
+library only) and a JSON spec are copied into the sandbox; the harness imports the program,
+runs each test and streams one JSON line per test back. Outcomes come back in the order of the
+tests given, always one per test: when the process dies mid-run (a crash, ``os._exit``, the
+wall-clock timeout), the finished tests keep their outcomes, the running one gets the reason
+and the rest are marked as not run.
+
+The results come from the same process as the tested code, which could forge them: they catch
+mistakes, they do not grade adversarial code.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import signal
+from functools import cache
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from codeteam.execution.models import RunReport, TestCase, TestOutcome
+from codeteam.execution.sandbox import (
+    ProcessResult,
+    SandboxPolicy,
+    python_argv,
+    run_sandboxed,
+    sandbox_site_packages,
+)
+from codeteam.task import Program
+
+HARNESS_FILE = "_codeteam_harness.py"
+SPEC_FILE = "_codeteam_spec.json"
+OUTPUT_TAIL = 4000
+"""Characters of stdout and of stderr kept in :attr:`RunReport.output` (their ends)."""
+
+_TEST_FIELDS = {"id", "kind", "source", "expected", "name", "setup", "file", "line",
+                "module_aliases"}  # fmt: skip
+
+
+@cache
+def harness_source() -> str:
+    """The text of the harness script copied into each sandbox."""
+    return Path(__file__).with_name("harness.py").read_text(encoding="utf-8")
+
+
+async def run_tests(
+    program: Program | str,
+    tests: list[TestCase],
+    *,
+    module_name: str = "solution",
+    policy: SandboxPolicy,
+) -> RunReport:
+    """Run ``tests`` against ``program`` in one sandboxed process.
+
+    ``program`` is the module text (a :class:`~codeteam.task.Program`, whose
+    ``function_offset`` maps failures to ``function_line``, or plain text); in the sandbox it
+    is the file ``<module_name>.py``, importable as ``module_name`` (and under each test's
+    ``module_aliases``). Each test gets ``policy.per_test_timeout_s`` seconds (at most
+    ``policy.timeout_s``); the whole run ``policy.timeout_s``.
+
+    Returns a :class:`RunReport` with one :class:`TestOutcome` per test, in the order of
+    ``tests``; the program failing to import is an "error" outcome for every test. With no
+    tests, an empty report and no process. Raises
+    :class:`~codeteam.execution.models.SandboxUnavailable` (message from
+    :func:`~codeteam.execution.sandbox.sandbox_problem`) when ``policy.mode`` is "bwrap" and
+    bwrap cannot run here; ``ValueError`` when ``module_name`` is not a plain identifier.
+    Cancellation kills the process (see :func:`~codeteam.execution.sandbox.run_sandboxed`).
+    """
+    if (
+        not module_name.isidentifier()
+        or keyword.iskeyword(module_name)
+        or module_name.startswith("_codeteam")
+    ):
+        raise ValueError(f"module_name must be a plain identifier, not {module_name!r}")
+    if not tests:
+        return RunReport(sandbox=policy.mode)
+    text = program.text if isinstance(program, Program) else program
+    spec = {
+        "module": module_name,
+        "tests": [test.model_dump(include=_TEST_FIELDS) for test in tests],
+        "test_timeout": min(policy.per_test_timeout_s, policy.timeout_s),
+        "sys_path": sandbox_site_packages(),
+    }
+    files = {
+        f"{module_name}.py": text,
+        HARNESS_FILE: harness_source(),
+        SPEC_FILE: json.dumps(spec),
+    }
+    result = await run_sandboxed(files, python_argv(HARNESS_FILE, SPEC_FILE), policy)
+    outcomes = _outcomes(tests, result, policy, module_name)
+    if isinstance(program, Program):
+        for outcome in outcomes:
+            if outcome.program_line is not None:
+                outcome.function_line = program.function_offset(outcome.program_line)
+    return RunReport(
+        outcomes=outcomes,
+        sandbox=policy.mode,
+        exit_code=result.exit_code,
+        killed=result.killed,
+        output=_output_tail(result),
+        seconds=result.seconds,
+    )
+
+
+def _outcomes(
+    tests: list[TestCase], result: ProcessResult, policy: SandboxPolicy, module_name: str
+) -> list[TestOutcome]:
+    found: dict[int, TestOutcome] = {}
+    running: int | None = None  # index of a started test without outcome; -1: the import
+    heard = False
+    finished = False
+    for line in result.results.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue  # a line cut by a crash
+        if not isinstance(event, dict):
+            continue
+        heard = True
+        kind = event.get("event")
+        index = event.get("index")
+        if kind == "start" and isinstance(index, int):
+            running = index
+        elif kind == "imported":
+            running = None
+        elif kind == "outcome" and isinstance(index, int) and 0 <= index < len(tests):
+            if index not in found:
+                found[index] = _parse_outcome(tests[index], event)
+            running = None
+        elif kind == "done":
+            finished = True
+            running = None
+    reason = _death_reason(result, policy)
+    outcomes = []
+    for index, test in enumerate(tests):
+        if index in found:
+            outcomes.append(found[index])
+            continue
+        if not heard:
+            message = f"the test harness did not run: {reason}"
+        elif running == -1:
+            message = f"the process died while importing {module_name}: {reason}"
+        elif index == running:
+            message = f"the process died during this test: {reason}"
+        elif finished:
+            message = "the harness reported no outcome for this test"
+        else:
+            message = f"not run: the process died before this test: {reason}"
+        status = "timeout" if result.killed and (index == running or running == -1) else "error"
+        outcomes.append(TestOutcome(test_id=test.id, status=status, message=message))
+    return outcomes
+
+
+def _parse_outcome(test: TestCase, event: dict) -> TestOutcome:
+    fields = {key: value for key, value in event.items() if key in TestOutcome.model_fields}
+    fields["test_id"] = test.id
+    fields.pop("function_line", None)
+    try:
+        return TestOutcome.model_validate(fields)
+    except ValidationError as error:
+        return TestOutcome(
+            test_id=test.id, status="error", message=f"malformed result from the harness: {error}"
+        )
+
+
+def _death_reason(result: ProcessResult, policy: SandboxPolicy) -> str:
+    """Why the process ended, for outcomes it did not report."""
+    if result.killed:
+        reason = f"the run exceeded its {policy.timeout_s:g} s wall-clock limit and was killed"
+    elif result.exit_code is None:
+        reason = "the process did not start"
+    elif result.exit_code < 0:
+        number = -result.exit_code
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        reason = f"killed by {name}"
+        if number == signal.SIGXCPU:
+            reason += f" (CPU time limit of {policy.cpu_s} s)"
+        elif number == signal.SIGKILL:
+            reason += " (the CPU time limit, or out of memory)"
+        elif number == signal.SIGSEGV:
+            reason += " (a crash, e.g. a C stack overflow)"
+    else:
+        reason = f"it exited with status {result.exit_code}"
+    last = [line for line in result.stderr.splitlines() if line.strip()]
+    if last and not result.killed:
+        reason += f"; stderr: {last[-1].strip()[:300]}"
+    return reason
+
+
+def _output_tail(result: ProcessResult) -> str:
+    parts = []
+    for name, text in (("stdout", result.stdout), ("stderr", result.stderr)):
+        if text:
+            tail = text if len(text) <= OUTPUT_TAIL else "…" + text[-OUTPUT_TAIL:]
+            parts.append(f"{name}:\n{tail}")
+    return "\n".join(parts)

@@ -1,0 +1,788 @@
+"""Running untrusted commands (generated code and its tests) in a sandbox.
+
+Generated code never runs in the server process. :func:`run_sandboxed` starts one subprocess
+per run, in one of two modes (:class:`SandboxPolicy` ``mode``):
+
+``"bwrap"`` (the default) runs the command in bubblewrap::
+
+    bwrap --unshare-user --uid 65534 --gid 65534 --disable-userns   # server not root, or
+    bwrap --cap-drop ALL --cap-add CAP_SETUID --cap-add CAP_SETGID  # server is root (see below)
+          --unshare-ipc --unshare-pid --unshare-net --unshare-uts --unshare-cgroup-try
+          --die-with-parent --new-session --hostname sandbox
+          --ro-bind /usr /usr  --symlink usr/bin /bin ...            # system dirs, read-only
+          --ro-bind /etc/ld.so.cache ... --ro-bind-data FD /etc/passwd ...  # a minimal /etc
+          --ro-bind <sys.base_prefix> ...   # the interpreter (even when it lives in $HOME)
+          --ro-bind <venv site-packages> ...  # the server venv's packages, read-only
+          --proc /proc --dev /dev --remount-ro /dev
+          --size N --tmpfs /dev/shm  --size N --tmpfs /tmp  --size N --tmpfs /sandbox
+          --file FD /sandbox/<name> ...      # the run's files, copied in
+          --chdir /sandbox --remount-ro /
+          [setpriv --reuid=65534 ...] prlimit --nproc=N -- <argv>
+
+The only writable places are three size-capped tmpfs mounts private to the run (``/sandbox``,
+the working directory that holds the run's files; ``/tmp``; ``/dev/shm``); they vanish with
+the run. There is no network (a private loopback only), no $HOME, no workspace, no access to
+the server's environment variables (API keys): the command gets a minimal environment.
+
+``"none"`` runs the same command as a plain subprocess in a fresh temporary directory (deleted
+afterwards) with the same rlimits and timeouts. This is NOT isolation: the code can read and
+write everything the server user can, and use the network. It exists for machines without
+working bubblewrap, and only when the user sets ``sandbox = "none"`` explicitly.
+
+Limits, in both modes (values from :class:`SandboxPolicy`):
+
+- rlimits set in the child before ``exec``: CPU seconds, address space, file size, core dumps
+  off; the wall-clock ``timeout_s`` kills the whole process group (and, under bwrap, the pid
+  namespace with everything in it: ``--die-with-parent`` plus ``--unshare-pid``).
+- Processes (fork bombs). ``RLIMIT_NPROC`` counts the tasks of the *real uid*, and the kernel
+  never enforces it for uid 0, even inside a user namespace (bwrap maps the sandbox uid back
+  to the caller's uid, so a root server's sandbox still runs as kernel uid 0). So:
+
+  * server not root: bwrap creates a user namespace; since Linux 5.14 ``RLIMIT_NPROC`` is
+    counted per user namespace, so ``prlimit --nproc`` *inside* the sandbox bounds this run's
+    tasks alone (setting it before bwrap would count all of the user's processes instead and
+    could stop bwrap itself from starting).
+  * server is root: no user namespace; bwrap runs privileged with every capability dropped
+    but CAP_SETUID/CAP_SETGID, and ``setpriv`` inside switches to the real uid/gid 65534
+    (nobody) before the command starts, so the rlimit applies (counted over uid 65534
+    system-wide: concurrent runs share the budget; the limit is the tasks uid 65534 already
+    has plus ``max_processes``). This also means root's privileges are gone for real, not
+    only renamed.
+  * ``"none"``: the limit is the server user's current task count plus ``max_processes``.
+    It has no effect when the server runs as root; then, as a last resort, the test harness
+    refuses forks and spawns once its process group has ``max_processes`` members (a
+    guard in Python that C code can bypass: "none" is not isolation).
+
+  When util-linux's ``setpriv``/``prlimit`` are missing, a short Python shim does the same
+  (about 15 ms more per run). A pids cgroup would be an alternative, but it is only writable
+  by root or under systemd delegation, so it is not relied on. Threads count as tasks.
+
+Output: stdout and stderr are read incrementally and at most ``output_limit_bytes`` of each
+are kept (the rest is drained and counted, so the child never blocks on a full pipe). A third
+pipe, whose descriptor number is in ``$CODETEAM_RESULTS_FD`` inside the sandbox, carries the
+command's machine-readable results (:attr:`ProcessResult.results`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import resource
+import shutil
+import signal
+import site
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Self
+
+from pydantic import BaseModel, Field
+
+log = logging.getLogger(__name__)
+
+SANDBOX_DIR = "/sandbox"
+"""The working directory inside bwrap: holds the run's files; writable (a tmpfs)."""
+
+SANDBOX_UID = 65534
+"""uid and gid the sandboxed code runs as (nobody/nogroup)."""
+
+RESULTS_FD_ENV = "CODETEAM_RESULTS_FD"
+"""Environment variable naming the results pipe's descriptor number inside the sandbox."""
+
+PRIVATE_PIDNS_ENV = "CODETEAM_PRIVATE_PIDNS"
+"""Set to "1" inside bwrap: the command is in its own pid namespace (the harness may then
+kill every other process it can see), to "root" for "none" as root (no process limit
+applies: the harness guards forks itself), absent otherwise."""
+
+NPROC_ENV = "CODETEAM_MAX_PROCESSES"
+"""``max_processes`` of the policy, for the harness's last-resort fork guard."""
+
+RESULTS_LIMIT_BYTES = 32 * 1024 * 1024
+"""At most this much of the results channel is kept."""
+
+_DRAIN_GRACE_S = 1.0
+"""After the process exits, how long to wait for its pipes to reach end of file."""
+
+NOT_INSTALLED = (
+    'bubblewrap (bwrap) is not installed: apt-get install bubblewrap, or set sandbox = "none" '
+    "to run generated code unsandboxed at your own risk"
+)
+
+
+class SandboxPolicy(BaseModel):
+    """How generated code runs.
+
+    - ``mode``: ``"bwrap"`` (bubblewrap isolation, the default) or ``"none"`` (a plain
+      subprocess with the same limits; not isolation: only when the user opts in).
+    - ``timeout_s``: wall-clock seconds for a whole run (process start to exit); then the
+      process group, and under bwrap the whole pid namespace, is killed.
+    - ``per_test_timeout_s``: seconds one test may take inside a run (enforced by the test
+      harness with ``SIGALRM``; capped at ``timeout_s``).
+    - ``cpu_s``: CPU seconds per process (``RLIMIT_CPU``; SIGXCPU, then SIGKILL 1 s later).
+    - ``memory_mb``: address space per process in MiB (``RLIMIT_AS``); allocations beyond it
+      fail (``MemoryError`` in Python).
+    - ``file_size_mb``: largest file a process may write, in MiB (``RLIMIT_FSIZE``).
+    - ``max_processes``: processes plus threads the command may run at once
+      (``RLIMIT_NPROC``, see the module docstring for how it is made per-run).
+    - ``output_limit_bytes``: bytes kept of stdout and of stderr, each.
+    - ``scratch_mb``: size in MiB of each writable tmpfs under bwrap (``/sandbox``, ``/tmp``,
+      ``/dev/shm``); they live in RAM.
+    """
+
+    mode: Literal["bwrap", "none"] = "bwrap"
+    timeout_s: float = Field(default=10.0, gt=0)
+    per_test_timeout_s: float = Field(default=5.0, gt=0)
+    cpu_s: int = Field(default=10, ge=1)
+    memory_mb: int = Field(default=1024, ge=64)
+    file_size_mb: int = Field(default=16, ge=1)
+    max_processes: int = Field(default=64, ge=1)
+    output_limit_bytes: int = Field(default=1_000_000, ge=1024)
+    scratch_mb: int = Field(default=64, ge=1)
+
+
+class ProcessResult(BaseModel):
+    """What one sandboxed process did.
+
+    ``exit_code`` is the command's exit status, negative when a signal ended it (-9: SIGKILL;
+    under bwrap an exit status 129..192 of the command is reported as that signal, since bwrap
+    reports deaths by signal that way); None if it never started. ``stdout`` and ``stderr``
+    are the first ``output_limit_bytes`` of each (UTF-8, undecodable bytes replaced), with a
+    note appended when more was written (``stdout_bytes``/``stderr_bytes`` are the totals).
+    ``results`` is the text the command wrote to the results channel (``$CODETEAM_RESULTS_FD``).
+    ``killed`` is True when the wall-clock timeout ended the run; ``seconds`` is the wall-clock
+    time from start to exit.
+    """
+
+    exit_code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    results: str = ""
+    killed: bool = False
+    seconds: float = 0.0
+    sandbox: Literal["bwrap", "none"] = "bwrap"
+
+
+# --------------------------------------------------------------------------------------------
+# The host side: which interpreter, which paths, which tools.
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Paths the sandboxed interpreter needs (all absolute, resolved)."""
+
+    python: str
+    prefixes: tuple[str, ...]
+    site_packages: tuple[str, ...]
+
+
+_layout_cache: _Layout | None = None
+
+
+def _python_layout() -> _Layout:
+    """The server's interpreter (resolved through the venv's symlink), its installation
+    prefix(es), and the server environment's site-packages directories."""
+    global _layout_cache
+    if _layout_cache is None:
+        python = os.path.realpath(sys.executable)
+        prefixes = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}
+        packages: list[str] = []
+        for path in site.getsitepackages():
+            real = os.path.realpath(path)
+            if os.path.isdir(real) and real not in packages:
+                packages.append(real)
+        _layout_cache = _Layout(python, tuple(sorted(prefixes)), tuple(packages))
+    return _layout_cache
+
+
+def sandbox_python() -> str:
+    """Absolute path of the interpreter to put in ``argv`` (the same inside and outside)."""
+    return _python_layout().python
+
+
+def sandbox_site_packages() -> list[str]:
+    """The server environment's site-packages directories, readable inside the sandbox (the
+    interpreter runs with ``-S``, so the command must put them on ``sys.path`` itself)."""
+    return list(_python_layout().site_packages)
+
+
+def python_argv(*args: str) -> list[str]:
+    """``[interpreter, "-S", "-s", "-B", *args]``: no site processing (fast start), no user
+    site-packages, no bytecode files."""
+    return [sandbox_python(), "-S", "-s", "-B", *args]
+
+
+def _tool(name: str) -> str | None:
+    """A util-linux tool that is also visible inside the sandbox (under a bound system dir)."""
+    for directory in ("/usr/bin", "/bin", "/usr/sbin", "/sbin"):
+        path = os.path.join(directory, name)
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def _bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+# --------------------------------------------------------------------------------------------
+# Detection.
+
+_problems: dict[tuple[str, int], str | None] = {}
+_problems_lock = threading.Lock()
+_disable_userns_ok: dict[str, bool] = {}
+
+
+def sandbox_problem(mode: str) -> str | None:
+    """None when sandbox ``mode`` is usable here, else a message for the user.
+
+    ``"none"`` is always usable. For ``"bwrap"`` the bwrap binary must exist on PATH and be
+    able to start a sandboxed interpreter; the first check runs one (about 30 ms) and the
+    answer is cached per bwrap path and effective uid.
+    """
+    if mode == "none":
+        return None
+    if mode != "bwrap":
+        return f'unknown sandbox mode {mode!r} (use "bwrap" or "none")'
+    bwrap = _bwrap_path()
+    if bwrap is None:
+        return NOT_INSTALLED
+    key = (bwrap, os.geteuid())
+    with _problems_lock:
+        if key not in _problems:
+            _problems[key] = _probe(bwrap)
+        return _problems[key]
+
+
+def _probe(bwrap: str) -> str | None:
+    policy = SandboxPolicy(timeout_s=10)
+    for disable_userns in (True, False):
+        _disable_userns_ok[bwrap] = disable_userns
+        with _Prepared(bwrap, {}, python_argv("-c", "pass"), policy) as prepared:
+            try:
+                done = subprocess.run(
+                    prepared.argv,
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    pass_fds=prepared.pass_fds,
+                    env=prepared.env,
+                    cwd=prepared.cwd,
+                    preexec_fn=prepared.preexec,
+                    timeout=20,
+                    check=False,
+                )
+            except (OSError, subprocess.SubprocessError) as error:
+                return f"bubblewrap (bwrap) at {bwrap} cannot be started: {error}"
+        if done.returncode == 0:
+            return None
+        err = done.stderr.decode("utf-8", "replace").strip()
+        if disable_userns and "disable-userns" in err:
+            continue  # bwrap older than 0.8: retry without that option
+        detail = err.splitlines()[-1] if err else f"exit status {done.returncode}"
+        return (
+            f"bubblewrap (bwrap) at {bwrap} cannot create a sandbox here ({detail}); "
+            "unprivileged user namespaces may be disabled (sysctl "
+            "kernel.unprivileged_userns_clone, or an AppArmor userns restriction). Fix that, "
+            'or set sandbox = "none" to run generated code unsandboxed at your own risk'
+        )
+    return None  # pragma: no cover
+
+
+# --------------------------------------------------------------------------------------------
+# Building the command line.
+
+
+def _count_tasks(uid: int) -> int:
+    """Tasks (processes and threads) whose real uid is ``uid``, system-wide (what
+    ``RLIMIT_NPROC`` counts outside a user namespace)."""
+    total = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status", "rb") as handle:
+                status = handle.read()
+        except OSError:
+            continue
+        real_uid = threads = None
+        for line in status.splitlines():
+            if line.startswith(b"Uid:"):
+                real_uid = int(line.split()[1])
+            elif line.startswith(b"Threads:"):
+                threads = int(line.split()[1])
+        if real_uid == uid:
+            total += threads or 1
+    return total
+
+
+def _clamp(value: int, limit: int) -> int:
+    hard = resource.getrlimit(limit)[1]
+    return value if hard == resource.RLIM_INFINITY else min(value, hard)
+
+
+def _rlimits(policy: SandboxPolicy, nproc: int | None) -> list[tuple[int, tuple[int, int]]]:
+    mib = 1024 * 1024
+    wanted = [
+        (resource.RLIMIT_CPU, policy.cpu_s, policy.cpu_s + 1),
+        (resource.RLIMIT_AS, policy.memory_mb * mib, policy.memory_mb * mib),
+        (resource.RLIMIT_FSIZE, policy.file_size_mb * mib, policy.file_size_mb * mib),
+        (resource.RLIMIT_CORE, 0, 0),
+    ]
+    if nproc is not None:
+        wanted.append((resource.RLIMIT_NPROC, nproc, nproc))
+    return [(kind, (_clamp(soft, kind), _clamp(hard, kind))) for kind, soft, hard in wanted]
+
+
+def _preexec(limits: list[tuple[int, tuple[int, int]]]):
+    """The function run in the child between fork and exec: only ``setrlimit`` calls on
+    values computed beforehand (no imports, locks or allocation-heavy work, so it is safe
+    enough in a threaded server)."""
+    setrlimit = resource.setrlimit
+
+    def apply() -> None:
+        for kind, value in limits:
+            setrlimit(kind, value)
+
+    return apply
+
+
+_SHIM = f"""\
+import os, resource, sys
+n = int(sys.argv[1]); drop = sys.argv[2] == "1"
+resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
+if drop:
+    os.setgroups([]); os.setresgid(*[{SANDBOX_UID}] * 3); os.setresuid(*[{SANDBOX_UID}] * 3)
+os.execv(sys.argv[3], sys.argv[3:])
+"""
+
+
+def _guard_argv(argv: list[str], nproc: int, drop_root: bool) -> list[str]:
+    """``argv`` prefixed by the steps that switch to uid 65534 (``drop_root``) and set
+    ``RLIMIT_NPROC`` inside the sandbox."""
+    setpriv, prlimit = _tool("setpriv"), _tool("prlimit")
+    if prlimit and (setpriv or not drop_root):
+        prefix: list[str] = []
+        if drop_root:
+            prefix = [
+                setpriv, f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups",
+                "--inh-caps=-all", "--",
+            ]  # fmt: skip
+        return [*prefix, prlimit, f"--nproc={nproc}", "--", *argv]
+    return python_argv("-c", _SHIM, str(nproc), "1" if drop_root else "0", *argv)
+
+
+_MINIMAL_ETC = {
+    "/etc/passwd": f"nobody:x:{SANDBOX_UID}:{SANDBOX_UID}:nobody:/nonexistent:/usr/sbin/nologin\n",
+    "/etc/group": f"nogroup:x:{SANDBOX_UID}:\n",
+    "/etc/hosts": "127.0.0.1 localhost\n::1 localhost ip6-localhost\n",
+    "/etc/nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
+}
+_HOST_ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+def _env(tmpdir: str) -> dict[str, str]:
+    """The whole environment the command gets (nothing of the server's)."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONIOENCODING": "utf-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "TMPDIR": tmpdir,
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+
+
+def _memfd(name: str, text: str) -> int:
+    fd = os.memfd_create(name, 0)
+    data = text.encode("utf-8")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _parents(path: str, made: set[str]) -> list[str]:
+    """bwrap options creating the missing parent directories of ``path`` with mode 0755
+    (bwrap itself would make them 0700, unreadable for uid 65534 when bwrap runs as root);
+    ``made`` holds the directories that exist already and is updated."""
+    missing = []
+    parent = os.path.dirname(path)
+    while parent not in made and parent != "/":
+        missing.append(parent)
+        parent = os.path.dirname(parent)
+    args: list[str] = []
+    for directory in reversed(missing):
+        args += ["--perms", "0755", "--dir", directory]
+        made.add(directory)
+    return args
+
+
+def _under(path: str, roots: list[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+@dataclass
+class _Prepared:
+    """Everything needed to spawn one run: argv, environment, descriptors, cleanup."""
+
+    bwrap: str | None
+    files: dict[str, str]
+    command: list[str]
+    policy: SandboxPolicy
+    results_fd: int | None = None
+    argv: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    pass_fds: tuple[int, ...] = ()
+    preexec: object = None
+    _close: list[int] = field(default_factory=list)
+    _tmp: str | None = None
+
+    def __enter__(self) -> Self:
+        try:
+            if self.bwrap is None:
+                self._prepare_none()
+            else:
+                self._prepare_bwrap(self.bwrap)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close_fds(self) -> None:
+        """Close the descriptors that only the child needed (after it started)."""
+        for fd in self._close:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._close.clear()
+
+    def close(self) -> None:
+        self.close_fds()
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
+    def _fds_env(self, env: dict[str, str]) -> dict[str, str]:
+        if self.results_fd is not None:
+            env[RESULTS_FD_ENV] = str(self.results_fd)
+        return env
+
+    def _prepare_none(self) -> None:
+        self._tmp = tempfile.mkdtemp(prefix="codeteam-run-")
+        for name, text in self.files.items():
+            path = Path(self._tmp, name)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        scratch = Path(self._tmp, ".tmp")
+        scratch.mkdir()
+        nproc = None
+        if os.geteuid() != 0:  # root is exempt from RLIMIT_NPROC: no effect, not set
+            nproc = _count_tasks(os.getuid()) + self.policy.max_processes
+        self.argv = list(self.command)
+        self.env = self._fds_env(_env(str(scratch)))
+        if os.geteuid() == 0:
+            self.env[PRIVATE_PIDNS_ENV] = "root"
+            self.env[NPROC_ENV] = str(self.policy.max_processes)
+        self.cwd = self._tmp
+        self.pass_fds = (self.results_fd,) if self.results_fd is not None else ()
+        self.preexec = _preexec(_rlimits(self.policy, nproc))
+
+    def _prepare_bwrap(self, bwrap: str) -> None:
+        layout = _python_layout()
+        root = os.geteuid() == 0
+        scratch = str(self.policy.scratch_mb * 1024 * 1024)
+        args = [bwrap]
+        if root:
+            args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        else:
+            args += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
+            if _disable_userns_ok.get(bwrap, True):
+                args.append("--disable-userns")
+        args += [
+            "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+            "--hostname", "sandbox",
+        ]  # fmt: skip
+        bound: list[str] = []
+        for path in _SYSTEM_DIRS:
+            if os.path.islink(path):
+                args += ["--symlink", os.readlink(path), path]
+            elif os.path.isdir(path):
+                args += ["--ro-bind", path, path]
+                bound.append(path)
+        made = {"/", *bound}
+        args += ["--perms", "0755", "--dir", "/etc"]
+        made.add("/etc")
+        for path in _HOST_ETC:
+            if os.path.exists(path):
+                args += ["--ro-bind", path, path]
+        for path, text in _MINIMAL_ETC.items():
+            fd = _memfd(os.path.basename(path), text)
+            self._close.append(fd)
+            args += ["--perms", "0644", "--ro-bind-data", str(fd), path]
+        for path in (*layout.prefixes, *layout.site_packages):
+            if _under(path, bound):
+                continue
+            args += _parents(path, made)
+            args += ["--ro-bind", path, path]
+            bound.append(path)
+        args += [
+            "--proc", "/proc",
+            "--dev", "/dev", "--remount-ro", "/dev",
+            "--perms", "1777", "--size", scratch, "--tmpfs", "/dev/shm",
+            "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp",
+            "--perms", "1777", "--size", scratch, "--tmpfs", SANDBOX_DIR,
+        ]  # fmt: skip
+        made.add(SANDBOX_DIR)
+        for name, text in self.files.items():
+            fd = _memfd(name, text)
+            self._close.append(fd)
+            target = f"{SANDBOX_DIR}/{Path(name).as_posix()}"
+            args += _parents(target, made)
+            args += ["--perms", "0644", "--file", str(fd), target]
+        args += ["--chdir", SANDBOX_DIR, "--remount-ro", "/"]
+        if root:
+            nproc = _count_tasks(SANDBOX_UID) + self.policy.max_processes + 1
+        else:
+            nproc = self.policy.max_processes + 2  # bwrap's init and the command itself
+        args += _guard_argv(list(self.command), nproc, drop_root=root)
+        self.argv = args
+        self.env = self._fds_env(_env("/tmp"))
+        self.env[PRIVATE_PIDNS_ENV] = "1"
+        self.pass_fds = tuple(self._close) + (
+            (self.results_fd,) if self.results_fd is not None else ()
+        )
+        self.preexec = _preexec(_rlimits(self.policy, None))
+
+
+# --------------------------------------------------------------------------------------------
+# Running.
+
+
+class _Capped:
+    """Keeps the first ``limit`` bytes written, counts all of them."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.parts: list[bytes] = []
+        self.kept = 0
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.limit - self.kept
+        if room > 0:
+            piece = chunk[:room]
+            self.parts.append(piece)
+            self.kept += len(piece)
+
+    def text(self, what: str) -> str:
+        text = b"".join(self.parts).decode("utf-8", "replace")
+        if self.total > self.kept:
+            text += f"\n[{what} truncated: {self.total} bytes written, the first {self.kept} kept]"
+        return text
+
+
+class _Sink(asyncio.Protocol):
+    """Reads one pipe as data arrives into a :class:`_Capped`; ``done`` resolves at EOF."""
+
+    def __init__(self, sink: _Capped, done: asyncio.Future):
+        self.sink = sink
+        self.done = done
+
+    def data_received(self, data: bytes) -> None:
+        self.sink.add(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _normalise_exit(code: int | None, bwrap: bool) -> int | None:
+    if code is not None and bwrap and 128 < code <= 128 + 64:
+        return -(code - 128)
+    return code
+
+
+async def _exited(proc: subprocess.Popen, timeout: float) -> bool:
+    """Wait until ``proc`` exits (without reaping it) or ``timeout`` seconds pass; True if it
+    exited. Uses a pidfd watched by the event loop (no watcher thread); falls back to a
+    thread blocked in ``waitid`` where pidfds are unavailable."""
+    loop = asyncio.get_running_loop()
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+
+        def wait() -> None:
+            os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+
+        future = loop.run_in_executor(None, wait)
+        try:
+            await asyncio.wait_for(asyncio.shield(future), timeout)
+            return True
+        except TimeoutError:
+            return False
+    exited = loop.create_future()
+    loop.add_reader(pidfd, lambda: exited.done() or exited.set_result(None))
+    try:
+        await asyncio.wait_for(exited, timeout)
+        return True
+    except TimeoutError:
+        return False
+    finally:
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+
+
+async def run_sandboxed(
+    files: dict[str, str], argv: list[str], policy: SandboxPolicy
+) -> ProcessResult:
+    """Run ``argv`` in a fresh sandbox holding ``files`` and return what it did.
+
+    ``files`` maps relative paths to text (UTF-8), written into the working directory of the
+    run (``/sandbox`` under bwrap, a temporary directory with ``"none"``); relative paths in
+    ``argv`` refer to it (:func:`python_argv` builds an interpreter command line). The run
+    ends when the command exits or after ``policy.timeout_s`` seconds of wall-clock time,
+    when its process group (and under bwrap its pid namespace) is killed (``killed`` set).
+    Everything the run created is deleted before returning.
+
+    Raises :class:`~codeteam.execution.models.SandboxUnavailable` when ``policy.mode`` is
+    ``"bwrap"`` and bwrap is not usable (see :func:`sandbox_problem`), ``ValueError`` for a
+    file name that is absolute or leaves the directory, ``OSError`` when the process cannot
+    be started. On cancellation the process group is killed, the run cleaned up, and
+    :class:`asyncio.CancelledError` re-raised.
+    """
+    from codeteam.execution.models import SandboxUnavailable
+
+    for name in files:
+        parts = Path(name).parts
+        if not parts or Path(name).is_absolute() or ".." in parts:
+            raise ValueError(f"bad file name for the sandbox: {name!r}")
+    bwrap = None
+    if policy.mode == "bwrap":
+        problem = (
+            sandbox_problem("bwrap")
+            if _known()
+            else await asyncio.to_thread(sandbox_problem, "bwrap")
+        )  # the first check starts bwrap once: not on the event loop's thread
+        if problem:
+            raise SandboxUnavailable(problem)
+        bwrap = _bwrap_path()
+    elif policy.mode != "none":
+        raise ValueError(f"unknown sandbox mode {policy.mode!r}")
+    else:
+        _warn_unsandboxed()
+
+    loop = asyncio.get_running_loop()
+    out = _Capped(policy.output_limit_bytes)
+    err = _Capped(policy.output_limit_bytes)
+    res = _Capped(RESULTS_LIMIT_BYTES)
+    eofs = [loop.create_future() for _ in range(3)]
+    transports: list[asyncio.BaseTransport] = []
+    proc: subprocess.Popen | None = None
+    killed = False
+    read_fd, write_fd = os.pipe()
+    try:
+        with _Prepared(bwrap, files, list(argv), policy, results_fd=write_fd) as prepared:
+            try:
+                started = time.monotonic()
+                # Popen, not asyncio's subprocess: asyncio would start a watcher thread per
+                # run (~4 ms); the exit is awaited through a pidfd instead (see _exited).
+                proc = subprocess.Popen(  # noqa: ASYNC220 - fork+exec only, the wait is async
+                    prepared.argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    pass_fds=prepared.pass_fds,
+                    env=prepared.env,
+                    cwd=prepared.cwd,
+                    start_new_session=True,
+                    preexec_fn=prepared.preexec,  # noqa: PLW1509 - only setrlimit, see _preexec
+                )
+                prepared.close_fds()
+                os.close(write_fd)
+                write_fd = -1
+                results_pipe = os.fdopen(read_fd, "rb", buffering=0)
+                read_fd = -1
+                for pipe, sink, eof in zip(
+                    (proc.stdout, proc.stderr, results_pipe), (out, err, res), eofs, strict=True
+                ):
+                    transport, _ = await loop.connect_read_pipe(
+                        lambda s=sink, e=eof: _Sink(s, e), pipe
+                    )
+                    transports.append(transport)
+                if not await _exited(proc, policy.timeout_s):
+                    killed = True
+                    _kill_group(proc.pid)  # the leader is not reaped yet: the group id is ours
+                proc.wait()  # reaps: it has exited (or was just killed)
+                seconds = time.monotonic() - started
+                if bwrap is None and not killed:
+                    # Stragglers of "none" (children still holding the pipes) die with the
+                    # group; while members exist the group id is theirs and names no other.
+                    _kill_group(proc.pid)
+                await asyncio.wait(eofs, timeout=_DRAIN_GRACE_S)
+            except BaseException:
+                # cancelled (or failed): kill before the run's files are deleted
+                if proc is not None and proc.returncode is None:
+                    _kill_group(proc.pid)
+                    with contextlib.suppress(Exception):
+                        proc.wait(timeout=5)
+                raise
+    finally:
+        for fd in (read_fd, write_fd):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        for transport in transports:
+            transport.close()
+    return ProcessResult(
+        exit_code=_normalise_exit(proc.returncode, bwrap is not None),
+        stdout=out.text("stdout"),
+        stderr=err.text("stderr"),
+        stdout_bytes=out.total,
+        stderr_bytes=err.total,
+        results=b"".join(res.parts).decode("utf-8", "replace"),
+        killed=killed,
+        seconds=seconds,
+        sandbox=policy.mode,
+    )
+
+
+def _known() -> bool:
+    """True when :func:`sandbox_problem` ("bwrap") would answer from its cache."""
+    bwrap = _bwrap_path()
+    return bwrap is None or (bwrap, os.geteuid()) in _problems
+
+
+_warned = False
+
+
+def _warn_unsandboxed() -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        log.warning(
+            'sandbox = "none": generated code runs as a plain subprocess with rlimits only, '
+            "without isolation from this machine"
+        )
