@@ -1,0 +1,223 @@
+"""Hostile generated code under bwrap: each attempt is contained, reported as an outcome, and
+the run returns within a bounded time. Nothing outside the run's scratch space changes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from codeteam.execution.models import RunReport, TestCase
+from codeteam.execution.runner import run_tests
+from codeteam.execution.sandbox import SandboxPolicy
+
+pytestmark = pytest.mark.sandbox
+
+POLICY = SandboxPolicy(timeout_s=4, per_test_timeout_s=1.0)
+
+
+def _assert(test_id: str, source: str) -> TestCase:
+    return TestCase(id=test_id, kind="assert", origin="ai", source=source)
+
+
+async def _run(program: str, *sources: str, policy: SandboxPolicy = POLICY) -> RunReport:
+    tests = [_assert(f"t{i}", source) for i, source in enumerate(sources)]
+    started = time.monotonic()
+    report = await run_tests(program, tests, policy=policy)
+    assert time.monotonic() - started < policy.timeout_s + 3  # bounded, whatever the code did
+    assert len(report.outcomes) == len(tests)
+    return report
+
+
+def _home_listing() -> set[str]:
+    return set(os.listdir(Path.home()))
+
+
+async def test_deleting_files_outside_fails(tmp_path):
+    sentinel = tmp_path / "sentinel.txt"
+    sentinel.write_text("keep me")
+    program = f"import os, shutil\nTARGET = {str(sentinel)!r}\n"
+    report = await _run(
+        program,
+        "os.remove(TARGET)",
+        "shutil.rmtree(os.path.dirname(TARGET))",
+        f"os.remove({str(Path.cwd() / 'pyproject.toml')!r})",
+    )
+    assert [o.status for o in report.outcomes] == ["error"] * 3
+    assert report.outcomes[0].exception_type == "FileNotFoundError"
+    assert sentinel.read_text() == "keep me"
+    assert (Path.cwd() / "pyproject.toml").exists()
+
+
+async def test_writing_to_home_fails():
+    name = f"codeteam-probe-{uuid.uuid4().hex}"
+    before = _home_listing()
+    home = str(Path.home())
+    report = await _run(
+        # as the program: module-level code runs at import
+        f"import os, pathlib\nopen(os.path.join({home!r}, {name!r}), 'w').write('x')\n",
+        "pass",
+    )
+    assert report.outcomes[0].status == "error"
+    assert report.outcomes[0].exception_type in ("OSError", "PermissionError", "FileNotFoundError")
+    report = await _run(
+        "import pathlib\n",
+        f"pathlib.Path.home().joinpath({name!r}).write_text('x')",
+        f"pathlib.Path({home!r}, '.bashrc').write_text('x')",
+    )
+    assert [o.status for o in report.outcomes] == ["error", "error"]
+    assert not (Path.home() / name).exists()
+    assert _home_listing() - before == set()
+
+
+async def test_no_network_to_the_host():
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(0.3)
+    port = listener.getsockname()[1]
+    try:
+        report = await _run(
+            "import socket\n",
+            f"socket.create_connection(('127.0.0.1', {port}), timeout=1)",
+            "socket.getaddrinfo('pypi.org', 443)",
+        )
+        with pytest.raises(TimeoutError):
+            listener.accept()  # nothing ever connected
+    finally:
+        listener.close()
+    connect, dns = report.outcomes
+    assert connect.status == "error" and connect.exception_type == "ConnectionRefusedError"
+    assert dns.status == "error"
+
+
+def _processes_named(comm: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/comm") as handle:
+                    if handle.read().strip() == comm:
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+async def test_fork_bomb_is_contained():
+    comm = f"bomb{uuid.uuid4().hex[:8]}"
+    bomb = (
+        "import os\n"
+        f"open('/proc/self/comm', 'w').write({comm!r})\n"
+        "while True:\n"
+        "    try:\n"
+        "        os.fork()\n"
+        "    except OSError:\n"
+        "        pass\n"
+    )
+    report = await _run("", bomb, "assert 1 + 1 == 2")
+    bomb_outcome, after = report.outcomes
+    assert bomb_outcome.status == "timeout"
+    assert after.status == "passed"  # the harness cleared the bomb's processes
+    assert _processes_named(comm) == []
+
+
+async def test_huge_allocation_is_a_memory_error():
+    report = await _run("", "b = bytearray(8 * 1024 ** 3)", "assert True")
+    alloc, after = report.outcomes
+    assert alloc.status == "error" and alloc.exception_type == "MemoryError"
+    assert after.status == "passed"
+
+
+async def test_endless_loops_time_out():
+    program = "def spin():\n    while True:\n        pass\n"
+    report = await _run(program, "spin()", "assert True")
+    spin, after = report.outcomes
+    assert spin.status == "timeout" and spin.program_line in (2, 3)  # the loop
+    assert after.status == "passed"
+
+
+async def test_a_loop_in_c_hits_the_wall_clock():
+    # sum() over an endless iterator never returns to the interpreter loop, so the per-test
+    # SIGALRM cannot interrupt it: the whole-run timeout kills the sandbox.
+    policy = SandboxPolicy(timeout_s=2, per_test_timeout_s=0.5)
+    report = await _run("import itertools\n", "sum(itertools.repeat(1))", "pass", policy=policy)
+    stuck, never = report.outcomes
+    assert report.killed
+    assert stuck.status == "timeout" and "wall-clock" in stuck.message
+    assert never.status == "error" and never.message.startswith("not run")
+
+
+async def test_printing_100_mb_is_capped():
+    policy = SandboxPolicy(timeout_s=8, per_test_timeout_s=6, output_limit_bytes=100_000)
+    report = await _run(
+        "import os, sys\n",
+        "for _ in range(100):\n    print('x' * 1_000_000)",
+        "for _ in range(100):\n    os.write(1, b'y' * 1_000_000)",
+        policy=policy,
+    )
+    printed, written = report.outcomes
+    assert printed.status == "passed" and len(printed.stdout) < 5_000
+    assert "output truncated" in printed.stdout
+    assert written.status == "passed"
+    assert len(report.output) < 10_000 and "stdout truncated" in report.output
+
+
+def _descendants(pid: int) -> dict[int, str]:
+    parents: dict[int, int] = {}
+    commands: dict[int, str] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                parents[int(entry)] = int(handle.read().rsplit(b")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                commands[int(entry)] = handle.read().replace(b"\0", b" ").decode()
+        except (OSError, ValueError, IndexError):
+            continue
+    found: dict[int, str] = {}
+    frontier = [pid]
+    while frontier:
+        parent = frontier.pop()
+        for child, its_parent in parents.items():
+            if its_parent == parent and child not in found:
+                found[child] = commands.get(child, "")
+                frontier.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            state = handle.read().rsplit(b")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in (b"Z", b"X")
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+async def test_cancellation_kills_the_process_group(mode):
+    policy = SandboxPolicy(mode=mode, timeout_s=60, per_test_timeout_s=60)
+    task = asyncio.create_task(
+        run_tests("import time\n", [_assert("sleep", "time.sleep(60)")], policy=policy)
+    )
+    deadline = time.monotonic() + 10
+    started: dict[int, str] = {}
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+        started = _descendants(os.getpid())
+        if any("_codeteam_harness" in command for command in started.values()):
+            break
+    assert any("_codeteam_harness" in command for command in started.values()), started
+    await asyncio.sleep(0.2)  # the harness is asleep in the test now
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0.2)
+    assert [pid for pid in started if _alive(pid)] == []

@@ -1,0 +1,289 @@
+"""run_tests: real runs in bubblewrap, outcomes with expected vs actual and mapped lines."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from codeteam.execution import runner as runner_module
+from codeteam.execution import sandbox as sandbox_module
+from codeteam.execution.discovery import doctest_cases, pytest_cases
+from codeteam.execution.models import SandboxUnavailable, TestCase
+from codeteam.execution.runner import run_tests
+from codeteam.execution.sandbox import NOT_INSTALLED, SandboxPolicy, sandbox_problem
+from codeteam.task import Task
+
+pytestmark = pytest.mark.sandbox
+
+MODULE = '''\
+"""A module with a stub."""
+
+import math
+
+
+def running_max(xs):
+    """Running maximum of ``xs``.
+
+    >>> running_max([1, 3, 2])
+    [1, 3, 3]
+    >>> ys = [2, 1]
+    >>> running_max(ys)
+    [2, 2]
+    >>> running_max(None)
+    Traceback (most recent call last):
+    ...
+    TypeError: xs must be a list
+    """
+'''
+
+GOOD = """\
+def running_max(xs):
+    if xs is None:
+        raise TypeError("xs must be a list")
+    out = []
+    for x in xs:
+        out.append(max(out[-1], x) if out else x)
+    return out
+"""
+
+BUGGY = """\
+def running_max(xs):
+    if xs is None:
+        raise TypeError("xs must be a list")
+    out = []
+    for x in xs:
+        if x < 0:
+            raise ValueError("negative")
+        out.append(x)
+    return out
+"""
+
+
+def _task() -> Task:
+    task = Task.from_source(MODULE, "running_max")
+    node = next(n for n in ast.parse(MODULE).body if isinstance(n, ast.FunctionDef))
+    task.public_tests = doctest_cases(
+        ast.get_docstring(node),
+        "running_max",
+        docstring_first_line=node.body[0].lineno - 1,
+        source=MODULE,
+    )
+    return task
+
+
+def _assert(test_id: str, source: str, origin: str = "ai") -> TestCase:
+    return TestCase(id=test_id, kind="assert", origin=origin, source=source)
+
+
+async def test_doctests_pass_on_good_code(policy):
+    task = _task()
+    report = await run_tests(task.program_with(GOOD), task.public_tests, policy=policy)
+    assert [o.status for o in report.outcomes] == ["passed"] * 4
+    assert report.all_passed and report.sandbox == "bwrap" and report.exit_code == 0
+    assert not report.killed and report.seconds > 0
+    assert report.outcomes[0].expected == "[1, 3, 3]" and report.outcomes[0].actual == "[1, 3, 3]"
+
+
+async def test_doctests_fail_with_expected_and_actual(policy):
+    task = _task()
+    report = await run_tests(task.program_with(BUGGY), task.public_tests, policy=policy)
+    first, _, third, fourth = report.outcomes
+    assert first.status == "failed"
+    assert first.expected == "[1, 3, 3]"
+    assert first.actual == "[1, 3, 2]"
+    assert third.status == "failed" and third.actual == "[2, 1]"  # used ys from the setup
+    assert fourth.status == "passed"  # the expected exception
+
+
+async def test_asserts_report_values_and_the_failing_line(policy):
+    task = _task()
+    program = task.program_with(BUGGY)
+    tests = [
+        _assert("eq", "assert running_max([1, 3, 2]) == [1, 3, 3]"),
+        _assert("raises", "assert running_max([1, -1]) == [1, 1]"),
+        _assert("is", "assert running_max([]) is None"),
+        _assert("truth", "assert running_max([])"),
+        _assert("pass", "assert running_max([2]) == [2]"),
+        _assert("name", "assert nonexistent(1) == 2"),
+    ]
+    report = await run_tests(program, tests, module_name="mymod", policy=policy)
+    eq, raises, is_, truth, ok, name = report.outcomes
+    assert [o.test_id for o in report.outcomes] == [t.id for t in tests]
+    assert eq.status == "failed"
+    assert (eq.expected, eq.actual) == ("[1, 3, 3]", "[1, 3, 2]")
+    assert eq.exception_type == "AssertionError"
+    assert eq.message == "assert running_max([1, 3, 2]) == [1, 3, 3]"
+    assert eq.function_line is None  # the assert is in the test, not the function
+
+    assert raises.status == "error"
+    assert (raises.exception_type, raises.message) == ("ValueError", "negative")
+    lines = program.text.splitlines()
+    assert lines[raises.program_line - 1].strip() == 'raise ValueError("negative")'
+    assert raises.function_line == 6  # 0-based within the function
+    assert 'File "mymod.py", line' in raises.traceback
+    assert "_codeteam_harness" not in raises.traceback  # harness frames are hidden
+
+    assert (is_.expected, is_.actual) == ("is None", "[]")
+    assert (truth.expected, truth.actual) == ("a true value", "[]")
+    assert ok.status == "passed"
+    assert name.status == "error" and name.exception_type == "NameError"
+
+
+async def test_pytest_test_from_a_workspace(tmp_path, policy):
+    (tmp_path / "lib").mkdir()
+    module_path = tmp_path / "lib" / "maths.py"
+    module_path.write_text("def double(x):\n    return x * 2\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_maths.py").write_text(
+        textwrap.dedent(
+            """\
+            import pytest
+            from lib.maths import double as dbl
+
+            FACTOR = 2
+
+
+            def expected(x):
+                return x * FACTOR
+
+
+            def test_double():
+                assert dbl(3) == expected(3)
+
+
+            def test_raises():
+                with pytest.raises(TypeError):
+                    dbl(None)
+
+
+            def test_needs_fixture(tmp_path):
+                assert dbl(1) == 2
+            """
+        )
+    )
+    tests = pytest_cases("double", module_path, tmp_path)
+    assert [t.name for t in tests] == ["test_double", "test_raises"]
+    buggy = "def double(x):\n    return (x or 0) + 2\n"
+    report = await run_tests(buggy, tests, module_name="maths", policy=policy)
+    double, raises = report.outcomes
+    assert double.status == "failed"
+    assert (double.expected, double.actual) == ("6", "5")
+    assert f"{tmp_path}/tests/test_maths.py" in double.traceback
+    assert raises.status == "failed", raises  # pytest.raises: DID NOT RAISE
+    good = await run_tests("def double(x):\n    return x * 2\n", tests, policy=policy)
+    assert good.all_passed
+
+
+async def test_per_test_timeout_points_at_the_loop(policy):
+    program = Task.from_source("def spin(n):\n    pass\n", "spin").program_with(
+        "def spin(n):\n    while n:\n        n += 1\n    return n\n"
+    )
+    tests = [_assert("spin", "spin(1)"), _assert("after", "assert spin(0) == 0")]
+    report = await run_tests(program, tests, policy=policy)
+    spin, after = report.outcomes
+    assert spin.status == "timeout"
+    assert spin.function_line in (1, 2)
+    assert 0.9 < spin.seconds < 3
+    assert after.status == "passed"
+    assert not report.killed
+
+
+async def test_import_error_is_an_error_for_every_test(policy):
+    program = Task.from_source("x = 1\n\ndef f():\n    pass\n", "f").program_with(
+        "def f():\n    return (\n"
+    )
+    report = await run_tests(program, [_assert("a", "f()"), _assert("b", "f()")], policy=policy)
+    assert [o.status for o in report.outcomes] == ["error", "error"]
+    for outcome in report.outcomes:
+        assert outcome.exception_type == "SyntaxError"
+        assert outcome.message.startswith("importing solution failed")
+        assert outcome.program_line is not None
+
+
+async def test_a_crash_keeps_finished_outcomes(policy):
+    tests = [
+        _assert("before", "assert 1 + 1 == 2"),
+        _assert("exit", "import os; os._exit(3)"),
+        _assert("after", "assert True"),
+    ]
+    report = await run_tests("", tests, policy=policy)
+    before, exit_, after = report.outcomes
+    assert before.status == "passed"
+    assert exit_.status == "error" and "during this test" in exit_.message
+    assert "status 3" in exit_.message
+    assert after.status == "error" and after.message.startswith("not run")
+    assert report.exit_code == 3
+
+
+async def test_a_segfault_is_reported_with_its_signal(policy):
+    report = await run_tests(
+        "import ctypes\n", [_assert("crash", "ctypes.string_at(0)")], policy=policy
+    )
+    assert report.outcomes[0].status == "error"
+    assert "SIGSEGV" in report.outcomes[0].message
+    assert report.exit_code == -11
+    assert "Fatal Python error" in report.output
+
+
+async def test_server_packages_are_importable(policy):
+    pytest.importorskip("pydantic")
+    report = await run_tests(
+        "import pydantic\n", [_assert("v", "assert pydantic.VERSION")], policy=policy
+    )
+    assert report.outcomes[0].status == "passed", report.outcomes[0]
+
+
+async def test_empty_tests_start_no_process(monkeypatch, policy):
+    async def fail(*args, **kwargs):
+        raise AssertionError("a process was started")
+
+    monkeypatch.setattr(runner_module, "run_sandboxed", fail)
+    report = await run_tests("x = 1", [], policy=policy)
+    assert report.outcomes == [] and report.exit_code is None
+
+
+async def test_bad_module_name(policy):
+    with pytest.raises(ValueError):
+        await run_tests("", [_assert("a", "pass")], module_name="not-a-name", policy=policy)
+
+
+async def test_missing_bwrap_refuses_and_none_runs(monkeypatch, tmp_path, policy):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on PATH
+    assert sandbox_problem("bwrap") == NOT_INSTALLED
+    assert sandbox_problem("none") is None
+    with pytest.raises(SandboxUnavailable, match="not installed"):
+        await run_tests("", [_assert("a", "pass")], policy=policy)
+    report = await run_tests(
+        "", [_assert("a", "import os; print(os.getcwd())")], policy=SandboxPolicy(mode="none")
+    )
+    assert report.sandbox == "none" and report.all_passed
+    workdir = report.outcomes[0].stdout.strip()
+    assert workdir and not Path(workdir).exists()  # the temp dir is gone
+
+
+async def test_broken_bwrap_is_reported(monkeypatch, tmp_path, policy):
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    problem = sandbox_problem("bwrap")
+    assert problem and "cannot create a sandbox" in problem and "uid map" in problem
+    with pytest.raises(SandboxUnavailable, match="cannot create a sandbox"):
+        await run_tests("", [_assert("a", "pass")], policy=policy)
+    sandbox_module._problems.pop((str(fake), __import__("os").geteuid()), None)
+
+
+async def test_concurrent_runs_are_independent(policy):
+    import asyncio
+
+    tests = [
+        _assert("w", "open('f.txt', 'w').write(NAME)"),
+        _assert("r", "assert open('f.txt').read() == NAME"),
+    ]
+    reports = await asyncio.gather(
+        *(run_tests(f"NAME = {name!r}\n", tests, policy=policy) for name in "abc")
+    )
+    assert all(r.all_passed for r in reports)
