@@ -67,9 +67,19 @@ def outcome(test_id, status="passed", **extra):
          "timeout", None),
         (RunReport(outcomes=[], killed=True), "timeout", None),
         (RunReport(outcomes=[outcome("hidden:1")], exit_code=-11), "crash", None),
+        (RunReport(outcomes=[outcome("hidden:1"),
+                             outcome("hidden:2", "error", message="the process died")],
+                   exit_code=-11), "crash", None),
         (RunReport(outcomes=[], exit_code=3), "crash", None),
+        (RunReport(outcomes=[outcome("hidden:1", "error", message="the process died"),
+                             outcome("hidden:2", "error", message="not run")], exit_code=-24),
+         "timeout", None),
+        (RunReport(outcomes=[outcome("hidden:1", "error", exception_type="SyntaxError"),
+                             outcome("hidden:2", "error", exception_type="SyntaxError")],
+                   exit_code=0), "error", "SyntaxError"),
     ],
-    ids=["passed", "wrong_answer", "error", "timeout", "killed", "segfault", "exit"],
+    ids=["passed", "wrong_answer", "error", "timeout", "killed", "segfault-missing",
+         "segfault", "exit", "cpu-limit", "import-error"],
 )
 def test_classify(run, kind, error_type):
     score = classify(TESTS, run)
@@ -114,7 +124,7 @@ def test_summary_numbers_gain_and_defective_exclusion(tmp_path):
     paths = write_summary(summary, tmp_path)
     assert json.loads(paths["json"].read_text())["pipelines"]["team"]["passed"] == 2
     text = paths["md"].read_text()
-    assert "| team | 66.7% | 2/3 | +100.0% | 4.7 | 700 | 1,050 |" in text
+    assert "| team | 66.7% | 2/3 | +100.0% (+33.3 pts) | 4.7 | 700 | 1,050 |" in text
     assert "| direct | 33.3% | 1/3 | – |" in text
     assert "T/3: 1 of 1 hidden tests fail" in text
     assert paths["chart"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

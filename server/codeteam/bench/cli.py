@@ -20,6 +20,10 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
     bench.add_argument("--out", type=Path, default=Path("bench-out"), help="output folder")
     bench.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                        help="override a setting, e.g. --set max_rounds=2 (repeatable)")
+    bench.add_argument("--score-timeout", type=float, default=None, metavar="SECONDS",
+                       help="wall-clock limit of one task's hidden-test run (default: 10, "
+                       "30 for humaneval-plus)")
+    bench.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
 def run_bench_command(args: argparse.Namespace) -> int:

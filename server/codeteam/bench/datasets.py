@@ -467,7 +467,9 @@ def load_dataset(name: str | None = None, path: Path | None = None) -> Dataset:
             raise DatasetError("give a dataset name or a data file")
         records = read_records(path)
         tasks = [humaneval_task(r) for r in records]
-        timeout = 30.0 if any(r.get("plus_input") or r.get("base_input") for r in records) else 10.0
+        extended = any(r.get("plus_input") or r.get("base_input") or r.get("test_case_list")
+                       for r in records)
+        timeout = 30.0 if extended else 10.0
         return Dataset(name=f"data:{path.name}", tasks=tasks, source=str(path),
                        score_timeout_s=timeout)
     name = name.lower()
@@ -482,5 +484,6 @@ def load_dataset(name: str | None = None, path: Path | None = None) -> Dataset:
     else:
         style = {"humaneval": "check", "humaneval-et": "et", "humaneval-plus": "plus"}[name]
         tasks = [humaneval_task(r, style) for r in records]
-    timeout = 30.0 if name == "humaneval-plus" else 10.0
+    # ET and Plus run many more inputs per task; some references need >10 s for them.
+    timeout = 30.0 if name in ("humaneval-et", "humaneval-plus") else 10.0
     return Dataset(name=name, tasks=tasks, source=str(path), score_timeout_s=timeout)

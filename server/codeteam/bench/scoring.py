@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,10 +67,12 @@ def _describe(test: TestCase | None, outcome: TestOutcome | None) -> str:
 def classify(tests: list[TestCase], run: RunReport) -> Score:
     """The :class:`Score` of ``run`` (an executed :class:`RunReport` of ``tests``).
 
-    Precedence: a run the wall-clock limit killed (or a test that timed out) is "timeout";
-    a process that died by a signal, or tests that never reported, "crash"; otherwise the
+    Precedence: a run the wall-clock limit killed, a test that timed out, or a process
+    stopped by the CPU limit (SIGXCPU) is "timeout"; a process that ended abnormally (a
+    signal, ``os._exit``) leaving tests without a reported result is "crash"; otherwise the
     first failing test decides: an exception other than ``AssertionError`` is "error" (with
-    its type), a failed assertion or doctest output is "wrong_answer".
+    its type; the program failing to import counts), a failed assertion or doctest output is
+    "wrong_answer".
     """
     by_id = {o.test_id: o for o in run.outcomes}
     total = len(tests)
@@ -77,24 +81,26 @@ def classify(tests: list[TestCase], run: RunReport) -> Score:
     if total and passed == total:
         score.passed = True
         return score
-    failing = [(t, by_id.get(t.id)) for t in tests if (o := by_id.get(t.id)) is None or not o.passed]
+    failing = [(t, by_id.get(t.id)) for t in tests
+               if (o := by_id.get(t.id)) is None or not o.passed]
     first_test, first_outcome = failing[0] if failing else (None, None)
     timed_out = [(t, o) for t, o in failing if o is not None and o.status == "timeout"]
-    if run.killed or timed_out:
+    cpu_limit = run.exit_code == -signal.SIGXCPU
+    if run.killed or timed_out or cpu_limit:
         score.kind = "timeout"
         test, outcome = timed_out[0] if timed_out else (first_test, first_outcome)
-        score.detail = _short(f"the run hit its time limit ({run.seconds:.1f} s); "
+        why = "the CPU time limit" if cpu_limit and not run.killed else "its time limit"
+        score.detail = _short(f"the run hit {why} ({run.seconds:.1f} s); "
                               + _describe(test, outcome))
         return score
-    silent = [t for t, o in failing if o is None]
-    died = run.exit_code is not None and run.exit_code < 0
-    if died or silent or not tests:
+    # The runner gives tests a process death left unreported an "error" without exception.
+    unreported = [(t, o) for t, o in failing
+                  if o is None or (o.status == "error" and not o.exception_type)]
+    if not tests or (run.exit_code != 0 and (unreported or not run.outcomes)):
         score.kind = "crash"
-        how = (f"the test process died (signal {-run.exit_code})" if died
-               else f"the test process exited ({run.exit_code}) before reporting")
-        tail = _short(run.output, 200)
-        score.detail = _short(f"{how}; {len(silent)} of {total} tests did not report"
-                              + (f"; output: {tail}" if tail else ""))
+        test, outcome = unreported[0] if unreported else (first_test, first_outcome)
+        score.detail = _short(f"the test process ended abnormally (exit status "
+                              f"{run.exit_code}); " + _describe(test, outcome))
         return score
     assert first_outcome is not None
     exception = first_outcome.exception_type
@@ -105,6 +111,20 @@ def classify(tests: list[TestCase], run: RunReport) -> Score:
         score.kind = "wrong_answer"
     score.detail = _describe(first_test, first_outcome)
     return score
+
+
+def scoring_policy(mode: str, timeout_s: float) -> SandboxPolicy:
+    """The sandbox policy of a scoring run: ``timeout_s`` wall-clock seconds for the whole
+    run; one test may use 90% of it (a hidden test may be one big ``check``, and the test
+    harness's own timer then reports the hang before the run is killed); the CPU limit is
+    a few seconds above, so a busy loop is reported as a timeout rather than a kill. Other
+    limits are :class:`~codeteam.execution.sandbox.SandboxPolicy`'s defaults."""
+    from codeteam.execution.sandbox import SandboxPolicy
+
+    return SandboxPolicy(
+        mode=mode, timeout_s=timeout_s, per_test_timeout_s=0.9 * timeout_s,
+        cpu_s=math.ceil(timeout_s) + 5,
+    )
 
 
 async def score_program(
@@ -145,7 +165,8 @@ async def score_code(bench_task: BenchTask, code: str | None, *, policy: Sandbox
 class ReferenceCache:
     """``canonical.json`` in the output folder: the reference solution's verdict per task,
     keyed by dataset and task id, valid while the task's fingerprint (hidden tests and
-    reference text) is unchanged."""
+    reference text) is unchanged and, for a reference that timed out, while the time limit
+    is not larger than the one it had."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -160,13 +181,16 @@ class ReferenceCache:
     def key(dataset: str, task_id: str) -> str:
         return f"{dataset}|{task_id}"
 
-    def get(self, dataset: str, item: BenchTask) -> dict | None:
+    def get(self, dataset: str, item: BenchTask, timeout_s: float | None = None) -> dict | None:
         entry = self.entries.get(self.key(dataset, item.task_id))
-        if entry and entry.get("fingerprint") == item.fingerprint():
-            return entry
-        return None
+        if not entry or entry.get("fingerprint") != item.fingerprint():
+            return None
+        if (timeout_s is not None and entry.get("kind") == "timeout"
+                and timeout_s > entry.get("timeout_s", 0)):
+            return None  # it may pass with more time
+        return entry
 
-    def put(self, dataset: str, item: BenchTask, score: Score) -> dict:
+    def put(self, dataset: str, item: BenchTask, score: Score, timeout_s: float) -> dict:
         entry = {
             "fingerprint": item.fingerprint(),
             "passed": score.passed,
@@ -174,6 +198,8 @@ class ReferenceCache:
             "tests_passed": score.tests_passed,
             "tests_total": score.tests_total,
             "detail": score.detail,
+            "seconds": round(score.seconds, 3),
+            "timeout_s": timeout_s,
         }
         self.entries[self.key(dataset, item.task_id)] = entry
         return entry
@@ -186,6 +212,12 @@ class ReferenceCache:
         tmp.replace(self.path)
 
 
+def reference_timeout(score_timeout_s: float) -> float:
+    """Seconds the reference solution gets: generous (at least 60, twice the scoring limit),
+    so that a slow reference is not mistaken for defective tests."""
+    return max(60.0, 2 * score_timeout_s)
+
+
 def defect_reason(entry: dict) -> str:
     """The text shown for a defective task, from its cache entry."""
     failed = entry["tests_total"] - entry["tests_passed"]
@@ -193,30 +225,44 @@ def defect_reason(entry: dict) -> str:
             f"({entry['kind']}): {entry['detail']}")
 
 
-async def find_defective(
+@dataclass
+class ReferenceCheck:
+    """The reference solutions' verdicts on the selected tasks: ``defective`` maps task ids
+    whose hidden tests fail on the reference to the reason; ``slow`` maps task ids whose
+    reference passed but needed more than the scoring time limit to the seconds it took
+    (only a faster solution can pass those); ``unchecked`` lists tasks without a reference."""
+
+    defective: dict[str, str]
+    slow: dict[str, float]
+    unchecked: list[str]
+
+
+async def check_references(
     dataset: str,
     tasks: list[BenchTask],
     *,
-    policy: SandboxPolicy,
+    mode: str,
+    score_timeout_s: float,
     cache: ReferenceCache,
     concurrency: int = 1,
     on_done: Callable[[], None] | None = None,
-) -> dict[str, str]:
-    """Run each task's reference solution through its hidden tests (once; the verdicts are
-    cached in ``cache``) and return the tasks whose tests fail on it, with the reason.
-    Tasks without a reference are not checked. Raises
+) -> ReferenceCheck:
+    """Run each task's reference solution through its hidden tests in the sandbox (once;
+    verdicts are cached in ``cache``) with :func:`reference_timeout` seconds. Raises
     :class:`~codeteam.execution.models.SandboxUnavailable`."""
+    timeout = reference_timeout(score_timeout_s)
+    policy = scoring_policy(mode, timeout)
     semaphore = asyncio.Semaphore(max(concurrency, 1))
 
     async def check(item: BenchTask) -> None:
-        if item.reference is None or cache.get(dataset, item) is not None:
+        if item.reference is None or cache.get(dataset, item, timeout) is not None:
             return
         async with semaphore:
             score = await score_program(
                 item.reference, item.hidden_tests, module_name=item.task.module_name,
                 policy=policy,
             )
-        cache.put(dataset, item, score)
+        cache.put(dataset, item, score, timeout)
         if on_done:
             on_done()
 
@@ -224,9 +270,13 @@ async def find_defective(
         await asyncio.gather(*(check(item) for item in tasks))
     finally:
         cache.save()
-    defective = {}
+    result = ReferenceCheck(defective={}, slow={}, unchecked=[])
     for item in tasks:
         entry = cache.get(dataset, item)
-        if entry is not None and not entry["passed"]:
-            defective[item.task_id] = defect_reason(entry)
-    return defective
+        if entry is None:
+            result.unchecked.append(item.task_id)
+        elif not entry["passed"]:
+            result.defective[item.task_id] = defect_reason(entry)
+        elif entry.get("seconds", 0) > score_timeout_s:
+            result.slow[item.task_id] = entry["seconds"]
+    return result

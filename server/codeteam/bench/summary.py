@@ -113,6 +113,16 @@ def _signed_pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:+.1f}%"
 
 
+def _gain(stats: dict[str, Any]) -> str:
+    """``+25.0% (+5.0 pts)``: relative gain over direct, and the difference in points."""
+    if stats["delta_vs_direct"] is None:
+        return "–"
+    points = f"{100 * stats['delta_vs_direct']:+.1f} pts"
+    if stats["gain_vs_direct"] is None:
+        return points
+    return f"{_signed_pct(stats['gain_vs_direct'])} ({points})"
+
+
 def markdown(summary: dict[str, Any]) -> str:
     """The summary as markdown: a header, one table row per pipeline, the defective tasks."""
     lines = [
@@ -123,7 +133,7 @@ def markdown(summary: dict[str, Any]) -> str:
         + (f" ({summary['defective']['count']} with defective tests excluded)"
            if summary["defective"]["count"] else "") + ".",
         "",
-        ("| pipeline | pass@1 | passed | vs direct (relative) | mean calls | mean tokens "
+        ("| pipeline | pass@1 | passed | vs direct | mean calls | mean tokens "
          "| tokens per solved | mean s/task | failures |"),
         "|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
@@ -132,7 +142,7 @@ def markdown(summary: dict[str, Any]) -> str:
         missing = f" ({s['missing']} missing)" if s["missing"] else ""
         lines.append(
             f"| {name} | {_pct(s['pass@1'])} | {s['passed']}/{s['tasks']}{missing} "
-            f"| {_signed_pct(s['gain_vs_direct'])} | {_num(s['mean_calls'])} "
+            f"| {_gain(s)} | {_num(s['mean_calls'])} "
             f"| {_num(s['mean_tokens'], 0)} | {_num(s['tokens_per_solved'], 0)} "
             f"| {_num(s['mean_seconds'])} | {failures} |"
         )
@@ -146,6 +156,24 @@ def markdown(summary: dict[str, Any]) -> str:
             lines.append(f"- {task_id}: {reason}")
     else:
         lines.append("Defective tasks: none found.")
+    reference = summary.get("reference") or {}
+    if reference.get("slow"):
+        lines.append("")
+        lines.append(f"Tasks whose reference solution needs more than the scoring limit of "
+                     f"{summary.get('score_timeout_s', '?')} s (only a faster solution passes): "
+                     + ", ".join(f"{t} ({s:.0f} s)" for t, s in reference["slow"].items()))
+    if reference.get("unchecked"):
+        lines.append("")
+        lines.append(f"Tasks without a reference solution (not checked for defective tests): "
+                     f"{reference['unchecked']}")
+    if summary.get("infra_errors"):
+        lines.append("")
+        lines.append(f"Runs with infrastructure errors (every LLM call failed, or the pipeline "
+                     f"raised; counted as failures, rerun to retry them): "
+                     f"{summary['infra_errors']}")
+    if summary.get("aborted"):
+        lines.append("")
+        lines.append(f"**The run stopped early:** {summary['aborted']}")
     errors = {name: s["error_types"] for name, s in summary["pipelines"].items() if s["error_types"]}
     if errors:
         lines.append("")

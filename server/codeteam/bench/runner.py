@@ -1,0 +1,373 @@
+"""``codeteam bench``: run pipelines on a benchmark, score them on hidden tests, summarize.
+
+For each selected task and pipeline: run the pipeline on the task's public part
+(:func:`codeteam.pipelines.runner.run_pipeline`), score ``result.code`` on the hidden tests in
+the sandbox, and append a :class:`~codeteam.bench.results.BenchRecord` to
+``OUT/results.jsonl``. Before that, each task's reference solution is run through its hidden
+tests once (cached in ``OUT/canonical.json``); tasks whose tests fail on it are *defective*
+and excluded from pass@1 (shown in the summary, never silently). At the end ``OUT/summary.json``,
+``OUT/summary.md`` and ``OUT/chart.png`` are written and the markdown is printed.
+
+A rerun with the same ``--out`` skips pairs already recorded (resume), except those whose
+run had an infrastructure error (every LLM call failed, or the pipeline raised), which are
+run again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codeteam.bench.datasets import BenchTask, Dataset, DatasetError, load_dataset
+from codeteam.bench.results import BenchRecord, ResultsLog
+from codeteam.bench.scoring import (
+    ReferenceCache,
+    check_references,
+    reference_timeout,
+    score_code,
+    scoring_policy,
+)
+from codeteam.bench.summary import markdown, summarize, write_summary
+from codeteam.settings import Settings, load_settings
+
+log = logging.getLogger(__name__)
+
+INFRA_ABORT = 5
+"""Consecutive runs with infrastructure errors after which the benchmark stops."""
+
+
+class BenchError(Exception):
+    """A usage or setup problem (bad dataset or pipeline, an ``--out`` folder holding another
+    run, no sandbox); the message is for the user."""
+
+
+@dataclass
+class BenchConfig:
+    """What to run. ``dataset`` (a name) or ``data`` (a HumanEval-format JSONL) selects the
+    tasks, ``limit`` / ``task_ids`` narrow them; ``pipelines`` are names of
+    :data:`codeteam.pipelines.runner.PIPELINES`; ``concurrency`` is how many (task, pipeline)
+    runs go at once; ``out`` the output folder; ``overrides`` settings keys (``--set``);
+    ``score_timeout_s`` the wall-clock seconds of one scoring run (None: the dataset's
+    default); ``progress`` shows a tqdm bar on stderr."""
+
+    dataset: str | None = None
+    data: Path | None = None
+    pipelines: list[str] = field(default_factory=lambda: ["direct", "plan", "team", "flow"])
+    limit: int | None = None
+    task_ids: list[str] | None = None
+    concurrency: int = 1
+    out: Path = Path("bench-out")
+    overrides: dict[str, Any] = field(default_factory=dict)
+    score_timeout_s: float | None = None
+    progress: bool = True
+
+
+def model_label(settings: Settings) -> str:
+    """Which model answered: ``embedded SmolLM2-135M-Instruct`` or ``MODEL @ BASE_URL``."""
+    if settings.uses_embedded_model:
+        from codeteam.llm.embedded import MODEL_NAME
+
+        return f"embedded {MODEL_NAME}"
+    return f"{settings.model or 'default'} @ {settings.base_url}"
+
+
+def _infra_error(result: Any) -> str | None:
+    """The reason a run had no fair chance: every LLM call it made failed."""
+    calls = [e for e in result.transcript if e.kind == "llm"]
+    if calls and all(e.error for e in calls):
+        return f"every LLM call failed: {calls[-1].error}"
+    return None
+
+
+def _check_out_folder(out: Path, run_info: dict[str, Any]) -> None:
+    """Refuse an ``--out`` folder that holds results of another dataset or model (task ids
+    overlap between HumanEval variants); record this run's identity otherwise."""
+    path = out / "run.json"
+    if path.is_file():
+        try:
+            previous = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            previous = {}
+        for key in ("dataset", "model"):
+            if previous.get(key) not in (None, run_info[key]):
+                raise BenchError(
+                    f"{out} holds results for {key} {previous[key]!r}, not {run_info[key]!r}: "
+                    "use another --out folder"
+                )
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
+
+
+class _Progress:
+    """A tqdm bar on stderr (or nothing), with pass counts per pipeline as its postfix."""
+
+    def __init__(self, total: int, desc: str, enabled: bool) -> None:
+        self.bar = None
+        self.passed: dict[str, list[int]] = {}
+        if enabled and total:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=desc, unit="run", file=sys.stderr,
+                            dynamic_ncols=True)
+
+    def tick(self) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def done(self, record: BenchRecord) -> None:
+        counts = self.passed.setdefault(record.pipeline, [0, 0])
+        counts[0] += record.passed
+        counts[1] += 1
+        if self.bar is not None:
+            self.bar.set_postfix_str(
+                " ".join(f"{p} {ok}/{n}" for p, (ok, n) in self.passed.items()), refresh=False
+            )
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+async def run_one(
+    item: BenchTask,
+    pipeline: str,
+    *,
+    dataset: str,
+    settings: Settings,
+    client: Any,
+    policy: Any,
+) -> BenchRecord:
+    """Run ``pipeline`` on ``item``'s public task, score its code on the hidden tests and
+    return the record. A pipeline that raises is recorded as an infrastructure error (no
+    code); :class:`~codeteam.execution.models.SandboxUnavailable` from scoring propagates."""
+    from codeteam.pipelines.runner import run_pipeline
+
+    started = time.monotonic()
+    try:
+        result = await run_pipeline(pipeline, item.task, settings=settings, client=client)
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:  # a pipeline bug or an unexpected failure: keep going
+        log.exception("%s on %s raised", pipeline, item.task_id)
+        return BenchRecord(
+            dataset=dataset, task_id=item.task_id, pipeline=pipeline, passed=False,
+            kind="no_code", status="error", seconds=round(time.monotonic() - started, 3),
+            tests_total=len(item.hidden_tests),
+            notes=[f"the pipeline raised {type(error).__name__}: {error}"],
+            detail="the pipeline raised", infra_error=f"{type(error).__name__}: {error}",
+        )
+    seconds = time.monotonic() - started
+    infra = _infra_error(result)
+    score = await score_code(item, result.code, policy=policy)
+    usage = result.usage.total
+    return BenchRecord(
+        dataset=dataset,
+        task_id=item.task_id,
+        pipeline=pipeline,
+        passed=score.passed,
+        kind=score.kind,
+        error_type=score.error_type,
+        status=result.status,
+        calls=usage.calls,
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        seconds=round(seconds, 3),
+        score_seconds=round(score.seconds, 3),
+        tests_passed=score.tests_passed,
+        tests_total=score.tests_total,
+        code=result.code,
+        notes=list(result.notes),
+        detail=score.detail,
+        infra_error=infra,
+    )
+
+
+async def run_bench(
+    config: BenchConfig,
+    *,
+    settings: Settings | None = None,
+    client: Any = None,
+    echo: bool = True,
+) -> dict[str, Any]:
+    """Run the benchmark described by ``config`` and return the summary (also written to
+    ``config.out``). ``settings`` default to the environment plus ``config.overrides``;
+    ``client`` (an :class:`~codeteam.llm.client.LLMClient`) defaults to
+    :func:`codeteam.llm.provider.client_for` and is closed at the end (the embedded model is
+    stopped). Raises :class:`BenchError` for usage and setup problems."""
+    from codeteam.execution.models import SandboxUnavailable
+    from codeteam.pipelines.runner import PIPELINES
+
+    if settings is None:
+        settings, problems = load_settings(config.overrides)
+        for problem in problems:
+            print(f"codeteam: setting {problem}", file=sys.stderr)
+    unknown = [p for p in config.pipelines if p not in PIPELINES]
+    if unknown or not config.pipelines:
+        raise BenchError(f"unknown pipeline(s) {', '.join(unknown) or '(none given)'}; "
+                         f"choose from {', '.join(PIPELINES)}")
+    try:
+        dataset: Dataset = load_dataset(config.dataset, config.data)
+        selected = dataset.select(limit=config.limit, ids=config.task_ids)
+    except DatasetError as error:
+        raise BenchError(str(error)) from error
+    if not selected:
+        raise BenchError(f"no tasks selected from {dataset.name}")
+
+    out = config.out
+    model = model_label(settings)
+    settings_shown = {k: v for k, v in settings.redacted().items() if k != "api_key"}
+    _check_out_folder(out, {"dataset": dataset.name, "source": dataset.source, "model": model})
+    meta = {"dataset": dataset.name, "source": dataset.source, "model": model,
+            "settings": settings_shown}
+    timeout = config.score_timeout_s or dataset.score_timeout_s
+    policy = scoring_policy(settings.sandbox, timeout)
+
+    # Defective hidden tests: the reference solution must pass them (cached).
+    cache = ReferenceCache(out / "canonical.json")
+    unchecked = [t for t in selected if t.reference is not None
+                 and cache.get(dataset.name, t, reference_timeout(timeout)) is None]
+    bar = _Progress(len(unchecked), "reference check", config.progress)
+    try:
+        reference = await check_references(
+            dataset.name, selected, mode=settings.sandbox, score_timeout_s=timeout,
+            cache=cache, concurrency=config.concurrency, on_done=bar.tick,
+        )
+    except SandboxUnavailable as error:
+        raise BenchError(f"cannot score: {error}") from error
+    finally:
+        bar.close()
+    defective = reference.defective
+    if defective and echo:
+        print(f"codeteam bench: {len(defective)} task(s) with defective hidden tests are "
+              f"excluded from pass@1: {', '.join(defective)}", file=sys.stderr)
+
+    results = ResultsLog(out / "results.jsonl")
+    existing = results.load()
+    done = {key for key, r in existing.items() if r.dataset == dataset.name and not r.infra_error}
+    todo = [(item, p) for item in selected for p in config.pipelines
+            if (item.task_id, p) not in done]
+    if echo:
+        skipped = len(selected) * len(config.pipelines) - len(todo)
+        print(f"codeteam bench: {dataset.name}, {len(selected)} task(s) x "
+              f"{len(config.pipelines)} pipeline(s), model {model}; {len(todo)} to run"
+              + (f", {skipped} already in {results.path}" if skipped else ""), file=sys.stderr)
+
+    own_client = client is None
+    aborted: str | None = None
+    if todo:
+        if own_client:
+            from codeteam.llm.embedded import EmbeddedModelError
+            from codeteam.llm.provider import client_for
+
+            try:
+                client = await client_for(settings)
+            except EmbeddedModelError as error:
+                raise BenchError(str(error)) from error
+        progress = _Progress(len(todo), dataset.name, config.progress)
+        semaphore = asyncio.Semaphore(max(config.concurrency, 1))
+        stop = asyncio.Event()
+        infra_streak = 0
+
+        async def work(item: BenchTask, pipeline: str) -> None:
+            nonlocal infra_streak, aborted
+            async with semaphore:
+                if stop.is_set():
+                    return
+                record = await run_one(item, pipeline, dataset=dataset.name,
+                                       settings=settings, client=client, policy=policy)
+                results.append(record)
+                progress.done(record)
+                if record.infra_error:
+                    infra_streak += 1
+                    if infra_streak >= INFRA_ABORT and not stop.is_set():
+                        aborted = (f"{infra_streak} runs in a row had infrastructure errors "
+                                   f"(last: {record.infra_error}); stopped")
+                        stop.set()
+                else:
+                    infra_streak = 0
+
+        try:
+            await asyncio.gather(*(work(item, p) for item, p in todo))
+        except SandboxUnavailable as error:
+            raise BenchError(f"cannot score: {error}") from error
+        finally:
+            progress.close()
+            if own_client:
+                await client.close()
+                if settings.uses_embedded_model:
+                    from codeteam.llm.embedded import shared_embedded_model
+
+                    shared_embedded_model().stop()
+
+    records = [r for r in results.load().values() if r.dataset == dataset.name]
+    summary = summarize(
+        records,
+        pipelines=list(config.pipelines),
+        task_ids=[t.task_id for t in selected],
+        defective=defective,
+        meta=meta,
+    )
+    summary["reference"] = {
+        "timeout_s": reference_timeout(timeout),
+        "slow": reference.slow,
+        "unchecked": len(reference.unchecked),
+    }
+    summary["score_timeout_s"] = timeout
+    summary["infra_errors"] = sum(
+        1 for r in records if r.infra_error and r.pipeline in config.pipelines
+        and r.task_id in {t.task_id for t in selected}
+    )
+    if aborted:
+        summary["aborted"] = aborted
+    write_summary(summary, out)
+    if echo:
+        print(markdown(summary))
+        if aborted:
+            print(f"codeteam bench: {aborted}", file=sys.stderr)
+        print(f"codeteam bench: wrote {out / 'results.jsonl'}, {out / 'summary.json'}, "
+              f"{out / 'summary.md'}, {out / 'chart.png'}", file=sys.stderr)
+    return summary
+
+
+def config_from_args(args: argparse.Namespace) -> BenchConfig:
+    """The :class:`BenchConfig` for parsed ``codeteam bench`` arguments."""
+    from codeteam.cli import _overrides
+
+    pipelines = [p.strip() for p in (args.pipelines or "").split(",") if p.strip()]
+    task_ids = [t.strip() for t in args.tasks.split(",")] if args.tasks else None
+    return BenchConfig(
+        dataset=args.dataset,
+        data=args.data,
+        pipelines=pipelines,
+        limit=args.limit,
+        task_ids=task_ids,
+        concurrency=max(args.concurrency, 1),
+        out=args.out,
+        overrides=_overrides(args.set),
+        score_timeout_s=getattr(args, "score_timeout", None),
+        progress=not getattr(args, "no_progress", False),
+    )
+
+
+def main_from_args(args: argparse.Namespace) -> int:
+    """``codeteam bench``: 0 when the run completed (whatever the scores), 1 when it stopped
+    on repeated infrastructure errors, 2 on usage or setup errors, 130 when interrupted
+    (the results so far are kept; rerun the same command to resume)."""
+    try:
+        config = config_from_args(args)
+        summary = asyncio.run(run_bench(config))
+    except BenchError as error:
+        print(f"codeteam bench: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("codeteam bench: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+    return 1 if summary.get("aborted") else 0

@@ -1,0 +1,67 @@
+"""Helpers of the benchmark tests: tiny data files, settings for the scripted model, and a
+benchmark run in-process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from codeteam.bench.runner import BenchConfig, run_bench
+from codeteam.settings import load_settings
+
+# Prompt routing: each role's prompt file has a distinctive sentence.
+DIRECT = r"You complete Python functions"
+PLANNER = r"You write short plans"
+CODER = r"You write correct, simple Python"
+
+CATCH_ALL = """1. Read the input.
+2. Return the result.
+
+```python
+return None
+```"""
+"""A reply every role can take something from: a plan, a bare body; no tests."""
+
+
+def code(body: str) -> str:
+    return f"```python\n{body}\n```"
+
+
+def inc_record(task_id: str, name: str, *, et: list[str] | None = None,
+               canonical: str = "    return x + 1\n") -> dict:
+    """A HumanEval-format record for ``name(x) == x + 1`` (one doctest example)."""
+    record = {
+        "task_id": task_id,
+        "prompt": f'def {name}(x):\n    """Return x plus one.\n    >>> {name}(1)\n    2\n    """\n',
+        "entry_point": name,
+        "canonical_solution": canonical,
+        "test": "def check(candidate):\n    assert candidate(2) == 3\n    assert candidate(-1) == 0\n",
+    }
+    if et is not None:
+        record["test_case_list"] = et
+    return record
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def scripted_settings(scripted, **overrides):
+    settings, problems = load_settings(
+        {"base_url": scripted.base_url, "model": "scripted", "max_retries": 0, "timeout_s": 10,
+         **overrides},
+        env=False,
+    )
+    assert problems == []
+    return settings
+
+
+async def bench(scripted, out: Path, *, settings=None, **config) -> dict:
+    """Run ``codeteam bench`` in-process against the scripted model; returns the summary."""
+    config.setdefault("progress", False)
+    return await run_bench(
+        BenchConfig(out=out, **config),
+        settings=settings or scripted_settings(scripted),
+        echo=False,
+    )
