@@ -2,9 +2,9 @@
 
 The runner copies this file into the sandbox next to the program module and runs::
 
-    python -S -s -B _codeteam_harness.py _codeteam_spec.json
+    python -S -s -B _codeteam_harness.py _codeteam_spec.marshal
 
-The spec (JSON) holds ``module`` (the program's module name; its file ``<module>.py`` sits in
+The spec (a :mod:`marshal` dump of a dict, written by the runner) holds ``module`` (the program's module name; its file ``<module>.py`` sits in
 the working directory), ``tests`` (a list of objects with ``id``, ``kind``, ``source``,
 ``expected``, ``name``, ``setup``, ``file``, ``line``, ``module_aliases``), ``test_timeout``
 (seconds per test) and ``sys_path`` (directories appended to ``sys.path``).
@@ -19,24 +19,32 @@ Per test: ``status`` is passed / failed (an assert or a doctest comparison faile
 (any other exception, including the program failing to import) / timeout (``SIGALRM`` after
 ``test_timeout`` seconds, repeated every 0.2 s in case the code swallows the first one).
 ``program_line`` is the 1-based line of the innermost traceback frame in the program file.
+Code stuck in C (``sum(itertools.repeat(1))``) never sees ``SIGALRM``; for it, faulthandler's
+watchdog thread prints where it is stuck to stderr and ends the process ``WATCHDOG_GRACE``
+seconds after the test's timeout (the runner reports that test as a timeout). Crashes print
+their location the same way (``faulthandler.enable``).
+
+Start-up time matters (one interpreter per run): the passing path imports nothing that pulls
+in ``enum`` or ``re`` (no json, signal, ast, traceback, importlib.util modules; their C cores
+``_json``, ``_signal``, ``_ast`` instead); tracebacks and reprs are loaded when a test fails.
 """
 
+import _ast
+import _signal
 import builtins
 import io
-import json
-import linecache
+import marshal
 import os
-import reprlib
-import signal
 import sys
 import time
-import traceback
 import types
+from _json import encode_basestring_ascii as _json_string
 
 FIELD_LIMIT = 2000  # characters of expected/actual/message
 STDOUT_LIMIT = 4000  # characters of a test's captured stdout
 TRACEBACK_LIMIT = 6000  # characters of a traceback (its end is kept)
 ALARM_REPEAT = 0.2  # seconds between repeated timeout signals
+WATCHDOG_GRACE = 1.0  # seconds after a test's timeout before the C-level watchdog ends the run
 
 _OPS = {
     "Eq": ("==", lambda a, b: a == b),
@@ -64,30 +72,28 @@ class _Harness:
         self.module_name = spec["module"]
         self.program_file = os.path.abspath(self.module_name + ".py")
         self.test_files = set()
+        self.sources = {}  # test file name -> lines, for tracebacks
         self.armed = False
         self.last = None  # (assert line, left, right, op) of the last recorded comparison
-        self.repr = reprlib.Repr()
-        self.repr.maxlevel = 8
-        self.repr.maxstring = self.repr.maxother = self.repr.maxlong = FIELD_LIMIT
-        for name in (
-            "maxtuple",
-            "maxlist",
-            "maxarray",
-            "maxdict",
-            "maxset",
-            "maxfrozenset",
-            "maxdeque",
-        ):
-            setattr(self.repr, name, 200)
+        self.repr = None
         self.write = os.write  # kept: the tested code may monkeypatch os
 
     # -- output ------------------------------------------------------------------------------
 
     def emit(self, record):
+        """Write ``record`` (a flat dict of str/int/float/bool/None) as one JSON line."""
+        fields = []
         for key, value in record.items():
-            if isinstance(value, str):  # no lone surrogates: the runner wants valid UTF-8
-                record[key] = value.encode("utf-8", "replace").decode("utf-8")
-        data = (json.dumps(record) + "\n").encode("utf-8")
+            if value is None or value is True or value is False:
+                text = {None: "null", True: "true", False: "false"}[value]
+            elif isinstance(value, int):
+                text = int.__repr__(value)
+            elif isinstance(value, float):
+                text = float.__repr__(value) if value - value == 0 else "null"  # nan, inf
+            else:  # no lone surrogates: the runner wants valid UTF-8
+                text = _json_string(str(value).encode("utf-8", "replace").decode("utf-8"))
+            fields.append(_json_string(key) + ":" + text)
+        data = ("{" + ",".join(fields) + "}\n").encode("ascii")
         view = memoryview(data)
         while view:
             view = view[self.write(self.results_fd, view) :]
@@ -103,12 +109,12 @@ class _Harness:
         ("raised", exc)."""
         try:
             self.armed = True
-            signal.setitimer(signal.ITIMER_REAL, seconds, ALARM_REPEAT)
+            _signal.setitimer(_signal.ITIMER_REAL, seconds, ALARM_REPEAT)
             try:
                 return "ok", function()
             finally:
                 self.armed = False
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                _signal.setitimer(_signal.ITIMER_REAL, 0)
         except TestTimeout as exc:
             return "timeout", exc
         except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt, anything
@@ -117,6 +123,16 @@ class _Harness:
     # -- reprs and tracebacks ----------------------------------------------------------------
 
     def safe_repr(self, value):
+        """``repr(value)``, bounded in size (reprlib) and time (1 s)."""
+        if self.repr is None:
+            import reprlib
+
+            self.repr = reprlib.Repr()
+            self.repr.maxlevel = 8
+            self.repr.maxstring = self.repr.maxother = self.repr.maxlong = FIELD_LIMIT
+            for name in ("maxtuple", "maxlist", "maxarray", "maxdict", "maxset"):
+                setattr(self.repr, name, 200)
+            self.repr.maxfrozenset = self.repr.maxdeque = 200
         status, text = self.guarded(lambda: self.repr.repr(value), 1.0)
         if status != "ok":
             return f"<repr failed: {type(text).__name__}>"
@@ -137,6 +153,11 @@ class _Harness:
 
     def frames(self, exc):
         """The traceback's frames in the program file and the test code."""
+        import linecache
+        import traceback
+
+        for filename, lines in self.sources.items():
+            linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
         keep = []
         for frame in traceback.extract_tb(exc.__traceback__):
             if frame.filename == self.program_file:
@@ -148,6 +169,8 @@ class _Harness:
 
     def describe(self, exc, outcome):
         """Fill ``exception_type``, ``message``, ``traceback`` and ``program_line``."""
+        import traceback
+
         kind = type(exc)
         module = getattr(kind, "__module__", "builtins")
         name = (
@@ -180,9 +203,17 @@ class _Harness:
     def register_source(self, filename, source, first_line=0):
         """Make ``source`` (starting at 0-based ``first_line`` of ``filename``) visible to
         tracebacks."""
-        lines = ["\n"] * first_line + [line + "\n" for line in source.splitlines()]
-        linecache.cache[filename] = (len(source), None, lines, filename)
+        self.sources[filename] = ["\n"] * first_line + [f"{line}\n" for line in source.splitlines()]
         self.test_files.add(filename)
+
+    def watchdog(self, on):
+        """Arm (or disarm) faulthandler's dump-and-exit for a test stuck beyond SIGALRM."""
+        import faulthandler
+
+        if on:
+            faulthandler.dump_traceback_later(self.timeout + WATCHDOG_GRACE, exit=True)
+        else:
+            faulthandler.cancel_dump_traceback_later()
 
     # -- processes ---------------------------------------------------------------------------
 
@@ -191,17 +222,21 @@ class _Harness:
         ``kill(-1)`` reaches exactly the caller's namespace, minus its init and the caller)."""
         if os.environ.get("CODETEAM_PRIVATE_PIDNS") == "1" and os.getppid() == 1:
             try:
-                os.kill(-1, signal.SIGKILL)
+                os.kill(-1, _signal.SIGKILL)
             except OSError:
                 pass
 
     # -- the program -------------------------------------------------------------------------
 
     def import_program(self):
-        import importlib.util
+        try:  # importlib.util's functions, without importing importlib.util (slow to load)
+            from _frozen_importlib import module_from_spec
+            from _frozen_importlib_external import spec_from_file_location
+        except ImportError:  # pragma: no cover - another interpreter
+            from importlib.util import module_from_spec, spec_from_file_location
 
-        spec = importlib.util.spec_from_file_location(self.module_name, self.program_file)
-        module = importlib.util.module_from_spec(spec)
+        spec = spec_from_file_location(self.module_name, self.program_file)
+        module = module_from_spec(spec)
         sys.modules[self.module_name] = module
         try:
             spec.loader.exec_module(module)
@@ -242,44 +277,16 @@ class _Harness:
     def compile_test(self, source, filename, first_line=0):
         """Compile test code with its ``assert`` statements rewritten to record the values
         they compare (evaluated once, as written). Line numbers are kept (offset by
-        ``first_line``)."""
-        import ast
-
-        tree = ast.parse(source, filename)
-        if first_line:
-            ast.increment_lineno(tree, first_line)
-
-        class Rewrite(ast.NodeTransformer):
-            def visit_Assert(self, node):
-                test = node.test
-                line = node.lineno
-                if isinstance(test, ast.Compare) and len(test.ops) == 1:
-                    op = type(test.ops[0]).__name__
-                    call = ast.Call(
-                        func=ast.Name("__codeteam_compare__", ast.Load()),
-                        args=[ast.Constant(line), ast.Constant(op), test.left, test.comparators[0]],
-                        keywords=[],
-                    )
-                elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-                    call = ast.UnaryOp(
-                        ast.Not(),
-                        ast.Call(
-                            func=ast.Name("__codeteam_value__", ast.Load()),
-                            args=[ast.Constant(line), ast.Constant(True), test.operand],
-                            keywords=[],
-                        ),
-                    )
-                else:
-                    call = ast.Call(
-                        func=ast.Name("__codeteam_value__", ast.Load()),
-                        args=[ast.Constant(line), ast.Constant(False), test],
-                        keywords=[],
-                    )
-                node.test = ast.copy_location(call, test)
-                ast.fix_missing_locations(node)
-                return node
-
-        tree = Rewrite().visit(tree)
+        ``first_line``). Works on :mod:`_ast` nodes (the :mod:`ast` module is slow to load)."""
+        tree = compile(source, filename, "exec", _ast.PyCF_ONLY_AST)
+        for node in _walk(tree):
+            if first_line and "lineno" in node._attributes:
+                node.lineno += first_line
+                if getattr(node, "end_lineno", None) is not None:
+                    node.end_lineno += first_line
+        for node in _walk(tree):
+            if isinstance(node, _ast.Assert):
+                node.test = _recording(node.test, node.lineno)
         self.register_source(filename, source, first_line)
         return compile(tree, filename, "exec")
 
@@ -427,6 +434,7 @@ class _Harness:
         self.last = None
         saved_stdout = sys.stdout
         sys.stdout = captured
+        self.watchdog(True)
         try:
             if import_error is not None:
                 status, exc = import_error
@@ -441,6 +449,7 @@ class _Harness:
                     lambda: self.run_assert(test, module, outcome), self.timeout
                 )
         finally:
+            self.watchdog(False)
             sys.stdout = saved_stdout
         outcome["seconds"] = time.perf_counter() - started
         if status == "timeout":
@@ -453,10 +462,13 @@ class _Harness:
             else:
                 outcome["message"] = f"the test took longer than {self.timeout:g} s"
             outcome["exception_type"] = "TimeoutError"
+            import traceback
+
             frames = self.frames(exc)
             program = [f for f in frames if f.filename == self.module_name + ".py"]
             if program:
                 outcome["program_line"] = program[-1].lineno
+            if frames:
                 outcome["traceback"] = "".join(traceback.format_list(frames))[-TRACEBACK_LIMIT:]
         elif status == "raised":
             failed = import_error is None and self.is_failure(exc)
@@ -475,7 +487,7 @@ class _Harness:
     def main(self):
         tests = self.spec["tests"]
         self.timeout = float(self.spec.get("test_timeout") or 5.0)
-        signal.signal(signal.SIGALRM, self._alarm)
+        _signal.signal(_signal.SIGALRM, self._alarm)
         for path in self.spec.get("sys_path") or []:
             if path not in sys.path:
                 sys.path.append(path)
@@ -483,9 +495,11 @@ class _Harness:
         captured = _Capture(STDOUT_LIMIT)
         saved_stdout = sys.stdout
         sys.stdout = captured
+        self.watchdog(True)
         try:
             status, value = self.guarded(self.import_program, self.timeout)
         finally:
+            self.watchdog(False)
             sys.stdout = saved_stdout
         import_error = None
         module = None
@@ -512,6 +526,58 @@ class _Harness:
                 }
             self.emit(outcome)
         self.emit({"event": "done"})
+
+
+def _walk(tree):
+    """Every node of an :mod:`_ast` tree (like ``ast.walk``)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                stack.extend(item for item in value if isinstance(item, _ast.AST))
+            elif isinstance(value, _ast.AST):
+                stack.append(value)
+
+
+def _located(node, where):
+    """``node`` and its new children with the source position of ``where``."""
+    for child in _walk(node):
+        for name in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if name in child._attributes and getattr(child, name, None) is None:
+                setattr(child, name, getattr(where, name, None))
+    return node
+
+
+def _call(name, *args):
+    return _ast.Call(func=_ast.Name(id=name, ctx=_ast.Load()), args=list(args), keywords=[])
+
+
+def _recording(test, line):
+    """The assert condition ``test`` rewritten to record the values it checks:
+    ``a <op> b`` -> ``__codeteam_compare__(line, "<Op>", a, b)``, ``not x`` ->
+    ``not __codeteam_value__(line, True, x)``, anything else ``__codeteam_value__(...)``."""
+    if isinstance(test, _ast.Compare) and len(test.ops) == 1:
+        op = type(test.ops[0]).__name__
+        new = _call(
+            "__codeteam_compare__",
+            _ast.Constant(value=line),
+            _ast.Constant(value=op),
+            test.left,
+            test.comparators[0],
+        )
+    elif isinstance(test, _ast.UnaryOp) and isinstance(test.op, _ast.Not):
+        inner = _call(
+            "__codeteam_value__", _ast.Constant(value=line), _ast.Constant(value=True), test.operand
+        )
+        new = _ast.UnaryOp(op=_ast.Not(), operand=inner)
+    else:
+        new = _call(
+            "__codeteam_value__", _ast.Constant(value=line), _ast.Constant(value=False), test
+        )
+    return _located(new, test)
 
 
 class _Capture(io.TextIOBase):
@@ -620,8 +686,8 @@ def main(argv):
         _guard_forks(int(os.environ.get("CODETEAM_MAX_PROCESSES") or 64))
 
     faulthandler.enable()  # a crash prints where it happened to stderr; the runner reads it
-    with open(argv[1], encoding="utf-8") as handle:
-        spec = json.load(handle)
+    with open(argv[1], "rb") as handle:
+        spec = marshal.load(handle)
     _install_exit_builtins()
     _Harness(spec).main()
     sys.stdout.flush()

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import keyword
+import marshal
+import re
 import signal
 from functools import cache
 from pathlib import Path
@@ -32,7 +34,7 @@ from codeteam.execution.sandbox import (
 from codeteam.task import Program
 
 HARNESS_FILE = "_codeteam_harness.py"
-SPEC_FILE = "_codeteam_spec.json"
+SPEC_FILE = "_codeteam_spec.marshal"
 OUTPUT_TAIL = 4000
 """Characters of stdout and of stderr kept in :attr:`RunReport.output` (their ends)."""
 
@@ -87,7 +89,7 @@ async def run_tests(
     files = {
         f"{module_name}.py": text,
         HARNESS_FILE: harness_source(),
-        SPEC_FILE: json.dumps(spec),
+        SPEC_FILE: marshal.dumps(spec),  # trusted data to the harness; loads without imports
     }
     result = await run_sandboxed(files, python_argv(HARNESS_FILE, SPEC_FILE), policy)
     outcomes = _outcomes(tests, result, policy, module_name)
@@ -133,7 +135,9 @@ def _outcomes(
         elif kind == "done":
             finished = True
             running = None
-    reason = _death_reason(result, policy)
+    stuck = _WATCHDOG.search(result.stderr) is not None
+    reason = _death_reason(result, policy, stuck)
+    where = _dumped_line(result.stderr, module_name)
     outcomes = []
     for index, test in enumerate(tests):
         if index in found:
@@ -143,14 +147,24 @@ def _outcomes(
             message = f"the test harness did not run: {reason}"
         elif running == -1:
             message = f"the process died while importing {module_name}: {reason}"
+        elif index == running and stuck:
+            limit = min(policy.per_test_timeout_s, policy.timeout_s)
+            message = (
+                f"the test did not stop at its {limit:g} s limit (stuck outside the "
+                "interpreter loop, e.g. in C code) and the run was ended"
+            )
         elif index == running:
             message = f"the process died during this test: {reason}"
         elif finished:
             message = "the harness reported no outcome for this test"
         else:
             message = f"not run: the process died before this test: {reason}"
-        status = "timeout" if result.killed and (index == running or running == -1) else "error"
-        outcomes.append(TestOutcome(test_id=test.id, status=status, message=message))
+        timed_out = result.killed or stuck
+        status = "timeout" if timed_out and (index == running or running == -1) else "error"
+        outcome = TestOutcome(test_id=test.id, status=status, message=message)
+        if index == running:
+            outcome.program_line = where
+        outcomes.append(outcome)
     return outcomes
 
 
@@ -166,8 +180,25 @@ def _parse_outcome(test: TestCase, event: dict) -> TestOutcome:
         )
 
 
-def _death_reason(result: ProcessResult, policy: SandboxPolicy) -> str:
+_WATCHDOG = re.compile(r"^Timeout \(\d+:\d\d:\d\d(\.\d+)?\)!$", re.MULTILINE)
+"""The header of faulthandler's dump when the harness's watchdog ended a stuck test."""
+
+
+def _dumped_line(stderr: str, module_name: str) -> int | None:
+    """The 1-based program line of the innermost frame in a faulthandler dump (a crash, or the
+    watchdog's): frames are listed most recent first."""
+    frame = re.search(
+        r'^\s+File "(?:[^"\n]*/)?' + re.escape(module_name) + r'\.py", line (\d+)',
+        stderr,
+        re.MULTILINE,
+    )
+    return int(frame.group(1)) if frame else None
+
+
+def _death_reason(result: ProcessResult, policy: SandboxPolicy, stuck: bool) -> str:
     """Why the process ended, for outcomes it did not report."""
+    if stuck:
+        return "a test was stuck past its time limit and the run was ended"
     if result.killed:
         reason = f"the run exceeded its {policy.timeout_s:g} s wall-clock limit and was killed"
     elif result.exit_code is None:
@@ -187,9 +218,11 @@ def _death_reason(result: ProcessResult, policy: SandboxPolicy) -> str:
             reason += " (a crash, e.g. a C stack overflow)"
     else:
         reason = f"it exited with status {result.exit_code}"
-    last = [line for line in result.stderr.splitlines() if line.strip()]
-    if last and not result.killed:
-        reason += f"; stderr: {last[-1].strip()[:300]}"
+    lines = [line.strip() for line in result.stderr.splitlines() if line.strip()]
+    fatal = [line for line in lines if line.startswith("Fatal Python error")]
+    plain = [line for line in lines if not line.startswith(("File ", "Current thread", "Thread "))]
+    if (fatal or plain) and not result.killed:
+        reason += f"; stderr: {(fatal or plain)[-1][:300]}"
     return reason
 
 

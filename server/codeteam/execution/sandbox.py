@@ -301,12 +301,15 @@ def _probe(bwrap: str) -> str | None:
 
 def _count_tasks(uid: int) -> int:
     """Tasks (processes and threads) whose real uid is ``uid``, system-wide (what
-    ``RLIMIT_NPROC`` counts outside a user namespace)."""
+    ``RLIMIT_NPROC`` counts outside a user namespace). ``/proc/<pid>`` is owned by the
+    process's effective uid, so only those entries' status files are read."""
     total = 0
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
+            if entry.stat().st_uid != uid:
+                continue
             with open(f"/proc/{entry.name}/status", "rb") as handle:
                 status = handle.read()
         except OSError:
@@ -404,9 +407,9 @@ def _env(tmpdir: str) -> dict[str, str]:
     }
 
 
-def _memfd(name: str, text: str) -> int:
+def _memfd(name: str, content: str | bytes) -> int:
     fd = os.memfd_create(name, 0)
-    data = text.encode("utf-8")
+    data = content.encode("utf-8") if isinstance(content, str) else content
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
@@ -439,7 +442,7 @@ class _Prepared:
     """Everything needed to spawn one run: argv, environment, descriptors, cleanup."""
 
     bwrap: str | None
-    files: dict[str, str]
+    files: dict[str, str | bytes]
     command: list[str]
     policy: SandboxPolicy
     results_fd: int | None = None
@@ -485,10 +488,13 @@ class _Prepared:
 
     def _prepare_none(self) -> None:
         self._tmp = tempfile.mkdtemp(prefix="codeteam-run-")
-        for name, text in self.files.items():
+        for name, content in self.files.items():
             path = Path(self._tmp, name)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
         scratch = Path(self._tmp, ".tmp")
         scratch.mkdir()
         nproc = None
@@ -656,11 +662,11 @@ async def _exited(proc: subprocess.Popen, timeout: float) -> bool:
 
 
 async def run_sandboxed(
-    files: dict[str, str], argv: list[str], policy: SandboxPolicy
+    files: dict[str, str | bytes], argv: list[str], policy: SandboxPolicy
 ) -> ProcessResult:
     """Run ``argv`` in a fresh sandbox holding ``files`` and return what it did.
 
-    ``files`` maps relative paths to text (UTF-8), written into the working directory of the
+    ``files`` maps relative paths to text (written as UTF-8) or bytes, written into the working directory of the
     run (``/sandbox`` under bwrap, a temporary directory with ``"none"``); relative paths in
     ``argv`` refer to it (:func:`python_argv` builds an interpreter command line). The run
     ends when the command exits or after ``policy.timeout_s`` seconds of wall-clock time,
