@@ -142,13 +142,32 @@ async def test_endless_loops_time_out():
     assert after.status == "passed"
 
 
-async def test_a_loop_in_c_hits_the_wall_clock():
-    # sum() over an endless iterator never returns to the interpreter loop, so the per-test
-    # SIGALRM cannot interrupt it: the whole-run timeout kills the sandbox.
-    policy = SandboxPolicy(timeout_s=2, per_test_timeout_s=0.5)
-    report = await _run("import itertools\n", "sum(itertools.repeat(1))", "pass", policy=policy)
+async def test_a_loop_in_c_is_ended_by_the_watchdog():
+    # sum() over an endless iterator never returns to the interpreter loop, so SIGALRM cannot
+    # interrupt it; faulthandler's watchdog thread ends the run 1 s after the test's limit.
+    policy = SandboxPolicy(timeout_s=10, per_test_timeout_s=0.5)
+    program = "import itertools\n\ndef total():\n    return sum(itertools.repeat(1))\n"
+    started = time.monotonic()
+    report = await _run(program, "total()", "pass", policy=policy)
+    assert time.monotonic() - started < 4
     stuck, never = report.outcomes
-    assert report.killed
+    assert not report.killed
+    assert stuck.status == "timeout" and "did not stop" in stuck.message
+    assert stuck.program_line == 4
+    assert never.status == "error" and never.message.startswith("not run")
+
+
+async def test_the_wall_clock_is_the_backstop():
+    # the code disarms the watchdog first: only the whole-run timeout is left
+    policy = SandboxPolicy(timeout_s=2, per_test_timeout_s=0.5)
+    hostile = (
+        "import faulthandler, itertools\n"
+        "faulthandler.cancel_dump_traceback_later()\n"
+        "sum(itertools.repeat(1))"
+    )
+    report = await _run("", hostile, "pass", policy=policy)
+    stuck, never = report.outcomes
+    assert report.killed and report.exit_code == -9
     assert stuck.status == "timeout" and "wall-clock" in stuck.message
     assert never.status == "error" and never.message.startswith("not run")
 

@@ -219,11 +219,11 @@ async def test_a_crash_keeps_finished_outcomes(policy):
 
 
 async def test_a_segfault_is_reported_with_its_signal(policy):
-    report = await run_tests(
-        "import ctypes\n", [_assert("crash", "ctypes.string_at(0)")], policy=policy
-    )
+    program = "import ctypes\n\ndef crash():\n    return ctypes.string_at(0)\n"
+    report = await run_tests(program, [_assert("crash", "crash()")], policy=policy)
     assert report.outcomes[0].status == "error"
     assert "SIGSEGV" in report.outcomes[0].message
+    assert report.outcomes[0].program_line == 4  # from faulthandler's dump
     assert report.exit_code == -11
     assert "Fatal Python error" in report.output
 
