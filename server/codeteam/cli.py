@@ -13,8 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-from codeteam.settings import load_settings
-
 log = logging.getLogger("codeteam")
 
 GENERATION_PIPELINES = ("direct", "plan", "team", "flow")
@@ -96,6 +94,7 @@ async def _run(args: argparse.Namespace) -> int:
     from codeteam.llm.embedded import EmbeddedModelError, shared_embedded_model
     from codeteam.llm.provider import client_for
     from codeteam.pipelines.runner import run_pipeline
+    from codeteam.settings import load_settings
     from codeteam.pysource.functions import (
         FunctionNotFound,
         AmbiguousFunction,
