@@ -1,0 +1,101 @@
+"""pygls protocol adjustments codeteam needs (pygls 2.1).
+
+- Position encoding: pygls takes the client's *first* offered encoding; codeteam prefers UTF-16
+  whenever the client offers it and takes UTF-8 or UTF-32 only when the client offers just
+  those (:func:`codeteam.editor.positions.choose_encoding`).
+- Lines: pygls's ``TextDocument.lines`` uses ``str.splitlines``, which also splits at form
+  feeds and U+2028 and so applies incremental changes to the wrong lines in such files.
+  :class:`LspTextDocument` splits only at ``\\n``, ``\\r\\n`` and ``\\r``.
+- ``$/cancelRequest``: pygls runs ``workspace/executeCommand`` through a generator, so a cancel
+  only cancels the outer request future, not the command's coroutine. The protocol reports
+  every cancelled request id to the server (:meth:`CodeteamProtocol.cancelled_request_ids`)
+  so that the run behind the command is cancelled too.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable, Sequence
+
+from lsprotocol import types
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+from pygls.workspace import TextDocument, Workspace
+
+from codeteam.editor.positions import choose_encoding, split_lines
+
+MsgId = str | int
+
+
+class LspTextDocument(TextDocument):
+    """A pygls document whose lines end only at ``\\n``, ``\\r\\n`` or ``\\r`` (as in LSP)."""
+
+    @property
+    def lines(self) -> Sequence[str]:  # type: ignore[override]
+        return tuple(split_lines(self.source))
+
+
+class LspWorkspace(Workspace):
+    """A pygls workspace that holds :class:`LspTextDocument` documents."""
+
+    def _create_text_document(
+        self,
+        doc_uri: str,
+        source: str | None = None,
+        version: int | None = None,
+        language_id: str | None = None,
+    ) -> TextDocument:
+        return LspTextDocument(
+            doc_uri,
+            source=source,
+            version=version,
+            language_id=language_id,
+            sync_kind=self._sync_kind,
+            position_codec=self.position_codec,
+        )
+
+    @classmethod
+    def like(cls, workspace: Workspace, sync_kind: types.TextDocumentSyncKind) -> LspWorkspace:
+        """A new, empty workspace with ``workspace``'s root, folders and position encoding."""
+        return cls(
+            workspace.root_uri,
+            sync_kind,
+            list(workspace.folders.values()),
+            workspace.position_encoding,
+        )
+
+
+class CodeteamProtocol(LanguageServerProtocol):
+    """The language server protocol with codeteam's encoding choice, line splitting and
+    cancel reporting (see the module docstring)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.cancelled_request_ids: collections.deque[MsgId] = collections.deque(maxlen=256)
+        self.on_cancel_request: Callable[[MsgId], None] | None = None
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):
+        general = params.capabilities.general
+        if general is not None and general.position_encodings:
+            chosen = choose_encoding(general.position_encodings)
+            # pygls picks the first supported entry: put ours first.
+            general.position_encodings = [chosen] + [
+                e for e in general.position_encodings if str(getattr(e, "value", e)) != chosen
+            ]
+        result = yield from super().lsp_initialize(params)
+        return result
+
+    def use_lsp_lines(self) -> None:
+        """Replace pygls's workspace (made during ``initialize``, before any document is
+        open) with an :class:`LspWorkspace` with the same root, folders and encoding."""
+        if not isinstance(self._workspace, LspWorkspace) and self._workspace is not None:
+            self._workspace = LspWorkspace.like(
+                self._workspace, self._server._text_document_sync_kind
+            )
+
+    def _handle_cancel_notification(self, msg_id: MsgId):
+        super()._handle_cancel_notification(msg_id)
+        self.cancelled_request_ids.append(msg_id)
+        if self.on_cancel_request is not None:
+            self.on_cancel_request(msg_id)
