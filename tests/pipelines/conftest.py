@@ -44,7 +44,7 @@ FIX = r"You fix Python functions"
 
 
 @pytest.fixture
-def run(scripted):
+async def run(scripted):
     """``await run(pipeline, source=STUB, qualname="running_max", **settings)``."""
     clients = []
 
@@ -63,3 +63,5 @@ def run(scripted):
         return result, stages
 
     yield go
+    for client in clients:
+        await client.close()

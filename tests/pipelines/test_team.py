@@ -63,7 +63,7 @@ async def test_max_rounds_reached_keeps_the_best_code(scripted, run):
 
 
 async def test_malformed_replies_degrade_and_recover(scripted, run):
-    scripted.reply(ANALYST, "I am not sure what you mean.", times=2)
+    scripted.reply(ANALYST, "```python\ndef running_max(xs):\n    pass\n```", times=2)
     scripted.reply(TESTER, "Tests are important!")
     scripted.reply(CODER, "Here is a poem about code.", times=1)
     scripted.reply(r"I could not use that", GOOD)
