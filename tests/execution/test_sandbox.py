@@ -12,7 +12,7 @@ import pytest
 from codeteam.execution import sandbox as sandbox_module
 from codeteam.execution.models import TestCase
 from codeteam.execution.runner import run_tests
-from codeteam.execution.sandbox import SandboxPolicy, python_argv, run_sandboxed
+from codeteam.execution.sandbox import SandboxPolicy, _count_tasks, python_argv, run_sandboxed
 
 pytestmark = pytest.mark.sandbox
 
@@ -81,8 +81,6 @@ async def test_the_sandbox_sees_no_home_no_workspace_no_secrets(monkeypatch):
 
 
 def _nobody_tasks() -> int:
-    from codeteam.execution.sandbox import _count_tasks
-
     return _count_tasks(65534) + 16  # others' sandboxes may come and go meanwhile
 
 
@@ -178,11 +176,18 @@ async def test_process_limit_is_per_run(monkeypatch, tools):
     if not tools:
         monkeypatch.setattr(sandbox_module, "_tool", lambda name: None)
     policy = SandboxPolicy(max_processes=5, timeout_s=10)
+    others_before = _count_tasks(65534)
     result = await run_sandboxed({"a.py": FORKS}, python_argv("a.py"), policy)
+    others_after = _count_tasks(65534)
     assert result.exit_code == 0, result.stderr
     forked, uid = (int(word) for word in result.stdout.split())
-    assert 3 <= forked <= 5
     assert uid == 65534
+    if os.geteuid() == 0 and (others_before or others_after):
+        # a root server's budget is per real uid 65534, shared with other sandboxes that
+        # were running meanwhile: bounded, but not exactly 5
+        assert forked <= 5 + others_before
+    else:
+        assert forked == 5
 
 
 async def test_process_limit_in_none_mode():

@@ -244,8 +244,9 @@ def sandbox_problem(mode: str) -> str | None:
     """None when sandbox ``mode`` is usable here, else a message for the user.
 
     ``"none"`` is always usable. For ``"bwrap"`` the bwrap binary must exist on PATH and be
-    able to start a sandboxed interpreter; the first check runs one (about 30 ms) and the
-    answer is cached per bwrap path and effective uid.
+    able to start a sandboxed interpreter; the check runs one (about 30 ms). Success is cached
+    per bwrap path and effective uid; a failure is checked again next time (it may be fixed
+    meanwhile).
     """
     if mode == "none":
         return None
@@ -256,9 +257,12 @@ def sandbox_problem(mode: str) -> str | None:
         return NOT_INSTALLED
     key = (bwrap, os.geteuid())
     with _problems_lock:
-        if key not in _problems:
-            _problems[key] = _probe(bwrap)
-        return _problems[key]
+        if key in _problems:
+            return _problems[key]
+        problem = _probe(bwrap)
+        if problem is None:
+            _problems[key] = None
+        return problem
 
 
 def _probe(bwrap: str) -> str | None:
