@@ -24,7 +24,7 @@ def test_duplicates_from_looping_models_are_dropped():
     assert parse_plan("1. Loop\n2. Loop\n3. Stop\n4. Loop") == ["Loop", "Stop"]
 
 
-@pytest.mark.parametrize("text", ["", "def f(x):\n    return x", "```\n```"])
+@pytest.mark.parametrize("text", ["", "def f(x):\n    return x", "```\n```", "1.\n1. 1.\n2. -"])
 def test_no_steps_raises(text):
     with pytest.raises(PlanError):
         parse_plan(text)

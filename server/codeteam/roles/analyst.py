@@ -15,6 +15,7 @@ from codeteam.task import Task
 
 MAX_STEPS = 12
 _NUMBERED = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+(.+?)\s*$")
+_WORD = re.compile(r"[A-Za-z]{2,}")
 _CODE_LIKE = re.compile(r"^\s*(def |class |return |import |from |```|>>>)")
 
 
@@ -60,7 +61,7 @@ def parse_plan(text: str, *, leading_number: bool = False) -> list[str]:
             # Prose after the list ends it.
             break
     # Drop duplicates that weak models produce by looping.
-    unique = list(dict.fromkeys(s for s in steps if len(s) > 1))
+    unique = list(dict.fromkeys(s for s in steps if len(s) > 1 and _WORD.search(s)))
     if not unique:
         raise PlanError("the reply holds no numbered steps", text)
     return unique[:MAX_STEPS]
