@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from codeteam.execution.models import TestCase  # noqa: E402
-from codeteam.execution.runner import run_tests  # noqa: E402
-from codeteam.execution.sandbox import SandboxPolicy, sandbox_problem  # noqa: E402
+from codeteam.execution.models import TestCase
+from codeteam.execution.runner import run_tests
+from codeteam.execution.sandbox import SandboxPolicy, sandbox_problem
 
 PROGRAM = "def add(a, b):\n    return a + b\n"
 TESTS = {
