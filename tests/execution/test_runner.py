@@ -288,3 +288,16 @@ async def test_concurrent_runs_are_independent(policy):
         *(run_tests(f"NAME = {name!r}\n", tests, policy=policy) for name in "abc")
     )
     assert all(r.all_passed for r in reports)
+
+
+async def test_a_module_named_like_the_stdlib(policy):
+    """A user file inspect.py runs as module "inspect" (doctest needs the real inspect)."""
+    program = "def mean_of(xs):\n    return sum(xs) // len(xs)\n"
+    tests = [
+        TestCase(id="d", kind="doctest", origin="public", source="mean_of([1, 2])", expected="1.5"),
+        _assert("a", "from inspect import mean_of\nassert mean_of([1, 2]) == 1.5"),
+    ]
+    report = await run_tests(program, tests, module_name="inspect", policy=policy)
+    doc, check = report.outcomes
+    assert (doc.status, doc.actual) == ("failed", "1")
+    assert (check.status, check.expected, check.actual) == ("failed", "1.5", "1")

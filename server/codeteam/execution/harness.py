@@ -488,10 +488,27 @@ class _Harness:
         tests = self.spec["tests"]
         self.timeout = float(self.spec.get("test_timeout") or 5.0)
         _signal.signal(_signal.SIGALRM, self._alarm)
-        for path in self.spec.get("sys_path") or []:
+        # The program is loaded from its file (and found in sys.modules by the tests), so the
+        # working directory goes last: a program called inspect.py must not shadow the
+        # standard module for the harness (or for the libraries it uses).
+        here = os.path.dirname(os.path.abspath(__file__))
+        sys.path[:] = [path for path in sys.path if os.path.abspath(path or ".") != here]
+        for path in [*(self.spec.get("sys_path") or []), here]:
             if path not in sys.path:
                 sys.path.append(path)
         self.emit({"event": "start", "index": -1})
+        names = {self.module_name}
+        for test in tests:
+            names.update(name.split(".")[0] for name in test.get("module_aliases") or [])
+        if names & set(getattr(sys, "stdlib_module_names", ())):
+            # The program will shadow a standard module in sys.modules: load what the harness
+            # itself needs first, so its later imports do not pick up the program instead.
+            import linecache  # noqa: F401
+            import reprlib  # noqa: F401
+            import traceback  # noqa: F401
+
+            if any(test["kind"] == "doctest" for test in tests):
+                import doctest  # noqa: F401
         captured = _Capture(STDOUT_LIMIT)
         saved_stdout = sys.stdout
         sys.stdout = captured
