@@ -157,3 +157,12 @@ def test_unknown_dataset_and_missing_file(tmp_path):
         load_dataset("apps")
     with pytest.raises(DatasetError, match="no such data file"):
         load_dataset(None, tmp_path / "missing.jsonl")
+
+
+def test_data_file_of_mbpp_records_is_read_like_mbpp(tmp_path):
+    records = read_records(SHARED_DATA / "mbpp-sanitized-sample20.json")[:3]
+    path = tmp_path / "sanitized-mbpp.json"
+    path.write_text(json.dumps(records))
+    data = load_dataset(None, path)
+    assert [t.task_id for t in data.tasks] == ["Mbpp/2", "Mbpp/3", "Mbpp/4"]
+    assert data.tasks[1].task.public_tests[0].source == "assert is_not_prime(2) == False"

@@ -24,7 +24,8 @@ Public vs hidden, per dataset:
   their setup.
 - ``--data PATH``: any JSONL (optionally gzipped) in HumanEval's format; records with
   ``test_case_list`` are scored like humaneval-et, records with ``base_input``/``plus_input``
-  like humaneval-plus, the rest like humaneval.
+  like humaneval-plus, the rest like humaneval. A file of MBPP records (``test_list``, no
+  ``entry_point``; e.g. the full ``sanitized-mbpp.json``) is read like ``mbpp``.
 
 Only :attr:`BenchTask.task` is ever given to a pipeline: hidden tests and reference code never
 reach a model.
@@ -460,12 +461,15 @@ DEFAULT_FILES = {
 
 def load_dataset(name: str | None = None, path: Path | None = None) -> Dataset:
     """Load ``--dataset name`` (from its default file, or from ``path`` when given) or, with
-    no name, ``--data path`` (HumanEval's format, styles chosen per record). Raises
-    :class:`DatasetError`."""
+    no name, ``--data path`` (HumanEval's format, styles chosen per record; or MBPP records).
+    Raises :class:`DatasetError`."""
     if name is None:
         if path is None:
             raise DatasetError("give a dataset name or a data file")
         records = read_records(path)
+        if records and all("test_list" in r and "entry_point" not in r for r in records):
+            return Dataset(name=f"data:{path.name}", tasks=[mbpp_task(r) for r in records],
+                           source=str(path))
         tasks = [humaneval_task(r) for r in records]
         extended = any(r.get("plus_input") or r.get("base_input") or r.get("test_case_list")
                        for r in records)
