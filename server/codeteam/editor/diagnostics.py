@@ -1,0 +1,233 @@
+"""The tester's report as diagnostics on the function's lines, and keeping them honest.
+
+One diagnostic per failing test (source "codeteam", code = the test id): at the line that
+failed inside the function when the run knows it (``outcome.function_line``), else at the
+doctest example's own line, else on the ``def`` line; Error for the user's tests, Warning for
+AI tests (they may be wrong). Plus one Information summary on the ``def`` line.
+
+Diagnostics are stored relative to the function's first line together with the function's
+text: when a change leaves the function's text as it was they follow it (lines typed above
+move them), when the function's text changes they are cleared.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from lsprotocol import types
+
+from codeteam.editor.actions import DIAGNOSTIC_SOURCE, SUMMARY_CODE
+from codeteam.editor.positions import column_to_units, first_code_column, strip_ending
+
+if TYPE_CHECKING:
+    from codeteam.execution.models import TestCase, TestOutcome
+    from codeteam.pipelines.result import Result
+
+Severity = Literal["error", "warning", "information"]
+
+_SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+}
+MESSAGE_LIMIT = 1500
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One diagnostic before it becomes an LSP one: ``line`` is relative to the function's
+    first line (0 = the first decorator or ``def``)."""
+
+    line: int
+    message: str
+    severity: Severity
+    code: str
+
+
+@dataclass
+class FunctionDiagnostics:
+    """A function's diagnostics and the text they were made for.
+
+    ``start_line`` is the function's current 0-based first line in the document; ``lines``
+    its lines (endings kept) when the diagnostics were made.
+    """
+
+    qualname: str
+    signature: str
+    start_line: int
+    lines: list[str]
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def end_line(self) -> int:
+        return self.start_line + len(self.lines) - 1
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+
+def review_problems(result: Result, *, stub_start_line: int, def_offset: int,
+                    function_lines: int) -> list[Problem]:
+    """The problems of a review ``result``. ``stub_start_line`` is the document line where the
+    reviewed function started when the tests were collected (doctest lines are absolute in
+    that text), ``def_offset`` the ``def`` line relative to the function's first line and
+    ``function_lines`` how many lines the function has."""
+    problems: list[Problem] = []
+    report = result.last_report
+    if report is None or report.run is None:
+        reason = "; ".join(result.notes) or "no tests ran"
+        problems.append(Problem(def_offset, f"codeteam review: {reason}", "information",
+                                SUMMARY_CODE))
+        return problems
+    tests = {test.id: test for test in report.tests}
+
+    def within(line: int | None) -> int | None:
+        return line if line is not None and 0 <= line < function_lines else None
+
+    for outcome in report.run.failures:
+        test = tests.get(outcome.test_id)
+        line = within(outcome.function_line)
+        if line is None and test is not None and test.kind == "doctest" and test.file is None:
+            line = within(None if test.line is None else test.line - stub_start_line)
+        if line is None:
+            line = def_offset
+        severity: Severity = "warning" if test is not None and test.origin == "ai" else "error"
+        problems.append(Problem(line, failure_message(test, outcome), severity, outcome.test_id))
+    head = report.summary.split("\n", 1)[0]
+    problems.append(Problem(def_offset, f"codeteam review: {head}", "information", SUMMARY_CODE))
+    return problems
+
+
+def failure_message(test: TestCase | None, outcome: TestOutcome) -> str:
+    """What failed, expected and actual, and the exception, for one failing test."""
+    if test is None:
+        label, what = "test", outcome.test_id
+    else:
+        label = {"public": "test", "ai": "AI test (may be wrong)", "hidden": "test"}[test.origin]
+        what = test.describe()
+    if outcome.status == "timeout":
+        lines = [f"{label} timed out: {what}"]
+    else:
+        lines = [f"{label} failed: {what}"]
+    if outcome.expected is not None:
+        lines.append(f"expected: {outcome.expected}")
+    if outcome.actual is not None:
+        lines.append(f"actual:   {outcome.actual}")
+    if outcome.exception_type and outcome.status != "timeout":
+        lines.append(f"{outcome.exception_type}: {outcome.message}".rstrip(": "))
+    elif outcome.message and outcome.expected is None and outcome.status != "timeout":
+        lines.append(outcome.message.strip())
+    message = "\n".join(lines)
+    return message if len(message) <= MESSAGE_LIMIT else message[: MESSAGE_LIMIT - 1] + "…"
+
+
+class DiagnosticsStore:
+    """codeteam's diagnostics per document and function."""
+
+    def __init__(self) -> None:
+        self._by_uri: dict[str, dict[str, FunctionDiagnostics]] = {}
+
+    def uris(self) -> list[str]:
+        return list(self._by_uri)
+
+    def functions(self, uri: str) -> list[FunctionDiagnostics]:
+        return list(self._by_uri.get(uri, {}).values())
+
+    def put(self, uri: str, entry: FunctionDiagnostics) -> None:
+        self._by_uri.setdefault(uri, {})[entry.qualname] = entry
+
+    def drop_function(self, uri: str, qualname: str) -> bool:
+        functions = self._by_uri.get(uri, {})
+        return functions.pop(qualname, None) is not None
+
+    def drop_document(self, uri: str) -> bool:
+        return bool(self._by_uri.pop(uri, None))
+
+    def at_line(self, uri: str, line: int) -> FunctionDiagnostics | None:
+        """The innermost function with diagnostics whose span holds 0-based ``line``."""
+        best = None
+        for entry in self.functions(uri):
+            if entry.start_line <= line <= entry.end_line and (
+                best is None or entry.start_line >= best.start_line
+            ):
+                best = entry
+        return best
+
+    def follow_changes(self, uri: str, text: str, lines: list[str],
+                       line_shifts: list[tuple[int, int]] | None) -> bool:
+        """Update ``uri``'s diagnostics after a change; returns True when something moved or
+        was cleared (publish again).
+
+        ``lines`` are the document's new lines; ``line_shifts`` the changes in order as
+        (last line the change touched in the text before it, lines added minus lines
+        removed), None for a whole-text change. A function keeps its diagnostics when its
+        text is still there (at its shifted place, or found once elsewhere), else loses them.
+        """
+        functions = self._by_uri.get(uri)
+        if not functions:
+            return False
+        changed = False
+        offsets: list[int] | None = None
+        for qualname, entry in list(functions.items()):
+            start = entry.start_line
+            if line_shifts is not None:
+                for last_touched, delta in line_shifts:
+                    if last_touched < start:
+                        start += delta
+            if lines[start : start + len(entry.lines)] != entry.lines:
+                if offsets is None:
+                    offsets = [0, *itertools.accumulate(len(line) for line in lines)]
+                start = _find_once(text, entry.text, offsets)
+            if start is None:
+                del functions[qualname]
+                changed = True
+            elif start != entry.start_line:
+                entry.start_line = start
+                changed = True
+        if not functions:
+            self._by_uri.pop(uri, None)
+        return changed
+
+    def lsp_diagnostics(self, uri: str, lines: list[str], encoding: str) -> list[types.Diagnostic]:
+        """The LSP diagnostics of ``uri`` on a document whose lines are ``lines``."""
+        out: list[types.Diagnostic] = []
+        for entry in self.functions(uri):
+            for problem in entry.problems:
+                line = entry.start_line + problem.line
+                text = strip_ending(lines[line]) if 0 <= line < len(lines) else ""
+                start = column_to_units(text, first_code_column(text), encoding)
+                end = column_to_units(text, len(text), encoding)
+                out.append(
+                    types.Diagnostic(
+                        range=types.Range(
+                            start=types.Position(line=line, character=start),
+                            end=types.Position(line=line, character=max(end, start)),
+                        ),
+                        message=problem.message,
+                        severity=_SEVERITY[problem.severity],
+                        code=problem.code,
+                        source=DIAGNOSTIC_SOURCE,
+                    )
+                )
+        return out
+
+
+def _find_once(text: str, needle: str, offsets: list[int]) -> int | None:
+    """The 0-based line where ``needle`` (whole lines) starts, if it occurs exactly once at a
+    line start in ``text``."""
+    if not needle:
+        return None
+    found = None
+    position = text.find(needle)
+    while position != -1:
+        line = bisect.bisect_left(offsets, position)
+        if line < len(offsets) and offsets[line] == position:
+            if found is not None:
+                return None
+            found = line
+        position = text.find(needle, position + 1)
+    return found

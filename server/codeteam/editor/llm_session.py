@@ -1,0 +1,129 @@
+"""The LLM client the editor's runs share, rebuilt when the settings change.
+
+A client in use by a running pipeline is not closed under it: a replaced client is closed when
+its last run releases it. The embedded model (no ``base_url``) is started on first use and
+stopped on shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from codeteam.llm.client import LLMClient
+    from codeteam.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def _client_key(settings: Settings) -> tuple[Any, ...]:
+    """What the client depends on (the key stays in memory; it is never logged)."""
+    key = settings.api_key.get_secret_value() if settings.api_key else None
+    return (
+        settings.base_url, settings.model, key, settings.timeout_s, settings.max_retries,
+        settings.seed, settings.temperature, settings.max_tokens,
+    )
+
+
+class LLMSession:
+    """Hands out the current :class:`~codeteam.llm.client.LLMClient` to runs.
+
+    ``notify`` receives user-facing log lines (e.g. "embedded model ready in 0.8 s").
+    """
+
+    def __init__(self, notify: Callable[[str], None] | None = None) -> None:
+        self._notify = notify or (lambda text: None)
+        self._client: LLMClient | None = None
+        self._key: tuple[Any, ...] | None = None
+        self._users: dict[int, int] = {}
+        self._retired: dict[int, LLMClient] = {}
+        self._lock = asyncio.Lock()
+        self.embedded_ready_s: float | None = None
+
+    async def acquire(self, settings: Settings) -> LLMClient:
+        """The client for ``settings`` (built, and the embedded model started, if needed).
+
+        Raises :class:`~codeteam.llm.embedded.EmbeddedModelError` when the embedded model is
+        needed and cannot start, and :class:`~codeteam.llm.client.LLMError`. Pair with
+        :meth:`release`.
+        """
+        async with self._lock:
+            key = _client_key(settings)
+            if self._client is None or key != self._key:
+                self._retire_current()
+                from codeteam.llm.provider import client_for
+
+                started = time.monotonic()
+                client = await client_for(settings)
+                if settings.uses_embedded_model and self.embedded_ready_s is None:
+                    self.embedded_ready_s = time.monotonic() - started
+                    self._notify(
+                        f"embedded model ready in {self.embedded_ready_s:.2f} s "
+                        f"({client.endpoint.name})"
+                    )
+                self._client, self._key = client, key
+            client = self._client
+            self._users[id(client)] = self._users.get(id(client), 0) + 1
+            return client
+
+    async def release(self, client: LLMClient) -> None:
+        """Give back a client from :meth:`acquire`; a replaced client closes when unused."""
+        count = self._users.get(id(client), 1) - 1
+        self._users[id(client)] = count
+        if count <= 0:
+            self._users.pop(id(client), None)
+            retired = self._retired.pop(id(client), None)
+            if retired is not None:
+                await _close(retired)
+
+    def settings_changed(self, settings: Settings) -> bool:
+        """Forget the client if ``settings`` need another one (it is rebuilt on the next
+        :meth:`acquire`). Returns True when the client will be rebuilt."""
+        if self._client is not None and _client_key(settings) != self._key:
+            self._retire_current()
+            return True
+        return False
+
+    def _retire_current(self) -> None:
+        client, self._client, self._key = self._client, None, None
+        if client is None:
+            return
+        if self._users.get(id(client)):
+            self._retired[id(client)] = client
+        else:
+            asyncio.ensure_future(_close(client))
+
+    async def close(self) -> None:
+        """Close every client and stop the embedded model (shutdown)."""
+        clients = list(self._retired.values())
+        if self._client is not None:
+            clients.append(self._client)
+        self._client, self._key = None, None
+        self._retired.clear()
+        self._users.clear()
+        for client in clients:
+            await _close(client)
+        stop_embedded_model()
+
+
+async def _close(client: LLMClient) -> None:
+    try:
+        await client.close()
+    except Exception:  # closing must never fail a shutdown
+        log.debug("closing an LLM client failed", exc_info=True)
+
+
+def stop_embedded_model() -> None:
+    """Stop the process-wide embedded model if it was ever started (safe to call twice)."""
+    embedded = sys.modules.get("codeteam.llm.embedded")
+    if embedded is None:
+        return
+    try:
+        embedded.shared_embedded_model().stop()
+    except Exception:
+        log.warning("stopping the embedded model failed", exc_info=True)

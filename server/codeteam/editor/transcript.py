@@ -1,0 +1,129 @@
+"""The last run's transcript as Markdown (the ``codeteam.transcript`` command).
+
+Only formats what the pipeline recorded in its :class:`~codeteam.pipelines.result.Result`:
+pipeline, status, plan, every role's messages (prompts and replies) in order, the test
+results, notes, usage and the produced code (also when it could not be applied). No prompt
+text is made here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from codeteam.pipelines.result import Result
+
+
+@dataclass
+class RunRecord:
+    """A finished run: which action on which function, its result, and what happened to it
+    in the editor (``applied``: True/False for actions that edit, None for review;
+    ``outcome``: the sentence shown to the user about applying or publishing)."""
+
+    title: str
+    uri: str
+    qualname: str
+    result: Result
+    applied: bool | None
+    outcome: str
+
+
+def _fence(text: str, language: str = "") -> str:
+    """``text`` in a code fence longer than any backtick run inside it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"{fence}{language}\n{body}{fence}"
+
+
+def render_markdown(record: RunRecord) -> str:
+    """The Markdown transcript of ``record``."""
+    result = record.result
+    out: list[str] = [f"# codeteam: {record.title} — `{record.qualname}`", ""]
+    out.append(f"- document: {record.uri}")
+    out.append(f"- pipeline: {result.pipeline}")
+    out.append(f"- status: **{result.status}**")
+    if record.applied is not None:
+        out.append(f"- applied: {'yes' if record.applied else 'no'}")
+    if record.outcome:
+        out.append(f"- outcome: {record.outcome}")
+    out.append(f"- rounds: {result.rounds}; time: {result.seconds:.1f} s")
+    out.append("")
+
+    if result.plan:
+        out += ["## Plan", ""]
+        out += [f"{i}. {step}" for i, step in enumerate(result.plan, 1)]
+        out.append("")
+
+    out += ["## Messages", ""]
+    if not result.transcript:
+        out += ["(no messages)", ""]
+    for number, entry in enumerate(result.transcript, 1):
+        out.append(f"### {number}. {entry.role}: {entry.stage}")
+        out.append("")
+        if entry.kind == "event":
+            out += [_fence(entry.reply or "(empty)"), ""]
+            continue
+        if entry.prompt:
+            out += [f"prompt file: `{entry.prompt}`", ""]
+        for message in entry.messages:
+            out += [f"**{message.role}**", "", _fence(message.content), ""]
+        if entry.error:
+            out += [f"**error**: {entry.error}", ""]
+        else:
+            out += ["**reply**", "", _fence(entry.reply), ""]
+        usage = entry.usage
+        out.append(
+            f"_{usage.calls} call(s), {usage.prompt_tokens} prompt + "
+            f"{usage.completion_tokens} completion tokens, {usage.seconds:.2f} s_"
+        )
+        out.append("")
+
+    out += ["## Tests", ""]
+    if not result.reports:
+        out += ["No tests were run.", ""]
+    for report in result.reports:
+        out += [f"### Round {report.round}: {report.verdict}", ""]
+        tests = {test.id: test for test in report.tests}
+        if report.run is not None and report.run.outcomes:
+            out += ["| test | origin | status | expected | actual |", "|---|---|---|---|---|"]
+            for outcome in report.run.outcomes:
+                test = tests.get(outcome.test_id)
+                described = test.describe() if test else outcome.test_id
+                origin = test.origin if test else ""
+                out.append(
+                    f"| {_cell(described)} | {origin} | {outcome.status} | "
+                    f"{_cell(outcome.expected)} | {_cell(outcome.actual)} |"
+                )
+            out.append("")
+        out += [_fence(report.summary), ""]
+
+    out += ["## Notes", ""]
+    out += [f"- {note}" for note in result.notes] or ["(none)"]
+    out.append("")
+
+    out += ["## Usage", "", f"- total: {result.usage.summary()}"]
+    for role, usage in result.usage.by_role.items():
+        out.append(
+            f"- {role}: {usage.calls} call(s), {usage.prompt_tokens} + "
+            f"{usage.completion_tokens} tokens, {usage.seconds:.1f} s"
+        )
+    out.append("")
+
+    out += ["## Code", ""]
+    if result.code is None:
+        out += ["(no code was produced)", ""]
+    else:
+        out += [_fence(result.code, "python"), ""]
+    return "\n".join(out)
+
+
+def _cell(value: str | None) -> str:
+    if value is None:
+        return ""
+    text = " ".join(str(value).split())
+    if len(text) > 80:
+        text = text[:79] + "…"
+    return text.replace("|", "\\|")

@@ -1,0 +1,314 @@
+"""What a command does: find the function, run the pipeline as a cancellable task with
+progress, then apply the code (plan, generate, fix) or publish the review's diagnostics.
+
+Applying re-locates the function in the document's *current* text by qualified name and
+signature (the user may have typed while the team worked); a function that is gone, renamed
+or ambiguous is not edited and the result stays available (``codeteam.transcript``). After
+``workspace/applyEdit`` the server checks its own copy of the document really holds the new
+function: some clients (Neovim 0.7.2) answer applied=true for edits they skipped.
+
+Every outcome returns ``{"status", "message", "applied"}`` and is shown with
+window/showMessage; no exception escapes to pygls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from codeteam.editor.actions import Action
+from codeteam.editor.diagnostics import FunctionDiagnostics, review_problems
+from codeteam.editor.edits import holds_replacement, plan_replacement, text_edit, workspace_edit
+from codeteam.editor.positions import split_lines
+from codeteam.editor.progress import RunProgress
+from codeteam.editor.runs import Run
+from codeteam.editor.targets import (
+    CommandArgumentError,
+    TargetError,
+    parse_target,
+    resolve_function,
+)
+from codeteam.editor.transcript import RunRecord
+from codeteam.pysource.functions import (
+    AmbiguousFunction,
+    FunctionInfo,
+    FunctionNotFound,
+    SourceError,
+    function_text,
+    locate,
+)
+
+if TYPE_CHECKING:
+    from codeteam.editor.server import CodeteamServer
+    from codeteam.pipelines.result import Result
+
+log = logging.getLogger(__name__)
+
+APPLY_CHECK_S = 2.0
+"""Seconds to wait for the client's didChange after it answered workspace/applyEdit."""
+
+KEPT = 'The result is kept: run "codeteam: Show transcript" (codeteam.transcript).'
+
+
+class RunFailed(Exception):
+    """The run could not start (model missing, endpoint refused); the message is for the user."""
+
+
+async def run_action(ls: CodeteamServer, action: Action, arguments: Sequence[Any]) -> dict:
+    """Execute ``action`` for the command ``arguments``. Returns the command's answer."""
+    request_id = ls.protocol.msg_id
+    try:
+        target = parse_target(arguments)
+    except CommandArgumentError as error:
+        return _failed(ls, f"{action.title}: {error}")
+    document = ls.open_document(target.uri)
+    if document is None:
+        return _failed(ls, f"{action.title}: {target.uri} is not open in the editor")
+    text = document.source
+    try:
+        info = await asyncio.to_thread(resolve_function, text, target)
+    except TargetError as error:
+        return _failed(ls, f"{action.title}: {error}")
+
+    run = ls.runs.start(target.uri, info.qualname, action, request_id)
+    if run is None:
+        busy = ls.runs.get(target.uri, info.qualname)
+        doing = f"{busy.action.title}: {busy.stage}" if busy else "another run"
+        message = (
+            f"codeteam is already working on {info.qualname} ({doing}); wait for it or "
+            "cancel it before starting another run on this function."
+        )
+        ls.show(message, types.MessageType.Warning)
+        return {"status": "busy", "message": message, "applied": False}
+    try:
+        return await _execute(ls, run, text, info)
+    finally:
+        ls.runs.finish(run)
+
+
+async def _execute(ls: CodeteamServer, run: Run, text: str, info: FunctionInfo) -> dict:
+    action = run.action
+    if run.request_id is not None and run.request_id in ls.protocol.cancelled_request_ids:
+        run.cancel("the request was cancelled")
+    progress = RunProgress(ls, action.progress_title, lambda: run.cancel("cancelled in the editor"))
+    await progress.begin(f"{info.qualname}: starting")
+
+    def on_stage(stage: str) -> None:
+        run.stage = stage
+        progress.report(stage)
+
+    run.task = asyncio.create_task(_produce(ls, run, text, info, on_stage))
+    if run.cancelled:
+        run.task.cancel()
+    try:
+        result = await run.task
+    except asyncio.CancelledError:
+        if not run.cancelled:  # this handler itself is being cancelled
+            run.cancel("the command was cancelled")
+            progress.end("cancelled")
+            raise
+        progress.end("cancelled")
+        return _cancelled(ls, run)
+    except RunFailed as error:
+        progress.end("failed")
+        return _failed(ls, f"{action.title} on {info.qualname}: {error}")
+    except Exception as error:  # a failure in a lower layer: tell the user, keep serving
+        log.exception("%s on %s failed", action.title, info.qualname)
+        progress.end("failed")
+        return _failed(
+            ls, f"{action.title} on {info.qualname} failed: {type(error).__name__}: {error}"
+        )
+    if run.cancelled:
+        progress.end("cancelled")
+        return _cancelled(ls, run)
+
+    if action.applies_code:
+        progress.report("applying the result")
+        applied, outcome = await apply_result(ls, run, text, info, result)
+    else:
+        progress.report("publishing diagnostics")
+        applied, outcome = None, publish_review(ls, run, text, info, result)
+    ls.last_run = RunRecord(
+        title=action.title, uri=run.uri, qualname=info.qualname, result=result,
+        applied=applied, outcome=outcome,
+    )
+    message = "\n".join(
+        [f"{action.title} · {info.qualname}: {result.summary()}", outcome]
+        + [f"note: {note}" for note in result.notes]
+    )
+    progress.end(result.summary())
+    if result.status == "error":
+        kind = types.MessageType.Error
+    elif applied is False or result.status == "failed":
+        kind = types.MessageType.Warning
+    else:
+        kind = types.MessageType.Info
+    ls.show(message, kind)
+    return {"status": result.status, "message": message, "applied": bool(applied)}
+
+
+async def _produce(
+    ls: CodeteamServer, run: Run, text: str, info: FunctionInfo, on_stage: Callable[[str], None]
+) -> Result:
+    """Build the task and run the pipeline (the cancellable part of a run)."""
+    from codeteam.documents import task_for
+    from codeteam.llm.client import LLMError
+    from codeteam.llm.embedded import EmbeddedModelError
+    from codeteam.pipelines.runner import PIPELINES, run_pipeline
+
+    settings = ls.settings
+    name = run.action.pipeline or settings.generate_pipeline
+    fallback_note = None
+    if run.action.pipeline is None and name not in PIPELINES:
+        fallback_note = f'the "{name}" pipeline is not available here; used "team" instead'
+        name = "team"
+    path = to_fs_path(run.uri) if run.uri.startswith("file:") else None
+    on_stage("collecting the public tests")
+    task = await asyncio.to_thread(
+        task_for,
+        text,
+        info=info,
+        path=Path(path) if path else None,
+        workspace_root=ls.workspace_root_for(run.uri) if path else None,
+    )
+    on_stage("starting the model" if settings.uses_embedded_model else "connecting")
+    try:
+        client = await ls.llm.acquire(settings)
+    except EmbeddedModelError as error:
+        raise RunFailed(str(error)) from error
+    except LLMError as error:
+        raise RunFailed(f"the model is not available: {error}") from error
+    try:
+        result = await run_pipeline(name, task, settings=settings, client=client, progress=on_stage)
+    except LLMError as error:
+        raise RunFailed(f"the model failed: {error}") from error
+    finally:
+        await ls.llm.release(client)
+    if fallback_note:
+        result.notes.insert(0, fallback_note)
+    return result
+
+
+async def _current_location(
+    ls: CodeteamServer, uri: str, info: FunctionInfo
+) -> tuple[Any, str, FunctionInfo]:
+    """The open document, its text, and the function re-located in it by qualified name and
+    signature. Raises LookupError (gone, renamed, ambiguous, closed) or SourceError."""
+    for _ in range(5):
+        document = ls.open_document(uri)
+        if document is None:
+            raise LookupError(f"{uri} was closed")
+        current, version = document.source, document.version
+        located = await asyncio.to_thread(locate, current, info.qualname, info.signature)
+        latest = ls.open_document(uri)
+        if latest is document and latest.version == version and latest.source == current:
+            return document, current, located
+    raise LookupError("the document kept changing")
+
+
+async def apply_result(
+    ls: CodeteamServer, run: Run, original: str, info: FunctionInfo, result: Result
+) -> tuple[bool, str]:
+    """Replace the function with ``result.code`` in the current document. Returns (applied,
+    a sentence for the user)."""
+    if result.code is None:
+        return False, "No code was produced; nothing was changed."
+    try:
+        document, current, located = await _current_location(ls, run.uri, info)
+    except (FunctionNotFound, AmbiguousFunction, SourceError, LookupError) as error:
+        return False, f"Not applied: {error}. {KEPT}"
+    replacement = plan_replacement(current, located, result.code)
+    if replacement is None:
+        return False, "The code is unchanged; nothing to apply."
+    if run.cancelled:
+        return False, "Cancelled; nothing was changed."
+    edited_meanwhile = function_text(current, located) != function_text(original, info)
+    edit = text_edit(replacement, ls.document_lines(document), ls.position_encoding)
+    document_changes = bool(ls.capability("workspace.workspace_edit.document_changes", False))
+    try:
+        answer = await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(
+                edit=workspace_edit(
+                    run.uri, document.version, edit, document_changes=document_changes
+                ),
+                label=f"codeteam: {run.action.title}",
+            )
+        )
+    except Exception as error:  # noqa: BLE001 - an error answer from the client
+        return False, f"The editor could not apply the edit ({error}). {KEPT}"
+    if not answer.applied:
+        reason = answer.failure_reason or "no reason given"
+        return False, f"The editor did not apply the edit ({reason}). {KEPT}"
+
+    def holds_it() -> bool:
+        now = ls.open_document(run.uri)
+        return now is not None and holds_replacement(now.source, replacement)
+
+    if not await ls.watch.wait_for(run.uri, holds_it, APPLY_CHECK_S):
+        return False, (
+            "The editor answered that it applied the edit, but the document does not contain "
+            f"the new function (a stale edit?). {KEPT}"
+        )
+    if edited_meanwhile:
+        return True, (
+            "Applied. The function had been edited while the team worked: those edits were "
+            "replaced (undo restores them)."
+        )
+    return True, "Applied."
+
+
+def publish_review(
+    ls: CodeteamServer, run: Run, original: str, info: FunctionInfo, result: Result
+) -> str:
+    """Publish the review's diagnostics on the function as it is now. Returns a sentence for
+    the user."""
+    document = ls.open_document(run.uri)
+    if document is None:
+        return "The document was closed; no diagnostics."
+    current = document.source
+    try:
+        located = locate(current, info.qualname, info.signature)
+    except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
+        return f"No diagnostics: {error}."
+    now = function_text(current, located)
+    if now != function_text(original, info):
+        return "The function changed during the review; no diagnostics (review it again)."
+    lines = split_lines(now)
+    problems = review_problems(
+        result,
+        stub_start_line=info.start_line,
+        def_offset=located.def_line - located.start_line,
+        function_lines=len(lines),
+    )
+    ls.diagnostics.put(
+        run.uri,
+        FunctionDiagnostics(
+            qualname=located.qualname,
+            signature=located.signature,
+            start_line=located.start_line,
+            lines=lines,
+            problems=problems,
+        ),
+    )
+    ls.publish_diagnostics(run.uri)
+    failing = sum(1 for problem in problems if problem.severity != "information")
+    if failing:
+        return f"{failing} failing test(s) shown as diagnostics on {located.qualname}."
+    return "No failing tests."
+
+
+def _failed(ls: CodeteamServer, message: str) -> dict:
+    ls.show(message, types.MessageType.Error)
+    return {"status": "error", "message": message, "applied": False}
+
+
+def _cancelled(ls: CodeteamServer, run: Run) -> dict:
+    message = f"{run.action.title} on {run.qualname} was cancelled; nothing was changed."
+    ls.show(message, types.MessageType.Info)
+    return {"status": "cancelled", "message": message, "applied": False}
