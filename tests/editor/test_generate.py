@@ -1,0 +1,345 @@
+"""Generate with team: the edit lands exactly on the function, whatever happens around it."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import copy
+
+import pytest
+from editor_harness import ANALYST, CLIENTS, CODER
+from lsprotocol import types
+from pytest_lsp import client_capabilities
+
+pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
+
+PLAN = "1. Keep the maximum so far.\n2. Append it for each element.\n3. Return the list."
+GOOD = """```python
+def running_max(xs):
+    out = []
+    for x in xs:
+        out.append(x if not out else max(out[-1], x))
+    return out
+```"""
+BODY = "out.append(x if not out else max(out[-1], x))"
+
+MODULE = '''"""Helpers."""
+
+import math
+
+
+def before():
+    return math.pi
+
+
+def running_max(xs):
+    """Return the running maximum of xs."""
+
+
+def after():
+    return 2
+'''
+
+
+def split_around(text: str, start_marker: str, end_marker: str) -> tuple[str, str]:
+    """The text before ``start_marker``'s line and from ``end_marker``'s line on."""
+    start = text.index(start_marker)
+    start = text.rfind("\n", 0, start) + 1
+    end = text.index(end_marker)
+    end = text.rfind("\n", 0, end) + 1
+    return text[:start], text[end:]
+
+
+def position_argument(document, needle: str, column: int = 4) -> dict:
+    """The argument the VS Code client sends: uri and position only."""
+    return {"uri": document.uri, "position": {"line": document.line_of(needle), "character": column}}
+
+
+async def test_generate_replaces_exactly_the_function(editor, scripted):
+    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)
+    client = editor.client
+    document = client.open(editor.root / "helpers.py", MODULE)
+    line = document.line_of('"""Return the running maximum')
+    actions = await client.code_actions(document, (line, 4))
+    argument = actions[1]["command"]["arguments"][0]
+    assert actions[1]["command"]["command"] == "codeteam.generate"
+
+    answer = await client.run_command("codeteam.generate", argument)
+
+    assert answer["status"] == "untested" and answer["applied"] is True, answer
+    text = document.text
+    ast.parse(text)
+    before, after = split_around(MODULE, "def running_max", "def after")
+    assert text.startswith(before) and text.endswith("\n\n\ndef after():\n    return 2\n")
+    function = text[len(before) : len(text) - len("\n\ndef after():\n    return 2\n")]
+    assert function.startswith('def running_max(xs):\n    """Return the running maximum of xs."""\n')
+    assert BODY in function
+    assert MODULE.endswith(after) and text.endswith(after)
+    # One edit, versioned where the client supports it.
+    assert len(client.edits) == 1 and client.edits[0].applied
+    edit = client.edits[0].params.edit
+    if editor.kind == "vscode":
+        assert edit.changes is None and len(edit.document_changes) == 1
+        assert edit.document_changes[0].text_document.version == 1
+    else:
+        assert edit.document_changes is None and list(edit.changes) == [document.uri]
+    # The coder saw the analyst's plan; the user was told.
+    assert "1. Keep the maximum so far." in scripted.texts()[1]
+    assert any("Generate with team · running_max" in m for m in client.message_texts())
+    assert not scripted.unmatched
+
+
+async def test_generate_in_a_crlf_file_keeps_crlf(editor, scripted):
+    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)
+    client = editor.client
+    source = MODULE.replace("\n", "\r\n")
+    document = client.open(editor.root / "helpers.py", source)
+
+    answer = await client.run_command(
+        "codeteam.generate", position_argument(document, "def running_max", 0)
+    )
+
+    assert answer["applied"] is True, answer
+    text = document.text
+    assert BODY in text
+    assert "\n" not in text.replace("\r\n", "")  # every line still ends with CRLF
+    before, after = split_around(source, "def running_max", "def after")
+    assert text.startswith(before) and text.endswith(after)
+    ast.parse(text)
+
+
+EMOJI_MODULE = (
+    '"""Emoji 🎉 everywhere."""\n'
+    "\n"
+    'BANNER = "🎉🎊 party 🥳"  # three astral characters, 2 UTF-16 units each\n'
+    "\n"
+    "\n"
+    "def running_max(xs):  # 📈 up only\n"
+    '    """Return the running maximum of xs 📈."""'  # the file ends here, no final newline
+)
+
+
+@pytest.mark.parametrize("encodings", [None, ["utf-8"], ["utf-32"], ["utf-32", "utf-16"]])
+async def test_emoji_above_and_in_the_function(start, scripted, client_kind, encodings):
+    """The function is the last thing in a file without a final newline, its lines hold
+    astral characters, and so does a line above it: the edit's end position must be exact
+    in the negotiated encoding."""
+    capabilities = client_capabilities(CLIENTS[client_kind])
+    if encodings is not None:
+        capabilities = copy.deepcopy(capabilities)
+        capabilities.general = types.GeneralClientCapabilities(position_encodings=encodings)
+    started = await start(client_kind, capabilities=capabilities)
+    expected = "utf-16" if encodings in (None, ["utf-32", "utf-16"]) else encodings[0]
+    assert started.client.encoding == expected
+    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)
+    client = started.client
+    client.strict_positions = True
+    document = client.open(started.root / "emoji.py", EMOJI_MODULE)
+    line = document.line_of("Return the running maximum")
+    # The client's column for the character after the emoji on that line.
+    column = sum(2 if ord(c) > 0xFFFF else 1 for c in '    """Return the running maximum of xs 📈')
+    if expected == "utf-8":
+        column = len('    """Return the running maximum of xs 📈'.encode())
+    elif expected == "utf-32":
+        column = len('    """Return the running maximum of xs 📈')
+    actions = await client.code_actions(document, (line, column), (line, column + 1))
+    assert [a["command"]["arguments"][0]["qualname"] for a in actions] == ["running_max"] * 3
+
+    answer = await client.run_command("codeteam.generate", actions[1]["command"]["arguments"][0])
+
+    assert answer["applied"] is True, answer
+    text = document.text
+    head = EMOJI_MODULE[: EMOJI_MODULE.index("def running_max")]
+    assert text.startswith(head)
+    assert text[len(head):] == (
+        "def running_max(xs):  # 📈 up only\n"
+        '    """Return the running maximum of xs 📈."""\n'
+        "    out = []\n"
+        "    for x in xs:\n"
+        f"        {BODY}\n"
+        "    return out"  # still no final newline
+    )
+
+
+async def test_lines_typed_above_while_the_team_works(editor, scripted):
+    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD, delay_s=1.5)
+    client = editor.client
+    document = client.open(editor.root / "helpers.py", MODULE)
+    _, future = client.execute("codeteam.generate", position_argument(document, "def running_max"))
+    await client.wait_until(lambda: scripted.count(CODER) == 1, what="the coder's request")
+    client.insert_lines(document, document.line_of("def before"), "TYPED = 1\n\n\n")
+    client.insert_lines(document, 0, "# a new first line 🎉\n")
+
+    answer = await future
+
+    assert answer["applied"] is True, answer
+    text = document.text
+    assert text.startswith('# a new first line 🎉\n"""Helpers."""\n\nimport math\n\n\nTYPED = 1\n')
+    assert BODY in text and text.endswith("\n\n\ndef after():\n    return 2\n")
+    assert text.count("def running_max") == 1
+    ast.parse(text)
+
+
+@pytest.mark.parametrize("change", ["deleted", "renamed", "signature"])
+async def test_function_gone_meanwhile_no_edit_and_a_message(start, scripted, client_kind, change):
+    started = await start(client_kind)
+    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD, delay_s=1.5)
+    client = started.client
+    document = client.open(started.root / "helpers.py", MODULE)
+    _, future = client.execute("codeteam.generate", position_argument(document, "def running_max"))
+    await client.wait_until(lambda: scripted.count(CODER) == 1, what="the coder's request")
+    start_index = document.text.index("def running_max")
+    if change == "deleted":
+        end_index = document.text.index("def after")
+        client.replace(document, start_index, end_index, "")
+    elif change == "renamed":
+        client.replace(document, start_index, start_index + len("def running_max"), "def run_max")
+    else:
+        client.replace(document, start_index, start_index + len("def running_max(xs)"),
+                       "def running_max(xs, key=None)")
+    edited = document.text
+
+    answer = await future
+
+    assert answer["applied"] is False and "Not applied" in answer["message"], answer
+    assert client.edits == [] and document.text == edited
+    assert any("Not applied" in m for m in client.message_texts())
+    # The result is kept.
+    transcript = await client.run_command("codeteam.transcript")
+    assert BODY in transcript["markdown"]
+    assert "applied: no" in transcript["markdown"]
+
+
+async def test_stale_edit_reported_applied_is_not_trusted(editor, scripted):
+    """Neovim 0.7.2 answers applied=true for a versioned edit it skipped."""
+    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)
+    client = editor.client
+    client.apply_mode = "ignore"
+    document = client.open(editor.root / "helpers.py", MODULE)
+
+    answer = await client.run_command(
+        "codeteam.generate", position_argument(document, "def running_max")
+    )
+
+    assert answer["applied"] is False, answer
+    assert "does not contain the new function" in answer["message"]
+    assert len(client.edits) == 1 and document.text == MODULE
+
+
+async def test_refused_edit_is_reported(start, scripted):
+    started = await start("vscode")
+    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)
+    client = started.client
+    client.apply_mode = "refuse"
+    document = client.open(started.root / "helpers.py", MODULE)
+    answer = await client.run_command(
+        "codeteam.generate", position_argument(document, "def running_max")
+    )
+    assert answer["applied"] is False and "refused by the test" in answer["message"]
+
+
+async def test_unchanged_code_sends_no_edit(start, scripted, client_kind):
+    started = await start(client_kind)
+    source = MODULE.replace(
+        '    """Return the running maximum of xs."""\n',
+        '    """Return the running maximum of xs."""\n    return xs\n',
+    )
+    scripted.reply(ANALYST, PLAN).reply(CODER, "```python\ndef running_max(xs):\n    return xs\n```")
+    client = started.client
+    document = client.open(started.root / "helpers.py", source)
+    answer = await client.run_command(
+        "codeteam.generate", position_argument(document, "return xs")
+    )
+    assert answer["applied"] is False and "unchanged" in answer["message"]
+    assert client.edits == [] and document.text == source
+
+
+async def test_a_second_run_on_the_same_function_is_refused(start, scripted, client_kind):
+    started = await start(client_kind)
+    scripted.reply(ANALYST, PLAN).hang(CODER, seconds=30)
+    client = started.client
+    document = client.open(started.root / "helpers.py", MODULE)
+    argument = position_argument(document, "def running_max")
+    first_id, first = client.execute("codeteam.generate", argument)
+    await client.wait_until(lambda: scripted.count(CODER) == 1, what="the coder's request")
+
+    second = await client.run_command("codeteam.review", argument)
+
+    assert second["status"] == "busy" and "already working on running_max" in second["message"]
+    client.cancel_request(first_id)
+    with pytest.raises(Exception, match="cancel"):
+        await first
+
+
+async def test_model_unreachable_is_a_clear_error(start, client_kind, unused_tcp_port):
+    started = await start(client_kind, base_url=f"http://127.0.0.1:{unused_tcp_port}/v1")
+    client = started.client
+    document = client.open(started.root / "helpers.py", MODULE)
+    answer = await client.run_command(
+        "codeteam.generate", position_argument(document, "def running_max")
+    )
+    assert answer["status"] == "error" and answer["applied"] is False
+    assert "cannot reach" in answer["message"]
+    assert client.edits == []
+    assert any(m.type == types.MessageType.Error and "cannot reach" in m.message
+               for m in client.messages)
+
+
+async def test_embedded_model_missing_is_a_clear_error(start, tmp_path):
+    from editor_harness import server_env
+
+    env = server_env(embedded_gguf=tmp_path / "missing.gguf", max_retries=0)
+    started = await start("neovim", env=env)
+    client = started.client
+    document = client.open(started.root / "helpers.py", MODULE)
+    answer = await client.run_command(
+        "codeteam.plan", position_argument(document, "def running_max")
+    )
+    assert answer["status"] == "error"
+    assert "missing.gguf is not a file" in answer["message"]
+    # The server keeps serving.
+    line = document.line_of("def running_max")
+    assert len(await client.code_actions(document, (line, 0))) == 3
+
+
+async def test_bad_arguments_are_a_clear_error(editor):
+    for argument in (
+        None,
+        "file:///x.py",
+        {"uri": 3},
+        {"uri": "file:///x.py"},
+        {"uri": "file:///x.py", "position": {"line": -1, "character": 0}},
+        {"uri": "file:///x.py", "qualname": ""},
+    ):
+        arguments = [] if argument is None else [argument]
+        answer = await editor.client.run_command("codeteam.generate", *arguments)
+        assert answer["status"] == "error" and answer["applied"] is False, argument
+        assert "uri" in answer["message"] or "position" in answer["message"] or (
+            "qualname" in answer["message"]
+        ), answer
+    answer = await editor.client.run_command(
+        "codeteam.review", {"uri": (editor.root / "closed.py").as_uri(), "qualname": "f"}
+    )
+    assert answer["status"] == "error" and "is not open in the editor" in answer["message"]
+
+
+async def test_no_function_at_the_position(start, client_kind):
+    started = await start(client_kind)
+    client = started.client
+    document = client.open(started.root / "helpers.py", MODULE)
+    answer = await client.run_command(
+        "codeteam.generate", position_argument(document, "import math", 0)
+    )
+    assert answer["status"] == "error" and "no function at line 3" in answer["message"]
+
+
+async def test_shutdown_while_a_run_is_in_progress(start, scripted, client_kind):
+    started = await start(client_kind)
+    scripted.reply(ANALYST, PLAN).hang(CODER, seconds=30)
+    client = started.client
+    document = client.open(started.root / "helpers.py", MODULE)
+    client.execute("codeteam.generate", position_argument(document, "def running_max"))
+    await client.wait_until(lambda: scripted.count(CODER) == 1, what="the coder's request")
+    await asyncio.wait_for(client.shutdown_session(), 10)
+    assert client._server.returncode == 0
+    assert client.edits == []

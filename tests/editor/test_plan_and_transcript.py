@@ -1,0 +1,74 @@
+"""Plan this docstring, then Generate following the plan; the transcript of the last run."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from editor_harness import ANALYST, CODER, PLANNER
+from test_generate import BODY, GOOD, MODULE, position_argument
+
+pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
+
+STEPS = "1. Start with an empty list.\n2. Keep the largest value seen so far.\n3. Append it for each x.\n"
+
+
+async def test_plan_then_generate_follows_the_plan(editor, scripted):
+    scripted.reply(PLANNER, STEPS).reply(CODER, GOOD)
+    client = editor.client
+    document = client.open(editor.root / "helpers.py", MODULE)
+    argument = position_argument(document, "def running_max")
+
+    planned = await client.run_command("codeteam.plan", argument)
+
+    assert planned["applied"] is True, planned
+    assert (
+        'def running_max(xs):\n'
+        '    """Return the running maximum of xs.\n'
+        "\n"
+        "    Plan:\n"
+        "    1. Start with an empty list.\n"
+        "    2. Keep the largest value seen so far.\n"
+        "    3. Append it for each x.\n"
+        '    """\n'
+        "\n\ndef after():"
+    ) in document.text
+    ast.parse(document.text)
+
+    generated = await client.run_command("codeteam.generate", argument)
+
+    assert generated["applied"] is True, generated
+    assert BODY in document.text and "    Plan:\n    1. Start with an empty list.\n" in document.text
+    # The analyst was not asked: the docstring's plan was given to the coder.
+    assert scripted.count(ANALYST) == 0
+    coder_prompt = scripted.texts()[-1]
+    assert "You write correct, simple Python" in coder_prompt
+    for step in ("1. Start with an empty list.", "2. Keep the largest value seen so far.",
+                 "3. Append it for each x."):
+        assert step in coder_prompt
+
+
+async def test_transcript_of_the_last_run(editor, scripted):
+    started = editor
+    client = started.client
+    assert await client.run_command("codeteam.transcript") is None
+    scripted.reply(ANALYST, "1. Keep the maximum.\n2. Return the list.").reply(CODER, GOOD)
+    document = client.open(started.root / "helpers.py", MODULE)
+    await client.run_command("codeteam.generate", position_argument(document, "def running_max"))
+
+    transcript = await client.run_command("codeteam.transcript")
+
+    markdown = transcript["markdown"]
+    assert markdown.startswith("# codeteam: Generate with team — `running_max`")
+    assert "- pipeline: team" in markdown and "- status: **untested**" in markdown
+    assert "- applied: yes" in markdown
+    assert "## Plan\n\n1. Keep the maximum.\n2. Return the list." in markdown
+    # Each role's prompt and reply, in order.
+    analyst = markdown.index("### 1. analyst: analyst: planning")
+    coder = markdown.index("### 2. coder: coder: writing code")
+    assert analyst < coder
+    assert markdown.index("You are the analyst", analyst) < coder
+    assert "You write correct, simple Python" in markdown[coder:]
+    assert BODY in markdown[coder:]
+    assert "## Usage" in markdown and "2 LLM calls" in markdown
+    assert "## Code\n\n```python\ndef running_max(xs):" in markdown
