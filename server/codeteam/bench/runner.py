@@ -294,11 +294,15 @@ async def run_bench(
                 else:
                     infra_streak = 0
 
+        workers = [asyncio.ensure_future(work(item, p)) for item, p in todo]
         try:
-            await asyncio.gather(*(work(item, p) for item, p in todo))
+            await asyncio.gather(*workers)
         except SandboxUnavailable as error:
             raise BenchError(f"cannot score: {error}") from error
         finally:
+            for worker in workers:  # on an error or a cancel: stop the other runs too
+                worker.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
             progress.close()
             if own_client:
                 await client.close()
