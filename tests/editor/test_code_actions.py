@@ -160,3 +160,20 @@ async def test_a_non_python_document_gets_nothing(editor):
     document = client.open(editor.root / "notes.txt", "def f():\n    pass\n",
                            language_id="plaintext")
     assert await client.code_actions(document, (1, 4)) == []
+
+
+async def test_commands_for_a_client_without_code_action_literals(start):
+    """A client that does not support CodeAction literals gets bare Commands."""
+    from editor_harness import CLIENTS
+    from pytest_lsp import client_capabilities
+
+    capabilities = client_capabilities(CLIENTS["neovim"])
+    capabilities.text_document.code_action.code_action_literal_support = None
+    started = await start("neovim", capabilities=capabilities)
+    client = started.client
+    document = client.open(started.root / "shapes.py", SOURCE)
+    line = document.line_of('"""Return x doubled."""')
+    commands = await client.code_actions(document, (line, 4))
+    assert [c["command"] for c in commands] == COMMANDS
+    assert all("kind" not in c and c["title"] in TITLES for c in commands)
+    assert commands[0]["arguments"][0]["qualname"] == "plain"

@@ -113,3 +113,18 @@ async def test_pushed_configuration_without_workspace_configuration(start, scrip
 
 def test_server_module_runs_as_codeteam_serve():
     assert SERVER_COMMAND == [sys.executable, "-m", "codeteam", "serve"]
+
+
+async def test_generate_pipeline_setting_selects_the_flow(start, scripted, client_kind):
+    started = await start(client_kind, generate_pipeline="flow")
+    client = started.client
+    document = client.open(started.root / "helpers.py", MODULE)
+    answer = await client.run_command(
+        "codeteam.generate", position_argument(document, "def running_max")
+    )
+    # No flow replies are scripted: the flow degrades (notes), but it is the flow that ran.
+    assert answer["status"] in ("error", "untested", "failed"), answer
+    assert scripted.requests and scripted.count(r"You analyse programming problems") >= 1
+    assert scripted.count(ANALYST) == 0
+    transcript = await client.run_command("codeteam.transcript")
+    assert "- pipeline: flow" in transcript["markdown"]

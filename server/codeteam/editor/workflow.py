@@ -103,6 +103,7 @@ async def _execute(ls: CodeteamServer, run: Run, text: str, info: FunctionInfo) 
         run.stage = stage
         progress.report(stage)
 
+    ls.log_info(f"{action.title} on {info.qualname} ({run.uri}) started")
     run.task = asyncio.create_task(_produce(ls, run, text, info, on_stage))
     if run.cancelled:
         run.task.cancel()
@@ -143,6 +144,7 @@ async def _execute(ls: CodeteamServer, run: Run, text: str, info: FunctionInfo) 
         + [f"note: {note}" for note in result.notes]
     )
     progress.end(result.summary())
+    ls.log_info(f"{action.title} on {info.qualname} finished: {result.summary()}; {outcome}")
     if result.status == "error":
         kind = types.MessageType.Error
     elif applied is False or result.status == "failed":
