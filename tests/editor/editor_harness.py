@@ -147,6 +147,9 @@ class EditorClient(LanguageClient):
         self.encoding = "utf-16"
         self.apply_mode = "apply"
         self.strict_positions = False
+        self.before_apply: list = []
+        """Callables run (once each) when an applyEdit arrives, before it is applied: the user
+        typing at that very moment."""
         self.edits: list[EditLog] = []
         self.registrations: list[types.RegistrationParams] = []
 
@@ -316,6 +319,8 @@ def apply_edit(ls: EditorClient, params: types.ApplyWorkspaceEditParams):
     if ls.apply_mode == "ignore":
         ls.edits.append(EditLog(params, True, "ignored"))
         return types.ApplyWorkspaceEditResult(applied=True)
+    while ls.before_apply:
+        ls.before_apply.pop(0)()
     edit = params.edit
     plan: list[tuple[Document, list[types.TextEdit]]] = []
     for change in edit.document_changes or []:

@@ -343,3 +343,23 @@ async def test_shutdown_while_a_run_is_in_progress(start, scripted, client_kind)
     await asyncio.wait_for(client.shutdown_session(), 10)
     assert client._server.returncode == 0
     assert client.edits == []
+
+
+async def test_edit_refused_for_a_stale_version_is_made_again(start, scripted):
+    """VS Code refuses a versioned edit when the user typed just before it arrived: the
+    server re-locates the function in the new text and sends the edit again."""
+    started = await start("vscode")
+    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)
+    client = started.client
+    document = client.open(started.root / "helpers.py", MODULE)
+    client.before_apply.append(lambda: client.insert_lines(document, 0, "# typed just now\n"))
+
+    answer = await client.run_command(
+        "codeteam.generate", position_argument(document, "def running_max")
+    )
+
+    assert answer["applied"] is True, answer
+    assert [(e.applied, e.reason) for e in client.edits] == [(False, "version 1 != 2"), (True, None)]
+    assert document.text.startswith("# typed just now\n" + MODULE[: MODULE.index("def running_max")])
+    assert BODY in document.text and document.text.endswith("\n\n\ndef after():\n    return 2\n")
+    ast.parse(document.text)

@@ -53,6 +53,9 @@ log = logging.getLogger(__name__)
 APPLY_CHECK_S = 2.0
 """Seconds to wait for the client's didChange after it answered workspace/applyEdit."""
 
+APPLY_ATTEMPTS = 3
+"""How many times an edit refused for a stale version is made again on the current text."""
+
 KEPT = 'The result is kept: run "codeteam: Show transcript" (codeteam.transcript).'
 
 
@@ -134,7 +137,7 @@ async def _execute(ls: CodeteamServer, run: Run, text: str, info: FunctionInfo) 
         applied, outcome = await apply_result(ls, run, text, info, result)
     else:
         progress.report("publishing diagnostics")
-        applied, outcome = None, publish_review(ls, run, text, info, result)
+        applied, outcome = None, await publish_review(ls, run, text, info, result)
     ls.last_run = RunRecord(
         title=action.title, uri=run.uri, qualname=info.qualname, result=result,
         applied=applied, outcome=outcome,
@@ -218,33 +221,39 @@ async def apply_result(
     ls: CodeteamServer, run: Run, original: str, info: FunctionInfo, result: Result
 ) -> tuple[bool, str]:
     """Replace the function with ``result.code`` in the current document. Returns (applied,
-    a sentence for the user)."""
+    a sentence for the user). An edit the editor refuses because the user typed meanwhile
+    (its version is stale) is made again on the new text, up to :data:`APPLY_ATTEMPTS` times."""
     if result.code is None:
         return False, "No code was produced; nothing was changed."
-    try:
-        document, current, located = await _current_location(ls, run.uri, info)
-    except (FunctionNotFound, AmbiguousFunction, SourceError, LookupError) as error:
-        return False, f"Not applied: {error}. {KEPT}"
-    replacement = plan_replacement(current, located, result.code)
-    if replacement is None:
-        return False, "The code is unchanged; nothing to apply."
-    if run.cancelled:
-        return False, "Cancelled; nothing was changed."
-    edited_meanwhile = function_text(current, located) != function_text(original, info)
-    edit = text_edit(replacement, ls.document_lines(document), ls.position_encoding)
     document_changes = bool(ls.capability("workspace.workspace_edit.document_changes", False))
-    try:
-        answer = await ls.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(
-                edit=workspace_edit(
-                    run.uri, document.version, edit, document_changes=document_changes
-                ),
-                label=f"codeteam: {run.action.title}",
+    for attempt in range(1, APPLY_ATTEMPTS + 1):
+        try:
+            document, current, located = await _current_location(ls, run.uri, info)
+        except (FunctionNotFound, AmbiguousFunction, SourceError, LookupError) as error:
+            return False, f"Not applied: {error}. {KEPT}"
+        replacement = plan_replacement(current, located, result.code)
+        if replacement is None:
+            return False, "The code is unchanged; nothing to apply."
+        if run.cancelled:
+            return False, "Cancelled; nothing was changed."
+        edited_meanwhile = function_text(current, located) != function_text(original, info)
+        edit = text_edit(replacement, ls.document_lines(document), ls.position_encoding)
+        version = document.version
+        try:
+            answer = await ls.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(
+                    edit=workspace_edit(run.uri, version, edit, document_changes=document_changes),
+                    label=f"codeteam: {run.action.title}",
+                )
             )
-        )
-    except Exception as error:  # noqa: BLE001 - an error answer from the client
-        return False, f"The editor could not apply the edit ({error}). {KEPT}"
-    if not answer.applied:
+        except Exception as error:  # noqa: BLE001 - an error answer from the client
+            return False, f"The editor could not apply the edit ({error}). {KEPT}"
+        if answer.applied:
+            break
+        latest = ls.open_document(run.uri)
+        if attempt < APPLY_ATTEMPTS and latest is not None and latest.version != version:
+            log.info("the edit was refused for a stale version %s; trying again", version)
+            continue
         reason = answer.failure_reason or "no reason given"
         return False, f"The editor did not apply the edit ({reason}). {KEPT}"
 
@@ -265,18 +274,14 @@ async def apply_result(
     return True, "Applied."
 
 
-def publish_review(
+async def publish_review(
     ls: CodeteamServer, run: Run, original: str, info: FunctionInfo, result: Result
 ) -> str:
     """Publish the review's diagnostics on the function as it is now. Returns a sentence for
     the user."""
-    document = ls.open_document(run.uri)
-    if document is None:
-        return "The document was closed; no diagnostics."
-    current = document.source
     try:
-        located = locate(current, info.qualname, info.signature)
-    except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
+        _, current, located = await _current_location(ls, run.uri, info)
+    except (LookupError, SourceError) as error:  # gone, renamed, ambiguous, closed
         return f"No diagnostics: {error}."
     now = function_text(current, located)
     if now != function_text(original, info):
