@@ -363,3 +363,28 @@ async def test_edit_refused_for_a_stale_version_is_made_again(start, scripted):
     assert document.text.startswith("# typed just now\n" + MODULE[: MODULE.index("def running_max")])
     assert BODY in document.text and document.text.endswith("\n\n\ndef after():\n    return 2\n")
     ast.parse(document.text)
+
+
+async def test_form_feed_and_line_separator_do_not_shift_lines(editor, scripted):
+    """A form feed and U+2028 are not line breaks (for LSP and for Python): lines typed
+    below them and the edit still land on the right lines."""
+    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)
+    client = editor.client
+    source = MODULE.replace(
+        "import math\n", 'import math\n\x0c\nSEPARATOR = "a\u2028b"  # U+2028 inside a string\n'
+    )
+    document = client.open(editor.root / "helpers.py", source)
+    # Two lines below the separator (splitting at \x0c and U+2028 would put this inside the
+    # string).
+    client.insert_lines(document, document.line_of("SEPARATOR") + 2, "TYPED = 1\n")
+
+    answer = await client.run_command(
+        "codeteam.generate", position_argument(document, '"""Return the running maximum')
+    )
+
+    assert answer["applied"] is True, answer
+    head = source[: source.index("def before")]
+    assert document.text.startswith(head[:-1] + "TYPED = 1\n\n")
+    assert BODY in document.text and document.text.endswith("\n\n\ndef after():\n    return 2\n")
+    assert document.text.count("def running_max") == 1
+    ast.parse(document.text)
