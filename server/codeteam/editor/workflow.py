@@ -132,16 +132,23 @@ async def _execute(ls: CodeteamServer, run: Run, text: str, info: FunctionInfo) 
         progress.end("cancelled")
         return _cancelled(ls, run)
 
-    if action.applies_code:
-        progress.report("applying the result")
-        applied, outcome = await apply_result(ls, run, text, info, result)
-    else:
-        progress.report("publishing diagnostics")
-        applied, outcome = None, await publish_review(ls, run, text, info, result)
-    ls.last_run = RunRecord(
+    record = RunRecord(
         title=action.title, uri=run.uri, qualname=info.qualname, result=result,
-        applied=applied, outcome=outcome,
+        applied=False if action.applies_code else None, outcome="",
     )
+    ls.last_run = record  # the result stays available whatever happens next
+    try:
+        if action.applies_code:
+            progress.report("applying the result")
+            applied, outcome = await apply_result(ls, run, text, info, result)
+        else:
+            progress.report("publishing diagnostics")
+            applied, outcome = None, await publish_review(ls, run, text, info, result)
+    except Exception as error:
+        log.exception("%s on %s: applying the result failed", action.title, info.qualname)
+        applied = False if action.applies_code else None
+        outcome = f"The result could not be used ({type(error).__name__}: {error}). {KEPT}"
+    record.applied, record.outcome = applied, outcome
     message = "\n".join(
         [f"{action.title} · {info.qualname}: {result.summary()}", outcome]
         + [f"note: {note}" for note in result.notes]
