@@ -235,12 +235,6 @@ def test_stale_edit_skipped_by_neovim_is_not_reported_as_applied(nvim, scripted,
     assert_clean_exit(run)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server bug: Neovim applied the edit to the lines the function had before the last "
-    "keystrokes, and the server reports 'Applied.' because it only checks that the new "
-    "function's text is somewhere in the document (editor/edits.py holds_replacement)",
-)
 @pytest.mark.parametrize(
     "setup",
     [
@@ -271,6 +265,8 @@ def test_edit_on_stale_lines_is_not_reported_as_applied(nvim, scripted, tmp_path
         assert_generated(run, EXPECTED, prefix=TYPED_TEXT)
     else:
         assert "Applied." not in run["last"]["message"]
+        assert "out-of-date lines" in run["last"]["message"]
+        assert "Undo once" in run["last"]["message"]
 
 
 BUGGY = '''import math

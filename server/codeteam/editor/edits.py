@@ -9,15 +9,18 @@ exact in any position encoding (a line's end is converted when the span ends the
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from lsprotocol import types
 
 from codeteam.editor.positions import line_end_units, split_lines
 from codeteam.pysource.functions import (
     FunctionInfo,
+    SourceError,
     function_text,
     indent_function,
     line_ending,
+    locate,
     replace_span,
 )
 
@@ -92,6 +95,26 @@ def workspace_edit(
     return types.WorkspaceEdit(changes={uri: [edit]})
 
 
-def holds_replacement(text: str, replacement: Replacement) -> bool:
-    """True when ``text`` (the document after the edit) contains the new function."""
-    return replacement.new_function in text
+def check_replacement(
+    text: str, replacement: Replacement, qualname: str, signature: str
+) -> Literal["applied", "missing", "misplaced"]:
+    """How the edit shows in ``text`` (the document after the editor applied it):
+
+    - "applied": the document parses and re-locating ``qualname`` with ``signature`` finds
+      exactly one function, whose text is the new function;
+    - "missing": the new function's text is not in the document (the editor skipped the
+      edit, however it answered);
+    - "misplaced": the text is there but not as that function (the editor applied the edit to
+      out-of-date lines: Neovim 0.7.2 does so for unversioned edits and version 0).
+    """
+    if replacement.new_function not in text:
+        return "missing"
+    lf_text = text.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        located = locate(lf_text, qualname, signature)
+    except (LookupError, SourceError):
+        return "misplaced"
+    expected = replacement.new_function.replace("\r\n", "\n").replace("\r", "\n")
+    if function_text(lf_text, located).rstrip("\n") != expected.rstrip("\n"):
+        return "misplaced"
+    return "applied"

@@ -24,7 +24,12 @@ from pygls.uris import to_fs_path
 
 from codeteam.editor.actions import Action
 from codeteam.editor.diagnostics import FunctionDiagnostics, review_problems
-from codeteam.editor.edits import holds_replacement, plan_replacement, text_edit, workspace_edit
+from codeteam.editor.edits import (
+    check_replacement,
+    plan_replacement,
+    text_edit,
+    workspace_edit,
+)
 from codeteam.editor.positions import split_lines
 from codeteam.editor.progress import RunProgress
 from codeteam.editor.runs import Run
@@ -264,11 +269,24 @@ async def apply_result(
         reason = answer.failure_reason or "no reason given"
         return False, f"The editor did not apply the edit ({reason}). {KEPT}"
 
-    def holds_it() -> bool:
+    def settled() -> bool:
         now = ls.open_document(run.uri)
-        return now is not None and holds_replacement(now.source, replacement)
+        return now is not None and check_replacement(
+            now.source, replacement, located.qualname, located.signature
+        ) == "applied"
 
-    if not await ls.watch.wait_for(run.uri, holds_it, APPLY_CHECK_S):
+    if not await ls.watch.wait_for(run.uri, settled, APPLY_CHECK_S):
+        now = ls.open_document(run.uri)
+        state = (
+            check_replacement(now.source, replacement, located.qualname, located.signature)
+            if now is not None else "missing"
+        )
+        if state == "misplaced":
+            return False, (
+                "The editor applied the edit to out-of-date lines (you typed while it "
+                "arrived): the file is now wrong there. Undo once to restore it, then run the "
+                f"action again. {KEPT}"
+            )
         return False, (
             "The editor answered that it applied the edit, but the document does not contain "
             f"the new function (a stale edit?). {KEPT}"
