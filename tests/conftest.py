@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scripted_llm import ScriptedLLM  # noqa: E402
+from scripted_llm import ScriptedLLM
 
 
 @pytest.fixture

@@ -19,9 +19,10 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any, Self
 
 Matcher = Callable[[dict[str, Any]], bool]
 
@@ -46,7 +47,7 @@ def _as_matcher(match: str | Matcher | None) -> Matcher:
         return lambda body: True
     if callable(match):
         return match
-    pattern = re.compile(match, re.S)
+    pattern = re.compile(match, re.DOTALL)
 
     def by_text(body: dict[str, Any]) -> bool:
         text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
@@ -118,7 +119,7 @@ class ScriptedLLM:
 
     def count(self, pattern: str) -> int:
         """How many recorded requests contain ``pattern`` (a regex)."""
-        return sum(1 for text in self.texts() if re.search(pattern, text, re.S))
+        return sum(1 for text in self.texts() if re.search(pattern, text, re.DOTALL))
 
     @property
     def base_url(self) -> str:
@@ -207,28 +208,8 @@ class ScriptedLLM:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> ScriptedLLM:
+    def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def run_forever_from_script(path: str, port: int = 0) -> None:  # pragma: no cover - manual use
-    """Serve rules from a JSON file (a list of {match, text|status, times}) until killed:
-    ``python tests/scripted_llm.py rules.json``. Prints the base URL on stdout."""
-    llm = ScriptedLLM()
-    for rule in json.load(open(path)):
-        if "status" in rule:
-            llm.error(rule.get("match"), status=rule["status"], times=rule.get("times", 1))
-        else:
-            llm.reply(rule.get("match"), rule["text"], times=rule.get("times", 1))
-    llm.start()
-    print(llm.base_url, flush=True)
-    threading.Event().wait()
-
-
-if __name__ == "__main__":  # pragma: no cover
-    import sys
-
-    run_forever_from_script(sys.argv[1])

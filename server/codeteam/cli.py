@@ -76,12 +76,17 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve(tcp=args.tcp, log_file=args.log_file)
     if args.command == "run":
-        return asyncio.run(_run(args))
-    if args.command == "bench":
+        code = asyncio.run(_run(args))
+    elif args.command == "bench":
         from codeteam.bench.cli import run_bench_command
 
-        return run_bench_command(args)
-    return 2
+        code = run_bench_command(args)
+    else:
+        return 2
+    from codeteam.llm.embedded import exit_now_if_stop_stuck
+
+    exit_now_if_stop_stuck(code)
+    return code
 
 
 def _progress(stage: str) -> None:
@@ -94,15 +99,15 @@ async def _run(args: argparse.Namespace) -> int:
     from codeteam.llm.embedded import EmbeddedModelError, shared_embedded_model
     from codeteam.llm.provider import client_for
     from codeteam.pipelines.runner import run_pipeline
-    from codeteam.settings import load_settings
     from codeteam.pysource.functions import (
-        FunctionNotFound,
         AmbiguousFunction,
+        FunctionNotFound,
         SourceError,
         indent_function,
         line_ending,
         replace_span,
     )
+    from codeteam.settings import load_settings
 
     settings, problems = load_settings(_overrides(args.set))
     for problem in problems:
@@ -152,7 +157,7 @@ async def _run(args: argparse.Namespace) -> int:
             ))
         else:
             print(result.code, end="" if result.code.endswith("\n") else "\n")
-    print("", file=sys.stderr)
+    print(file=sys.stderr)
     print(f"# {result.summary()}", file=sys.stderr)
     if result.plan:
         print("# plan:", file=sys.stderr)

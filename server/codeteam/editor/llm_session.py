@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -120,32 +119,17 @@ async def _close(client: LLMClient) -> None:
 
 
 def stop_embedded_model(timeout_s: float = 5.0) -> bool:
-    """Stop the process-wide embedded model if it was ever started. The stop runs in a
-    daemon thread, waited for at most ``timeout_s`` seconds: xllamacpp's server destructor
-    joins its threads and has been seen to hang, and a shutdown must not. Returns False when
-    the model did not stop in time (the process exit ends it)."""
+    """Stop the process-wide embedded model if it was ever started (see
+    :meth:`EmbeddedModel.stop`: at most ``timeout_s`` seconds). Returns False when it did not
+    stop in time (the process exit ends it)."""
     embedded = sys.modules.get("codeteam.llm.embedded")
     if embedded is None:
         return True
     model = embedded.shared_embedded_model()
-    if not model.running:
-        return True
-
-    def stop() -> None:
-        try:
-            model.stop()
-        except Exception:
-            log.warning("stopping the embedded model failed", exc_info=True)
-
-    thread = threading.Thread(target=stop, name="codeteam-embedded-stop", daemon=True)
-    thread.start()
-    thread.join(timeout_s)
-    if thread.is_alive():
-        log.warning("the embedded model did not stop within %.0f s", timeout_s)
-        EMBEDDED_STOP_STUCK.set()
-        return False
-    return True
+    return not model.stop_stuck and model.stop(timeout_s)
 
 
-EMBEDDED_STOP_STUCK = threading.Event()
-"""Set when :func:`stop_embedded_model` gave up waiting (the process should exit at once)."""
+def embedded_stop_stuck() -> bool:
+    """True when stopping the embedded model hung (the exit must skip finalization)."""
+    embedded = sys.modules.get("codeteam.llm.embedded")
+    return bool(embedded and embedded.shared_embedded_model().stop_stuck)

@@ -26,7 +26,7 @@ from pygls.workspace import TextDocument
 from codeteam.editor.configuration import SettingsState
 from codeteam.editor.diagnostics import DiagnosticsStore
 from codeteam.editor.document_watch import DocumentWatch
-from codeteam.editor.llm_session import EMBEDDED_STOP_STUCK, LLMSession, stop_embedded_model
+from codeteam.editor.llm_session import LLMSession, embedded_stop_stuck, stop_embedded_model
 from codeteam.editor.outline import Outline
 from codeteam.editor.positions import UTF16
 from codeteam.editor.protocol import CodeteamProtocol
@@ -229,7 +229,7 @@ def serve(tcp: str | None = None, log_file: str | None = None) -> int:
 def _exit_now_if_the_model_is_stuck() -> None:
     """If the embedded model did not stop, leave without Python's finalization (which would
     run xllamacpp's destructor again and could hang the exit)."""
-    if EMBEDDED_STOP_STUCK.is_set() or not stop_embedded_model():
+    if embedded_stop_stuck() or not stop_embedded_model():
         log.warning("exiting with the embedded model still running")
         logging.shutdown()
         os._exit(0)

@@ -127,13 +127,36 @@ class EmbeddedModel:
             return self._base_url
         return await asyncio.to_thread(self.start_sync)
 
-    def stop(self) -> None:
-        """Stop the server and free the model (safe to call twice)."""
+    def stop(self, timeout_s: float = 5.0) -> bool:
+        """Stop the server and free the model (safe to call twice).
+
+        xllamacpp's destructor joins its threads and has been seen to hang when called on the
+        main thread shortly after a start, so the last reference is dropped in a daemon thread
+        that is waited for at most ``timeout_s`` seconds. Returns False when the stop did not
+        finish in time (:attr:`stop_stuck` is then True; the process exit ends the server,
+        and callers should exit with ``os._exit`` to skip finalization).
+        """
         with self._lock:
-            server, self._server, self._base_url = self._server, None, None
-        if server is not None:
-            del server  # xllamacpp stops its loop and frees the model in the destructor
-            log.info("embedded model stopped")
+            holder = [self._server]
+            self._server, self._base_url = None, None
+        if holder[0] is None:
+            return True
+
+        def destroy() -> None:
+            holder.clear()  # the destructor stops the loop and frees the model
+
+        thread = threading.Thread(target=destroy, name="codeteam-embedded-stop", daemon=True)
+        thread.start()
+        thread.join(timeout_s)
+        if thread.is_alive():
+            self.stop_stuck = True
+            log.warning("the embedded model did not stop within %.0f s", timeout_s)
+            return False
+        log.info("embedded model stopped")
+        return True
+
+    stop_stuck: bool = False
+    """True once a :meth:`stop` did not finish in time."""
 
 
 _shared: EmbeddedModel | None = None
@@ -147,3 +170,15 @@ def shared_embedded_model() -> EmbeddedModel:
         if _shared is None:
             _shared = EmbeddedModel()
         return _shared
+
+
+def exit_now_if_stop_stuck(code: int) -> None:
+    """End the process with ``code`` at once (no finalization) when stopping the shared
+    embedded model hung: Python's finalization would run xllamacpp's destructor again and
+    could hang the exit. Flushes stdout and stderr first."""
+    if _shared is not None and _shared.stop_stuck:
+        import sys
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)

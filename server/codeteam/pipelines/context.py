@@ -9,13 +9,12 @@ from dataclasses import dataclass, field
 from codeteam.execution.models import SandboxUnavailable, TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.llm.client import LLMClient
+from codeteam.pipelines.result import Result, Status
 from codeteam.roles.conversation import Conversation, ProgressCallback
 from codeteam.roles.prompts import PromptLibrary
 from codeteam.roles.tester import TesterReport, check_code
 from codeteam.settings import Settings
 from codeteam.task import Task
-
-from codeteam.pipelines.result import Result, Status
 
 
 @dataclass

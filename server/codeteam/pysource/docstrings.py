@@ -44,9 +44,7 @@ def read_plan(docstring: str | None) -> list[str] | None:
             steps.append(match.group(2).strip())
         elif line.strip() and steps and line[:1].isspace():
             steps[-1] = f"{steps[-1]} {line.strip()}"
-        elif not line.strip() and steps:
-            break
-        elif line.strip():
+        elif not line.strip() and steps or line.strip():
             break
     return steps or None
 

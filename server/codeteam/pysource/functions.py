@@ -95,7 +95,7 @@ def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     clone.decorator_list = []
     clone.body = [ast.Expr(ast.Constant(Ellipsis))]
     header = ast.unparse(clone).rsplit("\n", 1)[0]
-    return header[:-1] if header.endswith(":") else header
+    return header.removesuffix(":")
 
 
 def _docstring_span(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int] | None:
@@ -165,9 +165,9 @@ def enclosing_function(source: str, line: int, end_line: int | None = None) -> F
     last = line if end_line is None else end_line
     best: FunctionInfo | None = None
     for info in find_functions(source):
-        if info.contains_line(line) and info.contains_line(last):
-            if best is None or info.start_line >= best.start_line:
-                best = info
+        inside = info.contains_line(line) and info.contains_line(last)
+        if inside and (best is None or info.start_line >= best.start_line):
+            best = info
     return best
 
 

@@ -16,7 +16,7 @@ import textwrap
 
 from codeteam.task import Task
 
-FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
+FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 
 
 class CodeExtractionError(ValueError):
@@ -98,9 +98,7 @@ def _is_placeholder(body: list[ast.stmt]) -> bool:
         return True
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node.value.value is Ellipsis:
         return True
-    if isinstance(node, ast.Raise) and "NotImplementedError" in ast.unparse(node):
-        return True
-    return False
+    return isinstance(node, ast.Raise) and "NotImplementedError" in ast.unparse(node)
 
 
 def _stub_parts(task: Task) -> tuple[str, str, str]:

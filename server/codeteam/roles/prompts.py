@@ -100,7 +100,7 @@ class PromptLibrary:
                 found.update(p.stem for p in folder.glob("*.yaml"))
         return sorted(found)
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019 - the library lives as long as the process
+    @functools.cache  # noqa: B019 - the library lives as long as the process
     def load(self, name: str) -> PromptFile:
         """Parse prompt ``name``. Raises :class:`PromptError`."""
         for folder in self.dirs:

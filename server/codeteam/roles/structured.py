@@ -21,7 +21,7 @@ from codeteam.roles.conversation import Conversation
 
 T = TypeVar("T", bound=BaseModel)
 
-_FENCE = re.compile(r"```[ \t]*(?:ya?ml|YAML)?[^\n]*\n(.*?)(?:```|\Z)", re.S)
+_FENCE = re.compile(r"```[ \t]*(?:ya?ml|YAML)?[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _KEY = re.compile(r"^(\s*)(-\s+)?([A-Za-z_][\w ]*?):(\s*)(.*)$")
 
 
