@@ -117,9 +117,21 @@ export function pickServerSettings(source: SettingsSource): ServerSettings {
   return result;
 }
 
-/** The LSP initializationOptions: `{"codeteam": {...}}`. Never holds an API key. */
-export function initializationOptions(source: SettingsSource): { codeteam: ServerSettings } {
-  return { codeteam: pickServerSettings(source) };
+/** What the extension tells the server about itself in initializationOptions. */
+export interface ClientOptions {
+  /** The extension shows each run's answer `{status, message}` (with an "Open transcript"
+   * button), so the server sends no window/showMessage for run results. */
+  shows_run_messages: boolean;
+}
+
+/**
+ * The LSP initializationOptions: `{"codeteam": {...settings}, "client": {...}}`. Never holds
+ * an API key.
+ */
+export function initializationOptions(
+  source: SettingsSource,
+): { codeteam: ServerSettings; client: ClientOptions } {
+  return { codeteam: pickServerSettings(source), client: { shows_run_messages: true } };
 }
 
 /** One item of a `workspace/configuration` request. */

@@ -72,3 +72,22 @@ async def test_transcript_of_the_last_run(editor, scripted):
     assert BODY in markdown[coder:]
     assert "## Usage" in markdown and "2 LLM calls" in markdown
     assert "## Code\n\n```python\ndef running_max(xs):" in markdown
+
+
+@pytest.mark.parametrize("shows_itself", [True, False])
+async def test_run_message_is_shown_once(start, scripted, shows_itself):
+    """A client that shows command answers itself (codeteam's VS Code extension says so in
+    initializationOptions.client) gets the result only in the answer; others also get a
+    window/showMessage, since Neovim and Helix ignore command answers."""
+    init = {"codeteam": {}, "client": {"shows_run_messages": shows_itself}}
+    started = await start("vscode", init_options=init)
+    client = started.client
+    scripted.reply(ANALYST, "1. Keep the maximum.").reply(CODER, GOOD)
+    document = client.open(started.root / "helpers.py", MODULE)
+
+    answer = await client.run_command("codeteam.generate", position_argument(document, "def running_max"))
+
+    assert answer["applied"] is True and "Generate with team" in answer["message"]
+    shown = [text for text in client.message_texts() if "Generate with team" in text]
+    assert shown == ([] if shows_itself else [answer["message"]])
+    assert not any("not a codeteam setting" in text for text in client.message_texts())

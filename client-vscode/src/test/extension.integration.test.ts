@@ -106,10 +106,14 @@ describe('extension against a fake codeteam server', () => {
     assert.match(outputText(), /Starting the codeteam server: .*fakeServer\.js --marker \(API key: none\)/);
   });
 
-  test('initializationOptions hold the server settings only', async () => {
+  test('initializationOptions hold the server settings and the client flag only', async () => {
     const seen = await debug();
-    const options = seen.initializationOptions as { codeteam: Record<string, unknown> };
-    assert.deepEqual(Object.keys(options), ['codeteam']);
+    const options = seen.initializationOptions as {
+      codeteam: Record<string, unknown>;
+      client: Record<string, unknown>;
+    };
+    assert.deepEqual(Object.keys(options), ['codeteam', 'client']);
+    assert.deepEqual(options.client, { shows_run_messages: true });
     assert.equal(options.codeteam.max_rounds, 5);
     assert.equal(options.codeteam.model, 'gpt-x');
     assert.ok(!('api_key' in options.codeteam));

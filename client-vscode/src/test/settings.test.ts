@@ -87,7 +87,10 @@ describe('pickServerSettings', () => {
 describe('initializationOptions', () => {
   test('nests the settings under "codeteam"', () => {
     const options = initializationOptions({ base_url: 'http://127.0.0.1:11434/v1', max_rounds: 5, server: { python: 'x' } });
-    assert.deepEqual(options, { [SECTION]: { base_url: 'http://127.0.0.1:11434/v1', max_rounds: 5 } });
+    assert.deepEqual(options, {
+      [SECTION]: { base_url: 'http://127.0.0.1:11434/v1', max_rounds: 5 },
+      client: { shows_run_messages: true },
+    });
   });
 
   test('never carries an API key, whatever the section holds', () => {

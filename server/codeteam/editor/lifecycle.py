@@ -17,11 +17,24 @@ CONFIGURATION_TIMEOUT_S = 5.0
 SHUTDOWN_WAIT_S = 5.0
 
 
+def client_shows_run_messages(init_options: object) -> bool:
+    """True when the client said (``initializationOptions.client.shows_run_messages``) that it
+    shows each run's answer ``{status, message}`` itself, as codeteam's VS Code extension
+    does; the server then sends no window/showMessage for run results, so the user does not
+    see every result twice. Other clients (Neovim, Helix) ignore command answers and get the
+    message."""
+    if not isinstance(init_options, dict):
+        return False
+    client = init_options.get("client")
+    return isinstance(client, dict) and client.get("shows_run_messages") is True
+
+
 def register(server: CodeteamServer) -> None:
     @server.feature(types.INITIALIZE)
     def on_initialize(ls: CodeteamServer, params: types.InitializeParams) -> None:
         ls.protocol.use_lsp_lines()
         ls.config.init_options = params.initialization_options
+        ls.client_shows_run_messages = client_shows_run_messages(params.initialization_options)
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: CodeteamServer, params: types.InitializedParams) -> None:

@@ -67,6 +67,7 @@ class CodeteamServer(LanguageServer):
         self.diagnostics = DiagnosticsStore()
         self.watch = DocumentWatch()
         self.last_run: RunRecord | None = None
+        self.client_shows_run_messages = False
         self.protocol.on_cancel_request = self.runs.cancel_request
 
     # --- state -----------------------------------------------------------------------------
@@ -130,6 +131,17 @@ class CodeteamServer(LanguageServer):
         """window/showMessage (and the log)."""
         log.info("showMessage: %s", message)
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def show_run_message(
+        self, message: str, kind: types.MessageType = types.MessageType.Info
+    ) -> None:
+        """A run's result for the user: window/showMessage, unless the client shows command
+        answers itself (then only the log)."""
+        if self.client_shows_run_messages:
+            log.info("run message (shown by the client): %s", message)
+            self._log_message(message, kind)
+            return
+        self.show(message, kind)
 
     def log_info(self, message: str) -> None:
         """window/logMessage (Info) and the log."""

@@ -92,7 +92,7 @@ async def run_action(ls: CodeteamServer, action: Action, arguments: Sequence[Any
             f"codeteam is already working on {info.qualname} ({doing}); wait for it or "
             "cancel it before starting another run on this function."
         )
-        ls.show(message, types.MessageType.Warning)
+        ls.show_run_message(message, types.MessageType.Warning)
         return {"status": "busy", "message": message, "applied": False}
     try:
         return await _execute(ls, run, text, info)
@@ -166,7 +166,7 @@ async def _execute(ls: CodeteamServer, run: Run, text: str, info: FunctionInfo) 
         kind = types.MessageType.Warning
     else:
         kind = types.MessageType.Info
-    ls.show(message, kind)
+    ls.show_run_message(message, kind)
     return {"status": result.status, "message": message, "applied": bool(applied)}
 
 
@@ -336,11 +336,11 @@ async def publish_review(
 
 
 def _failed(ls: CodeteamServer, message: str) -> dict:
-    ls.show(message, types.MessageType.Error)
+    ls.show_run_message(message, types.MessageType.Error)
     return {"status": "error", "message": message, "applied": False}
 
 
 def _cancelled(ls: CodeteamServer, run: Run) -> dict:
     message = f"{run.action.title} on {run.qualname} was cancelled; nothing was changed."
-    ls.show(message, types.MessageType.Info)
+    ls.show_run_message(message, types.MessageType.Info)
     return {"status": "cancelled", "message": message, "applied": False}
