@@ -102,3 +102,23 @@ async def test_cancel_during_the_tests_kills_them(start, scripted):
     answer = await asyncio.wait_for(future, 10)
     assert answer["status"] == "cancelled"
     assert len(client.diagnostics.get(document.uri, ())) == 0
+
+
+async def test_cancel_command_for_clients_without_a_cancel_button(editor, scripted):
+    """Helix has no cancel UI: ``:lsp-workspace-command codeteam.cancel`` does it."""
+    scripted.reply(ANALYST, PLAN).hang(CODER, seconds=30)
+    client = editor.client
+    document = client.open(editor.root / "helpers.py", MODULE)
+    _, future = client.execute("codeteam.generate", position_argument(document, "def running_max"))
+    await client.wait_until(
+        lambda: progress_token_at(client, "coder: writing code") is not None,
+        what="the coder's progress report",
+    )
+
+    cancelled = await client.run_command("codeteam.cancel")
+    answer = await asyncio.wait_for(future, 10)
+
+    assert cancelled["cancelled"] == ["running_max"]
+    assert answer["status"] == "cancelled" and answer["applied"] is False
+    assert (await client.run_command("codeteam.cancel"))["cancelled"] == []
+    await _after_cancel_the_server_still_works(client, scripted, document)

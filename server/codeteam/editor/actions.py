@@ -17,6 +17,7 @@ SUMMARY_CODE = "summary"
 """``code`` of the review's summary diagnostic (failing tests carry their test id)."""
 
 TRANSCRIPT_COMMAND = "codeteam.transcript"
+CANCEL_COMMAND = "codeteam.cancel"
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
 """workspace/executeCommand: ``codeteam.plan``, ``codeteam.generate``, ``codeteam.review``,
 ``codeteam.fix`` (one argument object, see :mod:`codeteam.editor.targets`) and
-``codeteam.transcript`` (no arguments).
+``codeteam.transcript`` (no arguments), ``codeteam.cancel`` (optional ``{"uri": str}``: cancel
+the runs on that document, or every run; for clients with no cancel button, e.g. Helix's
+``:lsp-workspace-command codeteam.cancel``).
 
 pygls 2.x passes the command's arguments unpacked; ``*arguments`` keeps them as sent.
 """
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codeteam.editor.actions import ALL_ACTIONS, TRANSCRIPT_COMMAND, Action
+from codeteam.editor.actions import ALL_ACTIONS, CANCEL_COMMAND, TRANSCRIPT_COMMAND, Action
 from codeteam.editor.server import CodeteamServer
 from codeteam.editor.transcript import render_markdown
 from codeteam.editor.workflow import run_action
@@ -22,6 +24,21 @@ def transcript(ls: CodeteamServer) -> dict[str, str] | None:
     return {"markdown": render_markdown(ls.last_run)}
 
 
+def cancel_runs(ls: CodeteamServer, arguments: tuple[Any, ...]) -> dict[str, Any]:
+    """Cancel the runs in progress (on ``arguments[0]["uri"]`` when given). Nothing is applied
+    after a cancel. Returns ``{"cancelled": [qualified names], "message": str}``."""
+    uri = None
+    if arguments and isinstance(arguments[0], dict):
+        uri = arguments[0].get("uri")
+    runs = [run for run in ls.runs if uri is None or run.uri == uri]
+    for run in runs:
+        run.cancel("cancelled with codeteam.cancel")
+    names = [run.qualname for run in runs]
+    message = (f"Cancelling {', '.join(names)}." if names else "No codeteam run in progress.")
+    ls.show(message)
+    return {"cancelled": names, "message": message}
+
+
 def _register_action(server: CodeteamServer, action: Action) -> None:
     @server.command(action.command)
     async def execute(ls: CodeteamServer, *arguments: Any) -> dict:
@@ -31,6 +48,10 @@ def _register_action(server: CodeteamServer, action: Action) -> None:
 def register(server: CodeteamServer) -> None:
     for action in ALL_ACTIONS:
         _register_action(server, action)
+
+    @server.command(CANCEL_COMMAND)
+    def cancel(ls: CodeteamServer, *arguments: Any) -> dict[str, Any]:
+        return cancel_runs(ls, arguments)
 
     @server.command(TRANSCRIPT_COMMAND)
     def show_transcript(ls: CodeteamServer, *arguments: Any) -> dict[str, str] | None:
