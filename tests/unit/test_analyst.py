@@ -28,3 +28,19 @@ def test_duplicates_from_looping_models_are_dropped():
 def test_no_steps_raises(text):
     with pytest.raises(PlanError):
         parse_plan(text)
+
+
+def test_tester_replies_as_asserts_or_doctest_examples():
+    from codeteam.roles.tester import parse_asserts
+
+    asserts = parse_asserts(
+        "```python\nassert strlen('ab') == 2\nassert strlen('') == 0\nassert other(1) == 1\n"
+        "assert strlen('ab') == 2\nassert strlen(  # broken\n```", "strlen")
+    assert [t.source for t in asserts] == ["assert strlen('ab') == 2", "assert strlen('') == 0"]
+    assert [(t.call, t.expected) for t in asserts] == [("strlen('ab')", "2"), ("strlen('')", "0")]
+    examples = parse_asserts(
+        "def strlen(s):\n    '''\n    >>> strlen('abc')\n    3\n    >>> strlen('abc')\n    4\n"
+        "    >>> strlen('')\n    0\n    >>> print(1)\n    1\n    '''", "strlen")
+    assert [(t.kind, t.source, t.expected) for t in examples] == [
+        ("doctest", "strlen('abc')", "3"), ("doctest", "strlen('')", "0")]
+    assert all(t.origin == "ai" for t in examples)

@@ -87,7 +87,7 @@ async def write_plan(
     for attempt in range(retries + 1):
         reply = await conversation.ask(role, stage, prompt, history=history, task=task)
         try:
-            return parse_plan(reply, leading_number=True)
+            return parse_plan(reply)
         except PlanError:
             history = [
                 ChatMessage(role="assistant", content=reply),

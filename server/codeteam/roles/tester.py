@@ -11,6 +11,7 @@ do not inherit the code's bugs.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -58,7 +59,39 @@ class TesterReport(BaseModel):
 def parse_asserts(text: str, function_name: str, *, limit: int = 30) -> list[TestCase]:
     """AI tests from a reply: each top-level ``assert`` statement that calls
     ``function_name`` becomes one test, in order, duplicates dropped. Lines that do not parse
-    are skipped one by one (a weak model's broken line costs only that test)."""
+    are skipped one by one (a weak model's broken line costs only that test). A reply with no
+    such assert but doctest examples (``>>> f(x)`` and the output) gives those instead, the
+    first expectation of each call only (weak models repeat a call with other outputs)."""
+    tests = _assert_cases(text, function_name, limit)
+    return tests or _doctest_cases(text, function_name, limit)
+
+
+def _doctest_cases(text: str, function_name: str, limit: int) -> list[TestCase]:
+    calls = re.compile(rf"\b{re.escape(function_name)}\s*\(")
+    tests: list[TestCase] = []
+    seen: set[str] = set()
+    lines = [line.strip() for line in text.splitlines()]
+    for i, line in enumerate(lines):
+        if not line.startswith(">>> ") or i + 1 >= len(lines):
+            continue
+        source, want = line[4:].strip(), lines[i + 1]
+        if not calls.search(source) or not want or want.startswith((">>>", "```", '"""')):
+            continue
+        try:
+            ast.parse(source)
+        except SyntaxError:
+            continue
+        if source in seen:
+            continue
+        seen.add(source)
+        tests.append(TestCase(id=f"ai:{len(tests) + 1}", kind="doctest", origin="ai",
+                              source=source, expected=want, call=source))
+        if len(tests) >= limit:
+            break
+    return tests
+
+
+def _assert_cases(text: str, function_name: str, limit: int) -> list[TestCase]:
     tests: list[TestCase] = []
     seen: set[str] = set()
     for block in code_blocks(text):
