@@ -33,12 +33,16 @@ async def endpoint_for(settings: Settings, embedded: EmbeddedModel | None = None
 
 
 async def client_for(settings: Settings, embedded: EmbeddedModel | None = None) -> LLMClient:
-    """An :class:`LLMClient` for ``settings`` (see :func:`endpoint_for`)."""
+    """An :class:`LLMClient` for ``settings`` (see :func:`endpoint_for`).
+
+    Calls to the embedded model are not retried: it runs in this process, so a timeout means
+    a long greedy generation that a retry would only repeat, and it never rate-limits.
+    """
     endpoint = await endpoint_for(settings, embedded)
     return LLMClient(
         endpoint,
         timeout_s=settings.timeout_s,
-        max_retries=settings.max_retries,
+        max_retries=0 if settings.uses_embedded_model else settings.max_retries,
         seed=settings.seed,
         temperature=settings.temperature,
         max_tokens=settings.max_tokens,

@@ -50,19 +50,35 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
     reflection: list[str] = []
     approaches: list[str | None] = [None]
 
+    # A model that could not write parseable YAML for a stage, even when shown its error, is
+    # not asked for YAML again in this run: the later structured stages are skipped (weak models
+    # would spend two calls on each for nothing).
+    yaml_failed: str | None = None
     try:
         reflection = (await reflect(conversation, task)).self_reflection
-    except (StructuredReplyError, LLMError) as error:
+    except StructuredReplyError as error:
+        yaml_failed = "reflection"
         ctx.note(f"reflection skipped: {error}")
-    try:
-        solutions = await propose_solutions(conversation, task, reflection)
-        approaches = [f"{s.name}: {s.content}".strip(": ") for s in solutions.ordered()]
-        conversation.event("analyst", "approaches", "\n".join(approaches))
-    except (StructuredReplyError, LLMError) as error:
-        ctx.note(f"approaches skipped: {error}")
+    except LLMError as error:
+        ctx.note(f"reflection skipped: {error}")
+    if yaml_failed:
+        ctx.note(f"approaches skipped: the {yaml_failed} stage's YAML did not parse")
+    else:
+        try:
+            solutions = await propose_solutions(conversation, task, reflection)
+            approaches = [f"{s.name}: {s.content}".strip(": ") for s in solutions.ordered()]
+            conversation.event("analyst", "approaches", "\n".join(approaches))
+        except StructuredReplyError as error:
+            yaml_failed = "approaches"
+            ctx.note(f"approaches skipped: {error}")
+        except LLMError as error:
+            ctx.note(f"approaches skipped: {error}")
 
     ai_tests: list[TestCase] = []
-    if ctx.ai_tests:
+    if ctx.ai_tests and yaml_failed:
+        ctx.note(f"AI tests skipped: the {yaml_failed} stage's YAML did not parse; only the "
+                 "public tests are used")
+    elif ctx.ai_tests:
         try:
             ai_tests = await write_ai_tests(conversation, task, ctx.ai_tests)
         except (StructuredReplyError, LLMError) as error:
