@@ -20,7 +20,7 @@ from benchkit import (
     write_jsonl,
 )
 
-from codeteam.bench.datasets import humaneval_path, load_dataset, read_records
+from codeteam.bench.datasets import SHARED_DATA, humaneval_path, load_dataset, read_records
 from codeteam.bench.results import ResultsLog
 from codeteam.pipelines.runner import PIPELINES
 
@@ -184,13 +184,13 @@ def hidden_texts(name: str, item_ids: list[str]) -> list[str]:
     texts: list[str] = []
     if name == "mbpp":
         records = {f"Mbpp/{r['task_id']}": r for r in
-                   read_records(Path("/work/shared/data/mbpp-sanitized-sample20.json"))}
+                   read_records(SHARED_DATA / "mbpp-sanitized-sample20.json")}
         for task_id in item_ids:
             texts += records[task_id]["test_list"][1:]
         return texts
     path = {"humaneval": humaneval_path(),
-            "humaneval-et": Path("/work/shared/data/HumanEval-ET.jsonl.gz"),
-            "humaneval-plus": Path("/work/shared/data/HumanEvalPlus.jsonl.gz")}[name]
+            "humaneval-et": SHARED_DATA / "HumanEval-ET.jsonl.gz",
+            "humaneval-plus": SHARED_DATA / "HumanEvalPlus.jsonl.gz"}[name]
     records = {r["task_id"]: r for r in read_records(path)}
     for task_id in item_ids:
         record = records[task_id]

@@ -50,8 +50,18 @@ from codeteam.execution.models import TestCase
 from codeteam.pysource.functions import FunctionInfo, locate
 from codeteam.task import Program, Task
 
-SHARED_DATA = Path(os.environ.get("CODETEAM_BENCH_DATA", "/work/shared/data"))
-"""Folder with HumanEval-ET, HumanEvalPlus and the MBPP sample (``CODETEAM_BENCH_DATA``)."""
+
+def _shared_data() -> Path:
+    configured = os.environ.get("CODETEAM_BENCH_DATA")
+    if configured:
+        return Path(configured)
+    # A source checkout sits beside the project's shared/ folder: <checkout>/../shared/data.
+    return Path(__file__).resolve().parents[3].parent / "shared" / "data"
+
+
+SHARED_DATA = _shared_data()
+"""Folder with HumanEval-ET, HumanEvalPlus and the MBPP sample: ``CODETEAM_BENCH_DATA``, else
+``../shared/data`` beside the source checkout."""
 
 MODULE = "solution"
 """The importable name of every task's module in the sandbox."""
