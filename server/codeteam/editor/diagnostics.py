@@ -21,6 +21,7 @@ from lsprotocol import types
 
 from codeteam.editor.actions import DIAGNOSTIC_SOURCE, SUMMARY_CODE
 from codeteam.editor.positions import column_to_units, first_code_column, strip_ending
+from codeteam.roles.tester import failure_details
 
 if TYPE_CHECKING:
     from codeteam.execution.models import TestCase, TestOutcome
@@ -109,18 +110,9 @@ def failure_message(test: TestCase | None, outcome: TestOutcome) -> str:
     else:
         label = {"public": "test", "ai": "AI test (may be wrong)", "hidden": "test"}[test.origin]
         what = test.describe()
-    if outcome.status == "timeout":
-        lines = [f"{label} timed out: {what}"]
-    else:
-        lines = [f"{label} failed: {what}"]
-    if outcome.expected is not None:
-        lines.append(f"expected: {outcome.expected}")
-    if outcome.actual is not None:
-        lines.append(f"actual:   {outcome.actual}")
-    if outcome.exception_type and outcome.status != "timeout":
-        lines.append(f"{outcome.exception_type}: {outcome.message}".rstrip(": "))
-    elif outcome.message and outcome.expected is None and outcome.status != "timeout":
-        lines.append(outcome.message.strip())
+    verb = "timed out" if outcome.status == "timeout" else "failed"
+    lines = [f"{label} {verb}: {what}"]
+    lines.extend(line for line in failure_details(outcome) if not line.startswith("timed out"))
     message = "\n".join(lines)
     return message if len(message) <= MESSAGE_LIMIT else message[: MESSAGE_LIMIT - 1] + "…"
 

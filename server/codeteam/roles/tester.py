@@ -199,21 +199,30 @@ def build_report(tests: list[TestCase], run: RunReport, *, round_number: int) ->
     )
 
 
+def failure_details(outcome: TestOutcome) -> list[str]:
+    """The facts of a failed test, one per line: expected, actual, and the error (or the
+    message); a timeout says so. Shared by the coder's report and the editor's diagnostics."""
+    lines: list[str] = []
+    if outcome.status == "timeout":
+        lines.append("timed out (an endless loop, or far too slow)")
+    if outcome.expected is not None:
+        lines.append(f"expected: {outcome.expected}")
+    if outcome.actual is not None:
+        lines.append(f"actual:   {outcome.actual}")
+    if outcome.exception_type and outcome.status != "timeout":
+        lines.append(f"error: {outcome.exception_type}: {outcome.message}".rstrip(": "))
+    elif outcome.message and outcome.expected is None and outcome.status != "timeout":
+        lines.append(outcome.message.strip())
+    return lines
+
+
 def describe_failure(test: TestCase, outcome: TestOutcome) -> str:
-    """A failing test for the coder and the user: what ran, expected, actual, error."""
+    """A failing test for the coder and the user: what ran, expected, actual, error, and the
+    traceback's last lines."""
     origin = {"public": "public test", "ai": "AI test", "hidden": "test"}[test.origin]
     parts = [f"FAILED {origin} {test.describe()}"]
-    if outcome.status == "timeout":
-        parts.append("  result: timed out (an endless loop, or far too slow)")
-    if outcome.expected is not None:
-        parts.append(f"  expected: {outcome.expected}")
-    if outcome.actual is not None:
-        parts.append(f"  actual:   {outcome.actual}")
-    if outcome.exception_type and outcome.status != "timeout":
-        parts.append(f"  error: {outcome.exception_type}: {outcome.message}".rstrip(": "))
-    elif outcome.message and outcome.expected is None:
-        parts.append(f"  {outcome.message}")
+    parts.extend(f"  {line}" for line in failure_details(outcome))
     if outcome.traceback:
-        tail = "\n".join(outcome.traceback.strip().splitlines()[-6:])
-        parts.append("  traceback (last lines):\n" + "\n".join("    " + l for l in tail.splitlines()))
+        tail = outcome.traceback.strip().splitlines()[-6:]
+        parts.append("  traceback (last lines):\n" + "\n".join("    " + line for line in tail))
     return "\n".join(parts)
