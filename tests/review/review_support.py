@@ -1,0 +1,7 @@
+"""Prompt routing for the scripted model (each prompt file has a distinctive sentence)."""
+
+ANALYST = r"You are the analyst"
+PLANNER = r"You write short plans"
+CODER = r"You write correct, simple Python"
+TESTER = r"You are the tester"
+DIRECT = r"You complete Python functions"

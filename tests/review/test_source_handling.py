@@ -1,0 +1,197 @@
+"""Review: defects in finding, extracting, planning and re-indenting functions (no model,
+no sandbox). Each test is xfail(strict): it fails today and passes once the defect is fixed."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from codeteam.documents import task_for
+from codeteam.execution.discovery import pytest_cases
+from codeteam.pysource.docstrings import write_plan
+from codeteam.roles.code_extraction import CodeExtractionError, extract_function
+from codeteam.task import Task
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return False
+    return True
+
+
+# --- tabs ------------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="tab-indented stub: the body is indented with "
+                   "col_offset spaces (1) next to a tab-indented docstring -> TabError, every "
+                   "reply is rejected")
+def test_generate_keeps_working_for_a_tab_indented_function():
+    task = Task.from_source('def double(x):\n\t"""Double x."""\n\tpass\n', "double")
+    code = extract_function("```python\ndef double(x):\n    return 2 * x\n```", task)
+    assert _parses(code) and "return 2 * x" in code
+
+
+@pytest.mark.xfail(strict=True, reason="write_plan indents a new docstring with "
+                   "col_offset spaces in a tab-indented function: the result is a TabError, "
+                   "and nothing checks it parses before it is applied")
+def test_plan_into_tab_indented_function_without_docstring_parses():
+    task = Task.from_source("def double(x):\n\treturn 2 * x\n", "double")
+    assert _parses(write_plan(task.stub, ["Multiply x by two."]))
+
+
+# --- headers and one-line bodies -------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="multi-line signature with the body on the last "
+                   "header line: write_plan inserts the docstring inside the parameter list")
+def test_plan_for_multiline_signature_with_body_on_header_line():
+    task = Task.from_source("def add(a,\n        b): return a + b\n", "add")
+    try:
+        planned = write_plan(task.stub, ["Add them."])
+    except SyntaxError:
+        return  # refusing (like a one-line def) is fine; broken code is not
+    assert _parses(planned), planned
+
+
+@pytest.mark.xfail(strict=True, reason="multi-line signature with the body on the last "
+                   "header line: _stub_parts keeps only the first header line, so every "
+                   "reply is 'does not parse once assembled'")
+def test_generate_for_multiline_signature_with_body_on_header_line():
+    task = Task.from_source("def add(a,\n        b): return 0\n", "add")
+    code = extract_function("```python\ndef add(a, b):\n    return a + b\n```", task)
+    assert _parses(code) and "return a + b" in code
+
+
+# --- quotes in plans ---------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="_safe_step turns \"\"\" into ''' even when the "
+                   "docstring is delimited by ''': the plan closes the docstring early")
+def test_plan_step_with_triple_quotes_in_a_single_quoted_docstring():
+    task = Task.from_source("def wrap(s):\n    '''Wrap s in quotes.'''\n", "wrap")
+    planned = write_plan(task.stub, ['Return s between """ quotes.'])
+    assert _parses(planned), planned
+    assert "Plan:" in ast.get_docstring(ast.parse(planned).body[0])
+
+
+@pytest.mark.xfail(strict=True, reason="a one-quote docstring holding \"\"\" is rewritten "
+                   "with \"\"\" delimiters around its raw text: unterminated string")
+def test_plan_for_a_one_quote_docstring_holding_triple_quotes():
+    task = Task.from_source("def q():\n    'Return the text \"\"\" (three quotes).'\n", "q")
+    planned = write_plan(task.stub, ["Return the constant."])
+    assert _parses(planned), planned
+
+
+# --- string literals and indentation ---------------------------------------------------------
+
+_BANNER_STUB = 'def banner():\n    """Two lines: Hello and World."""\n'
+_BANNER_REPLY = '```python\ndef banner():\n    return """\\\nHello\nWorld"""\n```'
+
+
+@pytest.mark.xfail(strict=True, reason="textwrap.dedent/indent of the reply's body are not "
+                   "string-aware: a multi-line string with lines at column 0 makes a valid "
+                   "reply 'not parse once assembled'")
+def test_reply_with_a_multiline_string_at_column_0_is_used():
+    task = Task.from_source(_BANNER_STUB, "banner")
+    code = extract_function(_BANNER_REPLY, task)
+    namespace: dict = {}
+    exec(code, namespace)  # noqa: S102 - our own literal
+    assert namespace["banner"]() == "Hello\nWorld"
+
+
+@pytest.mark.xfail(strict=True, reason="without a docstring the column-0 string lines get "
+                   "the body indent added: the string's value changes silently")
+def test_reply_with_a_multiline_string_keeps_its_value():
+    task = Task.from_source("def banner():\n    pass\n", "banner")
+    code = extract_function(_BANNER_REPLY, task)
+    namespace: dict = {}
+    exec(code, namespace)  # noqa: S102 - our own literal
+    assert namespace["banner"]() == "Hello\nWorld"
+
+
+@pytest.mark.xfail(strict=True, reason="indent_function indents the lines inside string "
+                   "literals: a method's generated multi-line string changes value once "
+                   "placed in its class (program_with and the editor edit)")
+def test_method_code_keeps_its_string_values_in_the_class():
+    source = 'class Page:\n    def banner(self):\n        """Two lines."""\n        pass\n'
+    task = Task.from_source(source, "Page.banner")
+    code = 'def banner(self):\n    """Two lines."""\n    return """\\\nHello\nWorld"""\n'
+    namespace: dict = {}
+    exec(task.program_with(code).text, namespace)  # noqa: S102 - our own literal
+    assert namespace["Page"]().banner() == "Hello\nWorld"
+
+
+_METHOD_WITH_COLUMN_0_STRING = (
+    "class Report:\n"
+    "    def header(self):\n"
+    '        """The header line."""\n'
+    '        return """\\\n'
+    'TITLE"""\n'
+    "\n"
+    "    def footer(self):\n"
+    "        return 'end'\n"
+)
+
+
+@pytest.mark.xfail(strict=True, reason="dedent_function cannot dedent a method whose string "
+                   "has a line at column 0: the stub stays indented and ast.parse(stub) "
+                   "raises IndentationError out of extract_function (not CodeExtractionError)")
+def test_method_with_a_column_0_string_line_can_be_generated():
+    task = Task.from_source(_METHOD_WITH_COLUMN_0_STRING, "Report.header")
+    try:
+        code = extract_function("```python\ndef header(self):\n    return 'TITLE'\n```", task)
+    except CodeExtractionError:
+        pytest.fail("a correct reply was refused")
+    assert _parses(code)
+
+
+@pytest.mark.xfail(strict=True, reason="the same method, as the program the tester runs: "
+                   "the still-indented stub is indented again -> IndentationError on import")
+def test_program_of_a_method_with_a_column_0_string_line_imports():
+    task = Task.from_source(_METHOD_WITH_COLUMN_0_STRING, "Report.header")
+    program = task.program_with(task.stub).text
+    namespace: dict = {}
+    exec(program, namespace)  # noqa: S102 - our own literal
+    assert namespace["Report"]().header() == "TITLE"
+
+
+# --- line breaks that are not line breaks ----------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="discovery._prompt_lines uses str.splitlines(): a form "
+                   "feed line above shifts doctest lines (diagnostics one line too high)")
+def test_doctest_lines_after_a_form_feed():
+    source = (
+        "import os\n\x0c\n\n"
+        "def double(x):\n"
+        '    """Double x.\n\n'
+        "    >>> double(1)\n    2\n"
+        '    """\n'
+        "    return 2 * x\n"
+    )
+    task = task_for(source, "double")
+    lines = source.split("\n")
+    (case,) = task.public_tests
+    assert lines[case.line].strip() == ">>> double(1)"
+
+
+@pytest.mark.xfail(strict=True, reason="discovery._file_cases uses text.splitlines(): a U+2028 "
+                   "(or form feed) in a test file shifts the test's source by a line and drops "
+                   "its last line, often the assert")
+def test_pytest_case_source_after_a_line_separator_in_a_string(tmp_path: Path):
+    (tmp_path / "textutil.py").write_text('def shout(s):\n    """Upper-case s."""\n    return s\n')
+    (tmp_path / "test_textutil.py").write_text(
+        "from textutil import shout\n\n"
+        'SEPARATOR = "a\u2028b"\n\n'
+        "def test_shout():\n"
+        '    word = "hi"\n'
+        '    assert shout(word) == "HI"\n',
+        encoding="utf-8",
+    )
+    (case,) = pytest_cases("shout", tmp_path / "textutil.py", tmp_path)
+    assert case.source.startswith("def test_shout():")
+    assert 'assert shout(word) == "HI"' in case.source
