@@ -36,3 +36,50 @@ async def run(scripted):
     yield go
     for client in clients:
         await client.close()
+
+
+# --- the real server, as in tests/editor/conftest.py ----------------------------------------
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "editor"))
+
+import asyncio
+
+import pytest_asyncio
+from editor_harness import SERVER_COMMAND, Started, make_editor_client, server_env
+from pytest_lsp import ClientServerConfig
+
+EDITOR_SETTINGS = {"max_retries": 0, "timeout_s": 60, "ai_tests": 0, "max_rounds": 1,
+                   "sandbox": "bwrap"}
+
+
+@pytest.fixture(params=["vscode", "neovim"])
+def client_kind(request) -> str:
+    return request.param
+
+
+@pytest_asyncio.fixture
+async def start(scripted, tmp_path):
+    """``await start(kind, **settings)``: a started, initialized server (shut down after)."""
+    started = []
+
+    async def go(kind="vscode", *, init_options=None, **settings):
+        values = {"base_url": scripted.base_url, **EDITOR_SETTINGS, **settings}
+        config = ClientServerConfig(
+            server_command=SERVER_COMMAND,
+            client_factory=make_editor_client,
+            server_env=server_env(**values),
+        )
+        client = await config.start()
+        started.append(client)
+        root = tmp_path / "ws"
+        root.mkdir(exist_ok=True)
+        result = await client.start_session(kind, root=root, init_options=init_options)
+        return Started(client=client, kind=kind, root=root, result=result)
+
+    yield go
+    for client in started:
+        try:
+            if client._server is not None and client._server.returncode is None:
+                await asyncio.wait_for(client.shutdown_session(), 15)
+        finally:
+            await client.stop()

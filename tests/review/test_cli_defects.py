@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from review_support import DIRECT, PLANNER
 
 pytestmark = pytest.mark.sandbox

@@ -6,7 +6,6 @@ import ast
 from pathlib import Path
 
 import pytest
-
 from review_support import CODER, PLANNER, TESTER
 
 pytestmark = pytest.mark.sandbox
