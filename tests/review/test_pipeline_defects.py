@@ -116,3 +116,45 @@ async def test_a_bad_prompt_override_degrades_instead_of_raising(scripted, run, 
     result = await run("direct", 'def double(x):\n    """Double x."""\n', "double",
                        prompts_dir=str(tmp_path))
     assert result.status == "error" and result.notes
+
+
+STATEFUL_DOCTEST = '''class Counter:
+    """A counter.
+
+    >>> c = Counter()
+    >>> c.incr()
+    1
+    >>> c.incr()
+    2
+    """
+
+    def __init__(self):
+        self.n = 0
+
+    def incr(self):
+        """Add one and return the count."""
+        self.n += 1
+        return self.n
+
+
+def total(xs):
+    """Sum xs, remembering nothing.
+
+    >>> seen = []
+    >>> seen.append(1) or len(seen)
+    1
+    >>> seen.append(2) or len(seen)
+    2
+    >>> total(seen)
+    3
+    """
+    return sum(xs)
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="doctest cases replay only the earlier examples that "
+                   "print nothing as setup: examples with output that change state are skipped, "
+                   "so a correct function fails doctests that `python -m doctest` passes")
+async def test_review_runs_stateful_doctests_like_doctest(scripted, run):
+    result = await run("review", STATEFUL_DOCTEST, "total")
+    assert result.status == "passed", result.last_report.summary

@@ -195,3 +195,34 @@ def test_pytest_case_source_after_a_line_separator_in_a_string(tmp_path: Path):
     (case,) = pytest_cases("shout", tmp_path / "textutil.py", tmp_path)
     assert case.source.startswith("def test_shout():")
     assert 'assert shout(word) == "HI"' in case.source
+
+
+# --- replies that change the signature or add module-level statements -----------------------
+
+
+@pytest.mark.xfail(strict=True, reason="extract_function keeps the user's header and the "
+                   "reply's body even when the reply renamed the parameters: the body uses "
+                   "names that do not exist (NameError; applied as-is when there are no tests)")
+def test_reply_with_renamed_parameters_still_works():
+    task = Task.from_source(
+        'def area(width, height):\n    """Area of a rectangle."""\n', "area"
+    )
+    code = extract_function("```python\ndef area(w, h):\n    return w * h\n```", task)
+    namespace: dict = {}
+    exec(code, namespace)  # noqa: S102 - our own literal
+    assert namespace["area"](2, 3) == 6
+
+
+@pytest.mark.xfail(strict=True, reason="a reply's `from __future__ import ...` is moved inside "
+                   "the function: ast.parse accepts it, the compiler does not, so the module "
+                   "no longer imports")
+def test_reply_with_a_future_import_compiles():
+    task = Task.from_source(
+        'def area(width, height):\n    """Area of a rectangle."""\n', "area"
+    )
+    reply = (
+        "```python\nfrom __future__ import annotations\n\n"
+        "def area(width: int, height: int) -> int:\n    return width * height\n```"
+    )
+    code = extract_function(reply, task)
+    compile(code, "area.py", "exec")
