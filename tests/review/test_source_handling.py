@@ -226,3 +226,31 @@ def test_reply_with_a_future_import_compiles():
     )
     code = extract_function(reply, task)
     compile(code, "area.py", "exec")
+
+
+@pytest.mark.xfail(strict=True, reason="_stub_parts: when the body shares the last line of a "
+                   "multi-line header (black 24 formats `...` stubs so), the header is cut at "
+                   "the body's line: every reply fails 'does not parse once assembled'")
+def test_generate_for_a_black_formatted_stub_with_a_long_signature():
+    source = (
+        "def clamp(\n"
+        "    value: float,\n"
+        "    low: float,\n"
+        "    high: float,\n"
+        ") -> float: ...\n"
+    )
+    task = Task.from_source(source, "clamp")
+    reply = "```python\ndef clamp(value, low, high):\n    return max(low, min(high, value))\n```"
+    code = extract_function(reply, task)
+    namespace: dict = {}
+    exec(code, namespace)  # noqa: S102 - our own literal
+    assert namespace["clamp"](5, 0, 1) == 1
+
+
+@pytest.mark.xfail(strict=True, reason="_stub_parts' one-line branch returns no docstring: "
+                   "`def f(x): \"Doc.\"` loses the user's docstring (and its examples) when "
+                   "the code is generated")
+def test_generate_keeps_the_docstring_of_a_one_line_stub():
+    task = Task.from_source('def double(x): "Return x doubled."\n', "double")
+    code = extract_function("```python\ndef double(x):\n    return 2 * x\n```", task)
+    assert ast.get_docstring(ast.parse(code).body[0]) == "Return x doubled."
