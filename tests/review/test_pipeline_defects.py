@@ -171,3 +171,26 @@ async def test_flow_survives_a_degenerate_yaml_reply(scripted, run):
     result = await run("flow", 'def double(x):\n    """Double x.\n\n    >>> double(2)\n    4\n'
                        '    """\n', "double")
     assert result.status == "passed", result.notes
+
+
+@pytest.mark.xfail(strict=True, reason="pytest is only a dev extra, yet user tests that "
+                   "`import pytest` (pytest.raises) are collected and run in the sandbox on the "
+                   "server venv's packages: without --dev they error, failing correct code")
+async def test_user_tests_using_pytest_raises_without_the_dev_extra(
+    scripted, run, tmp_path: Path, monkeypatch
+):
+    import codeteam.execution.runner as runner
+
+    # A plain install (scripts/setup.sh without --dev): the server venv has no pytest. Here the
+    # sandbox gets no site-packages at all, which is the same as far as `import pytest` goes.
+    monkeypatch.setattr(runner, "sandbox_site_packages", lambda: [])
+    module = tmp_path / "parsing.py"
+    source = 'def parse_age(text):\n    """An age from text; ValueError if negative."""\n' \
+             '    age = int(text)\n    if age < 0:\n        raise ValueError(text)\n    return age\n'
+    module.write_text(source)
+    (tmp_path / "test_parsing.py").write_text(
+        "import pytest\n\nfrom parsing import parse_age\n\n\n"
+        "def test_negative():\n    with pytest.raises(ValueError):\n        parse_age('-1')\n"
+    )
+    result = await run("review", source, "parse_age", path=module, root=tmp_path)
+    assert result.status != "failed", result.last_report.summary
