@@ -254,3 +254,28 @@ def test_generate_keeps_the_docstring_of_a_one_line_stub():
     task = Task.from_source('def double(x): "Return x doubled."\n', "double")
     code = extract_function("```python\ndef double(x):\n    return 2 * x\n```", task)
     assert ast.get_docstring(ast.parse(code).body[0]) == "Return x doubled."
+
+
+@pytest.mark.xfail(strict=True, reason="_find_def takes the reply's first def with the task's "
+                   "name: for a property setter, a reply holding the class gives the setter the "
+                   "getter's body")
+def test_property_setter_takes_the_setters_body_from_a_whole_class_reply():
+    from codeteam.pysource.functions import find_functions
+
+    source = (
+        "class Box:\n"
+        "    @property\n"
+        "    def size(self):\n"
+        '        """The size."""\n'
+        "        return self._size\n\n"
+        "    @size.setter\n"
+        "    def size(self, value):\n"
+        '        """Set the size; negative values become 0."""\n'
+    )
+    setter = [f for f in find_functions(source) if f.qualname == "Box.size"][1]
+    task = task_for(source, info=setter)
+    reply = (
+        "```python\nclass Box:\n    @property\n    def size(self):\n        return self._size\n\n"
+        "    @size.setter\n    def size(self, value):\n        self._size = max(0, value)\n```"
+    )
+    assert "self._size = max(0, value)" in extract_function(reply, task)
