@@ -107,8 +107,14 @@ class EmbeddedModel:
             params.verbosity = -1
             params.cache_prompt = False
             params.warmup = False
+            # No busy-waiting between work: llama.cpp's default (poll 50) spins its threads,
+            # and two spinning models on the same cores (an editor's server and a CLI run)
+            # slow each other down many times over.
+            params.cpuparams.poll = 0
+            params.cpuparams_batch.poll = 0
             if self._threads:
                 params.cpuparams.n_threads = self._threads
+                params.cpuparams_batch.n_threads = self._threads
             try:
                 server = xllamacpp.Server(params)
             except Exception as error:  # the C++ side raises plain RuntimeError
