@@ -279,3 +279,23 @@ def test_property_setter_takes_the_setters_body_from_a_whole_class_reply():
         "    @size.setter\n    def size(self, value):\n        self._size = max(0, value)\n```"
     )
     assert "self._size = max(0, value)" in extract_function(reply, task)
+
+
+@pytest.mark.xfail(strict=True, reason="_parseable_window tries up to 20 starts x every end "
+                   "line, each a full ast.parse: quadratic in the reply (21 s for a 21 KB "
+                   "degenerate reply here), run synchronously on the server's event loop")
+def test_unfenced_degenerate_reply_costs_a_linear_number_of_parses(monkeypatch):
+    from codeteam.roles import code_extraction
+
+    calls = 0
+    real = code_extraction._parses
+
+    def counting(text):
+        nonlocal calls
+        calls += 1
+        return real(text)
+
+    monkeypatch.setattr(code_extraction, "_parses", counting)
+    lines = [f"import x{i} as" if i % 10 == 0 else f"    y = ({i}" for i in range(400)]
+    code_extraction.code_blocks("\n".join(lines))
+    assert calls <= 4 * len(lines), calls
