@@ -11,10 +11,10 @@ per run, in one of two modes (:class:`SandboxPolicy` ``mode``):
           --die-with-parent --new-session --hostname sandbox
           --ro-bind /usr /usr  --symlink usr/bin /bin ...            # system dirs, read-only
           --ro-bind /etc/ld.so.cache ... --ro-bind-data FD /etc/passwd ...  # a minimal /etc
-          --ro-bind <sys.base_prefix> ...   # the interpreter (even when it lives in $HOME)
-          --ro-bind <venv site-packages> ...  # the server venv's packages, read-only
           --proc /proc --dev /dev --remount-ro /dev
           --size N --tmpfs /dev/shm  --size N --tmpfs /tmp  --size N --tmpfs /sandbox
+          --ro-bind <sys.base_prefix> ...   # the interpreter (even when it lives in $HOME)
+          --ro-bind <venv site-packages> ...  # the server venv's packages, read-only
           --file FD /sandbox/<name> ...      # the run's files, copied in
           --chdir /sandbox --remount-ro /
           [setpriv --reuid=65534 ...] prlimit --nproc=N -- <argv>
@@ -546,12 +546,8 @@ class _Prepared:
             fd = _memfd(os.path.basename(path), text)
             self._close.append(fd)
             args += ["--perms", "0644", "--ro-bind-data", str(fd), path]
-        for path in (*layout.prefixes, *layout.site_packages):
-            if _under(path, bound):
-                continue
-            args += _parents(path, made)
-            args += ["--ro-bind", path, path]
-            bound.append(path)
+        # The scratch mounts come before the interpreter's binds: a venv or prefix under /tmp
+        # (a checkout in /tmp) must be bound on top of the private /tmp, not hidden by it.
         args += [
             "--proc", "/proc",
             "--dev", "/dev", "--remount-ro", "/dev",
@@ -559,7 +555,13 @@ class _Prepared:
             "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp",
             "--perms", "1777", "--size", scratch, "--tmpfs", SANDBOX_DIR,
         ]  # fmt: skip
-        made.add(SANDBOX_DIR)
+        made.update({"/proc", "/dev", "/dev/shm", "/tmp", SANDBOX_DIR})
+        for path in (*layout.prefixes, *layout.site_packages):
+            if _under(path, bound):
+                continue
+            args += _parents(path, made)
+            args += ["--ro-bind", path, path]
+            bound.append(path)
         for name, text in self.files.items():
             fd = _memfd(name, text)
             self._close.append(fd)
