@@ -45,9 +45,6 @@ async def test_review_of_a_correct_method_with_a_column_0_string(scripted, run):
     assert result.status == "passed", result.last_report.summary
 
 
-@pytest.mark.xfail(strict=True, reason="pytest discovery splits test files with "
-                   "str.splitlines(): a U+2028 in a string cuts the assert off the test, and a "
-                   "wrong function is reported as passing")
 async def test_review_does_not_pass_a_wrong_function_because_of_a_line_separator(
     scripted, run, tmp_path: Path
 ):
@@ -152,9 +149,6 @@ def total(xs):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="doctest cases replay only the earlier examples that "
-                   "print nothing as setup: examples with output that change state are skipped, "
-                   "so a correct function fails doctests that `python -m doctest` passes")
 async def test_review_runs_stateful_doctests_like_doctest(scripted, run):
     result = await run("review", STATEFUL_DOCTEST, "total")
     assert result.status == "passed", result.last_report.summary

@@ -162,8 +162,6 @@ def test_program_of_a_method_with_a_column_0_string_line_imports():
 # --- line breaks that are not line breaks ----------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="discovery._prompt_lines uses str.splitlines(): a form "
-                   "feed line above shifts doctest lines (diagnostics one line too high)")
 def test_doctest_lines_after_a_form_feed():
     source = (
         "import os\n\x0c\n\n"
@@ -179,9 +177,6 @@ def test_doctest_lines_after_a_form_feed():
     assert lines[case.line].strip() == ">>> double(1)"
 
 
-@pytest.mark.xfail(strict=True, reason="discovery._file_cases uses text.splitlines(): a U+2028 "
-                   "(or form feed) in a test file shifts the test's source by a line and drops "
-                   "its last line, often the assert")
 def test_pytest_case_source_after_a_line_separator_in_a_string(tmp_path: Path):
     (tmp_path / "textutil.py").write_text('def shout(s):\n    """Upper-case s."""\n    return s\n')
     (tmp_path / "test_textutil.py").write_text(

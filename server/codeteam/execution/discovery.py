@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 from codeteam.execution.models import TestCase, TestOrigin
+from codeteam.pysource.functions import split_lines
 
 SKIPPED_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "site-packages", "__pycache__",
@@ -51,9 +52,10 @@ def doctest_cases(
     example on the opening-quote line compares its output as written. Each case has
     ``source`` (the example's code, without prompts), ``expected`` (its wanted output,
     without the final newline; "" when it prints nothing), ``id`` ``"doctest:<n>"``
-    (1-based), ``call`` (the source, when it calls ``function_name``) and ``setup`` (the
-    earlier examples of the docstring that print nothing, in doctest format, so that an
-    example using ``xs`` from ``>>> xs = [1, 2]`` runs on its own).
+    (1-based), ``call`` (the source, when it calls ``function_name``) and ``setup`` (all the
+    earlier examples of the docstring, in doctest format with their outputs, replayed before
+    this one as doctest would run them, so that an example using ``xs`` from
+    ``>>> xs = [1, 2]`` or the state left by ``>>> c.incr()`` runs on its own).
 
     ``line`` is the 0-based document line of the example's ``>>>`` when
     ``docstring_first_line`` (the 0-based line of the docstring's opening quotes) is given.
@@ -101,8 +103,10 @@ def doctest_cases(
                 line=line,
             )
         )
-        if not example.want:
-            setup.append(_prompted(code))
+        # Every earlier example is replayed before the next one, with its expected output (its
+        # own failure is reported only as context), as doctest runs a docstring: state built
+        # by `>>> c.incr()` examples carries over.
+        setup.append(_prompted(code) + example.want)
     return cases
 
 
@@ -143,7 +147,7 @@ def _prompt_lines(source: str, first_line: int) -> list[int] | None:
             and isinstance(node.value.value, str)
             and node.lineno - 1 == first_line
         ):
-            lines = source.splitlines()
+            lines = [line.rstrip("\r\n") for line in split_lines(source)]
             end = min((node.end_lineno or node.lineno) - 1, len(lines) - 1)
             first = lines[first_line][node.col_offset :]
             quote = _OPENING_QUOTE.match(first)
@@ -437,7 +441,7 @@ def _file_cases(
     imports = _read_imports(tree, path, root, target, candidates, function_name)
     if not imports.aliases:
         return []
-    lines = text.splitlines()
+    lines = [line.rstrip("\r\n") for line in split_lines(text)]
     tests = [
         node
         for node in tree.body
