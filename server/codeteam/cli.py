@@ -1,6 +1,7 @@
 """The ``codeteam`` command: ``serve`` (the language server), ``run`` (one pipeline on one
-function of a file), ``bench`` (benchmarks). Exit codes: 0 success, 1 the pipeline produced
-no code or the tests fail (``run``), 2 usage or input errors."""
+function of a file), ``bench`` (benchmarks). Exit codes of ``run``: 0 the code passed its
+tests or there were none to run; 1 no usable code, or tests still fail (the best code is still
+printed and, with --write, written); 2 usage, settings or input errors."""
 
 from __future__ import annotations
 
@@ -93,6 +94,9 @@ def _progress(stage: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {stage}", file=sys.stderr, flush=True)
 
 
+BOM = "\ufeff"
+
+
 async def _run(args: argparse.Namespace) -> int:
     from codeteam.documents import task_for
     from codeteam.llm.client import LLMError
@@ -103,6 +107,7 @@ async def _run(args: argparse.Namespace) -> int:
         AmbiguousFunction,
         FunctionNotFound,
         SourceError,
+        find_functions,
         indent_function,
         line_ending,
         replace_span,
@@ -110,24 +115,38 @@ async def _run(args: argparse.Namespace) -> int:
     from codeteam.settings import load_settings
 
     settings, problems = load_settings(_overrides(args.set))
-    for problem in problems:
-        print(f"codeteam: setting {problem}", file=sys.stderr)
+    if problems:
+        for problem in problems:
+            print(f"codeteam: setting {problem}", file=sys.stderr)
+        print("codeteam: fix the settings above (--set, CODETEAM_* variables) and run again",
+              file=sys.stderr)
+        return 2
     path: Path = args.file
     try:
         raw = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         print(f"codeteam: cannot read {path}: {error}", file=sys.stderr)
         return 2
+    bom = BOM if raw.startswith(BOM) else ""
+    text = raw[len(bom):]
     workspace = args.workspace or path.resolve().parent
     try:
-        task = task_for(raw, args.function, path=path.resolve(), workspace_root=workspace)
+        task = task_for(text, args.function, path=path.resolve(), workspace_root=workspace)
     except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
-        print(f"codeteam: {path}: {error}", file=sys.stderr)
+        hint = ""
+        if isinstance(error, FunctionNotFound):
+            try:
+                names = [f.qualname for f in find_functions(text)]
+            except SourceError:
+                names = []
+            if names:
+                hint = f" (functions here: {', '.join(names[:12])}; a method is Class.method)"
+        print(f"codeteam: {path}: {error}{hint}", file=sys.stderr)
         return 2
 
     pipeline = {"plan-docstring": "plan_docstring"}.get(args.pipeline, args.pipeline)
-    _progress(f"{pipeline} on {task.qualname} ({len(task.public_tests)} public tests); model: "
-              f"{settings.base_url or 'embedded SmolLM2-135M-Instruct'}")
+    _progress(f"{args.pipeline} on {task.qualname} ({len(task.public_tests)} public tests); "
+              f"model: {settings.base_url or 'embedded SmolLM2-135M-Instruct'}")
     try:
         client = await client_for(settings)
     except EmbeddedModelError as error:
@@ -144,19 +163,27 @@ async def _run(args: argparse.Namespace) -> int:
         await client.close()
         shared_embedded_model().stop()
 
+    newline = line_ending(text)
+    new_text: str | None = None
+    if result.code is not None and pipeline != "review":
+        new_text = replace_span(
+            text, task.start_line, task.end_line, indent_function(result.code, task.indent, newline)
+        )
+        try:
+            compile(new_text, str(path), "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as error:
+            result.notes.append(f"the new code does not parse in {path} ({error}); not used")
+            result.status = "error"
+            new_text = None
     if args.json:
         print(result.model_dump_json(indent=2))
-    elif result.code is not None:
-        newline = line_ending(raw)
-        new_function = indent_function(result.code, task.indent, newline)
-        if args.diff:
-            new_text = replace_span(raw, task.start_line, task.end_line, new_function)
-            sys.stdout.writelines(difflib.unified_diff(
-                raw.splitlines(keepends=True), new_text.splitlines(keepends=True),
-                fromfile=str(path), tofile=str(path),
-            ))
-        else:
-            print(result.code, end="" if result.code.endswith("\n") else "\n")
+    elif new_text is not None and args.diff:
+        sys.stdout.writelines(difflib.unified_diff(
+            text.splitlines(keepends=True), new_text.splitlines(keepends=True),
+            fromfile=str(path), tofile=str(path),
+        ))
+    elif new_text is not None or (result.code is not None and pipeline == "review"):
+        print(result.code, end="" if result.code.endswith("\n") else "\n")
     print(file=sys.stderr)
     print(f"# {result.summary()}", file=sys.stderr)
     if result.plan:
@@ -169,17 +196,10 @@ async def _run(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"# note: {note}", file=sys.stderr)
 
-    if args.write and result.code is not None and pipeline != "review":
-        current = path.read_bytes().decode("utf-8")
-        if current != raw:
+    if args.write and new_text is not None:
+        if path.read_bytes().decode("utf-8", errors="replace") != raw:
             print(f"codeteam: {path} changed while the pipeline ran; not written", file=sys.stderr)
             return 1
-        newline = line_ending(raw)
-        new_text = replace_span(
-            raw, task.start_line, task.end_line, indent_function(result.code, task.indent, newline)
-        )
-        path.write_bytes(new_text.encode("utf-8"))
+        path.write_bytes((bom + new_text).encode("utf-8"))
         print(f"# wrote {path}", file=sys.stderr)
-    if result.status == "error":
-        return 1
-    return 0
+    return 1 if result.status in ("error", "failed") else 0

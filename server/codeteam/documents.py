@@ -4,6 +4,7 @@ function (found with ast; nothing of the user's is imported here)."""
 
 from __future__ import annotations
 
+import keyword
 from pathlib import Path
 
 from codeteam.execution.discovery import doctest_cases, pytest_cases
@@ -14,8 +15,8 @@ from codeteam.task import Task
 
 def module_name_for(path: Path | None) -> str:
     """The importable name the module gets in the sandbox: its file stem when that is an
-    identifier (so tests' ``from stem import f`` work), else ``solution``."""
-    if path is not None and path.stem.isidentifier():
+    identifier and not a keyword (so tests' ``from stem import f`` work), else ``solution``."""
+    if path is not None and path.stem.isidentifier() and not keyword.iskeyword(path.stem):
         return path.stem
     return "solution"
 

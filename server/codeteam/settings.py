@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
@@ -57,7 +59,9 @@ class Settings(BaseSettings):
         description="Per-role model overrides, keys among analyst, planner, coder, tester.",
     )
     temperature: float = Field(default=0.0, ge=0.0, le=2.0, description="Sampling temperature.")
-    seed: int = Field(default=1234, description="Seed sent with every request (repeatability).")
+    seed: int = Field(
+        default=1234, ge=0, le=2**31 - 1, description="Seed sent with every request (repeatability)."
+    )
     max_tokens: int = Field(
         default=1024, ge=16, le=32768, description="Completion token limit per LLM call."
     )
@@ -98,6 +102,36 @@ class Settings(BaseSettings):
     def _empty_is_none(cls, value: Any) -> Any:
         if isinstance(value, str) and not value.strip():
             return None
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 - raises ValueError on a bad port
+        except ValueError as error:
+            raise ValueError(f"not a URL ({error})") from error
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError("expected an http:// or https:// URL such as http://127.0.0.1:11434/v1")
+        return value
+
+    @field_validator("prompts_dir")
+    @classmethod
+    def _existing_folder(cls, value: str | None) -> str | None:
+        if value is not None and not Path(value).expanduser().is_dir():
+            raise ValueError(f"no such folder: {value}")
+        return value
+
+    @field_validator(
+        "max_tokens", "max_rounds", "max_retries", "ai_tests", "max_calls", "seed", mode="before"
+    )
+    @classmethod
+    def _no_booleans(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError("expected a whole number, not true/false")
         return value
 
     @field_validator("models", mode="before")

@@ -27,8 +27,6 @@ def codeteam_run(scripted, *args: str, **settings) -> subprocess.CompletedProces
     )
 
 
-@pytest.mark.xfail(strict=True, reason="cli.py documents exit 1 when the tests fail, but _run "
-                   "returns 1 only for status 'error': failing code exits 0")
 def test_exit_status_is_1_when_the_tests_fail(scripted, tmp_path: Path):
     path = tmp_path / "m.py"
     path.write_text('def double(x):\n    """Double x.\n\n    >>> double(2)\n    4\n    """\n')
@@ -38,8 +36,6 @@ def test_exit_status_is_1_when_the_tests_fail(scripted, tmp_path: Path):
     assert done.returncode == 1
 
 
-@pytest.mark.xfail(strict=True, reason="the file is decoded as utf-8, not utf-8-sig: a file "
-                   "with a BOM (which Python runs fine) 'does not parse at line 1'")
 def test_a_file_with_a_utf8_bom(scripted, tmp_path: Path):
     path = tmp_path / "m.py"
     path.write_bytes(b'\xef\xbb\xbfdef double(x):\n    """Double x."""\n')
@@ -50,8 +46,6 @@ def test_a_file_with_a_utf8_bom(scripted, tmp_path: Path):
     assert path.read_bytes().startswith(b"\xef\xbb\xbfdef double(x):")
 
 
-@pytest.mark.xfail(strict=True, reason="plan-docstring --write writes whatever write_plan "
-                   "returns, unchecked: a tab-indented function becomes a TabError on disk")
 def test_plan_docstring_write_never_leaves_a_file_that_does_not_parse(scripted, tmp_path):
     path = tmp_path / "m.py"
     path.write_text("def double(x):\n\treturn 2 * x\n")
@@ -61,8 +55,6 @@ def test_plan_docstring_write_never_leaves_a_file_that_does_not_parse(scripted, 
     ast.parse(path.read_text())
 
 
-@pytest.mark.xfail(strict=True, reason="a malformed prompt in prompts_dir: PromptError escapes "
-                   "run_pipeline and the CLI dies with a traceback instead of a message")
 def test_a_malformed_prompt_override_is_a_message_not_a_traceback(scripted, tmp_path):
     prompts = tmp_path / "prompts"
     prompts.mkdir()
@@ -75,9 +67,6 @@ def test_a_malformed_prompt_override_is_a_message_not_a_traceback(scripted, tmp_
     assert done.returncode in (1, 2)
 
 
-@pytest.mark.xfail(strict=True, reason="base_url is not validated as a URL: a typo such as "
-                   "'http://[::1:8080/v1' makes client_for raise httpx's InvalidURL, which the "
-                   "CLI does not catch (traceback; the editor says 'failed: InvalidURL')")
 def test_a_malformed_base_url_is_a_message_not_a_traceback(scripted, tmp_path):
     path = tmp_path / "m.py"
     path.write_text('def double(x):\n    """Double x."""\n')

@@ -73,9 +73,6 @@ METHOD = '''class Counter:
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="AI tests for a method: parse_asserts keeps only "
-                   "bare-name calls (bumped(...)), which fail with NameError in the sandbox; "
-                   "asserts through an instance (Counter().bumped(...)) are dropped")
 async def test_ai_tests_for_a_method_are_usable(scripted, run):
     scripted.reply(
         TESTER,
@@ -86,9 +83,6 @@ async def test_ai_tests_for_a_method_are_usable(scripted, run):
     assert report is not None and report.counts("ai") == (2, 2), result.notes
 
 
-@pytest.mark.xfail(strict=True, reason="the same method; with the bare calls the tester is "
-                   "led to by its prompt (the signature only), a correct method fails every AI "
-                   "test with NameError")
 async def test_bare_call_ai_tests_for_a_method_do_not_fail_a_correct_method(scripted, run):
     scripted.reply(TESTER, "```python\nassert bumped(Counter(1), 2) == 3\n```")
     result = await run("review", METHOD, "Counter.bumped", ai_tests=1)
@@ -105,8 +99,6 @@ async def test_plan_docstring_never_returns_code_that_does_not_parse(scripted, r
         ast.parse(result.code)
 
 
-@pytest.mark.xfail(strict=True, reason="a malformed prompt file in prompts_dir raises "
-                   "PromptError out of run_pipeline (not an LLMError): no degraded result")
 async def test_a_bad_prompt_override_degrades_instead_of_raising(scripted, run, tmp_path):
     (tmp_path / "direct.yaml").write_text("system: only a system message\n")
     scripted.reply(ANALYST_OR_PLANNER, "1. Double it.", times=None)
@@ -154,9 +146,6 @@ async def test_review_runs_stateful_doctests_like_doctest(scripted, run):
     assert result.status == "passed", result.last_report.summary
 
 
-@pytest.mark.xfail(strict=True, reason="parse_structured catches only yaml.YAMLError: a "
-                   "degenerate reply ('[' repeated, as weak models loop) raises RecursionError "
-                   "out of the flow pipeline instead of a skipped stage")
 async def test_flow_survives_a_degenerate_yaml_reply(scripted, run):
     from review_support import FLOW_CODE, REFLECT
 
@@ -190,9 +179,6 @@ async def test_user_tests_using_pytest_raises_without_the_dev_extra(
     assert result.status != "failed", result.last_report.summary
 
 
-@pytest.mark.xfail(strict=True, reason="documents.module_name_for checks isidentifier() but not "
-                   "keyword.iskeyword(): for lambda.py (an AWS handler name) run_tests raises "
-                   "ValueError out of the pipeline")
 async def test_review_of_a_file_named_after_a_keyword(scripted, run, tmp_path: Path):
     module = tmp_path / "lambda.py"
     source = 'def handler(event):\n    """Echo.\n\n    >>> handler(1)\n    1\n    """\n' \

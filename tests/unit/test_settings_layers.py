@@ -61,3 +61,20 @@ def test_per_role_models():
     settings, _ = load_settings({"model": "base", "models": {"coder": "big"}}, env=False)
     assert settings.model_for("coder") == "big"
     assert settings.model_for("tester") == "base"
+
+
+def test_urls_folders_and_whole_numbers_are_checked(tmp_path):
+    settings, problems = load_settings(
+        {"base_url": "http://[::1:8080/v1", "prompts_dir": str(tmp_path / "missing"),
+         "max_rounds": True, "seed": -1}, env=False)
+    assert settings.base_url is None and settings.prompts_dir is None
+    assert settings.max_rounds == 3 and settings.seed == 1234
+    text = "\n".join(problems)
+    for key in ("base_url", "prompts_dir", "max_rounds", "seed"):
+        assert key in text
+    settings, problems = load_settings(
+        {"base_url": "ftp://example.org", "prompts_dir": str(tmp_path)}, env=False)
+    assert settings.base_url is None and "http:// or https://" in problems[0]
+    assert settings.prompts_dir == str(tmp_path)
+    settings, problems = load_settings({"base_url": "https://api.openai.com/v1"}, env=False)
+    assert problems == [] and settings.base_url == "https://api.openai.com/v1"

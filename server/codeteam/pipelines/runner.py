@@ -13,7 +13,7 @@ from codeteam.pipelines.result import Result
 from codeteam.pipelines.review import run_review
 from codeteam.pipelines.team import run_fix, run_team
 from codeteam.roles.conversation import ProgressCallback
-from codeteam.roles.prompts import PromptLibrary
+from codeteam.roles.prompts import PromptError, PromptLibrary
 from codeteam.settings import Settings
 from codeteam.task import Task
 
@@ -48,7 +48,8 @@ async def run_pipeline(
 
     ``progress`` receives stage labels. Raises :class:`KeyError` for an unknown name;
     cancellation (``asyncio.CancelledError``) propagates after LLM calls and test processes
-    are stopped. Model and sandbox failures do not raise: they degrade the result (notes).
+    are stopped. Model, sandbox and prompt-file failures do not raise: they degrade the result
+    (notes), status "error" when there is no code.
     """
     pipeline = PIPELINES.get(name) or ACTIONS.get(name)
     if pipeline is None:
@@ -60,4 +61,9 @@ async def run_pipeline(
         prompts=prompts,
         max_calls=settings.max_calls if name == "flow" else None,
     )
-    return await pipeline(task, ctx)
+    try:
+        return await pipeline(task, ctx)
+    except PromptError as error:
+        # A broken prompt file (usually a user's prompts_dir override): no result is possible.
+        ctx.note(f"prompt files: {error}")
+        return ctx.result(name, "error", None)

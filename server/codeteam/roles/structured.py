@@ -119,8 +119,9 @@ def parse_structured(text: str, model: type[T]) -> T:
     for candidate in (_strip_fences(text), repair_yaml(text, keys)):
         try:
             data: Any = yaml.safe_load(candidate)
-        except yaml.YAMLError as error:
-            errors.append(f"YAML error: {_short(str(error))}")
+        except (yaml.YAMLError, RecursionError, ValueError) as error:
+            # RecursionError: a degenerate reply such as "[[[[..." nests past the limit.
+            errors.append(f"YAML error: {_short(str(error)) or type(error).__name__}")
             continue
         if isinstance(data, list) and len(keys) == 1:
             data = {keys[0]: data}

@@ -11,7 +11,6 @@ do not inherit the code's bugs.
 from __future__ import annotations
 
 import ast
-import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -56,18 +55,35 @@ class TesterReport(BaseModel):
         return sum(o.passed for o in chosen), len(chosen)
 
 
-def parse_asserts(text: str, function_name: str, *, limit: int = 30) -> list[TestCase]:
+def parse_asserts(
+    text: str, function_name: str, *, limit: int = 30, method: bool = False
+) -> list[TestCase]:
     """AI tests from a reply: each top-level ``assert`` statement that calls
     ``function_name`` becomes one test, in order, duplicates dropped. Lines that do not parse
     are skipped one by one (a weak model's broken line costs only that test). A reply with no
     such assert but doctest examples (``>>> f(x)`` and the output) gives those instead, the
-    first expectation of each call only (weak models repeat a call with other outputs)."""
-    tests = _assert_cases(text, function_name, limit)
-    return tests or _doctest_cases(text, function_name, limit)
+    first expectation of each call only (weak models repeat a call with other outputs).
+
+    ``method``: the function is a method (or a nested function), which a test can only reach
+    through an object: only calls ``something.function_name(...)`` count, and bare calls,
+    which could only fail with NameError, are dropped."""
+    tests = _assert_cases(text, function_name, limit, method)
+    return tests or _doctest_cases(text, function_name, limit, method)
 
 
-def _doctest_cases(text: str, function_name: str, limit: int) -> list[TestCase]:
-    calls = re.compile(rf"\b{re.escape(function_name)}\s*\(")
+def _calls_target(tree: ast.AST, function_name: str, method: bool) -> bool:
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if method and isinstance(func, ast.Attribute) and func.attr == function_name:
+            return True
+        if not method and isinstance(func, ast.Name) and func.id == function_name:
+            return True
+    return False
+
+
+def _doctest_cases(text: str, function_name: str, limit: int, method: bool) -> list[TestCase]:
     tests: list[TestCase] = []
     seen: set[str] = set()
     lines = [line.strip() for line in text.splitlines()]
@@ -75,11 +91,13 @@ def _doctest_cases(text: str, function_name: str, limit: int) -> list[TestCase]:
         if not line.startswith(">>> ") or i + 1 >= len(lines):
             continue
         source, want = line[4:].strip(), lines[i + 1]
-        if not calls.search(source) or not want or want.startswith((">>>", "```", '"""')):
+        if not want or want.startswith((">>>", "```", '"""')):
             continue
         try:
-            ast.parse(source)
+            tree = ast.parse(source)
         except SyntaxError:
+            continue
+        if not _calls_target(tree, function_name, method):
             continue
         if source in seen:
             continue
@@ -91,7 +109,7 @@ def _doctest_cases(text: str, function_name: str, limit: int) -> list[TestCase]:
     return tests
 
 
-def _assert_cases(text: str, function_name: str, limit: int) -> list[TestCase]:
+def _assert_cases(text: str, function_name: str, limit: int, method: bool) -> list[TestCase]:
     tests: list[TestCase] = []
     seen: set[str] = set()
     for block in code_blocks(text):
@@ -103,11 +121,7 @@ def _assert_cases(text: str, function_name: str, limit: int) -> list[TestCase]:
             for node in tree.body:
                 if not isinstance(node, ast.Assert):
                     continue
-                if not any(
-                    isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                    and n.func.id == function_name
-                    for n in ast.walk(node.test)
-                ):
+                if not _calls_target(node.test, function_name, method):
                     continue
                 source = ast.unparse(node)
                 if source in seen:
@@ -154,7 +168,7 @@ async def write_tests(conversation: Conversation, task: Task, count: int) -> lis
     stage = "tester: writing tests"
     conversation.report(stage)
     reply = await conversation.ask("tester", stage, "tester", task=task, count=count)
-    return parse_asserts(reply, task.name, limit=count)
+    return parse_asserts(reply, task.name, limit=count, method=task.is_method)
 
 
 async def check_code(
