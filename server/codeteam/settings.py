@@ -131,7 +131,7 @@ class Settings(BaseSettings):
     @classmethod
     def _no_booleans(cls, value: Any) -> Any:
         if isinstance(value, bool):
-            raise ValueError("expected a whole number, not true/false")
+            raise ValueError("expected a whole number, not true/false")  # noqa: TRY004 - pydantic wants ValueError
         return value
 
     @field_validator("models", mode="before")
