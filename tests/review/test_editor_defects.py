@@ -88,9 +88,6 @@ async def test_two_runs_with_a_debounced_client(start, scripted, client_kind):
     assert all(a["applied"] for a in answers), answers
 
 
-@pytest.mark.xfail(strict=True, reason="'Plan this docstring' applies write_plan's output "
-                   "unchecked: a tab-indented function is left as a TabError in the document, "
-                   "and the user is told the edit went to out-of-date lines because they typed")
 async def test_plan_on_a_tab_indented_function_keeps_the_file_valid(start, scripted):
     started = await start("vscode")
     scripted.reply(PLANNER, "1. Multiply x by two.\n2. Return it.")

@@ -25,8 +25,6 @@ TITLE"""
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="IndentationError from _stub_parts (ast.parse of a stub "
-                   "dedent_function could not dedent) escapes run_pipeline instead of degrading")
 async def test_team_on_a_method_with_a_column_0_string_does_not_raise(scripted, run):
     scripted.reply(ANALYST_OR_PLANNER, "1. Return the title.", times=None)
     scripted.reply(CODER, "```python\ndef header(self):\n    return 'TITLE'\n```", times=None)
@@ -37,9 +35,6 @@ async def test_team_on_a_method_with_a_column_0_string_does_not_raise(scripted, 
 ANALYST_OR_PLANNER = r"You are the analyst|You write short plans"
 
 
-@pytest.mark.xfail(strict=True, reason="review of a correct method whose string has a column-0 "
-                   "line: the program re-indents the undedented stub, the module fails to "
-                   "import and the user's passing doctest is reported as an error")
 async def test_review_of_a_correct_method_with_a_column_0_string(scripted, run):
     result = await run("review", METHOD_WITH_COLUMN_0_STRING, "Report.header")
     assert result.status == "passed", result.last_report.summary
@@ -89,9 +84,6 @@ async def test_bare_call_ai_tests_for_a_method_do_not_fail_a_correct_method(scri
     assert result.status != "failed", result.last_report.summary
 
 
-@pytest.mark.xfail(strict=True, reason="write_plan's result is never parsed: 'Plan this "
-                   "docstring' on a tab-indented function returns (and the editor applies) "
-                   "code that does not parse, status 'untested'")
 async def test_plan_docstring_never_returns_code_that_does_not_parse(scripted, run):
     scripted.reply(PLANNER, "1. Multiply x by two.\n2. Return it.")
     result = await run("plan_docstring", "def double(x):\n\treturn 2 * x\n", "double")

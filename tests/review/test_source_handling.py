@@ -26,18 +26,12 @@ def _parses(text: str) -> bool:
 # --- tabs ------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="tab-indented stub: the body is indented with "
-                   "col_offset spaces (1) next to a tab-indented docstring -> TabError, every "
-                   "reply is rejected")
 def test_generate_keeps_working_for_a_tab_indented_function():
     task = Task.from_source('def double(x):\n\t"""Double x."""\n\tpass\n', "double")
     code = extract_function("```python\ndef double(x):\n    return 2 * x\n```", task)
     assert _parses(code) and "return 2 * x" in code
 
 
-@pytest.mark.xfail(strict=True, reason="write_plan indents a new docstring with "
-                   "col_offset spaces in a tab-indented function: the result is a TabError, "
-                   "and nothing checks it parses before it is applied")
 def test_plan_into_tab_indented_function_without_docstring_parses():
     task = Task.from_source("def double(x):\n\treturn 2 * x\n", "double")
     assert _parses(write_plan(task.stub, ["Multiply x by two."]))
@@ -46,8 +40,6 @@ def test_plan_into_tab_indented_function_without_docstring_parses():
 # --- headers and one-line bodies -------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="multi-line signature with the body on the last "
-                   "header line: write_plan inserts the docstring inside the parameter list")
 def test_plan_for_multiline_signature_with_body_on_header_line():
     task = Task.from_source("def add(a,\n        b): return a + b\n", "add")
     try:
@@ -57,9 +49,6 @@ def test_plan_for_multiline_signature_with_body_on_header_line():
     assert _parses(planned), planned
 
 
-@pytest.mark.xfail(strict=True, reason="multi-line signature with the body on the last "
-                   "header line: _stub_parts keeps only the first header line, so every "
-                   "reply is 'does not parse once assembled'")
 def test_generate_for_multiline_signature_with_body_on_header_line():
     task = Task.from_source("def add(a,\n        b): return 0\n", "add")
     code = extract_function("```python\ndef add(a, b):\n    return a + b\n```", task)
@@ -69,8 +58,6 @@ def test_generate_for_multiline_signature_with_body_on_header_line():
 # --- quotes in plans ---------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="_safe_step turns \"\"\" into ''' even when the "
-                   "docstring is delimited by ''': the plan closes the docstring early")
 def test_plan_step_with_triple_quotes_in_a_single_quoted_docstring():
     task = Task.from_source("def wrap(s):\n    '''Wrap s in quotes.'''\n", "wrap")
     planned = write_plan(task.stub, ['Return s between """ quotes.'])
@@ -78,8 +65,6 @@ def test_plan_step_with_triple_quotes_in_a_single_quoted_docstring():
     assert "Plan:" in ast.get_docstring(ast.parse(planned).body[0])
 
 
-@pytest.mark.xfail(strict=True, reason="a one-quote docstring holding \"\"\" is rewritten "
-                   "with \"\"\" delimiters around its raw text: unterminated string")
 def test_plan_for_a_one_quote_docstring_holding_triple_quotes():
     task = Task.from_source("def q():\n    'Return the text \"\"\" (three quotes).'\n", "q")
     planned = write_plan(task.stub, ["Return the constant."])
@@ -92,9 +77,6 @@ _BANNER_STUB = 'def banner():\n    """Two lines: Hello and World."""\n'
 _BANNER_REPLY = '```python\ndef banner():\n    return """\\\nHello\nWorld"""\n```'
 
 
-@pytest.mark.xfail(strict=True, reason="textwrap.dedent/indent of the reply's body are not "
-                   "string-aware: a multi-line string with lines at column 0 makes a valid "
-                   "reply 'not parse once assembled'")
 def test_reply_with_a_multiline_string_at_column_0_is_used():
     task = Task.from_source(_BANNER_STUB, "banner")
     code = extract_function(_BANNER_REPLY, task)
@@ -103,8 +85,6 @@ def test_reply_with_a_multiline_string_at_column_0_is_used():
     assert namespace["banner"]() == "Hello\nWorld"
 
 
-@pytest.mark.xfail(strict=True, reason="without a docstring the column-0 string lines get "
-                   "the body indent added: the string's value changes silently")
 def test_reply_with_a_multiline_string_keeps_its_value():
     task = Task.from_source("def banner():\n    pass\n", "banner")
     code = extract_function(_BANNER_REPLY, task)
@@ -113,9 +93,6 @@ def test_reply_with_a_multiline_string_keeps_its_value():
     assert namespace["banner"]() == "Hello\nWorld"
 
 
-@pytest.mark.xfail(strict=True, reason="indent_function indents the lines inside string "
-                   "literals: a method's generated multi-line string changes value once "
-                   "placed in its class (program_with and the editor edit)")
 def test_method_code_keeps_its_string_values_in_the_class():
     source = 'class Page:\n    def banner(self):\n        """Two lines."""\n        pass\n'
     task = Task.from_source(source, "Page.banner")
@@ -137,9 +114,6 @@ _METHOD_WITH_COLUMN_0_STRING = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason="dedent_function cannot dedent a method whose string "
-                   "has a line at column 0: the stub stays indented and ast.parse(stub) "
-                   "raises IndentationError out of extract_function (not CodeExtractionError)")
 def test_method_with_a_column_0_string_line_can_be_generated():
     task = Task.from_source(_METHOD_WITH_COLUMN_0_STRING, "Report.header")
     try:
@@ -149,8 +123,6 @@ def test_method_with_a_column_0_string_line_can_be_generated():
     assert _parses(code)
 
 
-@pytest.mark.xfail(strict=True, reason="the same method, as the program the tester runs: "
-                   "the still-indented stub is indented again -> IndentationError on import")
 def test_program_of_a_method_with_a_column_0_string_line_imports():
     task = Task.from_source(_METHOD_WITH_COLUMN_0_STRING, "Report.header")
     program = task.program_with(task.stub).text
@@ -195,9 +167,6 @@ def test_pytest_case_source_after_a_line_separator_in_a_string(tmp_path: Path):
 # --- replies that change the signature or add module-level statements -----------------------
 
 
-@pytest.mark.xfail(strict=True, reason="extract_function keeps the user's header and the "
-                   "reply's body even when the reply renamed the parameters: the body uses "
-                   "names that do not exist (NameError; applied as-is when there are no tests)")
 def test_reply_with_renamed_parameters_still_works():
     task = Task.from_source(
         'def area(width, height):\n    """Area of a rectangle."""\n', "area"
@@ -208,9 +177,6 @@ def test_reply_with_renamed_parameters_still_works():
     assert namespace["area"](2, 3) == 6
 
 
-@pytest.mark.xfail(strict=True, reason="a reply's `from __future__ import ...` is moved inside "
-                   "the function: ast.parse accepts it, the compiler does not, so the module "
-                   "no longer imports")
 def test_reply_with_a_future_import_compiles():
     task = Task.from_source(
         'def area(width, height):\n    """Area of a rectangle."""\n', "area"
@@ -223,9 +189,6 @@ def test_reply_with_a_future_import_compiles():
     compile(code, "area.py", "exec")
 
 
-@pytest.mark.xfail(strict=True, reason="_stub_parts: when the body shares the last line of a "
-                   "multi-line header (black 24 formats `...` stubs so), the header is cut at "
-                   "the body's line: every reply fails 'does not parse once assembled'")
 def test_generate_for_a_black_formatted_stub_with_a_long_signature():
     source = (
         "def clamp(\n"
@@ -242,18 +205,12 @@ def test_generate_for_a_black_formatted_stub_with_a_long_signature():
     assert namespace["clamp"](5, 0, 1) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="_stub_parts' one-line branch returns no docstring: "
-                   "`def f(x): \"Doc.\"` loses the user's docstring (and its examples) when "
-                   "the code is generated")
 def test_generate_keeps_the_docstring_of_a_one_line_stub():
     task = Task.from_source('def double(x): "Return x doubled."\n', "double")
     code = extract_function("```python\ndef double(x):\n    return 2 * x\n```", task)
     assert ast.get_docstring(ast.parse(code).body[0]) == "Return x doubled."
 
 
-@pytest.mark.xfail(strict=True, reason="_find_def takes the reply's first def with the task's "
-                   "name: for a property setter, a reply holding the class gives the setter the "
-                   "getter's body")
 def test_property_setter_takes_the_setters_body_from_a_whole_class_reply():
     from codeteam.pysource.functions import find_functions
 
@@ -276,9 +233,6 @@ def test_property_setter_takes_the_setters_body_from_a_whole_class_reply():
     assert "self._size = max(0, value)" in extract_function(reply, task)
 
 
-@pytest.mark.xfail(strict=True, reason="_parseable_window tries up to 20 starts x every end "
-                   "line, each a full ast.parse: quadratic in the reply (21 s for a 21 KB "
-                   "degenerate reply here), run synchronously on the server's event loop")
 def test_unfenced_degenerate_reply_costs_a_linear_number_of_parses(monkeypatch):
     from codeteam.roles import code_extraction
 

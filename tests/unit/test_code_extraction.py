@@ -43,7 +43,8 @@ def test_fenced_block_with_prose_and_a_different_signature(task):
     code = extract_function(reply, task)
     _header_and_doc_kept(code)
     assert "Theirs" not in code
-    assert code.endswith("    return math.sqrt(x * x + y * y)\n")
+    # the reply's parameters are renamed to the user's, by position
+    assert code.endswith("    return math.sqrt(a * a + b * b)\n")
 
 
 def test_several_blocks_take_the_one_defining_the_function(task):
@@ -101,3 +102,22 @@ def test_comments_before_the_first_statement_are_kept(task):
 
 def test_code_blocks_ignores_other_languages():
     assert code_blocks("```bash\nls\n```\n```py\nx = 1\n```") == ["x = 1\n"]
+
+
+def test_a_single_function_under_another_name_is_taken_as_the_target():
+    stub = Task.from_source('def fact(n):\n    """n!"""\n', "fact")
+    reply = "```python\ndef factorial(k):\n    return 1 if k < 2 else k * factorial(k - 1)\n```"
+    code = extract_function(reply, stub)
+    namespace: dict = {}
+    exec(compile(code, "<generated>", "exec"), namespace)  # noqa: S102 - our own fixed reply, not model output
+    assert namespace["fact"](5) == 120
+    assert "factorial" not in code
+
+
+def test_another_name_with_other_parameters_or_beside_a_helper_is_not_guessed():
+    stub = Task.from_source('def fact(n):\n    """n!"""\n', "fact")
+    with pytest.raises(CodeExtractionError, match="other functions"):
+        extract_function("```python\ndef factorial(k, j):\n    return 1\n```", stub)
+    with pytest.raises(CodeExtractionError, match="other functions"):
+        extract_function("```python\ndef a(k):\n    return 1\n\ndef b(k):\n    return 2\n```",
+                         stub)

@@ -8,10 +8,13 @@ is. The paper reports +11% to +27% relative pass@1 over direct generation.
 
 from __future__ import annotations
 
+import ast
+
 from codeteam.llm.client import LLMError
 from codeteam.pipelines.context import PipelineContext, status_of
 from codeteam.pipelines.result import Result
 from codeteam.pysource.docstrings import write_plan as write_plan_into_docstring
+from codeteam.pysource.functions import indent_unit
 from codeteam.roles.analyst import PlanError, write_plan
 from codeteam.roles.code_extraction import CodeExtractionError
 from codeteam.roles.coder import write_code
@@ -20,14 +23,17 @@ from codeteam.task import Task
 
 async def make_plan(task: Task, ctx: PipelineContext) -> Result:
     """Only the planning phase: the stub with the plan written into its docstring (the "Plan
-    this docstring" action). Status "untested" with ``code`` set, or "error"."""
+    this docstring" action). Status "untested" with ``code`` set, or "error" (with a note)
+    when there is no plan or it cannot be written: ``code`` is never text that does not
+    parse."""
     try:
         steps = await write_plan(ctx.conversation, task, role="planner", prompt="planner")
     except (LLMError, PlanError) as error:
         ctx.note(f"planner: {error}")
         return ctx.result("plan", "error", None)
     try:
-        code = write_plan_into_docstring(task.stub, steps)
+        code = write_plan_into_docstring(task.stub, steps, unit=indent_unit(task.module_source))
+        ast.parse(code)
     except (SyntaxError, ValueError) as error:
         ctx.note(f"the plan could not be written into the docstring: {error}")
         return ctx.result("plan", "error", None, plan=steps)

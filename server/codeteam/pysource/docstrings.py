@@ -22,6 +22,13 @@ from __future__ import annotations
 import ast
 import re
 
+from codeteam.pysource.functions import (
+    char_column,
+    header_colon,
+    indent_unit,
+    leading_whitespace,
+)
+
 PLAN_HEADING = "Plan:"
 _STEP = re.compile(r"^\s*(\d+)[.)]\s+(.*)$")
 
@@ -79,47 +86,88 @@ def _docstring_node(function: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.Exp
     return None
 
 
-def _safe_step(step: str, raw: bool) -> str:
+def _safe_step(step: str, quote: str, raw: bool) -> str:
+    """``step`` on one line, safe inside a docstring delimited by ``quote`` (a triple quote):
+    backslashes doubled unless the docstring is raw, and the delimiter replaced by the other
+    triple quote (a step cannot end the docstring early)."""
     step = " ".join(step.split())
-    step = step.replace('"""', "'''")
     if not raw:
         step = step.replace("\\", "\\\\")
-    return step
+    return step.replace(quote, "'''" if quote == '"""' else '"""')
 
 
-def write_plan(function_text: str, steps: list[str]) -> str:
+def _triple_quote_for(inner: str) -> str:
+    """The triple quote that can hold ``inner`` (the text of a one-quote docstring, which the
+    plan always follows on a new line) unchanged: ``\"\"\"`` unless ``inner`` holds it, else
+    ``'''``. Raises :class:`SyntaxError` when neither can (not possible for a valid one-quote
+    literal, but checked)."""
+    for quote in ('"""', "'''"):
+        if quote not in inner:
+            return quote
+    raise SyntaxError("the docstring holds both kinds of triple quotes; cannot add a plan")
+
+
+def write_plan(function_text: str, steps: list[str], unit: str | None = None) -> str:
     """``function_text`` (one function at column 0, decorators allowed) with ``steps`` written
     as the ``Plan:`` section of its docstring, replacing any plan already there. Everything
     else in the docstring and the function is kept as written. A function without a docstring
-    gets one holding the plan. Raises :class:`SyntaxError` when the text is not one function.
+    gets one holding the plan, indented like the function's body (tabs stay tabs).
+
+    A body on the header's last line (``def f(x): return x``, also after a multi-line
+    signature) is moved to its own line below the new docstring, indented by ``unit`` (one
+    level of indentation; by default the text's own, else four spaces). A one-quote docstring
+    becomes a triple-quoted one (``\"\"\"``, or ``'''`` when its text holds ``\"\"\"``);
+    the steps never hold the docstring's delimiter.
+
+    The result always parses. Raises :class:`SyntaxError` when the text is not one function or
+    the plan cannot be written without breaking it, :class:`ValueError` without steps.
     """
     if not steps:
         raise ValueError("a plan needs at least one step")
     text = function_text.replace("\r\n", "\n").replace("\r", "\n")
     tree = ast.parse(text)
     function = next(
-        n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        (n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None
     )
+    if function is None:
+        raise SyntaxError("the text holds no function")
     lines = text.split("\n")
-    body_indent = " " * function.body[0].col_offset
-    if function.body[0].lineno == function.lineno:  # `def f(): return 1` on one line
-        body_indent = " " * (function.col_offset + 4)
+    colon_line, colon_col = header_colon(text, function)
+    first = function.body[0]
+    body_on_header = first.lineno - 1 == colon_line
+    if body_on_header:
+        body_indent = leading_whitespace(lines[function.lineno - 1]) + (unit or indent_unit(text))
+    else:
+        body_indent = leading_whitespace(lines[first.lineno - 1])
     node = _docstring_node(function)
     if node is None:
-        numbered = [f"{body_indent}{i}. {_safe_step(s, False)}" for i, s in enumerate(steps, 1)]
-        doc = [f'{body_indent}"""{PLAN_HEADING}', *numbered, f'{body_indent}"""']
-        insert_at = function.body[0].lineno - 1
-        if function.body[0].lineno == function.lineno:
-            raise SyntaxError("a one-line function cannot take a plan; put its body on a new line")
-        return "\n".join(lines[:insert_at] + doc + lines[insert_at:])
+        quote = '"""'
+        numbered = [f"{body_indent}{i}. {_safe_step(s, quote, False)}"
+                    for i, s in enumerate(steps, 1)]
+        doc = [f"{body_indent}{quote}{PLAN_HEADING}", *numbered, f"{body_indent}{quote}"]
+        if body_on_header:
+            header_end = lines[colon_line][: colon_col + 1]
+            rest = lines[colon_line][colon_col + 1 :].strip()
+            new = lines[:colon_line] + [header_end, *doc, body_indent + rest]
+            result = "\n".join(new + lines[colon_line + 1 :])
+        else:
+            insert_at = first.lineno - 1
+            result = "\n".join(lines[:insert_at] + doc + lines[insert_at:])
+        return _checked(result)
 
-    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
-    start_col, end_col = node.col_offset, node.end_col_offset or len(lines[last])
-    literal = "\n".join(lines[first : last + 1])
-    # The literal's own text: from start_col on the first line to end_col on the last line.
-    tail_after = lines[last][end_col:]
-    head_before = lines[first][:start_col]
-    literal = literal[start_col : len(literal) - len(lines[last]) + end_col]
+    first_line, last_line = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    start_col = char_column(lines[first_line], node.col_offset)
+    end_col = (char_column(lines[last_line], node.end_col_offset)
+               if node.end_col_offset is not None else len(lines[last_line]))
+    head_before = lines[first_line][:start_col]
+    tail_after = lines[last_line][end_col:]
+    if first_line == last_line:
+        literal = lines[first_line][start_col:end_col]
+    else:
+        literal = "\n".join(
+            [lines[first_line][start_col:], *lines[first_line + 1 : last_line],
+             lines[last_line][:end_col]]
+        )
     match = re.match(r"^([rRuU]{0,2})(\"\"\"|'''|\"|')", literal)
     if not match:
         raise SyntaxError("unrecognised docstring literal")
@@ -127,9 +175,14 @@ def write_plan(function_text: str, steps: list[str]) -> str:
     raw = "r" in prefix.lower()
     inner = literal[len(prefix) + len(quote) : len(literal) - len(quote)]
     if len(quote) == 1:
-        quote = '"""'
-    # Drop an existing plan section (as written, keeping the user's other lines).
+        quote = _triple_quote_for(inner)
     inner_lines = inner.split("\n")
+    # The docstring's own indentation (its continuation lines), else the body's.
+    continuation = [leading_whitespace(line) for line in inner_lines[1:] if line.strip()]
+    if len(inner_lines) > 1 and not inner_lines[-1].strip():
+        continuation.append(inner_lines[-1])
+    doc_indent = min(continuation, key=len) if continuation else body_indent
+    # Drop an existing plan section (as written, keeping the user's other lines).
     kept: list[str] = []
     skipping = False
     for line in inner_lines:
@@ -138,17 +191,25 @@ def write_plan(function_text: str, steps: list[str]) -> str:
             continue
         if skipping and (_STEP.match(line) or not line.strip()
                          or (line[:1].isspace() and len(line) - len(line.lstrip())
-                             > len(body_indent))):
+                             > len(doc_indent))):
             continue
         skipping = False
         kept.append(line)
     while kept and not kept[-1].strip() and len(kept) > 1:
         kept.pop()
     intent = "\n".join(kept).rstrip()
-    numbered = [f"{body_indent}{i}. {_safe_step(s, raw)}" for i, s in enumerate(steps, 1)]
+    numbered = [f"{doc_indent}{i}. {_safe_step(s, quote, raw)}" for i, s in enumerate(steps, 1)]
     new_inner = "\n".join(
-        [intent, "", f"{body_indent}{PLAN_HEADING}", *numbered, body_indent]
-    ) if intent.strip() else "\n".join([PLAN_HEADING, *numbered, body_indent])
+        [intent, "", f"{doc_indent}{PLAN_HEADING}", *numbered, doc_indent]
+    ) if intent.strip() else "\n".join([PLAN_HEADING, *numbered, doc_indent])
     new_literal = f"{prefix}{quote}{new_inner}{quote}"
     new_lines = (head_before + new_literal + tail_after).split("\n")
-    return "\n".join(lines[:first] + new_lines + lines[last + 1 :])
+    return _checked("\n".join(lines[:first_line] + new_lines + lines[last_line + 1 :]))
+
+
+def _checked(text: str) -> str:
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        raise SyntaxError(f"the plan cannot be written into this docstring: {error.msg}") from None
+    return text

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import ast
 import copy
+import io
 import re
 import textwrap
+import tokenize
 from dataclasses import dataclass, field
 
 
@@ -200,20 +202,188 @@ def function_text(source: str, info: FunctionInfo) -> str:
     return "".join(lines[info.start_line : info.end_line + 1])
 
 
+_INDENT_CHARS = " \t\x0c"
+
+
+def leading_whitespace(line: str) -> str:
+    """The indentation of ``line``: its leading spaces, tabs and form feeds."""
+    return line[: len(line) - len(line.lstrip(_INDENT_CHARS))]
+
+
+def char_column(line: str, byte_column: int) -> int:
+    """The ``str`` index in ``line`` of :mod:`ast`'s ``col_offset`` ``byte_column`` (a UTF-8
+    byte offset)."""
+    return len(line.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore"))
+
+
+def _common_prefix(texts: list[str]) -> str:
+    if not texts:
+        return ""
+    low, high = min(texts), max(texts)
+    size = 0
+    while size < len(low) and low[size] == high[size]:
+        size += 1
+    return low[:size]
+
+
+@dataclass
+class _Layout:
+    """What :mod:`tokenize` says about each line of a text (0-based lines)."""
+
+    in_string: list[bool]
+    """The line starts inside a string literal: its leading whitespace is the string's value."""
+    starts: set[int]
+    """Lines where a statement (a logical line) begins."""
+    docstrings: list[range]
+    """Continuation lines of docstring-like literals: a string that is a block's first
+    statement. Their indentation is not significant (``inspect.cleandoc``, doctest and
+    Python 3.13's compiler strip it), so they may move with the code when all of them can."""
+
+
+def _layout(text: str) -> _Layout | None:
+    """The :class:`_Layout` of ``text`` (LF line endings), or None when it does not tokenize."""
+    try:
+        tokens = [
+            t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type not in (tokenize.NL, tokenize.COMMENT)
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    count = text.count("\n") + 1
+    in_string = [False] * count
+    starts: set[int] = set()
+    docstrings: list[range] = []
+    at_start = True
+    for index, token in enumerate(tokens):
+        if token.type == tokenize.ERRORTOKEN and token.string.strip():
+            return None
+        if token.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+            at_start = True
+            continue
+        if token.type in (tokenize.ENDMARKER, tokenize.ENCODING):
+            continue
+        if at_start:
+            starts.add(token.start[0] - 1)
+            at_start = False
+        if token.type == tokenize.STRING and token.end[0] > token.start[0]:
+            inside = range(token.start[0], token.end[0])  # 0-based lines after the first
+            for row in inside:
+                in_string[row] = True
+            before = tokens[index - 1].type if index else None
+            after = tokens[index + 1].type if index + 1 < len(tokens) else None
+            if before == tokenize.INDENT and after in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                docstrings.append(inside)
+    return _Layout(in_string, starts, docstrings)
+
+
+def dedent_code(text: str) -> str:
+    """``text`` (Python statements, LF line endings) with the indentation common to its
+    statements removed, like :func:`textwrap.dedent` but aware of string literals.
+
+    Lines that start inside a multi-line string literal are kept exactly (their whitespace is
+    the string's value), except the continuation lines of a docstring, which move with the
+    code when every one of them has the common indentation. The common indentation is taken
+    from the lines where statements begin; comment and bracket-continuation lines with less
+    indentation lose what they have of it. Whitespace-only code lines become empty. Text that
+    does not tokenize is dedented by :func:`textwrap.dedent`.
+    """
+    layout = _layout(text)
+    if layout is None:
+        return textwrap.dedent(text)
+    lines = text.split("\n")
+    starts = [lines[i] for i in sorted(layout.starts) if lines[i].strip()]
+    if not starts:
+        starts = [line for i, line in enumerate(lines)
+                  if not layout.in_string[i] and line.strip()]
+    margin = _common_prefix([leading_whitespace(line) for line in starts])
+    movable = [not inside for inside in layout.in_string]
+    for rows in layout.docstrings:
+        if all(lines[row].startswith(margin) or not lines[row].strip() for row in rows):
+            for row in rows:
+                movable[row] = True
+    out: list[str] = []
+    for line, move in zip(lines, movable):
+        if not move:
+            out.append(line)
+        elif not line.strip():
+            out.append("")
+        else:
+            out.append(line[len(_common_prefix([leading_whitespace(line), margin])):])
+    return "\n".join(out)
+
+
+def indent_code(text: str, indent: str) -> str:
+    """``text`` (Python statements at column 0, LF line endings) with ``indent`` added to each
+    code line. Lines that start inside a multi-line string literal are kept exactly, except a
+    docstring's continuation lines, which are indented with the code; whitespace-only code lines
+    become empty. Text that does not tokenize has every non-blank line indented."""
+    layout = _layout(text)
+    lines = text.split("\n")
+    keep = [False] * len(lines)
+    if layout is not None:
+        keep = list(layout.in_string)
+        for rows in layout.docstrings:
+            for row in rows:
+                keep[row] = False
+    return "\n".join(
+        line if kept else (indent + line if line.strip() else "")
+        for line, kept in zip(lines, keep)
+    )
+
+
 def dedent_function(text: str) -> str:
-    """The function text moved to column 0 (for prompts and the sandbox)."""
-    return textwrap.dedent(text.replace("\r\n", "\n").replace("\r", "\n"))
+    """The function text moved to column 0 (for prompts and the sandbox), any line endings in,
+    LF out. Lines inside multi-line string literals keep their text (see :func:`dedent_code`),
+    so a method whose string has a line at column 0 still comes out at column 0."""
+    return dedent_code(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def indent_function(text: str, indent: str, newline: str = "\n") -> str:
     """Re-indent a column-0 function ``text`` to ``indent`` with ``newline`` line endings.
 
-    Lines inside multi-line string literals are indented too, like every other line; empty
-    lines stay empty. The result ends with exactly one ``newline``.
+    Lines inside multi-line string literals are kept as they are (their whitespace is part of
+    the string's value), except docstring lines, which are indented with the code (see
+    :func:`indent_code`); empty lines stay empty. The result ends with exactly one ``newline``.
     """
     body = text.replace("\r\n", "\n").replace("\r", "\n").rstrip("\n")
-    out = [(indent + line) if line.strip() else "" for line in body.split("\n")]
-    return newline.join(out) + newline
+    return newline.join(indent_code(body, indent).split("\n")) + newline
+
+
+def indent_unit(source: str) -> str:
+    """One level of indentation as ``source`` writes it: its first indented block's
+    indentation (e.g. ``"\\t"`` or four spaces); four spaces when it has no indented block."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.INDENT:
+                return token.string
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    if any(line.startswith("\t") for line in source.split("\n")):
+        return "\t"
+    return "    "
+
+
+def header_colon(source: str, function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
+    """Where the header of ``function`` (a node of ``ast.parse(source)``) ends: the 0-based line
+    and ``str`` column of the colon before its body. A header may span lines, and the body may
+    start on the colon's line (``def f(x): return x``, black's ``) -> int: ...``)."""
+    depth = 0
+    seen_def = False
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.start[0] < function.lineno:
+            continue
+        if not seen_def:
+            seen_def = token.type == tokenize.NAME and token.string == "def"
+            continue
+        if token.type != tokenize.OP:
+            continue
+        if token.string in "([{":
+            depth += 1
+        elif token.string in ")]}":
+            depth -= 1
+        elif token.string == ":" and depth == 0:
+            return token.start[0] - 1, token.start[1]
+    raise SourceError(f"no colon after the header of {function.name}", function.lineno - 1)
 
 
 def replace_span(source: str, start_line: int, end_line: int, new_text: str) -> str:

@@ -1,19 +1,31 @@
 """Turning a model's reply into the user's function, with the user's header and docstring.
 
 Models answer with fenced blocks, bare code, prose around code, several blocks, a whole
-module, or only a function body. :func:`extract_function` copes with each and returns one
-function at column 0 that keeps the user's decorators, signature and docstring exactly as
+module or class, or only a function body. :func:`extract_function` copes with each and returns
+one function at column 0 that keeps the user's decorators, signature and docstring exactly as
 written (from :attr:`Task.stub`) and takes its *body* from the reply. Imports and helper
 definitions the reply puts at module level are moved inside the function, so that an edit
-never touches text outside the function.
+never touches text outside the function; a ``from __future__`` import is dropped (it is only
+valid at the top of a module). When the reply renamed the parameters, its body is rewritten to
+use the user's names. Re-indenting never changes a string literal's value.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-import textwrap
+from dataclasses import dataclass
 
+from codeteam.pysource.functions import (
+    SourceError,
+    char_column,
+    dedent_code,
+    find_functions,
+    header_colon,
+    indent_code,
+    indent_unit,
+    leading_whitespace,
+)
 from codeteam.task import Task
 
 FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -40,49 +52,194 @@ def code_blocks(reply: str) -> list[str]:
     return candidates
 
 
-def _parses(text: str) -> ast.Module | None:
+def _parses(text: str) -> ast.Module | SyntaxError:
+    """``text`` parsed (dedented first when its first line is indented), or the
+    :class:`SyntaxError` (``lineno`` 1-based in ``text``, or None)."""
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    if first[:1].isspace():
+        text = dedent_code(text)
+    if "\0" in text:
+        error = SyntaxError("source code cannot contain null bytes")
+        error.lineno = text[: text.index("\0")].count("\n") + 1
+        return error
     try:
-        return ast.parse(textwrap.dedent(text))
-    except (SyntaxError, ValueError):
-        return None
+        return ast.parse(text)
+    except SyntaxError as error:
+        return error
+    except ValueError as error:  # other source the parser refuses
+        return SyntaxError(str(error))
 
 
 def _parseable_window(reply: str) -> str | None:
-    """The longest run of lines that parses and holds a ``def`` or a ``return``: strips prose
-    before and after unfenced code."""
-    lines = reply.splitlines()
-    starts = [i for i, line in enumerate(lines) if re.match(r"\s*(def |async def |import |from |@)", line)]
+    """The longest run of lines that parses, starting at a ``def``, ``import``, ``from`` or
+    decorator line: strips prose before and after unfenced code.
+
+    From each start (the first 20, skipping those inside a window already found) the window
+    runs to the end of the reply and shrinks to just before the line the parser reports, until
+    it parses. The parser is called at most ``2 * lines + 20`` times in all and reads at most
+    about 40 times the reply, so a degenerate reply costs linear work (this runs on the
+    server's event loop)."""
+    lines = reply.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    starts = [i for i, line in enumerate(lines)
+              if re.match(r"\s*(def |async def |import |from |@)", line)][:20]
+    calls_left = 2 * len(lines) + 20
+    chars_left = 40 * len(reply) + 4096
     best: str | None = None
-    for start in starts[:20]:
-        for end in range(len(lines), start, -1):
+    best_end = 0
+    for start in starts:
+        if best is not None and start < best_end:
+            continue
+        end = len(lines)
+        while end > start and calls_left > 0 and chars_left > 0:
             chunk = "\n".join(lines[start:end])
-            if _parses(chunk) is not None:
+            calls_left -= 1
+            chars_left -= len(chunk)
+            result = _parses(chunk)
+            if isinstance(result, ast.Module):
                 if best is None or len(chunk) > len(best):
-                    best = chunk
+                    best, best_end = chunk, end
                 break
+            bad = result.lineno  # 1-based in chunk: keep the lines before it
+            end = start + bad - 1 if bad and 1 <= bad <= end - start else end - 1
     return best
 
 
-def _find_def(tree: ast.AST, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return node
+# --- the user's stub ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Stub:
+    """The user's function as written: ``header`` (decorators, signature, up to the body),
+    ``docstring`` (its lines, or ""), the body's ``indent``, and the parsed ``function``."""
+
+    header: str
+    docstring: str
+    indent: str
+    function: ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _docstring_node(function: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.Expr | None:
+    first = function.body[0] if function.body else None
+    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        return first
     return None
 
 
-def _segment(lines: list[str], node: ast.stmt) -> str:
-    start = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno]) - 1
-    end = node.end_lineno or node.lineno
-    return textwrap.dedent("\n".join(lines[start:end]))
+def _stub_parts(task: Task) -> _Stub:
+    """The user's stub cut into header, docstring and body indentation, from AST positions:
+    the header ends at the colon before the body, which may share the colon's line (``def
+    f(x): ...``, black's ``) -> float: ...``). There the body indentation is one level of the
+    module's own indentation (a tab in a tab-indented module)."""
+    try:
+        tree = ast.parse(task.stub)
+        function = next(n for n in tree.body
+                        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and n.name == task.name)
+        colon_line, colon_col = header_colon(task.stub, function)
+    except (SyntaxError, StopIteration, SourceError) as error:
+        raise CodeExtractionError(f"the stub of {task.name} cannot be read: {error}") from None
+    lines = task.stub.split("\n")
+    first = function.body[0]
+    doc = _docstring_node(function)
+    if first.lineno - 1 == colon_line:
+        # The body starts on the header's last line: cut the header after its colon.
+        header = "\n".join(lines[:colon_line] + [lines[colon_line][: colon_col + 1]])
+        indent = leading_whitespace(lines[function.lineno - 1]) + indent_unit(task.module_source)
+        docstring = ""
+        if doc is not None:
+            docstring = indent + _node_text(lines, doc)
+        return _Stub(header, docstring, indent, function)
+    header = "\n".join(lines[: first.lineno - 1])
+    indent = leading_whitespace(lines[first.lineno - 1])
+    docstring = ""
+    if doc is not None:
+        last = (doc.end_lineno or doc.lineno) - 1
+        end = char_column(lines[last], doc.end_col_offset or 0)
+        after = lines[last][end:].strip()
+        if not after or after.startswith("#"):  # keep a trailing comment
+            end = len(lines[last])
+        docstring = "\n".join(lines[doc.lineno - 1 : last] + [lines[last][:end]])
+    return _Stub(header, docstring, indent, function)
+
+
+def _node_text(lines: list[str], node: ast.stmt) -> str:
+    """The exact text of ``node`` (from its first to its last character)."""
+    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    start = char_column(lines[first], node.col_offset)
+    end = char_column(lines[last], node.end_col_offset or 0)
+    if first == last:
+        return lines[first][start:end]
+    return "\n".join([lines[first][start:], *lines[first + 1 : last], lines[last][:end]])
+
+
+# --- the reply's function ------------------------------------------------------------------
+
+
+def _choose_def(
+    tree: ast.Module, task: Task, stub: _Stub
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The reply's definition of ``task.name``: among the outermost definitions of that name,
+    the only one, else the only one with the stub's decorators (a property's getter, setter
+    and deleter share a name), else the one at the stub's position among the module's
+    definitions of that qualified name, else the first."""
+    found: list[tuple[int, int, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+
+    def visit(node: ast.AST, depth: int) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child.name == task.name:
+                found.append((depth, child.lineno, child))
+            visit(child, depth + 1)
+
+    visit(tree, 0)
+    if not found:
+        return None
+    found.sort(key=lambda item: (item[0], item[1]))
+    candidates = [node for depth, _, node in found if depth == found[0][0]]
+    if len(candidates) == 1:
+        return candidates[0]
+    wanted = [ast.unparse(d) for d in stub.function.decorator_list]
+    same = [c for c in candidates if [ast.unparse(d) for d in c.decorator_list] == wanted]
+    if len(same) == 1:
+        return same[0]
+    try:
+        siblings = sorted(
+            (f for f in find_functions(task.module_source) if f.qualname == task.qualname),
+            key=lambda f: f.start_line,
+        )
+    except SourceError:
+        siblings = []
+    index = next((i for i, f in enumerate(siblings) if f.start_line == task.start_line), None)
+    if index is not None and len(siblings) == len(candidates):
+        return candidates[index]
+    return (same or candidates)[0]
+
+
+def _renamed_target(
+    tree: ast.Module, task: Task, stub: _Stub
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """A reply that defines a single function under another name (``def add(x, y)`` for the
+    stub ``def add_numbers(a, b)``): that function, when it takes as many positional
+    parameters as the stub and the module does not already define its name. Small models
+    often rename the function; anything less clear-cut (two functions, a class) is not
+    guessed at."""
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    if len(defs) != 1 or isinstance(defs[0], ast.ClassDef):
+        return None
+    function = defs[0]
+    wanted, given = stub.function.args, function.args
+    if len(wanted.posonlyargs) + len(wanted.args) != len(given.posonlyargs) + len(given.args):
+        return None
+    if _defined_in_module(function.name, task):
+        return None
+    return function
 
 
 def _body_statements(
     function: ast.FunctionDef | ast.AsyncFunctionDef,
 ) -> list[ast.stmt]:
     body = list(function.body)
-    if body and isinstance(body[0], ast.Expr) and isinstance(
-        getattr(body[0], "value", None), ast.Constant
-    ) and isinstance(body[0].value.value, str):
+    if _docstring_node(function) is not None:
         body = body[1:]
     return body
 
@@ -101,63 +258,153 @@ def _is_placeholder(body: list[ast.stmt]) -> bool:
     return isinstance(node, ast.Raise) and "NotImplementedError" in ast.unparse(node)
 
 
-def _stub_parts(task: Task) -> tuple[str, str, str]:
-    """(header, docstring, body indent) of the user's stub as written."""
-    lines = task.stub.split("\n")
-    tree = ast.parse(task.stub)
-    function = _find_def(tree, task.name)
-    if function is None:
-        raise CodeExtractionError(f"the stub does not define {task.name}")
-    first_body = function.body[0]
-    if first_body.lineno == function.lineno:
-        # `def f(x): ...` on one line: rebuild the header from the signature.
-        indent = " " * (function.col_offset + 4)
-        head = "\n".join(lines[: function.lineno - 1])
-        signature = task.signature + ":"
-        header = (head + "\n" if head else "") + " " * function.col_offset + signature
-        return header, "", indent
-    header = "\n".join(lines[: first_body.lineno - 1])
-    indent = " " * first_body.col_offset
-    docstring = ""
-    if isinstance(first_body, ast.Expr) and isinstance(first_body.value, ast.Constant) and isinstance(
-        first_body.value.value, str
-    ):
-        docstring = "\n".join(lines[first_body.lineno - 1 : first_body.end_lineno])
-    return header, docstring, indent
+def _body_text(
+    lines: list[str], function: ast.FunctionDef | ast.AsyncFunctionDef, body: list[ast.stmt]
+) -> str:
+    """The reply's body at column 0 as written (comments and formatting kept), with the comment
+    lines just above its first statement. A body on the header's line (``def f(x): return
+    x``) or after the docstring on its line starts there."""
+    first = body[0]
+    row = first.lineno - 1
+    line = lines[row]
+    col = char_column(line, first.col_offset)
+    if line[:col].strip():
+        head = [leading_whitespace(line) + line[col:]]
+    else:
+        docstring = _docstring_node(function)
+        if docstring is not None:
+            floor = docstring.end_lineno or docstring.lineno
+        else:
+            floor = header_colon("\n".join(lines), function)[0] + 1
+        start = row
+        while start - 1 >= floor and lines[start - 1].strip().startswith("#"):
+            start -= 1
+        head = lines[start : row + 1]
+    rest = lines[row + 1 : function.end_lineno]
+    return dedent_code("\n".join(head + rest))
+
+
+def _parameter_groups(args: ast.arguments) -> list[list[str]]:
+    return [
+        [a.arg for a in args.posonlyargs + args.args],
+        [args.vararg.arg] if args.vararg else [],
+        [a.arg for a in args.kwonlyargs],
+        [args.kwarg.arg] if args.kwarg else [],
+    ]
+
+
+def _names_in(body: list[ast.stmt]) -> tuple[set[str], set[str]]:
+    """(every name the body uses or binds, the names it binds in ways a rename by position
+    cannot follow: ``global``, ``nonlocal``, ``except ... as``, imports, nested ``def`` and
+    ``class`` names, match captures)."""
+    used: set[str] = set()
+    fixed: set[str] = set()
+    for node in (n for statement in body for n in ast.walk(statement)):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        elif isinstance(node, ast.arg):
+            used.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            fixed.update(node.names)
+        elif isinstance(node, ast.alias):
+            fixed.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                               ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+            if node.name:
+                fixed.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            fixed.add(node.rest)
+    return used | fixed, fixed
+
+
+def _parameter_renames(
+    user: ast.arguments, reply: ast.arguments, body: list[ast.stmt]
+) -> dict[str, str]:
+    """{reply's name: user's name} for the parameters the reply renamed.
+
+    Parameters are paired by position within their kind (positional, ``*args``, keyword-only,
+    ``**kwargs``) among the names the two signatures do not share; a reply that only reordered
+    the user's names keeps them. A pair is left out when the user's name already means
+    something else in the body, or the reply's name is bound there in a way the rename cannot
+    follow (see :func:`_names_in`)."""
+    user_groups, reply_groups = _parameter_groups(user), _parameter_groups(reply)
+    if [len(g) for g in user_groups] != [len(g) for g in reply_groups]:
+        return {}
+    user_names = {n for g in user_groups for n in g}
+    reply_names = {n for g in reply_groups for n in g}
+    renames: dict[str, str] = {}
+    for user_group, reply_group in zip(user_groups, reply_groups):
+        user_left = [n for n in user_group if n not in reply_names]
+        reply_left = [n for n in reply_group if n not in user_names]
+        if len(user_left) == len(reply_left):
+            renames.update(zip(reply_left, user_left))
+    used, fixed = _names_in(body)
+    renames = {old: new for old, new in renames.items() if old not in fixed}
+    changed = True
+    while changed:
+        changed = False
+        for old, new in list(renames.items()):
+            if new in used and new not in renames:
+                del renames[old]
+                changed = True
+    return renames
+
+
+def _rename(lines: list[str], body: list[ast.stmt], renames: dict[str, str]) -> list[str]:
+    """``lines`` with the body's uses of each name in ``renames`` replaced where they stand:
+    variables (:class:`ast.Name`) and nested parameters (:class:`ast.arg`), inside f-strings
+    too; attributes (``obj.name``) and keyword arguments (``f(name=...)``) are not names and
+    stay. Comments and formatting stay. Returns ``lines`` unchanged if a position does not hold
+    the name (it never should)."""
+    edits: dict[int, list[tuple[int, bytes, bytes]]] = {}
+    for node in (n for statement in body for n in ast.walk(statement)):
+        name = node.id if isinstance(node, ast.Name) else (
+            node.arg if isinstance(node, ast.arg) else None)
+        if name in renames:
+            edits.setdefault(node.lineno - 1, []).append(
+                (node.col_offset, name.encode(), renames[name].encode()))
+    out = list(lines)
+    for row, changes in edits.items():
+        data = out[row].encode()
+        for col, old, new in sorted(set(changes), reverse=True):
+            if data[col : col + len(old)] != old:
+                return lines
+            data = data[:col] + new + data[col + len(old):]
+        out[row] = data.decode()
+    return out
 
 
 def extract_function(reply: str, task: Task) -> str:
     """The function ``task.name`` built from ``reply``: the stub's header and docstring, the
-    reply's body. Raises :class:`CodeExtractionError` when no block holds a usable body."""
+    reply's body (its parameters renamed to the user's where the reply renamed them). Raises
+    :class:`CodeExtractionError` when no block holds a usable body."""
+    stub = _stub_parts(task)
     problems: list[str] = []
     for block in code_blocks(reply):
-        block = textwrap.dedent(block).strip("\n")
+        block = dedent_code(block.replace("\r\n", "\n")).strip("\n")
         tree = _parses(block)
-        if tree is None:
+        if not isinstance(tree, ast.Module):
             problems.append("a code block does not parse")
             continue
         lines = block.split("\n")
-        function = _find_def(tree, task.name)
+        function = _choose_def(tree, task, stub) or _renamed_target(tree, task, stub)
         extras: list[str] = []
         if function is not None:
             body = _body_statements(function)
             if _is_placeholder(body):
                 problems.append(f"the reply's {task.name} has no body")
                 continue
-            if body[0].lineno == function.lineno:  # `def f(x): return x`
-                body_text = "\n".join(ast.unparse(node) for node in body)
-            else:
-                start = body[0].lineno - 1
-                # Keep comment lines just above the first statement (after any docstring).
-                floor = function.body[0].end_lineno if body[0] is not function.body[0] else (
-                    function.lineno)
-                while start - 1 >= (floor or 0) and lines[start - 1].strip().startswith("#"):
-                    start -= 1
-                body_text = textwrap.dedent("\n".join(lines[start : function.end_lineno]))
+            renames = _parameter_renames(stub.function.args, function.args, body)
+            if function.name != task.name and task.name not in _names_in(body)[0]:
+                renames[function.name] = task.name  # its recursive calls follow the rename
+            body_text = _body_text(_rename(lines, body, renames) if renames else lines,
+                                   function, body)
             # Module-level imports and helpers around the function travel inside it.
             for node in tree.body:
                 if node is function or _contains(node, function):
                     continue
+                if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+                    continue  # only valid at the top of a module; the module has its own
                 if isinstance(node, (ast.Import, ast.ImportFrom)):
                     if not _already_imported(node, task):
                         extras.append(_segment(lines, node))
@@ -177,9 +424,19 @@ def extract_function(reply: str, task: Task) -> str:
                 continue
             # A bare body ("return sorted(xs)").
             body_text = block
-        return _assemble(task, extras, body_text)
+        code = _assemble(stub, extras, body_text)
+        if code is None:
+            problems.append(f"the code for {task.name} does not parse once assembled")
+            continue
+        return code
     detail = "; ".join(dict.fromkeys(problems)) or "the reply holds no code"
     raise CodeExtractionError(f"no usable code for {task.name}: {detail}")
+
+
+def _segment(lines: list[str], node: ast.stmt) -> str:
+    start = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno]) - 1
+    end = node.end_lineno or node.lineno
+    return dedent_code("\n".join(lines[start:end]))
 
 
 def _contains(outer: ast.AST, inner: ast.AST) -> bool:
@@ -199,25 +456,24 @@ def _defined_in_module(name: str, task: Task) -> bool:
     return False
 
 
-def _assemble(task: Task, extras: list[str], body_text: str) -> str:
-    header, docstring, indent = _stub_parts(task)
-    parts = [header]
-    if docstring:
-        parts.append(docstring)
+def _assemble(stub: _Stub, extras: list[str], body_text: str) -> str | None:
+    """The stub's header and docstring over ``extras`` and ``body_text`` (column 0), indented
+    like the stub's body without touching string literals; None if that does not parse."""
+    parts = [stub.header]
+    if stub.docstring:
+        parts.append(stub.docstring)
     for extra in extras:
-        parts.append(textwrap.indent(extra, indent))
-    parts.append(textwrap.indent(body_text.rstrip(), indent, lambda line: True))
+        parts.append(indent_code(extra.rstrip("\n"), stub.indent))
+    parts.append(indent_code(body_text.rstrip(), stub.indent))
     text = "\n".join(parts)
-    # Blank lines inside the body stay blank (no trailing spaces).
-    text = "\n".join(line if line.strip() else "" for line in text.split("\n"))
-    if _parses(text) is None:
-        raise CodeExtractionError(f"the code for {task.name} does not parse once assembled")
+    if not isinstance(_parses(text), ast.Module):
+        return None
     return text + "\n"
 
 
 def with_docstring_plan(task: Task, steps: list[str]) -> str:
     """The stub with ``steps`` written as its docstring's plan (see
-    :func:`codeteam.pysource.docstrings.write_plan`)."""
+    :func:`codeteam.pysource.docstrings.write_plan`), indented like the module."""
     from codeteam.pysource.docstrings import write_plan
 
-    return write_plan(task.stub, steps)
+    return write_plan(task.stub, steps, unit=indent_unit(task.module_source))
