@@ -121,3 +121,12 @@ def test_another_name_with_other_parameters_or_beside_a_helper_is_not_guessed():
     with pytest.raises(CodeExtractionError, match="other functions"):
         extract_function("```python\ndef a(k):\n    return 1\n\ndef b(k):\n    return 2\n```",
                          stub)
+
+
+def test_a_demo_main_or_test_function_beside_the_answer_is_left_out():
+    stub = Task.from_source('def add_numbers(a, b):\n    """Add a and b."""\n', "add_numbers")
+    reply = ("```python\ndef add(x, y):\n    return x + y\n\n"
+             "def test_add():\n    assert add(2, 3) == 5\n\n"
+             "def main():\n    print(add(2, 3))\n```")
+    code = extract_function(reply, stub)
+    assert code == 'def add_numbers(a, b):\n    """Add a and b."""\n    return a + b\n'

@@ -222,8 +222,10 @@ def _renamed_target(
     stub ``def add_numbers(a, b)``): that function, when it takes as many positional
     parameters as the stub and the module does not already define its name. Small models
     often rename the function; anything less clear-cut (two functions, a class) is not
-    guessed at."""
-    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    guessed at. A ``main`` or ``test_*`` function beside it (a usage demo) does not count."""
+    defs = [n for n in tree.body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and not _is_demo(n)]
     if len(defs) != 1 or isinstance(defs[0], ast.ClassDef):
         return None
     function = defs[0]
@@ -233,6 +235,12 @@ def _renamed_target(
     if _defined_in_module(function.name, task):
         return None
     return function
+
+
+def _is_demo(node: ast.stmt) -> bool:
+    """A reply's ``main()`` or ``test_*()`` function: a usage demo, never part of the answer."""
+    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+        node.name in ("main", "test") or node.name.startswith("test_"))
 
 
 def _body_statements(
@@ -409,7 +417,7 @@ def extract_function(reply: str, task: Task) -> str:
                     if not _already_imported(node, task):
                         extras.append(_segment(lines, node))
                 elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    if not _defined_in_module(node.name, task):
+                    if not _defined_in_module(node.name, task) and not _is_demo(node):
                         extras.append(_segment(lines, node))
                 elif isinstance(node, ast.Assign) and all(
                     isinstance(t, ast.Name) and t.id.isupper() for t in node.targets
