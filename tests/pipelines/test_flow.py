@@ -1,8 +1,7 @@
 """The flow pipeline: early exit, test anchors, wrong AI tests, the call budget."""
 
 import pytest
-
-from conftest import AI_TESTS, FIX, FLOW_CODE, GOOD, REFLECT, SOLUTIONS, SORTED
+from pipeline_support import AI_TESTS, FIX, FLOW_CODE, GOOD, REFLECT, SOLUTIONS, SORTED
 
 pytestmark = pytest.mark.sandbox
 

@@ -8,8 +8,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-
-from conftest import ANALYST, CODER, REVISE, TESTER
+from pipeline_support import ANALYST, CODER, REVISE, TESTER
 
 pytestmark = pytest.mark.sandbox
 

@@ -3,8 +3,7 @@
 import ast
 
 import pytest
-
-from conftest import CODER, DIRECT, GOOD, PLANNER, SORTED
+from pipeline_support import CODER, DIRECT, GOOD, PLANNER, SORTED
 
 pytestmark = pytest.mark.sandbox
 

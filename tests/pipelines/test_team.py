@@ -2,8 +2,7 @@
 model and the real sandbox."""
 
 import pytest
-
-from conftest import ANALYST, CODER, GOOD, REVISE, SORTED, STUB, TESTER
+from pipeline_support import ANALYST, CODER, GOOD, REVISE, SORTED, STUB, TESTER
 
 pytestmark = pytest.mark.sandbox
 
