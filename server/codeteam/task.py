@@ -12,6 +12,7 @@ from codeteam.execution.models import TestCase
 from codeteam.pysource.docstrings import read_plan, strip_plan
 from codeteam.pysource.functions import (
     FunctionInfo,
+    collapse_stubs,
     dedent_function,
     function_text,
     indent_function,
@@ -133,7 +134,9 @@ class Task(BaseModel):
 
     def context(self) -> str:
         """The module text around the function, for prompts: everything but the function
-        itself, which the prompt shows separately. Empty when the module is just the stub."""
+        itself, which the prompt shows separately, with the other stubs still to be written
+        reduced to their headers (:func:`~codeteam.pysource.functions.collapse_stubs`). Empty
+        when the module is just the stub."""
         lines = self.module_source.splitlines()
         rest = lines[: self.start_line] + lines[self.end_line + 1 :]
-        return "\n".join(rest).strip()
+        return collapse_stubs("\n".join(rest)).strip()

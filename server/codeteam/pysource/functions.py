@@ -405,3 +405,49 @@ def module_imports(source: str) -> list[str]:
         for node in tree.body
         if isinstance(node, (ast.Import, ast.ImportFrom))
     ]
+
+
+def is_placeholder_body(body: list[ast.stmt]) -> bool:
+    """True for function bodies (docstring already removed) that do nothing: empty, ``pass``,
+    ``...``, ``raise NotImplementedError``."""
+    if not body:
+        return True
+    if len(body) != 1:
+        return False
+    node = body[0]
+    if isinstance(node, ast.Pass):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node.value.value is Ellipsis:
+        return True
+    return isinstance(node, ast.Raise) and "NotImplementedError" in ast.unparse(node)
+
+
+def collapse_stubs(source: str) -> str:
+    """``source`` with every function whose body is a placeholder (a stub still to be
+    written: a docstring and ``pass``/``...``/nothing) reduced to its header and ``...``.
+    Prompts show the rest of a module this way: a stub's docstring and examples invite a small
+    model to complete the wrong function. Returns ``source`` unchanged if it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return source
+    lines = source.split("\n")
+    spans: list[tuple[int, int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.body:
+            continue
+        body = list(node.body)
+        if (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            body = body[1:]
+        if not is_placeholder_body(body):
+            continue
+        first = node.body[0].lineno - 1
+        if first <= node.lineno - 1 or node.end_lineno is None:
+            continue  # a body on the header's line: already short
+        if lines[first][: node.body[0].col_offset].strip():
+            continue  # the body starts on the last line of a multi-line header
+        spans.append((first, node.end_lineno - 1, lines[first][: node.body[0].col_offset]))
+    for first, last, indent in sorted(spans, reverse=True):
+        lines[first : last + 1] = [indent + "..."]
+    return "\n".join(lines)

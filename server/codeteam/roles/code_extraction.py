@@ -24,6 +24,7 @@ from codeteam.pysource.functions import (
     header_colon,
     indent_code,
     indent_unit,
+    is_placeholder_body,
     leading_whitespace,
 )
 from codeteam.task import Task
@@ -252,20 +253,6 @@ def _body_statements(
     return body
 
 
-def _is_placeholder(body: list[ast.stmt]) -> bool:
-    """True for bodies that do nothing: ``pass``, ``...``, ``raise NotImplementedError``."""
-    if not body:
-        return True
-    if len(body) != 1:
-        return False
-    node = body[0]
-    if isinstance(node, ast.Pass):
-        return True
-    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node.value.value is Ellipsis:
-        return True
-    return isinstance(node, ast.Raise) and "NotImplementedError" in ast.unparse(node)
-
-
 def _body_text(
     lines: list[str], function: ast.FunctionDef | ast.AsyncFunctionDef, body: list[ast.stmt]
 ) -> str:
@@ -399,7 +386,7 @@ def extract_function(reply: str, task: Task) -> str:
         extras: list[str] = []
         if function is not None:
             body = _body_statements(function)
-            if _is_placeholder(body):
+            if is_placeholder_body(body):
                 problems.append(f"the reply's {task.name} has no body")
                 continue
             renames = _parameter_renames(stub.function.args, function.args, body)
