@@ -134,8 +134,8 @@ class Task(BaseModel):
 
     def context(self) -> str:
         """The module text around the function, for prompts: everything but the function
-        itself, which the prompt shows separately, with the other stubs still to be written
-        reduced to their headers (:func:`~codeteam.pysource.functions.collapse_stubs`). Empty
+        itself, which the prompt shows separately, without the other stubs still to be
+        written (:func:`~codeteam.pysource.functions.collapse_stubs`). Empty
         when the module is just the stub."""
         lines = self.module_source.splitlines()
         rest = lines[: self.start_line] + lines[self.end_line + 1 :]

@@ -109,7 +109,7 @@ def test_function_text_and_reindent_round_trip():
     assert indent_function(at_zero, "    ") == text
 
 
-def test_collapse_stubs_keeps_headers_and_real_bodies():
+def test_collapse_stubs_drops_module_stubs_and_shortens_method_stubs():
     from codeteam.pysource.functions import collapse_stubs
 
     source = (
@@ -121,15 +121,15 @@ def test_collapse_stubs_keeps_headers_and_real_bodies():
     expected = (
         "import os\n\n\nclass A:\n    def m(self, x):\n        ...\n\n"
         "    def n(self,\n          y):\n        \"\"\"Doc.\"\"\"\n        return y\n\n"
-        "    def p(self): pass\n\n\ndef f(a,\n      b):\n    ...\n"
+        "    def p(self): pass\n\n\n"
     )
     assert collapse_stubs(source) == expected
     assert collapse_stubs("def broken(:\n") == "def broken(:\n"
 
 
-def test_prompt_context_shows_other_stubs_as_headers_only():
+def test_prompt_context_leaves_other_stubs_out():
     from codeteam.task import Task
 
     module = ('def a(x):\n    """Return x.\n\n    >>> a(1)\n    1\n    """\n\n\n'
-              'def b(y):\n    """Return y."""\n')
-    assert Task.from_source(module, "b").context() == "def a(x):\n    ..."
+              'def b(y):\n    """Return y."""\n\n\ndef c(z):\n    return z\n')
+    assert Task.from_source(module, "b").context() == "def c(z):\n    return z"

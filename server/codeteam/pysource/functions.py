@@ -423,16 +423,19 @@ def is_placeholder_body(body: list[ast.stmt]) -> bool:
 
 
 def collapse_stubs(source: str) -> str:
-    """``source`` with every function whose body is a placeholder (a stub still to be
-    written: a docstring and ``pass``/``...``/nothing) reduced to its header and ``...``.
-    Prompts show the rest of a module this way: a stub's docstring and examples invite a small
-    model to complete the wrong function. Returns ``source`` unchanged if it does not parse."""
+    """``source`` without the stubs still to be written (functions whose body is a
+    placeholder: a docstring and ``pass``/``...``/nothing): a module-level stub is left out
+    with its decorators, a method or nested stub is reduced to its header and ``...``. Prompts
+    show the rest of a module this way: calling a stub cannot help (it returns None until it
+    is written), and a stub's docstring and examples draw a small model into completing the
+    wrong function. Returns ``source`` unchanged if it does not parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return source
     lines = source.split("\n")
-    spans: list[tuple[int, int, str]] = []
+    top_level = set(map(id, tree.body))
+    spans: list[tuple[int, int, list[str]]] = []
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.body:
             continue
@@ -440,14 +443,18 @@ def collapse_stubs(source: str) -> str:
         if (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
                 and isinstance(body[0].value.value, str)):
             body = body[1:]
-        if not is_placeholder_body(body):
+        if not is_placeholder_body(body) or node.end_lineno is None:
+            continue
+        if id(node) in top_level:
+            start = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
+            spans.append((start, node.end_lineno - 1, []))
             continue
         first = node.body[0].lineno - 1
-        if first <= node.lineno - 1 or node.end_lineno is None:
+        if first <= node.lineno - 1:
             continue  # a body on the header's line: already short
         if lines[first][: node.body[0].col_offset].strip():
             continue  # the body starts on the last line of a multi-line header
-        spans.append((first, node.end_lineno - 1, lines[first][: node.body[0].col_offset]))
-    for first, last, indent in sorted(spans, reverse=True):
-        lines[first : last + 1] = [indent + "..."]
-    return "\n".join(lines)
+        spans.append((first, node.end_lineno - 1, [lines[first][: node.body[0].col_offset] + "..."]))
+    for first, last, replacement in sorted(spans, reverse=True):
+        lines[first : last + 1] = replacement
+    return re.sub(r"\n{4,}", "\n\n\n", "\n".join(lines))
