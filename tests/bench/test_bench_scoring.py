@@ -115,3 +115,15 @@ return (lo + hi) / 2
     base = [t for t in find_zero.hidden_tests if t.id == "hidden:base"]
     root = await score_program(program, base, module_name="solution", policy=policy)
     assert root.passed, root
+
+
+async def test_a_module_import_the_sandbox_lacks_is_an_error_not_a_wrong_answer():
+    from codeteam.execution.models import TestCase
+    from codeteam.task import Task
+
+    task = Task.from_source("import codeteam_no_such_package\n\n\ndef f():\n    pass\n", "f")
+    tests = [TestCase(id="hidden:1", kind="assert", origin="hidden", source="assert f() == 1")]
+    score = await score_program(task.program_with("def f():\n    return 1\n"), tests,
+                                module_name="solution", policy=scoring_policy("bwrap", 10))
+    assert not score.passed
+    assert score.kind == "error" and score.error_type == "ModuleNotFoundError"

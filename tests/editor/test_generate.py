@@ -210,6 +210,35 @@ async def test_function_gone_meanwhile_no_edit_and_a_message(start, scripted, cl
     assert "applied: no" in transcript["markdown"]
 
 
+async def test_typing_sent_with_the_edit_in_one_did_change(editor, scripted):
+    """A client that batches changes (Neovim's debounce) sends the edit and the user's next
+    keystrokes in one didChange: the edit is still seen to have landed."""
+    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)
+    client = editor.client
+    document = client.open(editor.root / "helpers.py", MODULE)
+    send = client.text_document_did_change
+    held: list[types.DidChangeTextDocumentParams] = []
+    client.text_document_did_change = held.append
+    apply = client.apply_text_edits
+
+    def apply_type_and_send(doc, edits):
+        apply(doc, edits)
+        index = doc.text.index("    return out") + len("    return out")
+        client.replace(doc, index, index, "  # typed")
+        client.text_document_did_change = send
+        send(types.DidChangeTextDocumentParams(
+            text_document=held[-1].text_document,
+            content_changes=[change for params in held for change in params.content_changes],
+        ))
+
+    client.apply_text_edits = apply_type_and_send
+    answer = await client.run_command(
+        "codeteam.generate", position_argument(document, "def running_max")
+    )
+    assert len(held) == 2 and "return out  # typed" in document.text
+    assert answer["applied"] is True, answer
+
+
 async def test_stale_edit_reported_applied_is_not_trusted(editor, scripted):
     """Neovim 0.7.2 answers applied=true for a versioned edit it skipped."""
     scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)

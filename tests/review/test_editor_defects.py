@@ -72,10 +72,6 @@ async def test_two_runs_on_two_functions_of_one_file_vscode(start, scripted):
     assert "total += x" in document.text and "product *= x" in document.text
 
 
-@pytest.mark.xfail(strict=True, reason="applies are not serialised per document: run B makes "
-                   "its edit on the server's copy before run A's didChange arrived; unversioned "
-                   "(Neovim 0.7 caps) it lands on the wrong lines and the user is told they "
-                   "typed, versioned it is refused and not retried")
 async def test_two_runs_with_a_debounced_client(start, scripted, client_kind):
     client, document = await _two_runs(await start(client_kind), scripted, 1.0, 1.3)
     delay_did_change(client, 1.0)
@@ -99,9 +95,6 @@ async def test_plan_on_a_tab_indented_function_keeps_the_file_valid(start, scrip
     ast.parse(document.text)
 
 
-@pytest.mark.xfail(strict=True, reason="the post-apply check looks for the new function's "
-                   "exact text: a keystroke in it right after the edit landed makes a correct "
-                   "edit 'not applied' (and 'misplaced' advises an undo of good code)")
 async def test_typing_in_the_new_function_right_after_the_edit(start, scripted):
     started = await start("vscode")
     scripted.reply(ANALYST + r".*alpha", "1. Add them up.")
@@ -121,10 +114,6 @@ async def test_typing_in_the_new_function_right_after_the_edit(start, scripted):
     assert answer["applied"] is True, answer
 
 
-@pytest.mark.xfail(strict=True, reason="apply re-locates with a full-module parse: a half-typed "
-                   "line anywhere else in the file when the result arrives (the README invites "
-                   "typing meanwhile) drops minutes of work ('Not applied: does not parse') with "
-                   "no way to apply the kept result later")
 async def test_result_applies_while_another_function_is_half_typed(start, scripted):
     started = await start("vscode")
     scripted.reply(ANALYST + r".*alpha", "1. Add them up.")

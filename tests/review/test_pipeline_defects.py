@@ -148,9 +148,6 @@ async def test_flow_survives_a_degenerate_yaml_reply(scripted, run):
     assert result.status == "passed", result.notes
 
 
-@pytest.mark.xfail(strict=True, reason="pytest is only a dev extra, yet user tests that "
-                   "`import pytest` (pytest.raises) are collected and run in the sandbox on the "
-                   "server venv's packages: without --dev they error, failing correct code")
 async def test_user_tests_using_pytest_raises_without_the_dev_extra(
     scripted, run, tmp_path: Path, monkeypatch
 ):

@@ -104,7 +104,9 @@ def classify(tests: list[TestCase], run: RunReport) -> Score:
         return score
     assert first_outcome is not None
     exception = first_outcome.exception_type
-    if first_outcome.status == "error" and exception and exception != "AssertionError":
+    # A "skipped" hidden test could not run (the module imports something the sandbox lacks):
+    # no answer was checked, so it is that error rather than a wrong answer.
+    if first_outcome.status in ("error", "skipped") and exception and exception != "AssertionError":
         score.kind = "error"
         score.error_type = exception
     else:

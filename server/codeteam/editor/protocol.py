@@ -6,6 +6,9 @@
 - Lines: pygls's ``TextDocument.lines`` uses ``str.splitlines``, which also splits at form
   feeds and U+2028 and so applies incremental changes to the wrong lines in such files.
   :class:`LspTextDocument` splits only at ``\\n``, ``\\r\\n`` and ``\\r``.
+- Content changes: a ``didChange`` may carry several changes (an applied edit and the user's
+  next keystrokes); :attr:`CodeteamProtocol.on_text_change` hears the document's text after
+  each of them, so the server can tell its edit landed even when more typing follows at once.
 - ``$/cancelRequest``: pygls runs ``workspace/executeCommand`` through a generator, so a cancel
   only cancels the outer request future, not the command's coroutine. The protocol reports
   every cancelled request id to the server (:meth:`CodeteamProtocol.cancelled_request_ids`)
@@ -15,7 +18,9 @@
 from __future__ import annotations
 
 import collections
+import logging
 from collections.abc import Callable, Sequence
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
@@ -25,6 +30,8 @@ from pygls.workspace import TextDocument, Workspace
 from codeteam.editor.positions import choose_encoding, split_lines
 
 MsgId = str | int
+
+log = logging.getLogger(__name__)
 
 
 class LspTextDocument(TextDocument):
@@ -36,7 +43,26 @@ class LspTextDocument(TextDocument):
 
 
 class LspWorkspace(Workspace):
-    """A pygls workspace that holds :class:`LspTextDocument` documents."""
+    """A pygls workspace that holds :class:`LspTextDocument` documents and reports each
+    content change to ``on_text_change(uri, whole text)``."""
+
+    on_text_change: Callable[[str, str], None] | None = None
+
+    def update_text_document(
+        self,
+        text_doc: types.VersionedTextDocumentIdentifier,
+        change: types.TextDocumentContentChangeEvent,
+    ):
+        super().update_text_document(text_doc, change)
+        if self.on_text_change is None:
+            return
+        document = self._text_documents.get(unquote(text_doc.uri))
+        if document is None:
+            return
+        try:
+            self.on_text_change(text_doc.uri, document.source)
+        except Exception:  # a listener's failure must not lose the change
+            log.exception("on_text_change failed")
 
     def _create_text_document(
         self,
@@ -73,6 +99,8 @@ class CodeteamProtocol(LanguageServerProtocol):
         super().__init__(*args, **kwargs)
         self.cancelled_request_ids: collections.deque[MsgId] = collections.deque(maxlen=256)
         self.on_cancel_request: Callable[[MsgId], None] | None = None
+        self.on_text_change: Callable[[str, str], None] | None = None
+        """Called with (uri, the document's whole text) after each content change."""
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):
@@ -93,6 +121,12 @@ class CodeteamProtocol(LanguageServerProtocol):
             self._workspace = LspWorkspace.like(
                 self._workspace, self._server._text_document_sync_kind
             )
+        if isinstance(self._workspace, LspWorkspace):
+            self._workspace.on_text_change = self._text_changed
+
+    def _text_changed(self, uri: str, text: str) -> None:
+        if self.on_text_change is not None:
+            self.on_text_change(uri, text)
 
     def _handle_cancel_notification(self, msg_id: MsgId):
         super()._handle_cancel_notification(msg_id)

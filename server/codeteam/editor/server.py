@@ -25,7 +25,7 @@ from pygls.workspace import TextDocument
 
 from codeteam.editor.configuration import SettingsState
 from codeteam.editor.diagnostics import DiagnosticsStore
-from codeteam.editor.document_watch import DocumentWatch
+from codeteam.editor.document_watch import DocumentLocks, DocumentWatch
 from codeteam.editor.llm_session import LLMSession, embedded_stop_stuck, stop_embedded_model
 from codeteam.editor.outline import Outline
 from codeteam.editor.positions import UTF16
@@ -49,7 +49,8 @@ def _version() -> str:
 
 class CodeteamServer(LanguageServer):
     """pygls's LanguageServer plus codeteam's state: settings, the LLM session, runs in
-    progress, the outline cache for code actions, diagnostics, and the last run's record."""
+    progress, the outline cache for code actions, diagnostics, one apply lock per document,
+    and the last run's record."""
 
     protocol: CodeteamProtocol
 
@@ -66,9 +67,11 @@ class CodeteamServer(LanguageServer):
         self.outline = Outline()
         self.diagnostics = DiagnosticsStore()
         self.watch = DocumentWatch()
+        self.apply_locks = DocumentLocks()
         self.last_run: RunRecord | None = None
         self.client_shows_run_messages = False
         self.protocol.on_cancel_request = self.runs.cancel_request
+        self.protocol.on_text_change = self.watch.text_changed
 
     # --- state -----------------------------------------------------------------------------
     @property

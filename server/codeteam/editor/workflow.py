@@ -2,9 +2,11 @@
 progress, then apply the code (plan, generate, fix) or publish the review's diagnostics.
 
 Applying re-locates the function in the document's *current* text by qualified name and
-signature (the user may have typed while the team worked); a function that is gone, renamed
-or ambiguous is not edited and the result stays available (``codeteam.transcript``). After
-``workspace/applyEdit`` the server checks its own copy of the document really holds the new
+signature (the user may have typed while the team worked), in its own part of the module when
+another function is half-typed; a function that is gone, renamed or ambiguous, or code that
+does not parse, is not applied and the result stays available (``codeteam.transcript``).
+Applies to one document take turns. After ``workspace/applyEdit`` the server
+checks that its own copy of the document passed through the planned text or holds the new
 function: some clients (Neovim 0.7.2) answer applied=true for edits they skipped.
 
 Every outcome returns ``{"status", "message", "applied"}`` and is shown with
@@ -24,7 +26,10 @@ from pygls.uris import to_fs_path
 
 from codeteam.editor.actions import Action
 from codeteam.editor.diagnostics import FunctionDiagnostics, review_problems
+from codeteam.editor.document_watch import Expectation
 from codeteam.editor.edits import (
+    Replacement,
+    ReplacementError,
     check_replacement,
     plan_replacement,
     text_edit,
@@ -46,8 +51,8 @@ from codeteam.pysource.functions import (
     FunctionNotFound,
     SourceError,
     function_text,
-    locate,
 )
+from codeteam.pysource.tolerant import locate_tolerant
 
 if TYPE_CHECKING:
     from codeteam.editor.server import CodeteamServer
@@ -213,80 +218,119 @@ async def _produce(
 
 
 async def _current_location(
-    ls: CodeteamServer, uri: str, info: FunctionInfo
-) -> tuple[Any, str, FunctionInfo]:
-    """The open document, its text, and the function re-located in it by qualified name and
-    signature. Raises LookupError (gone, renamed, ambiguous, closed) or SourceError."""
+    ls: CodeteamServer, uri: str, info: FunctionInfo, code: str | None = None
+) -> tuple[Any, str, int, FunctionInfo, Replacement | None]:
+    """The open document, its text and version, the function re-located in that text by
+    qualified name and signature (in its own part of the module when another part does not
+    parse), and with ``code`` its :class:`Replacement` (None when the code is unchanged).
+
+    The work is done off the event loop on one version of the text, and done again when the
+    document changed meanwhile. Raises LookupError (gone, renamed, ambiguous, closed, or the
+    document kept changing), SourceError, or ReplacementError (the new code does not parse).
+    """
+
+    def compute(text: str) -> tuple[FunctionInfo, Replacement | None]:
+        located = locate_tolerant(text, info.qualname, info.signature)
+        if code is None:
+            return located, None
+        return located, plan_replacement(text, located, code)
+
     for _ in range(5):
         document = ls.open_document(uri)
         if document is None:
             raise LookupError(f"{uri} was closed")
         current, version = document.source, document.version
-        located = await asyncio.to_thread(locate, current, info.qualname, info.signature)
-        latest = ls.open_document(uri)
-        if latest is document and latest.version == version and latest.source == current:
-            return document, current, located
+        try:
+            located, replacement = await asyncio.to_thread(compute, current)
+        except Exception:
+            if _unchanged(ls, uri, document, version, current):
+                raise
+            continue  # computed on a text that is gone: again, on the new one
+        if _unchanged(ls, uri, document, version, current):
+            return document, current, version, located, replacement
     raise LookupError("the document kept changing")
+
+
+def _unchanged(ls: CodeteamServer, uri: str, document: Any, version: int, text: str) -> bool:
+    latest = ls.open_document(uri)
+    return latest is document and latest.version == version and latest.source == text
 
 
 async def apply_result(
     ls: CodeteamServer, run: Run, original: str, info: FunctionInfo, result: Result
 ) -> tuple[bool, str]:
     """Replace the function with ``result.code`` in the current document. Returns (applied,
-    a sentence for the user). An edit the editor refuses because the user typed meanwhile
-    (its version is stale) is made again on the new text, up to :data:`APPLY_ATTEMPTS` times."""
+    a sentence for the user).
+
+    Applies are serialised per document (:attr:`CodeteamServer.apply_locks`): from locating
+    the function to seeing the client's didChange with the edit, no other run edits the
+    document, so no edit is computed on text another edit is about to change. Code that does
+    not parse, or would not parse in its place, is not applied. An edit the editor refuses
+    because the user typed meanwhile (its version is stale) is made again on the new text, up
+    to :data:`APPLY_ATTEMPTS` times."""
     if result.code is None:
         return False, "No code was produced; nothing was changed."
+    async with ls.apply_locks.hold(run.uri):
+        return await _apply_locked(ls, run, original, info, result.code)
+
+
+async def _apply_locked(
+    ls: CodeteamServer, run: Run, original: str, info: FunctionInfo, code: str
+) -> tuple[bool, str]:
     document_changes = bool(ls.capability("workspace.workspace_edit.document_changes", False))
-    for attempt in range(1, APPLY_ATTEMPTS + 1):
+    attempt = 0
+    while True:
+        attempt += 1
+        if run.cancelled:
+            return False, "Cancelled; nothing was changed."
         try:
-            document, current, located = await _current_location(ls, run.uri, info)
-        except (FunctionNotFound, AmbiguousFunction, SourceError, LookupError) as error:
+            document, current, version, located, replacement = await _current_location(
+                ls, run.uri, info, code
+            )
+        except (
+            FunctionNotFound, AmbiguousFunction, SourceError, LookupError, ReplacementError
+        ) as error:
             return False, f"Not applied: {error}. {KEPT}"
-        replacement = plan_replacement(current, located, result.code)
         if replacement is None:
             return False, "The code is unchanged; nothing to apply."
         if run.cancelled:
             return False, "Cancelled; nothing was changed."
         edited_meanwhile = function_text(current, located) != function_text(original, info)
         edit = text_edit(replacement, ls.document_lines(document), ls.position_encoding)
-        version = document.version
-        try:
-            answer = await ls.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(
-                    edit=workspace_edit(run.uri, version, edit, document_changes=document_changes),
-                    label=f"codeteam: {run.action.title}",
+        with ls.watch.expect(run.uri, replacement.new_text) as landed:
+            try:
+                answer = await ls.workspace_apply_edit_async(
+                    types.ApplyWorkspaceEditParams(
+                        edit=workspace_edit(
+                            run.uri, version, edit, document_changes=document_changes
+                        ),
+                        label=f"codeteam: {run.action.title}",
+                    )
                 )
-            )
-        except Exception as error:  # noqa: BLE001 - an error answer from the client
-            return False, f"The editor could not apply the edit ({error}). {KEPT}"
-        if answer.applied:
-            break
-        latest = ls.open_document(run.uri)
-        if attempt < APPLY_ATTEMPTS and latest is not None and latest.version != version:
+            except Exception as error:  # noqa: BLE001 - an error answer from the client
+                return False, f"The editor could not apply the edit ({error}). {KEPT}"
+            if answer.applied:
+                state = await _settled(ls, run.uri, replacement, landed)
+                return _applied_outcome(state, edited_meanwhile)
+        if attempt < APPLY_ATTEMPTS and document_changes and await _newer_version(
+            ls, run.uri, version
+        ):
             log.info("the edit was refused for a stale version %s; trying again", version)
             continue
         reason = answer.failure_reason or "no reason given"
         return False, f"The editor did not apply the edit ({reason}). {KEPT}"
 
-    def settled() -> bool:
-        now = ls.open_document(run.uri)
-        return now is not None and check_replacement(
-            now.source, replacement, located.qualname, located.signature
-        ) == "applied"
 
-    if not await ls.watch.wait_for(run.uri, settled, APPLY_CHECK_S):
-        now = ls.open_document(run.uri)
-        state = (
-            check_replacement(now.source, replacement, located.qualname, located.signature)
-            if now is not None else "missing"
+def _applied_outcome(state: str, edited_meanwhile: bool) -> tuple[bool, str]:
+    """(applied, a sentence for the user) for an edit the editor said it applied, by what the
+    document shows (``state``, see :func:`_settled`)."""
+    if state == "misplaced":
+        return False, (
+            "The editor applied the edit to out-of-date lines (you typed while it "
+            "arrived): the file is now wrong there. Undo once to restore it, then run the "
+            f"action again. {KEPT}"
         )
-        if state == "misplaced":
-            return False, (
-                "The editor applied the edit to out-of-date lines (you typed while it "
-                "arrived): the file is now wrong there. Undo once to restore it, then run the "
-                f"action again. {KEPT}"
-            )
+    if state != "applied":
         return False, (
             "The editor answered that it applied the edit, but the document does not contain "
             f"the new function (a stale edit?). {KEPT}"
@@ -299,13 +343,44 @@ async def apply_result(
     return True, "Applied."
 
 
+async def _settled(
+    ls: CodeteamServer, uri: str, replacement: Replacement, landed: Expectation
+) -> str:
+    """After the client answered applied=true: "applied" once the server's copy of the
+    document passed through exactly the planned text (later typing does not matter) or now
+    holds the new function where it belongs; else, after :data:`APPLY_CHECK_S` seconds,
+    "missing" or "misplaced" (see :func:`check_replacement`)."""
+
+    def state() -> str:
+        if landed.reached:
+            return "applied"
+        now = ls.open_document(uri)
+        return check_replacement(now.source, replacement) if now is not None else "missing"
+
+    if await ls.watch.wait_for(uri, lambda: state() == "applied", APPLY_CHECK_S):
+        return "applied"
+    return state()
+
+
+async def _newer_version(ls: CodeteamServer, uri: str, version: int) -> bool:
+    """Whether the server sees (or, within :data:`APPLY_CHECK_S` seconds, receives) a version
+    of ``uri`` newer than ``version``: a refused versioned edit is worth making again then."""
+
+    def newer() -> bool:
+        latest = ls.open_document(uri)
+        return latest is not None and latest.version != version
+
+    return await ls.watch.wait_for(uri, newer, APPLY_CHECK_S)
+
+
 async def publish_review(
     ls: CodeteamServer, run: Run, original: str, info: FunctionInfo, result: Result
 ) -> str:
     """Publish the review's diagnostics on the function as it is now. Returns a sentence for
     the user."""
     try:
-        _, current, located = await _current_location(ls, run.uri, info)
+        async with ls.apply_locks.hold(run.uri):  # not while an edit is landing
+            _, current, _, located, _ = await _current_location(ls, run.uri, info)
     except (LookupError, SourceError) as error:  # gone, renamed, ambiguous, closed
         return f"No diagnostics: {error}."
     now = function_text(current, located)

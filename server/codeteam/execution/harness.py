@@ -17,7 +17,9 @@ kill), the runner keeps the outcomes already written and knows which test was ru
 
 Per test: ``status`` is passed / failed (an assert or a doctest comparison failed) / error
 (any other exception, including the program failing to import) / timeout (``SIGALRM`` after
-``test_timeout`` seconds, repeated every 0.2 s in case the code swallows the first one).
+``test_timeout`` seconds, repeated every 0.2 s in case the code swallows the first one) /
+skipped (a pytest test whose own imports need a module the sandbox does not have, or that
+called ``pytest.skip``: not the code's fault, so neither a pass nor a failure).
 ``program_line`` is the 1-based line of the innermost traceback frame in the program file.
 Code stuck in C (``sum(itertools.repeat(1))``) never sees ``SIGALRM``; for it, faulthandler's
 watchdog thread prints where it is stuck to stderr and ends the process ``WATCHDOG_GRACE``
@@ -150,6 +152,33 @@ class _Harness:
             return False
         frames = self.frames(exc)
         return bool(frames) and frames[-1].filename in self.test_files
+
+    def not_runnable(self, test, exc):
+        """Why a workspace (pytest) test could not run here, when that is not the code's
+        fault, else None: a module its own code imports is missing in the sandbox (the
+        innermost program-or-test frame is the test's, so the program did not raise it), or it
+        called ``pytest.skip`` / ``pytest.importorskip``."""
+        if test["kind"] != "pytest":
+            return None
+        kind = type(exc)
+        if kind.__name__ == "Skipped" and any(
+            base.__name__ == "OutcomeException" for base in kind.__mro__
+        ):
+            try:
+                message = str(getattr(exc, "msg", None) or exc)
+            except BaseException:  # noqa: BLE001
+                message = ""
+            return f"pytest.skip: {message}" if message else "pytest.skip()"
+        if not isinstance(exc, ModuleNotFoundError):
+            return None
+        frames = self.frames(exc)
+        if not frames or frames[-1].filename not in self.test_files:
+            return None
+        try:
+            message = str(exc)
+        except BaseException:  # noqa: BLE001
+            message = f"No module named {exc.name!r}"
+        return f"{message} (the test imports it and the sandbox does not have it)"
 
     def frames(self, exc):
         """The traceback's frames in the program file and the test code."""
@@ -475,7 +504,11 @@ class _Harness:
             outcome["status"] = "failed" if failed else "error"
             prefix = outcome.get("message", "")
             self.describe(exc, outcome)
-            if import_error is not None:
+            skip = None if import_error is not None else self.not_runnable(test, exc)
+            if skip is not None:
+                outcome["status"] = "skipped"
+                outcome["message"] = skip[:FIELD_LIMIT]
+            elif import_error is not None:
                 outcome["message"] = f"importing {self.module_name} failed: {outcome['message']}"
             elif prefix:
                 outcome["message"] = prefix + ": " + outcome["message"]

@@ -12,7 +12,10 @@ from pydantic import BaseModel, Field
 
 TestKind = Literal["doctest", "assert", "pytest"]
 TestOrigin = Literal["public", "ai", "hidden"]
-TestStatus = Literal["passed", "failed", "error", "timeout"]
+TestStatus = Literal["passed", "failed", "error", "timeout", "skipped"]
+"""``skipped``: the test could not run in the sandbox for a reason that is not the code's
+(a module the test or the module under test imports is not available there, a workspace
+module the sandbox cannot see, ``pytest.skip``); it is neither a pass nor a failure."""
 
 
 class TestCase(BaseModel):
@@ -37,6 +40,10 @@ class TestCase(BaseModel):
     ``line`` is the 0-based document line the test sits on (a docstring example or a test
     function), when there is one; ``file`` the document path it came from, if not the
     function's own file.
+
+    ``skip_reason`` is set when it is known before running that the test cannot run in the
+    sandbox (it imports a workspace module the sandbox cannot see): the runner then reports it
+    as "skipped" with this reason, without running it.
     """
 
     __test__ = False  # not a pytest class
@@ -52,6 +59,7 @@ class TestCase(BaseModel):
     line: int | None = None
     file: str | None = None
     module_aliases: list[str] = Field(default_factory=list)
+    skip_reason: str | None = None
 
     def describe(self) -> str:
         """A one-line description for reports and prompts (``running_max([1, 2]) == [1, 2]``)."""
@@ -73,6 +81,9 @@ class TestOutcome(BaseModel):
     first line of the function under test (None when it failed outside the function; the
     editor adds the function's document line).
     ``seconds`` is the test's own run time.
+
+    A "skipped" outcome did not run for a reason that is not the code's (see
+    :data:`TestStatus`); ``message`` says why (``No module named 'foo' ...``).
     """
 
     __test__ = False
@@ -92,6 +103,10 @@ class TestOutcome(BaseModel):
     @property
     def passed(self) -> bool:
         return self.status == "passed"
+
+    @property
+    def skipped(self) -> bool:
+        return self.status == "skipped"
 
 
 class RunReport(BaseModel):
@@ -115,12 +130,24 @@ class RunReport(BaseModel):
         return [o for o in self.outcomes if o.status == "passed"]
 
     @property
+    def ran(self) -> list[TestOutcome]:
+        """The outcomes of the tests that ran (all but the skipped ones)."""
+        return [o for o in self.outcomes if o.status != "skipped"]
+
+    @property
+    def skipped(self) -> list[TestOutcome]:
+        """The tests that could not run in the sandbox (not the code's fault)."""
+        return [o for o in self.outcomes if o.status == "skipped"]
+
+    @property
     def failures(self) -> list[TestOutcome]:
-        return [o for o in self.outcomes if o.status != "passed"]
+        """The tests that ran and did not pass (skipped tests are not failures)."""
+        return [o for o in self.outcomes if o.status not in ("passed", "skipped")]
 
     @property
     def all_passed(self) -> bool:
-        return bool(self.outcomes) and not self.failures
+        """Some test ran, and every test that ran passed."""
+        return bool(self.ran) and not self.failures
 
     def outcome(self, test_id: str) -> TestOutcome | None:
         return next((o for o in self.outcomes if o.test_id == test_id), None)

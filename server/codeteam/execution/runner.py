@@ -64,8 +64,12 @@ async def run_tests(
     ``policy.timeout_s``); the whole run ``policy.timeout_s``.
 
     Returns a :class:`RunReport` with one :class:`TestOutcome` per test, in the order of
-    ``tests``; the program failing to import is an "error" outcome for every test. With no
-    tests, an empty report and no process. Raises
+    ``tests``; the program failing to import is an "error" outcome for every test, except when
+    ``program`` is a :class:`~codeteam.task.Program` and the import that failed is a missing
+    module imported outside the function under test (the user's module needs something the
+    sandbox does not have): then every test is "skipped". Tests with a ``skip_reason`` are not
+    run and are "skipped" with that reason. With no tests, an empty report and no process (nor
+    when every test has a ``skip_reason``). Raises
     :class:`~codeteam.execution.models.SandboxUnavailable` (message from
     :func:`~codeteam.execution.sandbox.sandbox_problem`) when ``policy.mode`` is "bwrap" and
     bwrap cannot run here; ``ValueError`` when ``module_name`` is not a plain identifier.
@@ -79,10 +83,13 @@ async def run_tests(
         raise ValueError(f"module_name must be a plain identifier, not {module_name!r}")
     if not tests:
         return RunReport(sandbox=policy.mode)
+    runnable = [test for test in tests if test.skip_reason is None]
+    if not runnable:  # nothing to start a process for
+        return RunReport(outcomes=[_skipped(test) for test in tests], sandbox=policy.mode)
     text = program.text if isinstance(program, Program) else program
     spec = {
         "module": module_name,
-        "tests": [test.model_dump(include=_TEST_FIELDS) for test in tests],
+        "tests": [test.model_dump(include=_TEST_FIELDS) for test in runnable],
         "test_timeout": min(policy.per_test_timeout_s, policy.timeout_s),
         "sys_path": sandbox_site_packages(),
     }
@@ -92,11 +99,18 @@ async def run_tests(
         SPEC_FILE: marshal.dumps(spec),  # trusted data to the harness; loads without imports
     }
     result = await run_sandboxed(files, python_argv(HARNESS_FILE, SPEC_FILE), policy)
-    outcomes = _outcomes(tests, result, policy, module_name)
+    ran = iter(_outcomes(runnable, result, policy, module_name))
+    outcomes = [_skipped(test) if test.skip_reason is not None else next(ran) for test in tests]
     if isinstance(program, Program):
         for outcome in outcomes:
             if outcome.program_line is not None:
                 outcome.function_line = program.function_offset(outcome.program_line)
+            if _missing_module_of_the_module(outcome, module_name):
+                outcome.status = "skipped"
+                outcome.message += (
+                    f" (line {outcome.program_line} of {module_name}.py, outside the function: "
+                    "the sandbox does not have that module)"
+                )
     return RunReport(
         outcomes=outcomes,
         sandbox=policy.mode,
@@ -104,6 +118,23 @@ async def run_tests(
         killed=result.killed,
         output=_output_tail(result),
         seconds=result.seconds,
+    )
+
+
+def _skipped(test: TestCase) -> TestOutcome:
+    return TestOutcome(test_id=test.id, status="skipped", message=test.skip_reason or "")
+
+
+def _missing_module_of_the_module(outcome: TestOutcome, module_name: str) -> bool:
+    """The program failed to import because a module that the rest of its module (not the
+    function under test) imports is missing in the sandbox: an environment problem (a
+    third-party or sibling module the sandbox cannot see), not the code's."""
+    return (
+        outcome.status == "error"
+        and outcome.exception_type == "ModuleNotFoundError"
+        and outcome.message.startswith(f"importing {module_name} failed: ")
+        and outcome.program_line is not None
+        and outcome.function_line is None
     )
 
 

@@ -70,20 +70,28 @@ class PipelineContext:
     async def run_tests(
         self, task: Task, code: str, tests: list[TestCase], round_number: int
     ) -> TesterReport | None:
-        """The tester's executed report, or None (with a note) when there is nothing to run
-        or the sandbox refuses to run generated code."""
+        """The tester's executed report, or None (with a note) when there is nothing to run,
+        the sandbox refuses to run generated code, or no test could run in it. Each test the
+        sandbox could not run (a module it imports is not there) gets a note saying why; the
+        report's verdict is that of the tests that ran."""
         if not tests:
             return None
         if self.sandbox_problem:
             return None
         try:
-            return await check_code(
+            report = await check_code(
                 self.conversation, task, code, tests, self.policy, round_number=round_number
             )
         except SandboxUnavailable as error:
             self.sandbox_problem = str(error)
             self.note(f"tests were not run: {error}")
             return None
+        for text in report.skipped_notes():
+            self.note(text)
+        if report.run is not None and report.run.outcomes and not report.run.ran:
+            self.note("no test could run in the sandbox: the code is untested")
+            return None
+        return report
 
     def result(
         self,
@@ -122,7 +130,8 @@ def score(report: TesterReport | None) -> tuple[int, int]:
 
 
 def status_of(report: TesterReport | None) -> Status:
-    """passed / failed from the report; untested when nothing ran."""
-    if report is None:
+    """passed / failed from the report (the tests that ran); untested when nothing ran."""
+    if report is None or (report.run is not None and report.run.outcomes
+                          and not report.run.ran):
         return "untested"
     return "passed" if report.passed else "failed"

@@ -131,7 +131,7 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
             while test.id not in _passing(current) and attempts < FIX_ATTEMPTS_PER_TEST:
                 attempts += 1
                 outcome = current.run.outcome(test.id) if current.run else None
-                if outcome is None:
+                if outcome is None or outcome.skipped:  # the sandbox cannot run it: no fix
                     break
                 anchors = sorted(_passing(current))
                 try:

@@ -49,7 +49,9 @@ class Result(BaseModel):
         report = self.last_report
         if report and report.run:
             run = report.run
-            parts.append(f"{len(run.passed)}/{len(run.outcomes)} tests passed")
+            parts.append(f"{len(run.passed)}/{len(run.ran)} tests passed")
+            if run.skipped:
+                parts.append(f"{len(run.skipped)} not run (see the notes)")
         if self.rounds:
             parts.append(f"{self.rounds} round(s)")
         parts.append(self.usage.summary())

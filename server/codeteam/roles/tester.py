@@ -30,7 +30,8 @@ class TesterReport(BaseModel):
     """The tester's report on one candidate: the tests it ran and what happened.
 
     ``round`` counts from 1; ``run`` holds the executed outcomes; ``tests`` the test cases run,
-    in order; ``verdict`` is "pass" when every test ran and passed; ``summary`` is the text
+    in order; ``verdict`` is "pass" when some test ran and every test that ran passed (a
+    skipped test, one the sandbox could not run, counts neither way); ``summary`` is the text
     shown to the user and given to the coder for its next revision.
     """
 
@@ -45,14 +46,37 @@ class TesterReport(BaseModel):
         return self.verdict == "pass"
 
     def counts(self, origin: str | None = None) -> tuple[int, int]:
-        """(passed, total) over the tests of ``origin`` ("public", "ai"; None: all)."""
+        """(passed, total) over the tests of ``origin`` ("public", "ai"; None: all) that ran
+        (skipped tests are not counted)."""
         if self.run is None:
             return 0, 0
         by_id = {t.id: t for t in self.tests}
         chosen = [
-            o for o in self.run.outcomes if origin is None or by_id[o.test_id].origin == origin
+            o for o in self.run.ran if origin is None or by_id[o.test_id].origin == origin
         ]
         return sum(o.passed for o in chosen), len(chosen)
+
+    def skipped_notes(self) -> list[str]:
+        """One line per reason a test could not run (``test_x.py::test_y not run: No module
+        named 'foo' ...``), for the run's notes: tests with the same reason share a line."""
+        if self.run is None:
+            return []
+        by_id = {t.id: t for t in self.tests}
+        reasons: dict[str, list[str]] = {}
+        for outcome in self.run.skipped:
+            test = by_id.get(outcome.test_id)
+            name = skipped_label(test) if test is not None else outcome.test_id
+            reasons.setdefault(outcome.message or "not runnable in the sandbox", []).append(name)
+        notes = []
+        for reason, names in reasons.items():
+            if len(names) > 1 and len(names) == len(self.run.outcomes):
+                who = f"all {len(names)} tests"
+            elif len(names) > 3:
+                who = f"{names[0]} and {len(names) - 1} more tests"
+            else:
+                who = ", ".join(names)
+            notes.append(f"{who} not run: {reason}")
+        return notes
 
 
 def parse_asserts(
@@ -195,16 +219,21 @@ def build_report(tests: list[TestCase], run: RunReport, *, round_number: int) ->
     """The report for executed ``run`` of ``tests``: verdict and the summary text."""
     by_id = {t.id: t for t in tests}
     failures = run.failures
-    verdict: Literal["pass", "fail"] = "pass" if run.outcomes and not failures else "fail"
+    verdict: Literal["pass", "fail"] = "pass" if run.all_passed else "fail"
     lines = []
     for origin, label in (("public", "public tests"), ("ai", "AI tests"), ("hidden", "tests")):
-        chosen = [o for o in run.outcomes if by_id[o.test_id].origin == origin]
+        chosen = [o for o in run.ran if by_id[o.test_id].origin == origin]
         if chosen:
             lines.append(f"{sum(o.passed for o in chosen)}/{len(chosen)} {label} passed")
     head = "; ".join(lines) or "no tests ran"
+    if run.skipped:
+        count = len(run.skipped)
+        head += f"; {count} {'test' if count == 1 else 'tests'} not run in the sandbox (not "
+        head += "a failure of the code)"
     if run.killed:
         head += " (the run hit its time limit)"
     details = [describe_failure(by_id[o.test_id], o) for o in failures]
+    details += [describe_skipped(by_id[o.test_id], o) for o in run.skipped]
     summary = head if not details else head + "\n\n" + "\n\n".join(details)
     if len(summary) > REPORT_LIMIT:
         summary = summary[: REPORT_LIMIT - 20] + "\n… (report cut)"
@@ -228,6 +257,20 @@ def failure_details(outcome: TestOutcome) -> list[str]:
     elif outcome.message and outcome.expected is None and outcome.status != "timeout":
         lines.append(outcome.message.strip())
     return lines
+
+
+def skipped_label(test: TestCase) -> str:
+    """How a skipped test is named in notes: ``tests/test_x.py::test_y`` for a pytest test."""
+    if test.kind == "pytest":
+        return test.id.removeprefix("pytest:")
+    return test.describe()
+
+
+def describe_skipped(test: TestCase, outcome: TestOutcome) -> str:
+    """A test the sandbox could not run (not the code's fault), and why."""
+    origin = {"public": "public test", "ai": "AI test", "hidden": "test"}[test.origin]
+    reason = outcome.message or "not runnable in the sandbox"
+    return f"NOT RUN {origin} {skipped_label(test)}: {reason}"
 
 
 def describe_failure(test: TestCase, outcome: TestOutcome) -> str:

@@ -1,0 +1,64 @@
+"""The tester's report with tests the sandbox could not run: neither passes nor failures."""
+
+from __future__ import annotations
+
+from codeteam.execution.models import RunReport, TestCase, TestOutcome
+from codeteam.pipelines.context import status_of
+from codeteam.pipelines.result import Result
+from codeteam.roles.tester import build_report
+
+
+def _pytest(name: str) -> TestCase:
+    return TestCase(id=f"pytest:tests/test_x.py::{name}", kind="pytest", origin="public",
+                    source=f"def {name}():\n    pass\n", name=name)
+
+
+AI = TestCase(id="ai:1", kind="assert", origin="ai", source="assert f(1) == 2")
+MISSING = "No module named 'foo' (the test imports it and the sandbox does not have it)"
+
+
+def test_skipped_tests_do_not_decide_the_verdict():
+    tests = [_pytest("test_a"), AI]
+    run = RunReport(outcomes=[
+        TestOutcome(test_id=tests[0].id, status="skipped", message=MISSING),
+        TestOutcome(test_id="ai:1", status="passed"),
+    ])
+    report = build_report(tests, run, round_number=1)
+    assert report.verdict == "pass" and status_of(report) == "passed"
+    assert report.counts() == (1, 1) and report.counts("public") == (0, 0)
+    assert run.failures == [] and run.all_passed
+    head, _, details = report.summary.partition("\n\n")
+    assert head == "1/1 AI tests passed; 1 test not run in the sandbox (not a failure of the code)"
+    assert details == f"NOT RUN public test tests/test_x.py::test_a: {MISSING}"
+    assert report.skipped_notes() == [f"tests/test_x.py::test_a not run: {MISSING}"]
+    result = Result(pipeline="review", status="passed", reports=[report])
+    assert result.summary().startswith("review: passed; 1/1 tests passed; 1 not run")
+
+
+def test_a_failure_next_to_a_skipped_test_still_fails():
+    tests = [_pytest("test_a"), AI]
+    run = RunReport(outcomes=[
+        TestOutcome(test_id=tests[0].id, status="skipped", message=MISSING),
+        TestOutcome(test_id="ai:1", status="failed", expected="2", actual="3"),
+    ])
+    report = build_report(tests, run, round_number=1)
+    assert report.verdict == "fail" and status_of(report) == "failed"
+    assert [o.test_id for o in run.failures] == ["ai:1"]
+    assert "FAILED AI test" in report.summary and "NOT RUN public test" in report.summary
+
+
+def test_nothing_ran_is_untested_and_notes_share_a_reason():
+    tests = [_pytest(f"test_{n}") for n in range(5)]
+    run = RunReport(outcomes=[
+        TestOutcome(test_id=t.id, status="skipped", message=MISSING) for t in tests[:4]
+    ] + [TestOutcome(test_id=tests[4].id, status="skipped", message="pytest.skip: slow")])
+    report = build_report(tests, run, round_number=1)
+    assert report.verdict == "fail" and not run.all_passed
+    assert status_of(report) == "untested"
+    assert report.summary.startswith("no tests ran; 5 tests not run in the sandbox")
+    assert report.skipped_notes() == [
+        f"tests/test_x.py::test_0 and 3 more tests not run: {MISSING}",
+        "tests/test_x.py::test_4 not run: pytest.skip: slow",
+    ]
+    everything = build_report(tests[:4], RunReport(outcomes=run.outcomes[:4]), round_number=1)
+    assert everything.skipped_notes() == [f"all 4 tests not run: {MISSING}"]
