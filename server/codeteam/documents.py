@@ -29,14 +29,15 @@ def public_tests(
     workspace_root: Path | None = None,
 ) -> list[TestCase]:
     """The function's public tests: its docstring examples, then pytest tests under
-    ``workspace_root`` that import and call it (only when ``path`` is given)."""
+    ``workspace_root`` that import and call it (only when ``path`` is given), those that
+    import other workspace modules included with a ``skip_reason`` (reported as not run)."""
     tests: list[TestCase] = []
     if info.docstring:
         first = info.docstring_lines[0] if info.docstring_lines else None
         tests.extend(doctest_cases(info.docstring, info.name, docstring_first_line=first,
                                    source=source))
     if path is not None and workspace_root is not None and "." not in info.qualname:
-        tests.extend(pytest_cases(info.name, path, workspace_root))
+        tests.extend(pytest_cases(info.name, path, workspace_root, with_skipped=True))
     return tests
 
 

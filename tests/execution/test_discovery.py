@@ -212,3 +212,34 @@ def test_pytest_cases_relative_import_and_max_files(tmp_path):
     assert [c.setup for c in cases] == ["from pkg.mod import f as h\n"]
     assert cases[0].module_aliases == ["pkg.mod"]
     assert pytest_cases("f", pkg / "mod.py", tmp_path, max_files=0) == []
+
+
+def test_tests_importing_other_workspace_modules_come_with_a_skip_reason(tmp_path):
+    root = _workspace(tmp_path)
+    module = root / "src" / "pkg" / "mod.py"
+    cases = pytest_cases("f", module, root, with_skipped=True)
+    by_name = {c.name: c for c in cases}
+    runnable = {c.name for c in pytest_cases("f", module, root)}
+    assert {name for name, c in by_name.items() if c.skip_reason is None} == runnable
+    skipped = by_name["test_workspace_helper"]
+    assert skipped.id == "pytest:tests/test_mod.py::test_workspace_helper"
+    assert skipped.skip_reason.startswith("it imports helpers from the workspace")
+    assert "sandbox cannot see" in skipped.skip_reason
+    assert [c.name for c in cases if c.skip_reason] == ["test_workspace_helper"]
+
+
+def test_relative_imports_of_sibling_modules_are_named_in_the_skip_reason(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mod.py").write_text("def f():\n    return 1\n")
+    (pkg / "util.py").write_text("ONE = 1\n")
+    (pkg / "test_rel.py").write_text(
+        "from .mod import f\nfrom .util import ONE\nfrom . import util\n\n"
+        "def test_one():\n    assert f() == ONE\n\n"
+        "def test_module():\n    assert f() == util.ONE\n"
+    )
+    cases = pytest_cases("f", pkg / "mod.py", tmp_path, with_skipped=True)
+    assert [(c.name, c.skip_reason.split(" from")[0]) for c in cases] == [
+        ("test_one", "it imports .util"), ("test_module", "it imports .util")]
+    assert pytest_cases("f", pkg / "mod.py", tmp_path) == []

@@ -172,6 +172,7 @@ def pytest_cases(
     *,
     max_files: int = 200,
     origin: TestOrigin = "public",
+    with_skipped: bool = False,
 ) -> list[TestCase]:
     """The workspace's pytest tests of ``function_name`` (defined in file ``module_path``).
 
@@ -187,7 +188,9 @@ def pytest_cases(
     does not reimplement: tests with parameters (fixtures, ``parametrize``), ``async`` tests,
     tests in classes, tests decorated with anything but ``pytest.mark.*`` (and those marked
     skip/skipif/xfail/parametrize/usefixtures), and tests that use names imported from other
-    workspace modules (the workspace is not visible in the sandbox).
+    workspace modules (the workspace is not visible in the sandbox). With ``with_skipped``,
+    the latter are returned too, with a ``skip_reason`` naming the module (the runner reports
+    them as skipped, so the user sees why they did not run, instead of losing them silently).
 
     Each case: ``kind="pytest"``, ``id`` ``"pytest:<relative path>::<name>"``, ``source`` the
     function (from ``def``, marks dropped), ``name``, ``setup`` the file's imports and
@@ -209,7 +212,13 @@ def pytest_cases(
             tree = ast.parse(text, str(path))
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             continue
-        cases.extend(_file_cases(text, tree, path, root, target, candidates, function_name, origin))
+        cases.extend(
+            case
+            for case in _file_cases(
+                text, tree, path, root, target, candidates, function_name, origin
+            )
+            if with_skipped or case.skip_reason is None
+        )
     return cases
 
 
@@ -277,13 +286,14 @@ def _workspace_module(dotted: str, path: Path, root: Path) -> bool:
 
 class _Imports:
     """What one test file imports: the names bound to the function and to its module, the
-    dotted names of the module, and names bound by imports of other workspace modules."""
+    dotted names of the module, and names bound by imports of other workspace modules (each
+    with the module it comes from, as written)."""
 
     def __init__(self) -> None:
         self.function_names: set[str] = set()
         self.module_chains: set[str] = set()
         self.aliases: list[str] = []
-        self.workspace_names: set[str] = set()
+        self.workspace_names: dict[str, str] = {}  # bound name -> workspace module
         self.rewritten: dict[int, str] = {}  # id(node) -> absolute import text
 
     def add_alias(self, dotted: str) -> None:
@@ -303,7 +313,7 @@ def _read_imports(
                     found.add_alias(alias.name)
                     found.module_chains.add(alias.asname or alias.name)
                 elif _workspace_module(alias.name, path, root):
-                    found.workspace_names.add(alias.asname or alias.name.split(".")[0])
+                    found.workspace_names[alias.asname or alias.name.split(".")[0]] = alias.name
         elif isinstance(node, ast.ImportFrom):
             module = node.module or ""
             relative = node.level > 0
@@ -338,7 +348,8 @@ def _read_imports(
                     if relative:
                         found.rewritten[id(node)] = _absolute_import(full, alias)
                 elif relative or _workspace_module(module, path, root):
-                    found.workspace_names.add(alias.asname or alias.name)
+                    written = "." * node.level + (module or alias.name)
+                    found.workspace_names[alias.asname or alias.name] = written
     return found
 
 
@@ -480,14 +491,16 @@ def _file_cases(
         helpers = [n for n in setup_nodes if not isinstance(n, (ast.Import, ast.ImportFrom))]
         if not any(_uses_function(n, imports, function_name) for n in [function, *helpers]):
             continue
-        names_from_workspace = (
-            set().union(
-                *(bound[id(n)] for n in setup_nodes if isinstance(n, (ast.Import, ast.ImportFrom)))
-            )
-            & imports.workspace_names
-        )
+        names_from_workspace = set().union(
+            *(bound[id(n)] for n in setup_nodes if isinstance(n, (ast.Import, ast.ImportFrom)))
+        ) & set(imports.workspace_names)
+        skip_reason = None
         if names_from_workspace:
-            continue
+            modules = sorted({imports.workspace_names[name] for name in names_from_workspace})
+            skip_reason = (
+                f"it imports {', '.join(modules)} from the workspace, which the sandbox cannot "
+                "see (only the module under test is copied in)"
+            )
         setup = "\n".join(
             imports.rewritten.get(id(node)) or _segment(lines, node) for node in setup_nodes
         )
@@ -504,6 +517,7 @@ def _file_cases(
                 file=str(path),
                 line=start,
                 module_aliases=list(imports.aliases),
+                skip_reason=skip_reason,
             )
         )
     return cases

@@ -1,0 +1,132 @@
+"""Workspace tests the sandbox cannot run (a module they import is missing there, or another
+workspace module it cannot see): reported as not run, with the module named in the notes and
+the report; the verdict comes from the tests that ran, and no pipeline tries to "fix" them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pipeline_support import CODER, FIX, FLOW_CODE, GOOD, STUB, TESTER
+
+from codeteam.documents import task_for
+from codeteam.llm.provider import client_for
+from codeteam.pipelines.runner import run_pipeline
+from codeteam.settings import load_settings
+
+pytestmark = pytest.mark.sandbox
+
+TESTS = '''import codeteam_no_such_package
+from helpers import SAMPLE
+from running import running_max
+
+
+def test_sample():
+    assert running_max(SAMPLE) == [1, 3, 3]
+
+
+def test_third_party():
+    assert running_max(codeteam_no_such_package.DATA) == []
+
+
+def test_plain():
+    assert running_max([2, 1]) == [2, 2]
+'''
+
+CORRECT = STUB + "    out = []\n    for x in xs:\n        out.append(x if not out else max(out[-1], x))\n" \
+    "    return out\n"
+
+
+@pytest.fixture
+async def run_on_files(scripted, tmp_path: Path):
+    """``await run_on_files(pipeline, source, tests_text, **settings)``: the task built from
+    ``running.py`` and ``test_running.py`` in a workspace with a ``helpers.py``."""
+    clients = []
+
+    async def go(pipeline, source, tests_text, **overrides):
+        (tmp_path / "running.py").write_text(source)
+        (tmp_path / "helpers.py").write_text("SAMPLE = [1, 3, 2]\n")
+        (tmp_path / "test_running.py").write_text(tests_text)
+        settings, problems = load_settings(
+            {"base_url": scripted.base_url, "max_retries": 0, "timeout_s": 5, "ai_tests": 0,
+             **overrides},
+            env=False,
+        )
+        assert problems == []
+        client = await client_for(settings)
+        clients.append(client)
+        task = task_for(source, "running_max", path=tmp_path / "running.py",
+                        workspace_root=tmp_path)
+        return await run_pipeline(pipeline, task, settings=settings, client=client)
+
+    yield go
+    for client in clients:
+        await client.close()
+
+
+async def test_review_passes_on_the_tests_that_ran_and_names_the_rest(run_on_files):
+    result = await run_on_files("review", CORRECT, TESTS)
+    assert result.status == "passed", result.notes
+    report = result.last_report
+    assert [(o.test_id.split("::")[-1], o.status) for o in report.run.outcomes] == [
+        ("doctest:1", "passed"), ("doctest:2", "passed"), ("test_sample", "skipped"),
+        ("test_third_party", "skipped"), ("test_plain", "passed")]
+    assert report.counts("public") == (3, 3)
+    head = report.summary.splitlines()[0]
+    assert head.startswith("3/3 public tests passed; 2 tests not run in the sandbox")
+    assert "NOT RUN public test test_running.py::test_sample: it imports helpers" in report.summary
+    assert any(n.startswith("test_running.py::test_sample not run: it imports helpers from "
+                            "the workspace") for n in result.notes), result.notes
+    assert any(n.startswith("test_running.py::test_third_party not run: No module named "
+                            "'codeteam_no_such_package'") for n in result.notes), result.notes
+    assert "3/3 tests passed; 2 not run" in result.summary()
+
+
+async def test_review_of_buggy_code_still_fails_on_the_tests_that_ran(run_on_files):
+    buggy = STUB + "    return sorted(xs)\n"
+    result = await run_on_files("review", buggy, TESTS)
+    assert result.status == "failed"
+    assert len(result.last_report.run.failures) == 2  # doctest:1 and test_plain
+    assert len(result.last_report.run.skipped) == 2
+
+
+async def test_review_with_only_tests_that_cannot_run_is_untested(run_on_files):
+    source = CORRECT.replace("    >>> running_max([1, 3, 2])\n    [1, 3, 3]\n"
+                             "    >>> running_max([])\n    []\n", "")
+    tests = TESTS.split("\n\n\ndef test_plain")[0] + "\n"
+    result = await run_on_files("review", source, tests)
+    assert result.status == "untested", result.notes
+    assert result.reports == []
+    assert "no test could run in the sandbox: the code is untested" in result.notes
+    assert any("test_sample not run" in n for n in result.notes)
+    assert any("test_third_party not run" in n for n in result.notes)
+
+
+async def test_a_module_importing_what_the_sandbox_lacks_is_untested_not_failed(run_on_files):
+    source = "import codeteam_no_such_package\n\n\n" + CORRECT
+    result = await run_on_files("review", source, "")
+    assert result.status == "untested", result.notes
+    note = next(n for n in result.notes if "not run" in n)
+    assert note.startswith("all 2 tests not run: importing running failed: No module named "
+                           "'codeteam_no_such_package'")
+    assert "line 1 of running.py" in note
+
+
+async def test_team_does_not_revise_for_tests_that_cannot_run(scripted, run_on_files):
+    scripted.reply(CODER, GOOD)
+    result = await run_on_files("team", STUB, TESTS, max_rounds=3)
+    assert result.status == "passed" and result.rounds == 1, result.notes
+    assert scripted.count(TESTER) == 0
+    assert any("test_sample not run" in n for n in result.notes)
+
+
+async def test_flow_does_not_try_to_fix_tests_that_cannot_run(scripted, run_on_files):
+    scripted.reply(FLOW_CODE, GOOD, times=None)
+    tests_text = TESTS.replace("test_plain", "test_plain_fails").replace("[2, 2]", "[0]")
+    result = await run_on_files("flow", STUB, tests_text, max_calls=15)
+    # test_plain_fails is a wrong user test: the flow tries to fix it, never the skipped ones.
+    fix_prompts = [t for t in scripted.texts() if "You fix Python functions" in t]
+    assert fix_prompts and all("test_sample" not in t and "test_third_party" not in t
+                               for t in fix_prompts)
+    assert result.status == "failed"
+    assert scripted.count(FIX) == len(fix_prompts)
