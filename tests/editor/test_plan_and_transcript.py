@@ -6,7 +6,8 @@ import ast
 
 import pytest
 from editor_harness import ANALYST, CODER, PLANNER
-from test_generate import BODY, GOOD, MODULE, position_argument
+from lsprotocol import types
+from test_generate import BODY, GOOD, MODULE, PLAN, position_argument
 
 pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
 
@@ -91,3 +92,43 @@ async def test_run_message_is_shown_once(start, scripted, shows_itself):
     shown = [text for text in client.message_texts() if "Generate with team" in text]
     assert shown == ([] if shows_itself else [answer["message"]])
     assert not any("not a codeteam setting" in text for text in client.message_texts())
+
+
+async def test_transcript_of_one_function_among_several_runs(start, scripted):
+    """Each function keeps its latest run; the argument names which one (no argument: the
+    latest run, then the code of results that were kept because they could not be applied)."""
+    started = await start("vscode")
+    after = "```python\ndef after():\n    return 3\n```"
+    write = CODER + r".*Write the body of this function:\n```python\ndef "
+    scripted.reply(ANALYST, PLAN).reply(write + "running_max", GOOD)
+    scripted.reply(write + "after", after, delay_s=1.0)
+    client = started.client
+    document = client.open(started.root / "helpers.py", MODULE)
+    _, later = client.execute("codeteam.generate", position_argument(document, "def after"))
+    await client.wait_until(lambda: scripted.count(write + "after") == 1, what="the coder")
+    index = document.text.index("def after")
+    client.replace(document, index, index + len("def after"), "def after_renamed")
+    kept = await later
+    assert kept["applied"] is False, kept
+    first = await client.run_command(
+        "codeteam.generate", position_argument(document, "def running_max"))
+    assert first["applied"] is True, first
+
+    latest = (await client.run_command("codeteam.transcript"))["markdown"]
+    assert latest.startswith("# codeteam: Generate with team — `running_max`")
+    kept_part = latest[latest.index("# Other results kept (not applied)"):]
+    assert "`after`" in kept_part and "return 3" in kept_part and BODY not in kept_part
+
+    by_name = await client.run_command(
+        "codeteam.transcript", {"uri": document.uri, "qualname": "after"})
+    assert by_name["markdown"].startswith("# codeteam: Generate with team — `after`")
+    assert "- applied: no" in by_name["markdown"] and "Other results" not in by_name["markdown"]
+    by_position = await client.run_command(
+        "codeteam.transcript", position_argument(document, BODY))
+    assert by_position["markdown"].startswith("# codeteam: Generate with team — `running_max`")
+    assert await client.run_command(
+        "codeteam.transcript", {"uri": document.uri, "qualname": "before"}) is None
+    raw = await client.request_raw(
+        types.WORKSPACE_EXECUTE_COMMAND,
+        types.ExecuteCommandParams(command="codeteam.transcript", arguments=["x"]))
+    assert "error" in raw and "codeteam.transcript takes" in raw["error"]["message"]

@@ -129,9 +129,6 @@ async def test_result_applies_while_another_function_is_half_typed(start, script
     assert "total += x" in document.text
 
 
-@pytest.mark.xfail(strict=True, reason="ls.last_run holds one record: a result 'kept: run "
-                   "codeteam.transcript' is overwritten by any run that finishes later, so the "
-                   "kept code is gone")
 async def test_a_kept_result_survives_a_later_run(start, scripted):
     client, document = await _two_runs(await start("vscode"), scripted, 2.0, 0.5)
     _, first = client.execute("codeteam.generate", argument(document, "def alpha"))

@@ -1,5 +1,5 @@
 """The editor's apply helpers without a server: planning and checking a replacement, the
-document watch's expectations and per-document locks."""
+document watch's expectations, per-document locks, and the kept run records."""
 
 import asyncio
 
@@ -12,6 +12,8 @@ from codeteam.editor.edits import (
     plan_replacement,
     same_function,
 )
+from codeteam.editor.transcript import RunRecord, RunRecords, render_with_kept
+from codeteam.pipelines.result import Result
 from codeteam.pysource.functions import locate
 from codeteam.pysource.tolerant import locate_tolerant
 
@@ -94,3 +96,25 @@ async def test_document_locks_take_turns():
     assert order.index("c start") < order.index("a end")  # another document: no wait
     assert not locks.busy("file:///m.py")
 
+
+def _record(qualname, applied, code="def f():\n    return 1\n", uri="file:///m.py"):
+    return RunRecord(title="Generate with team", uri=uri, qualname=qualname,
+                     result=Result(pipeline="team", status="untested", code=code),
+                     applied=applied, outcome="")
+
+
+def test_records_keep_the_latest_run_per_function():
+    records = RunRecords(limit=3)
+    assert records.latest() is None
+    kept, applied, again = _record("beta", False), _record("alpha", True), _record("beta", True)
+    records.put(kept)
+    records.put(applied)
+    assert records.latest() is applied and records.latest(qualname="beta") is kept
+    assert records.kept() == [kept]
+    assert "# Other results kept" in render_with_kept(applied, records.kept())
+    assert records.latest("file:///m%2Epy", "beta") is kept  # compared unquoted
+    records.put(again)
+    assert records.latest(qualname="beta") is again and records.kept() == [] and len(records) == 2
+    for name in ("c", "d", "e"):
+        records.put(_record(name, None))
+    assert len(records) == 3 and records.latest(qualname="alpha") is None

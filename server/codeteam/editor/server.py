@@ -31,7 +31,7 @@ from codeteam.editor.outline import Outline
 from codeteam.editor.positions import UTF16
 from codeteam.editor.protocol import CodeteamProtocol
 from codeteam.editor.runs import Runs
-from codeteam.editor.transcript import RunRecord
+from codeteam.editor.transcript import RunRecord, RunRecords
 
 log = logging.getLogger("codeteam.editor")
 
@@ -50,7 +50,7 @@ def _version() -> str:
 class CodeteamServer(LanguageServer):
     """pygls's LanguageServer plus codeteam's state: settings, the LLM session, runs in
     progress, the outline cache for code actions, diagnostics, one apply lock per document,
-    and the last run's record."""
+    and the finished runs' records (the latest per function)."""
 
     protocol: CodeteamProtocol
 
@@ -68,10 +68,15 @@ class CodeteamServer(LanguageServer):
         self.diagnostics = DiagnosticsStore()
         self.watch = DocumentWatch()
         self.apply_locks = DocumentLocks()
-        self.last_run: RunRecord | None = None
+        self.records = RunRecords()
         self.client_shows_run_messages = False
         self.protocol.on_cancel_request = self.runs.cancel_request
         self.protocol.on_text_change = self.watch.text_changed
+
+    @property
+    def last_run(self) -> RunRecord | None:
+        """The record of the run that finished last (None before any)."""
+        return self.records.latest()
 
     # --- state -----------------------------------------------------------------------------
     @property

@@ -1,4 +1,7 @@
-"""The last run's transcript as Markdown (the ``codeteam.transcript`` command).
+"""Finished runs and their transcripts as Markdown (the ``codeteam.transcript`` command).
+
+The server keeps the latest record per function (:class:`RunRecords`), so a result that could
+not be applied ("kept") is not lost when another function's run finishes later.
 
 Only formats what the pipeline recorded in its :class:`~codeteam.pipelines.result.Result`:
 pipeline, status, plan, every role's messages (prompts and replies) in order, the test
@@ -8,9 +11,12 @@ text is made here.
 
 from __future__ import annotations
 
+import json
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 if TYPE_CHECKING:
     from codeteam.pipelines.result import Result
@@ -28,6 +34,44 @@ class RunRecord:
     result: Result
     applied: bool | None
     outcome: str
+
+    @property
+    def kept(self) -> bool:
+        """True when the run produced code that was not applied (it lives only here)."""
+        return self.applied is False and self.result.code is not None
+
+
+class RunRecords:
+    """The latest :class:`RunRecord` per function (``uri``, ``qualname``), oldest first; at
+    most ``limit`` functions are remembered (the least recently finished are dropped)."""
+
+    def __init__(self, limit: int = 100) -> None:
+        self._records: OrderedDict[tuple[str, str], RunRecord] = OrderedDict()
+        self._limit = limit
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def put(self, record: RunRecord) -> None:
+        """Remember ``record`` as its function's latest (replacing an earlier one)."""
+        key = (record.uri, record.qualname)
+        self._records.pop(key, None)
+        self._records[key] = record
+        while len(self._records) > self._limit:
+            self._records.popitem(last=False)
+
+    def latest(self, uri: str | None = None, qualname: str | None = None) -> RunRecord | None:
+        """The most recent record (on ``uri`` and for ``qualname`` when given), or None."""
+        for record in reversed(self._records.values()):
+            if (uri is None or unquote(record.uri) == unquote(uri)) and (
+                qualname is None or record.qualname == qualname
+            ):
+                return record
+        return None
+
+    def kept(self) -> list[RunRecord]:
+        """The records whose code was not applied, most recent first."""
+        return [record for record in reversed(self._records.values()) if record.kept]
 
 
 def _fence(text: str, language: str = "") -> str:
@@ -117,6 +161,26 @@ def render_markdown(record: RunRecord) -> str:
         out += ["(no code was produced)", ""]
     else:
         out += [_fence(result.code, "python"), ""]
+    return "\n".join(out)
+
+
+def render_with_kept(record: RunRecord, others: list[RunRecord]) -> str:
+    """The Markdown transcript of ``record``, followed by the code of ``others`` (results kept
+    because they could not be applied) and the argument that shows each one's transcript."""
+    text = render_markdown(record)
+    others = [other for other in others if other is not record and other.result.code]
+    if not others:
+        return text
+    out = [text.rstrip("\n"), "", "# Other results kept (not applied)", ""]
+    for other in others:
+        argument = json.dumps({"uri": other.uri, "qualname": other.qualname})
+        out += [f"## {other.title} — `{other.qualname}`", ""]
+        out.append(f"- document: {other.uri}")
+        out.append(f"- status: **{other.result.status}**")
+        if other.outcome:
+            out.append(f"- outcome: {other.outcome}")
+        out.append(f"- whole transcript: `codeteam.transcript` with `{argument}`")
+        out += ["", _fence(other.result.code or "", "python"), ""]
     return "\n".join(out)
 
 

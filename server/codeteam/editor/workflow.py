@@ -4,8 +4,8 @@ progress, then apply the code (plan, generate, fix) or publish the review's diag
 Applying re-locates the function in the document's *current* text by qualified name and
 signature (the user may have typed while the team worked), in its own part of the module when
 another function is half-typed; a function that is gone, renamed or ambiguous, or code that
-does not parse, is not applied and the result stays available (``codeteam.transcript``).
-Applies to one document take turns. After ``workspace/applyEdit`` the server
+does not parse, is not applied and the result stays available (``codeteam.transcript``, kept
+per function). Applies to one document take turns. After ``workspace/applyEdit`` the server
 checks that its own copy of the document passed through the planned text or holds the new
 function: some clients (Neovim 0.7.2) answer applied=true for edits they skipped.
 
@@ -146,7 +146,7 @@ async def _execute(ls: CodeteamServer, run: Run, text: str, info: FunctionInfo) 
         title=action.title, uri=run.uri, qualname=info.qualname, result=result,
         applied=False if action.applies_code else None, outcome="",
     )
-    ls.last_run = record  # the result stays available whatever happens next
+    ls.records.put(record)  # the result stays available whatever happens next
     try:
         if action.applies_code:
             progress.report("applying the result")
