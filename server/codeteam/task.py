@@ -6,6 +6,8 @@ Lines are 0-based.
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, Field
 
 from codeteam.execution.models import TestCase
@@ -137,6 +139,11 @@ class Task(BaseModel):
         itself, which the prompt shows separately, without the other stubs still to be
         written (:func:`~codeteam.pysource.functions.collapse_stubs`). Empty
         when the module is just the stub."""
-        lines = self.module_source.splitlines()
-        rest = lines[: self.start_line] + lines[self.end_line + 1 :]
-        return collapse_stubs("\n".join(rest)).strip()
+        # Lines as ast counts them (a form feed or U+2028 does not end a line).
+        lines = re.split(r"\r\n|\r|\n", self.module_source)
+        # The function's place holds a marker while the stubs are collapsed, so that a class
+        # whose only method this is still parses.
+        marker = f"{self.indent}...  # codeteam: the function"
+        rest = lines[: self.start_line] + [marker] + lines[self.end_line + 1 :]
+        collapsed = collapse_stubs("\n".join(rest)).split("\n")
+        return "\n".join(line for line in collapsed if line != marker).strip()

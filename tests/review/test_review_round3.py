@@ -22,9 +22,6 @@ def _run(code: str, name: str, *args, **namespace):
 # --- a lone function under another name taken as the answer --------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "extract_function: a first block holding only a helper (other name, same arity) is taken "
-    "as the answer; the later block that defines the function is never looked at"))
 def test_a_helper_in_an_earlier_block_is_not_taken_for_the_answer():
     task = Task.from_source(
         'def count_vowels(s):\n    """Count the vowels in s.\n\n    >>> count_vowels("hello")\n'
@@ -41,9 +38,6 @@ def test_a_helper_in_an_earlier_block_is_not_taken_for_the_answer():
     assert _run(code, "count_vowels", "hello") == 2
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "extract_function: a body-only reply with a helper def (module-level `return`) becomes the "
-    "helper's body renamed to the function: lcm silently returns gcd"))
 def test_a_body_only_reply_with_a_helper_is_not_replaced_by_the_helper():
     task = Task.from_source(
         'def lcm(a, b):\n    """Least common multiple of a and b."""\n', "lcm")
@@ -61,9 +55,6 @@ def test_a_body_only_reply_with_a_helper_is_not_replaced_by_the_helper():
 # --- renaming the reply's parameters -------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "extract_function/_rename: a recursive call passing a renamed parameter by keyword keeps "
-    "the reply's keyword (power(x, exp=n - 1)): TypeError for a correct reply"))
 def test_a_recursive_call_with_a_keyword_follows_the_parameter_rename():
     task = Task.from_source('def power(x, n):\n    """x to the power n."""\n', "power")
     reply = (
@@ -73,9 +64,6 @@ def test_a_recursive_call_with_a_keyword_follows_the_parameter_rename():
     assert _run(extract_function(reply, task), "power", 2, 3) == 8
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "extract_function/_rename: a nested function's parameter is renamed but a call passing it "
-    "by keyword is not (search(nums=numbers, ...)): TypeError for a correct reply"))
 def test_a_nested_functions_keyword_arguments_follow_its_renamed_parameters():
     task = Task.from_source(
         'def two_sum(numbers, target):\n    """Indices of two numbers adding up to target."""\n',
@@ -92,9 +80,6 @@ def test_a_nested_functions_keyword_arguments_follow_its_renamed_parameters():
     assert _run(extract_function(reply, task), "two_sum", [1, 2, 3], 5) == [1, 2]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "extract_function/_rename: fields of a nested dataclass named like the parameters are "
-    "renamed too (x: float -> px: float): the returned object has no .x any more"))
 def test_fields_of_a_nested_class_named_like_the_parameters_keep_their_names():
     task = Task.from_source(
         'def make_point(px, py):\n    """A point with attributes x and y."""\n', "make_point")
@@ -114,9 +99,6 @@ def test_fields_of_a_nested_class_named_like_the_parameters_keep_their_names():
 # --- the reply's body ------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "extract_function/_body_text starts the body at body[0].lineno: the decorators of a "
-    "decorated first statement (@lru_cache on a nested dp helper) are cut off"))
 def test_a_decorated_first_statement_keeps_its_decorator():
     task = Task.from_source('def fib(n):\n    """The n-th Fibonacci number."""\n', "fib")
     reply = (
@@ -137,9 +119,6 @@ def test_a_decorated_first_statement_keeps_its_decorator():
 # --- demos and helpers ---------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "extract_function/_is_demo: a module-level helper named test_* that the answer calls "
-    "(test_bit) is dropped as a demo: NameError for a correct reply"))
 def test_a_test_named_helper_the_answer_calls_is_kept():
     task = Task.from_source(
         'def count_set_bits(n):\n    """How many bits of n are 1."""\n', "count_set_bits")
@@ -165,9 +144,6 @@ def test_a_memoising_decorator_of_the_reply_still_memoises():
     assert len(calls) <= 2 * 21, f"{len(calls)} calls of the body for fib(20)"  # today: 21891
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "extract_function/_assemble checks ast.parse only: an async reply's `await` under the "
-    "user's sync header is returned though it does not compile"))
 def test_extracted_code_compiles():
     task = Task.from_source('def fetch(url):\n    """The body of url."""\n', "fetch")
     reply = "```python\nasync def fetch(url):\n    return await download(url)\n```"
@@ -181,9 +157,6 @@ def test_extracted_code_compiles():
 # --- the prompt context ---------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Task.context: for a class's only method the rest of the module does not parse "
-    "(`class Stack:` with no body), so collapse_stubs leaves other stubs and docstrings in"))
 def test_context_of_a_classs_only_method_leaves_out_the_other_stubs():
     source = (
         'def other(xs):\n    """Return xs sorted.\n\n    >>> other([2, 1])\n    [1, 2]\n'
@@ -193,10 +166,6 @@ def test_context_of_a_classs_only_method_leaves_out_the_other_stubs():
     assert ">>> other" not in context, context
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Task.context cuts module_source.splitlines() with split_lines' line numbers: a form-feed "
-    "(page break) line above the function shifts the cut, the function's own last line leaks "
-    "in and a line above it is lost"))
 def test_context_after_a_form_feed_line_holds_nothing_of_the_function():
     source = (
         "import math\n\x0c\n"
@@ -212,9 +181,6 @@ def test_context_after_a_form_feed_line_holds_nothing_of_the_function():
 
 
 @pytest.mark.sandbox
-@pytest.mark.xfail(strict=True, reason=(
-    "harness.not_runnable: a ModuleNotFoundError for a module name the function under test "
-    "returned (raised in the test's importlib call) is 'skipped', so review passes wrong code"))
 async def test_review_does_not_pass_a_function_whose_result_fails_to_import(
     scripted, run, tmp_path: Path
 ):

@@ -224,6 +224,8 @@ def _renamed_target(
     parameters as the stub and the module does not already define its name. Small models
     often rename the function; anything less clear-cut (two functions, a class) is not
     guessed at. A ``main`` or ``test_*`` function beside it (a usage demo) does not count."""
+    if any(isinstance(n, ast.Return) for n in tree.body):
+        return None  # a bare body beside a helper: the helper is not the answer
     defs = [n for n in tree.body
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
             and not _is_demo(n)]
@@ -260,9 +262,10 @@ def _body_text(
     lines just above its first statement. A body on the header's line (``def f(x): return
     x``) or after the docstring on its line starts there."""
     first = body[0]
-    row = first.lineno - 1
+    decorators = getattr(first, "decorator_list", None) or []
+    row = min([d.lineno for d in decorators] + [first.lineno]) - 1
     line = lines[row]
-    col = char_column(line, first.col_offset)
+    col = len(leading_whitespace(line)) if decorators else char_column(line, first.col_offset)
     if line[:col].strip():
         head = [leading_whitespace(line) + line[col:]]
     else:
@@ -291,10 +294,16 @@ def _parameter_groups(args: ast.arguments) -> list[list[str]]:
 def _names_in(body: list[ast.stmt]) -> tuple[set[str], set[str]]:
     """(every name the body uses or binds, the names it binds in ways a rename by position
     cannot follow: ``global``, ``nonlocal``, ``except ... as``, imports, nested ``def`` and
-    ``class`` names, match captures)."""
+    ``class`` names, match captures, parameters of nested functions and lambdas, names bound
+    in a nested class body (attributes, not variables))."""
     used: set[str] = set()
     fixed: set[str] = set()
     for node in (n for statement in body for n in ast.walk(statement)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            fixed.update(a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg))
+        elif isinstance(node, ast.ClassDef):
+            fixed.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+                         and isinstance(n.ctx, ast.Store))
         if isinstance(node, ast.Name):
             used.add(node.id)
         elif isinstance(node, ast.arg):
@@ -314,8 +323,9 @@ def _names_in(body: list[ast.stmt]) -> tuple[set[str], set[str]]:
 
 def _parameter_renames(
     user: ast.arguments, reply: ast.arguments, body: list[ast.stmt]
-) -> dict[str, str]:
-    """{reply's name: user's name} for the parameters the reply renamed.
+) -> tuple[dict[str, str], dict[str, str]]:
+    """({reply's name: user's name} for the parameters the reply renamed that can be renamed
+    in place, the same for the pairs that cannot and get an alias assignment instead).
 
     Parameters are paired by position within their kind (positional, ``*args``, keyword-only,
     ``**kwargs``) among the names the two signatures do not share; a reply that only reordered
@@ -324,7 +334,7 @@ def _parameter_renames(
     follow (see :func:`_names_in`)."""
     user_groups, reply_groups = _parameter_groups(user), _parameter_groups(reply)
     if [len(g) for g in user_groups] != [len(g) for g in reply_groups]:
-        return {}
+        return {}, {}
     user_names = {n for g in user_groups for n in g}
     reply_names = {n for g in reply_groups for n in g}
     renames: dict[str, str] = {}
@@ -333,6 +343,7 @@ def _parameter_renames(
         reply_left = [n for n in reply_group if n not in user_names]
         if len(user_left) == len(reply_left):
             renames.update(zip(reply_left, user_left))
+    pairs = dict(renames)
     used, fixed = _names_in(body)
     renames = {old: new for old, new in renames.items() if old not in fixed}
     changed = True
@@ -342,17 +353,33 @@ def _parameter_renames(
             if new in used and new not in renames:
                 del renames[old]
                 changed = True
-    return renames
+    declared = {n for node in (m for st in body for m in ast.walk(st))
+                if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
+    aliases = {old: new for old, new in pairs.items()
+               if old not in renames and old in used and old not in declared}
+    return renames, aliases
 
 
-def _rename(lines: list[str], body: list[ast.stmt], renames: dict[str, str]) -> list[str]:
+def _rename(
+    lines: list[str], body: list[ast.stmt], renames: dict[str, str],
+    calls: set[str] | None = None, keywords: dict[str, str] | None = None,
+) -> list[str]:
     """``lines`` with the body's uses of each name in ``renames`` replaced where they stand:
     variables (:class:`ast.Name`) and nested parameters (:class:`ast.arg`), inside f-strings
     too; attributes (``obj.name``) and keyword arguments (``f(name=...)``) are not names and
-    stay. Comments and formatting stay. Returns ``lines`` unchanged if a position does not hold
-    the name (it never should)."""
+    stay, except the keyword arguments of calls to a name in ``calls`` (the function itself,
+    recursively), which follow ``keywords``. Comments and formatting stay. Returns ``lines``
+    unchanged if a position does not hold the name (it never should)."""
     edits: dict[int, list[tuple[int, bytes, bytes]]] = {}
     for node in (n for statement in body for n in ast.walk(statement)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in (calls or ())):
+            for keyword in node.keywords:
+                if keyword.arg in (keywords or {}):
+                    edits.setdefault(keyword.lineno - 1, []).append(
+                        (keyword.col_offset, keyword.arg.encode(),
+                         keywords[keyword.arg].encode()))
+            continue
         name = node.id if isinstance(node, ast.Name) else (
             node.arg if isinstance(node, ast.arg) else None)
         if name in renames:
@@ -375,57 +402,79 @@ def extract_function(reply: str, task: Task) -> str:
     :class:`CodeExtractionError` when no block holds a usable body."""
     stub = _stub_parts(task)
     problems: list[str] = []
-    for block in code_blocks(reply):
-        block = dedent_code(block.replace("\r\n", "\n")).strip("\n")
-        tree = _parses(block)
-        if not isinstance(tree, ast.Module):
-            problems.append("a code block does not parse")
-            continue
-        lines = block.split("\n")
-        function = _choose_def(tree, task, stub) or _renamed_target(tree, task, stub)
-        extras: list[str] = []
-        if function is not None:
-            body = _body_statements(function)
-            if is_placeholder_body(body):
-                problems.append(f"the reply's {task.name} has no body")
-                continue
-            renames = _parameter_renames(stub.function.args, function.args, body)
-            if function.name != task.name and task.name not in _names_in(body)[0]:
-                renames[function.name] = task.name  # its recursive calls follow the rename
-            body_text = _body_text(_rename(lines, body, renames) if renames else lines,
-                                   function, body)
-            # Module-level imports and helpers around the function travel inside it.
-            for node in tree.body:
-                if node is function or _contains(node, function):
-                    continue
-                if isinstance(node, ast.ImportFrom) and node.module == "__future__":
-                    continue  # only valid at the top of a module; the module has its own
-                if isinstance(node, (ast.Import, ast.ImportFrom)):
-                    if not _already_imported(node, task):
-                        extras.append(_segment(lines, node))
-                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    if not _defined_in_module(node.name, task) and not _is_demo(node):
-                        extras.append(_segment(lines, node))
-                elif isinstance(node, ast.Assign) and all(
-                    isinstance(t, ast.Name) and t.id.isupper() for t in node.targets
-                ):
-                    extras.append(_segment(lines, node))
-        else:
-            if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in tree.body):
-                problems.append(f"a code block defines other functions but not {task.name}")
-                continue
-            if not any(isinstance(n, ast.Return) for n in ast.walk(tree)):
-                problems.append(f"a code block has neither {task.name} nor a return")
-                continue
-            # A bare body ("return sorted(xs)").
-            body_text = block
-        code = _assemble(stub, extras, body_text)
-        if code is None:
-            problems.append(f"the code for {task.name} does not parse once assembled")
-            continue
-        return code
+    blocks = code_blocks(reply)
+    # A block that defines the function by its name wins over one that renamed it.
+    for allow_renamed in (False, True):
+        for block in blocks:
+            code = _from_block(block, task, stub, problems, allow_renamed)
+            if code is not None:
+                return code
     detail = "; ".join(dict.fromkeys(problems)) or "the reply holds no code"
     raise CodeExtractionError(f"no usable code for {task.name}: {detail}")
+
+
+def _from_block(
+    block: str, task: Task, stub: _Stub, problems: list[str], allow_renamed: bool
+) -> str | None:
+    """The function built from one code block, or None (with the reason added to
+    ``problems``)."""
+    block = dedent_code(block.replace("\r\n", "\n")).strip("\n")
+    tree = _parses(block)
+    if not isinstance(tree, ast.Module):
+        problems.append("a code block does not parse")
+        return None
+    lines = block.split("\n")
+    function = _choose_def(tree, task, stub)
+    if function is None and allow_renamed:
+        function = _renamed_target(tree, task, stub)
+    extras: list[str] = []
+    if function is not None:
+        body = _body_statements(function)
+        if is_placeholder_body(body):
+            problems.append(f"the reply's {task.name} has no body")
+            return None
+        renames, aliases = _parameter_renames(stub.function.args, function.args, body)
+        keywords = {**renames, **aliases}
+        if function.name != task.name and task.name not in _names_in(body)[0]:
+            renames[function.name] = task.name  # its recursive calls follow the rename
+        calls = {function.name, task.name}
+        renamed = _rename(lines, body, renames, calls, keywords) if renames or keywords \
+            else lines
+        body_text = _body_text(renamed, function, body)
+        if aliases:
+            body_text = "".join(f"{old} = {new}\n" for old, new in aliases.items()) + body_text
+        called = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+        # Module-level imports and helpers around the function travel inside it.
+        for node in tree.body:
+            if node is function or _contains(node, function):
+                continue
+            if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+                continue  # only valid at the top of a module; the module has its own
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                if not _already_imported(node, task):
+                    extras.append(_segment(lines, node))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if not _defined_in_module(node.name, task) and (
+                        not _is_demo(node) or node.name in called):
+                    extras.append(_segment(lines, node))
+            elif isinstance(node, ast.Assign) and all(
+                isinstance(t, ast.Name) and t.id.isupper() for t in node.targets
+            ):
+                extras.append(_segment(lines, node))
+    else:
+        if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in tree.body):
+            problems.append(f"a code block defines other functions but not {task.name}")
+            return None
+        if not any(isinstance(n, ast.Return) for n in ast.walk(tree)):
+            problems.append(f"a code block has neither {task.name} nor a return")
+            return None
+        # A bare body ("return sorted(xs)").
+        body_text = block
+    code = _assemble(stub, extras, body_text)
+    if code is None:
+        problems.append(f"the code for {task.name} does not compile once assembled")
+        return None
+    return code
 
 
 def _segment(lines: list[str], node: ast.stmt) -> str:
@@ -462,6 +511,10 @@ def _assemble(stub: _Stub, extras: list[str], body_text: str) -> str | None:
     parts.append(indent_code(body_text.rstrip(), stub.indent))
     text = "\n".join(parts)
     if not isinstance(_parses(text), ast.Module):
+        return None
+    try:  # compiling runs nothing; it catches what parsing lets through ('await' outside async)
+        compile(text, "<generated>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
         return None
     return text + "\n"
 
