@@ -11,16 +11,11 @@ from editor_harness import ANALYST, CLIENTS, CODER
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
+from scripted_replies import GOOD
+
 pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
 
 PLAN = "1. Keep the maximum so far.\n2. Append it for each element.\n3. Return the list."
-GOOD = """```python
-def running_max(xs):
-    out = []
-    for x in xs:
-        out.append(x if not out else max(out[-1], x))
-    return out
-```"""
 BODY = "out.append(x if not out else max(out[-1], x))"
 
 MODULE = '''"""Helpers."""

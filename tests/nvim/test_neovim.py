@@ -15,17 +15,11 @@ from editor_harness import ANALYST, CODER, REVISE, TESTER
 from nvim_harness import NvimRun, needs_nvim
 
 from codeteam.execution.sandbox import sandbox_problem
+from scripted_replies import GOOD
 
 pytestmark = [pytest.mark.nvim, needs_nvim]
 
 PLAN = "1. Keep the maximum so far.\n2. Append it for each element.\n3. Return the list."
-GOOD = """```python
-def running_max(xs):
-    out = []
-    for x in xs:
-        out.append(x if not out else max(out[-1], x))
-    return out
-```"""
 
 BEFORE = '''"""Helpers 🎉 (the emoji is 2 UTF-16 code units and 4 bytes)."""
 

@@ -1,7 +1,22 @@
-"""Shared data of the pipeline tests: the stub, scripted replies and the prompt routes (each
-prompt file has a distinctive sentence). A module of its own, not ``conftest``: several test
+"""Shared data of the pipeline tests: the stub and scripted replies; the prompt routes come
+from tests/scripted_replies.py. A module of its own, not ``conftest``: several test
 directories have a conftest.py, and ``from conftest import ...`` gets whichever pytest loaded
 last when they are collected together."""
+
+from scripted_replies import (  # noqa: F401 - re-exported for the pipeline tests
+    AI_TESTS,
+    ANALYST,
+    CODER,
+    DIRECT,
+    FIX,
+    FLOW_CODE,
+    GOOD,
+    PLANNER,
+    REFLECT,
+    REVISE,
+    SOLUTIONS,
+    TESTER,
+)
 
 STUB = '''def running_max(xs):
     """Return the running maximum of xs.
@@ -13,25 +28,5 @@ STUB = '''def running_max(xs):
     """
 '''
 
-GOOD = """```python
-def running_max(xs):
-    out = []
-    for x in xs:
-        out.append(x if not out else max(out[-1], x))
-    return out
-```"""
-
 SORTED = "```python\ndef running_max(xs):\n    return sorted(xs)\n```"
 
-# Prompt routing: each role's prompt file has a distinctive sentence.
-ANALYST = r"You are the analyst"
-PLANNER = r"You write short plans"
-CODER = r"You write correct, simple Python"
-REVISE = r"The tester ran your code"
-TESTER = r"You are the tester"
-DIRECT = r"You complete Python functions"
-REFLECT = r"You analyse programming problems"
-SOLUTIONS = r"You design algorithms"
-AI_TESTS = r"You write test cases"
-FLOW_CODE = r"Write this function:"
-FIX = r"You fix Python functions"

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from review_support import DIRECT, PLANNER
+
+from scripted_replies import DIRECT, PLANNER
 
 pytestmark = pytest.mark.sandbox
 

@@ -6,7 +6,8 @@ import ast
 from pathlib import Path
 
 import pytest
-from review_support import CODER, PLANNER, TESTER
+
+from scripted_replies import CODER, PLANNER, TESTER
 
 pytestmark = pytest.mark.sandbox
 
@@ -139,7 +140,7 @@ async def test_review_runs_stateful_doctests_like_doctest(scripted, run):
 
 
 async def test_flow_survives_a_degenerate_yaml_reply(scripted, run):
-    from review_support import FLOW_CODE, REFLECT
+    from scripted_replies import FLOW_CODE, REFLECT
 
     scripted.reply(REFLECT, "self_reflection:\n- " + "[" * 1000, times=None)
     scripted.reply(FLOW_CODE, "```python\ndef double(x):\n    return 2 * x\n```", times=None)
