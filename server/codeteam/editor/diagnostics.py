@@ -21,7 +21,7 @@ from lsprotocol import types
 
 from codeteam.editor.actions import DIAGNOSTIC_SOURCE, SUMMARY_CODE
 from codeteam.editor.positions import column_to_units, first_code_column, strip_ending
-from codeteam.roles.tester import failure_details
+from codeteam.execution.describe import failure_details
 
 if TYPE_CHECKING:
     from codeteam.execution.models import TestCase, TestOutcome

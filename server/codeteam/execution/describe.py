@@ -1,0 +1,52 @@
+"""Test outcomes in words, for the coder's report and the editor's diagnostics alike: what a
+failed test expected and got, why a test did not run. Plain text; no model, no LSP."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the editor imports this at start-up: no pydantic models until needed
+    from codeteam.execution.models import TestCase, TestOutcome
+
+
+def failure_details(outcome: TestOutcome) -> list[str]:
+    """The facts of a failed test, one per line: expected, actual, and the error (or the
+    message); a timeout says so. Shared by the coder's report and the editor's diagnostics."""
+    lines: list[str] = []
+    if outcome.status == "timeout":
+        lines.append("timed out (an endless loop, or far too slow)")
+    if outcome.expected is not None:
+        lines.append(f"expected: {outcome.expected}")
+    if outcome.actual is not None:
+        lines.append(f"actual:   {outcome.actual}")
+    if outcome.exception_type and outcome.status != "timeout":
+        lines.append(f"error: {outcome.exception_type}: {outcome.message}".rstrip(": "))
+    elif outcome.message and outcome.expected is None and outcome.status != "timeout":
+        lines.append(outcome.message.strip())
+    return lines
+
+
+def skipped_label(test: TestCase) -> str:
+    """How a skipped test is named in notes: ``tests/test_x.py::test_y`` for a pytest test."""
+    if test.kind == "pytest":
+        return test.id.removeprefix("pytest:")
+    return test.describe()
+
+
+def describe_skipped(test: TestCase, outcome: TestOutcome) -> str:
+    """A test the sandbox could not run (not the code's fault), and why."""
+    origin = {"public": "public test", "ai": "AI test", "hidden": "test"}[test.origin]
+    reason = outcome.message or "not runnable in the sandbox"
+    return f"NOT RUN {origin} {skipped_label(test)}: {reason}"
+
+
+def describe_failure(test: TestCase, outcome: TestOutcome) -> str:
+    """A failing test for the coder and the user: what ran, expected, actual, error, and the
+    traceback's last lines."""
+    origin = {"public": "public test", "ai": "AI test", "hidden": "test"}[test.origin]
+    parts = [f"FAILED {origin} {test.describe()}"]
+    parts.extend(f"  {line}" for line in failure_details(outcome))
+    if outcome.traceback:
+        tail = outcome.traceback.strip().splitlines()[-6:]
+        parts.append("  traceback (last lines):\n" + "\n".join("    " + line for line in tail))
+    return "\n".join(parts)
