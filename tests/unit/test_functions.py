@@ -133,3 +133,9 @@ def test_prompt_context_leaves_other_stubs_out():
     module = ('def a(x):\n    """Return x.\n\n    >>> a(1)\n    1\n    """\n\n\n'
               'def b(y):\n    """Return y."""\n\n\ndef c(z):\n    return z\n')
     assert Task.from_source(module, "b").context() == "def c(z):\n    return z"
+
+
+def test_dedent_keeps_a_multiline_f_string_of_a_method():
+    """Python 3.12+ tokenizes f-strings as FSTRING_START ... FSTRING_END, not one STRING."""
+    method = '    def m(self, x):\n        return f"""a\n    {x}\n        b"""\n'
+    assert dedent_function(method) == 'def m(self, x):\n    return f"""a\n    {x}\n        b"""\n'

@@ -254,9 +254,20 @@ def _layout(text: str) -> _Layout | None:
     starts: set[int] = set()
     docstrings: list[range] = []
     at_start = True
+    # Python 3.12+ tokenizes f-strings into parts: FSTRING_START ... FSTRING_END.
+    fstring_start = getattr(tokenize, "FSTRING_START", None)
+    fstring_end = getattr(tokenize, "FSTRING_END", None)
+    open_fstrings: list[int] = []
     for index, token in enumerate(tokens):
         if token.type == tokenize.ERRORTOKEN and token.string.strip():
             return None
+        if fstring_start is not None and token.type == fstring_start:
+            open_fstrings.append(token.start[0])
+        elif fstring_end is not None and token.type == fstring_end and open_fstrings:
+            first = open_fstrings.pop()
+            if not open_fstrings:
+                for row in range(first, token.end[0]):  # 0-based lines after the first
+                    in_string[row] = True
         if token.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
             at_start = True
             continue
