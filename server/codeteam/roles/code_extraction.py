@@ -517,11 +517,3 @@ def _assemble(stub: _Stub, extras: list[str], body_text: str) -> str | None:
     except (SyntaxError, ValueError):
         return None
     return text + "\n"
-
-
-def with_docstring_plan(task: Task, steps: list[str]) -> str:
-    """The stub with ``steps`` written as its docstring's plan (see
-    :func:`codeteam.pysource.docstrings.write_plan`), indented like the module."""
-    from codeteam.pysource.docstrings import write_plan
-
-    return write_plan(task.stub, steps, unit=indent_unit(task.module_source))
