@@ -13,6 +13,7 @@ use the user's names. Re-indenting never changes a string literal's value.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 
@@ -487,17 +488,25 @@ def _contains(outer: ast.AST, inner: ast.AST) -> bool:
     return any(node is inner for node in ast.walk(outer))
 
 
+@functools.lru_cache(maxsize=16)
+def _module_top_level(source: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(the module's top-level imports as ``ast.unparse`` text, the names of its top-level
+    functions and classes). Cached: one reply asks for each of its imports and helpers, and the
+    coder's retries ask again, about the same module text."""
+    tree = ast.parse(source)
+    imports = frozenset(ast.unparse(n) for n in tree.body
+                        if isinstance(n, (ast.Import, ast.ImportFrom)))
+    names = frozenset(n.name for n in tree.body
+                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+    return imports, names
+
+
 def _already_imported(node: ast.Import | ast.ImportFrom, task: Task) -> bool:
-    text = ast.unparse(node)
-    return any(ast.unparse(n) == text for n in ast.parse(task.module_source).body
-               if isinstance(n, (ast.Import, ast.ImportFrom)))
+    return ast.unparse(node) in _module_top_level(task.module_source)[0]
 
 
 def _defined_in_module(name: str, task: Task) -> bool:
-    for node in ast.parse(task.module_source).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-            return True
-    return False
+    return name in _module_top_level(task.module_source)[1]
 
 
 def _assemble(stub: _Stub, extras: list[str], body_text: str) -> str | None:
