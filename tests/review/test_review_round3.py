@@ -1,6 +1,6 @@
 """Review, round 3: reply extraction (renamed parameters and functions, demos), the prompt
-context without stubs, and workspace tests reported as not run. Each test is xfail(strict):
-it fails today and passes once the defect is fixed. No real model: extraction is called
+context without stubs, and workspace tests reported as not run. Each test reproduces a defect
+a review found (each was a strict xfail until its fix). No real model: extraction is called
 directly, the one pipeline test uses the scripted model and the bwrap sandbox."""
 
 from __future__ import annotations
@@ -130,9 +130,6 @@ def test_a_test_named_helper_the_answer_calls_is_kept():
     assert _run(extract_function(reply, task), "count_set_bits", 0b1011) == 3
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "extract_function: the reply's @lru_cache is dropped with its header (its import is kept): "
-    "a memoised recursive answer becomes exponential"))
 def test_a_memoising_decorator_of_the_reply_still_memoises():
     task = Task.from_source('def fib(n):\n    """The n-th Fibonacci number."""\n', "fib")
     reply = (
@@ -141,7 +138,7 @@ def test_a_memoising_decorator_of_the_reply_still_memoises():
     )
     calls: list[int] = []
     assert _run(extract_function(reply, task), "fib", 20, CALLS=calls) == 6765
-    assert len(calls) <= 2 * 21, f"{len(calls)} calls of the body for fib(20)"  # today: 21891
+    assert len(calls) <= 2 * 21, f"{len(calls)} calls of the body for fib(20)"  # was 21891
 
 
 def test_extracted_code_compiles():

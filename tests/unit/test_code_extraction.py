@@ -130,3 +130,55 @@ def test_a_demo_main_or_test_function_beside_the_answer_is_left_out():
              "def main():\n    print(add(2, 3))\n```")
     code = extract_function(reply, stub)
     assert code == 'def add_numbers(a, b):\n    """Add a and b."""\n    return a + b\n'
+
+
+def _define(code: str, **namespace):
+    exec(compile(code, "<generated>", "exec"), namespace)  # noqa: S102 - our own fixed replies
+    return namespace
+
+
+def test_a_reply_decorator_is_kept_on_an_inner_function_with_every_argument_passed_on():
+    stub = Task.from_source(
+        'def paths(rows: int, cols: int = 2, *rest, scale=1, **extra) -> int:\n'
+        '    """Lattice paths."""\n', "paths")
+    reply = ("```python\nimport functools\n\n@functools.lru_cache(maxsize=None)\n"
+             "def paths(r, c=2, *more, scale=1, **kw):\n    SEEN.append((r, c))\n"
+             "    if r == 0 or c == 0:\n        return scale + len(more) + len(kw)\n"
+             "    return paths(r - 1, c, *more, scale=scale, **kw) + "
+             "paths(r, c - 1, *more, scale=scale, **kw)\n```")
+    code = extract_function(reply, stub)
+    # The user's header is kept as written; the reply's decorator sits on the inner function.
+    assert code.startswith('def paths(rows: int, cols: int = 2, *rest, scale=1, **extra) -> int:')
+    assert "    @functools.lru_cache(maxsize=None)\n    def paths(rows, cols, *rest, scale, **extra)" \
+        in code
+    seen: list = []
+    paths = _define(code, SEEN=seen)["paths"]
+    assert paths(12, 12) == 2704156  # C(24, 12)
+    assert len(seen) <= 13 * 13 + 1  # memoised: each (r, c) once
+    assert paths(1, 1, 7, scale=0, x=1) == 4  # each base case: 0 + one *rest + one **extra
+
+
+def test_class_only_and_unresolved_decorators_of_a_reply_are_dropped():
+    stub = Task.from_source('def double(n):\n    """Twice n."""\n', "double")
+    for decorator in ("staticmethod", "property", "timed", "abc.abstractmethod"):
+        reply = f"```python\n@{decorator}\ndef double(n):\n    return 2 * n\n```"
+        code = extract_function(reply, stub)
+        assert code == 'def double(n):\n    """Twice n."""\n    return 2 * n\n', decorator
+    # A decorator the user's header already has is not added a second time.
+    stub = Task.from_source(
+        'import functools\n\n\n@functools.cache\ndef double(n):\n    """Twice n."""\n', "double")
+    code = extract_function("```python\n@functools.cache\ndef double(n):\n    return 2 * n\n```",
+                            stub)
+    assert code == '@functools.cache\ndef double(n):\n    """Twice n."""\n    return 2 * n\n'
+
+
+def test_a_decorated_async_reply_awaits_its_inner_function():
+    stub = Task.from_source(
+        'from functools import cache\n\n\nasync def fetch(key):\n    """Value of key."""\n',
+        "fetch")
+    code = extract_function("```python\n@cache\nasync def fetch(k):\n    return k * 2\n```", stub)
+    assert code.endswith("    @cache\n    async def fetch(key):\n        return key * 2\n\n"
+                         "    return await fetch(key)\n")
+    import asyncio
+    import functools
+    assert asyncio.run(_define(code, cache=functools.cache)["fetch"](21)) == 42

@@ -444,6 +444,10 @@ def _from_block(
         body_text = _body_text(renamed, function, body)
         if aliases:
             body_text = "".join(f"{old} = {new}\n" for old, new in aliases.items()) + body_text
+        decorators = _kept_decorators(function, tree, task, stub)
+        if decorators:
+            body_text = _decorated_inner(stub, function, decorators, body_text,
+                                         indent_unit(task.module_source))
         called = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
         # Module-level imports and helpers around the function travel inside it.
         for node in tree.body:
@@ -478,6 +482,78 @@ def _from_block(
     return code
 
 
+_DESCRIPTOR_DECORATORS = frozenset({
+    "property", "classmethod", "staticmethod", "setter", "getter", "deleter", "abstractmethod",
+    "overload", "override", "cached_property",
+})
+"""Decorators that only make sense on a class attribute or for a type checker: a reply's
+extra ones are dropped with its header, never kept in an inner function."""
+
+
+def _decorator_names(decorator: ast.expr) -> tuple[str, str]:
+    """(the root name, the last name) of ``@a.b.c(...)``: ("a", "c")."""
+    node = decorator.func if isinstance(decorator, ast.Call) else decorator
+    last = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return getattr(node, "id", ""), last
+
+
+def _kept_decorators(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, task: Task, stub: _Stub
+) -> list[str]:
+    """The reply's decorators of the answer that the user's header lacks and that must not be
+    lost with the reply's header (``@lru_cache`` on a recursive answer: without it the answer
+    can turn exponential), as source text. Kept only when their name resolves: imported or
+    defined by the reply or the module. Class-only decorators (``@staticmethod``, ...) are
+    never kept; nor are any when the reply's ``async`` differs from the stub's."""
+    if isinstance(function, ast.AsyncFunctionDef) != isinstance(stub.function,
+                                                                ast.AsyncFunctionDef):
+        return []
+    have = {ast.unparse(d) for d in stub.function.decorator_list}
+    bound = set(_module_top_level(task.module_source)[2])
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+    kept = []
+    for decorator in function.decorator_list:
+        root, last = _decorator_names(decorator)
+        text = ast.unparse(decorator)
+        if text not in have and root in bound and last not in _DESCRIPTOR_DECORATORS:
+            kept.append(text)
+    return kept
+
+
+def _decorated_inner(
+    stub: _Stub, function: ast.FunctionDef | ast.AsyncFunctionDef, decorators: list[str],
+    body_text: str, unit: str,
+) -> str:
+    """A body (column 0) that defines the answer as an inner function under the user's name,
+    with the reply's ``decorators`` and the user's parameters (no annotations or defaults:
+    every argument is passed on), and returns its result. Recursive calls in the body find
+    the decorated inner function, so ``@lru_cache`` still memoises."""
+    args = ast.arguments(
+        posonlyargs=[ast.arg(a.arg) for a in stub.function.args.posonlyargs],
+        args=[ast.arg(a.arg) for a in stub.function.args.args],
+        vararg=ast.arg(stub.function.args.vararg.arg) if stub.function.args.vararg else None,
+        kwonlyargs=[ast.arg(a.arg) for a in stub.function.args.kwonlyargs],
+        kw_defaults=[None] * len(stub.function.args.kwonlyargs),
+        kwarg=ast.arg(stub.function.args.kwarg.arg) if stub.function.args.kwarg else None,
+        defaults=[],
+    )
+    groups = _parameter_groups(stub.function.args)
+    passed = groups[0] + [f"*{n}" for n in groups[1]] + [f"{n}={n}" for n in groups[2]] + [
+        f"**{n}" for n in groups[3]]
+    is_async = isinstance(function, ast.AsyncFunctionDef)
+    name = stub.function.name
+    head = "".join(f"@{d}\n" for d in decorators)
+    head += f"{'async def' if is_async else 'def'} {name}({ast.unparse(args)}):\n"
+    call = f"{'await ' if is_async else ''}{name}({', '.join(passed)})"
+    return head + indent_code(body_text.rstrip(), unit) + f"\n\nreturn {call}\n"
+
+
 def _segment(lines: list[str], node: ast.stmt) -> str:
     start = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno]) - 1
     end = node.end_lineno or node.lineno
@@ -489,16 +565,18 @@ def _contains(outer: ast.AST, inner: ast.AST) -> bool:
 
 
 @functools.lru_cache(maxsize=16)
-def _module_top_level(source: str) -> tuple[frozenset[str], frozenset[str]]:
+def _module_top_level(source: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """(the module's top-level imports as ``ast.unparse`` text, the names of its top-level
-    functions and classes). Cached: one reply asks for each of its imports and helpers, and the
-    coder's retries ask again, about the same module text."""
+    functions and classes, every name its top-level imports and definitions bind). Cached: one
+    reply asks for each of its imports and helpers, and the coder's retries ask again, about
+    the same module text."""
     tree = ast.parse(source)
-    imports = frozenset(ast.unparse(n) for n in tree.body
-                        if isinstance(n, (ast.Import, ast.ImportFrom)))
+    import_nodes = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    imports = frozenset(ast.unparse(n) for n in import_nodes)
     names = frozenset(n.name for n in tree.body
                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
-    return imports, names
+    bound = names | {(a.asname or a.name).split(".")[0] for n in import_nodes for a in n.names}
+    return imports, names, frozenset(bound)
 
 
 def _already_imported(node: ast.Import | ast.ImportFrom, task: Task) -> bool:
