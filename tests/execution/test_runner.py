@@ -201,7 +201,19 @@ async def test_import_error_is_an_error_for_every_test(policy):
     for outcome in report.outcomes:
         assert outcome.exception_type == "SyntaxError"
         assert outcome.message.startswith("importing solution failed")
+        assert outcome.import_failed
         assert outcome.program_line is not None
+
+
+async def test_an_error_raised_by_the_test_itself_is_not_an_import_failure(policy):
+    program = Task.from_source("def f():\n    pass\n", "f").program_with(
+        "def f():\n    raise ModuleNotFoundError('importing solution failed: x')\n"
+    )
+    report = await run_tests(program, [_assert("a", "f()")], policy=policy)
+    (outcome,) = report.outcomes
+    assert outcome.status == "error"
+    assert outcome.exception_type == "ModuleNotFoundError"
+    assert not outcome.import_failed
 
 
 async def test_a_crash_keeps_finished_outcomes(policy):

@@ -495,6 +495,7 @@ class _Harness:
                 outcome["message"] = (
                     f"importing {self.module_name} took longer than {self.timeout:g} s"
                 )
+                outcome["import_failed"] = True
             else:
                 outcome["message"] = f"the test took longer than {self.timeout:g} s"
             outcome["exception_type"] = "TimeoutError"
@@ -517,6 +518,7 @@ class _Harness:
                 outcome["message"] = skip[:FIELD_LIMIT]
             elif import_error is not None:
                 outcome["message"] = f"importing {self.module_name} failed: {outcome['message']}"
+                outcome["import_failed"] = True
             elif prefix:
                 outcome["message"] = prefix + ": " + outcome["message"]
             if failed:

@@ -80,7 +80,8 @@ class TestOutcome(BaseModel):
     frame inside the program), and ``function_line`` that line as a 0-based offset from the
     first line of the function under test (None when it failed outside the function; the
     editor adds the function's document line).
-    ``seconds`` is the test's own run time.
+    ``seconds`` is the test's own run time. ``import_failed`` is True when the program's
+    module raised while being imported (before the test itself ran).
 
     A "skipped" outcome did not run for a reason that is not the code's (see
     :data:`TestStatus`); ``message`` says why (``No module named 'foo' ...``).
@@ -99,6 +100,7 @@ class TestOutcome(BaseModel):
     function_line: int | None = None
     stdout: str = ""
     seconds: float = 0.0
+    import_failed: bool = False
 
     @property
     def passed(self) -> bool:

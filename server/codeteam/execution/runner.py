@@ -105,7 +105,7 @@ async def run_tests(
         for outcome in outcomes:
             if outcome.program_line is not None:
                 outcome.function_line = program.function_offset(outcome.program_line)
-            if _missing_module_of_the_module(outcome, module_name):
+            if _missing_module_of_the_module(outcome):
                 outcome.status = "skipped"
                 outcome.message += (
                     f" (line {outcome.program_line} of {module_name}.py, outside the function: "
@@ -125,14 +125,14 @@ def _skipped(test: TestCase) -> TestOutcome:
     return TestOutcome(test_id=test.id, status="skipped", message=test.skip_reason or "")
 
 
-def _missing_module_of_the_module(outcome: TestOutcome, module_name: str) -> bool:
+def _missing_module_of_the_module(outcome: TestOutcome) -> bool:
     """The program failed to import because a module that the rest of its module (not the
     function under test) imports is missing in the sandbox: an environment problem (a
     third-party or sibling module the sandbox cannot see), not the code's."""
     return (
         outcome.status == "error"
         and outcome.exception_type == "ModuleNotFoundError"
-        and outcome.message.startswith(f"importing {module_name} failed: ")
+        and outcome.import_failed
         and outcome.program_line is not None
         and outcome.function_line is None
     )
