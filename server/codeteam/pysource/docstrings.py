@@ -75,7 +75,9 @@ def strip_plan(docstring: str) -> str:
     return "\n".join(out).rstrip()
 
 
-def _docstring_node(function: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.Expr | None:
+def docstring_node(function: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.Expr | None:
+    """The docstring statement of ``function`` (its first statement when that is a string
+    literal), or None."""
     first = function.body[0] if function.body else None
     if (
         isinstance(first, ast.Expr)
@@ -139,7 +141,7 @@ def write_plan(function_text: str, steps: list[str], unit: str | None = None) ->
         body_indent = leading_whitespace(lines[function.lineno - 1]) + (unit or indent_unit(text))
     else:
         body_indent = leading_whitespace(lines[first.lineno - 1])
-    node = _docstring_node(function)
+    node = docstring_node(function)
     if node is None:
         quote = '"""'
         numbered = [f"{body_indent}{i}. {_safe_step(s, quote, False)}"

@@ -17,6 +17,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from codeteam.pysource.docstrings import docstring_node
 from codeteam.pysource.functions import (
     SourceError,
     char_column,
@@ -120,14 +121,6 @@ class _Stub:
     function: ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def _docstring_node(function: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.Expr | None:
-    first = function.body[0] if function.body else None
-    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str)):
-        return first
-    return None
-
-
 def _stub_parts(task: Task) -> _Stub:
     """The user's stub cut into header, docstring and body indentation, from AST positions:
     the header ends at the colon before the body, which may share the colon's line (``def
@@ -143,7 +136,7 @@ def _stub_parts(task: Task) -> _Stub:
         raise CodeExtractionError(f"the stub of {task.name} cannot be read: {error}") from None
     lines = task.stub.split("\n")
     first = function.body[0]
-    doc = _docstring_node(function)
+    doc = docstring_node(function)
     if first.lineno - 1 == colon_line:
         # The body starts on the header's last line: cut the header after its colon.
         header = "\n".join(lines[:colon_line] + [lines[colon_line][: colon_col + 1]])
@@ -251,7 +244,7 @@ def _body_statements(
     function: ast.FunctionDef | ast.AsyncFunctionDef,
 ) -> list[ast.stmt]:
     body = list(function.body)
-    if _docstring_node(function) is not None:
+    if docstring_node(function) is not None:
         body = body[1:]
     return body
 
@@ -270,7 +263,7 @@ def _body_text(
     if line[:col].strip():
         head = [leading_whitespace(line) + line[col:]]
     else:
-        docstring = _docstring_node(function)
+        docstring = docstring_node(function)
         if docstring is not None:
             floor = docstring.end_lineno or docstring.lineno
         else:

@@ -3,6 +3,8 @@ the tester's report (self-collaboration, Dong et al., arXiv 2304.07590, section 
 
 from __future__ import annotations
 
+import asyncio
+
 from codeteam.llm.client import ChatMessage
 from codeteam.roles.code_extraction import CodeExtractionError, extract_function
 from codeteam.roles.conversation import Conversation
@@ -28,7 +30,8 @@ async def ask_for_code(
     for attempt in range(retries + 1):
         reply = await conversation.ask(role, stage, prompt, history=history, task=task, **variables)
         try:
-            return extract_function(reply, task)
+            # Off the event loop: an editor's requests are served meanwhile.
+            return await asyncio.to_thread(extract_function, reply, task)
         except CodeExtractionError as error:
             last = error
             history = [
