@@ -179,9 +179,15 @@ def test_pytest_cases_finds_the_tests_that_use_the_function(tmp_path):
     assert sorted(by_name) == [
         "test_alias",
         "test_module_attribute",
+        "test_parametrized",
         "test_stem",
         "test_through_helper",
     ]
+    parametrized = by_name["test_parametrized"]
+    assert parametrized.id == "pytest:tests/test_mod.py::test_parametrized[1]"
+    assert parametrized.arguments == "x=1"
+    assert parametrized.describe() == "test_parametrized[1] (pytest)"
+    assert by_name["test_alias"].arguments is None
     alias = by_name["test_alias"]
     assert alias.id == "pytest:tests/test_mod.py::test_alias"
     assert alias.kind == "pytest" and alias.origin == "public"

@@ -30,7 +30,7 @@ MAX_TEST_FILE_BYTES = 1_000_000
 
 _PROMPT = re.compile(r"^[ ]*>>>")
 _OPENING_QUOTE = re.compile(r"[rRuU]*('{3}|\"{3}|'|\")")
-_UNRUNNABLE_MARKS = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures"})
+_UNRUNNABLE_MARKS = frozenset({"skip", "skipif", "xfail", "usefixtures"})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -184,10 +184,13 @@ def pytest_cases(
     imports) and its body, or a module-level helper it uses, refers to the function through
     that import.
 
+    A test parametrized with literal ``@pytest.mark.parametrize`` marks gives one case per
+    parameter set (see :func:`_parametrizations`), with pytest's id (``test_x[1-2]``).
+
     Not collected, because running them needs pytest's machinery, which the sandbox harness
-    does not reimplement: tests with parameters (fixtures, ``parametrize``), ``async`` tests,
-    tests in classes, tests decorated with anything but ``pytest.mark.*`` (and those marked
-    skip/skipif/xfail/parametrize/usefixtures), and tests that use names imported from other
+    does not reimplement: tests with fixtures (parameters no literal ``parametrize`` gives),
+    ``async`` tests, tests in classes, tests decorated with anything but ``pytest.mark.*`` (and
+    those marked skip/skipif/xfail/usefixtures), and tests that use names imported from other
     workspace modules (the workspace is not visible in the sandbox). With ``with_skipped``,
     the latter are returned too, with a ``skip_reason`` naming the module (the runner reports
     them as skipped, so the user sees why they did not run, instead of losing them silently).
@@ -195,8 +198,10 @@ def pytest_cases(
     Each case: ``kind="pytest"``, ``id`` ``"pytest:<relative path>::<name>"``, ``source`` the
     function (from ``def``, marks dropped), ``name``, ``setup`` the file's imports and
     module-level definitions the test uses (transitively; relative imports of the module
-    made absolute), ``file`` the test file's path, ``line`` the 0-based line of ``def``, and
-    ``module_aliases`` the dotted names the file imports the module by.
+    made absolute), ``file`` the test file's path, ``line`` the 0-based line of ``def``,
+    ``module_aliases`` the dotted names the file imports the module by, and for a parametrized
+    case ``arguments`` (keyword arguments as source: ``a=1, b=[2]``) and an id ending in
+    pytest's ``[...]``.
     """
     root = workspace_root.resolve()
     target = module_path.resolve()
@@ -419,24 +424,128 @@ def _uses_function(tree: ast.AST, imports: _Imports, function_name: str) -> bool
     return False
 
 
-def _runnable(function: ast.AST) -> bool:
-    """A plain test function: no parameters without defaults, not async, only harmless
-    ``pytest.mark`` decorators."""
+MAX_PARAMETRIZED_CASES = 50
+"""At most this many cases are made of one ``@pytest.mark.parametrize`` test; a test with more
+is not collected."""
+
+
+def _parametrizations(function: ast.AST) -> list[tuple[str, str | None]] | None:
+    """How to call a test function, one ``(id suffix, arguments)`` per case, or None when the
+    sandbox harness cannot run it. A plain test (no parameters without defaults, not async,
+    only harmless ``pytest.mark`` decorators) is ``[("", None)]``. A test whose parameters all
+    come from ``@pytest.mark.parametrize(argnames, argvalues)`` marks with literal argnames
+    and a literal list or tuple of argvalues (``pytest.param(...)`` without ``marks``
+    included) gets one case per combination, in pytest's order (stacked marks multiply, the
+    mark nearest the ``def`` varying slowest), with pytest's id (``[1-2]``: constants as
+    written, other values as the argument's name and index) and ``arguments``, the source of
+    keyword arguments (``a=1, b=[2]``) the harness evaluates in the test's namespace."""
     if not isinstance(function, ast.FunctionDef):
-        return False
+        return None
     args = function.args
-    positional = args.posonlyargs + args.args
-    if len(positional) > len(args.defaults) or args.vararg or args.kwarg:
-        return False
-    if any(default is None for default in args.kw_defaults):
-        return False
+    if args.vararg or args.kwarg:
+        return None
+    marks: list[list[tuple[str, dict[str, str]]]] = []
     for decorator in function.decorator_list:
         dotted = _dotted(decorator)
         if not dotted.startswith("pytest.mark."):
-            return False
-        if dotted.split(".")[2] in _UNRUNNABLE_MARKS:
-            return False
-    return True
+            return None
+        mark = dotted.split(".")[2]
+        if mark == "parametrize":
+            cases = _parametrize_cases(decorator)
+            if cases is None:
+                return None
+            marks.append(cases)
+        elif mark in _UNRUNNABLE_MARKS:
+            return None
+    given = {name for cases in marks for _, values in cases for name in values}
+    required = [a.arg for a in (args.posonlyargs + args.args)[
+        : len(args.posonlyargs + args.args) - len(args.defaults)]]
+    required += [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+    if any(name not in given for name in required) or any(
+            a.arg in given for a in args.posonlyargs):
+        return None
+    every = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    if not given <= every:
+        return None
+    combos: list[tuple[str, dict[str, str]]] = [("", {})]
+    for cases in reversed(marks):  # the mark nearest the def is the outer loop
+        combos = [(f"{ida}-{idb}" if ida else idb, {**va, **vb})
+                  for ida, va in combos for idb, vb in cases]
+        if len(combos) > MAX_PARAMETRIZED_CASES:
+            return None
+    if not marks:
+        return [("", None)]
+    return [(f"[{ident}]", ", ".join(f"{k}={v}" for k, v in values.items()))
+            for ident, values in combos]
+
+
+def _parametrize_cases(mark: ast.expr) -> list[tuple[str, dict[str, str]]] | None:
+    """One ``@pytest.mark.parametrize``'s cases: ``(pytest's id, {argname: value source})``,
+    or None when it is not literal enough to expand without running the test file."""
+    if not isinstance(mark, ast.Call) or len(mark.args) != 2:
+        return None
+    if any(k.arg not in ("ids", "scope") for k in mark.keywords):
+        return None  # indirect=...: fixtures
+    names_node, values_node = mark.args
+    # As pytest reads them: one name in a string takes each value whole; names in a list
+    # take each value as a sequence, even one name.
+    if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
+        names = [n.strip() for n in names_node.value.split(",") if n.strip()]
+        whole = len(names) == 1
+    elif isinstance(names_node, (ast.List, ast.Tuple)) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in names_node.elts):
+        names = [e.value for e in names_node.elts]
+        whole = False
+    else:
+        return None
+    if not names or not all(n.isidentifier() for n in names):
+        return None
+    if not isinstance(values_node, (ast.List, ast.Tuple)):
+        return None
+    ids: list[str | None] = [None] * len(values_node.elts)
+    for keyword in mark.keywords:
+        if keyword.arg == "ids":
+            if not isinstance(keyword.value, (ast.List, ast.Tuple)) or len(
+                    keyword.value.elts) != len(ids):
+                return None
+            ids = [e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else None
+                   for e in keyword.value.elts]
+    cases = []
+    for index, element in enumerate(values_node.elts):
+        if isinstance(element, ast.Call) and _dotted(element.func) == "pytest.param":
+            if any(k.arg == "marks" for k in element.keywords):
+                return None
+            own = next((k.value.value for k in element.keywords if k.arg == "id"
+                        and isinstance(k.value, ast.Constant)), None)
+            ids[index] = own if isinstance(own, str) else ids[index]
+            values = list(element.args)
+        elif whole:
+            values = [element]
+        elif isinstance(element, (ast.List, ast.Tuple)):
+            values = list(element.elts)
+        else:
+            return None
+        if len(values) != len(names) or any(isinstance(v, ast.Starred) for v in values):
+            return None
+        ident = ids[index] or "-".join(_pytest_id(v, name, index) for v, name in
+                                       zip(values, names))
+        cases.append((ident, {name: ast.unparse(v) for name, v in zip(names, values)}))
+    return cases
+
+
+def _pytest_id(value: ast.expr, name: str, index: int) -> str:
+    """pytest's id of one parametrized value: a constant as written, else name + index (also
+    for a name bound to a constant, whose value pytest would show: ids are made without
+    running the test file)."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) and isinstance(
+            value.operand, ast.Constant) and isinstance(value.operand.value, (int, float)):
+        return f"-{value.operand.value}"
+    if isinstance(value, ast.Constant) and isinstance(value.value, (str, int, float, bool)) \
+            or isinstance(value, ast.Constant) and value.value is None:
+        text = str(value.value)
+        return text.encode("unicode_escape").decode("ascii") if isinstance(
+            value.value, str) else text
+    return f"{name}{index}"
 
 
 def _segment(lines: list[str], node: ast.stmt) -> str:
@@ -475,9 +584,13 @@ def _file_cases(
         relative = path.name
     cases = []
     for function in tests:
-        if not _runnable(function):
+        calls = _parametrizations(function)
+        if calls is None:
             continue
-        needed = set().union(*(_used_names(n) for n in [function.args, *function.body]))
+        # The parametrize marks' values are evaluated in the test's namespace, not the marks.
+        values = [node for d in function.decorator_list if calls[0][1] is not None
+                  and isinstance(d, ast.Call) for node in [*d.args, *d.keywords]]
+        needed = set().union(*(_used_names(n) for n in [function.args, *function.body, *values]))
         chosen: set[int] = set()
         changed = True
         while changed:
@@ -506,18 +619,20 @@ def _file_cases(
         )
         start = function.lineno - 1
         body = "\n".join(lines[start : function.end_lineno])
-        cases.append(
+        cases.extend(
             TestCase(
-                id=f"pytest:{relative}::{function.name}",
+                id=f"pytest:{relative}::{function.name}{suffix}",
                 kind="pytest",
                 origin=origin,
                 source=body + "\n",
                 name=function.name,
+                arguments=arguments,
                 setup=setup + "\n" if setup else "",
                 file=str(path),
                 line=start,
                 module_aliases=list(imports.aliases),
                 skip_reason=skip_reason,
             )
+            for suffix, arguments in calls
         )
     return cases

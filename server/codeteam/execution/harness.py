@@ -377,7 +377,14 @@ class _Harness:
         function = namespace.get(name)
         if not callable(function):
             raise TypeError(f"test function {name!r} is not defined by its source")
-        function()
+        if test.get("arguments") is None:
+            function()
+            return
+        arguments_file = f"<parameters of {test_id}>"
+        source = f"dict({test['arguments']})"
+        self.register_source(arguments_file, source)
+        kwargs = eval(compile(source, arguments_file, "eval"), namespace)  # the test file's own values
+        function(**kwargs)
 
     def run_doctest(self, test, module, outcome, seconds):
         import doctest

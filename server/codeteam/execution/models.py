@@ -28,7 +28,9 @@ class TestCase(BaseModel):
     - ``pytest``: ``source`` is a whole test function (``def test_x(): ...``) found in the
       workspace, ``name`` its name, ``setup`` the test file's imports and module-level helpers
       that the test uses (its import of the module under test included: in the sandbox that
-      import gives the program, see ``module_aliases``).
+      import gives the program, see ``module_aliases``). A case of a parametrized test has
+      ``arguments``: keyword arguments as Python source (``a=1, b=[2]``), evaluated in the
+      test's namespace and passed to the test function.
       For doctests, ``setup`` holds the earlier statement examples of the same docstring
       (``>>> xs = [1, 2]``, in doctest format), run before the example so it sees their names.
 
@@ -60,13 +62,15 @@ class TestCase(BaseModel):
     file: str | None = None
     module_aliases: list[str] = Field(default_factory=list)
     skip_reason: str | None = None
+    arguments: str | None = None
 
     def describe(self) -> str:
         """A one-line description for reports and prompts (``running_max([1, 2]) == [1, 2]``)."""
         if self.kind == "doctest":
             return f">>> {self.source.strip()}  # expected {self.expected!r}"
         if self.kind == "pytest":
-            return f"{self.name or 'test'} (pytest)"
+            case = self.id[self.id.rfind("["):] if self.arguments is not None else ""
+            return f"{self.name or 'test'}{case} (pytest)"
         return " ".join(self.source.strip().split())
 
 

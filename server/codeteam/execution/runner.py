@@ -39,7 +39,7 @@ OUTPUT_TAIL = 4000
 """Characters of stdout and of stderr kept in :attr:`RunReport.output` (their ends)."""
 
 _TEST_FIELDS = {"id", "kind", "source", "expected", "name", "setup", "file", "line",
-                "module_aliases"}  # fmt: skip
+                "module_aliases", "arguments"}  # fmt: skip
 
 
 @cache
