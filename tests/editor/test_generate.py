@@ -412,3 +412,28 @@ async def test_form_feed_and_line_separator_do_not_shift_lines(editor, scripted)
     assert BODY in document.text and document.text.endswith("\n\n\ndef after():\n    return 2\n")
     assert document.text.count("def running_max") == 1
     ast.parse(document.text)
+
+
+async def test_generate_while_another_function_is_half_typed(editor, scripted):
+    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)
+    client = editor.client
+    typing = "def after():\n    return max(\n"
+    source = MODULE.replace("def after():\n    return 2\n", typing)
+    document = client.open(editor.root / "helpers.py", source)
+    first = document.line_of("def after") + 1  # 1-based, before the edit
+
+    answer = await client.run_command(
+        "codeteam.generate", position_argument(document, "def running_max"))
+
+    assert answer["applied"] is True, answer
+    assert f"note: code that does not parse (lines {first}-{first + 1}) was left out" \
+        in answer["message"]
+    text = document.text
+    assert BODY in text and text.endswith("\n\n\n" + typing)  # the half-typed code is kept
+    assert all("return max(" not in request for request in scripted.texts())
+
+    answer = await client.run_command(
+        "codeteam.generate", position_argument(document, "return max(", 8))
+    assert answer["status"] == "error" and answer["applied"] is False
+    first = document.line_of("def after") + 1
+    assert f"line {first + 1} is in code that does not parse" in answer["message"]

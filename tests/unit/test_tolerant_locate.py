@@ -1,6 +1,8 @@
 """codeteam.pysource.tolerant: finding a function while another part of the module is
 half-typed, and never at a wrong place."""
 
+import ast
+
 import pytest
 
 from codeteam.pysource.functions import (
@@ -10,7 +12,7 @@ from codeteam.pysource.functions import (
     function_text,
     locate,
 )
-from codeteam.pysource.tolerant import locate_tolerant
+from codeteam.pysource.tolerant import ParseableModule, locate_tolerant, parseable_module
 
 TWO = '''def alpha(xs):
     """Return the sum of xs."""
@@ -116,3 +118,38 @@ def test_a_changed_signature_is_reported():
         locate_tolerant(source, "alpha", "def alpha(xs)")
     with pytest.raises(FunctionNotFound, match="no function named gamma"):
         locate_tolerant(source, "gamma")
+
+
+def test_parseable_module_blanks_only_the_top_level_blocks_that_do_not_parse():
+    source = (
+        "import math\n\n"
+        "@decorate(\n    1)\ndef typing(x):\n    return max(\n\n"
+        "def done(y):\n    '''Keep me.\n\nstill the docstring\n'''\n    return y\n\n"
+        "class Half:\n    def m(self):\n        if\n\n"
+        "z = [1,\n"
+    )
+    readable = parseable_module(source.replace("\n", "\r\n"))
+    assert readable.left_out == [(2, 6), (14, 17), (18, 18)]
+    assert readable.describe() == "lines 3-7, 15-18 and 19"
+    lines = readable.text.split("\n")
+    assert len(lines) == len(source.split("\n"))
+    assert lines[:2] == ["import math", ""] and all(not line for line in lines[2:7])
+    assert "\n".join(lines[7:13]) == source.split("\n\nclass")[0].split("\n\n", 2)[2]
+    assert all(not line for line in lines[14:])
+    ast.parse(readable.text)
+
+
+def test_parseable_module_of_a_module_that_parses_or_cannot_be_saved():
+    assert parseable_module("x = 1\r\n") == ParseableModule("x = 1\n", [])
+    # An unterminated string runs to the end: everything after it is left out.
+    readable = parseable_module('def f():\n    return 1\n"""never closed\n\ndef g():\n    pass\n')
+    assert readable.left_out == [(2, 5)]
+    # A multi-line decorator stays with its function.
+    source = "@retry(\n    times=3)\ndef f():\n    pass\n\ng = (\n"
+    assert parseable_module(source).left_out == [(5, 5)]
+
+
+def test_a_decorator_over_several_lines_belongs_to_its_function():
+    source = "@retry(\n    times=3)\ndef f():\n    pass\n\ng = (\n"
+    found = locate_tolerant(source, "f")
+    assert (found.start_line, found.def_line, found.end_line) == (0, 2, 3)

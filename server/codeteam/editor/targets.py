@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codeteam.pysource.functions import FunctionInfo, SourceError, find_functions
+from codeteam.pysource.tolerant import parseable_module
 
 CONTRACT = (
     'one argument object {"uri": str, "position": {"line": int, "character": int}?, '
@@ -90,14 +91,23 @@ def parse_target(arguments: Sequence[Any] | None) -> CommandTarget:
 
 
 def resolve_function(text: str, target: CommandTarget) -> FunctionInfo:
-    """The function ``target`` designates in ``text`` (parsed in full).
+    """The function ``target`` designates in ``text``: parsed in full, or, when another part
+    of the module does not parse (a function being typed), in the rest of it
+    (:func:`~codeteam.pysource.tolerant.parseable_module`; lines keep their numbers).
 
     Raises :class:`TargetError` with a message for the user.
     """
     try:
-        functions = find_functions(text)
+        readable = parseable_module(text)
+        functions = find_functions(readable.text)
     except SourceError as error:
         raise TargetError(str(error)) from error
+    if target.line is not None:
+        for first, last in readable.left_out:
+            if first <= target.line <= last:
+                raise TargetError(
+                    f"line {target.line + 1} is in code that does not parse "
+                    f"(lines {first + 1}-{last + 1}); finish or fix it first")
     around = _innermost(functions, target.line) if target.line is not None else None
     if target.qualname is not None:
         named = [f for f in functions if f.qualname == target.qualname]

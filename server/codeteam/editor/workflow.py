@@ -52,7 +52,7 @@ from codeteam.pysource.functions import (
     SourceError,
     function_text,
 )
-from codeteam.pysource.tolerant import locate_tolerant
+from codeteam.pysource.tolerant import locate_tolerant, parseable_module
 
 if TYPE_CHECKING:
     from codeteam.editor.server import CodeteamServer
@@ -192,9 +192,14 @@ async def _produce(
         name = "team"
     path = to_fs_path(run.uri) if run.uri.startswith("file:") else None
     on_stage("collecting the public tests")
+    # Code elsewhere in the module that does not parse (being typed) is left out of the run.
+    readable = await asyncio.to_thread(parseable_module, text)
+    if readable.left_out:
+        left_out_note = (f"code that does not parse ({readable.describe()}) was left out of "
+                         "the prompt and the tests")
     task = await asyncio.to_thread(
         task_for,
-        text,
+        readable.text,
         info=info,
         path=Path(path) if path else None,
         workspace_root=ls.workspace_root_for(run.uri) if path else None,
@@ -212,6 +217,8 @@ async def _produce(
         raise RunFailed(f"the model failed: {error}") from error
     finally:
         await ls.llm.release(client)
+    if readable.left_out:
+        result.notes.insert(0, left_out_note)
     if fallback_note:
         result.notes.insert(0, fallback_note)
     return result

@@ -12,6 +12,10 @@ other function may hold a half-typed line (``result = max(``) and the module doe
    last line (by indentation), with broken sibling statements before the function (another
    method of the same class, half-typed) replaced by ``pass`` line for line, a few times.
 
+:func:`parseable_module` gives a run the same tolerance: the module with every top-level block
+that does not parse blanked out, line for line, so that a function can be planned, generated
+and tested while another one is half-typed.
+
 Every candidate is checked by :mod:`ast`: a block or window that does not parse is never
 guessed at. A ``def NAME`` line whose surroundings do not parse counts as a possible second
 definition, so the lookup refuses (:class:`SourceError`) rather than risk editing the wrong
@@ -20,6 +24,7 @@ function. Lines are 0-based; the returned :class:`FunctionInfo` is in the whole 
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import io
 import re
@@ -85,7 +90,15 @@ class _Lines:
         if previous is None:
             return False
         before = self.lines[previous].rstrip("\n")
-        return before.endswith("\\") or before.lstrip(" \t\f").startswith("@")
+        if before.endswith("\\") or before.lstrip(" \t\f").startswith("@"):
+            return True
+        # A def/class under a decorator that spans lines (``@retry(\n    times=3)``).
+        if re.match(r"(?:async[ \t]+)?def\b|class\b|@", text):
+            margin = self.indent(index)
+            for row in range(previous, -1, -1):
+                if self.is_code(row) and self.indent(row) <= margin:
+                    return self.lines[row].lstrip(" \t\f").startswith("@")
+        return False
 
     def indent(self, index: int) -> int:
         return len(leading_whitespace(self.lines[index]))
@@ -96,6 +109,58 @@ class _Lines:
         if not self.is_code(index) or line[:1] in " \t\f" or _CONTINUATION.match(line):
             return False
         return not self.continues(index)
+
+
+@dataclasses.dataclass(frozen=True)
+class ParseableModule:
+    """``text``: the module (LF line endings) with the top-level blocks that do not parse
+    replaced by empty lines (same line count); ``left_out``: those blocks as 0-based inclusive
+    ``(first, last)`` line ranges, empty when the module parsed as is."""
+
+    text: str
+    left_out: list[tuple[int, int]]
+
+    def describe(self) -> str:
+        """``lines 4-9 and 20`` (1-based), for messages."""
+        parts = [f"{a + 1}" if a == b else f"{a + 1}-{b + 1}" for a, b in self.left_out]
+        joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        return ("lines " if len(parts) > 1 or "-" in parts[0] else "line ") + joined
+
+
+def parseable_module(source: str) -> ParseableModule:
+    """``source`` when it parses, else ``source`` with each top-level block (a statement at
+    column 0 with its decorators and everything indented under it) that does not parse on its
+    own blanked out. Raises :class:`SourceError` (the module's own error) when the rest still
+    does not parse, e.g. an unterminated triple-quoted string runs to the end of the file."""
+    text = source.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        ast.parse(text)
+        return ParseableModule(text, [])
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        module_error = error
+    lines = _Lines(split_lines(text), _string_lines(text))
+    heads = [row for row in range(len(lines.lines)) if lines.is_head(row)]
+    out = list(lines.lines)
+    left_out = []
+    for index, head in enumerate(heads):
+        start = 0 if index == 0 else head
+        end = heads[index + 1] - 1 if index + 1 < len(heads) else len(lines.lines) - 1
+        try:
+            ast.parse("".join(lines.lines[start : end + 1]))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            for row in range(start, end + 1):
+                out[row] = "\n" if lines.lines[row].endswith("\n") else ""
+            left_out.append((start, end))
+    text = "".join(out)
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        line = getattr(module_error, "lineno", None)
+        reason = getattr(module_error, "msg", None) or str(module_error)
+        raise SourceError(
+            f"line {line}: {reason}" if line else reason, line - 1 if line else None
+        ) from module_error
+    return ParseableModule(text, left_out)
 
 
 def _locate_in_parts(
