@@ -22,6 +22,7 @@ export const SERVER_SETTING_KEYS = [
   'model',
   'models',
   'temperature',
+  'seed',
   'max_rounds',
   'timeout_s',
   'max_retries',

@@ -52,6 +52,7 @@ const SERVER_DEFAULTS: Record<string, unknown> = {
   model: '',
   models: {},
   temperature: 0,
+  seed: 1234,
   max_rounds: 3,
   timeout_s: 120,
   max_retries: 2,

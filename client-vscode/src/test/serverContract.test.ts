@@ -14,7 +14,7 @@ import { SECTION, SERVER_SETTING_KEYS } from '../settings';
 
 const root = join(__dirname, '..', '..');
 /** Server settings deliberately not in the VS Code UI: the key has its own command, the seed stays fixed. */
-const NOT_IN_VSCODE = ['api_key', 'seed'];
+const NOT_IN_VSCODE = ['api_key'];
 const CONSTRAINTS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'enum'] as const;
 
 const DUMP = `

@@ -17,6 +17,7 @@ const vscodeSection = {
   model: '',
   models: {},
   temperature: 0,
+  seed: 1234,
   max_rounds: 3,
   timeout_s: 120,
   max_retries: 2,
