@@ -254,6 +254,31 @@ def test_cli_bench_runs_and_prints_the_table(scripted, tmp_path, capsys):
     assert json.loads((out / "summary.json").read_text())["pipelines"]["direct"]["pass@1"] == 1.0
 
 
+def test_cli_report_only_summarizes_a_partial_run_and_asks_the_model_nothing(
+        scripted, tmp_path, capsys):
+    from codeteam.cli import main
+
+    data = tiny_data(tmp_path, ("inc_a", "inc_b", "inc_c"))
+    out = tmp_path / "out"
+    scripted.reply(DIRECT, code("def inc_a(x):\n    return x + 1"), times=1)
+    args = ["bench", "--data", str(data), "--pipelines", "direct", "--out", str(out),
+            "--set", f"base_url={scripted.base_url}", "--set", "max_retries=0", "--no-progress"]
+    assert main([*args, "--limit", "1"]) == 0  # a run that stopped after its first task
+    capsys.readouterr()
+    before = len(scripted.requests)
+
+    assert main([*args, "--report-only"]) == 0
+
+    assert len(scripted.requests) == before
+    captured = capsys.readouterr()
+    assert "2 not run (--report-only), 1 already in" in captured.err
+    assert "| direct | 100.0% | 1/1 (2 missing) |" in captured.out
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["pipelines"]["direct"]["missing"] == 2
+    assert summary["tasks_selected"] == 3
+    assert len(ResultsLog(out / "results.jsonl").load()) == 1
+
+
 def test_cli_bench_refuses_bad_input(scripted, tmp_path, capsys):
     from codeteam.cli import main
 

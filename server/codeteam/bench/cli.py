@@ -24,6 +24,9 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
                        help="wall-clock limit of one task's hidden-test run (default: 10, "
                        "30 for humaneval-et and humaneval-plus)")
     bench.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    bench.add_argument("--report-only", action="store_true",
+                       help="run nothing: write the summary of the results already in --out "
+                       "(tasks not run yet count as missing)")
 
 
 def run_bench_command(args: argparse.Namespace) -> int:

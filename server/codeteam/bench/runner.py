@@ -55,7 +55,9 @@ class BenchConfig:
     :data:`codeteam.pipelines.runner.PIPELINES`; ``concurrency`` is how many (task, pipeline)
     runs go at once; ``out`` the output folder; ``overrides`` settings keys (``--set``);
     ``score_timeout_s`` the wall-clock seconds of one scoring run (None: the dataset's
-    default); ``progress`` shows a tqdm bar on stderr."""
+    default); ``progress`` shows a tqdm bar on stderr; ``report_only`` runs no task and
+    writes the summary of the results ``out`` already holds (a run in progress or
+    interrupted: the tasks not run yet count as missing)."""
 
     dataset: str | None = None
     data: Path | None = None
@@ -67,6 +69,7 @@ class BenchConfig:
     overrides: dict[str, Any] = field(default_factory=dict)
     score_timeout_s: float | None = None
     progress: bool = True
+    report_only: bool = False
 
 
 def model_label(settings: Settings) -> str:
@@ -256,9 +259,12 @@ async def run_bench(
             if (item.task_id, p) not in done]
     if echo:
         skipped = len(selected) * len(config.pipelines) - len(todo)
+        verb = "not run (--report-only)" if config.report_only else "to run"
         print(f"codeteam bench: {dataset.name}, {len(selected)} task(s) x "
-              f"{len(config.pipelines)} pipeline(s), model {model}; {len(todo)} to run"
+              f"{len(config.pipelines)} pipeline(s), model {model}; {len(todo)} {verb}"
               + (f", {skipped} already in {results.path}" if skipped else ""), file=sys.stderr)
+    if config.report_only:
+        todo = []
 
     own_client = client is None
     aborted: str | None = None
@@ -358,6 +364,7 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
         overrides=_overrides(args.set),
         score_timeout_s=getattr(args, "score_timeout", None),
         progress=not getattr(args, "no_progress", False),
+        report_only=getattr(args, "report_only", False),
     )
 
 
