@@ -118,3 +118,77 @@ async def test_each_parameter_set_runs_and_reports_on_its_own(workspace, policy)
     assert set(status.values()) == {"passed"}, status
     failed = next(o for o in report.outcomes if o.status == "failed")
     assert failed.actual == "7" and failed.expected == "6"
+
+
+CLASSES = textwrap.dedent(
+    """\
+    import pytest
+    from calc import double
+
+    FACTOR = 2
+
+
+    class TestDouble:
+        scale = FACTOR
+
+        def expected(self, x):
+            return x * self.scale
+
+        def test_small(self):
+            assert double(1) == self.expected(1)
+
+        @pytest.mark.parametrize("x", [2, 3])
+        def test_each(self, x):
+            assert double(x) == self.expected(x)
+
+        def helper_not_a_test(self):
+            raise AssertionError("never called")
+
+
+    class TestWithSetup:
+        def setup_method(self, method):
+            self.x = 1
+
+        def test_uses_setup(self):
+            assert double(self.x) == 2
+
+
+    class TestFixture:
+        def test_fixture(self, tmp_path):
+            assert double(1)
+
+
+    class TestBased(object):
+        def test_based(self):
+            assert double(1)
+    """
+)
+
+
+def test_methods_of_a_plain_test_class_are_cases_with_the_class_as_source(workspace):
+    (workspace / "test_classes.py").write_text(CLASSES)
+    cases = [c for c in pytest_cases("double", workspace / "calc.py", workspace)
+             if c.file.endswith("test_classes.py")]
+    assert [c.id.split("py::")[1] for c in cases] == [
+        "TestDouble::test_small", "TestDouble::test_each[2]", "TestDouble::test_each[3]"]
+    small = cases[0]
+    assert small.name == "TestDouble.test_small"
+    assert small.source.startswith("class TestDouble:\n    scale = FACTOR\n")
+    assert "FACTOR = 2" in small.setup
+    lines = (workspace / "test_classes.py").read_text().splitlines()
+    assert lines[small.line] == "class TestDouble:"
+    assert cases[1].describe() == "TestDouble.test_each[2] (pytest)"
+
+
+@pytest.mark.sandbox
+async def test_test_class_methods_run_on_an_instance(workspace, policy):
+    (workspace / "test_classes.py").write_text(CLASSES)
+    cases = [c for c in pytest_cases("double", workspace / "calc.py", workspace)
+             if c.file.endswith("test_classes.py")]
+    report = await run_tests(MODULE, cases, module_name="calc", policy=policy)
+    status = {o.test_id.split("py::")[1]: o.status for o in report.outcomes}
+    assert status == {"TestDouble::test_small": "passed", "TestDouble::test_each[2]": "passed",
+                      "TestDouble::test_each[3]": "failed"}  # double(3) is 7
+    failed = report.outcomes[2]
+    assert failed.actual == "7" and failed.expected == "6"
+    assert "test_classes.py" in failed.traceback and "line 18" in failed.traceback

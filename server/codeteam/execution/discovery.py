@@ -185,20 +185,25 @@ def pytest_cases(
     that import.
 
     A test parametrized with literal ``@pytest.mark.parametrize`` marks gives one case per
-    parameter set (see :func:`_parametrizations`), with pytest's id (``test_x[1-2]``).
+    parameter set (see :func:`_parametrizations`), with pytest's id (``test_x[1-2]``). The
+    ``test*`` methods of a plain test class (see :func:`_is_test_class`) are cases too, named
+    ``Class.method``, with the class as their source.
 
     Not collected, because running them needs pytest's machinery, which the sandbox harness
     does not reimplement: tests with fixtures (parameters no literal ``parametrize`` gives),
-    ``async`` tests, tests in classes, tests decorated with anything but ``pytest.mark.*`` (and
+    ``async`` tests, test classes with base classes, ``__init__``, setup/teardown methods or
+    fixtures, tests decorated with anything but ``pytest.mark.*`` (and
     those marked skip/skipif/xfail/usefixtures), and tests that use names imported from other
     workspace modules (the workspace is not visible in the sandbox). With ``with_skipped``,
     the latter are returned too, with a ``skip_reason`` naming the module (the runner reports
     them as skipped, so the user sees why they did not run, instead of losing them silently).
 
-    Each case: ``kind="pytest"``, ``id`` ``"pytest:<relative path>::<name>"``, ``source`` the
-    function (from ``def``, marks dropped), ``name``, ``setup`` the file's imports and
+    Each case: ``kind="pytest"``, ``id`` ``"pytest:<relative path>::<name>"`` (``::Class::method``
+    for a method), ``source`` the function (from ``def``, marks dropped; a method's whole class
+    from ``class``), ``name``, ``setup`` the file's imports and
     module-level definitions the test uses (transitively; relative imports of the module
-    made absolute), ``file`` the test file's path, ``line`` the 0-based line of ``def``,
+    made absolute), ``file`` the test file's path, ``line`` the 0-based line ``source``
+    starts on,
     ``module_aliases`` the dotted names the file imports the module by, and for a parametrized
     case ``arguments`` (keyword arguments as source: ``a=1, b=[2]``) and an id ending in
     pytest's ``[...]``.
@@ -429,7 +434,9 @@ MAX_PARAMETRIZED_CASES = 50
 is not collected."""
 
 
-def _parametrizations(function: ast.AST) -> list[tuple[str, str | None]] | None:
+def _parametrizations(
+    function: ast.AST, *, method: bool = False
+) -> list[tuple[str, str | None]] | None:
     """How to call a test function, one ``(id suffix, arguments)`` per case, or None when the
     sandbox harness cannot run it. A plain test (no parameters without defaults, not async,
     only harmless ``pytest.mark`` decorators) is ``[("", None)]``. A test whose parameters all
@@ -438,12 +445,18 @@ def _parametrizations(function: ast.AST) -> list[tuple[str, str | None]] | None:
     included) gets one case per combination, in pytest's order (stacked marks multiply, the
     mark nearest the ``def`` varying slowest), with pytest's id (``[1-2]``: constants as
     written, other values as the argument's name and index) and ``arguments``, the source of
-    keyword arguments (``a=1, b=[2]``) the harness evaluates in the test's namespace."""
+    keyword arguments (``a=1, b=[2]``) the harness evaluates in the test's namespace. With
+    ``method``, the first parameter (``self``) is the test class's instance."""
     if not isinstance(function, ast.FunctionDef):
         return None
     args = function.args
     if args.vararg or args.kwarg:
         return None
+    positional = args.posonlyargs + args.args
+    if method:
+        if not positional:
+            return None
+        positional = positional[1:]
     marks: list[list[tuple[str, dict[str, str]]]] = []
     for decorator in function.decorator_list:
         dotted = _dotted(decorator)
@@ -458,13 +471,12 @@ def _parametrizations(function: ast.AST) -> list[tuple[str, str | None]] | None:
         elif mark in _UNRUNNABLE_MARKS:
             return None
     given = {name for cases in marks for _, values in cases for name in values}
-    required = [a.arg for a in (args.posonlyargs + args.args)[
-        : len(args.posonlyargs + args.args) - len(args.defaults)]]
+    required = [a.arg for a in positional[: len(positional) - len(args.defaults)]]
     required += [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
     if any(name not in given for name in required) or any(
             a.arg in given for a in args.posonlyargs):
         return None
-    every = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    every = {a.arg for a in positional + args.kwonlyargs}
     if not given <= every:
         return None
     combos: list[tuple[str, dict[str, str]]] = [("", {})]
@@ -548,6 +560,35 @@ def _pytest_id(value: ast.expr, name: str, index: int) -> str:
     return f"{name}{index}"
 
 
+_CLASS_SETUP = frozenset({
+    "__init__", "__new__", "setup_method", "teardown_method", "setup_class", "teardown_class",
+    "setup", "teardown", "setUp", "tearDown",
+})
+"""Members of a test class that need pytest's machinery to run (or that pytest refuses)."""
+
+
+def _is_test_class(node: ast.AST) -> bool:
+    """A test class the harness runs as pytest would: ``class Test...:`` with no base classes,
+    only harmless ``pytest.mark`` decorators, and no ``__init__``, setup/teardown methods or
+    fixtures; each ``test*`` method runs on a fresh instance."""
+    if not isinstance(node, ast.ClassDef) or not node.name.startswith("Test"):
+        return False
+    if node.bases or node.keywords:
+        return False
+    for decorator in node.decorator_list:
+        dotted = _dotted(decorator)
+        if not dotted.startswith("pytest.mark.") or dotted.split(".")[2] in (
+                _UNRUNNABLE_MARKS | {"parametrize"}):
+            return False
+    for member in node.body:
+        if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+            member.name in _CLASS_SETUP
+            or any("fixture" in _dotted(d) for d in member.decorator_list)
+        ):
+            return False
+    return True
+
+
 def _segment(lines: list[str], node: ast.stmt) -> str:
     """The statement's text, decorators included (top-level, so no dedent is needed)."""
     start = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno]) - 1
@@ -562,13 +603,18 @@ def _file_cases(
     if not imports.aliases:
         return []
     lines = [line.rstrip("\r\n") for line in split_lines(text)]
-    tests = [
-        node
-        for node in tree.body
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and node.name.startswith("test")
-    ]
-    test_ids = {id(node) for node in tests}
+    units: list[tuple[ast.ClassDef | None, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    test_ids: set[int] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(
+                "test"):
+            units.append((None, node))
+            test_ids.add(id(node))
+        elif _is_test_class(node):
+            assert isinstance(node, ast.ClassDef)
+            units.extend((node, m) for m in node.body if isinstance(
+                m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name.startswith("test"))
+            test_ids.add(id(node))
     definitions = [
         node
         for node in tree.body
@@ -583,14 +629,25 @@ def _file_cases(
     except ValueError:
         relative = path.name
     cases = []
-    for function in tests:
-        calls = _parametrizations(function)
+    for owner, function in units:
+        calls = _parametrizations(function, method=owner is not None)
         if calls is None:
             continue
         # The parametrize marks' values are evaluated in the test's namespace, not the marks.
         values = [node for d in function.decorator_list if calls[0][1] is not None
                   and isinstance(d, ast.Call) for node in [*d.args, *d.keywords]]
-        needed = set().union(*(_used_names(n) for n in [function.args, *function.body, *values]))
+        # A method also needs what its class body runs: the other members (helpers,
+        # attributes), and every test method's decorators and defaults.
+        members: list[ast.AST] = []
+        if owner is not None:
+            for member in owner.body:
+                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                        member.name.startswith("test")):
+                    members += [*member.decorator_list, member.args]
+                else:
+                    members.append(member)
+        needed = set().union(
+            *(_used_names(n) for n in [function.args, *function.body, *values, *members]))
         chosen: set[int] = set()
         changed = True
         while changed:
@@ -602,7 +659,8 @@ def _file_cases(
                     changed = True
         setup_nodes = [node for node in definitions if id(node) in chosen]
         helpers = [n for n in setup_nodes if not isinstance(n, (ast.Import, ast.ImportFrom))]
-        if not any(_uses_function(n, imports, function_name) for n in [function, *helpers]):
+        if not any(_uses_function(n, imports, function_name)
+                   for n in [function, *members, *helpers]):
             continue
         names_from_workspace = set().union(
             *(bound[id(n)] for n in setup_nodes if isinstance(n, (ast.Import, ast.ImportFrom)))
@@ -617,15 +675,17 @@ def _file_cases(
         setup = "\n".join(
             imports.rewritten.get(id(node)) or _segment(lines, node) for node in setup_nodes
         )
-        start = function.lineno - 1
-        body = "\n".join(lines[start : function.end_lineno])
+        unit = owner or function
+        start = unit.lineno - 1
+        body = "\n".join(lines[start : unit.end_lineno])
+        name = function.name if owner is None else f"{owner.name}.{function.name}"
         cases.extend(
             TestCase(
-                id=f"pytest:{relative}::{function.name}{suffix}",
+                id=f"pytest:{relative}::{name.replace('.', '::')}{suffix}",
                 kind="pytest",
                 origin=origin,
                 source=body + "\n",
-                name=function.name,
+                name=name,
                 arguments=arguments,
                 setup=setup + "\n" if setup else "",
                 file=str(path),

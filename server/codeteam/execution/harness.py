@@ -373,8 +373,12 @@ class _Harness:
             self.register_source(setup_file, test["setup"])
             exec(compile(test["setup"], setup_file, "exec"), namespace)  # noqa: S102
         code = self.compile_test(test["source"], filename, test.get("line") or 0)
-        exec(code, namespace)  # noqa: S102 - defines the test function
-        function = namespace.get(name)
+        exec(code, namespace)  # noqa: S102 - defines the test function (or class)
+        if "." in name:  # a method of a test class, on a fresh instance as pytest does
+            owner, method = name.split(".", 1)
+            function = getattr(namespace[owner](), method, None)
+        else:
+            function = namespace.get(name)
         if not callable(function):
             raise TypeError(f"test function {name!r} is not defined by its source")
         if test.get("arguments") is None:
