@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codeteam.pysource.functions import FunctionInfo, SourceError, find_functions
-from codeteam.pysource.tolerant import parseable_module
+from codeteam.pysource.tolerant import locate_tolerant, parseable_module
 
 CONTRACT = (
     'one argument object {"uri": str, "position": {"line": int, "character": int}?, '
@@ -108,6 +108,40 @@ def resolve_function(text: str, target: CommandTarget) -> FunctionInfo:
                 raise TargetError(
                     f"line {target.line + 1} is in code that does not parse "
                     f"(lines {first + 1}-{last + 1}); finish or fix it first")
+    try:
+        found = _designated(functions, target)
+    except TargetError:
+        if readable.left_out and target.qualname is not None:
+            _refuse_if_left_out(text, target, readable.left_out)
+        raise
+    if readable.left_out:
+        # The result will be applied by the tolerant lookup: refuse now what it would refuse
+        # then (a def of the same name in code that does not parse may be a second one).
+        try:
+            locate_tolerant(text, found.qualname, found.signature)
+        except (LookupError, SourceError) as error:
+            raise TargetError(f"{error}; finish or fix that code first") from error
+    return found
+
+
+def _refuse_if_left_out(
+    text: str, target: CommandTarget, left_out: list[tuple[int, int]]
+) -> None:
+    """Raise :class:`TargetError` saying so when the named target is there, inside code left
+    out because it does not parse (a method whose class holds a half-typed sibling)."""
+    try:
+        info = locate_tolerant(text, target.qualname or "", target.signature)
+    except (LookupError, SourceError):
+        return
+    for first, last in left_out:
+        if first <= info.def_line <= last:
+            raise TargetError(
+                f"{target.qualname} (line {info.def_line + 1}) is in code that does not parse "
+                f"(lines {first + 1}-{last + 1}); finish or fix it first")
+
+
+def _designated(functions: list[FunctionInfo], target: CommandTarget) -> FunctionInfo:
+    """The function of ``functions`` that ``target`` designates; raises :class:`TargetError`."""
     around = _innermost(functions, target.line) if target.line is not None else None
     if target.qualname is not None:
         named = [f for f in functions if f.qualname == target.qualname]

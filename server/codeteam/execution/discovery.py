@@ -15,6 +15,7 @@ import doctest
 import inspect
 import os
 import re
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from codeteam.execution.models import TestCase, TestOrigin
@@ -487,8 +488,30 @@ def _parametrizations(
             return None
     if not marks:
         return [("", None)]
+    idents = _unique_ids([ident for ident, _ in combos])
     return [(f"[{ident}]", ", ".join(f"{k}={v}" for k, v in values.items()))
-            for ident, values in combos]
+            for ident, (_, values) in zip(idents, combos)]
+
+
+def _unique_ids(ids: list[str]) -> list[str]:
+    """pytest's suffixes for ids that occur more than once (``1_0``, ``1_1``; ``a0``, ``a1``),
+    as ``IdMaker.make_unique_parameterset_ids`` adds them."""
+    counts = Counter(ids)
+    if all(count == 1 for count in counts.values()):
+        return ids
+    taken = set(ids)
+    suffixes: dict[str, int] = defaultdict(int)
+    out = list(ids)
+    for index, ident in enumerate(ids):
+        if counts[ident] > 1:
+            joint = "_" if ident and ident[-1].isdigit() else ""
+            new = f"{ident}{joint}{suffixes[ident]}"
+            while new in taken:
+                suffixes[ident] += 1
+                new = f"{ident}{joint}{suffixes[ident]}"
+            out[index] = new
+            suffixes[ident] += 1
+    return out
 
 
 def _parametrize_cases(mark: ast.expr) -> list[tuple[str, dict[str, str]]] | None:
@@ -520,16 +543,19 @@ def _parametrize_cases(mark: ast.expr) -> list[tuple[str, dict[str, str]]] | Non
             if not isinstance(keyword.value, (ast.List, ast.Tuple)) or len(
                     keyword.value.elts) != len(ids):
                 return None
-            ids = [e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else None
-                   for e in keyword.value.elts]
+            ids = [_escaped(e.value) if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                   else None for e in keyword.value.elts]
     cases = []
     for index, element in enumerate(values_node.elts):
-        if isinstance(element, ast.Call) and _dotted(element.func) == "pytest.param":
+        dotted = _dotted(element.func) if isinstance(element, ast.Call) else ""
+        if dotted == "param" or dotted.endswith(".param") and dotted != "pytest.param":
+            return None  # a pytest.param under another name, or something else: not guessed
+        if isinstance(element, ast.Call) and dotted == "pytest.param":
             if any(k.arg == "marks" for k in element.keywords):
                 return None
             own = next((k.value.value for k in element.keywords if k.arg == "id"
                         and isinstance(k.value, ast.Constant)), None)
-            ids[index] = own if isinstance(own, str) else ids[index]
+            ids[index] = _escaped(own) if isinstance(own, str) else ids[index]
             values = list(element.args)
         elif whole:
             values = [element]
@@ -546,18 +572,26 @@ def _parametrize_cases(mark: ast.expr) -> list[tuple[str, dict[str, str]]] | Non
 
 
 def _pytest_id(value: ast.expr, name: str, index: int) -> str:
-    """pytest's id of one parametrized value: a constant as written, else name + index (also
-    for a name bound to a constant, whose value pytest would show: ids are made without
-    running the test file)."""
-    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) and isinstance(
-            value.operand, ast.Constant) and isinstance(value.operand.value, (int, float)):
-        return f"-{value.operand.value}"
-    if isinstance(value, ast.Constant) and isinstance(value.value, (str, int, float, bool)) \
-            or isinstance(value, ast.Constant) and value.value is None:
-        text = str(value.value)
-        return text.encode("unicode_escape").decode("ascii") if isinstance(
-            value.value, str) else text
+    """pytest's id of one parametrized value: a number, bool, None, string or bytes literal as
+    pytest shows it (strings and bytes ASCII-escaped), else name + index. Also name + index
+    for a name (in the value or in ``ids=``) bound to a constant, whose value pytest would
+    show: ids are made without running the test file."""
+    try:
+        constant = ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return f"{name}{index}"
+    if isinstance(constant, str):
+        return _escaped(constant)
+    if isinstance(constant, bytes):
+        return constant.decode("ascii", "backslashreplace")
+    if constant is None or isinstance(constant, (bool, int, float, complex)):
+        return str(constant)
     return f"{name}{index}"
+
+
+def _escaped(text: str) -> str:
+    """A string id as pytest shows it: non-ASCII and control characters escaped."""
+    return text.encode("unicode_escape").decode("ascii")
 
 
 _CLASS_SETUP = frozenset({

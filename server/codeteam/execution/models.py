@@ -69,8 +69,13 @@ class TestCase(BaseModel):
         if self.kind == "doctest":
             return f">>> {self.source.strip()}  # expected {self.expected!r}"
         if self.kind == "pytest":
-            case = self.id[self.id.rfind("["):] if self.arguments is not None else ""
-            return f"{self.name or 'test'}{case} (pytest)"
+            name = self.name or "test"
+            case = ""
+            if self.arguments is not None:  # the id's parameter set: "pytest:f.py::name[...]"
+                marker = "::" + name.replace(".", "::") + "["
+                at = self.id.find(marker)
+                case = self.id[at + len(marker) - 1:] if at >= 0 else ""
+            return f"{name}{case} (pytest)"
         return " ".join(self.source.strip().split())
 
 

@@ -92,12 +92,16 @@ class _Lines:
         before = self.lines[previous].rstrip("\n")
         if before.endswith("\\") or before.lstrip(" \t\f").startswith("@"):
             return True
-        # A def/class under a decorator that spans lines (``@retry(\n    times=3)``).
+        # A def/class under a decorator that spans lines (``@retry(\n    times=3)``, or
+        # black's ``@retry(\n    times=3,\n)`` with the bracket closed at column 0).
         if re.match(r"(?:async[ \t]+)?def\b|class\b|@", text):
             margin = self.indent(index)
             for row in range(previous, -1, -1):
-                if self.is_code(row) and self.indent(row) <= margin:
-                    return self.lines[row].lstrip(" \t\f").startswith("@")
+                if not self.is_code(row) or self.indent(row) > margin:
+                    continue
+                if self.lines[row].lstrip(" \t\f")[:1] in _CLOSING:
+                    continue  # a closing bracket: the statement it closes began above
+                return self.lines[row].lstrip(" \t\f").startswith("@")
         return False
 
     def indent(self, index: int) -> int:

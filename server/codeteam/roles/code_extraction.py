@@ -13,6 +13,7 @@ use the user's names. Re-indenting never changes a string literal's value.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import re
 from dataclasses import dataclass
@@ -440,7 +441,7 @@ def _from_block(
         decorators = _kept_decorators(function, tree, task, stub)
         if decorators:
             body_text = _decorated_inner(stub, function, decorators, body_text,
-                                         indent_unit(task.module_source))
+                                         indent_unit(task.module_source), task.qualname)
         called = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
         # Module-level imports and helpers around the function travel inside it.
         for node in tree.body:
@@ -503,7 +504,9 @@ def _kept_decorators(
     if isinstance(function, ast.AsyncFunctionDef) != isinstance(stub.function,
                                                                 ast.AsyncFunctionDef):
         return []
-    have = {ast.unparse(d) for d in stub.function.decorator_list}
+    # The user's own decorators, by their last name: @contextmanager is
+    # @contextlib.contextmanager, and must not be applied twice.
+    have = {_decorator_names(d)[1] for d in stub.function.decorator_list}
     bound = set(_module_top_level(task.module_source)[2])
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -514,37 +517,69 @@ def _kept_decorators(
     for decorator in function.decorator_list:
         root, last = _decorator_names(decorator)
         text = ast.unparse(decorator)
-        if text not in have and root in bound and last not in _DESCRIPTOR_DECORATORS:
+        if last not in have and root in bound and last not in _DESCRIPTOR_DECORATORS:
             kept.append(text)
     return kept
 
 
 def _decorated_inner(
     stub: _Stub, function: ast.FunctionDef | ast.AsyncFunctionDef, decorators: list[str],
-    body_text: str, unit: str,
+    body_text: str, unit: str, qualname: str,
 ) -> str:
     """A body (column 0) that defines the answer as an inner function under the user's name,
-    with the reply's ``decorators`` and the user's parameters (no annotations or defaults:
-    every argument is passed on), and returns its result. Recursive calls in the body find
-    the decorated inner function, so ``@lru_cache`` still memoises."""
-    args = ast.arguments(
-        posonlyargs=[ast.arg(a.arg) for a in stub.function.args.posonlyargs],
-        args=[ast.arg(a.arg) for a in stub.function.args.args],
-        vararg=ast.arg(stub.function.args.vararg.arg) if stub.function.args.vararg else None,
-        kwonlyargs=[ast.arg(a.arg) for a in stub.function.args.kwonlyargs],
-        kw_defaults=[None] * len(stub.function.args.kwonlyargs),
-        kwarg=ast.arg(stub.function.args.kwarg.arg) if stub.function.args.kwarg else None,
-        defaults=[],
-    )
+    with the reply's ``decorators`` and the user's parameters and defaults (no annotations),
+    and returns its result, every argument passed on. Recursive calls in the body find the
+    decorated inner function, so ``@lru_cache`` still memoises; in a method, the body's
+    ``self.name(...)`` calls become ``name(self, ...)`` for the same reason."""
+    args = copy.deepcopy(stub.function.args)
+    for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+        if arg is not None:
+            arg.annotation = None
     groups = _parameter_groups(stub.function.args)
     passed = groups[0] + [f"*{n}" for n in groups[1]] + [f"{n}={n}" for n in groups[2]] + [
         f"**{n}" for n in groups[3]]
     is_async = isinstance(function, ast.AsyncFunctionDef)
     name = stub.function.name
+    if "." in qualname and groups[0] and not any(
+            _decorator_names(d)[1] == "staticmethod" for d in stub.function.decorator_list):
+        body_text = _self_calls_as_calls(body_text, groups[0][0], name)
     head = "".join(f"@{d}\n" for d in decorators)
     head += f"{'async def' if is_async else 'def'} {name}({ast.unparse(args)}):\n"
     call = f"{'await ' if is_async else ''}{name}({', '.join(passed)})"
     return head + indent_code(body_text.rstrip(), unit) + f"\n\nreturn {call}\n"
+
+
+def _self_calls_as_calls(body_text: str, first: str, name: str) -> str:
+    """``body_text`` (statements at column 0) with each ``first.name(args)`` call (``self.fib(n
+    - 1)``) written ``name(first, args)``; unchanged if it does not parse."""
+    try:
+        tree = ast.parse(body_text)
+    except (SyntaxError, ValueError):
+        return body_text
+    lines = body_text.split("\n")
+    edits: dict[int, list[tuple[int, int, bytes]]] = {}  # row: (start, end, new), bytes
+    for node in ast.walk(tree):
+        func = getattr(node, "func", None)
+        if not (isinstance(node, ast.Call) and isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name) and func.value.id == first
+                and func.attr == name and func.end_lineno == func.lineno):
+            continue
+        row = func.lineno - 1
+        data = lines[row].encode()
+        paren = data.find(b"(", func.end_col_offset or 0)
+        if paren < 0:
+            continue  # the call's bracket is on another line: left as it is
+        rest = data[paren + 1:].lstrip()
+        extra = first if rest.startswith(b")") and not node.args and not node.keywords \
+            else f"{first}, "
+        edits.setdefault(row, []).append(
+            (func.col_offset, paren + 1, f"{name}(".encode() + extra.encode()))
+    for row, changes in edits.items():
+        data = lines[row].encode()
+        for start, end, new in sorted(changes, reverse=True):
+            data = data[:start] + new + data[end:]
+        lines[row] = data.decode()
+    return "\n".join(lines)
 
 
 def _segment(lines: list[str], node: ast.stmt) -> str:
