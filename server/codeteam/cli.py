@@ -112,6 +112,7 @@ async def _run(args: argparse.Namespace) -> int:
         line_ending,
         replace_span,
     )
+    from codeteam.pysource.tolerant import parseable_module
     from codeteam.settings import load_settings
 
     settings, problems = load_settings(_overrides(args.set))
@@ -131,17 +132,25 @@ async def _run(args: argparse.Namespace) -> int:
     text = raw[len(bom):]
     workspace = args.workspace or path.resolve().parent
     try:
-        task = task_for(text, args.function, path=path.resolve(), workspace_root=workspace)
+        # Other top-level code that does not parse (being typed) is left out, line for line.
+        readable = parseable_module(text)
+        task = task_for(
+            readable.text, args.function, path=path.resolve(), workspace_root=workspace
+        )
     except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
         hint = ""
+        block = None
         if isinstance(error, FunctionNotFound):
-            try:
-                names = [f.qualname for f in find_functions(text)]
-            except SourceError:
-                names = []
+            block = readable.block_holding(text, args.function)
+            names = [f.qualname for f in find_functions(readable.text)]
             if names:
                 hint = f" (functions here: {', '.join(names[:12])}; a method is Class.method)"
-        print(f"codeteam: {path}: {error}{hint}", file=sys.stderr)
+        if block is not None:
+            print(f"codeteam: {path}: {args.function} is in code that does not parse "
+                  f"(lines {block[0] + 1}-{block[1] + 1}); finish or fix it first",
+                  file=sys.stderr)
+        else:
+            print(f"codeteam: {path}: {error}{hint}", file=sys.stderr)
         return 2
 
     pipeline = {"plan-docstring": "plan_docstring"}.get(args.pipeline, args.pipeline)
@@ -163,6 +172,8 @@ async def _run(args: argparse.Namespace) -> int:
         await client.close()
         shared_embedded_model().stop()
 
+    if readable.left_out:
+        result.notes.insert(0, readable.run_note())
     newline = line_ending(text)
     new_text: str | None = None
     if result.code is not None and pipeline != "review":
@@ -170,7 +181,10 @@ async def _run(args: argparse.Namespace) -> int:
             text, task.start_line, task.end_line, indent_function(result.code, task.indent, newline)
         )
         try:
-            compile(new_text, str(path), "exec", dont_inherit=True)
+            # Checked without the code left out (its lines are blank there, same numbers).
+            compile(replace_span(readable.text, task.start_line, task.end_line,
+                                 indent_function(result.code, task.indent, "\n")),
+                    str(path), "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as error:
             result.notes.append(f"the new code does not parse in {path} ({error}); not used")
             result.status = "error"

@@ -75,3 +75,31 @@ def test_a_malformed_base_url_is_a_message_not_a_traceback(scripted, tmp_path):
                         base_url="http://[::1:8080/v1")
     assert "Traceback" not in done.stderr, done.stderr[-1500:]
     assert done.returncode == 2
+
+
+HALF_TYPED = ('def double(x):\n    """Double x.\n\n    >>> double(2)\n    4\n    """\n\n\n'
+              'def later(values):\n    return max(\n')
+
+
+def test_a_run_while_another_function_is_half_typed(scripted, tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(HALF_TYPED)
+    scripted.reply(DIRECT, "```python\ndef double(x):\n    return 2 * x\n```")
+    done = codeteam_run(scripted, str(path), "--function", "double", "--pipeline", "direct",
+                        "--write")
+    assert done.returncode == 0, done.stderr
+    assert "note: code that does not parse (lines 9-10) was left out" in done.stderr
+    written = path.read_text()
+    assert "    return 2 * x\n" in written
+    assert written.endswith("\n\ndef later(values):\n    return max(\n")  # kept as typed
+    assert all("max(" not in str(m["content"]) for m in scripted.requests[-1]["messages"])
+
+
+def test_a_function_inside_the_code_that_does_not_parse_is_refused(scripted, tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(HALF_TYPED)
+    done = codeteam_run(scripted, str(path), "--function", "later", "--pipeline", "direct")
+    assert done.returncode == 2
+    assert "later is in code that does not parse (lines 9-10); finish or fix it first" \
+        in done.stderr, done.stderr
+    assert scripted.requests == []

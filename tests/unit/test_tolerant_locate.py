@@ -153,3 +153,21 @@ def test_a_decorator_over_several_lines_belongs_to_its_function():
     source = "@retry(\n    times=3)\ndef f():\n    pass\n\ng = (\n"
     found = locate_tolerant(source, "f")
     assert (found.start_line, found.def_line, found.end_line) == (0, 2, 3)
+
+
+def test_the_left_out_block_holding_a_function_and_the_run_note():
+    source = ("def f(x):\n    return x\n\n\nclass A:\n    def m(self):\n        '''Doc.'''\n\n"
+              "    def n(self):\n        return max(\n")
+    readable = parseable_module(source)
+    assert readable.left_out == [(4, 9)]
+    assert readable.block_holding(source, "A.m") == (4, 9)
+    assert readable.block_holding(source, "f") is None
+    assert readable.block_holding(source, "nowhere") is None
+    assert readable.run_note() == (
+        "code that does not parse (lines 5-10) was left out of the prompt and the tests")
+    assert parseable_module("x = 1\n").run_note() is None
+
+
+def test_a_function_whose_own_body_does_not_parse_is_in_its_left_out_block():
+    source = 'def double(x):\n    """Double x."""\n\n\ndef later(values):\n    return max(\n'
+    assert parseable_module(source).block_holding(source, "later") == (4, 5)

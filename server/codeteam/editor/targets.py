@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codeteam.pysource.functions import FunctionInfo, SourceError, find_functions
-from codeteam.pysource.tolerant import locate_tolerant, parseable_module
+from codeteam.pysource.tolerant import ParseableModule, locate_tolerant, parseable_module
 
 CONTRACT = (
     'one argument object {"uri": str, "position": {"line": int, "character": int}?, '
@@ -90,15 +90,19 @@ def parse_target(arguments: Sequence[Any] | None) -> CommandTarget:
     return CommandTarget(uri, line, character, qualname, signature)
 
 
-def resolve_function(text: str, target: CommandTarget) -> FunctionInfo:
+def resolve_function(
+    text: str, target: CommandTarget, readable: ParseableModule | None = None
+) -> FunctionInfo:
     """The function ``target`` designates in ``text``: parsed in full, or, when another part
     of the module does not parse (a function being typed), in the rest of it
     (:func:`~codeteam.pysource.tolerant.parseable_module`; lines keep their numbers).
+    ``readable`` is ``parseable_module(text)`` when the caller already has it.
 
     Raises :class:`TargetError` with a message for the user.
     """
     try:
-        readable = parseable_module(text)
+        if readable is None:
+            readable = parseable_module(text)
         functions = find_functions(readable.text)
     except SourceError as error:
         raise TargetError(str(error)) from error
@@ -112,7 +116,7 @@ def resolve_function(text: str, target: CommandTarget) -> FunctionInfo:
         found = _designated(functions, target)
     except TargetError:
         if readable.left_out and target.qualname is not None:
-            _refuse_if_left_out(text, target, readable.left_out)
+            _refuse_if_left_out(text, target, readable)
         raise
     if readable.left_out:
         # The result will be applied by the tolerant lookup: refuse now what it would refuse
@@ -124,20 +128,15 @@ def resolve_function(text: str, target: CommandTarget) -> FunctionInfo:
     return found
 
 
-def _refuse_if_left_out(
-    text: str, target: CommandTarget, left_out: list[tuple[int, int]]
-) -> None:
+def _refuse_if_left_out(text: str, target: CommandTarget, readable: ParseableModule) -> None:
     """Raise :class:`TargetError` saying so when the named target is there, inside code left
     out because it does not parse (a method whose class holds a half-typed sibling)."""
-    try:
-        info = locate_tolerant(text, target.qualname or "", target.signature)
-    except (LookupError, SourceError):
-        return
-    for first, last in left_out:
-        if first <= info.def_line <= last:
-            raise TargetError(
-                f"{target.qualname} (line {info.def_line + 1}) is in code that does not parse "
-                f"(lines {first + 1}-{last + 1}); finish or fix it first")
+    block = readable.block_holding(text, target.qualname or "", target.signature)
+    if block is not None:
+        first, last = block
+        raise TargetError(
+            f"{target.qualname} is in code that does not parse "
+            f"(lines {first + 1}-{last + 1}); finish or fix it first")
 
 
 def _designated(functions: list[FunctionInfo], target: CommandTarget) -> FunctionInfo:

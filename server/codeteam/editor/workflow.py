@@ -40,6 +40,7 @@ from codeteam.editor.progress import RunProgress
 from codeteam.editor.runs import Run
 from codeteam.editor.targets import (
     CommandArgumentError,
+    CommandTarget,
     TargetError,
     parse_target,
     resolve_function,
@@ -52,7 +53,7 @@ from codeteam.pysource.functions import (
     SourceError,
     function_text,
 )
-from codeteam.pysource.tolerant import locate_tolerant, parseable_module
+from codeteam.pysource.tolerant import ParseableModule, locate_tolerant, parseable_module
 
 if TYPE_CHECKING:
     from codeteam.editor.server import CodeteamServer
@@ -85,8 +86,10 @@ async def run_action(ls: CodeteamServer, action: Action, arguments: Sequence[Any
         return _failed(ls, f"{action.title}: {target.uri} is not open in the editor")
     text = document.source
     try:
-        info = await asyncio.to_thread(resolve_function, text, target)
-    except TargetError as error:
+        # Code elsewhere in the module that does not parse (being typed) is left out of the
+        # run: the target is found, and the task built, in the rest (same line numbers).
+        readable, info = await asyncio.to_thread(_resolve, text, target)
+    except (SourceError, TargetError) as error:
         return _failed(ls, f"{action.title}: {error}")
 
     run = ls.runs.start(target.uri, info.qualname, action, request_id)
@@ -100,12 +103,21 @@ async def run_action(ls: CodeteamServer, action: Action, arguments: Sequence[Any
         ls.show_run_message(message, types.MessageType.Warning)
         return {"status": "busy", "message": message, "applied": False}
     try:
-        return await _execute(ls, run, text, info)
+        return await _execute(ls, run, text, readable, info)
     finally:
         ls.runs.finish(run)
 
 
-async def _execute(ls: CodeteamServer, run: Run, text: str, info: FunctionInfo) -> dict:
+def _resolve(text: str, target: CommandTarget) -> tuple[ParseableModule, FunctionInfo]:
+    """The module as the run reads it and the function ``target`` designates in it; raises
+    SourceError (nothing of the module parses) or TargetError."""
+    readable = parseable_module(text)
+    return readable, resolve_function(text, target, readable)
+
+
+async def _execute(
+    ls: CodeteamServer, run: Run, text: str, readable: ParseableModule, info: FunctionInfo
+) -> dict:
     action = run.action
     if run.request_id is not None and run.request_id in ls.protocol.cancelled_request_ids:
         run.cancel("the request was cancelled")
@@ -117,7 +129,7 @@ async def _execute(ls: CodeteamServer, run: Run, text: str, info: FunctionInfo) 
         progress.report(stage)
 
     ls.log_info(f"{action.title} on {info.qualname} ({run.uri}) started")
-    run.task = asyncio.create_task(_produce(ls, run, text, info, on_stage))
+    run.task = asyncio.create_task(_produce(ls, run, readable, info, on_stage))
     if run.cancelled:
         run.task.cancel()
     try:
@@ -176,9 +188,14 @@ async def _execute(ls: CodeteamServer, run: Run, text: str, info: FunctionInfo) 
 
 
 async def _produce(
-    ls: CodeteamServer, run: Run, text: str, info: FunctionInfo, on_stage: Callable[[str], None]
+    ls: CodeteamServer,
+    run: Run,
+    readable: ParseableModule,
+    info: FunctionInfo,
+    on_stage: Callable[[str], None],
 ) -> Result:
-    """Build the task and run the pipeline (the cancellable part of a run)."""
+    """Build the task from ``readable`` (the module as the run saw it, without the code that
+    does not parse) and run the pipeline (the cancellable part of a run)."""
     from codeteam.documents import task_for
     from codeteam.llm.client import LLMError
     from codeteam.llm.embedded import EmbeddedModelError
@@ -192,11 +209,6 @@ async def _produce(
         name = "team"
     path = to_fs_path(run.uri) if run.uri.startswith("file:") else None
     on_stage("collecting the public tests")
-    # Code elsewhere in the module that does not parse (being typed) is left out of the run.
-    readable = await asyncio.to_thread(parseable_module, text)
-    if readable.left_out:
-        left_out_note = (f"code that does not parse ({readable.describe()}) was left out of "
-                         "the prompt and the tests")
     task = await asyncio.to_thread(
         task_for,
         readable.text,
@@ -218,7 +230,7 @@ async def _produce(
     finally:
         await ls.llm.release(client)
     if readable.left_out:
-        result.notes.insert(0, left_out_note)
+        result.notes.insert(0, readable.run_note())
     if fallback_note:
         result.notes.insert(0, fallback_note)
     return result

@@ -130,6 +130,32 @@ class ParseableModule:
         joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
         return ("lines " if len(parts) > 1 or "-" in parts[0] else "line ") + joined
 
+    def run_note(self) -> str | None:
+        """The note a run made on this module carries, None when nothing was left out."""
+        if not self.left_out:
+            return None
+        return (f"code that does not parse ({self.describe()}) was left out of the prompt and "
+                "the tests")
+
+    def block_holding(
+        self, source: str, qualname: str, signature: str | None = None
+    ) -> tuple[int, int] | None:
+        """The left-out block (0-based inclusive lines) in which ``source`` (the module this
+        was made from) defines ``qualname``, found by :func:`locate_tolerant` (or a ``def`` of
+        its name there that does not parse itself); None when it is not defined in one."""
+        if not self.left_out:
+            return None
+        try:
+            line = locate_tolerant(source, qualname, signature).def_line
+        except SourceError as error:
+            line = error.line
+        except LookupError:
+            return None
+        for first, last in self.left_out:
+            if line is not None and first <= line <= last:
+                return first, last
+        return None
+
 
 def parseable_module(source: str) -> ParseableModule:
     """``source`` when it parses, else ``source`` with each top-level block (a statement at
