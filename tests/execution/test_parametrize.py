@@ -192,3 +192,65 @@ async def test_test_class_methods_run_on_an_instance(workspace, policy):
     failed = report.outcomes[2]
     assert failed.actual == "7" and failed.expected == "6"
     assert "test_classes.py" in failed.traceback and "line 18" in failed.traceback
+
+
+ASYNC_TESTS = textwrap.dedent(
+    """\
+    import asyncio
+
+    import pytest
+    from calc import double
+
+
+    async def twice(x):
+        await asyncio.sleep(0)
+        return double(x)
+
+
+    @pytest.mark.asyncio
+    async def test_marked():
+        assert await twice(2) == 4
+
+
+    async def test_auto_mode():
+        assert await twice(3) == 6
+
+
+    @pytest.mark.parametrize("x", [1, 2])
+    async def test_each(x):
+        assert await twice(x) == 2 * x
+
+
+    class TestAsync:
+        async def test_method(self):
+            assert await twice(4) == 8
+
+
+    @pytest.mark.anyio
+    async def test_every_backend():
+        assert await twice(1) == 2
+    """
+)
+
+
+def test_async_tests_are_cases_except_those_run_per_backend(workspace):
+    (workspace / "test_async.py").write_text(ASYNC_TESTS)
+    cases = [c for c in pytest_cases("double", workspace / "calc.py", workspace)
+             if c.file.endswith("test_async.py")]
+    assert [c.id.split("py::")[1] for c in cases] == [
+        "test_marked", "test_auto_mode", "test_each[1]", "test_each[2]",
+        "TestAsync::test_method"]
+
+
+@pytest.mark.sandbox
+async def test_async_tests_run_in_an_event_loop_and_report_their_asserts(workspace, policy):
+    (workspace / "test_async.py").write_text(ASYNC_TESTS)
+    cases = [c for c in pytest_cases("double", workspace / "calc.py", workspace)
+             if c.file.endswith("test_async.py")]
+    report = await run_tests(MODULE, cases, module_name="calc", policy=policy)
+    status = {o.test_id.split("py::")[1]: o.status for o in report.outcomes}
+    assert status == {"test_marked": "passed", "test_auto_mode": "failed",  # double(3) is 7
+                      "test_each[1]": "passed", "test_each[2]": "passed",
+                      "TestAsync::test_method": "passed"}
+    failed = next(o for o in report.outcomes if o.status == "failed")
+    assert failed.actual == "7" and failed.expected == "6"

@@ -192,7 +192,8 @@ def pytest_cases(
 
     Not collected, because running them needs pytest's machinery, which the sandbox harness
     does not reimplement: tests with fixtures (parameters no literal ``parametrize`` gives),
-    ``async`` tests, test classes with base classes, ``__init__``, setup/teardown methods or
+    ``async`` tests marked ``anyio`` or ``trio`` (other ``async`` tests run in a fresh
+    ``asyncio`` event loop, as pytest-asyncio runs them), test classes with base classes, ``__init__``, setup/teardown methods or
     fixtures, tests decorated with anything but ``pytest.mark.*`` (and
     those marked skip/skipif/xfail/usefixtures), and tests that use names imported from other
     workspace modules (the workspace is not visible in the sandbox). With ``with_skipped``,
@@ -439,8 +440,9 @@ def _parametrizations(
     function: ast.AST, *, method: bool = False
 ) -> list[tuple[str, str | None]] | None:
     """How to call a test function, one ``(id suffix, arguments)`` per case, or None when the
-    sandbox harness cannot run it. A plain test (no parameters without defaults, not async,
-    only harmless ``pytest.mark`` decorators) is ``[("", None)]``. A test whose parameters all
+    sandbox harness cannot run it. A plain test (no parameters without defaults, only harmless
+    ``pytest.mark`` decorators) is ``[("", None)]``; an ``async`` one runs in a fresh event
+    loop, as pytest-asyncio runs it (not when marked ``anyio`` or ``trio``). A test whose parameters all
     come from ``@pytest.mark.parametrize(argnames, argvalues)`` marks with literal argnames
     and a literal list or tuple of argvalues (``pytest.param(...)`` without ``marks``
     included) gets one case per combination, in pytest's order (stacked marks multiply, the
@@ -448,8 +450,11 @@ def _parametrizations(
     written, other values as the argument's name and index) and ``arguments``, the source of
     keyword arguments (``a=1, b=[2]``) the harness evaluates in the test's namespace. With
     ``method``, the first parameter (``self``) is the test class's instance."""
-    if not isinstance(function, ast.FunctionDef):
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
+    if isinstance(function, ast.AsyncFunctionDef) and any(
+            _dotted(d).split(".")[2:3] in (["anyio"], ["trio"]) for d in function.decorator_list):
+        return None  # pytest runs it once per backend: not reimplemented
     args = function.args
     if args.vararg or args.kwarg:
         return None

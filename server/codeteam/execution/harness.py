@@ -45,6 +45,7 @@ from _json import encode_basestring_ascii as _json_string
 FIELD_LIMIT = 2000  # characters of expected/actual/message
 STDOUT_LIMIT = 4000  # characters of a test's captured stdout
 TRACEBACK_LIMIT = 6000  # characters of a traceback (its end is kept)
+CO_COROUTINE = 0x80  # inspect.CO_COROUTINE: the code of an ``async def``
 ALARM_REPEAT = 0.2  # seconds between repeated timeout signals
 WATCHDOG_GRACE = 1.0  # seconds after a test's timeout before the C-level watchdog ends the run
 
@@ -381,14 +382,18 @@ class _Harness:
             function = namespace.get(name)
         if not callable(function):
             raise TypeError(f"test function {name!r} is not defined by its source")
-        if test.get("arguments") is None:
-            function()
-            return
-        arguments_file = f"<parameters of {test_id}>"
-        source = f"dict({test['arguments']})"
-        self.register_source(arguments_file, source)
-        kwargs = eval(compile(source, arguments_file, "eval"), namespace)  # the test file's own values
-        function(**kwargs)
+        kwargs = {}
+        if test.get("arguments") is not None:
+            arguments_file = f"<parameters of {test_id}>"
+            source = f"dict({test['arguments']})"
+            self.register_source(arguments_file, source)
+            kwargs = eval(compile(source, arguments_file, "eval"), namespace)  # the test file's own values
+        if getattr(function, "__code__", None) and function.__code__.co_flags & CO_COROUTINE:
+            import asyncio  # only for an async test: a fresh loop, as pytest-asyncio gives it
+
+            asyncio.run(function(**kwargs))
+        else:
+            function(**kwargs)
 
     def run_doctest(self, test, module, outcome, seconds):
         import doctest
