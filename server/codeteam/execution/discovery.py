@@ -193,8 +193,8 @@ def pytest_cases(
     Not collected, because running them needs pytest's machinery, which the sandbox harness
     does not reimplement: tests with fixtures (parameters no literal ``parametrize`` gives),
     ``async`` tests marked ``anyio`` or ``trio`` (other ``async`` tests run in a fresh
-    ``asyncio`` event loop, as pytest-asyncio runs them), test classes with base classes, ``__init__``, setup/teardown methods or
-    fixtures, tests decorated with anything but ``pytest.mark.*`` (and
+    ``asyncio`` event loop, as pytest-asyncio runs them), test classes with base classes,
+    ``__init__``, setup/teardown methods or fixtures, tests decorated with anything but ``pytest.mark.*`` (and
     those marked skip/skipif/xfail/usefixtures), and tests that use names imported from other
     workspace modules (the workspace is not visible in the sandbox). With ``with_skipped``,
     the latter are returned too, with a ``skip_reason`` naming the module (the runner reports
@@ -442,8 +442,8 @@ def _parametrizations(
     """How to call a test function, one ``(id suffix, arguments)`` per case, or None when the
     sandbox harness cannot run it. A plain test (no parameters without defaults, only harmless
     ``pytest.mark`` decorators) is ``[("", None)]``; an ``async`` one runs in a fresh event
-    loop, as pytest-asyncio runs it (not when marked ``anyio`` or ``trio``). A test whose parameters all
-    come from ``@pytest.mark.parametrize(argnames, argvalues)`` marks with literal argnames
+    loop, as pytest-asyncio runs it (not when marked ``anyio`` or ``trio``). A test whose
+    parameters all come from ``@pytest.mark.parametrize(argnames, argvalues)`` marks with literal argnames
     and a literal list or tuple of argvalues (``pytest.param(...)`` without ``marks``
     included) gets one case per combination, in pytest's order (stacked marks multiply, the
     mark nearest the ``def`` varying slowest), with pytest's id (``[1-2]``: constants as
