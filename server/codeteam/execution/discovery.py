@@ -190,15 +190,16 @@ def pytest_cases(
     ``test*`` methods of a plain test class (see :func:`_is_test_class`) are cases too, named
     ``Class.method``, with the class as their source.
 
-    Not collected, because running them needs pytest's machinery, which the sandbox harness
-    does not reimplement: tests with fixtures (parameters no literal ``parametrize`` gives),
+    Not collected, because running them needs pytest's machinery, which the sandbox harness does
+    not reimplement: tests with fixtures (parameters no literal ``parametrize`` gives),
     ``async`` tests marked ``anyio`` or ``trio`` (other ``async`` tests run in a fresh
     ``asyncio`` event loop, as pytest-asyncio runs them), test classes with base classes,
-    ``__init__``, setup/teardown methods or fixtures, tests decorated with anything but ``pytest.mark.*`` (and
-    those marked skip/skipif/xfail/usefixtures), and tests that use names imported from other
-    workspace modules (the workspace is not visible in the sandbox). With ``with_skipped``,
-    the latter are returned too, with a ``skip_reason`` naming the module (the runner reports
-    them as skipped, so the user sees why they did not run, instead of losing them silently).
+    ``__init__``, setup/teardown methods or fixtures, tests decorated with anything but
+    ``pytest.mark.*`` (and those marked skip/skipif/xfail/usefixtures), and tests that use names
+    imported from other workspace modules (the workspace is not visible in the sandbox). With
+    ``with_skipped``, the latter are returned too, with a ``skip_reason`` naming the module (the
+    runner reports them as skipped, so the user sees why they did not run, instead of losing
+    them silently).
 
     Each case: ``kind="pytest"``, ``id`` ``"pytest:<relative path>::<name>"`` (``::Class::method``
     for a method), ``source`` the function (from ``def``, marks dropped; a method's whole class
@@ -443,13 +444,13 @@ def _parametrizations(
     sandbox harness cannot run it. A plain test (no parameters without defaults, only harmless
     ``pytest.mark`` decorators) is ``[("", None)]``; an ``async`` one runs in a fresh event
     loop, as pytest-asyncio runs it (not when marked ``anyio`` or ``trio``). A test whose
-    parameters all come from ``@pytest.mark.parametrize(argnames, argvalues)`` marks with literal argnames
-    and a literal list or tuple of argvalues (``pytest.param(...)`` without ``marks``
-    included) gets one case per combination, in pytest's order (stacked marks multiply, the
-    mark nearest the ``def`` varying slowest), with pytest's id (``[1-2]``: constants as
-    written, other values as the argument's name and index) and ``arguments``, the source of
-    keyword arguments (``a=1, b=[2]``) the harness evaluates in the test's namespace. With
-    ``method``, the first parameter (``self``) is the test class's instance."""
+    parameters all come from ``@pytest.mark.parametrize(argnames, argvalues)`` marks with
+    literal argnames and a literal list or tuple of argvalues (``pytest.param(...)`` without
+    ``marks`` included) gets one case per combination, in pytest's order (stacked marks
+    multiply, the mark nearest the ``def`` varying slowest), with pytest's id (``[1-2]``:
+    constants as written, other values as the argument's name and index) and ``arguments``, the
+    source of keyword arguments (``a=1, b=[2]``) the harness evaluates in the test's namespace.
+    With ``method``, the first parameter (``self``) is the test class's instance."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     if isinstance(function, ast.AsyncFunctionDef) and any(
