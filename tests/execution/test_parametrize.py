@@ -226,6 +226,11 @@ ASYNC_TESTS = textwrap.dedent(
             assert await twice(4) == 8
 
 
+    async def test_hangs():
+        assert double(1) == 2
+        await asyncio.sleep(100)
+
+
     @pytest.mark.anyio
     async def test_every_backend():
         assert await twice(1) == 2
@@ -239,7 +244,7 @@ def test_async_tests_are_cases_except_those_run_per_backend(workspace):
              if c.file.endswith("test_async.py")]
     assert [c.id.split("py::")[1] for c in cases] == [
         "test_marked", "test_auto_mode", "test_each[1]", "test_each[2]",
-        "TestAsync::test_method"]
+        "TestAsync::test_method", "test_hangs"]
 
 
 @pytest.mark.sandbox
@@ -251,6 +256,6 @@ async def test_async_tests_run_in_an_event_loop_and_report_their_asserts(workspa
     status = {o.test_id.split("py::")[1]: o.status for o in report.outcomes}
     assert status == {"test_marked": "passed", "test_auto_mode": "failed",  # double(3) is 7
                       "test_each[1]": "passed", "test_each[2]": "passed",
-                      "TestAsync::test_method": "passed"}
+                      "TestAsync::test_method": "passed", "test_hangs": "timeout"}
     failed = next(o for o in report.outcomes if o.status == "failed")
     assert failed.actual == "7" and failed.expected == "6"
