@@ -178,6 +178,7 @@ def test_pytest_cases_finds_the_tests_that_use_the_function(tmp_path):
     by_name = {c.name: c for c in cases}
     assert sorted(by_name) == [
         "test_alias",
+        "test_async",  # runs in an asyncio event loop, as pytest-asyncio runs it
         "test_module_attribute",
         "test_parametrized",
         "test_stem",
