@@ -79,6 +79,13 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def cases_in(workspace: Path, name: str, text: str) -> list:
+    """The cases discovery finds in the test file ``name`` written with ``text``."""
+    (workspace / name).write_text(text)
+    return [c for c in pytest_cases("double", workspace / "calc.py", workspace)
+            if c.file.endswith(name)]
+
+
 def test_literal_parametrize_marks_give_one_case_per_parameter_set(workspace):
     cases = pytest_cases("double", workspace / "calc.py", workspace)
     ids = [c.id.split("::")[1] for c in cases]
@@ -166,9 +173,7 @@ CLASSES = textwrap.dedent(
 
 
 def test_methods_of_a_plain_test_class_are_cases_with_the_class_as_source(workspace):
-    (workspace / "test_classes.py").write_text(CLASSES)
-    cases = [c for c in pytest_cases("double", workspace / "calc.py", workspace)
-             if c.file.endswith("test_classes.py")]
+    cases = cases_in(workspace, "test_classes.py", CLASSES)
     assert [c.id.split("py::")[1] for c in cases] == [
         "TestDouble::test_small", "TestDouble::test_each[2]", "TestDouble::test_each[3]"]
     small = cases[0]
@@ -182,9 +187,7 @@ def test_methods_of_a_plain_test_class_are_cases_with_the_class_as_source(worksp
 
 @pytest.mark.sandbox
 async def test_test_class_methods_run_on_an_instance(workspace, policy):
-    (workspace / "test_classes.py").write_text(CLASSES)
-    cases = [c for c in pytest_cases("double", workspace / "calc.py", workspace)
-             if c.file.endswith("test_classes.py")]
+    cases = cases_in(workspace, "test_classes.py", CLASSES)
     report = await run_tests(MODULE, cases, module_name="calc", policy=policy)
     status = {o.test_id.split("py::")[1]: o.status for o in report.outcomes}
     assert status == {"TestDouble::test_small": "passed", "TestDouble::test_each[2]": "passed",
@@ -239,9 +242,7 @@ ASYNC_TESTS = textwrap.dedent(
 
 
 def test_async_tests_are_cases_except_those_run_per_backend(workspace):
-    (workspace / "test_async.py").write_text(ASYNC_TESTS)
-    cases = [c for c in pytest_cases("double", workspace / "calc.py", workspace)
-             if c.file.endswith("test_async.py")]
+    cases = cases_in(workspace, "test_async.py", ASYNC_TESTS)
     assert [c.id.split("py::")[1] for c in cases] == [
         "test_marked", "test_auto_mode", "test_each[1]", "test_each[2]",
         "TestAsync::test_method", "test_hangs"]
@@ -249,9 +250,7 @@ def test_async_tests_are_cases_except_those_run_per_backend(workspace):
 
 @pytest.mark.sandbox
 async def test_async_tests_run_in_an_event_loop_and_report_their_asserts(workspace, policy):
-    (workspace / "test_async.py").write_text(ASYNC_TESTS)
-    cases = [c for c in pytest_cases("double", workspace / "calc.py", workspace)
-             if c.file.endswith("test_async.py")]
+    cases = cases_in(workspace, "test_async.py", ASYNC_TESTS)
     report = await run_tests(MODULE, cases, module_name="calc", policy=policy)
     status = {o.test_id.split("py::")[1]: o.status for o in report.outcomes}
     assert status == {"test_marked": "passed", "test_auto_mode": "failed",  # double(3) is 7
