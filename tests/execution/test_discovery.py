@@ -179,6 +179,7 @@ def test_pytest_cases_finds_the_tests_that_use_the_function(tmp_path):
     assert sorted(by_name) == [
         "test_alias",
         "test_async",  # runs in an asyncio event loop, as pytest-asyncio runs it
+        "test_fixture",  # runs under pytest, which gives tmp_path
         "test_module_attribute",
         "test_parametrized",
         "test_stem",
@@ -189,6 +190,8 @@ def test_pytest_cases_finds_the_tests_that_use_the_function(tmp_path):
     assert parametrized.arguments == "x=1"
     assert parametrized.describe() == "test_parametrized[1] (pytest)"
     assert by_name["test_alias"].arguments is None
+    assert by_name["test_fixture"].fixtures == ["tmp_path"]
+    assert by_name["test_alias"].fixtures == []
     alias = by_name["test_alias"]
     assert alias.id == "pytest:tests/test_mod.py::test_alias"
     assert alias.kind == "pytest" and alias.origin == "public"

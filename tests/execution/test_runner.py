@@ -166,10 +166,12 @@ async def test_pytest_test_from_a_workspace(tmp_path, policy):
         )
     )
     tests = pytest_cases("double", module_path, tmp_path)
-    assert [t.name for t in tests] == ["test_double", "test_raises"]
+    assert [t.name for t in tests] == ["test_double", "test_raises", "test_needs_fixture"]
     buggy = "def double(x):\n    return (x or 0) + 2\n"
     report = await run_tests(buggy, tests, module_name="maths", policy=policy)
-    double, raises = report.outcomes
+    double, raises, fixture = report.outcomes
+    assert fixture.status == "failed"  # run under pytest: `from lib.maths import` is the program
+    assert fixture.message.startswith("assert 3 == 2")
     assert double.status == "failed"
     assert (double.expected, double.actual) == ("6", "5")
     assert f"{tmp_path}/tests/test_maths.py" in double.traceback

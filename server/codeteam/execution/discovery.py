@@ -190,8 +190,14 @@ def pytest_cases(
     ``test*`` methods of a plain test class (see :func:`_is_test_class`) are cases too, named
     ``Class.method``, with the class as their source.
 
+    A test function that takes fixtures (pytest's built-in ones, :data:`BUILTIN_FIXTURES`, or
+    ``@pytest.fixture`` functions of its own file), or whose file has ``autouse`` fixtures, has
+    ``fixtures``, their names: the harness runs it under pytest itself. Its ``setup`` holds the
+    fixtures' definitions.
+
     Not collected, because running them needs pytest's machinery, which the sandbox harness does
-    not reimplement: tests with fixtures (parameters no literal ``parametrize`` gives),
+    not reimplement: tests with fixtures the sandbox cannot give (from a ``conftest.py`` or a
+    plugin), fixtures together with ``parametrize`` or in an ``async`` test or a test class,
     ``async`` tests marked ``anyio`` or ``trio`` (other ``async`` tests run in a fresh
     ``asyncio`` event loop, as pytest-asyncio runs them), test classes with base classes,
     ``__init__``, setup/teardown methods or fixtures, tests decorated with anything but
@@ -438,7 +444,7 @@ is not collected."""
 
 
 def _parametrizations(
-    function: ast.AST, *, method: bool = False
+    function: ast.AST, *, method: bool = False, fixtures: frozenset[str] = frozenset()
 ) -> list[tuple[str, str | None]] | None:
     """How to call a test function, one ``(id suffix, arguments)`` per case, or None when the
     sandbox harness cannot run it. A plain test (no parameters without defaults, only harmless
@@ -450,7 +456,10 @@ def _parametrizations(
     multiply, the mark nearest the ``def`` varying slowest), with pytest's id (``[1-2]``:
     constants as written, other values as the argument's name and index) and ``arguments``, the
     source of keyword arguments (``a=1, b=[2]``) the harness evaluates in the test's namespace.
-    With ``method``, the first parameter (``self``) is the test class's instance."""
+    With ``method``, the first parameter (``self``) is the test class's instance. A plain
+    (not ``async``, not parametrized) test function whose other parameters are all in
+    ``fixtures`` (the fixtures the sandbox can give, see :func:`_available_fixtures`) is
+    ``[("", None)]`` too: the harness runs it under pytest, which gives them."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     if isinstance(function, ast.AsyncFunctionDef) and any(
@@ -480,8 +489,11 @@ def _parametrizations(
     given = {name for cases in marks for _, values in cases for name in values}
     required = [a.arg for a in positional[: len(positional) - len(args.defaults)]]
     required += [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
-    if any(name not in given for name in required) or any(
-            a.arg in given for a in args.posonlyargs):
+    missing = [name for name in required if name not in given]
+    if missing and (marks or method or isinstance(function, ast.AsyncFunctionDef)
+                    or any(name not in fixtures for name in missing)):
+        return None
+    if any(a.arg in given for a in args.posonlyargs):
         return None
     every = {a.arg for a in positional + args.kwonlyargs}
     if not given <= every:
@@ -497,6 +509,68 @@ def _parametrizations(
     idents = _unique_ids([ident for ident, _ in combos])
     return [(f"[{ident}]", ", ".join(f"{k}={v}" for k, v in values.items()))
             for ident, (_, values) in zip(idents, combos)]
+
+
+BUILTIN_FIXTURES = frozenset({
+    "tmp_path", "tmp_path_factory", "tmpdir", "tmpdir_factory", "monkeypatch", "capsys",
+    "capsysbinary", "capfd", "capfdbinary", "caplog", "recwarn", "request", "pytestconfig",
+})  # fmt: skip
+"""pytest's built-in fixtures a test may take: the sandbox runs such a test under pytest (with
+its cache provider off, so ``cache`` is not among them)."""
+
+
+def _file_fixtures(tree: ast.Module) -> tuple[dict[str, ast.FunctionDef], list[str]]:
+    """The test file's own fixtures, the module-level ``def``s decorated with
+    ``@pytest.fixture`` (or ``@fixture``, with or without arguments): ``{fixture name: def}``
+    (``name=`` renames it, as in pytest) and the names of the ``autouse=True`` ones, in file
+    order. ``async def`` fixtures are left out (they need an async plugin)."""
+    found: dict[str, ast.FunctionDef] = {}
+    autouse: list[str] = []
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            if _dotted(decorator) not in ("pytest.fixture", "fixture"):
+                continue
+            name, auto = node.name, False
+            for keyword in decorator.keywords if isinstance(decorator, ast.Call) else []:
+                if not isinstance(keyword.value, ast.Constant):
+                    continue
+                if keyword.arg == "name" and isinstance(keyword.value.value, str):
+                    name = keyword.value.value
+                elif keyword.arg == "autouse":
+                    auto = bool(keyword.value.value)
+            found[name] = node
+            if auto:
+                autouse.append(name)
+    return found, autouse
+
+
+def _available_fixtures(own: dict[str, ast.FunctionDef]) -> frozenset[str]:
+    """The fixture names a test of this file can take in the sandbox: pytest's built-in ones
+    (:data:`BUILTIN_FIXTURES`) and the file's own fixtures whose parameters are, in turn, all
+    available (a fixture that needs one from a ``conftest.py`` is not: the sandbox has no
+    conftest)."""
+    available = set(BUILTIN_FIXTURES)
+    changed = True
+    while changed:
+        changed = False
+        for name, node in own.items():
+            args = node.args
+            positional = args.posonlyargs + args.args
+            required = [a.arg for a in positional[: len(positional) - len(args.defaults)]]
+            if name not in available and all(arg in available for arg in required):
+                available.add(name)
+                changed = True
+    return frozenset(available)
+
+
+def _fixture_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The parameters pytest fills with fixtures: those without a default value."""
+    args = function.args
+    positional = args.posonlyargs + args.args
+    return [a.arg for a in positional[: len(positional) - len(args.defaults)]] + [
+        a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
 
 
 def _unique_ids(ids: list[str]) -> list[str]:
@@ -664,15 +738,27 @@ def _file_cases(
     ]
     bound = {id(node): _bound_names(node) for node in definitions}
     used = {id(node): _used_names(node) for node in definitions}
+    own_fixtures, autouse = _file_fixtures(tree)
+    fixtures = _available_fixtures(own_fixtures)
+    for node in own_fixtures.values():  # a fixture uses the fixtures it takes
+        used[id(node)] |= {own_fixtures[a.arg].name if a.arg in own_fixtures else a.arg
+                           for a in node.args.posonlyargs + node.args.args}
+    if any(name not in fixtures for name in autouse):
+        return []  # an autouse fixture the sandbox cannot give: no test runs as pytest would
     try:
         relative = path.resolve().relative_to(root).as_posix()
     except ValueError:
         relative = path.name
     cases = []
     for owner, function in units:
-        calls = _parametrizations(function, method=owner is not None)
+        calls = _parametrizations(function, method=owner is not None, fixtures=fixtures)
         if calls is None:
             continue
+        taken = _fixture_parameters(function) if owner is None and calls == [("", None)] else None
+        if autouse:
+            if taken is None:
+                continue  # methods and parametrized cases run without pytest: no autouse
+            taken = list(dict.fromkeys([*autouse, *taken]))
         # The parametrize marks' values are evaluated in the test's namespace, not the marks.
         values = [node for d in function.decorator_list if calls[0][1] is not None
                   and isinstance(d, ast.Call) for node in [*d.args, *d.keywords]]
@@ -688,6 +774,7 @@ def _file_cases(
                     members.append(member)
         needed = set().union(
             *(_used_names(n) for n in [function.args, *function.body, *values, *members]))
+        needed |= {own_fixtures[name].name for name in taken or [] if name in own_fixtures}
         chosen: set[int] = set()
         changed = True
         while changed:
@@ -732,6 +819,7 @@ def _file_cases(
                 line=start,
                 module_aliases=list(imports.aliases),
                 skip_reason=skip_reason,
+                fixtures=taken or [],
             )
             for suffix, arguments in calls
         )

@@ -1,4 +1,5 @@
-"""The test harness that runs *inside* the sandbox (standard library only; no codeteam).
+"""The test harness that runs *inside* the sandbox (standard library only, plus pytest for the
+tests that take fixtures; no codeteam).
 
 The runner copies this file into the sandbox next to the program module and runs::
 
@@ -6,7 +7,8 @@ The runner copies this file into the sandbox next to the program module and runs
 
 The spec (a :mod:`marshal` dump of a dict, written by the runner) holds ``module`` (the program's module name; its file ``<module>.py`` sits in
 the working directory), ``tests`` (a list of objects with ``id``, ``kind``, ``source``,
-``expected``, ``name``, ``setup``, ``file``, ``line``, ``module_aliases``), ``test_timeout``
+``expected``, ``name``, ``setup``, ``file``, ``line``, ``module_aliases``, ``arguments``,
+``fixtures``), ``test_timeout``
 (seconds per test) and ``sys_path`` (directories appended to ``sys.path``).
 
 Results go, one JSON object per line and written as soon as they are known, to the file
@@ -28,7 +30,9 @@ their location the same way (``faulthandler.enable``).
 
 Start-up time matters (one interpreter per run): the passing path imports nothing that pulls
 in ``enum`` or ``re`` (no json, signal, ast, traceback, importlib.util modules; their C cores
-``_json``, ``_signal``, ``_ast`` instead); tracebacks and reprs are loaded when a test fails.
+``_json``, ``_signal``, ``_ast`` instead); tracebacks and reprs are loaded when a test fails. pytest itself is loaded only when a test
+takes fixtures (see :meth:`_Harness.run_under_pytest`): about 0.4 s once per run, and 0.1 s a
+test, which count against no test's timeout and against that test's, respectively.
 """
 
 import _ast
@@ -76,6 +80,8 @@ class _Harness:
         self.program_file = os.path.abspath(self.module_name + ".py")
         self.test_files = set()
         self.sources = {}  # test file name -> lines, for tracebacks
+        self.renamed = {}  # a test file written here for pytest -> the workspace file it copies
+        self.pytest_runs = 0
         self.armed = False
         self.last = None  # (assert line, left, right, op) of the last recorded comparison
         self.repr = None
@@ -199,6 +205,9 @@ class _Harness:
         for frame in traceback.extract_tb(exc.__traceback__):
             if frame.filename == self.program_file:
                 frame.filename = self.module_name + ".py"
+                keep.append(frame)
+            elif frame.filename in self.renamed:  # its line was read from the copy already
+                frame.filename = self.renamed[frame.filename]
                 keep.append(frame)
             elif frame.filename in self.test_files or frame.filename.startswith("<doctest "):
                 keep.append(frame)
@@ -369,6 +378,8 @@ class _Harness:
         name = test.get("name") or ""
         namespace = {"__name__": "codeteam_test", "__builtins__": builtins}
         namespace.update(self.helpers())
+        if test.get("fixtures"):
+            return self.run_under_pytest(test, name, namespace)
         if test.get("setup"):
             setup_file = f"<setup of {name}>"
             self.register_source(setup_file, test["setup"])
@@ -394,6 +405,68 @@ class _Harness:
             asyncio.run(function(**kwargs))
         else:
             function(**kwargs)
+
+    def run_under_pytest(self, test, name, namespace):
+        """Run a test that takes fixtures under pytest itself (imported only for such a test),
+        which gives its fixtures (``tmp_path``, ``monkeypatch``, ``capsys``, the file's own).
+
+        The test's imports run here first, so that a module the sandbox lacks makes it skipped
+        as for any test. Then ``setup`` and ``source`` are written to a ``test_codeteam_<n>.py``
+        in the working directory (the test on its own line when ``setup`` is shorter, so that
+        tracebacks name the workspace file and line) and pytest runs that one test, with no
+        plugins but its own, no cache, no terminal output and no capture (prints go to the
+        test's stdout). The exception of its setup, call or teardown, as pytest caught it, is
+        raised again for :meth:`run_one` to report."""
+        setup = test.get("setup") or ""
+        if setup:
+            setup_file = f"<setup of {name}>"
+            self.register_source(setup_file, setup)
+            tree = compile(setup, setup_file, "exec", _ast.PyCF_ONLY_AST)
+            tree.body = [n for n in tree.body if isinstance(n, (_ast.Import, _ast.ImportFrom))]
+            exec(compile(tree, setup_file, "exec"), namespace)  # noqa: S102 - its imports
+        import pytest  # loaded by main() already
+
+        self.pytest_runs += 1
+        path = os.path.abspath(f"test_codeteam_{self.pytest_runs}.py")
+        first = test.get("line") or 0
+        head = setup.count("\n")
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(setup + "\n" * max(first - head, 0) + test["source"])
+        if first >= head and test.get("file"):
+            self.renamed[path] = test["file"]
+            self.test_files.add(test["file"])
+        else:
+            self.test_files.add(path)
+
+        class Recorder:
+            def __init__(self):
+                self.raised = None
+                self.ran = False
+                self.problems = []
+
+            def pytest_runtest_makereport(self, item, call):
+                if call.excinfo is not None and self.raised is None:
+                    self.raised = call.excinfo.value
+
+            def pytest_runtest_logreport(self, report):
+                self.ran = True
+
+            def pytest_collectreport(self, report):
+                if report.failed:
+                    self.problems.append(str(report.longrepr)[-FIELD_LIMIT:])
+
+        recorder = Recorder()
+        code = pytest.main(
+            [f"{path}::{name}", "-s", "-p", "no:cacheprovider", "-p", "no:faulthandler",
+             "-p", "no:terminal", "-c", os.devnull, "--rootdir", os.path.dirname(path),
+             "--import-mode=importlib"],
+            plugins=[recorder],
+        )  # fmt: skip
+        if recorder.raised is not None:
+            raise recorder.raised
+        if not recorder.ran or code != 0:
+            why = "; ".join(recorder.problems) or f"pytest exit code {int(code)}"
+            raise RuntimeError(f"pytest did not run the test: {why}")
 
     def run_doctest(self, test, module, outcome, seconds):
         import doctest
@@ -567,6 +640,12 @@ class _Harness:
 
             if any(test["kind"] == "doctest" for test in tests):
                 import doctest  # noqa: F401
+        if any(test.get("fixtures") for test in tests):
+            # pytest runs the tests that take fixtures: loaded once, before the program (which
+            # may shadow a module pytest needs) and outside any test's time.
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+            os.environ.pop("PYTEST_ADDOPTS", None)
+            import pytest  # noqa: F401
         captured = _Capture(STDOUT_LIMIT)
         saved_stdout = sys.stdout
         sys.stdout = captured

@@ -30,7 +30,10 @@ class TestCase(BaseModel):
       that the test uses (its import of the module under test included: in the sandbox that
       import gives the program, see ``module_aliases``). A case of a parametrized test has
       ``arguments``: keyword arguments as Python source (``a=1, b=[2]``), evaluated in the
-      test's namespace and passed to the test function.
+      test's namespace and passed to the test function. A test that takes pytest fixtures
+      (built-in ones such as ``tmp_path``, or ``@pytest.fixture`` functions of its own file)
+      has ``fixtures``, their names (the file's autouse fixtures included): the harness then
+      runs it under pytest itself, with the fixtures' definitions in ``setup``.
       For doctests, ``setup`` holds the earlier statement examples of the same docstring
       (``>>> xs = [1, 2]``, in doctest format), run before the example so it sees their names.
 
@@ -63,6 +66,7 @@ class TestCase(BaseModel):
     module_aliases: list[str] = Field(default_factory=list)
     skip_reason: str | None = None
     arguments: str | None = None
+    fixtures: list[str] = Field(default_factory=list)
 
     def describe(self) -> str:
         """A one-line description for reports and prompts (``running_max([1, 2]) == [1, 2]``)."""

@@ -1,8 +1,9 @@
 """Running tests on a program in the sandbox and turning what happened into a RunReport.
 
 One run = one sandboxed process: the program module, the harness (``harness.py``, standard
-library only) and a JSON spec are copied into the sandbox; the harness imports the program,
-runs each test and streams one JSON line per test back. Outcomes come back in the order of the
+library only; it loads pytest for the tests that take fixtures) and a spec are copied into the
+sandbox; the harness imports the program, runs each test and streams one JSON line per test
+back. Outcomes come back in the order of the
 tests given, always one per test: when the process dies mid-run (a crash, ``os._exit``, the
 wall-clock timeout), the finished tests keep their outcomes, the running one gets the reason
 and the rest are marked as not run.
@@ -39,7 +40,7 @@ OUTPUT_TAIL = 4000
 """Characters of stdout and of stderr kept in :attr:`RunReport.output` (their ends)."""
 
 _TEST_FIELDS = {"id", "kind", "source", "expected", "name", "setup", "file", "line",
-                "module_aliases", "arguments"}  # fmt: skip
+                "module_aliases", "arguments", "fixtures"}  # fmt: skip
 
 
 @cache

@@ -1,0 +1,219 @@
+"""Workspace tests that take pytest fixtures: found by discovery (built-in fixtures and the test
+file's own) and run under pytest itself in the sandbox."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from codeteam.execution.discovery import pytest_cases
+from codeteam.execution.runner import run_tests
+
+MODULE = textwrap.dedent(
+    """\
+    import os
+
+
+    def save(path, x):
+        path.write_text(str(x * 2 if x != 3 else 7))
+        print("saved", x)
+        return os.environ.get("CALC_MODE", "plain")
+    """
+)
+
+TESTS = textwrap.dedent(
+    """\
+    import pytest
+    from calc import save
+
+    START = 5
+
+
+    @pytest.fixture
+    def base():
+        return START
+
+
+    @pytest.fixture(name="folder")
+    def make_folder(tmp_path, base):
+        made = tmp_path / str(base)
+        made.mkdir()
+        yield made
+        assert made.exists()  # teardown runs after the test
+
+
+    @pytest.fixture
+    def needs_conftest(db):
+        return db
+
+
+    def test_tmp_path(tmp_path):
+        save(tmp_path / "a", 2)
+        assert (tmp_path / "a").read_text() == "4"
+
+
+    def test_own_fixtures(folder, base, capsys):
+        save(folder / "b", base)
+        assert capsys.readouterr().out == "saved 5\\n"
+        assert (folder / "b").read_text() == "10"
+
+
+    def test_monkeypatch(tmp_path, monkeypatch):
+        monkeypatch.setenv("CALC_MODE", "fancy")
+        assert save(tmp_path / "c", 1) == "fancy"
+
+
+    def test_wrong(tmp_path):
+        save(tmp_path / "d", 3)
+        assert (tmp_path / "d").read_text() == "6"
+
+
+    def test_from_conftest(db):
+        assert save(db, 1)
+
+
+    def test_through_conftest_fixture(needs_conftest):
+        assert save(needs_conftest, 1)
+
+
+    @pytest.mark.parametrize("x", [1])
+    def test_parametrized_with_fixture(x, tmp_path):
+        assert save(tmp_path / "e", x)
+
+
+    def test_hangs(tmp_path):
+        save(tmp_path / "f", 1)
+        while True:
+            pass
+    """
+)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "calc.py").write_text(MODULE)
+    (tmp_path / "test_calc.py").write_text(TESTS)
+    return tmp_path
+
+
+def cases_of(workspace: Path, name: str = "test_calc.py") -> list:
+    return [c for c in pytest_cases("save", workspace / "calc.py", workspace)
+            if c.file.endswith(name)]
+
+
+def test_tests_taking_fixtures_the_sandbox_can_give_are_cases(workspace):
+    cases = {c.name: c for c in cases_of(workspace)}
+    # db comes from a conftest.py (or a plugin) the sandbox does not have; fixtures together
+    # with parametrize are not run by the harness.
+    assert sorted(cases) == ["test_hangs", "test_monkeypatch", "test_own_fixtures",
+                             "test_tmp_path", "test_wrong"]
+    own = cases["test_own_fixtures"]
+    assert own.fixtures == ["folder", "base", "capsys"]
+    # the file's fixtures come along, with their decorators and what they use
+    assert '@pytest.fixture(name="folder")\ndef make_folder(tmp_path, base):' in own.setup
+    assert "def base():" in own.setup and "START = 5" in own.setup
+    assert "import pytest" in own.setup
+    assert "needs_conftest" not in own.setup
+    assert cases["test_tmp_path"].fixtures == ["tmp_path"]
+    assert "def base" not in cases["test_tmp_path"].setup
+
+
+def test_autouse_fixtures_apply_to_every_test_of_their_file(workspace):
+    (workspace / "test_auto.py").write_text(textwrap.dedent(
+        """\
+        import pytest
+        from calc import save
+
+
+        @pytest.fixture(autouse=True)
+        def fancy(monkeypatch):
+            monkeypatch.setenv("CALC_MODE", "fancy")
+
+
+        def test_plain(tmp_path):
+            assert save(tmp_path / "a", 1) == "fancy"
+
+
+        @pytest.mark.parametrize("x", [1])
+        def test_parametrized(x):
+            assert save(x)
+
+
+        class TestSaving:
+            def test_method(self):
+                assert save
+        """))
+    cases = cases_of(workspace, "test_auto.py")
+    # the harness runs parametrized cases and methods without pytest: it would skip the
+    # autouse fixture, so they are not run at all
+    assert [(c.name, c.fixtures) for c in cases] == [("test_plain", ["fancy", "tmp_path"])]
+    assert "def fancy(monkeypatch):" in cases[0].setup
+
+
+def test_a_file_whose_autouse_fixture_needs_a_conftest_gives_no_cases(workspace):
+    (workspace / "test_auto.py").write_text(
+        "import pytest\nfrom calc import save\n\n@pytest.fixture(autouse=True)\n"
+        "def with_db(db):\n    pass\n\ndef test_plain():\n    assert save\n")
+    assert cases_of(workspace, "test_auto.py") == []
+
+
+@pytest.mark.sandbox
+async def test_fixture_tests_run_under_pytest_in_the_sandbox(workspace, policy):
+    cases = cases_of(workspace)
+    report = await run_tests(MODULE, cases, module_name="calc", policy=policy)
+    by_name = {o.test_id.split("py::")[1]: o for o in report.outcomes}
+    assert {name: o.status for name, o in by_name.items()} == {
+        "test_tmp_path": "passed", "test_own_fixtures": "passed",
+        "test_monkeypatch": "passed", "test_wrong": "failed", "test_hangs": "timeout"}
+    wrong = by_name["test_wrong"]
+    assert wrong.exception_type == "AssertionError"
+    assert "assert '7' == '6'" in wrong.message  # pytest's own assertion message
+    # the traceback names the workspace file and the assert's line in it
+    line = TESTS.splitlines().index('    assert (tmp_path / "d").read_text() == "6"') + 1
+    assert str(workspace / "test_calc.py") in wrong.traceback
+    assert f"line {line}" in wrong.traceback
+    assert by_name["test_tmp_path"].stdout == "saved 2\n"  # prints reach the test's stdout
+
+
+@pytest.mark.sandbox
+async def test_fixture_errors_skips_and_program_errors_are_told_apart(workspace, policy):
+    (workspace / "test_other.py").write_text(textwrap.dedent(
+        """\
+        import pytest
+        from calc import save
+
+
+        @pytest.fixture
+        def broken():
+            raise KeyError("setup went wrong")
+
+
+        @pytest.fixture
+        def unavailable():
+            pytest.skip("no device here")
+
+
+        def test_broken_fixture(broken):
+            assert save(broken, 1)
+
+
+        def test_skipped(unavailable):
+            assert save(unavailable, 1)
+
+
+        def test_program_raises(tmp_path):
+            save(tmp_path / "missing" / "x", 1)
+        """))
+    cases = cases_of(workspace, "test_other.py")
+    report = await run_tests(MODULE, cases, module_name="calc", policy=policy)
+    by_name = {o.test_id.split("py::")[1]: o for o in report.outcomes}
+    assert {name: o.status for name, o in by_name.items()} == {
+        "test_broken_fixture": "error", "test_skipped": "skipped",
+        "test_program_raises": "error"}
+    assert by_name["test_broken_fixture"].exception_type == "KeyError"
+    assert by_name["test_skipped"].message == "pytest.skip: no device here"
+    raised = by_name["test_program_raises"]
+    assert raised.exception_type == "FileNotFoundError"
+    assert raised.program_line == 5  # save's write_text line in calc.py
