@@ -169,7 +169,7 @@ async def test_fixture_tests_run_under_pytest_in_the_sandbox(workspace, policy):
         "test_monkeypatch": "passed", "test_wrong": "failed", "test_hangs": "timeout"}
     wrong = by_name["test_wrong"]
     assert wrong.exception_type == "AssertionError"
-    assert "assert '7' == '6'" in wrong.message  # pytest's own assertion message
+    assert (wrong.expected, wrong.actual) == ("'6'", "'7'")  # recorded as for any test
     # the traceback names the workspace file and the assert's line in it
     line = TESTS.splitlines().index('    assert (tmp_path / "d").read_text() == "6"') + 1
     assert str(workspace / "test_calc.py") in wrong.traceback
@@ -217,3 +217,89 @@ async def test_fixture_errors_skips_and_program_errors_are_told_apart(workspace,
     raised = by_name["test_program_raises"]
     assert raised.exception_type == "FileNotFoundError"
     assert raised.program_line == 5  # save's write_text line in calc.py
+
+
+@pytest.mark.sandbox
+async def test_the_file_s_top_level_runs_as_for_any_test(workspace, policy):
+    # a fixture named test_*, a fixture raising deep in the file (its line is the file's), an
+    # aliased fixture decorator, string annotations, xfail; and the file's top level calling
+    # the code, which fails
+    (workspace / "test_more.py").write_text(textwrap.dedent(
+        """\
+        from __future__ import annotations
+
+        from typing import TYPE_CHECKING
+
+        import pytest
+        from pytest import fixture as fx
+        from calc import save
+
+        if TYPE_CHECKING:
+            from pathlib import Path
+
+
+        @pytest.fixture
+        def test_data():
+            return 4
+
+
+        @fx
+        def broken(tmp_path: Path):
+            save(tmp_path / "x", 1)
+            raise KeyError("setup went wrong")
+
+
+        def test_named_like_a_test(test_data, tmp_path: Path):
+            save(tmp_path / "a", test_data)
+            assert (tmp_path / "a").read_text() == "8"
+
+
+        def test_broken(broken):
+            assert broken
+
+
+        def test_known_bug(tmp_path):
+            save(tmp_path / "k", 1)
+            pytest.xfail("not done yet")
+        """))
+    cases = cases_of(workspace, "test_more.py")
+    assert [(c.name, c.fixtures) for c in cases] == [
+        ("test_named_like_a_test", ["test_data", "tmp_path"]), ("test_broken", ["broken"]),
+        ("test_known_bug", ["tmp_path"])]
+    report = await run_tests(MODULE, cases, module_name="calc", policy=policy)
+    named, broken, known = report.outcomes
+    assert named.status == "passed", named
+    assert broken.status == "error" and broken.exception_type == "KeyError"
+    assert 'line 21, in broken\n    raise KeyError("setup went wrong")' in broken.traceback
+    assert known.status == "skipped" and known.message == "pytest.xfail: not done yet"
+
+    (workspace / "test_more.py").write_text(
+        "from calc import save\n\nFIRST = save(None, 1)\n\n\ndef test_x(tmp_path):\n"
+        "    assert FIRST\n")
+    cases = cases_of(workspace, "test_more.py")
+    (outcome,) = (await run_tests(MODULE, cases, module_name="calc", policy=policy)).outcomes
+    assert outcome.status == "error" and outcome.exception_type == "AttributeError"
+    assert outcome.program_line == 5  # save's write_text: the code failed, as pytest would say
+
+
+def test_fixtures_the_sandbox_cannot_give_keep_their_tests_out(workspace):
+    (workspace / "test_async.py").write_text(
+        "import pytest\nfrom calc import save\n\n@pytest.fixture(autouse=True)\n"
+        "async def connect():\n    pass\n\ndef test_plain(tmp_path):\n    assert save\n")
+    (workspace / "test_kw.py").write_text(
+        "import pytest\nfrom calc import save\n\n@pytest.fixture\n"
+        "def needs_db(*, db):\n    return db\n\ndef test_db(needs_db):\n    assert save\n")
+    assert cases_of(workspace, "test_async.py") == []
+    assert cases_of(workspace, "test_kw.py") == []
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("name", ["copy", "cmd", "heapq"])
+async def test_a_program_named_like_a_standard_module_pytest_uses(tmp_path, policy, name):
+    (tmp_path / f"{name}.py").write_text(MODULE)
+    (tmp_path / "test_it.py").write_text(
+        f"from {name} import save\n\n\ndef test_it(tmp_path):\n"
+        "    assert save(tmp_path / 'a', 3) and (tmp_path / 'a').read_text() == '6'\n")
+    cases = pytest_cases("save", tmp_path / f"{name}.py", tmp_path)
+    (outcome,) = (await run_tests(MODULE, cases, module_name=name, policy=policy)).outcomes
+    assert outcome.status == "failed", outcome  # 7, not 6: and no pytest internal error

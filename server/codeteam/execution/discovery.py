@@ -519,18 +519,31 @@ BUILTIN_FIXTURES = frozenset({
 its cache provider off, so ``cache`` is not among them)."""
 
 
-def _file_fixtures(tree: ast.Module) -> tuple[dict[str, ast.FunctionDef], list[str]]:
-    """The test file's own fixtures, the module-level ``def``s decorated with
-    ``@pytest.fixture`` (or ``@fixture``, with or without arguments): ``{fixture name: def}``
-    (``name=`` renames it, as in pytest) and the names of the ``autouse=True`` ones, in file
-    order. ``async def`` fixtures are left out (they need an async plugin)."""
+def _file_fixtures(
+    tree: ast.Module,
+) -> tuple[dict[str, ast.FunctionDef], list[str], list[ast.AsyncFunctionDef]]:
+    """The test file's own fixtures, the module-level ``def``s decorated with pytest's
+    ``fixture`` (``@pytest.fixture``, ``@fixture``, ``@fx`` after ``from pytest import fixture
+    as fx``, ``@pt.fixture`` after ``import pytest as pt``; with or without arguments):
+    ``{fixture name: def}`` (``name=`` renames it, as in pytest), the names of the
+    ``autouse=True`` ones in file order, and the ``async def`` fixtures, which the sandbox
+    cannot give (they need an async plugin; their names, or ``"async"`` for an autouse one,
+    are in the autouse list when autouse)."""
+    decorators = {"pytest.fixture", "fixture"}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            decorators |= {f"{a.asname}.fixture" for a in node.names
+                           if a.name == "pytest" and a.asname}
+        elif isinstance(node, ast.ImportFrom) and node.module == "pytest" and not node.level:
+            decorators |= {a.asname or a.name for a in node.names if a.name == "fixture"}
     found: dict[str, ast.FunctionDef] = {}
     autouse: list[str] = []
+    unavailable: list[ast.AsyncFunctionDef] = []
     for node in tree.body:
-        if not isinstance(node, ast.FunctionDef):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for decorator in node.decorator_list:
-            if _dotted(decorator) not in ("pytest.fixture", "fixture"):
+            if _dotted(decorator) not in decorators:
                 continue
             name, auto = node.name, False
             for keyword in decorator.keywords if isinstance(decorator, ast.Call) else []:
@@ -540,10 +553,13 @@ def _file_fixtures(tree: ast.Module) -> tuple[dict[str, ast.FunctionDef], list[s
                     name = keyword.value.value
                 elif keyword.arg == "autouse":
                     auto = bool(keyword.value.value)
-            found[name] = node
+            if isinstance(node, ast.AsyncFunctionDef):
+                unavailable.append(node)
+            else:
+                found[name] = node
             if auto:
                 autouse.append(name)
-    return found, autouse
+    return found, autouse, unavailable
 
 
 def _available_fixtures(own: dict[str, ast.FunctionDef]) -> frozenset[str]:
@@ -556,10 +572,8 @@ def _available_fixtures(own: dict[str, ast.FunctionDef]) -> frozenset[str]:
     while changed:
         changed = False
         for name, node in own.items():
-            args = node.args
-            positional = args.posonlyargs + args.args
-            required = [a.arg for a in positional[: len(positional) - len(args.defaults)]]
-            if name not in available and all(arg in available for arg in required):
+            if name not in available and all(
+                    arg in available for arg in _fixture_parameters(node)):
                 available.add(name)
                 changed = True
     return frozenset(available)
@@ -709,6 +723,20 @@ def _segment(lines: list[str], node: ast.stmt) -> str:
     return "\n".join(lines[start : node.end_lineno])
 
 
+def _laid_out(lines: list[str], nodes: list[ast.stmt], rewritten: dict[int, str]) -> str:
+    """The top-level ``nodes`` (in file order) on their own lines of the file, blank lines
+    elsewhere, so that a file made of them has the file's line numbers (a rewritten import
+    on its first line)."""
+    out: list[str] = []
+    for node in nodes:
+        start = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno]) - 1
+        span = (node.end_lineno or node.lineno) - start
+        text = rewritten.get(id(node))
+        chunk = _segment(lines, node).split("\n") if text is None else [text.replace("\n", "; ")]
+        out += [""] * (start - len(out)) + chunk + [""] * (span - len(chunk))
+    return "\n".join(out)
+
+
 def _file_cases(
     text: str, tree: ast.Module, path: Path, root: Path, target: Path, candidates: list[str],
     function_name: str, origin: TestOrigin,
@@ -719,9 +747,11 @@ def _file_cases(
     lines = [line.rstrip("\r\n") for line in split_lines(text)]
     units: list[tuple[ast.ClassDef | None, ast.FunctionDef | ast.AsyncFunctionDef]] = []
     test_ids: set[int] = set()
+    own_fixtures, autouse, unavailable = _file_fixtures(tree)
+    fixture_defs = {id(node) for node in [*own_fixtures.values(), *unavailable]}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(
-                "test"):
+                "test") and id(node) not in fixture_defs:  # pytest does not run a fixture
             units.append((None, node))
             test_ids.add(id(node))
         elif _is_test_class(node):
@@ -738,11 +768,10 @@ def _file_cases(
     ]
     bound = {id(node): _bound_names(node) for node in definitions}
     used = {id(node): _used_names(node) for node in definitions}
-    own_fixtures, autouse = _file_fixtures(tree)
     fixtures = _available_fixtures(own_fixtures)
     for node in own_fixtures.values():  # a fixture uses the fixtures it takes
-        used[id(node)] |= {own_fixtures[a.arg].name if a.arg in own_fixtures else a.arg
-                           for a in node.args.posonlyargs + node.args.args}
+        used[id(node)] |= {own_fixtures[a].name if a in own_fixtures else a
+                           for a in _fixture_parameters(node)}
     if any(name not in fixtures for name in autouse):
         return []  # an autouse fixture the sandbox cannot give: no test runs as pytest would
     try:
@@ -799,9 +828,15 @@ def _file_cases(
                 f"it imports {', '.join(modules)} from the workspace, which the sandbox cannot "
                 "see (only the module under test is copied in)"
             )
-        setup = "\n".join(
-            imports.rewritten.get(id(node)) or _segment(lines, node) for node in setup_nodes
-        )
+        if taken:  # run under pytest from a file: the definitions on their own lines
+            future = [n for n in tree.body
+                      if isinstance(n, ast.ImportFrom) and n.module == "__future__"]
+            setup = _laid_out(lines, sorted([*future, *setup_nodes], key=lambda n: n.lineno),
+                              imports.rewritten)
+        else:
+            setup = "\n".join(
+                imports.rewritten.get(id(node)) or _segment(lines, node) for node in setup_nodes
+            )
         unit = owner or function
         start = unit.lineno - 1
         body = "\n".join(lines[start : unit.end_lineno])

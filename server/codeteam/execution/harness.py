@@ -52,6 +52,9 @@ TRACEBACK_LIMIT = 6000  # characters of a traceback (its end is kept)
 CO_COROUTINE = 0x80  # inspect.CO_COROUTINE: the code of an ``async def``
 ALARM_REPEAT = 0.2  # seconds between repeated timeout signals
 WATCHDOG_GRACE = 1.0  # seconds after a test's timeout before the C-level watchdog ends the run
+PYTEST_LAZY_IMPORTS = ("pdb", "unittest", "difflib", "getpass", "pwd", "xml.etree.ElementTree")
+"""Standard modules pytest imports inside functions; loaded before a program that shadows a
+standard module, so that pytest gets them (a program named like one of them still wins)."""
 
 _OPS = {
     "Eq": ("==", lambda a, b: a == b),
@@ -80,7 +83,6 @@ class _Harness:
         self.program_file = os.path.abspath(self.module_name + ".py")
         self.test_files = set()
         self.sources = {}  # test file name -> lines, for tracebacks
-        self.renamed = {}  # a test file written here for pytest -> the workspace file it copies
         self.pytest_runs = 0
         self.armed = False
         self.last = None  # (assert line, left, right, op) of the last recorded comparison
@@ -165,18 +167,19 @@ class _Harness:
         fault, else None: a module its own code imports is missing in the sandbox (the
         innermost program-or-test frame is the test's, so the program did not raise it, and it
         is an ``import`` statement naming that module), or it
-        called ``pytest.skip`` / ``pytest.importorskip``."""
+        called ``pytest.skip`` / ``pytest.importorskip`` / ``pytest.xfail``."""
         if test["kind"] != "pytest":
             return None
         kind = type(exc)
-        if kind.__name__ == "Skipped" and any(
+        if kind.__name__ in ("Skipped", "XFailed") and any(
             base.__name__ == "OutcomeException" for base in kind.__mro__
         ):
             try:
                 message = str(getattr(exc, "msg", None) or exc)
             except BaseException:  # noqa: BLE001
                 message = ""
-            return f"pytest.skip: {message}" if message else "pytest.skip()"
+            call = "pytest.skip" if kind.__name__ == "Skipped" else "pytest.xfail"
+            return f"{call}: {message}" if message else f"{call}()"
         if not isinstance(exc, ModuleNotFoundError):
             return None
         frames = self.frames(exc)
@@ -205,9 +208,6 @@ class _Harness:
         for frame in traceback.extract_tb(exc.__traceback__):
             if frame.filename == self.program_file:
                 frame.filename = self.module_name + ".py"
-                keep.append(frame)
-            elif frame.filename in self.renamed:  # its line was read from the copy already
-                frame.filename = self.renamed[frame.filename]
                 keep.append(frame)
             elif frame.filename in self.test_files or frame.filename.startswith("<doctest "):
                 keep.append(frame)
@@ -379,7 +379,7 @@ class _Harness:
         namespace = {"__name__": "codeteam_test", "__builtins__": builtins}
         namespace.update(self.helpers())
         if test.get("fixtures"):
-            return self.run_under_pytest(test, name, namespace)
+            return self.run_under_pytest(test, name)
         if test.get("setup"):
             setup_file = f"<setup of {name}>"
             self.register_source(setup_file, test["setup"])
@@ -406,37 +406,33 @@ class _Harness:
         else:
             function(**kwargs)
 
-    def run_under_pytest(self, test, name, namespace):
-        """Run a test that takes fixtures under pytest itself (imported only for such a test),
-        which gives its fixtures (``tmp_path``, ``monkeypatch``, ``capsys``, the file's own).
+    def run_under_pytest(self, test, name):
+        """Run a test that takes fixtures under pytest itself (loaded by :meth:`main`), which
+        gives its fixtures (``tmp_path``, ``monkeypatch``, ``capsys``, the file's own).
 
-        The test's imports run here first, so that a module the sandbox lacks makes it skipped
-        as for any test. Then ``setup`` and ``source`` are written to a ``test_codeteam_<n>.py``
-        in the working directory (the test on its own line when ``setup`` is shorter, so that
-        tracebacks name the workspace file and line) and pytest runs that one test, with no
-        plugins but its own, no cache, no terminal output and no capture (prints go to the
-        test's stdout). The exception of its setup, call or teardown, as pytest caught it, is
+        ``setup`` (the file's definitions the test needs, on their own lines) and ``source``
+        (the test, at ``line``) make a module ``test_codeteam_<n>``, compiled with the asserts
+        recorded (:meth:`compile_test`, named as the workspace file so tracebacks give its
+        lines) and run here first, so that an error, a skip or a hang in the file's top level
+        is reported as for any test. pytest then finds that module in ``sys.modules`` (its
+        ``importlib`` import mode does not import it again) and runs the one test, with no
+        plugins but its own, no cache, terminal output or capture (prints go to the test's
+        stdout). The exception of the test's setup, call or teardown, as pytest caught it, is
         raised again for :meth:`run_one` to report."""
-        setup = test.get("setup") or ""
-        if setup:
-            setup_file = f"<setup of {name}>"
-            self.register_source(setup_file, setup)
-            tree = compile(setup, setup_file, "exec", _ast.PyCF_ONLY_AST)
-            tree.body = [n for n in tree.body if isinstance(n, (_ast.Import, _ast.ImportFrom))]
-            exec(compile(tree, setup_file, "exec"), namespace)  # noqa: S102 - its imports
-        import pytest  # loaded by main() already
+        import pytest
 
         self.pytest_runs += 1
-        path = os.path.abspath(f"test_codeteam_{self.pytest_runs}.py")
-        first = test.get("line") or 0
-        head = setup.count("\n")
+        stem = f"test_codeteam_{self.pytest_runs}"
+        path = os.path.abspath(stem + ".py")
+        text = _merged(test.get("setup") or "", test["source"], test.get("line") or 0)
+        code = self.compile_test(text, test.get("file") or path)
+        module = types.ModuleType(stem)
+        module.__file__ = path
+        module.__dict__.update(self.helpers())
         with open(path, "w", encoding="utf-8") as file:
-            file.write(setup + "\n" * max(first - head, 0) + test["source"])
-        if first >= head and test.get("file"):
-            self.renamed[path] = test["file"]
-            self.test_files.add(test["file"])
-        else:
-            self.test_files.add(path)
+            file.write(text)  # pytest collects from a path
+        sys.modules[stem] = module
+        harness = self
 
         class Recorder:
             def __init__(self):
@@ -447,6 +443,9 @@ class _Harness:
             def pytest_runtest_makereport(self, item, call):
                 if call.excinfo is not None and self.raised is None:
                     self.raised = call.excinfo.value
+                    if isinstance(self.raised, TestTimeout):  # no second alarm in pytest's
+                        harness.armed = False  # cleanup; the watchdog still ends a hang
+                        _signal.setitimer(_signal.ITIMER_REAL, 0)
 
             def pytest_runtest_logreport(self, report):
                 self.ran = True
@@ -456,16 +455,22 @@ class _Harness:
                     self.problems.append(str(report.longrepr)[-FIELD_LIMIT:])
 
         recorder = Recorder()
-        code = pytest.main(
-            [f"{path}::{name}", "-s", "-p", "no:cacheprovider", "-p", "no:faulthandler",
-             "-p", "no:terminal", "-c", os.devnull, "--rootdir", os.path.dirname(path),
-             "--import-mode=importlib"],
-            plugins=[recorder],
-        )  # fmt: skip
+        try:
+            exec(code, module.__dict__)  # noqa: S102 - the test file's top level, as pytest would
+            exit_code = pytest.main(
+                [f"{path}::{name}", "-s", "-p", "no:cacheprovider", "-p", "no:faulthandler",
+                 "-p", "no:terminal", "-p", "no:unraisableexception", "-c", os.devnull,
+                 "--rootdir", os.path.dirname(path), "--import-mode=importlib"],
+                plugins=[recorder],
+            )  # fmt: skip
+        finally:
+            sys.modules.pop(stem, None)
+            os.remove(path)
+            sys.last_type = sys.last_value = sys.last_traceback = None  # set by pytest
         if recorder.raised is not None:
             raise recorder.raised
-        if not recorder.ran or code != 0:
-            why = "; ".join(recorder.problems) or f"pytest exit code {int(code)}"
+        if not recorder.ran or exit_code != 0:
+            why = "; ".join(recorder.problems) or f"pytest exit code {int(exit_code)}"
             raise RuntimeError(f"pytest did not run the test: {why}")
 
     def run_doctest(self, test, module, outcome, seconds):
@@ -641,11 +646,19 @@ class _Harness:
             if any(test["kind"] == "doctest" for test in tests):
                 import doctest  # noqa: F401
         if any(test.get("fixtures") for test in tests):
-            # pytest runs the tests that take fixtures: loaded once, before the program (which
-            # may shadow a module pytest needs) and outside any test's time.
+            # pytest runs the tests that take fixtures: loaded once, with its plugins, before
+            # the program (which may shadow a module pytest needs) and outside any test's time.
             os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
             os.environ.pop("PYTEST_ADDOPTS", None)
             import pytest  # noqa: F401
+            from _pytest.config import default_plugins
+
+            later = PYTEST_LAZY_IMPORTS if names & set(getattr(sys, "stdlib_module_names", ())) else ()
+            for plugin in [*(f"_pytest.{name}" for name in default_plugins), *later]:
+                try:
+                    __import__(plugin)
+                except ImportError:
+                    pass
         captured = _Capture(STDOUT_LIMIT)
         saved_stdout = sys.stdout
         sys.stdout = captured
@@ -680,6 +693,18 @@ class _Harness:
                 }
             self.emit(outcome)
         self.emit({"event": "done"})
+
+
+def _merged(setup, source, first):
+    """``setup`` with ``source`` on its lines from 0-based ``first`` (blank there in a
+    laid-out setup); after ``setup`` when those lines are not blank."""
+    lines = setup.split("\n")
+    body = source.rstrip("\n").split("\n")
+    lines += [""] * (first + len(body) - len(lines))
+    if any(line.strip() for line in lines[first : first + len(body)]):
+        return setup.rstrip("\n") + "\n\n" + "\n".join(body) + "\n"
+    lines[first : first + len(body)] = body
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def _walk(tree):
