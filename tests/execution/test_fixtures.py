@@ -303,3 +303,85 @@ async def test_a_program_named_like_a_standard_module_pytest_uses(tmp_path, poli
     cases = pytest_cases("save", tmp_path / f"{name}.py", tmp_path)
     (outcome,) = (await run_tests(MODULE, cases, module_name=name, policy=policy)).outcomes
     assert outcome.status == "failed", outcome  # 7, not 6: and no pytest internal error
+
+
+MARKS = textwrap.dedent(
+    """\
+    import os
+    import warnings
+
+    import pytest
+    from calc import save
+
+    pytestmark = pytest.mark.filterwarnings("error::UserWarning")
+    A = 1; B = 2
+
+
+    def noisy(path, kind=DeprecationWarning):
+        warnings.warn("old", kind)
+        return save(path, A + B)
+
+
+    @pytest.fixture(params=[1, 2])
+    def each(request):
+        return request.param
+
+
+    @pytest.fixture
+    def leaves_a_mess(tmp_path):
+        yield tmp_path
+        assert not list(tmp_path.iterdir()), "files left behind"
+
+
+    def test_plain_moves_the_cwd():
+        os.chdir("/")
+        assert save
+
+
+    @pytest.mark.filterwarnings("error::DeprecationWarning")
+    def test_warning_is_an_error(tmp_path):
+        assert noisy(tmp_path / "a") == "plain"
+
+
+    def test_warning_ignored(tmp_path):
+        assert noisy(tmp_path / "b") == "plain"
+
+
+    def test_user_warning(tmp_path):
+        assert noisy(tmp_path / "b", UserWarning) == "plain"
+
+
+    def test_teardown_fails(leaves_a_mess):
+        save(leaves_a_mess / "c", 1)
+
+
+    def test_per_param(each, tmp_path):
+        assert save(tmp_path / "d", each)
+
+
+    def test_exits(tmp_path):
+        save(tmp_path / "e", 1)
+        pytest.exit("stop now")
+    """
+)
+
+
+@pytest.mark.sandbox
+async def test_marks_teardowns_and_exits_under_pytest(workspace, policy):
+    (workspace / "test_marks.py").write_text(MARKS)
+    cases = cases_of(workspace, "test_marks.py")
+    # a fixture with params= makes one test per parameter: not run as one case
+    assert [c.name for c in cases] == ["test_plain_moves_the_cwd", "test_warning_is_an_error",
+                                       "test_warning_ignored", "test_user_warning",
+                                       "test_teardown_fails", "test_exits"]
+    report = await run_tests(MODULE, cases, module_name="calc", policy=policy)
+    moved, warned, ignored, user, teardown, exits = report.outcomes
+    assert moved.status == "passed"  # and the fixture tests after it still run
+    # the test's mark and the file's pytestmark apply, as in pytest
+    assert warned.status == "error" and warned.exception_type == "DeprecationWarning"
+    assert ignored.status == "passed", ignored
+    assert user.status == "error" and user.exception_type == "UserWarning"
+    # the test passed; its fixture's teardown failed: an error, said to be the teardown's
+    assert teardown.status == "error" and teardown.exception_type == "AssertionError"
+    assert teardown.message.startswith("in the teardown of a fixture: files left behind")
+    assert exits.status == "error" and "stop now" in exits.message

@@ -526,9 +526,10 @@ def _file_fixtures(
     ``fixture`` (``@pytest.fixture``, ``@fixture``, ``@fx`` after ``from pytest import fixture
     as fx``, ``@pt.fixture`` after ``import pytest as pt``; with or without arguments):
     ``{fixture name: def}`` (``name=`` renames it, as in pytest), the names of the
-    ``autouse=True`` ones in file order, and the ``async def`` fixtures, which the sandbox
-    cannot give (they need an async plugin; their names, or ``"async"`` for an autouse one,
-    are in the autouse list when autouse)."""
+    ``autouse=True`` ones in file order, and the fixtures the sandbox does not give: ``async
+    def`` ones (they need an async plugin) and those with ``params=`` (pytest makes one test
+    per parameter; the harness runs one test per case). Those are never available, so an
+    autouse one keeps the file's tests out."""
     decorators = {"pytest.fixture", "fixture"}
     for node in tree.body:
         if isinstance(node, ast.Import):
@@ -553,7 +554,9 @@ def _file_fixtures(
                     name = keyword.value.value
                 elif keyword.arg == "autouse":
                     auto = bool(keyword.value.value)
-            if isinstance(node, ast.AsyncFunctionDef):
+            parametrized = isinstance(decorator, ast.Call) and any(
+                keyword.arg == "params" for keyword in decorator.keywords)
+            if isinstance(node, ast.AsyncFunctionDef) or parametrized:
                 unavailable.append(node)
             else:
                 found[name] = node
@@ -730,6 +733,8 @@ def _laid_out(lines: list[str], nodes: list[ast.stmt], rewritten: dict[int, str]
     out: list[str] = []
     for node in nodes:
         start = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno]) - 1
+        if start < len(out):
+            continue  # on the line of the statement before (``A = 1; B = 2``): written already
         span = (node.end_lineno or node.lineno) - start
         text = rewritten.get(id(node))
         chunk = _segment(lines, node).split("\n") if text is None else [text.replace("\n", "; ")]
@@ -803,7 +808,9 @@ def _file_cases(
                     members.append(member)
         needed = set().union(
             *(_used_names(n) for n in [function.args, *function.body, *values, *members]))
-        needed |= {own_fixtures[name].name for name in taken or [] if name in own_fixtures}
+        if taken:  # under pytest: the test's marks and the file's pytestmark apply
+            needed |= {own_fixtures[name].name for name in taken if name in own_fixtures}
+            needed |= {"pytestmark"}.union(*(_used_names(d) for d in function.decorator_list))
         chosen: set[int] = set()
         changed = True
         while changed:
@@ -833,6 +840,13 @@ def _file_cases(
                       if isinstance(n, ast.ImportFrom) and n.module == "__future__"]
             setup = _laid_out(lines, sorted([*future, *setup_nodes], key=lambda n: n.lineno),
                               imports.rewritten)
+            if function.decorator_list:  # the marks, on their lines above the test's def
+                first = min(d.lineno for d in function.decorator_list) - 1
+                laid = setup.split("\n")
+                laid += [""] * (function.lineno - 1 - len(laid))
+                if not any(laid[first : function.lineno - 1]):
+                    laid[first : function.lineno - 1] = lines[first : function.lineno - 1]
+                setup = "\n".join(laid)
         else:
             setup = "\n".join(
                 imports.rewritten.get(id(node)) or _segment(lines, node) for node in setup_nodes

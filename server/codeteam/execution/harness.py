@@ -85,6 +85,9 @@ class _Harness:
         self.sources = {}  # test file name -> lines, for tracebacks
         self.pytest_runs = 0
         self.armed = False
+        self.alarms = 0  # TestTimeouts raised (pytest may catch one in its own code)
+        self.outside_call = False  # the exception came from a fixture's setup or teardown
+        self.here = os.getcwd()
         self.last = None  # (assert line, left, right, op) of the last recorded comparison
         self.repr = None
         self.write = os.write  # kept: the tested code may monkeypatch os
@@ -113,6 +116,7 @@ class _Harness:
 
     def _alarm(self, signum, frame):
         if self.armed:
+            self.alarms += 1
             raise TestTimeout()
 
     def guarded(self, function, seconds):
@@ -249,7 +253,10 @@ class _Harness:
     def register_source(self, filename, source, first_line=0):
         """Make ``source`` (starting at 0-based ``first_line`` of ``filename``) visible to
         tracebacks."""
-        self.sources[filename] = ["\n"] * first_line + [f"{line}\n" for line in source.splitlines()]
+        lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # as compile()
+        if lines and not lines[-1]:
+            lines.pop()
+        self.sources[filename] = ["\n"] * first_line + [f"{line}\n" for line in lines]
         self.test_files.add(filename)
 
     def watchdog(self, on):
@@ -379,7 +386,7 @@ class _Harness:
         namespace = {"__name__": "codeteam_test", "__builtins__": builtins}
         namespace.update(self.helpers())
         if test.get("fixtures"):
-            return self.run_under_pytest(test, name)
+            return self.run_under_pytest(test, name, outcome)
         if test.get("setup"):
             setup_file = f"<setup of {name}>"
             self.register_source(setup_file, test["setup"])
@@ -406,7 +413,7 @@ class _Harness:
         else:
             function(**kwargs)
 
-    def run_under_pytest(self, test, name):
+    def run_under_pytest(self, test, name, outcome):
         """Run a test that takes fixtures under pytest itself (loaded by :meth:`main`), which
         gives its fixtures (``tmp_path``, ``monkeypatch``, ``capsys``, the file's own).
 
@@ -418,12 +425,15 @@ class _Harness:
         ``importlib`` import mode does not import it again) and runs the one test, with no
         plugins but its own, no cache, terminal output or capture (prints go to the test's
         stdout). The exception of the test's setup, call or teardown, as pytest caught it, is
-        raised again for :meth:`run_one` to report."""
+        raised again for :meth:`run_one` to report; one from a fixture's setup or teardown
+        is an "error" whose message says so. A timeout that pytest's own code caught (its
+        start-up or cleanup) is still a timeout; ``pytest.exit`` and ``KeyboardInterrupt`` are
+        raised again too."""
         import pytest
 
         self.pytest_runs += 1
         stem = f"test_codeteam_{self.pytest_runs}"
-        path = os.path.abspath(stem + ".py")
+        path = os.path.join(self.here, stem + ".py")  # the test may have moved the cwd
         text = _merged(test.get("setup") or "", test["source"], test.get("line") or 0)
         code = self.compile_test(text, test.get("file") or path)
         module = types.ModuleType(stem)
@@ -437,15 +447,22 @@ class _Harness:
         class Recorder:
             def __init__(self):
                 self.raised = None
+                self.when = "call"
                 self.ran = False
                 self.problems = []
 
             def pytest_runtest_makereport(self, item, call):
                 if call.excinfo is not None and self.raised is None:
                     self.raised = call.excinfo.value
+                    self.when = call.when
                     if isinstance(self.raised, TestTimeout):  # no second alarm in pytest's
                         harness.armed = False  # cleanup; the watchdog still ends a hang
                         _signal.setitimer(_signal.ITIMER_REAL, 0)
+
+            def pytest_keyboard_interrupt(self, excinfo):  # also pytest.exit()
+                if self.raised is None:
+                    self.raised = excinfo.value
+                    self.when = "call"
 
             def pytest_runtest_logreport(self, report):
                 self.ran = True
@@ -455,6 +472,7 @@ class _Harness:
                     self.problems.append(str(report.longrepr)[-FIELD_LIMIT:])
 
         recorder = Recorder()
+        self.alarms = 0
         try:
             exec(code, module.__dict__)  # noqa: S102 - the test file's top level, as pytest would
             exit_code = pytest.main(
@@ -467,7 +485,13 @@ class _Harness:
             sys.modules.pop(stem, None)
             os.remove(path)
             sys.last_type = sys.last_value = sys.last_traceback = None  # set by pytest
+        if recorder.raised is None and self.alarms:
+            raise TestTimeout()  # caught by pytest itself, outside the test
         if recorder.raised is not None:
+            if recorder.when != "call":
+                self.outside_call = True
+                phase = "setup" if recorder.when == "setup" else "teardown"
+                outcome["message"] = f"in the {phase} of a fixture"
             raise recorder.raised
         if not recorder.ran or exit_code != 0:
             why = "; ".join(recorder.problems) or f"pytest exit code {int(exit_code)}"
@@ -562,6 +586,7 @@ class _Harness:
         captured = _Capture(STDOUT_LIMIT)
         started = time.perf_counter()
         self.last = None
+        self.outside_call = False
         saved_stdout = sys.stdout
         sys.stdout = captured
         self.watchdog(True)
@@ -602,7 +627,7 @@ class _Harness:
             if frames:
                 outcome["traceback"] = "".join(traceback.format_list(frames))[-TRACEBACK_LIMIT:]
         elif status == "raised":
-            failed = import_error is None and self.is_failure(exc)
+            failed = import_error is None and not self.outside_call and self.is_failure(exc)
             outcome["status"] = "failed" if failed else "error"
             prefix = outcome.get("message", "")
             self.describe(exc, outcome)
