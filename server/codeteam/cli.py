@@ -119,8 +119,8 @@ async def _run(args: argparse.Namespace) -> int:
     if problems:
         for problem in problems:
             print(f"codeteam: setting {problem}", file=sys.stderr)
-        print("codeteam: fix the settings above (--set, CODETEAM_* variables) and run again",
-              file=sys.stderr)
+        print("codeteam: nothing was run; fix the settings above (--set, CODETEAM_* variables) "
+              "and run again", file=sys.stderr)
         return 2
     path: Path = args.file
     try:

@@ -385,3 +385,16 @@ async def test_marks_teardowns_and_exits_under_pytest(workspace, policy):
     assert teardown.status == "error" and teardown.exception_type == "AssertionError"
     assert teardown.message.startswith("in the teardown of a fixture: files left behind")
     assert exits.status == "error" and "stop now" in exits.message
+
+
+def test_tests_taking_fixtures_the_sandbox_cannot_give_are_reported_with_the_reason(workspace):
+    cases = [c for c in pytest_cases("save", workspace / "calc.py", workspace, with_skipped=True)
+             if c.skip_reason]
+    assert {c.name: c.skip_reason for c in cases} == {
+        "test_from_conftest": "it takes the fixture db, which the sandbox cannot give (from a "
+                              "conftest.py or a plugin, or with params= or async)",
+        "test_through_conftest_fixture": "it takes the fixture needs_conftest, which the "
+                                         "sandbox cannot give (from a conftest.py or a plugin, "
+                                         "or with params= or async)",
+    }
+    assert all(c.fixtures == [] for c in cases)  # never run

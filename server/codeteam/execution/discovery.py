@@ -197,15 +197,17 @@ def pytest_cases(
 
     Not collected, because running them needs pytest's machinery, which the sandbox harness does
     not reimplement: tests with fixtures the sandbox cannot give (from a ``conftest.py`` or a
-    plugin), fixtures together with ``parametrize`` or in an ``async`` test or a test class,
+    plugin, or with ``params=`` or ``async``), fixtures together with ``parametrize`` or in an
+    ``async`` test or a test class,
     ``async`` tests marked ``anyio`` or ``trio`` (other ``async`` tests run in a fresh
     ``asyncio`` event loop, as pytest-asyncio runs them), test classes with base classes,
     ``__init__``, setup/teardown methods or fixtures, tests decorated with anything but
     ``pytest.mark.*`` (and those marked skip/skipif/xfail/usefixtures), and tests that use names
     imported from other workspace modules (the workspace is not visible in the sandbox). With
-    ``with_skipped``, the latter are returned too, with a ``skip_reason`` naming the module (the
-    runner reports them as skipped, so the user sees why they did not run, instead of losing
-    them silently).
+    ``with_skipped``, the latter are returned too, with a ``skip_reason`` naming the module, and
+    so are the plain test functions that take fixtures the sandbox cannot give, with a
+    ``skip_reason`` naming them (the runner reports them as skipped, so the user sees why they
+    did not run, instead of losing them silently).
 
     Each case: ``kind="pytest"``, ``id`` ``"pytest:<relative path>::<name>"`` (``::Class::method``
     for a method), ``source`` the function (from ``def``, marks dropped; a method's whole class
@@ -786,9 +788,16 @@ def _file_cases(
     cases = []
     for owner, function in units:
         calls = _parametrizations(function, method=owner is not None, fixtures=fixtures)
+        missing: list[str] = []  # fixtures the sandbox cannot give: reported, not run
+        if calls is None and owner is None:
+            missing = [name for name in _fixture_parameters(function) if name not in fixtures]
+            if missing and _parametrizations(
+                    function, fixtures=fixtures | frozenset(missing)) == [("", None)]:
+                calls = [("", None)]
         if calls is None:
             continue
-        taken = _fixture_parameters(function) if owner is None and calls == [("", None)] else None
+        taken = (_fixture_parameters(function) if owner is None and calls == [("", None)]
+                 and not missing else None)
         if autouse:
             if taken is None:
                 continue  # methods and parametrized cases run without pytest: no autouse
@@ -829,7 +838,13 @@ def _file_cases(
             *(bound[id(n)] for n in setup_nodes if isinstance(n, (ast.Import, ast.ImportFrom)))
         ) & set(imports.workspace_names)
         skip_reason = None
-        if names_from_workspace:
+        if missing:
+            skip_reason = (
+                f"it takes the fixture{'s' if len(missing) > 1 else ''} {', '.join(missing)}, "
+                "which the sandbox cannot give (from a conftest.py or a plugin, or with "
+                "params= or async)"
+            )
+        elif names_from_workspace:
             modules = sorted({imports.workspace_names[name] for name in names_from_workspace})
             skip_reason = (
                 f"it imports {', '.join(modules)} from the workspace, which the sandbox cannot "
