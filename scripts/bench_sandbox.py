@@ -2,6 +2,9 @@
 
     .venv/bin/python scripts/bench_sandbox.py [--runs 50] [--modes bwrap,none] [--kind assert]
 
+``--kind`` is any of assert, doctest, pytest (a workspace test function), fixture (one that
+takes ``tmp_path``, run under pytest itself); default assert,doctest.
+
 Each run is a full :func:`codeteam.execution.runner.run_tests` call (files copied in, bwrap,
 interpreter start, harness, one test, results parsed), measured from the caller's side. A
 benchmark, not a test: nothing here asserts on time.
@@ -26,6 +29,13 @@ PROGRAM = "def add(a, b):\n    return a + b\n"
 TESTS = {
     "assert": TestCase(id="a", kind="assert", origin="ai", source="assert add(1, 2) == 3"),
     "doctest": TestCase(id="d", kind="doctest", origin="public", source="add(1, 2)", expected="3"),
+    "pytest": TestCase(id="p", kind="pytest", origin="public", name="test_add",
+                       setup="from solution import add\n", line=2,
+                       source="def test_add():\n    assert add(1, 2) == 3\n"),
+    # a workspace test taking a fixture runs under pytest itself (loaded once per run)
+    "fixture": TestCase(id="f", kind="pytest", origin="public", name="test_add",
+                        setup="from solution import add\n", line=2, fixtures=["tmp_path"],
+                        source="def test_add(tmp_path):\n    assert add(1, 2) == 3\n"),
 }
 
 
