@@ -134,6 +134,13 @@ async def test_fix_starts_from_the_users_code(scripted, run):
     assert scripted.count(CODER) == 0  # no fresh draft: the user's code is revised
 
 
+async def test_review_says_when_the_tester_wrote_no_usable_tests(scripted, run):
+    scripted.reply(TESTER, "I would test it with a few lists.")
+    result, _ = await run("review", source=STUB + "    return sorted(xs)\n", ai_tests=2)
+    assert result.status == "failed"  # the docstring's examples still ran
+    assert "tester: wrote no usable AI tests; only the public tests were run" in result.notes
+
+
 async def test_review_reports_failures_without_changing_code(scripted, run):
     source = STUB + "    return sorted(xs)\n"
     scripted.reply(TESTER, AI_OK)

@@ -15,6 +15,8 @@ async def run_review(task: Task, ctx: PipelineContext) -> Result:
     ai_tests = []
     try:
         ai_tests = await write_tests(ctx.conversation, task, ctx.ai_tests)
+        if ctx.ai_tests and not ai_tests:
+            ctx.note("tester: wrote no usable AI tests; only the public tests were run")
     except LLMError as error:
         ctx.note(f"tester: {error}; only the public tests were run")
     tests = list(task.public_tests) + ai_tests
