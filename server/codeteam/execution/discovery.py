@@ -489,8 +489,7 @@ def _parametrizations(
         elif mark in _UNRUNNABLE_MARKS:
             return None
     given = {name for cases in marks for _, values in cases for name in values}
-    required = [a.arg for a in positional[: len(positional) - len(args.defaults)]]
-    required += [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+    required = _required_parameters(function)[1 if method else 0 :]
     missing = [name for name in required if name not in given]
     if missing and (marks or method or isinstance(function, ast.AsyncFunctionDef)
                     or any(name not in fixtures for name in missing)):
@@ -578,14 +577,15 @@ def _available_fixtures(own: dict[str, ast.FunctionDef]) -> frozenset[str]:
         changed = False
         for name, node in own.items():
             if name not in available and all(
-                    arg in available for arg in _fixture_parameters(node)):
+                    arg in available for arg in _required_parameters(node)):
                 available.add(name)
                 changed = True
     return frozenset(available)
 
 
-def _fixture_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-    """The parameters pytest fills with fixtures: those without a default value."""
+def _required_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The parameters without a default value, in order: those pytest fills (with
+    ``parametrize`` values or fixtures)."""
     args = function.args
     positional = args.posonlyargs + args.args
     return [a.arg for a in positional[: len(positional) - len(args.defaults)]] + [
@@ -778,7 +778,7 @@ def _file_cases(
     fixtures = _available_fixtures(own_fixtures)
     for node in own_fixtures.values():  # a fixture uses the fixtures it takes
         used[id(node)] |= {own_fixtures[a].name if a in own_fixtures else a
-                           for a in _fixture_parameters(node)}
+                           for a in _required_parameters(node)}
     if any(name not in fixtures for name in autouse):
         return []  # an autouse fixture the sandbox cannot give: no test runs as pytest would
     try:
@@ -790,13 +790,13 @@ def _file_cases(
         calls = _parametrizations(function, method=owner is not None, fixtures=fixtures)
         missing: list[str] = []  # fixtures the sandbox cannot give: reported, not run
         if calls is None and owner is None:
-            missing = [name for name in _fixture_parameters(function) if name not in fixtures]
+            missing = [name for name in _required_parameters(function) if name not in fixtures]
             if missing and _parametrizations(
                     function, fixtures=fixtures | frozenset(missing)) == [("", None)]:
                 calls = [("", None)]
         if calls is None:
             continue
-        taken = (_fixture_parameters(function) if owner is None and calls == [("", None)]
+        taken = (_required_parameters(function) if owner is None and calls == [("", None)]
                  and not missing else None)
         if autouse:
             if taken is None:

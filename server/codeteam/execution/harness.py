@@ -30,9 +30,10 @@ their location the same way (``faulthandler.enable``).
 
 Start-up time matters (one interpreter per run): the passing path imports nothing that pulls
 in ``enum`` or ``re`` (no json, signal, ast, traceback, importlib.util modules; their C cores
-``_json``, ``_signal``, ``_ast`` instead); tracebacks and reprs are loaded when a test fails. pytest itself is loaded only when a test
-takes fixtures (see :meth:`_Harness.run_under_pytest`): about 0.4 s once per run, counted
-against no test's timeout, and 0.03 s a test, counted against that test's (measured with
+``_json``, ``_signal``, ``_ast`` instead); tracebacks and reprs are loaded when a test fails.
+pytest itself is loaded only when a test takes fixtures (see
+:meth:`_Harness.run_under_pytest`): about 0.4 s once per run, counted against no test's
+timeout, and 0.03 s a test, counted against that test's (measured with
 ``scripts/bench_sandbox.py --kind pytest,fixture`` and 10-test runs on two cores).
 """
 
@@ -384,10 +385,10 @@ class _Harness:
         test_id = test["id"]
         filename = test.get("file") or f"<test {test_id}>"
         name = test.get("name") or ""
-        namespace = {"__name__": "codeteam_test", "__builtins__": builtins}
-        namespace.update(self.helpers())
         if test.get("fixtures"):
             return self.run_under_pytest(test, name, outcome)
+        namespace = {"__name__": "codeteam_test", "__builtins__": builtins}
+        namespace.update(self.helpers())
         if test.get("setup"):
             setup_file = f"<setup of {name}>"
             self.register_source(setup_file, test["setup"])
