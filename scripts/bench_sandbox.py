@@ -33,9 +33,11 @@ TESTS = {
                        setup="from solution import add\n", line=2,
                        source="def test_add():\n    assert add(1, 2) == 3\n"),
     # a workspace test taking a fixture runs under pytest itself (loaded once per run)
-    "fixture": TestCase(id="f", kind="pytest", origin="public", name="test_add",
-                        setup="from solution import add\n", line=2, fixtures=["tmp_path"],
-                        source="def test_add(tmp_path):\n    assert add(1, 2) == 3\n"),
+    # (its setup is the whole module it runs in, the test included)
+    "fixture": TestCase(id="f", kind="pytest", origin="public", name="test_add", line=2,
+                        source="def test_add(tmp_path):\n    assert add(1, 2) == 3\n",
+                        setup="from solution import add\n\ndef test_add(tmp_path):\n"
+                              "    assert add(1, 2) == 3\n", fixtures=["tmp_path"]),
 }
 
 

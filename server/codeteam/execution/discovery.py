@@ -192,8 +192,9 @@ def pytest_cases(
 
     A test function that takes fixtures (pytest's built-in ones, :data:`BUILTIN_FIXTURES`, or
     ``@pytest.fixture`` functions of its own file), or whose file has ``autouse`` fixtures, has
-    ``fixtures``, their names: the harness runs it under pytest itself. Its ``setup`` holds the
-    fixtures' definitions.
+    ``fixtures``, their names: the harness runs it under pytest itself. Its ``setup`` is then the
+    module it runs in: the test (marks included), the fixtures and what they use, each on its
+    own lines of the file.
 
     Not collected, because running them needs pytest's machinery, which the sandbox harness does
     not reimplement: tests with fixtures the sandbox cannot give (from a ``conftest.py`` or a
@@ -850,18 +851,11 @@ def _file_cases(
                 f"it imports {', '.join(modules)} from the workspace, which the sandbox cannot "
                 "see (only the module under test is copied in)"
             )
-        if taken:  # run under pytest from a file: the definitions on their own lines
+        if taken:  # run under pytest from a file: the test and what it needs, on their lines
             future = [n for n in tree.body
                       if isinstance(n, ast.ImportFrom) and n.module == "__future__"]
-            setup = _laid_out(lines, sorted([*future, *setup_nodes], key=lambda n: n.lineno),
-                              imports.rewritten)
-            if function.decorator_list:  # the marks, on their lines above the test's def
-                first = min(d.lineno for d in function.decorator_list) - 1
-                laid = setup.split("\n")
-                laid += [""] * (function.lineno - 1 - len(laid))
-                if not any(laid[first : function.lineno - 1]):
-                    laid[first : function.lineno - 1] = lines[first : function.lineno - 1]
-                setup = "\n".join(laid)
+            setup = _laid_out(lines, sorted([*future, *setup_nodes, function],
+                                            key=lambda n: n.lineno), imports.rewritten)
         else:
             setup = "\n".join(
                 imports.rewritten.get(id(node)) or _segment(lines, node) for node in setup_nodes

@@ -419,8 +419,8 @@ class _Harness:
         """Run a test that takes fixtures under pytest itself (loaded by :meth:`main`), which
         gives its fixtures (``tmp_path``, ``monkeypatch``, ``capsys``, the file's own).
 
-        ``setup`` (the file's definitions the test needs, on their own lines) and ``source``
-        (the test, at ``line``) make a module ``test_codeteam_<n>``, compiled with the asserts
+        ``setup`` (the test and the file's definitions it needs, on their own lines of the
+        file) is the module ``test_codeteam_<n>``, compiled with the asserts
         recorded (:meth:`compile_test`, named as the workspace file so tracebacks give its
         lines) and run here first, so that an error, a skip or a hang in the file's top level
         is reported as for any test. pytest then finds that module in ``sys.modules`` (its
@@ -436,7 +436,7 @@ class _Harness:
         self.pytest_runs += 1
         stem = f"test_codeteam_{self.pytest_runs}"
         path = os.path.join(self.here, stem + ".py")  # the test may have moved the cwd
-        text = _merged(test.get("setup") or "", test["source"], test.get("line") or 0)
+        text = test["setup"]
         code = self.compile_test(text, test.get("file") or path)
         module = types.ModuleType(stem)
         module.__file__ = path
@@ -720,18 +720,6 @@ class _Harness:
                 }
             self.emit(outcome)
         self.emit({"event": "done"})
-
-
-def _merged(setup, source, first):
-    """``setup`` with ``source`` on its lines from 0-based ``first`` (blank there in a
-    laid-out setup); after ``setup`` when those lines are not blank."""
-    lines = setup.split("\n")
-    body = source.rstrip("\n").split("\n")
-    lines += [""] * (first + len(body) - len(lines))
-    if any(line.strip() for line in lines[first : first + len(body)]):
-        return setup.rstrip("\n") + "\n\n" + "\n".join(body) + "\n"
-    lines[first : first + len(body)] = body
-    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def _walk(tree):

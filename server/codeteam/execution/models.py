@@ -33,7 +33,8 @@ class TestCase(BaseModel):
       test's namespace and passed to the test function. A test that takes pytest fixtures
       (built-in ones such as ``tmp_path``, or ``@pytest.fixture`` functions of its own file)
       has ``fixtures``, their names (the file's autouse fixtures included): the harness then
-      runs it under pytest itself, with the fixtures' definitions in ``setup``.
+      runs it under pytest itself, and ``setup`` is the whole module it runs in (the test, its
+      marks, the fixtures and what they use, each on its own lines of the file).
       For doctests, ``setup`` holds the earlier statement examples of the same docstring
       (``>>> xs = [1, 2]``, in doctest format), run before the example so it sees their names.
 
