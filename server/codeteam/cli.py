@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import difflib
-import json
 import logging
 import sys
 import time
@@ -52,19 +51,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _overrides(pairs: list[str]) -> dict[str, object]:
-    values: dict[str, object] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep:
-            raise SystemExit(f"codeteam: --set takes KEY=VALUE, got {pair!r}")
-        try:
-            values[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            values[key.strip()] = raw
-    return values
-
-
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(
@@ -73,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     if args.command == "serve":
-        from codeteam.editor.server import serve
+        from codeteam.editor.app import serve
 
         return serve(tcp=args.tcp, log_file=args.log_file)
     if args.command == "run":
@@ -113,9 +99,14 @@ async def _run(args: argparse.Namespace) -> int:
         replace_span,
     )
     from codeteam.pysource.tolerant import parseable_module
-    from codeteam.settings import load_settings
+    from codeteam.settings import load_settings, parse_overrides
 
-    settings, problems = load_settings(_overrides(args.set))
+    try:
+        overrides = parse_overrides(args.set)
+    except ValueError as error:
+        print(f"codeteam: {error}", file=sys.stderr)
+        return 2
+    settings, problems = load_settings(overrides)
     if problems:
         for problem in problems:
             print(f"codeteam: setting {problem}", file=sys.stderr)

@@ -241,3 +241,21 @@ def _shown_value(key: str, merged: dict[str, Any]) -> str:
     if key in merged:
         return repr(getattr(Settings(**merged), key))
     return f"the default {Settings.model_fields[key].get_default(call_default_factory=True)!r}"
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, object]:
+    """``--set KEY=VALUE`` pairs (CLI and bench) as a settings mapping: each value is read as
+    JSON when it parses (``3``, ``true``, ``{"coder": "m"}``), else kept as the string.
+
+    Raises ``ValueError`` for a pair without ``=`` (the message names its position, never its
+    text, which may be a pasted API key)."""
+    values: dict[str, object] = {}
+    for position, pair in enumerate(pairs, start=1):
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--set takes KEY=VALUE; --set number {position} has no '='")
+        try:
+            values[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            values[key.strip()] = raw
+    return values

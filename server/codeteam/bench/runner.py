@@ -349,8 +349,12 @@ async def run_bench(
 
 def config_from_args(args: argparse.Namespace) -> BenchConfig:
     """The :class:`BenchConfig` for parsed ``codeteam bench`` arguments."""
-    from codeteam.cli import _overrides
+    from codeteam.settings import parse_overrides
 
+    try:
+        overrides = parse_overrides(args.set)
+    except ValueError as error:
+        raise BenchError(str(error)) from None
     pipelines = [p.strip() for p in (args.pipelines or "").split(",") if p.strip()]
     task_ids = [t.strip() for t in args.tasks.split(",")] if args.tasks else None
     return BenchConfig(
@@ -361,7 +365,7 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
         task_ids=task_ids,
         concurrency=max(args.concurrency, 1),
         out=args.out,
-        overrides=_overrides(args.set),
+        overrides=overrides,
         score_timeout_s=getattr(args, "score_timeout", None),
         progress=not getattr(args, "no_progress", False),
         report_only=getattr(args, "report_only", False),

@@ -1,9 +1,9 @@
-"""The codeteam language server: its state, and ``serve`` (``codeteam serve``).
+"""The codeteam language server's state: :class:`CodeteamServer`.
 
 The handlers live one concern per module (:mod:`~codeteam.editor.lifecycle`,
 :mod:`~codeteam.editor.text_sync`, :mod:`~codeteam.editor.code_actions`,
-:mod:`~codeteam.editor.commands`); :func:`create_server` registers them on a new
-:class:`CodeteamServer`. Nothing is ever printed to stdout (it carries the protocol on stdio):
+:mod:`~codeteam.editor.commands`), which import this class; :mod:`codeteam.editor.app`
+creates the server, registers them on it and runs it (``codeteam serve``). Nothing is ever printed to stdout (it carries the protocol on stdio):
 logs go to stderr and the log file, important events also to the client's
 ``window/logMessage``.
 """
@@ -11,8 +11,6 @@ logs go to stderr and the log file, important events also to the client's
 from __future__ import annotations
 
 import logging
-import os
-import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -26,7 +24,7 @@ from pygls.workspace import TextDocument
 from codeteam.editor.configuration import SettingsState
 from codeteam.editor.diagnostics import DiagnosticsStore
 from codeteam.editor.document_watch import DocumentLocks, DocumentWatch
-from codeteam.editor.llm_session import LLMSession, embedded_stop_stuck, stop_embedded_model
+from codeteam.editor.llm_session import LLMSession, stop_embedded_model
 from codeteam.editor.outline import Outline
 from codeteam.editor.positions import UTF16
 from codeteam.editor.protocol import CodeteamProtocol
@@ -183,74 +181,3 @@ class CodeteamServer(LanguageServer):
         self.runs.cancel_all("the server is shutting down")
         stop_embedded_model()
         super().shutdown()
-
-
-def create_server() -> CodeteamServer:
-    """A new server with every codeteam feature registered."""
-    from codeteam.editor import code_actions, commands, lifecycle, text_sync
-
-    server = CodeteamServer()
-    lifecycle.register(server)
-    text_sync.register(server)
-    code_actions.register(server)
-    commands.register(server)
-    return server
-
-
-def _configure_logging(log_file: str | None) -> None:
-    root = logging.getLogger()
-    if not any(isinstance(h, logging.StreamHandler) for h in root.handlers):
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        root.addHandler(handler)
-    if log_file:
-        file_handler = logging.FileHandler(log_file, encoding="utf-8")
-        file_handler.setFormatter(
-            logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-        )
-        root.addHandler(file_handler)
-        logging.getLogger("codeteam").setLevel(logging.INFO)
-    # pygls logs whole messages at INFO (initializationOptions may hold the API key).
-    logging.getLogger("pygls").setLevel(logging.WARNING)
-
-
-def _protocol_stdout():
-    """A binary stream on the real stdout for the protocol; fd 1 itself is pointed at stderr so
-    that stray prints (ours, a library's, C code's) cannot corrupt the protocol stream."""
-    sys.stdout.flush()
-    protocol_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(protocol_fd, "wb", buffering=0)
-
-
-def serve(tcp: str | None = None, log_file: str | None = None) -> int:
-    """Run the language server until the client exits: on stdio, or on TCP ``HOST:PORT``.
-    Returns the process exit code (2 for a bad ``--tcp`` value)."""
-    _configure_logging(log_file)
-    if tcp:
-        host, _, port = tcp.rpartition(":")
-        if not port.isdigit():
-            print(f"codeteam serve: --tcp takes HOST:PORT, got {tcp!r}", file=sys.stderr)
-            return 2
-        server = create_server()
-        log.info("codeteam %s listening on %s:%s", server.version, host or "127.0.0.1", port)
-        server.start_tcp(host or "127.0.0.1", int(port))
-        _exit_now_if_the_model_is_stuck()
-        return 0
-    stdout = _protocol_stdout()
-    server = create_server()
-    log.info("codeteam %s on stdio", server.version)
-    server.start_io(sys.stdin.buffer, stdout)
-    _exit_now_if_the_model_is_stuck()
-    return 0
-
-
-def _exit_now_if_the_model_is_stuck() -> None:
-    """If the embedded model did not stop, leave without Python's finalization (which would
-    run xllamacpp's destructor again and could hang the exit)."""
-    if embedded_stop_stuck() or not stop_embedded_model():
-        log.warning("exiting with the embedded model still running")
-        logging.shutdown()
-        os._exit(0)
-

@@ -1,0 +1,88 @@
+"""Starting the language server: :func:`create_server` makes the one
+:class:`~codeteam.editor.server.CodeteamServer` and registers every feature module on it
+(lifecycle, text sync, code actions, commands), and :func:`serve` runs it on stdio or TCP.
+
+The feature modules import :class:`CodeteamServer` for their handlers' types; nothing imports
+this module back but the CLI, so the editor's modules form no import cycle.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from codeteam.editor import code_actions, commands, lifecycle, text_sync
+from codeteam.editor.llm_session import embedded_stop_stuck, stop_embedded_model
+from codeteam.editor.server import CodeteamServer
+
+log = logging.getLogger(__name__)
+
+
+def create_server() -> CodeteamServer:
+    """A new server with every codeteam feature registered."""
+    server = CodeteamServer()
+    lifecycle.register(server)
+    text_sync.register(server)
+    code_actions.register(server)
+    commands.register(server)
+    return server
+
+
+def _configure_logging(log_file: str | None) -> None:
+    root = logging.getLogger()
+    if not any(isinstance(h, logging.StreamHandler) for h in root.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)
+    if log_file:
+        file_handler = logging.FileHandler(log_file, encoding="utf-8")
+        file_handler.setFormatter(
+            logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        )
+        root.addHandler(file_handler)
+        logging.getLogger("codeteam").setLevel(logging.INFO)
+    # pygls logs whole messages at INFO (initializationOptions may hold the API key).
+    logging.getLogger("pygls").setLevel(logging.WARNING)
+
+
+def _protocol_stdout():
+    """A binary stream on the real stdout for the protocol; fd 1 itself is pointed at stderr so
+    that stray prints (ours, a library's, C code's) cannot corrupt the protocol stream."""
+    sys.stdout.flush()
+    protocol_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(protocol_fd, "wb", buffering=0)
+
+
+def serve(tcp: str | None = None, log_file: str | None = None) -> int:
+    """Run the language server until the client exits: on stdio, or on TCP ``HOST:PORT``.
+    Returns the process exit code (2 for a bad ``--tcp`` value)."""
+    _configure_logging(log_file)
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        if not port.isdigit():
+            print(f"codeteam serve: --tcp takes HOST:PORT, got {tcp!r}", file=sys.stderr)
+            return 2
+        server = create_server()
+        log.info("codeteam %s listening on %s:%s", server.version, host or "127.0.0.1", port)
+        server.start_tcp(host or "127.0.0.1", int(port))
+        _exit_now_if_the_model_is_stuck()
+        return 0
+    stdout = _protocol_stdout()
+    server = create_server()
+    log.info("codeteam %s on stdio", server.version)
+    server.start_io(sys.stdin.buffer, stdout)
+    _exit_now_if_the_model_is_stuck()
+    return 0
+
+
+def _exit_now_if_the_model_is_stuck() -> None:
+    """If the embedded model did not stop, leave without Python's finalization (which would
+    run xllamacpp's destructor again and could hang the exit)."""
+    if embedded_stop_stuck() or not stop_embedded_model():
+        log.warning("exiting with the embedded model still running")
+        logging.shutdown()
+        os._exit(0)
+

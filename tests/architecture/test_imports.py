@@ -1,0 +1,38 @@
+"""The layering of server/codeteam, checked on its import graph (read with ast; imports inside
+functions and ``TYPE_CHECKING`` blocks count)."""
+
+from __future__ import annotations
+
+import ast
+
+from imports import PACKAGE_DIR, cycles, graph, modules
+
+
+def test_the_graph_sees_imports_inside_functions():
+    # codeteam.cli imports the editor only inside main(): the walker must still see it.
+    assert any(target.startswith("codeteam.editor") for target in graph()["codeteam.cli"])
+
+
+def test_no_import_cycles():
+    assert cycles(graph()) == []
+
+
+def test_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_lsp_types_below_the_editor():
+    offenders = []
+    for name, path in modules().items():
+        if name.startswith("codeteam.editor"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            roots = []
+            if isinstance(node, ast.Import):
+                roots = [alias.name.split(".")[0] for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                roots = [node.module.split(".")[0]]
+            if {"pygls", "lsprotocol"} & set(roots):
+                offenders.append(f"{path.relative_to(PACKAGE_DIR)}:{node.lineno}")
+    assert offenders == []
