@@ -39,10 +39,18 @@ VARIABLES = {
                            "failure": "FAILED ...", "anchors": ["ai:1"]},
 }
 
+FOLLOWUPS = {
+    "reask_code": lambda t: {"task": t, "error": "the reply has no code block"},
+    "reask_plan": lambda t: {"error": ""},
+    "reask_structured": lambda t: {"error": "line 3: mapping values are not allowed",
+                                   "keys": ["tests", "notes"]},
+}
+"""Follow-up messages (re-asks): a user template only, sent inside a conversation."""
+
 
 def test_every_prompt_file_is_covered_and_well_formed():
     files = sorted(p.stem for p in shipped_prompts_dir().glob("*.yaml"))
-    assert files == sorted(VARIABLES)
+    assert files == sorted(VARIABLES | FOLLOWUPS)
     for name in files:
         data = yaml.safe_load((shipped_prompts_dir() / f"{name}.yaml").read_text())
         assert set(data) <= {"description", "temperature", "max_tokens", "system", "user"}
@@ -95,3 +103,23 @@ def test_public_tests_render_in_flow_prompts(task):
                     expected="3.14")
     text = PromptLibrary().render("flow_reflect", task=task, tests=[case.describe()])
     assert ">>> circle_area(1.0)" in text.messages[1].content
+
+
+@pytest.mark.parametrize("name", sorted(FOLLOWUPS))
+def test_followup_renders(name, task):
+    variables = FOLLOWUPS[name](task)
+    message = PromptLibrary().followup(name, **variables)
+    assert message.role == "user"
+    assert variables["error"] in message.content
+    assert "{{" not in message.content and "{%" not in message.content
+    if name == "reask_code":
+        assert "circle_area" in message.content
+    elif name == "reask_plan":
+        assert "numbered steps" in message.content
+    else:
+        assert "tests, notes" in message.content
+
+
+def test_followup_needs_its_variables(task):
+    with pytest.raises(PromptError):
+        PromptLibrary().followup("reask_code", task=task)

@@ -91,11 +91,7 @@ async def write_plan(
         except PlanError:
             history = [
                 ChatMessage(role="assistant", content=reply),
-                ChatMessage(
-                    role="user",
-                    content="Write the plan only as numbered steps, one per line: "
-                    "1. ... 2. ... No code.",
-                ),
+                conversation.prompts.followup("reask_plan"),
             ]
             if attempt < retries:
                 conversation.report(f"{role}: planning again")

@@ -36,11 +36,7 @@ async def ask_for_code(
             last = error
             history = [
                 ChatMessage(role="assistant", content=reply),
-                ChatMessage(
-                    role="user",
-                    content=f"I could not use that ({error}). Reply with one ```python block "
-                    f"holding the complete function {task.name}.",
-                ),
+                conversation.prompts.followup("reask_code", error=str(error), task=task),
             ]
             if attempt < retries:
                 conversation.report(f"{role}: asked again for code")

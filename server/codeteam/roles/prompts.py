@@ -41,7 +41,7 @@ class PromptFile(BaseModel):
     description: str = ""
     temperature: float | None = None
     max_tokens: int | None = None
-    system: str
+    system: str = ""
     user: str
 
 
@@ -131,3 +131,14 @@ class PromptLibrary:
             temperature=prompt.temperature,
             max_tokens=prompt.max_tokens,
         )
+
+    def followup(self, name: str, **variables: Any) -> ChatMessage:
+        """The user message of prompt ``name`` alone, for a follow-up inside a conversation
+        (a re-ask after an unusable reply): such files have a ``user`` template and an empty
+        ``system``. Raises :class:`PromptError` like :meth:`render`."""
+        prompt = self.load(name)
+        try:
+            text = self._env.from_string(prompt.user).render(**variables).strip()
+        except jinja2.TemplateError as error:
+            raise PromptError(f"prompt {name!r} failed to render: {error}") from error
+        return ChatMessage(role="user", content=text)

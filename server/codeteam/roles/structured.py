@@ -176,16 +176,10 @@ async def ask_structured(
             last_error = str(error)
             if attempt == retries:
                 break
-            keys = ", ".join(model.model_fields)
             history = [
                 ChatMessage(role="assistant", content=reply),
-                ChatMessage(
-                    role="user",
-                    content=(
-                        f"Your reply could not be parsed ({last_error}). Answer again with only "
-                        f"valid YAML with the keys {keys}; put code and multi-line text in "
-                        "block scalars (`key: |`)."
-                    ),
+                conversation.prompts.followup(
+                    "reask_structured", error=last_error, keys=list(model.model_fields)
                 ),
             ]
             conversation.report(f"{role}: repairing its reply")
