@@ -84,21 +84,8 @@ BOM = "\ufeff"
 
 
 async def _run(args: argparse.Namespace) -> int:
-    from codeteam.documents import task_for
-    from codeteam.llm.client import LLMError
-    from codeteam.llm.embedded import EmbeddedModelError, shared_embedded_model
-    from codeteam.llm.provider import client_for
-    from codeteam.pipelines.runner import run_pipeline
-    from codeteam.pysource.functions import (
-        AmbiguousFunction,
-        FunctionNotFound,
-        SourceError,
-        find_functions,
-        indent_function,
-        line_ending,
-        replace_span,
-    )
-    from codeteam.pysource.tolerant import parseable_module
+    from codeteam.service import runs as service
+    from codeteam.service.clients import OneClient
     from codeteam.settings import load_settings, parse_overrides
 
     try:
@@ -121,65 +108,31 @@ async def _run(args: argparse.Namespace) -> int:
         return 2
     bom = BOM if raw.startswith(BOM) else ""
     text = raw[len(bom):]
-    workspace = args.workspace or path.resolve().parent
-    try:
-        # Other top-level code that does not parse (being typed) is left out, line for line.
-        readable = parseable_module(text)
-        task = task_for(
-            readable.text, args.function, path=path.resolve(), workspace_root=workspace
-        )
-    except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
-        hint = ""
-        block = None
-        if isinstance(error, FunctionNotFound):
-            block = readable.block_holding(text, args.function)
-            names = [f.qualname for f in find_functions(readable.text)]
-            if names:
-                hint = f" (functions here: {', '.join(names[:12])}; a method is Class.method)"
-        if block is not None:
-            print(f"codeteam: {path}: {args.function} is in code that does not parse "
-                  f"(lines {block[0] + 1}-{block[1] + 1}); finish or fix it first",
-                  file=sys.stderr)
-        else:
-            print(f"codeteam: {path}: {error}{hint}", file=sys.stderr)
-        return 2
-
     pipeline = {"plan-docstring": "plan_docstring"}.get(args.pipeline, args.pipeline)
-    _progress(f"{args.pipeline} on {task.qualname} ({len(task.public_tests)} public tests); "
-              f"model: {settings.base_url or 'embedded SmolLM2-135M-Instruct'}")
+    request = service.RunRequest(
+        text=text, settings=settings, pipeline=pipeline, qualname=args.function,
+        path=path.resolve(), workspace_root=args.workspace or path.resolve().parent,
+    )
+    clients = OneClient()
     try:
-        client = await client_for(settings)
-    except EmbeddedModelError as error:
+        readable, task = await service.build_task(request)
+        _progress(f"{args.pipeline} on {task.qualname} ({len(task.public_tests)} public tests); "
+                  f"model: {settings.base_url or 'embedded SmolLM2-135M-Instruct'}")
+        outcome = await service.run(request, clients, progress=_progress, task=task,
+                                    readable=readable)
+    except service.TargetError as error:
+        print(f"codeteam: {path}: {error}", file=sys.stderr)
+        return 2
+    except service.ModelUnavailable as error:
         print(f"codeteam: {error}", file=sys.stderr)
         return 2
-    try:
-        result = await run_pipeline(
-            pipeline, task, settings=settings, client=client, progress=_progress
-        )
-    except LLMError as error:
+    except service.ServiceError as error:
         print(f"codeteam: {error}", file=sys.stderr)
         return 1
     finally:
-        await client.close()
-        shared_embedded_model().stop()
+        await clients.close()
 
-    if readable.left_out:
-        result.notes.insert(0, readable.run_note())
-    newline = line_ending(text)
-    new_text: str | None = None
-    if result.code is not None and pipeline != "review":
-        new_text = replace_span(
-            text, task.start_line, task.end_line, indent_function(result.code, task.indent, newline)
-        )
-        try:
-            # Checked without the code left out (its lines are blank there, same numbers).
-            compile(replace_span(readable.text, task.start_line, task.end_line,
-                                 indent_function(result.code, task.indent, "\n")),
-                    str(path), "exec", dont_inherit=True)
-        except (SyntaxError, ValueError) as error:
-            result.notes.append(f"the new code does not parse in {path} ({error}); not used")
-            result.status = "error"
-            new_text = None
+    result, new_text = outcome.result, outcome.new_text
     if args.json:
         print(result.model_dump_json(indent=2))
     elif new_text is not None and args.diff:

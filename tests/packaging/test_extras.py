@@ -38,7 +38,7 @@ def _frame(payload: dict) -> bytes:
 
 
 def test_bench_packages_are_really_hidden(tmp_path):
-    probe = subprocess.run(
+    probe = subprocess.run(  # noqa: PLW1510 - the exit code is asserted
         [sys.executable, "-c", "import matplotlib"], env=_env(tmp_path),
         capture_output=True, text=True, timeout=60,
     )
@@ -50,7 +50,7 @@ def test_serve_answers_initialize_without_bench_packages(tmp_path):
                        "params": {"processId": None, "rootUri": None, "capabilities": {}}})
     messages += _frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
     messages += _frame({"jsonrpc": "2.0", "method": "exit"})
-    done = subprocess.run(
+    done = subprocess.run(  # noqa: PLW1510 - the exit code is asserted
         [sys.executable, "-m", "codeteam", "serve"], input=messages, env=_env(tmp_path),
         capture_output=True, timeout=120,
     )
@@ -65,7 +65,7 @@ def test_serve_answers_initialize_without_bench_packages(tmp_path):
 
 
 def test_bench_without_its_packages_says_what_to_install(tmp_path):
-    done = subprocess.run(
+    done = subprocess.run(  # noqa: PLW1510 - the exit code is asserted
         [sys.executable, "-m", "codeteam", "bench", "--dataset", "humaneval", "--limit", "1",
          "--out", str(tmp_path / "out")],
         env=_env(tmp_path), capture_output=True, text=True, timeout=120,

@@ -13,8 +13,8 @@ import os
 import sys
 
 from codeteam.editor import code_actions, commands, lifecycle, text_sync
-from codeteam.editor.llm_session import embedded_stop_stuck, stop_embedded_model
 from codeteam.editor.server import CodeteamServer
+from codeteam.service.clients import embedded_stop_stuck, stop_embedded_model
 
 log = logging.getLogger(__name__)
 

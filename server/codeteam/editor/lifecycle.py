@@ -118,8 +118,8 @@ async def _register_configuration_changes(ls: CodeteamServer) -> None:
 def _warm_imports() -> None:
     """Import the pipeline layers in the background so the first command starts at once."""
     try:
-        import codeteam.documents
-        import codeteam.llm.provider
-        import codeteam.pipelines.runner  # noqa: F401
+        from codeteam.service.clients import warm_imports
+
+        warm_imports()
     except Exception as error:  # noqa: BLE001 - reported to the user when a command needs them
         log.warning("the pipelines cannot be imported: %s", error)

@@ -24,12 +24,12 @@ from pygls.workspace import TextDocument
 from codeteam.editor.configuration import SettingsState
 from codeteam.editor.diagnostics import DiagnosticsStore
 from codeteam.editor.document_watch import DocumentLocks, DocumentWatch
-from codeteam.editor.llm_session import LLMSession, stop_embedded_model
 from codeteam.editor.outline import Outline
 from codeteam.editor.positions import UTF16
 from codeteam.editor.protocol import CodeteamProtocol
 from codeteam.editor.runs import Runs
 from codeteam.editor.transcript import RunRecord, RunRecords
+from codeteam.service.clients import LLMSession, stop_embedded_model
 
 log = logging.getLogger("codeteam.editor")
 

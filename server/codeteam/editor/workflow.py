@@ -194,46 +194,25 @@ async def _produce(
     info: FunctionInfo,
     on_stage: Callable[[str], None],
 ) -> Result:
-    """Build the task from ``readable`` (the module as the run saw it, without the code that
-    does not parse) and run the pipeline (the cancellable part of a run)."""
-    from codeteam.documents import task_for
-    from codeteam.llm.client import LLMError
-    from codeteam.llm.embedded import EmbeddedModelError
-    from codeteam.pipelines.runner import PIPELINES, run_pipeline
+    """Run the action through the service on ``readable`` (the module as the run saw it,
+    without the code that does not parse): the cancellable part of a run."""
+    from codeteam.service import runs as service
 
-    settings = ls.settings
-    name = run.action.pipeline or settings.generate_pipeline
-    fallback_note = None
-    if run.action.pipeline is None and name not in PIPELINES:
-        fallback_note = f'the "{name}" pipeline is not available here; used "team" instead'
-        name = "team"
     path = to_fs_path(run.uri) if run.uri.startswith("file:") else None
-    on_stage("collecting the public tests")
-    task = await asyncio.to_thread(
-        task_for,
-        readable.text,
+    request = service.RunRequest(
+        text=readable.text,
+        settings=ls.settings,
+        pipeline=run.action.pipeline,
         info=info,
+        readable=readable,
         path=Path(path) if path else None,
         workspace_root=ls.workspace_root_for(run.uri) if path else None,
     )
-    on_stage("starting the model" if settings.uses_embedded_model else "connecting")
     try:
-        client = await ls.llm.acquire(settings)
-    except EmbeddedModelError as error:
+        outcome = await service.run(request, ls.llm, progress=on_stage)
+    except service.ServiceError as error:
         raise RunFailed(str(error)) from error
-    except LLMError as error:
-        raise RunFailed(f"the model is not available: {error}") from error
-    try:
-        result = await run_pipeline(name, task, settings=settings, client=client, progress=on_stage)
-    except LLMError as error:
-        raise RunFailed(f"the model failed: {error}") from error
-    finally:
-        await ls.llm.release(client)
-    if readable.left_out:
-        result.notes.insert(0, readable.run_note())
-    if fallback_note:
-        result.notes.insert(0, fallback_note)
-    return result
+    return outcome.result
 
 
 async def _current_location(

@@ -1,4 +1,5 @@
-"""The LLM client the editor's runs share, rebuilt when the settings change.
+"""Where runs get their model client: :class:`LLMSession`, the client the editor's runs
+share, rebuilt when the settings change; :class:`OneClient`, one process's run (the CLI).
 
 A client in use by a running pipeline is not closed under it: a replaced client is closed when
 its last run releases it. The embedded model (no ``base_url``) is started on first use and
@@ -133,3 +134,35 @@ def embedded_stop_stuck() -> bool:
     """True when stopping the embedded model hung (the exit must skip finalization)."""
     embedded = sys.modules.get("codeteam.llm.embedded")
     return bool(embedded and embedded.shared_embedded_model().stop_stuck)
+
+
+class OneClient:
+    """A :class:`ClientSource` for one process and one run: builds the client on acquire;
+    :meth:`close` closes it and stops the embedded model if it was started."""
+
+    def __init__(self) -> None:
+        self._clients: list[LLMClient] = []
+
+    async def acquire(self, settings: Settings) -> LLMClient:
+        from codeteam.llm.provider import client_for
+
+        client = await client_for(settings)
+        self._clients.append(client)
+        return client
+
+    async def release(self, client: LLMClient) -> None:
+        """Nothing: the client lives until :meth:`close`."""
+
+    async def close(self) -> None:
+        for client in self._clients:
+            await client.close()
+        self._clients.clear()
+        stop_embedded_model()
+
+
+def warm_imports() -> None:
+    """Import what a run needs (the service, the pipelines, the model provider, the openai
+    SDK), for a caller that does it in the background before the first run."""
+    import codeteam.documents
+    import codeteam.llm.provider
+    import codeteam.service.runs  # noqa: F401

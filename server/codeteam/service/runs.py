@@ -1,0 +1,240 @@
+"""The one orchestration from a request to an outcome, used by the editor, the CLI and the
+benchmark's callers alike: read the module leniently, locate the function, build the task with
+its public tests, get a model client, run the pipeline, note what was left out, and check that
+the new code parses in place.
+
+Callers translate: the editor turns a :class:`RunOutcome` into a WorkspaceEdit, diagnostics
+and messages, the CLI into stdout, stderr and an exit code. Errors are this module's own
+(:class:`ServiceError` and its subclasses, each with a message for the user); nothing here
+knows LSP or the command line. Lines are 0-based.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from codeteam.llm.client import LLMClient, LLMError
+from codeteam.llm.embedded import EmbeddedModelError
+from codeteam.pipelines.result import Result
+from codeteam.pipelines.runner import ACTIONS, PIPELINES, run_pipeline
+from codeteam.pysource.functions import (
+    AmbiguousFunction,
+    FunctionInfo,
+    FunctionNotFound,
+    SourceError,
+    find_functions,
+    indent_function,
+    replace_span,
+)
+from codeteam.pysource.tolerant import ParseableModule, parseable_module
+from codeteam.roles.conversation import ProgressCallback
+from codeteam.settings import Settings
+from codeteam.task import Task
+
+REPORTING_ONLY = frozenset({"review"})
+"""Pipelines whose result does not replace the function (the tester's report only); every
+other pipeline's code (a new function, or the function with its plan) replaces it."""
+
+
+class ServiceError(Exception):
+    """A run that could not be made; ``str(error)`` is the message for the user."""
+
+
+class TargetError(ServiceError):
+    """The function is not in the module (or not unambiguously), or the module does not parse.
+    ``hint`` names the functions that are there, when there are any."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message + hint)
+        self.hint = hint
+
+
+class ModelUnavailable(ServiceError):
+    """No model client could be had (the embedded model did not start, the endpoint refused)."""
+
+
+class ModelFailed(ServiceError):
+    """The model failed during the run in a way the pipeline could not degrade around."""
+
+
+class ClientSource(Protocol):
+    """Where runs get their model client: :class:`~codeteam.service.clients.LLMSession` (shared
+    by the editor's runs) or :class:`OneClient` (one run of the CLI)."""
+
+    async def acquire(self, settings: Settings) -> LLMClient: ...
+
+    async def release(self, client: LLMClient) -> None: ...
+
+
+@dataclass
+class RunRequest:
+    """One run: ``text`` is the module as the run sees it (a document or a file, LF or CRLF,
+    without a BOM); the function is ``info`` (already located by the caller in
+    :attr:`readable`) or ``qualname`` (``Class.method`` for a method). ``pipeline`` is a key of
+    :data:`~codeteam.pipelines.runner.PIPELINES` or ``ACTIONS``, or None for the settings'
+    ``generate_pipeline``. ``path`` is the file on disk (None for an unsaved document) and
+    ``workspace_root`` the folder whose tests are searched."""
+
+    text: str
+    settings: Settings
+    pipeline: str | None = None
+    qualname: str | None = None
+    info: FunctionInfo | None = None
+    readable: ParseableModule | None = None
+    path: Path | None = None
+    workspace_root: Path | None = None
+
+
+@dataclass
+class RunOutcome:
+    """What a run gave. ``result`` is the pipeline's result (its notes include what was left
+    out of the run); ``new_text`` the request's text with the function replaced by
+    ``result.code`` in its place (its line endings kept), None when the pipeline only
+    reports (review), gave no code, or the code does not parse in place (then ``result.status`` is
+    "error" and a note says why); ``applicable`` whether ``new_text`` may be written."""
+
+    result: Result
+    task: Task
+    readable: ParseableModule
+    new_text: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def applicable(self) -> bool:
+        return self.new_text is not None
+
+
+def locate_target(text: str, qualname: str) -> tuple[ParseableModule, FunctionInfo]:
+    """The module as a run reads it (top-level blocks that do not parse blanked, line for line)
+    and the function ``qualname`` in it. Raises :class:`TargetError` with a message naming the
+    lines when the function is inside code that does not parse, or the functions there are."""
+    from codeteam.pysource.functions import locate
+
+    try:
+        readable = parseable_module(text)
+        return readable, locate(readable.text, qualname)
+    except SourceError as error:
+        raise TargetError(str(error)) from error
+    except AmbiguousFunction as error:
+        raise TargetError(str(error)) from error
+    except FunctionNotFound as error:
+        block = readable.block_holding(text, qualname)
+        if block is not None:
+            raise TargetError(
+                f"{qualname} is in code that does not parse (lines {block[0] + 1}-"
+                f"{block[1] + 1}); finish or fix it first"
+            ) from error
+        names = [f.qualname for f in find_functions(readable.text)]
+        hint = (f" (functions here: {', '.join(names[:12])}; a method is Class.method)"
+                if names else "")
+        raise TargetError(str(error), hint) from error
+
+
+def pipeline_name(requested: str | None, settings: Settings) -> tuple[str, str | None]:
+    """The pipeline to run and, when the settings' ``generate_pipeline`` is not available, the
+    note saying which one ran instead."""
+    if requested is not None:
+        if requested not in PIPELINES and requested not in ACTIONS:
+            raise ServiceError(
+                f"unknown pipeline {requested!r}; choose from {sorted(PIPELINES | ACTIONS)}"
+            )
+        return requested, None
+    name = settings.generate_pipeline
+    if name in PIPELINES:
+        return name, None
+    return "team", f'the "{name}" pipeline is not available here; used "team" instead'
+
+
+async def build_task(request: RunRequest) -> tuple[ParseableModule, Task]:
+    """The module as the run reads it and the task with its public tests (collected off the
+    event loop). Raises :class:`TargetError`."""
+    from codeteam.documents import task_for
+
+    readable, info = request.readable, request.info
+    if info is None:
+        if request.qualname is None:
+            raise ServiceError("a run needs the function: give qualname or info")
+        readable, info = await asyncio.to_thread(locate_target, request.text, request.qualname)
+    elif readable is None:
+        readable = await asyncio.to_thread(parseable_module, request.text)
+    assert readable is not None
+    try:
+        task = await asyncio.to_thread(
+            task_for, readable.text, info=info, path=request.path,
+            workspace_root=request.workspace_root,
+        )
+    except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
+        raise TargetError(str(error)) from error
+    return readable, task
+
+
+async def run(
+    request: RunRequest,
+    clients: ClientSource,
+    *,
+    progress: ProgressCallback | None = None,
+    task: Task | None = None,
+    readable: ParseableModule | None = None,
+) -> RunOutcome:
+    """Run ``request`` to its outcome. ``progress`` receives stage labels ("collecting the
+    public tests", "starting the model", then the pipeline's). ``task`` and ``readable`` skip
+    :func:`build_task` when the caller already has them.
+
+    Raises :class:`TargetError`, :class:`ModelUnavailable` (before any model call),
+    :class:`ModelFailed`; cancellation propagates (LLM calls and test processes are stopped).
+    Model, sandbox and prompt problems that the pipeline can degrade around are notes on the
+    result, not errors."""
+    report = progress or (lambda stage: None)
+    name, fallback_note = pipeline_name(request.pipeline, request.settings)
+    if task is None or readable is None:
+        report("collecting the public tests")
+        readable, task = await build_task(request)
+    settings = request.settings
+    report("starting the model" if settings.uses_embedded_model else "connecting")
+    try:
+        client = await clients.acquire(settings)
+    except EmbeddedModelError as error:
+        raise ModelUnavailable(str(error)) from error
+    except LLMError as error:
+        raise ModelUnavailable(f"the model is not available: {error}") from error
+    try:
+        result = await run_pipeline(name, task, settings=settings, client=client,
+                                    progress=progress)
+    except LLMError as error:
+        raise ModelFailed(f"the model failed: {error}") from error
+    finally:
+        await clients.release(client)
+    if readable.left_out:
+        result.notes.insert(0, readable.run_note())
+    if fallback_note:
+        result.notes.insert(0, fallback_note)
+    outcome = RunOutcome(result=result, task=task, readable=readable)
+    if name not in REPORTING_ONLY and result.code is not None:
+        outcome.new_text = _new_text(request, readable, task, result)
+    return outcome
+
+
+def _new_text(
+    request: RunRequest, readable: ParseableModule, task: Task, result: Result
+) -> str | None:
+    """The request's text with the function replaced (its line endings kept), or None with a
+    note and status "error" when the code does not parse in its place (checked on the text
+    without the blocks left out, whose lines are blank there: same line numbers)."""
+    from codeteam.pysource.functions import line_ending
+
+    assert result.code is not None
+    newline = line_ending(request.text)
+    try:
+        compile(replace_span(readable.text, task.start_line, task.end_line,
+                             indent_function(result.code, task.indent, "\n")),
+                str(request.path or "<document>"), "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
+        where = request.path or "the document"
+        result.notes.append(f"the new code does not parse in {where} ({error}); not used")
+        result.status = "error"
+        return None
+    return replace_span(request.text, task.start_line, task.end_line,
+                        indent_function(result.code, task.indent, newline))
