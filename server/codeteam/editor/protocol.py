@@ -13,6 +13,11 @@
   only cancels the outer request future, not the command's coroutine. The protocol reports
   every cancelled request id to the server (:meth:`CodeteamProtocol.cancelled_request_ids`)
   so that the run behind the command is cancelled too.
+
+This module is the one place that touches pygls's private members; each has a test in
+tests/editor/test_pygls_adapter.py: ``Workspace._text_documents`` and ``._sync_kind``,
+``LanguageServerProtocol._workspace`` and ``._server``, ``LanguageServer._text_document_sync_kind``,
+``JsonRPCProtocol._handle_cancel_notification(msg_id)``.
 """
 
 from __future__ import annotations
