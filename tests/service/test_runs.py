@@ -94,8 +94,10 @@ async def test_function_inside_half_typed_code_names_its_lines(scripted):
     text = STUB + "\n\ndef later(:\n    pass\n"
     request = service.RunRequest(text=text, settings=_settings(scripted), pipeline="direct",
                                  qualname="later")
-    with pytest.raises(service.TargetError, match=r"does not parse \(lines 12-13\)"):
+    with pytest.raises(service.TargetError) as caught:
         await _run(request)
+    assert "does not parse (lines 12-13; line 12: invalid syntax)" in str(caught.value)
+    assert scripted.texts() == []
 
 
 async def test_other_half_typed_code_is_left_out_with_a_note(scripted):

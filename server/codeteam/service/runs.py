@@ -125,12 +125,27 @@ def locate_target(text: str, qualname: str) -> tuple[ParseableModule, FunctionIn
         if block is not None:
             raise TargetError(
                 f"{qualname} is in code that does not parse (lines {block[0] + 1}-"
-                f"{block[1] + 1}); finish or fix it first"
+                f"{block[1] + 1}{_syntax_error_in(text, block)}); finish or fix it first"
             ) from error
         names = [f.qualname for f in find_functions(readable.text)]
         hint = (f" (functions here: {', '.join(names[:12])}; a method is Class.method)"
                 if names else "")
         raise TargetError(str(error), hint) from error
+
+
+def _syntax_error_in(text: str, block: tuple[int, int]) -> str:
+    """``": line N: message"`` for the first syntax error of the 0-based line span ``block``
+    of ``text`` (1-based line, as editors and Python show it), or ""."""
+    lines = text.splitlines()[block[0]: block[1] + 1]
+    try:
+        compile("\n".join(lines) + "\n", "<block>", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        if error.lineno is not None:
+            return f"; line {block[0] + error.lineno}: {error.msg}"
+        return f"; {error.msg}"
+    except ValueError as error:  # a NUL byte
+        return f"; {error}"
+    return ""
 
 
 def pipeline_name(requested: str | None, settings: Settings) -> tuple[str, str | None]:
