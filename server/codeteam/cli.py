@@ -42,7 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--diff", action="store_true", help="print a unified diff, not the function")
     run.add_argument("--json", action="store_true", help="print the whole result as JSON")
     run.add_argument("--workspace", type=Path, default=None,
-                     help="folder searched for pytest tests (default: the file's folder)")
+                     help="the project root, searched for pytest tests (default: the nearest "
+                     "folder up from FILE with pyproject.toml, setup.cfg, setup.py, pytest.ini, "
+                     "tox.ini or .git)")
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a setting, e.g. --set max_rounds=2 (repeatable)")
 
@@ -103,6 +105,7 @@ async def _run(args: argparse.Namespace) -> int:
     from codeteam.llm.embedded import EmbeddedModelError, shared_embedded_model
     from codeteam.llm.provider import client_for
     from codeteam.pipelines.runner import run_pipeline
+    from codeteam.project import project_for
     from codeteam.pysource.functions import (
         AmbiguousFunction,
         FunctionNotFound,
@@ -131,12 +134,16 @@ async def _run(args: argparse.Namespace) -> int:
     bom = BOM if raw.startswith(BOM) else ""
     text = raw[len(bom):]
     workspace = args.workspace or path.resolve().parent
+    project = project_for(path, args.workspace, settings.python)
+    for note in project.notes:  # the python setting unusable, no pytest there: said once
+        print(f"codeteam: {note}", file=sys.stderr)
     try:
         # Other top-level code that does not parse (being typed) is left out, line for line.
         readable = parseable_module(text)
         task = task_for(
-            readable.text, args.function, path=path.resolve(), workspace_root=workspace
-        )
+            readable.text, args.function, path=path.resolve(), workspace_root=workspace,
+            project=project,
+        )  # fmt: skip
     except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
         hint = ""
         block = None
@@ -154,6 +161,8 @@ async def _run(args: argparse.Namespace) -> int:
         return 2
 
     pipeline = {"plan-docstring": "plan_docstring"}.get(args.pipeline, args.pipeline)
+    if not project.lone:
+        _progress(f"testing {project.module} in the project {project.root} with {project.python}")
     _progress(f"{args.pipeline} on {task.qualname} ({len(task.public_tests)} public tests); "
               f"model: {settings.base_url or 'embedded SmolLM2-135M-Instruct'}")
     try:
