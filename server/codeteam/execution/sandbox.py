@@ -595,13 +595,16 @@ class _Prepared:
         }
 
     def _prepare_none(self) -> None:
-        self._tmp = tempfile.mkdtemp(prefix="codeteam-run-")
+        if self._tmp is None:
+            self._tmp = tempfile.mkdtemp(prefix="codeteam-run-")
         files_dir = self._tmp
         copy = None
         if self.project is not None:
             files_dir = os.path.join(self._tmp, "sandbox")
             os.mkdir(files_dir)
-            copy = os.path.join(self._tmp, "project", os.path.basename(self.project.root) or "root")
+            copy = _copy_place(self._tmp, self.project)
+            if not os.path.isdir(copy):
+                _copy_project(self.project, copy)
         for name, content in self._contents(copy or "").items():
             path = Path(files_dir, name)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -622,7 +625,6 @@ class _Prepared:
         self.cwd = self._tmp
         if self.project is not None:
             project = self.project
-            _copy_project(project, copy)
             home = os.path.join(self._tmp, ".home")
             os.mkdir(home)
             self.argv = self._command(files_dir, copy)
@@ -730,12 +732,14 @@ class _Prepared:
             if not _under(path, [root]) and not _under(path, bound):
                 bind(path)
         bind(root)
-        for path in project.hidden:
+        emptied: list[str] = []
+        for path in sorted(project.hidden):
             if not os.path.lexists(path):
                 continue
             real = os.path.realpath(path)
-            if not _under(real, [root]):
-                continue  # a link leading out of the project: its target is not mounted
+            if not _under(real, [root]) or _under(real, emptied):
+                continue  # a link leading out of the project (not mounted), or hidden already
+            emptied.append(real)
             if os.path.isdir(real):
                 size = str(64 * 1024)
                 args += ["--perms", "0755", "--size", size, "--tmpfs", real, "--remount-ro", real]
@@ -771,6 +775,23 @@ def _moved(path: str, old_root: str, new_root: str) -> str:
     if path.startswith(old_root.rstrip("/") + "/"):
         return os.path.join(new_root, os.path.relpath(path, old_root))
     return path
+
+
+def _copy_place(tmp: str, project: ProjectMount) -> str:
+    """Where mode "none" puts the copy of ``project`` in the run's directory ``tmp`` (under
+    the root's own name: a package at the top of the root keeps its name)."""
+    return os.path.join(tmp, "project", os.path.basename(project.root) or "root")
+
+
+def _copied_project(project: ProjectMount) -> str:
+    """A new run directory holding the copy of ``project`` (mode "none"); the caller owns it."""
+    tmp = tempfile.mkdtemp(prefix="codeteam-run-")
+    try:
+        _copy_project(project, _copy_place(tmp, project))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return tmp
 
 
 def _copy_project(project: ProjectMount, copy: str) -> None:
@@ -956,10 +977,13 @@ async def run_sandboxed(
     transports: list[asyncio.BaseTransport] = []
     proc: subprocess.Popen | None = None
     killed = False
+    copied = None
+    if project is not None and bwrap is None:  # a copy may take a while: not on the loop
+        copied = await _in_thread_owned(_copied_project, project)
     read_fd, write_fd = os.pipe()
     try:
         with _Prepared(
-            bwrap, files, list(argv), policy, results_fd=write_fd, project=project
+            bwrap, files, list(argv), policy, results_fd=write_fd, project=project, _tmp=copied
         ) as prepared:
             try:
                 started = time.monotonic()
@@ -1023,6 +1047,22 @@ async def run_sandboxed(
         seconds=seconds,
         sandbox=policy.mode,
     )
+
+
+async def _in_thread_owned(make, *args) -> str:
+    """``make(*args)`` in a thread; it returns a directory that the caller owns. When the
+    caller is cancelled meanwhile, the directory is deleted once ``make`` is done."""
+    future = asyncio.get_running_loop().run_in_executor(None, make, *args)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+
+        def clean(done: asyncio.Future) -> None:
+            if not done.cancelled() and done.exception() is None:
+                shutil.rmtree(done.result(), ignore_errors=True)
+
+        future.add_done_callback(clean)
+        raise
 
 
 def _known() -> bool:
