@@ -215,7 +215,9 @@ async def check_code(
     :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
     conversation.report(f"tester: running {len(tests)} test{'s' if len(tests) != 1 else ''}")
     program = task.program_with(code)
-    run = await run_tests(program, tests, module_name=task.module_name, policy=policy)
+    run = await run_tests(
+        program, tests, module_name=task.module_name, policy=policy, project=task.project
+    )
     report = build_report(tests, run, round_number=round_number)
     conversation.event("tester", f"round {round_number}: ran {len(tests)} tests", report.summary)
     return report
