@@ -220,22 +220,51 @@ function withTimeout<T>(promise: Thenable<T>, ms: number): Promise<T | undefined
 interface PythonExtensionApi {
   environments?: {
     getActiveEnvironmentPath?(resource?: vscode.Uri): unknown;
+    onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
     resolveEnvironment?(environment: unknown): Thenable<{ executable?: { uri?: vscode.Uri } } | undefined>;
   };
   settings?: { getExecutionDetails?(resource?: vscode.Uri): { execCommand?: unknown } | undefined };
+}
+
+/** Set once a change of the Python extension's interpreter is watched. */
+let watchingPythonExtension = false;
+
+/**
+ * While the server runs on a searched interpreter (codeteam.server.python empty), a new
+ * interpreter selected in the Python extension restarts it, with a new search: selecting an
+ * interpreter that has codeteam is one fix the first-run message offers.
+ */
+function watchPythonExtension(api: PythonExtensionApi | undefined, context: vscode.ExtensionContext): void {
+  const event = api?.environments?.onDidChangeActiveEnvironmentPath;
+  if (watchingPythonExtension || event === undefined) {
+    return;
+  }
+  watchingPythonExtension = true;
+  context.subscriptions.push(
+    event(() => {
+      const config = vscode.workspace.getConfiguration(SECTION);
+      if (needsInterpreterSearch({ command: config.get('server.command'), python: config.get('server.python') })) {
+        void restart(context, "the Python extension's interpreter changed");
+      }
+    }),
+  );
 }
 
 /**
  * The interpreter selected in the Python extension for `resource` (program and leading
  * arguments), if the extension is installed and answers within 10 s.
  */
-async function pythonExtensionInterpreter(resource: vscode.Uri | undefined): Promise<string[] | undefined> {
+async function pythonExtensionInterpreter(
+  resource: vscode.Uri | undefined,
+  context: vscode.ExtensionContext,
+): Promise<string[] | undefined> {
   const extension = vscode.extensions.getExtension<PythonExtensionApi>(PYTHON_EXTENSION);
   if (extension === undefined) {
     return undefined;
   }
   try {
     const api = extension.isActive ? extension.exports : await withTimeout(extension.activate(), 10_000);
+    watchPythonExtension(api, context);
     const environments = api?.environments;
     const active = environments?.getActiveEnvironmentPath?.(resource);
     if (active !== undefined && environments?.resolveEnvironment !== undefined) {
@@ -260,10 +289,13 @@ async function pythonExtensionInterpreter(resource: vscode.Uri | undefined): Pro
  * interpreterCandidates in which codeteam works; undefined (after the first-run message) when
  * there is none.
  */
-async function findInterpreter(folder: vscode.WorkspaceFolder | undefined): Promise<string[] | undefined> {
+async function findInterpreter(
+  folder: vscode.WorkspaceFolder | undefined,
+  context: vscode.ExtensionContext,
+): Promise<string[] | undefined> {
   const choice = await chooseInterpreter(
     interpreterCandidates({
-      pythonExtension: await pythonExtensionInterpreter(folder?.uri),
+      pythonExtension: await pythonExtensionInterpreter(folder?.uri, context),
       workspaceFolder: folder?.uri.scheme === 'file' ? folder.uri.fsPath : undefined,
       trusted: vscode.workspace.isTrusted,
       platform: process.platform,
@@ -271,6 +303,7 @@ async function findInterpreter(folder: vscode.WorkspaceFolder | undefined): Prom
   );
   output.info(describeChoice(choice));
   if (choice.chosen === undefined) {
+    output.error(noInterpreterMessage(choice));
     void vscode.window.showErrorMessage(noInterpreterMessage(choice), OPEN_SETTINGS, SHOW_OUTPUT).then(async (picked) => {
       if (picked === OPEN_SETTINGS) {
         await vscode.commands.executeCommand('workbench.action.openSettings', 'codeteam.server.python');
@@ -373,9 +406,10 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   const config = vscode.workspace.getConfiguration(SECTION);
   let detected: string[] | undefined;
   if (needsInterpreterSearch({ command: config.get('server.command'), python: config.get('server.python') })) {
-    detected = await findInterpreter(vscode.workspace.workspaceFolders?.[0]);
+    detected = await findInterpreter(vscode.workspace.workspaceFolders?.[0], context);
     if (detected === undefined) {
-      // The first-run message says what to do; a change of codeteam.server.* starts again.
+      // The first-run message says what to do; a change of codeteam.server.* or of the Python
+      // extension's interpreter starts again.
       return;
     }
   }
@@ -498,7 +532,7 @@ async function runOnEditor(kind: RunKind): Promise<void> {
  */
 async function cancelRuns(): Promise<void> {
   const sent = runStatus?.cancelAll() ?? 0;
-  if (sent > 0) {
+  if (sent > 0 || runStatus?.open.some((run) => run.cancelRequested)) {
     return;
   }
   if (!client?.isRunning()) {

@@ -135,7 +135,7 @@ export function noInterpreterMessage(choice: InterpreterChoice): string {
   return (
     `codeteam: no Python interpreter with codeteam installed was found (tried ${tried}). ` +
     'Install codeteam into the interpreter with "pip install codeteam" (from a checkout: ' +
-    'scripts/setup.sh, then use its .venv/bin/python), or set codeteam.server.python to an ' +
-    'interpreter that has it.'
+    'scripts/setup.sh, then use its .venv/bin/python), or select an interpreter that has it in ' +
+    'the Python extension, or set codeteam.server.python to one.'
   );
 }

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 
 import type * as Extension from '../extension';
 
-import { createContext, createStub, installStub, ProgressLocation, type StubState, Uri } from './support/vscodeStub';
+import { createContext, createStub, EventEmitter, installStub, ProgressLocation, type StubState, Uri } from './support/vscodeStub';
 
 const FAKE_SERVER = join(__dirname, 'support', 'fakeServer.js');
 const SECRET = 'sk-test-0123456789abcdef';
@@ -314,10 +314,16 @@ describe('extension against a fake codeteam server', () => {
       'python-with-codeteam',
       `[ "$*" = "-m codeteam serve --help" ] && exit 0\n[ "$*" = "-m codeteam serve" ] && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_SERVER)} --via-python "$@"\nexit 2`,
     );
-    const pythonExtension = (command: string): unknown => ({
+    /** The Python extension's API: the selected interpreter, and its change event. */
+    let selected = failing;
+    const selectionChanged = new EventEmitter<unknown>();
+    const pythonExtension = {
       isActive: true,
-      exports: { settings: { getExecutionDetails: () => ({ execCommand: [command] }) } },
-    });
+      exports: {
+        environments: { onDidChangeActiveEnvironmentPath: selectionChanged.event },
+        settings: { getExecutionDetails: () => ({ execCommand: [selected] }) },
+      },
+    };
     /** A change of codeteam.server.* restarts the server, with a new interpreter search. */
     const restart = (): void =>
       state.configurationChanged.fire({ affectsConfiguration: (section: string) => ['codeteam', 'codeteam.server'].includes(section) });
@@ -329,7 +335,7 @@ describe('extension against a fake codeteam server', () => {
 
     test('no interpreter has codeteam: a first-run message with the fix, and no server', async () => {
       process.env.PATH = dir;
-      state.extensions.set('ms-python.python', pythonExtension(failing));
+      state.extensions.set('ms-python.python', pythonExtension);
       state.settings['codeteam.server.command'] = [];
       const shown = state.messages.length;
       restart();
@@ -344,15 +350,16 @@ describe('extension against a fake codeteam server', () => {
       process.env.PATH = savedPath;
     });
 
-    test("the Python extension's interpreter with codeteam starts the server with -m codeteam serve", async () => {
-      state.extensions.set('ms-python.python', pythonExtension(working));
-      restart();
+    test("selecting an interpreter with codeteam in the Python extension starts the server with it", async () => {
+      selected = working;
+      selectionChanged.fire({ path: working });
       const seen = await waitFor('the server started through the found interpreter', async () => {
         const d = await debug();
         return d.argv[0] === '--via-python' ? d : undefined;
       });
       assert.deepEqual(seen.argv, ['--via-python', '-m', 'codeteam', 'serve']);
       assert.match(outputText(), /codeteam\.server\.python is empty: using .*python-with-codeteam \(the Python extension's interpreter\)/);
+      assert.match(outputText(), /Restarting the codeteam server \(the Python extension's interpreter changed\)/);
     });
   });
 });
