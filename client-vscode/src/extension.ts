@@ -209,11 +209,19 @@ async function showOutcome(outcome: RunOutcome): Promise<void> {
   }
 }
 
-function withTimeout<T>(promise: Thenable<T>, ms: number): Promise<T | undefined> {
-  return Promise.race([
-    Promise.resolve(promise),
-    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms)),
-  ]);
+/** `promise`'s value, or undefined after `ms` milliseconds. */
+async function withTimeout<T>(promise: Thenable<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      Promise.resolve(promise),
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The shapes of the Python extension's API that are read (both optional). */
@@ -301,9 +309,8 @@ async function findInterpreter(
       platform: process.platform,
     }),
   );
-  output.info(describeChoice(choice));
   if (choice.chosen === undefined) {
-    output.error(noInterpreterMessage(choice));
+    output.error(describeChoice(choice));
     void vscode.window.showErrorMessage(noInterpreterMessage(choice), OPEN_SETTINGS, SHOW_OUTPUT).then(async (picked) => {
       if (picked === OPEN_SETTINGS) {
         await vscode.commands.executeCommand('workbench.action.openSettings', 'codeteam.server.python');
@@ -313,6 +320,7 @@ async function findInterpreter(
     });
     return undefined;
   }
+  output.info(describeChoice(choice));
   return choice.chosen.command;
 }
 
