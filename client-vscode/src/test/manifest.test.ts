@@ -91,7 +91,9 @@ describe('package.json settings', () => {
     for (const key of restricted) {
       assert.ok(key in properties, key);
     }
-    assert.ok(restricted.includes('codeteam.baseUrl') && restricted.includes('codeteam.promptsDir'));
+    for (const key of ['codeteam.server.command', 'codeteam.server.python', 'codeteam.baseUrl', 'codeteam.sandbox', 'codeteam.promptsDir', 'codeteam.python']) {
+      assert.ok(restricted.includes(key), key);
+    }
   });
 
   test('descriptions refer to settings by their declared ids', () => {
