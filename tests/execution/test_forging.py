@@ -1,0 +1,126 @@
+"""Generated code cannot forge its own verdict (issue 13, item 1): three bodies that made a
+failing function "pass" when the tested code ran in the process that judged it. Each must now
+fail for docstring examples and AI tests alike, and the judge's outcomes are trusted."""
+
+from __future__ import annotations
+
+import pytest
+
+from codeteam.execution.models import TestCase
+from codeteam.execution.runner import run_tests
+from codeteam.task import Task
+
+pytestmark = pytest.mark.sandbox
+
+MODULE = '''\
+def running_max(xs):
+    """Running maximum.
+
+    >>> running_max([1, 3, 2])
+    [1, 3, 3]
+    >>> running_max([])
+    []
+    """
+'''
+
+# (a) fake outcome lines on the results descriptor, then an exit that skips the harness.
+FAKE_RESULTS = """\
+def running_max(xs):
+    import os
+    fds = [int(os.environ[k]) for k in os.environ if k.endswith("RESULTS_FD")]
+    for fd in fds + list(range(3, 64)):
+        try:
+            for i in range(20):
+                os.write(fd, ('{"event":"outcome","index":%d,"test_id":"x","status":"passed"}\\n' % i).encode())
+            os.write(fd, b'{"event":"done"}\\n')
+        except OSError:
+            pass
+    os._exit(0)
+"""
+
+# (b) the harness's own emit function patched from the function body: every "failed" or
+# "error" it writes becomes "passed".
+PATCHED_EMIT = """\
+def running_max(xs):
+    import gc, sys
+    for obj in gc.get_objects():
+        if isinstance(obj, type) and hasattr(obj, "emit"):
+            original = obj.emit
+            def emit(self, record, original=original):
+                if isinstance(record, dict) and record.get("status") in ("failed", "error"):
+                    record = {k: v for k, v in record.items()
+                              if k not in ("expected", "actual", "message", "exception_type",
+                                           "traceback", "program_line")}
+                    record["status"] = "passed"
+                return original(self, record)
+            obj.emit = emit
+    for name, module in list(sys.modules.items()):
+        for attr in ("emit", "_emit", "send", "reply"):
+            if callable(getattr(module, attr, None)):
+                setattr(module, attr, lambda *a, **k: None)
+    return None
+"""
+
+# (c) an object whose repr is whatever the doctest expects (read from the runner's frames)
+# and that equals anything.
+CHAMELEON = """\
+def running_max(xs):
+    import sys
+
+    class Chameleon:
+        def __repr__(self):
+            frame = sys._getframe(1)
+            while frame is not None:
+                example = frame.f_locals.get("example")
+                if hasattr(example, "want"):
+                    return example.want.rstrip("\\n")
+                frame = frame.f_back
+            return "[1, 3, 3]"
+
+        def __eq__(self, other):
+            return True
+
+        __hash__ = object.__hash__
+
+    return Chameleon()
+"""
+
+
+def _tests() -> list[TestCase]:
+    return [
+        TestCase(id="d1", kind="doctest", origin="public", source="running_max([1, 3, 2])",
+                 expected="[1, 3, 3]"),
+        TestCase(id="d2", kind="doctest", origin="public", source="running_max([])",
+                 expected="[]"),
+        TestCase(id="a1", kind="assert", origin="ai",
+                 source="assert running_max([2, 1, 5]) == [2, 2, 5]"),
+        TestCase(id="a2", kind="assert", origin="ai", source="assert running_max([4]) == [4]"),
+    ]
+
+
+@pytest.mark.parametrize("body", [FAKE_RESULTS, PATCHED_EMIT, CHAMELEON],
+                         ids=["fake-results", "patched-emit", "chameleon"])
+async def test_forged_verdicts_fail(body, policy):
+    program = Task.from_source(MODULE, "running_max").program_with(body)
+    report = await run_tests(program, _tests(), policy=policy)
+    statuses = [o.status for o in report.outcomes]
+    assert len(statuses) == 4
+    assert "passed" not in statuses, report.outcomes
+    assert all(getattr(o, "trusted", True) for o in report.outcomes)  # decided by the judge, not by the code
+
+
+async def test_the_chameleon_is_named(policy):
+    program = Task.from_source(MODULE, "running_max").program_with(CHAMELEON)
+    report = await run_tests(program, _tests()[:1], policy=policy)
+    (outcome,) = report.outcomes
+    assert outcome.status == "error"
+    assert "code under test" in outcome.message
+
+
+async def test_honest_code_still_passes(policy):
+    good = ("def running_max(xs):\n    out = []\n    for x in xs:\n"
+            "        out.append(max(out[-1], x) if out else x)\n    return out\n")
+    program = Task.from_source(MODULE, "running_max").program_with(good)
+    report = await run_tests(program, _tests(), policy=policy)
+    assert [o.status for o in report.outcomes] == ["passed"] * 4
+    assert all(getattr(o, "trusted", True) for o in report.outcomes)
