@@ -89,6 +89,11 @@ async def run_tests(
         return RunReport(outcomes=[_skipped(test) for test in tests], sandbox=policy.mode)
     text = program.text if isinstance(program, Program) else program
     spec = {
+        "function_span": (
+            [program.function_start + 1, program.function_start + program.function_lines]
+            if isinstance(program, Program)
+            else None
+        ),
         "module": module_name,
         "tests": [test.model_dump(include=_TEST_FIELDS) for test in runnable],
         "test_timeout": min(policy.per_test_timeout_s, policy.timeout_s),
