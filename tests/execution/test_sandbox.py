@@ -205,23 +205,19 @@ async def test_a_fork_bomb_does_not_fail_a_concurrent_run():
 
     bomb = TestCase(id="bomb", kind="assert", origin="ai", source=(
         "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"))
-    legit = [TestCase(id=f"ok{i}", kind="assert", origin="ai",
-                      source=f"import threading\nassert double({i}) == {2 * i}")
-             for i in range(5)]
+    wait = TestCase(id="wait", kind="assert", origin="ai", source="import time\ntime.sleep(1.5)")
+    legit = [wait] + [TestCase(id=f"ok{i}", kind="assert", origin="ai",
+                               source=f"assert double({i}) == {2 * i}") for i in range(5)]
     program = "def double(x):\n    return 2 * x\n"
     policy = SandboxPolicy(timeout_s=8, per_test_timeout_s=3, max_processes=32)
 
-    async def legit_runs():
-        await asyncio.sleep(0.5)  # the bomb has filled its budget by now
-        reports = []
-        for _ in range(3):
-            reports.append(await run_tests(program, legit, policy=policy))
-        return reports
+    async def bomb_later():
+        await asyncio.sleep(0.5)  # the legitimate run has started and set its limit
+        return await run_tests("", [bomb], policy=policy)
 
-    bombed, reports = await asyncio.gather(run_tests("", [bomb], policy=policy), legit_runs())
+    report, bombed = await asyncio.gather(run_tests(program, legit, policy=policy), bomb_later())
     assert bombed.outcomes[0].status in ("timeout", "error")
-    for report in reports:
-        assert [o.status for o in report.outcomes] == ["passed"] * 5, report.outcomes
+    assert [o.status for o in report.outcomes] == ["passed"] * 6, report.outcomes
 
 
 NESTED_USERNS = """\
