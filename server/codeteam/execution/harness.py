@@ -1175,10 +1175,7 @@ class _Judge(_Base):
         for old, new in pairs:
             if type(old) is list and type(new) is list and old != new:
                 old[:] = new
-            elif type(old) is dict and type(new) is dict and old != new:
-                old.clear()
-                old.update(new)
-            elif type(old) is set and type(new) is set and old != new:
+            elif type(old) is dict and type(new) is dict and old != new or type(old) is set and type(new) is set and old != new:
                 old.clear()
                 old.update(new)
 
@@ -1242,9 +1239,7 @@ class _Judge(_Base):
                             if alias.name == "*":
                                 return False
                             allowed.add(alias.asname or alias.name)
-                elif isinstance(node, _ast.MatchAs) and node.name:
-                    allowed.add(node.name)
-                elif isinstance(node, _ast.MatchStar) and node.name:
+                elif isinstance(node, _ast.MatchAs) and node.name or isinstance(node, _ast.MatchStar) and node.name:
                     allowed.add(node.name)
         return loads <= allowed
 
@@ -1464,7 +1459,7 @@ class _Judge(_Base):
             self.emit(outcome)
         self.emit({"event": "done"})
         if self.subject is not None:
-            pid, requests, _, _ = self.subject
+            _, requests, _, _ = self.subject
             try:
                 _send(requests, {"kind": "quit"})
             except OSError:
