@@ -124,3 +124,113 @@ async def test_honest_code_still_passes(policy):
     report = await run_tests(program, _tests(), policy=policy)
     assert [o.status for o in report.outcomes] == ["passed"] * 4
     assert all(getattr(o, "trusted", True) for o in report.outcomes)
+
+
+THROUGH_PROC = """\
+def running_max(xs):
+    import os
+    line = b'{"event":"outcome","index":0,"test_id":"x","status":"passed"}\\n'
+    reached = []
+    for pid in [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                with open(f"/proc/{pid}/fd/{fd}", "wb", buffering=0) as handle:
+                    handle.write(line)
+                reached.append((pid, fd))
+            except OSError:
+                pass
+    try:
+        open(f"/proc/{os.getppid()}/mem", "rb").read(1)
+        reached.append("mem")
+    except OSError:
+        pass
+    return reached
+"""
+
+
+async def test_the_judge_cannot_be_reached_through_proc(policy):
+    """The subject (same uid) can open neither the judge's descriptors nor its memory: the
+    judge is not dumpable. Only the subject's own descriptors (and its children's) open."""
+    program = Task.from_source(MODULE, "running_max").program_with(THROUGH_PROC)
+    tests = [TestCase(id="a", kind="assert", origin="ai", source="assert running_max([1]) == [1]")]
+    report = await run_tests(program, tests, policy=policy)
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed" and outcome.trusted, outcome
+    assert outcome.actual == "[]"  # nothing of another process was reachable
+
+
+PROGRAM = '''\
+import math
+
+
+class Point:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __repr__(self):
+        return f"Point({self.x}, {self.y})"
+
+
+def greet(name):
+    """Print a greeting."""
+
+
+def scale(xs, k):
+    """Scale xs in place."""
+
+
+def point(x):
+    """A point."""
+
+
+def check(x):
+    """Raise on negatives."""
+'''
+
+BODIES = {
+    "greet": "def greet(name):\n    print('hello', name)\n",
+    "scale": "def scale(xs, k):\n    xs[:] = [x * k for x in xs]\n",
+    "point": "def point(x):\n    return Point(x, math.floor(x))\n",
+    "check": "def check(x):\n    if x < 0:\n        raise ValueError(f'negative: {x}')\n    return x\n",
+}
+
+
+def _program():
+    text = PROGRAM
+    for name, body in BODIES.items():
+        task = Task.from_source(text, name)
+        text = task.program_with(body).text
+    return Task.from_source(text, "check").program_with(BODIES["check"])
+
+
+async def test_what_the_judge_sees_of_calls(policy):
+    tests = [
+        TestCase(id="print", kind="doctest", origin="public", source="greet('ann')",
+                 expected="hello ann"),
+        TestCase(id="inplace", kind="assert", origin="ai",
+                 source="xs = [1, 2]\nscale(xs, 3)\nassert xs == [3, 6]"),
+        TestCase(id="repr", kind="doctest", origin="public", source="point(2.5)",
+                 expected="Point(2.5, 2)"),
+        TestCase(id="raises", kind="doctest", origin="public", source="check(-1)",
+                 expected="Traceback (most recent call last):\n...\nValueError: negative: -1"),
+        TestCase(id="caught", kind="assert", origin="ai", source=(
+            "try:\n    check(-2)\nexcept ValueError as error:\n"
+            "    assert str(error) == 'negative: -2'\nelse:\n    assert False")),
+        TestCase(id="error", kind="assert", origin="ai", source="assert check(-3) == 3"),
+        TestCase(id="module", kind="assert", origin="ai",
+                 source="assert point(1).x == Point(1, 1).x"),
+    ]
+    report = await run_tests(_program(), tests, module_name="shapes", policy=policy)
+    by_id = {o.test_id: o for o in report.outcomes}
+    assert [o.status for o in report.outcomes] == ["passed"] * 5 + ["error", "passed"]
+    assert by_id["print"].stdout == "" and by_id["print"].actual == "hello ann"
+    error = by_id["error"]
+    assert (error.exception_type, error.message) == ("ValueError", "negative: -3")
+    assert error.function_line == 2 and error.trusted
+    assert 'File "shapes.py"' in error.traceback
+    # Point is a name of the module the judge does not have: that test ran in the subject
+    assert [o.test_id for o in report.untrusted] == ["module"]
