@@ -639,8 +639,6 @@ class _Subject(_Base):
         return status, value, captured.getvalue(), time.perf_counter() - started
 
     def import_program(self):
-        import importlib
-
         name = self.module_name
         lone = os.path.join(self.here, name + ".py")
         if "." not in name and self.program_file == lone:
@@ -658,6 +656,8 @@ class _Subject(_Base):
                 sys.modules.pop(name, None)
                 raise
             return module
+        import importlib
+
         return importlib.import_module(name)
 
     def functions(self):

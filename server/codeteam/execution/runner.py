@@ -14,6 +14,7 @@ mistakes, they do not grade adversarial code.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import keyword
 import marshal
@@ -35,6 +36,7 @@ from codeteam.execution.sandbox import (
 from codeteam.task import Program
 
 HARNESS_FILE = "_codeteam_harness.py"
+HARNESS_PYC = "_codeteam_harness.pyc"
 SPEC_FILE = "_codeteam_spec.marshal"
 OUTPUT_TAIL = 4000
 """Characters of stdout and of stderr kept in :attr:`RunReport.output` (their ends)."""
@@ -47,6 +49,16 @@ _TEST_FIELDS = {"id", "kind", "source", "expected", "name", "setup", "file", "li
 def harness_source() -> str:
     """The text of the harness script copied into each sandbox."""
     return Path(__file__).with_name("harness.py").read_text(encoding="utf-8")
+
+
+@cache
+def harness_bytecode() -> bytes:
+    """The harness compiled by this interpreter, as a ``.pyc`` file the sandbox's interpreter
+    (the same one, :func:`~codeteam.execution.sandbox.sandbox_python`) runs directly: the
+    harness is large, and compiling it in every run would cost more than the rest of its
+    start-up (about 10 ms on a loaded machine)."""
+    code = compile(harness_source(), HARNESS_FILE, "exec", dont_inherit=True)
+    return importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(code)
 
 
 async def run_tests(
@@ -101,10 +113,10 @@ async def run_tests(
     }
     files = {
         f"{module_name}.py": text,
-        HARNESS_FILE: harness_source(),
+        HARNESS_PYC: harness_bytecode(),
         SPEC_FILE: marshal.dumps(spec),  # trusted data to the harness; loads without imports
     }
-    result = await run_sandboxed(files, python_argv(HARNESS_FILE, SPEC_FILE), policy)
+    result = await run_sandboxed(files, python_argv(HARNESS_PYC, SPEC_FILE), policy)
     ran = iter(_outcomes(runnable, result, policy, module_name))
     outcomes = [_skipped(test) if test.skip_reason is not None else next(ran) for test in tests]
     if isinstance(program, Program):
