@@ -1,15 +1,20 @@
 """Running tests on a program in the sandbox and turning what happened into a RunReport.
 
-One run = one sandboxed process: the program module, the harness (``harness.py``, standard
-library only; it loads pytest for the tests that take fixtures) and a spec are copied into the
-sandbox; the harness imports the program, runs each test and streams one JSON line per test
-back. Outcomes come back in the order of the
-tests given, always one per test: when the process dies mid-run (a crash, ``os._exit``, the
-wall-clock timeout), the finished tests keep their outcomes, the running one gets the reason
-and the rest are marked as not run.
+One run = one sandboxed process tree: the program module, the harness (``harness.py``, standard
+library only, shipped compiled as ``_codeteam_harness.pyc``) and a spec are copied into the
+sandbox. The harness's *judge* starts a *subject* process that imports the program; the judge
+evaluates each docstring example and AI test itself, calling the module's functions in the
+subject with plain data, compares the results itself, and streams one JSON line per test
+back on a results descriptor only the judge holds (see :mod:`codeteam.execution.harness` for
+who can reach what). Outcomes come back in the order of the tests given, always one per test:
+when the judge dies mid-run (the wall-clock timeout, a crash), the finished tests keep their
+outcomes, the running one gets the reason and the rest are marked as not run; a run that ends
+without every expected outcome is an error for the missing ones, never a pass.
 
-The results come from the same process as the tested code, which could forge them: they catch
-mistakes, they do not grade adversarial code.
+Residuals, marked on each outcome (``TestOutcome.trusted`` False, counted in the summary): a
+test the judge cannot evaluate on its own (it uses other names of the module, ``open``, a
+lambda argument, ...) runs inside the subject, and its verdict comes from the code's own
+process. A return value that is not plain data is judged by its repr as the subject reports it.
 """
 
 from __future__ import annotations
