@@ -981,7 +981,7 @@ class _Judge(_Base):
         from_subject = os.pipe()
         dump = os.pipe()
         keep = (to_subject[0], from_subject[1], dump[1])
-        pid = os.fork()
+        pid = _fork_when_possible()
         if pid == 0:
             try:
                 _close_other_fds(keep)
@@ -1304,8 +1304,17 @@ class _Judge(_Base):
         import faulthandler
 
         if on:
-            faulthandler.dump_traceback_later(self.timeout + 2 * WATCHDOG_GRACE + REPLY_GRACE,
-                                              exit=True)  # fmt: skip
+            give_up = time.monotonic() + 1.0
+            while True:
+                try:
+                    faulthandler.dump_traceback_later(
+                        self.timeout + 2 * WATCHDOG_GRACE + REPLY_GRACE, exit=True
+                    )
+                    return
+                except RuntimeError:  # no thread yet (a killed fork bomb not reaped yet)
+                    if time.monotonic() > give_up:
+                        return  # the run's wall-clock limit is the backstop
+                    time.sleep(0.01)
         else:
             faulthandler.cancel_dump_traceback_later()
 
@@ -1465,6 +1474,19 @@ class _Judge(_Base):
             except OSError:
                 pass
             self.bury()
+
+
+def _fork_when_possible(patience=2.0):
+    """``os.fork()``, retried for up to ``patience`` seconds while the process limit refuses
+    it (the processes of a fork bomb just killed count until bwrap's init has reaped them)."""
+    give_up = time.monotonic() + patience
+    while True:
+        try:
+            return os.fork()
+        except BlockingIOError:
+            if time.monotonic() > give_up:
+                raise
+            time.sleep(0.01)
 
 
 def _plain_test(test):
