@@ -16,8 +16,8 @@ per run, in one of two modes (:class:`SandboxPolicy` ``mode``):
           --ro-bind <sys.base_prefix> ...   # the interpreter (even when it lives in $HOME)
           --ro-bind <venv site-packages> ...  # the server venv's packages, read-only
           --file FD /sandbox/<name> ...      # the run's files, copied in
-          --chdir /sandbox --remount-ro /
-          [setpriv --reuid=65534 ...] prlimit --nproc=N -- <argv>
+          --chdir /sandbox --remount-ro / --seccomp FD  # no nested user namespaces
+          [setpriv --reuid=<run uid> ...] prlimit --nproc=N -- <argv>
 
 The only writable places are three size-capped tmpfs mounts private to the run (``/sandbox``,
 the working directory that holds the run's files; ``/tmp``; ``/dev/shm``); they vanish with
@@ -43,11 +43,20 @@ Limits, in both modes (values from :class:`SandboxPolicy`):
     tasks alone (setting it before bwrap would count all of the user's processes instead and
     could stop bwrap itself from starting).
   * server is root: no user namespace; bwrap runs privileged with every capability dropped
-    but CAP_SETUID/CAP_SETGID, and ``setpriv`` inside switches to the real uid/gid 65534
-    (nobody) before the command starts, so the rlimit applies (counted over uid 65534
-    system-wide: concurrent runs share the budget; the limit is the tasks uid 65534 already
-    has plus ``max_processes``). This also means root's privileges are gone for real, not
-    only renamed.
+    but CAP_SETUID/CAP_SETGID, and ``setpriv`` inside switches to a real uid/gid *of this run
+    alone* before the command starts (``RUN_UID_BASE + pid * RUN_UID_SLOTS + slot``, from a
+    process-wide allocator, released after the run; named "nobody" in the sandbox's
+    /etc/passwd), so the rlimit applies and counts this run's tasks only: a concurrent run's
+    fork bomb cannot exhaust it. Root's privileges are gone for real, not only renamed.
+
+  Memory and CPU are per-process rlimits (``RLIMIT_AS``, ``RLIMIT_CPU``), and the scratch
+  tmpfs mounts are the run's own, so no budget is shared between runs.
+- Nested user namespaces. Inside the sandbox ``unshare(CLONE_NEWUSER)`` and ``clone`` with
+  that flag fail with EPERM, and ``clone3`` with ENOSYS (the C library then falls back to
+  ``clone``): a seccomp filter (classic BPF built by :func:`_no_userns_filter`, loaded by
+  bwrap's ``--seccomp``) in both the root and the non-root path (where ``--disable-userns``
+  does the same where bwrap has it). On a machine type without system call numbers in
+  :data:`_SECCOMP_ARCH` the filter is left out (with a warning).
   * ``"none"``: the limit is the server user's current task count plus ``max_processes``.
     It has no effect when the server runs as root; then, as a last resort, the test harness
     refuses forks and spawns once its process group has ``max_processes`` members (a
@@ -425,20 +434,20 @@ _SECCOMP_ARCH = {  # machine -> (AUDIT_ARCH_*, unshare, clone, clone3)
 CLONE_NEWUSER = 0x10000000
 
 
-def _no_userns_filter() -> bytes:
+def _no_userns_filter() -> bytes | None:
     """A seccomp (classic BPF) program for bwrap's ``--seccomp``: ``unshare`` and ``clone``
     with ``CLONE_NEWUSER`` fail with EPERM, ``clone3`` (whose flags a classic filter cannot
     read) with ENOSYS, so the C library falls back to ``clone``; other architectures' system
     calls (32-bit compat, x32) fail with EPERM/ENOSYS. Nested user namespaces (``unshare
     -r``) are then impossible in the sandbox, whoever runs the server. Everything else is
-    allowed. Raises ``OSError`` on a machine type it has no numbers for."""
+    allowed. None on a machine type it has no numbers for."""
     import errno
     import platform
     import struct
 
     machine = platform.machine()
     if machine not in _SECCOMP_ARCH:
-        raise OSError(f"no seccomp filter for this machine type ({machine})")
+        return None
     arch, unshare, clone, clone3 = _SECCOMP_ARCH[machine]
     allow, eperm = 0x7FFF0000, 0x00050000 | errno.EPERM
     enosys = 0x00050000 | errno.ENOSYS
@@ -654,9 +663,14 @@ class _Prepared:
             args += _parents(target, made)
             args += ["--perms", "0644", "--file", str(fd), target]
         args += ["--chdir", SANDBOX_DIR, "--remount-ro", "/"]
-        seccomp = _memfd("seccomp", _no_userns_filter())
-        self._close.append(seccomp)
-        args += ["--seccomp", str(seccomp)]
+        program = _no_userns_filter()
+        if program is not None:
+            seccomp = _memfd("seccomp", program)
+            self._close.append(seccomp)
+            args += ["--seccomp", str(seccomp)]
+        else:
+            log.warning("no seccomp filter for this machine type: nested user namespaces "
+                        "are not blocked in the sandbox")
         if root:  # this run's own uid (normally no task yet), plus the command itself
             nproc = _count_tasks(uid) + self.policy.max_processes + 1
         else:
