@@ -36,7 +36,7 @@ Who can reach what (issue 13: the code under test must not be able to forge its 
    doctest's output check of the judge's own repr of the value) happens in the judge.
    Whatever the subject answers, the code could as well have returned: lying through the
    channel gains it nothing it could not get by returning a value, and it never sees the
-   expected values.
+   expected values. Values are copies: ``f(xs) is xs`` is False in the judge.
 4. A return value that is not plain data arrives as its repr with, for each non-plain type in
    it, whether its ``__repr__``/``__eq__`` is code of the function under test (defined in the
    ``function_span`` lines, or patched at run time with such code). Then the test is an error
