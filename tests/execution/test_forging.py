@@ -234,3 +234,20 @@ async def test_what_the_judge_sees_of_calls(policy):
     assert 'File "shapes.py"' in error.traceback
     # Point is a name of the module the judge does not have: that test ran in the subject
     assert [o.test_id for o in report.untrusted] == ["module"]
+
+
+EXECED_CHAMELEON = '''\
+def running_max(xs):
+    namespace = {}
+    exec("class Chameleon:\\n"
+         "    def __repr__(self):\\n"
+         "        return '[1, 3, 3]'\\n", namespace)
+    return namespace["Chameleon"]()
+'''
+
+
+async def test_a_repr_from_execed_text_is_not_trusted(policy):
+    program = Task.from_source(MODULE, "running_max").program_with(EXECED_CHAMELEON)
+    report = await run_tests(program, _tests()[:1], policy=policy)
+    (outcome,) = report.outcomes
+    assert outcome.status == "error" and "code under test" in outcome.message, outcome

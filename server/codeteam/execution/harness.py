@@ -39,7 +39,8 @@ Who can reach what (issue 13: the code under test must not be able to forge its 
    expected values. Values are copies: ``f(xs) is xs`` is False in the judge.
 4. A return value that is not plain data arrives as its repr with, for each non-plain type in
    it, whether its ``__repr__``/``__eq__`` is code of the function under test (defined in the
-   ``function_span`` lines, or patched at run time with such code). Then the test is an error
+   ``function_span`` lines, or patched at run time with such code, or code that is not a file
+   of a read-only place: ``exec``'d text, a file written to /tmp). Then the test is an error
    ("the value's repr comes from the code under test"); otherwise (a class of the module
    outside the function, or of a library) the repr stands for the value in a doctest, and
    any other use of it (``==``, attributes) sends the whole test to the subject (5.). That
@@ -752,17 +753,33 @@ class _Subject(_Base):
                 reply["args"] = value.args
         return reply
 
-    def in_span(self, function):
-        """Whether ``function`` (a ``__repr__``/``__eq__``) is code of the function under
-        test: defined in its lines of the program file (or anywhere in it without a span)."""
+    def in_span(self, function, depth=0):
+        """Whether ``function`` (a ``__repr__``/``__eq__``) may be code under test: defined in
+        the function's lines of the program file (anywhere in it without a span), or in code
+        that is not a file of a read-only place (``exec``'d text, a file the code wrote into
+        /sandbox or /tmp). A callable wrapping another (``functools.partial``, a bound or
+        decorated method) is judged by what it wraps, a few levels deep."""
+        if function is None or depth > 4:
+            return depth > 4
         code = getattr(function, "__code__", None)
         if code is None:
-            return False
-        if code.co_filename != self.program_file:
-            return False
-        if self.span is None:
+            inner = [getattr(function, name, None) for name in ("__func__", "__wrapped__", "func")]
+            partial = getattr(function, "_partialmethod", None)
+            if partial is not None:
+                inner.append(getattr(partial, "func", None))
+            return any(self.in_span(f, depth + 1) for f in inner if f is not None)
+        name = code.co_filename
+        if name == self.program_file:
+            if self.span is None:
+                return True
+            return self.span[0] <= code.co_firstlineno <= self.span[1]
+        if not os.path.isabs(name) or not os.path.isfile(name):
             return True
-        return self.span[0] <= code.co_firstlineno <= self.span[1]
+        real = os.path.realpath(name)
+        for place in (self.here, "/sandbox", "/tmp", "/dev/shm", os.environ.get("TMPDIR")):
+            if place and (real == place or real.startswith(place.rstrip("/") + "/")):
+                return real != os.path.realpath(self.program_file)
+        return False
 
     def opaque(self, value):
         """A value that is not plain data: its repr, and for each type in it that is not
@@ -787,7 +804,7 @@ class _Subject(_Base):
             try:
                 for attr in ("__repr__", "__eq__", "__str__"):
                     method = getattr(kind, attr, None)
-                    if self.in_span(method) or self.in_span(getattr(method, "__func__", None)):
+                    if self.in_span(method):
                         suspect = True
                 name = str(kind.__module__) + "." + str(kind.__qualname__)
             except Exception:  # noqa: BLE001 - a strange metaclass
