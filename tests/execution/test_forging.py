@@ -251,3 +251,19 @@ async def test_a_repr_from_execed_text_is_not_trusted(policy):
     report = await run_tests(program, _tests()[:1], policy=policy)
     (outcome,) = report.outcomes
     assert outcome.status == "error" and "code under test" in outcome.message, outcome
+
+
+async def test_a_humaneval_style_check_is_judged(policy):
+    """``from solution import *`` and a ``check(candidate)`` function: evaluated by the judge."""
+    test = TestCase(id="h", kind="assert", origin="hidden", setup="from solution import *",
+                    source="import random\n\ndef check(candidate):\n"
+                           "    assert candidate([3, 1]) == [3, 3]\n"
+                           "    assert candidate([random.Random(1).randint(5, 5)]) == [5]\n\n"
+                           "check(running_max)\n")
+    good = ("def running_max(xs):\n    out = []\n    for x in xs:\n"
+            "        out.append(max(out[-1], x) if out else x)\n    return out\n")
+    for body, status in ((good, "passed"), (CHAMELEON, "error")):
+        program = Task.from_source(MODULE, "running_max").program_with(body)
+        report = await run_tests(program, [test], policy=policy)
+        (outcome,) = report.outcomes
+        assert (outcome.status, outcome.trusted) == (status, True), outcome

@@ -96,6 +96,7 @@ PR_SET_DUMPABLE = 4
 SAFE_MODULES = frozenset({
     "math", "cmath", "string", "itertools", "functools", "operator", "collections", "heapq",
     "bisect", "fractions", "decimal", "statistics", "copy", "re", "textwrap", "unicodedata",
+    "random",
 })  # fmt: skip
 """Standard modules a test evaluated by the judge may import (pure computation, no I/O)."""
 
@@ -1244,6 +1245,8 @@ class _Judge(_Base):
                         return False
                     if node.module == self.module_name:
                         for alias in node.names:
+                            if alias.name == "*":  # the functions, already allowed
+                                continue
                             if alias.name not in self.functions:
                                 return False
                             allowed.add(alias.asname or alias.name)
@@ -1275,6 +1278,7 @@ class _Judge(_Base):
             module = types.ModuleType(name)
             for function in self.functions:
                 setattr(module, function, _Proxy(self, function))
+            module.__all__ = [f for f in self.functions if not f.startswith("_")]
             return module
         if level == 0 and name.split(".")[0] in SAFE_MODULES:
             return __import__(name, globals, locals, fromlist, level)
