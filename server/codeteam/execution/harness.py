@@ -1698,14 +1698,27 @@ def _guard_forks(limit):
 def _dumpable(on):
     """``prctl(PR_SET_DUMPABLE, on)``. Off: processes of the same uid can no longer ptrace
     this one or open its ``/proc/<pid>/fd``, ``mem``, ``environ`` (and its ``/proc/<pid>``
-    files belong to root). False when it failed."""
+    files belong to root). False when it failed. Through ``_ctypes`` itself (0.4 ms; the
+    ``ctypes`` package costs 2-25 ms on a busy machine)."""
+    global _PRCTL
     try:
-        import ctypes
+        if _PRCTL is None:
+            import _ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_DUMPABLE, 1 if on else 0, 0, 0, 0) == 0
-    except (OSError, AttributeError, ImportError):
+            class CInt(_ctypes._SimpleCData):
+                _type_ = "i"
+
+            class Function(_ctypes.CFuncPtr):
+                _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+                _restype_ = CInt
+
+            _PRCTL = Function(_ctypes.dlsym(_ctypes.dlopen(None), "prctl"))
+        return _PRCTL(PR_SET_DUMPABLE, 1 if on else 0, 0, 0, 0) == 0
+    except (OSError, AttributeError, ImportError, TypeError):
         return False
+
+
+_PRCTL = None
 
 
 def _judge_path():
