@@ -223,10 +223,12 @@ async def test_what_the_judge_sees_of_calls(policy):
         TestCase(id="error", kind="assert", origin="ai", source="assert check(-3) == 3"),
         TestCase(id="module", kind="assert", origin="ai",
                  source="assert point(1).x == Point(1, 1).x"),
+        TestCase(id="import", kind="assert", origin="ai",
+                 source="import shapes\nassert shapes.check(4) == 4"),
     ]
     report = await run_tests(_program(), tests, module_name="shapes", policy=policy)
     by_id = {o.test_id: o for o in report.outcomes}
-    assert [o.status for o in report.outcomes] == ["passed"] * 5 + ["error", "passed"]
+    assert [o.status for o in report.outcomes] == ["passed"] * 5 + ["error"] + ["passed"] * 2
     assert by_id["print"].stdout == "" and by_id["print"].actual == "hello ann"
     error = by_id["error"]
     assert (error.exception_type, error.message) == ("ValueError", "negative: -3")
