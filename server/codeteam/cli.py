@@ -1,7 +1,12 @@
 """The ``codeteam`` command: ``serve`` (the language server), ``run`` (one pipeline on one
 function of a file), ``bench`` (benchmarks). Exit codes of ``run``: 0 the code passed its
 tests or there were none to run; 1 no usable code, or tests still fail (the best code is still
-printed and, with --write, written); 2 usage, settings or input errors."""
+printed and, with --write, written), the model endpoint failed, or untested code was not
+written; 2 usage, settings or input errors, or the sandbox cannot run tests here (nothing is
+run then, no model call, unless ``--allow-untested`` or ``--write-untested``).
+
+Everything ``run`` prints passes through :func:`codeteam.redaction.redact` (the API key and
+URL userinfo masked); a failure is one line, not a traceback (``-v`` adds it to the log)."""
 
 from __future__ import annotations
 
@@ -39,6 +44,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--pipeline", default="team",
                      choices=[*GENERATION_PIPELINES, "review", "plan-docstring"])
     run.add_argument("--write", action="store_true", help="apply the new function to FILE")
+    run.add_argument("--allow-untested", action="store_true",
+                     help="run even when the sandbox cannot run tests here (the code is "
+                     "printed untested; --write does not write it)")
+    run.add_argument("--write-untested", action="store_true",
+                     help="like --allow-untested, and --write writes the untested code")
     run.add_argument("--diff", action="store_true", help="print a unified diff, not the function")
     run.add_argument("--json", action="store_true", help="print the whole result as JSON")
     run.add_argument("--workspace", type=Path, default=None,
@@ -77,7 +87,19 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve(tcp=args.tcp, log_file=args.log_file)
     if args.command == "run":
-        code = asyncio.run(_run(args))
+        from codeteam.redaction import install_log_redaction
+
+        install_log_redaction()
+        sys.stdout, sys.stderr = _Redacting(sys.stdout), _Redacting(sys.stderr)
+        try:
+            code = asyncio.run(_run(args))
+        except Exception as error:  # noqa: BLE001 - one line for the user, not a traceback
+            log.debug("codeteam run failed", exc_info=True)
+            print(f"codeteam: the run failed: {type(error).__name__}: {error}"
+                  " (-v shows the traceback in the log)", file=sys.stderr)
+            if args.verbose:
+                log.exception("codeteam run failed")
+            code = 1
     elif args.command == "bench":
         from codeteam.bench.cli import run_bench_command
 
@@ -90,6 +112,25 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+class _Redacting:
+    """A text stream that masks secrets and URL userinfo in what is written to it."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from codeteam.redaction import redact
+
+        return self._stream.write(redact(text))
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def _progress(stage: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {stage}", file=sys.stderr, flush=True)
 
@@ -100,7 +141,7 @@ BOM = "\ufeff"
 async def _run(args: argparse.Namespace) -> int:
     from codeteam.documents import task_for
     from codeteam.llm.client import LLMError
-    from codeteam.llm.embedded import EmbeddedModelError, shared_embedded_model
+    from codeteam.llm.embedded import EMBEDDED_NAME, EmbeddedModelError, shared_embedded_model
     from codeteam.llm.provider import client_for
     from codeteam.pipelines.runner import run_pipeline
     from codeteam.pysource.functions import (
@@ -112,7 +153,9 @@ async def _run(args: argparse.Namespace) -> int:
         line_ending,
         replace_span,
     )
+    from codeteam.preflight import untestable_reason
     from codeteam.pysource.tolerant import parseable_module
+    from codeteam.redaction import mask_url
     from codeteam.settings import load_settings
 
     settings, problems = load_settings(_overrides(args.set))
@@ -154,8 +197,17 @@ async def _run(args: argparse.Namespace) -> int:
         return 2
 
     pipeline = {"plan-docstring": "plan_docstring"}.get(args.pipeline, args.pipeline)
+    untested = untestable_reason(settings, pipeline)
+    if untested and not (args.allow_untested or args.write_untested):
+        print(f"codeteam: the code cannot be tested here: {untested}", file=sys.stderr)
+        print("codeteam: nothing was run (no model call). Fix the sandbox, set sandbox = "
+              '"none" (no isolation), or pass --allow-untested (print untested code) or '
+              "--write-untested (also write it)", file=sys.stderr)
+        return 2
+    model = (mask_url(settings.base_url) if settings.base_url
+             else f"{EMBEDDED_NAME} (SmolLM2-135M-Instruct)")
     _progress(f"{args.pipeline} on {task.qualname} ({len(task.public_tests)} public tests); "
-              f"model: {settings.base_url or 'embedded SmolLM2-135M-Instruct'}")
+              f"model: {model}")
     try:
         client = await client_for(settings)
     except EmbeddedModelError as error:
@@ -171,6 +223,10 @@ async def _run(args: argparse.Namespace) -> int:
     finally:
         await client.close()
         shared_embedded_model().stop()
+    if client.unreachable is not None and result.code is None:
+        # The first connection failure stopped every later call: one line says it.
+        print(f"codeteam: {client.unreachable}; nothing was produced", file=sys.stderr)
+        return 1
 
     if readable.left_out:
         result.notes.insert(0, readable.run_note())
@@ -210,6 +266,10 @@ async def _run(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"# note: {note}", file=sys.stderr)
 
+    if args.write and new_text is not None and untested and not args.write_untested:
+        print(f"# not written: no test could run ({untested}); pass --write-untested to "
+              "write untested code", file=sys.stderr)
+        return 1
     if args.write and new_text is not None:
         if path.read_bytes().decode("utf-8", errors="replace") != raw:
             print(f"codeteam: {path} changed while the pipeline ran; not written", file=sys.stderr)

@@ -10,6 +10,7 @@ from lsprotocol import types
 
 from codeteam.editor.configuration import SECTION, pushed_section
 from codeteam.editor.server import CodeteamServer
+from codeteam.redaction import mask_url
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ async def refresh_settings(ls: CodeteamServer) -> None:
     settings = ls.config.reload()
     for problem in ls.config.unreported():
         ls.show(f"codeteam settings: {problem}", types.MessageType.Warning)
-    model = settings.base_url or "the embedded model"
+    model = mask_url(settings.base_url) if settings.base_url else "the embedded model"
     ls.log_info(
         f"settings: model endpoint {model}, generate pipeline {settings.generate_pipeline}, "
         f"sandbox {settings.sandbox}, max_rounds {settings.max_rounds}"

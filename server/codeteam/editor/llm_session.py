@@ -63,8 +63,7 @@ class LLMSession:
                 if settings.uses_embedded_model and self.embedded_ready_s is None:
                     self.embedded_ready_s = time.monotonic() - started
                     self._notify(
-                        f"embedded model ready in {self.embedded_ready_s:.2f} s "
-                        f"({client.endpoint.name})"
+                        f"{client.endpoint.shown} is ready ({self.embedded_ready_s:.2f} s)"
                     )
                 self._client, self._key = client, key
             client = self._client

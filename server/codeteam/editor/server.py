@@ -32,6 +32,7 @@ from codeteam.editor.positions import UTF16
 from codeteam.editor.protocol import CodeteamProtocol
 from codeteam.editor.runs import Runs
 from codeteam.editor.transcript import RunRecord, RunRecords
+from codeteam.redaction import install_log_redaction, redact
 
 log = logging.getLogger("codeteam.editor")
 
@@ -136,7 +137,8 @@ class CodeteamServer(LanguageServer):
 
     # --- telling the user ------------------------------------------------------------------
     def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
-        """window/showMessage (and the log)."""
+        """window/showMessage (and the log); secrets and URL userinfo masked."""
+        message = redact(message)
         log.info("showMessage: %s", message)
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
@@ -163,6 +165,7 @@ class CodeteamServer(LanguageServer):
     def _log_message(self, message: str, kind: types.MessageType) -> None:
         if self.protocol.writer is None:
             return
+        message = redact(message)
         try:
             self.window_log_message(types.LogMessageParams(type=kind, message=message))
         except Exception:  # a closed transport must not break the caller
@@ -212,6 +215,7 @@ def _configure_logging(log_file: str | None) -> None:
         logging.getLogger("codeteam").setLevel(logging.INFO)
     # pygls logs whole messages at INFO (initializationOptions may hold the API key).
     logging.getLogger("pygls").setLevel(logging.WARNING)
+    install_log_redaction(root)
 
 
 def _protocol_stdout():
