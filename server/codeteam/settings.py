@@ -102,6 +102,11 @@ class Settings(BaseSettings):
     max_calls: int = Field(
         default=15, ge=1, le=100, description="LLM call budget of one flow run."
     )
+    apply_timeout_s: float = Field(
+        default=30.0, gt=0, le=600,
+        description="Seconds the editor may take to answer an edit (workspace/applyEdit); "
+        "then codeteam stops waiting and keeps the result (codeteam.transcript).",
+    )
     prompts_dir: str | None = Field(
         default=None, description="A folder of prompt files that override the shipped ones."
     )

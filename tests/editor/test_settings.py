@@ -103,7 +103,7 @@ async def test_pushed_configuration_without_workspace_configuration(start, scrip
             )
         )
         await client.wait_until(lambda: warnings_of(client), what="the timeout_s warning")
-        assert "timeout_s: 'soon' is not valid" in warnings_of(client)[0]
+        assert "timeout_s: a text of 4 characters is not valid" in warnings_of(client)[0]
         answer = await client.run_command(
             "codeteam.generate", position_argument(document, "def running_max")
         )

@@ -63,7 +63,8 @@ class LLMSession:
                 if settings.uses_embedded_model and self.embedded_ready_s is None:
                     self.embedded_ready_s = time.monotonic() - started
                     self._notify(
-                        f"{client.endpoint.shown} is ready ({self.embedded_ready_s:.2f} s)"
+                        f"embedded model ready in {self.embedded_ready_s:.2f} s "
+                        "(SmolLM2-135M-Instruct)"
                     )
                 self._client, self._key = client, key
             client = self._client

@@ -9,6 +9,17 @@ per function). Applies to one document take turns. After ``workspace/applyEdit``
 checks that its own copy of the document passed through the planned text or holds the new
 function: some clients (Neovim 0.7.2) answer applied=true for edits they skipped.
 
+The wait for the editor's answer to ``workspace/applyEdit`` is bounded (setting
+``apply_timeout_s``, 30 s by default) and cancellable like the rest of the run (the apply runs
+as the run's task): either way the document's apply lock is released and the result kept. A
+client whose capabilities do not include ``workspace.applyEdit`` gets no edit: the message
+carries the new code instead (and the transcript keeps it).
+
+Before the first model call, a run whose result depends on tests checks that the sandbox can
+run them (:func:`codeteam.preflight.untestable_reason`); when it cannot, no call is made. A
+run whose first model call could not connect stops there with one message naming the
+endpoint (the LLM client makes no further request).
+
 Every outcome returns ``{"status", "message", "applied"}`` and is shown with
 window/showMessage; no exception escapes to pygls.
 """
@@ -17,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -162,7 +174,20 @@ async def _execute(
     try:
         if action.applies_code:
             progress.report("applying the result")
-            applied, outcome = await apply_result(ls, run, text, info, result)
+            # The run's task again, so that every cancel reaches the wait for the editor.
+            run.task = asyncio.create_task(apply_result(ls, run, text, info, result))
+            if run.cancelled:
+                run.task.cancel()
+            try:
+                applied, outcome = await run.task
+            except asyncio.CancelledError:
+                if not run.cancelled:  # this handler itself is being cancelled
+                    run.cancel("the command was cancelled")
+                    progress.end("cancelled")
+                    raise
+                record.outcome = f"Cancelled while the edit was being applied. {KEPT}"
+                progress.end("cancelled")
+                return _cancelled(ls, run, while_applying=True)
         else:
             progress.report("publishing diagnostics")
             applied, outcome = None, await publish_review(ls, run, text, info, result)
@@ -200,6 +225,7 @@ async def _produce(
     from codeteam.llm.client import LLMError
     from codeteam.llm.embedded import EmbeddedModelError
     from codeteam.pipelines.runner import PIPELINES, run_pipeline
+    from codeteam.preflight import untestable_reason
 
     settings = ls.settings
     name = run.action.pipeline or settings.generate_pipeline
@@ -216,19 +242,26 @@ async def _produce(
         path=Path(path) if path else None,
         workspace_root=ls.workspace_root_for(run.uri) if path else None,
     )
+    on_stage("checking the sandbox")
+    untested = await asyncio.to_thread(untestable_reason, settings, name)
+    if untested:
+        raise RunFailed(f"the code cannot be tested here, so no model call was made: {untested}")
     on_stage("starting the model" if settings.uses_embedded_model else "connecting")
     try:
-        client = await ls.llm.acquire(settings)
+        shared = await ls.llm.acquire(settings)
     except EmbeddedModelError as error:
         raise RunFailed(str(error)) from error
     except LLMError as error:
         raise RunFailed(f"the model is not available: {error}") from error
+    client = shared.session()  # this run's view: it stops at its first connection failure
     try:
         result = await run_pipeline(name, task, settings=settings, client=client, progress=on_stage)
     except LLMError as error:
         raise RunFailed(f"the model failed: {error}") from error
     finally:
-        await ls.llm.release(client)
+        await ls.llm.release(shared)
+    if client.unreachable is not None and result.code is None:
+        raise RunFailed(f"{client.unreachable}; nothing was produced")
     if readable.left_out:
         result.notes.insert(0, readable.run_note())
     if fallback_note:
@@ -289,6 +322,8 @@ async def apply_result(
     to :data:`APPLY_ATTEMPTS` times."""
     if result.code is None:
         return False, "No code was produced; nothing was changed."
+    if not ls.capability("workspace.apply_edit", False):
+        return False, _code_instead_of_edit(result.code)
     async with ls.apply_locks.hold(run.uri):
         return await _apply_locked(ls, run, original, info, result.code)
 
@@ -317,14 +352,25 @@ async def _apply_locked(
         edited_meanwhile = function_text(current, located) != function_text(original, info)
         edit = text_edit(replacement, ls.document_lines(document), ls.position_encoding)
         with ls.watch.expect(run.uri, replacement.new_text) as landed:
+            timeout_s = ls.settings.apply_timeout_s
             try:
-                answer = await ls.workspace_apply_edit_async(
-                    types.ApplyWorkspaceEditParams(
-                        edit=workspace_edit(
-                            run.uri, version, edit, document_changes=document_changes
-                        ),
-                        label=f"codeteam: {run.action.title}",
-                    )
+                answer = await asyncio.wait_for(
+                    ls.workspace_apply_edit_async(
+                        types.ApplyWorkspaceEditParams(
+                            edit=workspace_edit(
+                                run.uri, version, edit, document_changes=document_changes
+                            ),
+                            label=f"codeteam: {run.action.title}",
+                        )
+                    ),
+                    timeout_s,
+                )
+            except TimeoutError:
+                log.warning("no answer to workspace/applyEdit within %s s", timeout_s)
+                return False, (
+                    f"The editor did not answer the edit (workspace/applyEdit) within "
+                    f"{timeout_s:g} s; codeteam stopped waiting (the editor may still apply "
+                    f"it). {KEPT}"
                 )
             except Exception as error:  # noqa: BLE001 - an error answer from the client
                 return False, f"The editor could not apply the edit ({error}). {KEPT}"
@@ -338,6 +384,21 @@ async def _apply_locked(
             continue
         reason = answer.failure_reason or "no reason given"
         return False, f"The editor did not apply the edit ({reason}). {KEPT}"
+
+
+def _code_instead_of_edit(code: str) -> str:
+    """The outcome for a client that cannot apply edits: the new code, to paste."""
+    return (
+        "Not applied: this editor does not support edits from the server "
+        "(workspace/applyEdit). The new code, to paste in place of the function:\n"
+        f"{_fenced(code)}\n{KEPT}"
+    )
+
+
+def _fenced(code: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}python\n{code.rstrip()}\n{fence}"
 
 
 def _applied_outcome(state: str, edited_meanwhile: bool) -> tuple[bool, str]:
@@ -434,7 +495,14 @@ def _failed(ls: CodeteamServer, message: str) -> dict:
     return {"status": "error", "message": message, "applied": False}
 
 
-def _cancelled(ls: CodeteamServer, run: Run) -> dict:
-    message = f"{run.action.title} on {run.qualname} was cancelled; nothing was changed."
+def _cancelled(ls: CodeteamServer, run: Run, *, while_applying: bool = False) -> dict:
+    if while_applying:
+        message = (
+            f"{run.action.title} on {run.qualname} was cancelled while waiting for the editor "
+            f"to apply the edit; codeteam stopped waiting (the editor may still apply it). "
+            f"{KEPT}"
+        )
+    else:
+        message = f"{run.action.title} on {run.qualname} was cancelled; nothing was changed."
     ls.show_run_message(message, types.MessageType.Info)
     return {"status": "cancelled", "message": message, "applied": False}
