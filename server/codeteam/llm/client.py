@@ -246,7 +246,7 @@ class LLMClient:
                     f"({self.speed.describe()})"
                 ) from error
             raise LLMTimeout(
-                f"{shown} did not answer within {_seconds(limit_s)} s (model {name})"
+                f"{shown} did not answer within the timeout ({_seconds(limit_s)} s, model {name})"
             ) from error
         except openai.APIConnectionError as error:
             raise LLMUnavailable(
