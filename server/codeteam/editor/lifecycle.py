@@ -44,7 +44,9 @@ def register(server: CodeteamServer) -> None:
         )
         await refresh_settings(ls)
         await _register_configuration_changes(ls)
-        threading.Thread(target=_warm_imports, name="codeteam-imports", daemon=True).start()
+        threading.Thread(
+            target=_warm_imports, args=(ls,), name="codeteam-imports", daemon=True
+        ).start()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_configuration_change(
@@ -60,6 +62,7 @@ def register(server: CodeteamServer) -> None:
         ls.runs.cancel_all("the server is shutting down")
         await ls.runs.wait_all(SHUTDOWN_WAIT_S)
         await ls.llm.close()
+        ls.parser.shutdown()
         log.info("shut down")
 
 
@@ -116,8 +119,10 @@ async def _register_configuration_changes(ls: CodeteamServer) -> None:
         log.info("could not register for configuration changes: %s", error)
 
 
-def _warm_imports() -> None:
-    """Import the pipeline layers in the background so the first command starts at once."""
+def _warm_imports(ls: CodeteamServer) -> None:
+    """Import the pipeline layers and start the parse worker in the background so the first
+    command starts at once."""
+    ls.parser.warm()
     try:
         import codeteam.documents
         import codeteam.llm.provider

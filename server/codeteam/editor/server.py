@@ -28,6 +28,7 @@ from codeteam.editor.diagnostics import DiagnosticsStore
 from codeteam.editor.document_watch import DocumentLocks, DocumentWatch
 from codeteam.editor.llm_session import LLMSession, embedded_stop_stuck, stop_embedded_model
 from codeteam.editor.outline import Outline
+from codeteam.editor.parsing import ParsePool
 from codeteam.editor.positions import UTF16
 from codeteam.editor.protocol import CodeteamProtocol
 from codeteam.editor.runs import Runs
@@ -70,6 +71,8 @@ class CodeteamServer(LanguageServer):
         self.watch = DocumentWatch()
         self.apply_locks = DocumentLocks()
         self.records = RunRecords()
+        self.parser = ParsePool()
+        """Parsing off the server's process (:mod:`codeteam.editor.parsing`)."""
         self.client_shows_run_messages = False
         self.protocol.on_cancel_request = self.runs.cancel_request
         self.protocol.on_text_change = self.watch.text_changed
@@ -185,6 +188,7 @@ class CodeteamServer(LanguageServer):
         """Stop the transport (pygls), running pipelines and the embedded model."""
         self.runs.cancel_all("the server is shutting down")
         stop_embedded_model()
+        self.parser.shutdown()
         super().shutdown()
 
 

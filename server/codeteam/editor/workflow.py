@@ -100,7 +100,8 @@ async def run_action(ls: CodeteamServer, action: Action, arguments: Sequence[Any
     try:
         # Code elsewhere in the module that does not parse (being typed) is left out of the
         # run: the target is found, and the task built, in the rest (same line numbers).
-        readable, info = await asyncio.to_thread(_resolve, text, target)
+        # In the parse worker: a whole-module ast.parse holds the GIL (editor/parsing.py).
+        readable, info = await ls.parser.run(_resolve, text, target)
     except (SourceError, TargetError) as error:
         return _failed(ls, f"{action.title}: {error}")
 
@@ -235,7 +236,7 @@ async def _produce(
         name = "team"
     path = to_fs_path(run.uri) if run.uri.startswith("file:") else None
     on_stage("collecting the public tests")
-    task = await asyncio.to_thread(
+    task = await ls.parser.run(  # it parses the module (doctest lines): in the parse worker
         task_for,
         readable.text,
         info=info,
@@ -276,16 +277,10 @@ async def _current_location(
     qualified name and signature (in its own part of the module when another part does not
     parse), and with ``code`` its :class:`Replacement` (None when the code is unchanged).
 
-    The work is done off the event loop on one version of the text, and done again when the
-    document changed meanwhile. Raises LookupError (gone, renamed, ambiguous, closed, or the
+    The work is done in the parse worker (off the event loop and its GIL) on one version of
+    the text, and done again when the document changed meanwhile. Raises LookupError (gone, renamed, ambiguous, closed, or the
     document kept changing), SourceError, or ReplacementError (the new code does not parse).
     """
-
-    def compute(text: str) -> tuple[FunctionInfo, Replacement | None]:
-        located = locate_tolerant(text, info.qualname, info.signature)
-        if code is None:
-            return located, None
-        return located, plan_replacement(text, located, code)
 
     for _ in range(5):
         document = ls.open_document(uri)
@@ -293,7 +288,9 @@ async def _current_location(
             raise LookupError(f"{uri} was closed")
         current, version = document.source, document.version
         try:
-            located, replacement = await asyncio.to_thread(compute, current)
+            located, replacement = await ls.parser.run(
+                _locate_and_plan, current, info.qualname, info.signature, code
+            )
         except Exception:
             if _unchanged(ls, uri, document, version, current):
                 raise
@@ -301,6 +298,16 @@ async def _current_location(
         if _unchanged(ls, uri, document, version, current):
             return document, current, version, located, replacement
     raise LookupError("the document kept changing")
+
+
+def _locate_and_plan(
+    text: str, qualname: str, signature: str, code: str | None
+) -> tuple[FunctionInfo, Replacement | None]:
+    """The function in ``text`` and, with ``code``, its replacement (in the parse worker)."""
+    located = locate_tolerant(text, qualname, signature)
+    if code is None:
+        return located, None
+    return located, plan_replacement(text, located, code)
 
 
 def _unchanged(ls: CodeteamServer, uri: str, document: Any, version: int, text: str) -> bool:

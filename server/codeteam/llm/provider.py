@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from codeteam.llm.client import Endpoint, LLMClient
 from codeteam.llm.embedded import (
     EMBEDDED_NAME,
@@ -50,7 +52,10 @@ async def client_for(settings: Settings, embedded: EmbeddedModel | None = None) 
     speed = None
     if settings.uses_embedded_model:
         speed = (embedded or shared_embedded_model()).speed
-    return LLMClient(
+    # Building the SDK's client reads package metadata and loads CA certificates (tens of
+    # milliseconds): not on the event loop.
+    return await asyncio.to_thread(
+        LLMClient,
         endpoint,
         timeout_s=settings.timeout_s,
         speed=speed,
