@@ -26,7 +26,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
-from codeteam.redaction import register_secret
+from codeteam.redaction import mask_url, register_secret
 from codeteam.settings_messages import (
     name_shown,
     possible_secret,
@@ -199,9 +199,12 @@ class Settings(BaseSettings):
         return self.models.get(role) or self.model or "default"
 
     def redacted(self) -> dict[str, Any]:
-        """The settings as a dict that is safe to log or show (the API key masked)."""
+        """The settings as a dict that is safe to log or show (the API key and base_url's
+        userinfo masked)."""
         data = self.model_dump(mode="json")
         data["api_key"] = "**********" if self.api_key else None
+        if self.base_url:
+            data["base_url"] = mask_url(self.base_url)
         return data
 
 

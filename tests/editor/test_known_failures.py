@@ -7,7 +7,6 @@ from __future__ import annotations
 import socket
 
 import pytest
-from conftest import DEFAULT_SETTINGS
 from editor_harness import server_env
 from lsprotocol import types
 from test_generate import MODULE, position_argument
@@ -35,7 +34,8 @@ def everything_shown(client) -> str:
 async def test_without_bwrap_no_model_call_is_made(start, scripted, tmp_path):
     empty = tmp_path / "bin"
     empty.mkdir()
-    env = server_env(base_url=scripted.base_url, **DEFAULT_SETTINGS)
+    env = server_env(base_url=scripted.base_url, max_retries=0, timeout_s=60, ai_tests=0,
+                     max_rounds=1, sandbox="bwrap")
     env["PATH"] = str(empty)  # no bwrap
     started = await start("vscode", env=env)
     client = started.client

@@ -79,3 +79,11 @@ def test_the_log_filter_redacts_messages_and_arguments(caplog):
     with caplog.at_level(logging.INFO, logger=logger.name):
         logger.info("calling %s with %s", "http://u:pw@h/v1", "sk-logged-secret-99")
     assert caplog.records[0].getMessage() == "calling http://***@h/v1 with **********"
+
+
+def test_redacted_settings_mask_the_key_and_the_userinfo():
+    settings, _ = load_settings(
+        {"base_url": "https://bob:hunter2-pw@llm.example.org/v1", "api_key": KEY}, env=False)
+    shown = str(settings.redacted())
+    assert KEY not in shown and "hunter2-pw" not in shown
+    assert "https://***@llm.example.org/v1" in shown
