@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT.parent / "tests"))
 
-from bench_editor import Client, big_module, env_for, percentile  # noqa: E402
+from bench_editor import Client, big_module, env_for, percentile
 
-from scripted_llm import ScriptedLLM  # noqa: E402
+from scripted_llm import ScriptedLLM
 
 ANALYST = r"You are the analyst"
 

@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = _Redacting(sys.stdout), _Redacting(sys.stderr)
         try:
             code = asyncio.run(_run(args))
-        except Exception as error:  # noqa: BLE001 - one line for the user, not a traceback
+        except Exception as error:
             log.debug("codeteam run failed", exc_info=True)
             print(f"codeteam: the run failed: {type(error).__name__}: {error}"
                   " (-v shows the traceback in the log)", file=sys.stderr)
@@ -144,6 +144,7 @@ async def _run(args: argparse.Namespace) -> int:
     from codeteam.llm.embedded import EMBEDDED_NAME, EmbeddedModelError, shared_embedded_model
     from codeteam.llm.provider import client_for
     from codeteam.pipelines.runner import run_pipeline
+    from codeteam.preflight import untestable_reason
     from codeteam.pysource.functions import (
         AmbiguousFunction,
         FunctionNotFound,
@@ -153,7 +154,6 @@ async def _run(args: argparse.Namespace) -> int:
         line_ending,
         replace_span,
     )
-    from codeteam.preflight import untestable_reason
     from codeteam.pysource.tolerant import parseable_module
     from codeteam.redaction import mask_url
     from codeteam.settings import load_settings

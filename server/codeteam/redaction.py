@@ -56,7 +56,7 @@ def mask_url(url: str) -> str:
     if "@" not in parts.netloc:
         return url
     userinfo, _, host = parts.netloc.rpartition("@")
-    user, _, password = userinfo.partition(":")
+    _user, _, password = userinfo.partition(":")
     register_secret(password)
     register_secret(userinfo)
     return urlunsplit(parts._replace(netloc=f"***@{host}"))

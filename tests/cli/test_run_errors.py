@@ -131,8 +131,8 @@ def test_an_unreachable_endpoint_is_one_message_after_one_attempt(tmp_path):
                         "double", "--pipeline", "team", sandbox="none")
     assert done.returncode == 1, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("codeteam:")]
-    assert lines == [f"codeteam: cannot reach http://127.0.0.1:{port}/v1: All connection "
-                     "attempts failed; nothing was produced"], done.stderr
+    assert lines == [(f"codeteam: cannot reach http://127.0.0.1:{port}/v1: All connection "
+                     "attempts failed; nothing was produced")], done.stderr
     assert "# note" not in done.stderr
 
 

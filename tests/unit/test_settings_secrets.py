@@ -45,8 +45,8 @@ def test_url_userinfo_is_masked_in_the_kept_value():
         env=False,
     )
     assert problems == [
-        "base_url: a text of 9 characters is not valid (Value error, expected an http:// or "
-        "https:// URL such as http://127.0.0.1:11434/v1); kept 'https://***@llm.example.org/v1'"
+        ("base_url: a text of 9 characters is not valid (Value error, expected an http:// or "
+        "https:// URL such as http://127.0.0.1:11434/v1); kept 'https://***@llm.example.org/v1'")
     ]
 
 

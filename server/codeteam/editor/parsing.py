@@ -35,8 +35,8 @@ DISABLE_ENV = "CODETEAM_PARSE_IN_THREAD"
 
 def _warm_worker() -> None:
     """The worker's start: import what parsing needs once."""
-    import codeteam.editor.edits  # noqa: F401
-    import codeteam.editor.targets  # noqa: F401
+    import codeteam.editor.edits
+    import codeteam.editor.targets
     import codeteam.pysource.tolerant  # noqa: F401
 
 
