@@ -9,8 +9,7 @@ use (:meth:`ParsePool.warm` at ``initialized``); when it cannot start or dies, t
 a thread as before.
 
 Functions given to :meth:`ParsePool.run` must be importable module-level functions, their
-arguments and results picklable. Exceptions come back as raised (a
-:class:`~codeteam.pysource.functions.SourceError` loses its ``line``).
+arguments and results picklable. Exceptions come back as raised.
 """
 
 from __future__ import annotations
@@ -42,6 +41,26 @@ def _warm_worker() -> None:
 
 def _ready() -> bool:
     return True
+
+
+def _call(function: Callable[..., Any], *args: Any) -> tuple[str, Any, Any]:
+    """``function(*args)`` in the worker; a SourceError comes back with its ``line`` (pickling
+    an exception keeps only its message)."""
+    from codeteam.pysource.functions import SourceError
+
+    try:
+        return "ok", function(*args), None
+    except SourceError as error:
+        return "source_error", str(error), error.line
+
+
+def _unwrap(answer: tuple[str, Any, Any]) -> Any:
+    kind, value, line = answer
+    if kind == "source_error":
+        from codeteam.pysource.functions import SourceError
+
+        raise SourceError(value, line)
+    return value
 
 
 class ParsePool:
@@ -84,7 +103,9 @@ class ParsePool:
         pool = self._executor()
         if pool is not None:
             try:
-                return await asyncio.get_running_loop().run_in_executor(pool, function, *args)
+                return _unwrap(await asyncio.get_running_loop().run_in_executor(
+                    pool, _call, function, *args
+                ))
             except (BrokenProcessPool, RuntimeError) as error:
                 if isinstance(error, RuntimeError) and "shutdown" not in str(error):
                     raise
