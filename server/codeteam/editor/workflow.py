@@ -361,15 +361,17 @@ async def _apply_locked(
         with ls.watch.expect(run.uri, replacement.new_text) as landed:
             timeout_s = ls.settings.apply_timeout_s
             try:
+                # Shielded: a timeout or cancel stops only our wait, so that a late answer
+                # still finds its request (pygls fails on an answer to a cancelled one).
                 answer = await asyncio.wait_for(
-                    ls.workspace_apply_edit_async(
+                    asyncio.shield(ls.workspace_apply_edit_async(
                         types.ApplyWorkspaceEditParams(
                             edit=workspace_edit(
                                 run.uri, version, edit, document_changes=document_changes
                             ),
                             label=f"codeteam: {run.action.title}",
                         )
-                    ),
+                    )),
                     timeout_s,
                 )
             except TimeoutError:
