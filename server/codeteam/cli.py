@@ -67,7 +67,9 @@ def _overrides(pairs: list[str]) -> dict[str, object]:
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep:
-            raise SystemExit(f"codeteam: --set takes KEY=VALUE, got {pair!r}")
+            # Not echoed: it may be a pasted key.
+            raise SystemExit(f"codeteam: --set takes KEY=VALUE, got a text of {len(pair)} "
+                             "characters without '='")
         try:
             values[key.strip()] = json.loads(raw)
         except json.JSONDecodeError:

@@ -179,3 +179,9 @@ def test_sandbox_none_runs_without_bwrap(scripted, tmp_path, no_bwrap):
                         "--pipeline", "direct", path_env=no_bwrap, sandbox="none")
     assert done.returncode == 0, done.stderr
     assert "direct: passed" in done.stderr
+
+
+def test_a_set_without_equals_is_not_echoed(tmp_path):
+    done = codeteam_run(None, str(stub(tmp_path)), "--function", "double", "--set", KEY)
+    assert done.returncode != 0 and KEY not in done.stderr
+    assert "--set takes KEY=VALUE" in done.stderr
