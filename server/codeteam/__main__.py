@@ -2,4 +2,5 @@
 
 from codeteam.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a worker process (multiprocessing spawn) imports it
+    raise SystemExit(main())

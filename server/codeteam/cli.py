@@ -1,7 +1,13 @@
 """The ``codeteam`` command: ``serve`` (the language server), ``run`` (one pipeline on one
-function of a file), ``bench`` (benchmarks). Exit codes of ``run``: 0 the code passed its
-tests or there were none to run; 1 no usable code, or tests still fail (the best code is still
-printed and, with --write, written); 2 usage, settings or input errors."""
+function of a file), ``bench`` (benchmarks). It translates: the run itself is
+:mod:`codeteam.service.runs`. Exit codes of ``run``: 0 the code passed its tests or there were
+none to run; 1 no usable code, or tests still fail (the best code is still printed and, with
+--write, written), the model endpoint failed, or untested code was not written; 2 usage,
+settings or input errors, or the sandbox cannot run tests here (nothing is run then, no model
+call, unless ``--allow-untested`` or ``--write-untested``).
+
+Everything ``run`` prints passes through :func:`codeteam.redaction.redact` (the API key and
+URL userinfo masked); a failure is one line, not a traceback (``-v`` adds it to the log)."""
 
 from __future__ import annotations
 
@@ -41,9 +47,16 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--diff", action="store_true", help="print a unified diff, not the function")
     run.add_argument("--json", action="store_true", help="print the whole result as JSON")
     run.add_argument("--workspace", type=Path, default=None,
-                     help="folder searched for pytest tests (default: the file's folder)")
+                     help="the project root (default: found from the file: the nearest "
+                     "folder up with pyproject.toml, setup.cfg, setup.py, pytest.ini, tox.ini "
+                     "or .git)")
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a setting, e.g. --set max_rounds=2 (repeatable)")
+    run.add_argument("--allow-untested", action="store_true",
+                     help="run even when the sandbox cannot run tests here (the code is "
+                     "printed untested; --write does not write it)")
+    run.add_argument("--write-untested", action="store_true",
+                     help="like --allow-untested, and --write writes the untested code")
 
     from codeteam.bench.cli import add_bench_parser
 
@@ -63,7 +76,19 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve(tcp=args.tcp, log_file=args.log_file)
     if args.command == "run":
-        code = asyncio.run(_run(args))
+        from codeteam.redaction import install_log_redaction
+
+        install_log_redaction()
+        sys.stdout, sys.stderr = _Redacting(sys.stdout), _Redacting(sys.stderr)
+        try:
+            code = asyncio.run(_run(args))
+        except Exception as error:
+            log.debug("codeteam run failed", exc_info=True)
+            print(f"codeteam: the run failed: {type(error).__name__}: {error}"
+                  " (-v shows the traceback in the log)", file=sys.stderr)
+            if args.verbose:
+                log.exception("codeteam run failed")
+            code = 1
     elif args.command == "bench":
         from codeteam.bench.cli import run_bench_command
 
@@ -76,6 +101,25 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+class _Redacting:
+    """A text stream that masks secrets and URL userinfo in what is written to it."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from codeteam.redaction import redact
+
+        return self._stream.write(redact(text))
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def _progress(stage: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {stage}", file=sys.stderr, flush=True)
 
@@ -84,6 +128,8 @@ BOM = "\ufeff"
 
 
 async def _run(args: argparse.Namespace) -> int:
+    from codeteam.llm.embedded import EMBEDDED_NAME
+    from codeteam.redaction import mask_url
     from codeteam.service import runs as service
     from codeteam.service.clients import OneClient
     from codeteam.settings import load_settings, parse_overrides
@@ -113,6 +159,7 @@ async def _run(args: argparse.Namespace) -> int:
         text=text, settings=settings, pipeline=pipeline, qualname=args.function,
         path=path.resolve(), workspace_root=args.workspace or path.resolve().parent,
         project_root=args.workspace,
+        allow_untested=args.allow_untested or args.write_untested,
     )
     clients = OneClient()
     try:
@@ -123,12 +170,20 @@ async def _run(args: argparse.Namespace) -> int:
         if project is not None and not project.lone:
             _progress(f"testing {project.module} in the project {project.root} "
                       f"with {project.python}")
+        model = (mask_url(settings.base_url) if settings.base_url
+                 else f"{EMBEDDED_NAME} (SmolLM2-135M-Instruct)")
         _progress(f"{args.pipeline} on {task.qualname} ({len(task.public_tests)} public tests); "
-                  f"model: {settings.base_url or 'embedded SmolLM2-135M-Instruct'}")
+                  f"model: {model}")
         outcome = await service.run(request, clients, progress=_progress, task=task,
                                     readable=readable)
     except service.TargetError as error:
         print(f"codeteam: {path}: {error}", file=sys.stderr)
+        return 2
+    except service.Untestable as error:
+        print(f"codeteam: the code cannot be tested here: {error.reason}", file=sys.stderr)
+        print("codeteam: nothing was run (no model call). Fix the sandbox, set sandbox = "
+              '"none" (no isolation), or pass --allow-untested (print untested code) or '
+              "--write-untested (also write it)", file=sys.stderr)
         return 2
     except service.ModelUnavailable as error:
         print(f"codeteam: {error}", file=sys.stderr)
@@ -161,6 +216,10 @@ async def _run(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"# note: {note}", file=sys.stderr)
 
+    if args.write and new_text is not None and outcome.untested and not args.write_untested:
+        print(f"# not written: no test could run ({outcome.untested}); pass --write-untested "
+              "to write untested code", file=sys.stderr)
+        return 1
     if args.write and new_text is not None:
         if path.read_bytes().decode("utf-8", errors="replace") != raw:
             print(f"codeteam: {path} changed while the pipeline ran; not written", file=sys.stderr)

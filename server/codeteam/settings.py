@@ -27,6 +27,15 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
+from codeteam.redaction import mask_url, register_secret
+from codeteam.settings_messages import (
+    name_shown,
+    possible_secret,
+    role_names,
+    safe_value,
+    shown_kept_value,
+)
+
 ROLES = ("analyst", "planner", "coder", "tester")
 """Role names that ``models`` may override (``{"coder": "gpt-4o"}``)."""
 
@@ -94,6 +103,11 @@ class Settings(BaseSettings):
     max_calls: int = Field(
         default=15, ge=1, le=100, description="LLM call budget of one flow run."
     )
+    apply_timeout_s: float = Field(
+        default=30.0, gt=0, le=600,
+        description="Seconds the editor may take to answer an edit (workspace/applyEdit); "
+        "then codeteam stops waiting and keeps the result (codeteam.transcript).",
+    )
     prompts_dir: str | None = Field(
         default=None, description="A folder of prompt files that override the shipped ones."
     )
@@ -119,8 +133,8 @@ class Settings(BaseSettings):
         try:
             parts = urlsplit(value)
             parts.port  # noqa: B018 - raises ValueError on a bad port
-        except ValueError as error:
-            raise ValueError(f"not a URL ({error})") from error
+        except ValueError as error:  # its text quotes the value: not shown
+            raise ValueError("not a URL (a bad host or port)") from error
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError("expected an http:// or https:// URL such as http://127.0.0.1:11434/v1")
         return value
@@ -129,7 +143,7 @@ class Settings(BaseSettings):
     @classmethod
     def _existing_folder(cls, value: str | None) -> str | None:
         if value is not None and not Path(value).expanduser().is_dir():
-            raise ValueError(f"no such folder: {value}")
+            raise ValueError("no such folder")
         return value
 
     @field_validator(
@@ -153,7 +167,27 @@ class Settings(BaseSettings):
     def _known_roles(cls, value: dict[str, str]) -> dict[str, str]:
         unknown = sorted(set(value) - set(ROLES))
         if unknown:
-            raise ValueError(f"unknown role(s) {unknown}; expected some of {list(ROLES)}")
+            raise ValueError(
+                f"unknown role(s) {role_names(unknown)}; expected some of {list(ROLES)}"
+            )
+        return value
+
+    @field_validator("api_key", mode="before")
+    @classmethod
+    def _strip_key(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return value.strip()
+        return value
+
+    @field_validator("api_key")
+    @classmethod
+    def _header_safe_key(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not (
+            value.get_secret_value().isascii() and value.get_secret_value().isprintable()
+        ):
+            raise ValueError(
+                "it holds characters an HTTP header cannot carry (only printable ASCII)"
+            )
         return value
 
     @classmethod
@@ -172,9 +206,12 @@ class Settings(BaseSettings):
         return self.models.get(role) or self.model or "default"
 
     def redacted(self) -> dict[str, Any]:
-        """The settings as a dict that is safe to log or show (the API key masked)."""
+        """The settings as a dict that is safe to log or show (the API key and base_url's
+        userinfo masked)."""
         data = self.model_dump(mode="json")
         data["api_key"] = "**********" if self.api_key else None
+        if self.base_url:
+            data["base_url"] = mask_url(self.base_url)
         return data
 
 
@@ -204,6 +241,7 @@ def environment_layer() -> dict[str, Any]:
         }
     if "api_key" not in layer and os.environ.get("OPENAI_API_KEY"):
         layer["api_key"] = os.environ["OPENAI_API_KEY"]
+    register_secret(os.environ.get("OPENAI_API_KEY"))
     return layer
 
 
@@ -234,8 +272,11 @@ def load_settings(*layers: Any, env: bool = True) -> tuple[Settings, list[str]]:
         for key, value in layer.items():
             if value is None:
                 continue
+            if key == "api_key" and isinstance(value, str):
+                register_secret(value.strip())
             if key not in Settings.model_fields:
-                problems.append(f"{key}: not a codeteam setting (ignored){_did_you_mean(key)}")
+                problems.append(f"{name_shown(key)}: not a codeteam setting (ignored)"
+                                f"{_did_you_mean(key)}")
                 continue
             try:
                 Settings(**{**merged, key: value})
@@ -244,7 +285,10 @@ def load_settings(*layers: Any, env: bool = True) -> tuple[Settings, list[str]]:
                     item["msg"] for item in error.errors() if item["loc"][:1] == (key,)
                 )
                 if messages:
-                    shown = "**********" if key == "api_key" else repr(value)[:80]
+                    # Never the value itself when it is text: it may be a pasted key.
+                    if possible_secret(value):
+                        register_secret(value)
+                    shown = "the API key" if key == "api_key" else safe_value(value)
                     problems.append(f"{key}: {shown} is not valid ({messages}); kept "
                                     f"{_shown_value(key, merged)}")
                     continue
@@ -256,8 +300,9 @@ def _shown_value(key: str, merged: dict[str, Any]) -> str:
     if key == "api_key":
         return "the previous key" if key in merged else "no key"
     if key in merged:
-        return repr(getattr(Settings(**merged), key))
-    return f"the default {Settings.model_fields[key].get_default(call_default_factory=True)!r}"
+        return shown_kept_value(key, getattr(Settings(**merged), key))
+    default = Settings.model_fields[key].get_default(call_default_factory=True)
+    return f"the default {shown_kept_value(key, default)}"
 
 
 def parse_overrides(pairs: list[str]) -> dict[str, object]:

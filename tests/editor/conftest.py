@@ -46,11 +46,12 @@ async def start(scripted, tmp_path):
 
     async def go(kind: str = "vscode", *, init_options=None, capabilities=None,
                  env: dict | None = None, configuration: dict | None = None,
-                 command: list[str] | None = None, **settings) -> Started:
+                 command: list[str] | None = None, client_factory=None,
+                 **settings) -> Started:
         values = {"base_url": scripted.base_url, **DEFAULT_SETTINGS, **settings}
         config = ClientServerConfig(
             server_command=command or SERVER_COMMAND,
-            client_factory=make_editor_client,
+            client_factory=client_factory or make_editor_client,
             server_env=env if env is not None else server_env(**values),
         )
         client = await config.start()
@@ -66,6 +67,8 @@ async def start(scripted, tmp_path):
 
     yield go
     for client in started:
+        client.stop_waiting.set()
+        await asyncio.sleep(0)
         try:
             if client._server is not None and client._server.returncode is None:
                 await asyncio.wait_for(client.shutdown_session(), 15)

@@ -136,7 +136,8 @@ class EditorClient(LanguageClient):
 
     ``apply_mode``: "apply" (like VS Code: a versioned edit for another version is refused),
     "ignore" (answer applied=true but change nothing, like Neovim 0.7.2 with a stale edit),
-    "refuse" (answer applied=false).
+    "refuse" (answer applied=false), "never" (never answer: only with
+    :func:`make_silent_client`).
     """
 
     protocol: RecordingProtocol
@@ -151,6 +152,8 @@ class EditorClient(LanguageClient):
         """Callables run (once each) when an applyEdit arrives, before it is applied: the user
         typing at that very moment."""
         self.edits: list[EditLog] = []
+        self.stop_waiting = asyncio.Event()
+        """Ends the wait of applyEdit requests left unanswered (``apply_mode = "never"``)."""
         self.registrations: list[types.RegistrationParams] = []
 
     # --- session ---------------------------------------------------------------------------
@@ -371,6 +374,27 @@ def make_editor_client() -> EditorClient:
     client = EditorClient(converter_factory=default_converter)
     register_lsp_features(client)
     client.feature(types.WORKSPACE_APPLY_EDIT)(apply_edit)
+    client.feature(types.CLIENT_REGISTER_CAPABILITY)(register_capability)
+    return client
+
+
+async def apply_edit_or_never(ls: EditorClient, params: types.ApplyWorkspaceEditParams):
+    """workspace/applyEdit that is never answered while ``apply_mode`` is "never" (each such
+    request is recorded with applied=False), else answered like :func:`apply_edit`."""
+    if ls.apply_mode == "never":
+        ls.edits.append(EditLog(params, False, "never answered"))
+        await ls.stop_waiting.wait()  # set when the test ends (pytest-lsp wants no handler left)
+        return types.ApplyWorkspaceEditResult(applied=False, failure_reason="the test ended")
+    return apply_edit(ls, params)
+
+
+def make_silent_client() -> EditorClient:
+    """A client that starts in ``apply_mode = "never"``: an editor that never answers
+    ``workspace/applyEdit``."""
+    client = EditorClient(converter_factory=default_converter)
+    register_lsp_features(client)
+    client.apply_mode = "never"
+    client.feature(types.WORKSPACE_APPLY_EDIT)(apply_edit_or_never)
     client.feature(types.CLIENT_REGISTER_CAPABILITY)(register_capability)
     return client
 

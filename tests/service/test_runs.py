@@ -54,7 +54,7 @@ async def test_generated_code_comes_back_in_place(scripted):
     assert outcome.new_text.startswith("import math\r\n")  # the file's line endings kept
     assert "out.append(x if not out else max(out[-1], x))\r\n" in outcome.new_text
     assert outcome.task.public_tests and outcome.task.public_tests[0].kind == "doctest"
-    assert stages[:2] == ["collecting the public tests", "connecting"]
+    assert stages[:3] == ["collecting the public tests", "checking the sandbox", "connecting"]
 
 
 async def test_code_that_does_not_parse_in_place_is_not_applicable(scripted):

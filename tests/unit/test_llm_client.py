@@ -122,3 +122,158 @@ async def test_cancel_closes_the_request(scripted):
         await task
     assert len(scripted.requests) == 1
     await client.close()
+
+
+# --- every HTTP request is counted (issue 13, item 6) ----------------------------------------
+async def test_sdk_retries_are_counted_as_calls(scripted):
+    scripted.error(None, status=429, times=2)
+    scripted.reply(None, "third time")
+    client = _client(scripted.base_url, max_retries=2)
+    reply = await client.chat(HELLO)
+    assert reply.text == "third time"
+    assert len(scripted.requests) == 3
+    assert reply.usage.calls == 3 and client.requests_sent == 3
+    await client.close()
+
+
+async def test_a_failed_call_counts_its_requests(scripted):
+    scripted.error(None, status=503, times=None)
+    client = _client(scripted.base_url, max_retries=2)
+    with pytest.raises(LLMResponseError) as error:
+        await client.chat(HELLO)
+    assert error.value.requests == len(scripted.requests) == 3
+    await client.close()
+
+
+async def test_a_run_counts_the_sdk_retries(scripted):
+    from codeteam.pipelines.runner import run_pipeline
+    from codeteam.settings import Settings
+    from codeteam.task import Task
+    from scripted_replies import DIRECT
+
+    scripted.error(DIRECT, status=429, times=2)
+    scripted.reply(DIRECT, "```python\ndef double(x):\n    return 2 * x\n```")
+    task = Task.from_source('def double(x):\n    """Double x."""\n', "double")
+    settings = Settings(base_url=scripted.base_url, max_retries=2, ai_tests=0, sandbox="none")
+    client = _client(scripted.base_url, max_retries=2)
+    result = await run_pipeline("direct", task, settings=settings, client=client)
+    assert result.code is not None
+    assert result.usage.total.calls == 3 == len(scripted.requests)
+    assert [entry.usage.calls for entry in result.transcript if entry.kind == "llm"] == [3]
+    await client.close()
+
+
+# --- one clear error, not a traceback (item 4) -----------------------------------------------
+def _raw_server(body: bytes, status: int = 200):
+    """A server on 127.0.0.1 that answers every POST with ``body`` as it is."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+TRUNCATED = b'{"id": "x", "object": "chat.completion", "choices": [{"index": 0, "mess'
+
+
+async def test_a_truncated_json_reply_is_a_response_error():
+    server = _raw_server(TRUNCATED)
+    try:
+        client = _client(f"http://127.0.0.1:{server.server_address[1]}/v1", max_retries=0)
+        with pytest.raises(LLMResponseError, match="not valid JSON"):
+            await client.chat(HELLO)
+        await client.close()
+    finally:
+        server.shutdown()
+
+
+async def test_a_non_ascii_key_is_an_auth_error(scripted):
+    client = LLMClient(Endpoint(base_url=scripted.base_url, api_key="sk-ключ-42"), max_retries=0)
+    with pytest.raises(LLMAuthError, match="only ASCII") as error:
+        await client.chat(HELLO)
+    assert "ключ" not in str(error.value)
+    await client.close()
+
+
+# --- the endpoint is named, its userinfo masked, and tried once (item 7) ---------------------
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def test_after_a_connection_failure_no_more_requests_are_made():
+    port = _free_port()
+    client = LLMClient(
+        Endpoint(base_url=f"http://alice:hunter2-secret@127.0.0.1:{port}/v1"), max_retries=2
+    )
+    with pytest.raises(LLMUnavailable) as first:
+        await client.chat(HELLO)
+    assert first.value.requests == 3  # the SDK's retries, counted
+    with pytest.raises(LLMUnavailable) as second:
+        await client.chat(HELLO)
+    assert second.value.requests == 0 and client.requests_sent == 3
+    for error in (first.value, second.value):
+        assert "hunter2-secret" not in str(error) and "alice" not in str(error)
+        assert f"127.0.0.1:{port}" in str(error)
+    # A new session (the next run) tries again.
+    session = client.session()
+    with pytest.raises(LLMUnavailable) as third:
+        await session.chat(HELLO)
+    assert third.value.requests == 3
+    await session.close()
+    await client.close()
+
+
+# --- the embedded model's time limit follows its speed (item 8) ------------------------------
+def test_call_speed_limit_follows_the_measured_speed():
+    from codeteam.llm import speed as speed_module
+    from codeteam.llm.speed import CallSpeed
+
+    speed = CallSpeed()
+    assumed = speed.limit_s(1024)
+    assert assumed == pytest.approx(speed_module.MARGIN * 1024 / speed_module.ASSUMED_TOKENS_PER_S)
+    speed.record(200, 2.0)  # 100 tokens/s: fast
+    assert speed.limit_s(1024) == pytest.approx(max(speed_module.FLOOR_S, 2 * 1024 / 100))
+    slow = CallSpeed()
+    slow.record(100, 20.0)  # 5 tokens/s: a busy machine
+    assert slow.limit_s(1024) == pytest.approx(2 * 1024 / 5)
+    assert slow.limit_s(1024) > 120  # more than the old fixed limit
+    slow.record(3, 10.0)  # too short to measure
+    assert slow.tokens_per_s == pytest.approx(5.0)
+    assert "5 tokens/s" in slow.describe()
+
+
+async def test_a_call_with_a_speed_gets_its_limit_and_names_it(scripted, monkeypatch):
+    from codeteam.llm import speed as speed_module
+    from codeteam.llm.speed import CallSpeed
+
+    monkeypatch.setattr(speed_module, "FLOOR_S", 0.2)
+    speed = CallSpeed()
+    speed.record(100, 1.0)  # 100 tokens/s: 20 tokens get 2 x 0.2 s = 0.4 s
+    scripted.hang(None, seconds=2.0)
+    client = LLMClient(
+        Endpoint(base_url=scripted.base_url, name="the embedded model"),
+        max_retries=0, timeout_s=60, speed=speed,
+    )
+    with pytest.raises(LLMTimeout) as error:
+        await client.chat(HELLO, max_tokens=20)
+    message = str(error.value)
+    assert message.startswith("the embedded model took longer than 0.4 s for up to 20 tokens")
+    assert "100 tokens/s" in message and "127.0.0.1" not in message
+    await client.close()

@@ -78,7 +78,9 @@ def model_label(settings: Settings) -> str:
         from codeteam.llm.embedded import MODEL_NAME
 
         return f"embedded {MODEL_NAME}"
-    return f"{settings.model or 'default'} @ {settings.base_url}"
+    from codeteam.redaction import mask_url
+
+    return f"{settings.model or 'default'} @ {mask_url(settings.base_url or '')}"
 
 
 def _infra_error(result: Any) -> str | None:

@@ -14,6 +14,7 @@ import sys
 
 from codeteam.editor import code_actions, commands, lifecycle, text_sync
 from codeteam.editor.server import CodeteamServer
+from codeteam.redaction import install_log_redaction
 from codeteam.service.clients import embedded_stop_stuck, stop_embedded_model
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,7 @@ def _configure_logging(log_file: str | None) -> None:
         logging.getLogger("codeteam").setLevel(logging.INFO)
     # pygls logs whole messages at INFO (initializationOptions may hold the API key).
     logging.getLogger("pygls").setLevel(logging.WARNING)
+    install_log_redaction(root)
 
 
 def _protocol_stdout():

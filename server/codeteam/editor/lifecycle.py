@@ -10,6 +10,7 @@ from lsprotocol import types
 
 from codeteam.editor.configuration import SECTION, pushed_section
 from codeteam.editor.server import CodeteamServer
+from codeteam.redaction import mask_url
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,9 @@ def register(server: CodeteamServer) -> None:
         )
         await refresh_settings(ls)
         await _register_configuration_changes(ls)
-        threading.Thread(target=_warm_imports, name="codeteam-imports", daemon=True).start()
+        threading.Thread(
+            target=_warm_imports, args=(ls,), name="codeteam-imports", daemon=True
+        ).start()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_configuration_change(
@@ -59,6 +62,7 @@ def register(server: CodeteamServer) -> None:
         ls.runs.cancel_all("the server is shutting down")
         await ls.runs.wait_all(SHUTDOWN_WAIT_S)
         await ls.llm.close()
+        ls.parser.shutdown()
         log.info("shut down")
 
 
@@ -80,7 +84,7 @@ async def refresh_settings(ls: CodeteamServer) -> None:
     settings = ls.config.reload()
     for problem in ls.config.unreported():
         ls.show(f"codeteam settings: {problem}", types.MessageType.Warning)
-    model = settings.base_url or "the embedded model"
+    model = mask_url(settings.base_url) if settings.base_url else "the embedded model"
     ls.log_info(
         f"settings: model endpoint {model}, generate pipeline {settings.generate_pipeline}, "
         f"sandbox {settings.sandbox}, max_rounds {settings.max_rounds}"
@@ -115,8 +119,10 @@ async def _register_configuration_changes(ls: CodeteamServer) -> None:
         log.info("could not register for configuration changes: %s", error)
 
 
-def _warm_imports() -> None:
-    """Import the pipeline layers in the background so the first command starts at once."""
+def _warm_imports(ls: CodeteamServer) -> None:
+    """Import the pipeline layers and start the parse worker in the background so the first
+    command starts at once."""
+    ls.parser.warm()
     try:
         from codeteam.service.clients import warm_imports
 

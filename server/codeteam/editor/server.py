@@ -25,10 +25,12 @@ from codeteam.editor.configuration import SettingsState
 from codeteam.editor.diagnostics import DiagnosticsStore
 from codeteam.editor.document_watch import DocumentLocks, DocumentWatch
 from codeteam.editor.outline import Outline
+from codeteam.editor.parsing import ParsePool
 from codeteam.editor.positions import UTF16
 from codeteam.editor.protocol import CodeteamProtocol
 from codeteam.editor.runs import Runs
 from codeteam.editor.transcript import RunRecord, RunRecords
+from codeteam.redaction import redact
 from codeteam.service.clients import LLMSession, stop_embedded_model
 
 log = logging.getLogger("codeteam.editor")
@@ -67,6 +69,8 @@ class CodeteamServer(LanguageServer):
         self.watch = DocumentWatch()
         self.apply_locks = DocumentLocks()
         self.records = RunRecords()
+        self.parser = ParsePool()
+        """Parsing off the server's process (:mod:`codeteam.editor.parsing`)."""
         self.client_shows_run_messages = False
         self.protocol.on_cancel_request = self.runs.cancel_request
         self.protocol.on_text_change = self.watch.text_changed
@@ -135,7 +139,8 @@ class CodeteamServer(LanguageServer):
 
     # --- telling the user ------------------------------------------------------------------
     def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
-        """window/showMessage (and the log)."""
+        """window/showMessage (and the log); secrets and URL userinfo masked."""
+        message = redact(message)
         log.info("showMessage: %s", message)
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
@@ -162,6 +167,7 @@ class CodeteamServer(LanguageServer):
     def _log_message(self, message: str, kind: types.MessageType) -> None:
         if self.protocol.writer is None:
             return
+        message = redact(message)
         try:
             self.window_log_message(types.LogMessageParams(type=kind, message=message))
         except Exception:  # a closed transport must not break the caller
@@ -181,4 +187,5 @@ class CodeteamServer(LanguageServer):
         """Stop the transport (pygls), running pipelines and the embedded model."""
         self.runs.cancel_all("the server is shutting down")
         stop_embedded_model()
+        self.parser.shutdown()
         super().shutdown()

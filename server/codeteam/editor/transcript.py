@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
+from codeteam.redaction import redact
+
 if TYPE_CHECKING:
     from codeteam.pipelines.result import Result
 
@@ -83,7 +85,11 @@ def _fence(text: str, language: str = "") -> str:
 
 
 def render_markdown(record: RunRecord) -> str:
-    """The Markdown transcript of ``record``."""
+    """The Markdown transcript of ``record`` (secrets and URL userinfo masked)."""
+    return redact(_render_markdown(record))
+
+
+def _render_markdown(record: RunRecord) -> str:
     result = record.result
     out: list[str] = [f"# codeteam: {record.title} — `{record.qualname}`", ""]
     out.append(f"- document: {record.uri}")
@@ -181,7 +187,7 @@ def render_with_kept(record: RunRecord, others: list[RunRecord]) -> str:
             out.append(f"- outcome: {other.outcome}")
         out.append(f"- whole transcript: `codeteam.transcript` with `{argument}`")
         out += ["", _fence(other.result.code or "", "python"), ""]
-    return "\n".join(out)
+    return redact("\n".join(out))
 
 
 def _cell(value: str | None) -> str:

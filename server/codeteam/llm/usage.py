@@ -6,7 +6,8 @@ from pydantic import BaseModel, Field
 
 
 class Usage(BaseModel):
-    """Totals for a set of LLM calls: ``calls`` made (a call the SDK retried counts once),
+    """Totals for a set of LLM calls: ``calls`` is every HTTP request the endpoint received
+    (the SDK's retries included),
     prompt and completion tokens as the endpoint reported them, and wall-clock ``seconds``
     spent waiting for replies (retries included)."""
 

@@ -116,7 +116,8 @@ class Conversation:
             )
         except LLMError as error:
             entry.error = str(error)
-            entry.usage = Usage(calls=1, seconds=time.monotonic() - started)
+            # Every HTTP request the endpoint received (0 when none was made).
+            entry.usage = Usage(calls=error.requests, seconds=time.monotonic() - started)
             self.ledger.record(role, entry.usage)
             raise
         entry.reply = reply.text

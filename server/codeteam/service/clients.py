@@ -65,7 +65,7 @@ class LLMSession:
                     self.embedded_ready_s = time.monotonic() - started
                     self._notify(
                         f"embedded model ready in {self.embedded_ready_s:.2f} s "
-                        f"({client.endpoint.name})"
+                        "(SmolLM2-135M-Instruct)"
                     )
                 self._client, self._key = client, key
             client = self._client

@@ -12,14 +12,16 @@ knows LSP or the command line. Lines are 0-based.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from codeteam.llm.client import LLMClient, LLMError
 from codeteam.llm.embedded import EmbeddedModelError
 from codeteam.pipelines.result import Result
 from codeteam.pipelines.runner import ACTIONS, PIPELINES, run_pipeline
+from codeteam.preflight import untestable_reason
 from codeteam.pysource.functions import (
     AmbiguousFunction,
     FunctionInfo,
@@ -57,7 +59,21 @@ class ModelUnavailable(ServiceError):
 
 
 class ModelFailed(ServiceError):
-    """The model failed during the run in a way the pipeline could not degrade around."""
+    """The model failed during the run in a way the pipeline could not degrade around (the
+    endpoint could not be reached: the client stops at its first connection failure)."""
+
+
+class Untestable(ServiceError):
+    """The run's result depends on tests and the sandbox cannot run them here; no model call
+    was made (:func:`codeteam.preflight.untestable_reason`). ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the code cannot be tested here, so no model call was made: {reason}")
+        self.reason = reason
+
+
+Offload = Callable[..., Awaitable[Any]]
+"""``await offload(function, *args)``: run blocking work elsewhere and return its result."""
 
 
 class ClientSource(Protocol):
@@ -90,6 +106,12 @@ class RunRequest:
     path: Path | None = None
     workspace_root: Path | None = None
     project_root: Path | None = None
+    allow_untested: bool = False
+    """Run even when the sandbox cannot test the result (the outcome's ``untested`` says
+    why); otherwise such a run raises :class:`Untestable` before any model call."""
+    offload: Offload | None = None
+    """Where the parsing work of building the task runs (the editor's parse worker process);
+    None: a worker thread."""
 
 
 @dataclass
@@ -104,7 +126,8 @@ class RunOutcome:
     task: Task
     readable: ParseableModule
     new_text: str | None = None
-    notes: list[str] = field(default_factory=list)
+    untested: str | None = None
+    """Why no test could run (the request allowed it), or None."""
 
     @property
     def applicable(self) -> bool:
@@ -152,6 +175,14 @@ def _syntax_error_in(text: str, block: tuple[int, int]) -> str:
     return ""
 
 
+def _task_for(text, info, path, workspace_root, project) -> Task:
+    """:func:`~codeteam.documents.task_for` with positional arguments (for an offload to a
+    worker process, which takes a picklable function and arguments)."""
+    from codeteam.documents import task_for
+
+    return task_for(text, info=info, path=path, workspace_root=workspace_root, project=project)
+
+
 def pipeline_name(requested: str | None, settings: Settings) -> tuple[str, str | None]:
     """The pipeline to run and, when the settings' ``generate_pipeline`` is not available, the
     note saying which one ran instead."""
@@ -172,7 +203,6 @@ async def build_task(request: RunRequest) -> tuple[ParseableModule, Task]:
     file lives in (``task.project``; its ``notes`` say what the user should hear once: an
     unusable ``python`` setting, no pytest in the project's interpreter). Collected off the
     event loop. Raises :class:`TargetError`."""
-    from codeteam.documents import task_for
     from codeteam.project import project_for
 
     readable, info = request.readable, request.info
@@ -188,10 +218,10 @@ async def build_task(request: RunRequest) -> tuple[ParseableModule, Task]:
         project = await asyncio.to_thread(
             project_for, request.path, request.project_root, request.settings.python
         )
+    offload = request.offload or asyncio.to_thread
     try:
-        task = await asyncio.to_thread(
-            task_for, readable.text, info=info, path=request.path,
-            workspace_root=request.workspace_root, project=project,
+        task = await offload(
+            _task_for, readable.text, info, request.path, request.workspace_root, project
         )
     except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
         raise TargetError(str(error)) from error
@@ -210,8 +240,8 @@ async def run(
     public tests", "starting the model", then the pipeline's). ``task`` and ``readable`` skip
     :func:`build_task` when the caller already has them.
 
-    Raises :class:`TargetError`, :class:`ModelUnavailable` (before any model call),
-    :class:`ModelFailed`; cancellation propagates (LLM calls and test processes are stopped).
+    Raises :class:`TargetError`, :class:`Untestable` and :class:`ModelUnavailable` (both
+    before any model call), :class:`ModelFailed`; cancellation propagates (LLM calls and test processes are stopped).
     Model, sandbox and prompt problems that the pipeline can degrade around are notes on the
     result, not errors."""
     report = progress or (lambda stage: None)
@@ -220,25 +250,32 @@ async def run(
         report("collecting the public tests")
         readable, task = await build_task(request)
     settings = request.settings
+    report("checking the sandbox")
+    untested = await asyncio.to_thread(untestable_reason, settings, name)
+    if untested and not request.allow_untested:
+        raise Untestable(untested)
     report("starting the model" if settings.uses_embedded_model else "connecting")
     try:
-        client = await clients.acquire(settings)
+        shared = await clients.acquire(settings)
     except EmbeddedModelError as error:
         raise ModelUnavailable(str(error)) from error
     except LLMError as error:
         raise ModelUnavailable(f"the model is not available: {error}") from error
+    client = shared.session()  # this run's view: it stops at its first connection failure
     try:
         result = await run_pipeline(name, task, settings=settings, client=client,
                                     progress=progress)
     except LLMError as error:
         raise ModelFailed(f"the model failed: {error}") from error
     finally:
-        await clients.release(client)
+        await clients.release(shared)
+    if client.unreachable is not None and result.code is None:
+        raise ModelFailed(f"{client.unreachable}; nothing was produced")
     if readable.left_out:
         result.notes.insert(0, readable.run_note())
     if fallback_note:
         result.notes.insert(0, fallback_note)
-    outcome = RunOutcome(result=result, task=task, readable=readable)
+    outcome = RunOutcome(result=result, task=task, readable=readable, untested=untested)
     if name not in REPORTING_ONLY and result.code is not None:
         outcome.new_text = _new_text(request, readable, task, result)
     return outcome

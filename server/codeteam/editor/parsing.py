@@ -1,0 +1,125 @@
+"""Parsing a document off the server's process.
+
+``ast.parse`` of a whole module holds the GIL from start to end (tens of milliseconds for a
+2,000-line module, several times that on a busy machine), so even in a worker thread it stalls
+the event loop: codeAction answers waited 100-400 ms while runs started (issue 13, item 9).
+:class:`ParsePool` runs such work (locating the run's function, planning the replacement) in
+one worker process instead; the loop only pickles the text. The worker is started on first
+use (:meth:`ParsePool.warm` at ``initialized``); when it cannot start or dies, the work runs in
+a thread as before.
+
+Functions given to :meth:`ParsePool.run` must be importable module-level functions, their
+arguments and results picklable. Exceptions come back as raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+DISABLE_ENV = "CODETEAM_PARSE_IN_THREAD"
+"""Set to 1 to parse in a thread of the server instead (no worker process)."""
+
+
+def _warm_worker() -> None:
+    """The worker's start: import what parsing needs once."""
+    import codeteam.editor.edits
+    import codeteam.editor.targets
+    import codeteam.pysource.tolerant  # noqa: F401
+
+
+def _ready() -> bool:
+    return True
+
+
+def _call(function: Callable[..., Any], *args: Any) -> tuple[str, Any, Any]:
+    """``function(*args)`` in the worker; a SourceError comes back with its ``line`` (pickling
+    an exception keeps only its message)."""
+    from codeteam.pysource.functions import SourceError
+
+    try:
+        return "ok", function(*args), None
+    except SourceError as error:
+        return "source_error", str(error), error.line
+
+
+def _unwrap(answer: tuple[str, Any, Any]) -> Any:
+    kind, value, line = answer
+    if kind == "source_error":
+        from codeteam.pysource.functions import SourceError
+
+        raise SourceError(value, line)
+    return value
+
+
+class ParsePool:
+    """One worker process for CPU-bound parsing (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        self._failed = os.environ.get(DISABLE_ENV) == "1"
+
+    def _executor(self) -> ProcessPoolExecutor | None:
+        if self._failed:
+            return None
+        if self._pool is None:
+            try:
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_warm_worker,
+                )
+            except (OSError, ValueError) as error:
+                log.warning("no parse worker process (%s): parsing in a thread", error)
+                self._failed = True
+                return None
+        return self._pool
+
+    def warm(self) -> None:
+        """Start the worker now (in the background), so the first run does not wait for it."""
+        pool = self._executor()
+        if pool is not None:
+            try:
+                pool.submit(_ready)
+            except (BrokenProcessPool, RuntimeError):
+                self._lost()
+
+    async def run(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``function(*args, **kwargs)`` in the worker process (in a thread when there is
+        none)."""
+        if kwargs:
+            function = functools.partial(function, **kwargs)
+        pool = self._executor()
+        if pool is not None:
+            try:
+                return _unwrap(await asyncio.get_running_loop().run_in_executor(
+                    pool, _call, function, *args
+                ))
+            except (BrokenProcessPool, RuntimeError) as error:
+                if isinstance(error, RuntimeError) and "shutdown" not in str(error):
+                    raise
+                log.warning("the parse worker is gone (%s): parsing in a thread", error)
+                self._lost()
+        return await asyncio.to_thread(function, *args)
+
+    def _lost(self) -> None:
+        pool, self._pool, self._failed = self._pool, None, True
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def shutdown(self) -> None:
+        """Stop the worker (server shutdown)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,187 @@
+"""``codeteam run``: one clear line and the documented exit code instead of a traceback; no
+secret in its output; no model call before a known failure (issue 13, items 3, 4, 7). Always
+with a local server on 127.0.0.1 as base_url: never the embedded model."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from scripted_replies import DIRECT
+
+KEY = "sk-proj-Zx81kQmW0pAsecretKEY4711"
+STUB = 'def double(x):\n    """Double x.\n\n    >>> double(2)\n    4\n    """\n'
+GOOD = "```python\ndef double(x):\n    return 2 * x\n```"
+
+
+def codeteam_run(base_url: str | None, *args: str, path_env: str | None = None,
+                 env_extra: dict[str, str] | None = None, **settings) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CODETEAM_") and k != "OPENAI_API_KEY"}
+    values = {"max_retries": 0, "timeout_s": 20, "ai_tests": 0, "max_rounds": 1, **settings}
+    if base_url is not None:
+        values["base_url"] = base_url
+    env.update({f"CODETEAM_{key.upper()}": str(value) for key, value in values.items()})
+    env.update(env_extra or {})
+    if path_env is not None:
+        env["PATH"] = path_env
+    return subprocess.run(
+        [sys.executable, "-m", "codeteam", "run", *args],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+def stub(tmp_path: Path) -> Path:
+    path = tmp_path / "m.py"
+    path.write_text(STUB)
+    return path
+
+
+class RawServer:
+    """Answers every POST with a fixed body (HTTP 200) and counts the requests."""
+
+    def __init__(self, body: bytes) -> None:
+        outer = self
+        self.requests = 0
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                outer.requests += 1
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# --- item 4 ----------------------------------------------------------------------------------
+def test_a_truncated_json_reply_is_one_line_and_exit_1(tmp_path):
+    server = RawServer(b'{"id": "x", "object": "chat.completion", "choices": [{"index": 0, "me')
+    try:
+        done = codeteam_run(server.base_url, str(stub(tmp_path)), "--function", "double",
+                            "--pipeline", "direct", sandbox="none")
+    finally:
+        server.close()
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 1, done.stderr
+    assert "sent a reply that is not valid JSON" in done.stderr, done.stderr
+
+
+def test_a_non_ascii_api_key_is_a_settings_problem(scripted, tmp_path):
+    done = codeteam_run(scripted.base_url, str(stub(tmp_path)), "--function", "double",
+                        "--pipeline", "direct", api_key="sk-ключ-0042")
+    assert "Traceback" not in done.stderr and "UnicodeEncodeError" not in done.stderr
+    assert done.returncode == 2, done.stderr
+    assert "api_key: the API key is not valid" in done.stderr
+    assert "ключ" not in done.stderr
+    assert scripted.requests == []
+
+
+# --- item 3 ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("setting", ["timeout_s", "max_retries", "models", "base_url"])
+def test_a_key_in_the_wrong_setting_is_not_printed(scripted, tmp_path, setting):
+    done = codeteam_run(scripted.base_url, str(stub(tmp_path)), "--function", "double",
+                        "--pipeline", "direct", env_extra={f"CODETEAM_{setting.upper()}": KEY})
+    assert done.returncode == 2
+    assert f"{setting}: a text of {len(KEY)} characters is not valid" in done.stderr
+    assert KEY not in done.stderr + done.stdout and "Zx81" not in done.stderr
+
+
+def test_userinfo_is_masked_in_the_progress_line_and_the_notes(tmp_path):
+    port = free_port()
+    base_url = f"http://alice:pa55-hunter2@127.0.0.1:{port}/v1"
+    done = codeteam_run(base_url, str(stub(tmp_path)), "--function", "double",
+                        "--pipeline", "team", "--allow-untested", sandbox="none",
+                        api_key=KEY)
+    out = done.stderr + done.stdout
+    assert "pa55-hunter2" not in out and "alice" not in out and KEY not in out, out
+    assert f"model: http://***@127.0.0.1:{port}/v1" in done.stderr, done.stderr
+
+
+# --- item 7 ----------------------------------------------------------------------------------
+def test_an_unreachable_endpoint_is_one_message_after_one_attempt(tmp_path):
+    port = free_port()
+    done = codeteam_run(f"http://127.0.0.1:{port}/v1", str(stub(tmp_path)), "--function",
+                        "double", "--pipeline", "team", sandbox="none")
+    assert done.returncode == 1, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("codeteam:")]
+    assert lines == [(f"codeteam: cannot reach http://127.0.0.1:{port}/v1: All connection "
+                     "attempts failed; nothing was produced")], done.stderr
+    assert "# note" not in done.stderr
+
+
+@pytest.fixture
+def no_bwrap(tmp_path) -> str:
+    """A PATH without bwrap."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    return str(empty)
+
+
+def test_without_bwrap_no_model_call_is_made(scripted, tmp_path, no_bwrap):
+    scripted.reply(DIRECT, GOOD, times=None)
+    path = stub(tmp_path)
+    done = codeteam_run(scripted.base_url, str(path), "--function", "double",
+                        "--pipeline", "direct", "--write", path_env=no_bwrap)
+    assert done.returncode == 2, done.stderr
+    assert "bubblewrap (bwrap) is not installed" in done.stderr
+    assert "nothing was run (no model call)" in done.stderr
+    assert scripted.requests == []
+    assert path.read_text() == STUB
+
+
+def test_without_bwrap_write_needs_write_untested(scripted, tmp_path, no_bwrap):
+    scripted.reply(DIRECT, GOOD, times=None)
+    path = stub(tmp_path)
+    done = codeteam_run(scripted.base_url, str(path), "--function", "double",
+                        "--pipeline", "direct", "--write", "--allow-untested",
+                        path_env=no_bwrap)
+    assert done.returncode == 1, done.stderr
+    assert "return 2 * x" in done.stdout  # printed, untested
+    assert "# not written: no test could run" in done.stderr
+    assert path.read_text() == STUB
+    done = codeteam_run(scripted.base_url, str(path), "--function", "double",
+                        "--pipeline", "direct", "--write", "--write-untested",
+                        path_env=no_bwrap)
+    assert done.returncode == 0, done.stderr
+    assert "return 2 * x" in path.read_text()
+
+
+def test_sandbox_none_runs_without_bwrap(scripted, tmp_path, no_bwrap):
+    scripted.reply(DIRECT, GOOD)
+    done = codeteam_run(scripted.base_url, str(stub(tmp_path)), "--function", "double",
+                        "--pipeline", "direct", path_env=no_bwrap, sandbox="none")
+    assert done.returncode == 0, done.stderr
+    assert "direct: passed" in done.stderr
+
+
+def test_a_set_without_equals_is_not_echoed(tmp_path):
+    done = codeteam_run(None, str(stub(tmp_path)), "--function", "double", "--set", KEY)
+    assert done.returncode != 0 and KEY not in done.stderr
+    assert "--set takes KEY=VALUE" in done.stderr

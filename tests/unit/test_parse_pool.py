@@ -1,0 +1,35 @@
+"""The editor's parse worker process (codeteam.editor.parsing): results and errors come back
+as if the function ran here; without a worker the work runs in a thread."""
+
+import os
+
+import pytest
+
+from codeteam.editor.parsing import ParsePool
+from codeteam.pysource.functions import SourceError, find_functions
+from codeteam.pysource.tolerant import parseable_module
+
+MODULE = "def f(x):\n    return x\n\n\nclass C:\n    def m(self):\n        pass\n"
+
+
+async def test_the_worker_returns_results_and_raises_errors():
+    pool = ParsePool()
+    try:
+        functions = await pool.run(find_functions, MODULE)
+        assert [f.qualname for f in functions] == ["f", "C.m"]
+        assert functions == find_functions(MODULE)
+        pid = await pool.run(os.getpid)
+        assert pid != os.getpid()  # it ran in another process
+        with pytest.raises(SourceError, match="does not parse at line 1") as error:
+            await pool.run(find_functions, "def f(:\n")
+        assert error.value.line == 0
+        readable = await pool.run(parseable_module, MODULE)
+        assert readable.text == MODULE
+    finally:
+        pool.shutdown()
+
+
+async def test_without_a_worker_the_work_runs_in_a_thread(monkeypatch):
+    monkeypatch.setenv("CODETEAM_PARSE_IN_THREAD", "1")
+    pool = ParsePool()
+    assert await pool.run(os.getpid) == os.getpid()
