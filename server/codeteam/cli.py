@@ -42,7 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--diff", action="store_true", help="print a unified diff, not the function")
     run.add_argument("--json", action="store_true", help="print the whole result as JSON")
     run.add_argument("--workspace", type=Path, default=None,
-                     help="folder searched for pytest tests (default: the file's folder)")
+                     help="the project root, where pytest runs the project's tests (default: the "
+                          "nearest folder up with pyproject.toml, setup.cfg, setup.py, "
+                          "pytest.ini, tox.ini or .git)")
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a setting, e.g. --set max_rounds=2 (repeatable)")
 
@@ -97,6 +99,24 @@ def _progress(stage: str) -> None:
 BOM = "\ufeff"
 
 
+async def _with_project_tests(task, path: Path, workspace: Path | None, settings):
+    """The task with the project's pytest tests that call the function (run once to find
+    them); as it was, with the reason on stderr, when the sandbox cannot run them."""
+    from codeteam.documents import with_project_tests
+    from codeteam.execution.models import SandboxUnavailable
+    from codeteam.execution.sandbox import SandboxPolicy
+
+    policy = SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s)
+    try:
+        return await with_project_tests(
+            task, path=path, root=workspace, policy=policy,
+            python=getattr(settings, "python", None) or None, progress=_progress,
+        )
+    except SandboxUnavailable as error:
+        _progress(f"the project's pytest tests were not looked for: {error}")
+        return task
+
+
 async def _run(args: argparse.Namespace) -> int:
     from codeteam.documents import task_for
     from codeteam.llm.client import LLMError
@@ -130,7 +150,7 @@ async def _run(args: argparse.Namespace) -> int:
         return 2
     bom = BOM if raw.startswith(BOM) else ""
     text = raw[len(bom):]
-    workspace = args.workspace or path.resolve().parent
+    workspace = args.workspace
     try:
         # Other top-level code that does not parse (being typed) is left out, line for line.
         readable = parseable_module(text)
@@ -154,6 +174,8 @@ async def _run(args: argparse.Namespace) -> int:
         return 2
 
     pipeline = {"plan-docstring": "plan_docstring"}.get(args.pipeline, args.pipeline)
+    if pipeline != "plan_docstring":
+        task = await _with_project_tests(task, path.resolve(), args.workspace, settings)
     _progress(f"{args.pipeline} on {task.qualname} ({len(task.public_tests)} public tests); "
               f"model: {settings.base_url or 'embedded SmolLM2-135M-Instruct'}")
     try:

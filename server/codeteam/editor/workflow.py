@@ -216,6 +216,8 @@ async def _produce(
         path=Path(path) if path else None,
         workspace_root=ls.workspace_root_for(run.uri) if path else None,
     )
+    if path and name != "plan_docstring":
+        task = await _with_project_tests(ls, run, task, Path(path), on_stage)
     on_stage("starting the model" if settings.uses_embedded_model else "connecting")
     try:
         client = await ls.llm.acquire(settings)
@@ -234,6 +236,24 @@ async def _produce(
     if fallback_note:
         result.notes.insert(0, fallback_note)
     return result
+
+
+async def _with_project_tests(ls, run, task, path: Path, on_stage):
+    """The task with the project's pytest tests that call the function (found by running
+    them); as it was when the sandbox cannot run (the pipeline's tester then says why)."""
+    from codeteam.documents import with_project_tests
+    from codeteam.execution.models import SandboxUnavailable
+    from codeteam.execution.sandbox import SandboxPolicy
+
+    settings = ls.settings
+    policy = SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s)
+    try:
+        return await with_project_tests(
+            task, path=path, root=ls.workspace_root_for(run.uri), policy=policy,
+            python=getattr(settings, "python", None) or None, progress=on_stage,
+        )
+    except SandboxUnavailable:
+        return task
 
 
 async def _current_location(

@@ -184,7 +184,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_collection_finish(session):
     _emit({"event": "collected", "count": len(session.items),
-           "rootdir": str(session.config.rootpath),
+           "rootdir": _relative(os.path.realpath(str(session.config.rootpath))),
            "doctest_modules": bool(session.config.getoption("doctestmodules", False))})
     if _state["spec"].get("mode") == "select":
         _start_counting()
@@ -264,7 +264,6 @@ def pytest_assertrepr_compare(config, op, left, right):
     """Keep the compared values of the test's failing comparison (pytest's output is left as it
     is: returns None)."""
     _state["compare"] = (op, _safe_repr(left), _safe_repr(right))
-    return None
 
 
 # --------------------------------------------------------------------------------------------
