@@ -334,7 +334,7 @@ def _outcome(item, duration: float) -> dict:
     if when in phases:
         report, excinfo, compare = phases[when]
         event.update(_details(report, excinfo, compare, outcome))
-    if outcome in ("skipped", "xfailed", "error") and _state["calls"] == 0:
+    if outcome != "passed" and _state["calls"] == 0:
         event["mentions"] = _mentions(item)
     _state["outcomes"] += 1
     return event

@@ -374,8 +374,9 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
                 selection.lines[nodeid] = event["line"]
             if event.get("doctest"):
                 selection.doctests.append(nodeid)
-        elif outcome in ("skipped", "xfailed", "error", "timeout") and event.get("mentions"):
-            groups.setdefault(_reason(event), []).append(nodeid)
+        elif outcome != "passed" and event.get("mentions"):
+            # names the function but did not reach it: not run, never dropped silently
+            groups.setdefault(_reason(event, target.name), []).append(nodeid)
     if heard.running is not None and heard.running not in heard.outcomes:
         reason = "the selection run ended during this test" + (
             f" (the {policy.timeout_s:g} s limit)" if result.killed else "")
@@ -391,15 +392,17 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
     return selection
 
 
-def _reason(event: dict) -> str:
+def _reason(event: dict, name: str | None = None) -> str:
     outcome = event.get("outcome")
-    message = str(event.get("message") or "").strip()
+    message = " ".join(str(event.get("message") or "").split())
     if outcome == "xfailed":
         return f"xfail: {message}" if message else "xfail"
     if outcome == "skipped":
         return message or "skipped"
     if outcome == "timeout":
         return "timed out on the current code"
+    if outcome in ("failed", "xpassed"):
+        return f"failed before calling {name}: {message}" if message else f"failed before calling {name}"
     when = event.get("when")
     return f"error in {when}: {message}" if message else f"error in {when}"
 
