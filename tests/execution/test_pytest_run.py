@@ -343,3 +343,27 @@ async def test_no_test_file_names_the_function_starts_no_process(tmp_path, monke
     task = task_for(CORE, "add", path=path)
     same = await with_project_tests(task, path=path, root=root, policy=POLICY)
     assert same.public_tests == task.public_tests and same.pytest_target is None
+
+
+async def test_a_candidate_that_forges_results_or_exits_early_does_not_pass(project):
+    """The forging recipe of issue 13: fake outcome lines on the descriptor named in the
+    environment, then ``os._exit(0)``. The plugin took the descriptor out of the environment
+    and moved it; a run without pytest's end-of-run report is an error."""
+    target = _target(project)
+    selection = await select_tests(target, CORE, POLICY)
+    cases = [c for c in selection_cases(selection) if c.skip_reason is None][:3]
+    fake = "".join(
+        '{"event": "outcome", "nodeid": "%s", "outcome": "passed"}\\n' % c.id for c in cases
+    ) + '{"event": "done", "exitstatus": 0, "outcomes": 3}\\n'
+    forging = CORE.replace("    return a + b\n", (
+        "    import os\n"
+        f"    fake = {fake!r}\n"
+        "    fd = os.environ.get('CODETEAM_RESULTS_FD')\n"
+        "    if fd is not None:\n"
+        "        os.write(int(fd), fake.encode())\n"
+        "    os._exit(0)\n"
+    ))
+    report = await run_pytest_tests(target, forging, cases, POLICY, rootdir=selection.rootdir)
+    assert [o.status for o in report.outcomes] != ["passed"] * len(cases), report.outcomes
+    assert all(o.status == "error" for o in report.outcomes), report.outcomes
+    assert "the process died during this test" in report.outcomes[0].message
