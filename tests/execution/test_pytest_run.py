@@ -4,6 +4,7 @@ collects (``pytest --collect-only -q``)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -352,9 +353,9 @@ async def test_a_candidate_that_forges_results_or_exits_early_does_not_pass(proj
     target = _target(project)
     selection = await select_tests(target, CORE, POLICY)
     cases = [c for c in selection_cases(selection) if c.skip_reason is None][:3]
-    fake = "".join(
-        '{"event": "outcome", "nodeid": "%s", "outcome": "passed"}\\n' % c.id for c in cases
-    ) + '{"event": "done", "exitstatus": 0, "outcomes": 3}\\n'
+    lines = [{"event": "outcome", "nodeid": c.id, "outcome": "passed"} for c in cases]
+    lines.append({"event": "done", "exitstatus": 0, "outcomes": len(cases)})
+    fake = "".join(json.dumps(line) + "\n" for line in lines)
     forging = CORE.replace("    return a + b\n", (
         "    import os\n"
         f"    fake = {fake!r}\n"
