@@ -320,6 +320,10 @@ def _run_problem(result: ProcessResult, heard: _Heard, policy: SandboxPolicy) ->
 # Selection
 
 _selection_cache: dict[tuple, Selection] = {}
+_reusable: dict[tuple, tuple[tuple, _Heard, ProcessResult]] = {}
+"""The selection runs' outcomes, per (project, function, interpreter, text): a candidate run
+on exactly that text (a review of the function as it is) uses them instead of running pytest
+again, while the test files are unchanged."""
 _CACHE_SIZE = 64
 
 
@@ -389,6 +393,9 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
         _selection_cache.pop(next(iter(_selection_cache)))
     if not result.killed:
         _selection_cache[key] = selection
+        _reusable[key[:-1]] = (key, heard, result)
+        while len(_reusable) > _CACHE_SIZE:
+            _reusable.pop(next(iter(_reusable)))
     return selection
 
 
@@ -462,9 +469,13 @@ async def run_pytest_tests(
     args = list(files)
     if moved:  # the same rootdir as the selection's, so that the node ids are the same
         args = ["--rootdir", os.path.join(target.root, rootdir), *args]
-    spec = _spec(target, "run", policy, keep=[t.id for t in runnable])
-    result = await _pytest(target, args, spec, policy, text)
-    heard = _read(result.results)
+    reused = await asyncio.to_thread(_reuse, target, text, runnable, policy)
+    if reused is not None:
+        heard, result = reused
+    else:
+        spec = _spec(target, "run", policy, keep=[t.id for t in runnable])
+        result = await _pytest(target, args, spec, policy, text)
+        heard = _read(result.results)
     problem = _run_problem(result, heard, policy)
     ran = {t.id: _outcome(t, heard, result, policy, problem, target, function_start,
                           function_lines) for t in runnable}
@@ -478,6 +489,30 @@ async def run_pytest_tests(
         output=_output_tail(result),
         seconds=result.seconds,
     )
+
+
+def _reuse(
+    target: PytestTarget, text: str, tests: list[TestCase], policy: SandboxPolicy
+) -> tuple[_Heard, ProcessResult] | None:
+    """The selection run's report and process result when it ran ``tests`` on this very text,
+    the test and conftest.py files have not changed since, and each test stayed within this
+    run's per-test limit (and all of them within its whole-run limit); else None."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    partial = (target.root, target.module, target.qualname, target.python, digest)
+    found = _reusable.get(partial)
+    if found is None:
+        return None
+    key, heard, result = found
+    files, conftests = candidate_files(Path(target.root), target.name)
+    if _cache_key(target, text, files, conftests) != key or heard.done is None:
+        return None
+    limit = min(policy.per_test_timeout_s, policy.timeout_s)
+    events = [heard.outcomes.get(test.id) for test in tests]
+    if any(event is None or float(event.get("duration") or 0) >= limit for event in events):
+        return None
+    if sum(float(event.get("duration") or 0) for event in events) >= policy.timeout_s:
+        return None
+    return heard, result
 
 
 def _not_run(test: TestCase) -> TestOutcome:
