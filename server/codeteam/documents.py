@@ -5,6 +5,7 @@ them in the sandbox, see :mod:`codeteam.execution.pytest_run`)."""
 
 from __future__ import annotations
 
+import asyncio
 import keyword
 import sys
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from codeteam.execution.discovery import doctest_cases
 from codeteam.execution.models import TestCase
 from codeteam.execution.pytest_run import (
     candidate_files,
+    runs_doctests,
     select_tests,
     selection_cases,
     target_for,
@@ -77,7 +79,6 @@ def task_for(
 
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini", ".git")
-_INI_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
 
 
 def project_root(path: Path) -> Path:
@@ -118,19 +119,6 @@ def project_python(root: Path, configured: str | None = None) -> str:
     return sys.executable
 
 
-def _runs_doctests(root: Path) -> bool:
-    """Whether an ini file of the project names ``--doctest-modules`` (pytest itself decides
-    what it collects; this only says whether the function's file is worth a pytest run when no
-    test file names the function)."""
-    for name in _INI_FILES:
-        try:
-            if "doctest-modules" in (root / name).read_text(encoding="utf-8", errors="replace"):
-                return True
-        except OSError:
-            continue
-    return False
-
-
 async def with_project_tests(
     task: Task,
     *,
@@ -155,8 +143,8 @@ async def with_project_tests(
     root = (root or project_root(path)).resolve()
     if not path.is_relative_to(root):
         root = project_root(path)
-    files, _ = candidate_files(root, task.name)
-    if not files and not _runs_doctests(root):
+    found = await asyncio.to_thread(candidate_files, root, task.name)
+    if not found.tests and not runs_doctests(root):
         return task
     if progress is not None:
         progress("tester: selecting the project's tests")

@@ -153,6 +153,9 @@ FILES = {
             assert add(1, 1) == 2
         """,
     "tests/test_unrelated.py": "def test_other():\n    assert True\n",
+    # names only a caller of add (join): found through the caller, selected by running it
+    "tests/test_join_only.py": "from pkg import join\n\n\ndef test_join_only():\n"
+                               "    assert join([3]) == '3'\n",
 }
 
 CALLING = {
@@ -168,6 +171,7 @@ CALLING = {
     "tests/test_core.py::test_through_another_function",
     "tests/test_core.py::TestWithSetup::test_method",
     "tests/test_core.py::AddCase::test_unittest",
+    "tests/test_join_only.py::test_join_only",
 }
 
 
@@ -217,7 +221,8 @@ async def test_selection_is_the_tests_that_call_the_function(project):
     assert "tests/test_core.py::test_never_calls_it" in pytest_ids
     assert "tests/test_core.py::test_never_calls_it" not in selection.selected
     assert "tests/test_unrelated.py::test_other" in pytest_ids
-    assert selection.searched == ["tests/test_broken.py", "tests/test_core.py"]
+    assert selection.searched == [
+        "tests/test_broken.py", "tests/test_core.py", "tests/test_join_only.py"]
     # addopts honoured: -m 'not slow' deselects test_slow, as in the project's own run
     assert "tests/test_core.py::test_slow" not in selection.selected
     reasons = {group.reason: group.node_ids for group in selection.not_run}
@@ -331,7 +336,8 @@ async def test_a_plugin_in_addopts_missing_from_the_interpreter_is_not_run(tmp_p
 
 async def test_no_test_file_names_the_function_starts_no_process(tmp_path, monkeypatch):
     tmp_path.chmod(0o755)
-    files = {k: v for k, v in FILES.items() if not k.startswith("tests/test_core")}
+    files = {k: v for k, v in FILES.items()
+             if not k.startswith(("tests/test_core", "tests/test_join"))}
     files.pop("tests/test_broken.py")
     root = make_project(tmp_path / "proj", files)
     from codeteam.execution import pytest_run

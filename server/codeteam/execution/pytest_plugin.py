@@ -9,8 +9,8 @@ spec (a JSON file in the run's files folder, ``$CODETEAM_FILES_DIR``) says:
   it) or ``"run"`` (run the tests in ``keep`` only; the others are deselected);
 - ``target``: ``module`` (dotted), ``qualname``, ``file`` (path relative to the project root),
   ``firstlineno`` (1-based line of its first decorator or ``def``), ``name``;
-- ``keep``: node ids to run (``"run"``), ``only_doctest_of``: the target file was added to the
-  arguments by codeteam, so of its items only the target's own doctest is kept;
+- ``keep``: node ids to run (``"run"``); ``doctest_files``: source files (relative to the
+  project root) added to the arguments by codeteam: only their doctests are kept;
 - ``test_timeout``: seconds per test (setup, call and teardown together): ``SIGALRM`` raises
   :class:`CodeteamTestTimeout` in the test; a test stuck in C code is ended by faulthandler's
   watchdog 2 s later (the whole run ends; the runner reports it).
@@ -163,17 +163,14 @@ def _is_doctest(item) -> bool:
 
 def pytest_collection_modifyitems(session, config, items):
     spec = _state["spec"]
-    target = spec.get("target") or {}
     keep = _state["keep"]
-    target_abs = _state["target_abs"]
-    doctest_name = f"{target.get('module')}.{target.get('qualname')}"
+    root = _state["root"]
+    doctest_only = {os.path.join(root, path) for path in spec.get("doctest_files") or []}
     chosen, dropped = [], []
     for item in items:
-        in_target = target_abs and os.path.realpath(str(item.path)) == target_abs
-        if in_target and spec.get("only_doctest_of"):
-            ok = _is_doctest(item) and item.name == doctest_name
-        else:
-            ok = True
+        ok = True
+        if doctest_only and os.path.realpath(str(item.path)) in doctest_only:
+            ok = _is_doctest(item)  # a source file: only its doctests
         if ok and keep is not None:
             ok = item.nodeid in keep
         (chosen if ok else dropped).append(item)
@@ -330,7 +327,9 @@ def _outcome(item, duration: float) -> dict:
     event = {"event": "outcome", "nodeid": item.nodeid, "outcome": outcome, "when": when,
              "duration": round(duration, 6), "calls": _state["calls"],
              "file": _relative(os.path.realpath(str(item.path))), "line": item.location[1],
-             "doctest": _is_doctest(item)}
+             "doctest": _is_doctest(item), "own_doctest": _is_doctest(item) and item.name == (
+                 f"{(_state['spec'].get('target') or {}).get('module')}."
+                 f"{(_state['spec'].get('target') or {}).get('qualname')}")}
     if when in phases:
         report, excinfo, compare = phases[when]
         event.update(_details(report, excinfo, compare, outcome))

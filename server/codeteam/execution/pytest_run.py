@@ -23,6 +23,7 @@ project's own run.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import hashlib
 import json
@@ -118,13 +119,17 @@ class Selection(BaseModel):
 # Which files
 
 
-def candidate_files(root: Path, name: str) -> tuple[list[Path], list[Path]]:
-    """The test files under ``root`` (``test_*.py``, ``*_test.py``; not in dot folders,
-    virtualenvs or :data:`SKIPPED_DIRS`) whose text names ``name`` (as a word), and every
-    ``conftest.py`` seen; both sorted."""
-    word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
-    found: list[Path] = []
-    conftests: list[Path] = []
+@dataclass
+class Candidates:
+    """Where to look for the tests of a function (see :func:`candidate_files`)."""
+
+    tests: list[Path]
+    conftests: list[Path]
+    sources: list[Path]
+    names: list[str]
+
+
+def _python_files(root: Path):
     seen = 0
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(
@@ -132,22 +137,107 @@ def candidate_files(root: Path, name: str) -> tuple[list[Path], list[Path]]:
             if not d.startswith(".") and d not in SKIPPED_DIRS
             and not os.path.isfile(os.path.join(folder, d, "pyvenv.cfg"))
         )  # fmt: skip
-        for file in files:
-            seen += 1
-            if file == "conftest.py":
-                conftests.append(Path(folder, file))
-            elif _TEST_FILE.match(file):
-                path = Path(folder, file)
-                try:
-                    if path.stat().st_size > MAX_TEST_FILE_BYTES:
-                        continue
-                    if word.search(path.read_bytes()):
-                        found.append(path)
-                except OSError:
-                    continue
+        for file in sorted(files):
+            if file.endswith(".py"):
+                seen += 1
+                yield Path(folder, file)
         if seen > MAX_FILES:
+            return
+
+
+def _words(names) -> re.Pattern[bytes]:
+    return re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b")
+
+
+def _file_bytes(path: Path) -> bytes:
+    try:
+        if path.stat().st_size > MAX_TEST_FILE_BYTES:
+            return b""
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def _callers(tree: ast.AST, names: set[str]) -> set[str]:
+    """Names of the functions in ``tree`` whose bodies name one of ``names``."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name not in names:
+            for inner in ast.walk(node):
+                if (isinstance(inner, ast.Name) and inner.id in names) or (
+                    isinstance(inner, ast.Attribute) and inner.attr in names
+                ):
+                    found.add(node.name)
+                    break
+    return found
+
+
+def candidate_files(root: Path, name: str) -> Candidates:
+    """Where the tests of function ``name`` may be, found cheaply (no code run): the project's
+    functions that call it, directly or through up to :data:`CALLER_DEPTH` others (read with
+    ast from the non-test ``.py`` files that name it), then the test files (``test_*.py``,
+    ``*_test.py``) that name the function or one of those callers, every ``conftest.py``, and
+    the source files holding a caller (their doctests may call it). Dot folders, virtualenvs
+    and :data:`SKIPPED_DIRS` are not searched. Which of those tests call the function is then
+    decided by running them (:func:`select_tests`)."""
+    tests: list[Path] = []
+    conftests: list[Path] = []
+    sources: list[Path] = []
+    for path in _python_files(root):
+        if path.name == "conftest.py":
+            conftests.append(path)
+        elif _TEST_FILE.match(path.name):
+            tests.append(path)
+        else:
+            sources.append(path)
+    names = {name}
+    frontier = {name}
+    holding: set[Path] = set()
+    trees: dict[Path, ast.AST | None] = {}
+    for _ in range(CALLER_DEPTH):
+        pattern = _words(frontier)
+        new: set[str] = set()
+        for path in sources:
+            text = _file_bytes(path)
+            if not pattern.search(text):
+                continue
+            if path not in trees:
+                try:
+                    trees[path] = ast.parse(text)
+                except (SyntaxError, ValueError):
+                    trees[path] = None
+            tree = trees[path]
+            if tree is None:
+                continue
+            callers = _callers(tree, frontier) - names
+            if callers or path.stem != "__init__":
+                holding.add(path)
+            new |= callers
+        frontier = new - names
+        names |= new
+        if not frontier or len(names) >= MAX_CALLER_NAMES:
             break
-    return sorted(found), sorted(conftests)
+    pattern = _words(names)
+    found = [path for path in tests if pattern.search(_file_bytes(path))]
+    return Candidates(tests=sorted(found), conftests=sorted(conftests),
+                      sources=sorted(holding), names=sorted(names))
+
+
+CALLER_DEPTH = 3
+"""How many calls away from the function a caller may be, for choosing test files."""
+MAX_CALLER_NAMES = 40
+
+
+def runs_doctests(root: Path) -> bool:
+    """Whether an ini file of the project names ``--doctest-modules`` (pytest itself decides
+    what it collects; this only says whether source files are worth giving it)."""
+    for name in ("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"):
+        try:
+            if "doctest-modules" in (root / name).read_text(encoding="utf-8", errors="replace"):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def hidden_paths(root: Path, keep: list[str]) -> list[str]:
@@ -343,16 +433,22 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
     content (the document as it is; the function may be a stub: a call is counted when the
     function is entered, whatever it then does). Raises
     :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
-    files, conftests = await asyncio.to_thread(candidate_files, Path(target.root), target.name)
+    found = await asyncio.to_thread(candidate_files, Path(target.root), target.name)
+    files, conftests = found.tests, found.conftests
     key = _cache_key(target, text, files, conftests)
     if key in _selection_cache:
         return _selection_cache[key]
     started = time.monotonic()
     args = [os.path.relpath(path, target.root) for path in files]
-    # The function's own file too: pytest collects its doctest when the project runs doctests
-    # (--doctest-modules); the plugin drops every other item of that file.
-    args.append(target.relative_path)
-    spec = _spec(target, "select", policy, only_doctest_of=True)
+    # The function's own file and its callers' too, when the project runs doctests
+    # (--doctest-modules): pytest collects their doctests; the plugin keeps only doctests of
+    # these files.
+    sources = [target.relative_path]
+    if await asyncio.to_thread(runs_doctests, Path(target.root)):
+        sources += [os.path.relpath(p, target.root) for p in found.sources]
+    sources = [p for p in dict.fromkeys(sources) if p not in args]
+    args += sources
+    spec = _spec(target, "select", policy, doctest_files=sources)
     result = await _pytest(target, args, spec, policy, text)
     heard = _read(result.results)
     selection = Selection(searched=[os.path.relpath(p, target.root) for p in files],
@@ -376,7 +472,7 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
             selection.files[nodeid] = str(event.get("file") or "")
             if isinstance(event.get("line"), int):
                 selection.lines[nodeid] = event["line"]
-            if event.get("doctest"):
+            if event.get("own_doctest"):
                 selection.doctests.append(nodeid)
         elif outcome != "passed" and event.get("mentions"):
             # names the function but did not reach it: not run, never dropped silently
@@ -503,8 +599,8 @@ def _reuse(
     if found is None:
         return None
     key, heard, result = found
-    files, conftests = candidate_files(Path(target.root), target.name)
-    if _cache_key(target, text, files, conftests) != key or heard.done is None:
+    found = candidate_files(Path(target.root), target.name)
+    if _cache_key(target, text, found.tests, found.conftests) != key or heard.done is None:
         return None
     limit = min(policy.per_test_timeout_s, policy.timeout_s)
     events = [heard.outcomes.get(test.id) for test in tests]
