@@ -374,3 +374,32 @@ async def test_a_candidate_that_forges_results_or_exits_early_does_not_pass(proj
     assert [o.status for o in report.outcomes] != ["passed"] * len(cases), report.outcomes
     assert all(o.status == "error" for o in report.outcomes), report.outcomes
     assert "the process died during this test" in report.outcomes[0].message
+
+
+async def test_a_test_that_ends_the_process_does_not_hide_the_tests_after_it(tmp_path):
+    tmp_path.chmod(0o755)
+    root = make_project(tmp_path / "proj", {
+        "pyproject.toml": "[project]\nname = 'calc'\n",
+        "calc.py": "def double(x):\n    return 2 * x\n",
+        "test_calc.py": """\
+            import os
+            from calc import double
+
+            def test_before():
+                assert double(1) == 2
+
+            def test_exits():
+                double(2)
+                os._exit(3)
+
+            def test_after():
+                assert double(3) == 6
+            """,
+    })
+    path = root / "calc.py"
+    target = target_for(root, path, "calc", "double", 0, None)
+    selection = await select_tests(target, path.read_text(), POLICY)
+    assert selection.selected == ["test_calc.py::test_before", "test_calc.py::test_after"]
+    assert [(g.reason, g.node_ids) for g in selection.not_run] == [
+        ("the pytest process ended during this test", ["test_calc.py::test_exits"])]
+    assert set(selection.selected) | {"test_calc.py::test_exits"} == collected(root)

@@ -182,7 +182,9 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_collection_finish(session):
     _emit({"event": "collected", "count": len(session.items),
            "rootdir": _relative(os.path.realpath(str(session.config.rootpath))),
-           "doctest_modules": bool(session.config.getoption("doctestmodules", False))})
+           "doctest_modules": bool(session.config.getoption("doctestmodules", False)),
+           "items": [item.nodeid for item in session.items]
+           if _state["spec"].get("mode") == "select" else None})
     if _state["spec"].get("mode") == "select":
         _start_counting()
 

@@ -315,6 +315,7 @@ class _Heard:
     order: list[str] = field(default_factory=list)
     running: str | None = None
     done: dict | None = None
+    items: list[str] = field(default_factory=list)
 
 
 def _read(results: str) -> _Heard:
@@ -333,6 +334,8 @@ def _read(results: str) -> _Heard:
             heard.collected = True
             heard.rootdir = event.get("rootdir")
             heard.doctest_modules = bool(event.get("doctest_modules"))
+            if isinstance(event.get("items"), list):
+                heard.items = [str(item) for item in event["items"]]
         elif kind == "start":
             heard.running = str(event.get("nodeid"))
         elif kind == "outcome":
@@ -409,6 +412,9 @@ def _run_problem(result: ProcessResult, heard: _Heard, policy: SandboxPolicy) ->
 # --------------------------------------------------------------------------------------------
 # Selection
 
+SELECTION_RESUMES = 3
+"""Times the selection run is started again, after the tests already reported, when its
+process ended during a test (that test is then "not run")."""
 _selection_cache: dict[tuple, Selection] = {}
 _reusable: dict[tuple, tuple[tuple, _Heard, ProcessResult]] = {}
 """The selection runs' outcomes, per (project, function, interpreter, text): a candidate run
@@ -451,6 +457,23 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
     spec = _spec(target, "select", policy, doctest_files=sources)
     result = await _pytest(target, args, spec, policy, text)
     heard = _read(result.results)
+    ended: list[str] = []  # tests during which the process ended (a crash, os._exit, C code)
+    for _ in range(SELECTION_RESUMES):
+        if heard.done is not None or not heard.collected or result.killed:
+            break
+        if heard.running is not None and heard.running not in heard.outcomes:
+            ended.append(heard.running)
+        rest = [i for i in heard.items if i not in heard.outcomes and i not in ended]
+        if not rest:
+            break
+        spec = _spec(target, "select", policy, doctest_files=sources, keep=rest)
+        result = await _pytest(target, args, spec, policy, text)
+        more = _read(result.results)
+        for nodeid in more.order:
+            heard.outcomes[nodeid] = more.outcomes[nodeid]
+            heard.order.append(nodeid)
+        heard.running, heard.done = more.running, more.done
+        heard.collected = more.collected
     selection = Selection(searched=[os.path.relpath(p, target.root) for p in files],
                           rootdir=heard.rootdir, seconds=time.monotonic() - started)
     selection.problem = _run_problem(result, heard, policy)
@@ -478,9 +501,12 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
             # names the function but did not reach it: not run, never dropped silently
             groups.setdefault(_reason(event, target.name), []).append(nodeid)
     if heard.running is not None and heard.running not in heard.outcomes:
-        reason = "the selection run ended during this test" + (
-            f" (the {policy.timeout_s:g} s limit)" if result.killed else "")
-        groups.setdefault(reason, []).append(heard.running)
+        ended.append(heard.running)
+    for nodeid in dict.fromkeys(ended):
+        reason = "the pytest process ended during this test" + (
+            f" (the {policy.timeout_s:g} s limit)" if result.killed and nodeid == heard.running
+            else "")
+        groups.setdefault(reason, []).append(nodeid)
     selection.not_run = [NotRun(reason=r, node_ids=ids) for r, ids in groups.items()]
     if selection.problem is None and result.killed:
         selection.problem = (f"the selection run hit its {policy.timeout_s:g} s limit; the "
