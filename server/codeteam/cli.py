@@ -42,9 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--diff", action="store_true", help="print a unified diff, not the function")
     run.add_argument("--json", action="store_true", help="print the whole result as JSON")
     run.add_argument("--workspace", type=Path, default=None,
-                     help="the project root, where pytest runs the project's tests (default: the "
-                          "nearest folder up with pyproject.toml, setup.cfg, setup.py, "
-                          "pytest.ini, tox.ini or .git)")
+                     help="the project root, searched for pytest tests (default: the nearest "
+                     "folder up from FILE with pyproject.toml, setup.cfg, setup.py, pytest.ini, "
+                     "tox.ini or .git)")
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override a setting, e.g. --set max_rounds=2 (repeatable)")
 
@@ -110,7 +110,7 @@ async def _with_project_tests(task, path: Path, workspace: Path | None, settings
     try:
         return await with_project_tests(
             task, path=path, root=workspace, policy=policy,
-            python=getattr(settings, "python", None) or None, progress=_progress,
+            python=settings.python or None, progress=_progress,
         )
     except SandboxUnavailable as error:
         _progress(f"the project's pytest tests were not looked for: {error}")
@@ -123,6 +123,7 @@ async def _run(args: argparse.Namespace) -> int:
     from codeteam.llm.embedded import EmbeddedModelError, shared_embedded_model
     from codeteam.llm.provider import client_for
     from codeteam.pipelines.runner import run_pipeline
+    from codeteam.project import project_for
     from codeteam.pysource.functions import (
         AmbiguousFunction,
         FunctionNotFound,
@@ -150,13 +151,17 @@ async def _run(args: argparse.Namespace) -> int:
         return 2
     bom = BOM if raw.startswith(BOM) else ""
     text = raw[len(bom):]
-    workspace = args.workspace
+    workspace = args.workspace or path.resolve().parent
+    project = project_for(path, args.workspace, settings.python)
+    for note in project.notes:  # the python setting unusable, no pytest there: said once
+        print(f"codeteam: {note}", file=sys.stderr)
     try:
         # Other top-level code that does not parse (being typed) is left out, line for line.
         readable = parseable_module(text)
         task = task_for(
-            readable.text, args.function, path=path.resolve(), workspace_root=workspace
-        )
+            readable.text, args.function, path=path.resolve(), workspace_root=workspace,
+            project=project,
+        )  # fmt: skip
     except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
         hint = ""
         block = None
@@ -176,6 +181,8 @@ async def _run(args: argparse.Namespace) -> int:
     pipeline = {"plan-docstring": "plan_docstring"}.get(args.pipeline, args.pipeline)
     if pipeline != "plan_docstring":
         task = await _with_project_tests(task, path.resolve(), args.workspace, settings)
+    if not project.lone:
+        _progress(f"testing {project.module} in the project {project.root} with {project.python}")
     _progress(f"{args.pipeline} on {task.qualname} ({len(task.public_tests)} public tests); "
               f"model: {settings.base_url or 'embedded SmolLM2-135M-Instruct'}")
     try:

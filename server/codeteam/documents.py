@@ -6,8 +6,6 @@ them in the sandbox, see :mod:`codeteam.execution.pytest_run`)."""
 from __future__ import annotations
 
 import asyncio
-import keyword
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,16 +19,18 @@ from codeteam.execution.pytest_run import (
     target_for,
 )
 from codeteam.execution.sandbox import SandboxPolicy
+from codeteam.project import Project, lone_module_name, project_for
 from codeteam.pysource.functions import FunctionInfo, locate
 from codeteam.task import Task
 
 
-def module_name_for(path: Path | None) -> str:
-    """The importable name the module gets in the sandbox: its file stem when that is an
-    identifier and not a keyword (so tests' ``from stem import f`` work), else ``solution``."""
-    if path is not None and path.stem.isidentifier() and not keyword.iskeyword(path.stem):
-        return path.stem
-    return "solution"
+def module_name_for(path: Path | None, project: Project | None = None) -> str:
+    """The importable name the module gets in the sandbox: the dotted name within its
+    ``project`` (``pkg.sub.mod``); for a lone module its file stem when that is an identifier
+    and not a keyword (so tests' ``from stem import f`` work), else ``solution``."""
+    if project is not None and not project.lone:
+        return project.module
+    return lone_module_name(path)
 
 
 def public_tests(
@@ -57,10 +57,13 @@ def task_for(
     info: FunctionInfo | None = None,
     path: Path | None = None,
     workspace_root: Path | None = None,
+    project: Project | None = None,
 ) -> Task:
     """The task for function ``qualname`` (or the already located ``info``) in ``source``.
 
-    ``source`` may have CRLF line endings; the task's text is LF. Raises
+    ``project`` (:func:`~codeteam.project.project_for` of ``path``) is where the module lives:
+    the task is tested there and pytest tests are searched under its root (else under
+    ``workspace_root``). ``source`` may have CRLF line endings; the task's text is LF. Raises
     :class:`~codeteam.pysource.functions.FunctionNotFound`,
     :class:`~codeteam.pysource.functions.AmbiguousFunction` or
     :class:`~codeteam.pysource.functions.SourceError`.
@@ -70,53 +73,15 @@ def task_for(
         if qualname is None:
             raise ValueError("give qualname or info")
         info = locate(text, qualname)
+    if project is not None and not project.lone:
+        workspace_root = Path(project.root)
     return Task.from_info(
         text,
         info,
-        module_name=module_name_for(path),
+        module_name=module_name_for(path, project),
         public_tests=public_tests(text, info, path=path, workspace_root=workspace_root),
+        project=project,
     )
-
-
-PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini", ".git")
-
-
-def project_root(path: Path) -> Path:
-    """The nearest folder at or above ``path``'s folder holding one of
-    :data:`PROJECT_MARKERS`; else ``path``'s folder."""
-    folder = path.resolve().parent
-    for candidate in (folder, *folder.parents):
-        if any((candidate / marker).exists() for marker in PROJECT_MARKERS):
-            return candidate
-    return folder
-
-
-def dotted_module(path: Path, root: Path) -> str:
-    """``path``'s module name as imported from its package (``pkg.sub.mod`` for
-    ``src/pkg/sub/mod.py`` when ``pkg`` and ``sub`` hold ``__init__.py``), not above
-    ``root``."""
-    path = path.resolve()
-    parts = [] if path.stem == "__init__" else [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").exists() and folder != root.parent:
-        parts.insert(0, folder.name)
-        if folder == root:
-            break
-        folder = folder.parent
-    return ".".join(parts) or path.stem
-
-
-def project_python(root: Path, configured: str | None = None) -> str:
-    """The interpreter that runs the project's tests: ``configured`` (the ``python``
-    setting), else the project's ``.venv``/``venv`` interpreter, else the one running
-    codeteam."""
-    if configured:
-        return configured
-    for name in (".venv", "venv"):
-        candidate = root / name / "bin" / "python"
-        if candidate.exists():
-            return str(candidate)
-    return sys.executable
 
 
 async def with_project_tests(
@@ -135,22 +100,29 @@ async def with_project_tests(
     uses ``--doctest-modules``), that pytest test replaces the stdlib docstring examples, so
     the verdict is the project's own. Unchanged when ``path`` is None (an unsaved document),
     or when no test file names the function and the project does not run doctests (no
-    process started). ``root``: the project root (default :func:`project_root`). Raises
+    process started). The project is ``task.project`` (else :func:`~codeteam.project.project_for`
+    of ``path``, ``root`` and ``python``); a lone module's folder (or ``root``) is searched as
+    its project. Raises
     :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
     if path is None:
         return task
     path = path.resolve()
-    root = (root or project_root(path)).resolve()
-    if not path.is_relative_to(root):
-        root = project_root(path)
+    project = task.project
+    if project is None or (root is not None and Path(project.root) != Path(root).resolve()):
+        project = await asyncio.to_thread(project_for, path, root, python)
+    if project.lone:  # no project around the file: its folder, as a workspace of old
+        project = project.model_copy(update={"root": str(Path(root or path.parent).resolve())})
+    root = Path(project.root)
     found = await asyncio.to_thread(candidate_files, root, task.name)
     if not found.tests and not runs_doctests(root):
         return task
     if progress is not None:
         progress("tester: selecting the project's tests")
-    interpreter = project_python(root, python)
-    target = target_for(root, path, dotted_module(path, root), task.qualname,
-                        task.start_line, interpreter)
+    target = await asyncio.to_thread(
+        target_for, root, path, project.module, task.qualname, task.start_line, project.python,
+        extra_ro=project.read_only_paths() or None, hidden=project.hidden if not project.lone
+        else None,
+    )
     selection_policy = policy.model_copy(update={
         "timeout_s": max(policy.timeout_s, SELECTION_TIMEOUT_S),
         "cpu_s": max(policy.cpu_s, int(SELECTION_TIMEOUT_S)),

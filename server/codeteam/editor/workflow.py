@@ -69,6 +69,10 @@ APPLY_ATTEMPTS = 3
 
 KEPT = 'The result is kept: run "codeteam: Show transcript" (codeteam.transcript).'
 
+_SHOWN_NOTES: set[str] = set()
+"""Project notes (the python setting unusable, no pytest in the interpreter) already shown:
+each is shown once per server."""
+
 
 class RunFailed(Exception):
     """The run could not start (model missing, endpoint refused); the message is for the user."""
@@ -200,6 +204,7 @@ async def _produce(
     from codeteam.llm.client import LLMError
     from codeteam.llm.embedded import EmbeddedModelError
     from codeteam.pipelines.runner import PIPELINES, run_pipeline
+    from codeteam.project import project_for
 
     settings = ls.settings
     name = run.action.pipeline or settings.generate_pipeline
@@ -209,12 +214,22 @@ async def _produce(
         name = "team"
     path = to_fs_path(run.uri) if run.uri.startswith("file:") else None
     on_stage("collecting the public tests")
+    project = None
+    if path:  # the workspace folder holding the file is its project root; else found
+        project = await asyncio.to_thread(
+            project_for, path, ls.workspace_root_for(run.uri, fallback=False), settings.python
+        )
+        for note in project.notes:  # an unusable python setting, no pytest: said once
+            if note not in _SHOWN_NOTES:
+                _SHOWN_NOTES.add(note)
+                ls.show(f"codeteam: {note}", types.MessageType.Warning)
     task = await asyncio.to_thread(
         task_for,
         readable.text,
         info=info,
         path=Path(path) if path else None,
         workspace_root=ls.workspace_root_for(run.uri) if path else None,
+        project=project,
     )
     if path and name != "plan_docstring":
         task = await _with_project_tests(ls, run, task, Path(path), on_stage)
@@ -249,8 +264,8 @@ async def _with_project_tests(ls, run, task, path: Path, on_stage):
     policy = SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s)
     try:
         return await with_project_tests(
-            task, path=path, root=ls.workspace_root_for(run.uri), policy=policy,
-            python=getattr(settings, "python", None) or None, progress=on_stage,
+            task, path=path, root=None, policy=policy,  # task.project says where
+            python=settings.python or None, progress=on_stage,
         )
     except SandboxUnavailable:
         return task

@@ -279,12 +279,21 @@ def interpreter_dirs(python: str) -> tuple[str, ...]:
 
 
 def target_for(
-    root: Path, path: Path, module: str, qualname: str, first_line: int, python: str | None
+    root: Path,
+    path: Path,
+    module: str,
+    qualname: str,
+    first_line: int,
+    python: str | None,
+    *,
+    extra_ro: list[str] | None = None,
+    hidden: list[str] | None = None,
 ) -> PytestTarget:
-    """A :class:`PytestTarget` with the interpreter's folders and the hidden paths filled in
-    (``python`` default: the one running codeteam)."""
+    """A :class:`PytestTarget` (``python`` default: the one running codeteam). ``extra_ro``
+    (default: the interpreter's prefix and site-packages, asked once) and ``hidden`` (default:
+    the root's dot entries, :func:`hidden_paths`) come from the project layer when known."""
     python = python or sys.executable
-    extra = list(interpreter_dirs(python))
+    extra = list(extra_ro) if extra_ro is not None else list(interpreter_dirs(python))
     root_text = os.path.realpath(root)
     return PytestTarget(
         root=root_text,
@@ -295,7 +304,7 @@ def target_for(
         first_line=first_line,
         python=python,
         extra_ro=extra,
-        hidden=hidden_paths(Path(root_text), [python, *extra]),
+        hidden=hidden if hidden is not None else hidden_paths(Path(root_text), [python, *extra]),
     )
 
 
