@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from codeteam.documents import dotted_module, task_for, with_project_tests
+from codeteam.documents import task_for, with_project_tests
 from codeteam.execution.pytest_run import (
     run_pytest_tests,
     select_tests,
@@ -20,6 +20,7 @@ from codeteam.execution.pytest_run import (
     target_for,
 )
 from codeteam.execution.sandbox import SandboxPolicy
+from codeteam.project import project_for
 from codeteam.pysource.functions import locate
 
 pytestmark = pytest.mark.sandbox
@@ -206,7 +207,10 @@ def project(tmp_path_factory) -> Path:
 def _target(root: Path, text: str | None = None, qualname: str = "add"):
     path = root / "src/pkg/core.py"
     info = locate(text or path.read_text(), qualname)
-    return target_for(root, path, dotted_module(path, root), qualname, info.start_line, None)
+    project = project_for(path)
+    assert Path(project.root) == root
+    return target_for(root, path, project.module, qualname, info.start_line, project.python,
+                      extra_ro=project.read_only_paths(), hidden=project.hidden)
 
 
 async def test_selection_is_the_tests_that_call_the_function(project):
