@@ -121,7 +121,7 @@ async def with_project_tests(
     target = await asyncio.to_thread(
         target_for, root, path, project.module, task.qualname, task.start_line, project.python,
         extra_ro=project.read_only_paths() or None, hidden=project.hidden if not project.lone
-        else None,
+        else None, import_root=project.import_root,
     )
     selection_policy = policy.model_copy(update={
         "timeout_s": max(policy.timeout_s, SELECTION_TIMEOUT_S),

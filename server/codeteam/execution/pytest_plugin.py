@@ -222,6 +222,10 @@ def _start_counting() -> None:
     target = _state["spec"].get("target") or {}
     code = _target_code()
     _state["code"] = code
+    module = sys.modules.get(target.get("module") or "")
+    where = getattr(module, "__file__", None)
+    if where and os.path.realpath(where) != _state["target_abs"]:
+        _emit({"event": "elsewhere", "module": target.get("module"), "file": where})
     monitoring = getattr(sys, "monitoring", None)
     if code is not None and monitoring is not None:
         for tool in range(5, 0, -1):
@@ -434,9 +438,17 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 LAUNCHER = """\
-import os, sys
+import json, os, sys
 files = os.environ["CODETEAM_FILES_DIR"]
 sys.path.append(files)
+try:
+    with open(os.path.join(files, "_codeteam_pytest_spec.json"), encoding="utf-8") as handle:
+        import_root = json.load(handle).get("import_root")
+except (OSError, ValueError):
+    import_root = None
+if import_root:  # the project's own source first (a src/ layout; over an installed copy)
+    root = os.environ.get("CODETEAM_PROJECT_ROOT") or os.getcwd()
+    sys.path.insert(0, os.path.normpath(os.path.join(root, import_root)))
 import importlib.util
 spec = importlib.util.spec_from_file_location(
     "_codeteam_pytest_plugin", os.path.join(files, "_codeteam_pytest_plugin.py"))

@@ -68,7 +68,10 @@ class PytestTarget(BaseModel):
     decorator or ``def``, ``python`` the project's interpreter and ``extra_ro`` the folders it
     needs (prefix, site-packages), mounted read-only; ``hidden`` paths under ``root`` the tests
     must not see (``.git``, ``.env*``); ``rootdir`` pytest's rootdir as the selection found it,
-    relative to ``root`` (node ids are relative to it)."""
+    relative to ``root`` (node ids are relative to it); ``import_root`` the folder the module is
+    imported from (``src`` in a src/ layout), relative to ``root``, put first on ``sys.path``
+    so that the project's own file (and the candidate laid over it) is what the tests import,
+    even with the package not installed, or installed as a copy."""
 
     root: str
     path: str
@@ -80,6 +83,7 @@ class PytestTarget(BaseModel):
     extra_ro: list[str] = Field(default_factory=list)
     hidden: list[str] = Field(default_factory=list)
     rootdir: str | None = None
+    import_root: str | None = None
 
     @property
     def relative_path(self) -> str:
@@ -288,6 +292,7 @@ def target_for(
     *,
     extra_ro: list[str] | None = None,
     hidden: list[str] | None = None,
+    import_root: Path | str | None = None,
 ) -> PytestTarget:
     """A :class:`PytestTarget` (``python`` default: the one running codeteam). ``extra_ro``
     (default: the interpreter's prefix and site-packages, asked once) and ``hidden`` (default:
@@ -305,6 +310,8 @@ def target_for(
         python=python,
         extra_ro=extra,
         hidden=hidden if hidden is not None else hidden_paths(Path(root_text), [python, *extra]),
+        import_root=None if import_root is None
+        else os.path.relpath(os.path.realpath(import_root), root_text),
     )
 
 
@@ -325,6 +332,7 @@ class _Heard:
     running: str | None = None
     done: dict | None = None
     items: list[str] = field(default_factory=list)
+    elsewhere: str | None = None
 
 
 def _read(results: str) -> _Heard:
@@ -355,6 +363,8 @@ def _read(results: str) -> _Heard:
             heard.running = None
         elif kind == "done":
             heard.done = event
+        elif kind == "elsewhere":
+            heard.elsewhere = str(event.get("file"))
     return heard
 
 
@@ -398,6 +408,7 @@ def _spec(target: PytestTarget, mode: str, policy: SandboxPolicy, **more) -> dic
             "name": target.name,
         },
         "test_timeout": min(policy.per_test_timeout_s, policy.timeout_s),
+        "import_root": target.import_root,
         **more,
     }
 
@@ -486,6 +497,9 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
     selection = Selection(searched=[os.path.relpath(p, target.root) for p in files],
                           rootdir=heard.rootdir, seconds=time.monotonic() - started)
     selection.problem = _run_problem(result, heard, policy)
+    if heard.elsewhere and selection.problem is None:
+        selection.problem = (f"the tests import {target.module} from {heard.elsewhere}, not from "
+                             f"{target.relative_path}: its calls cannot be seen")
     groups: dict[str, list[str]] = {}
     for nodeid, message in heard.collect_errors.items():
         if nodeid == target.relative_path or nodeid.startswith(target.relative_path + "::"):
