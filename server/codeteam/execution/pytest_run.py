@@ -712,6 +712,8 @@ def _outcome(
         message=message,
         seconds=float(event.get("duration") or 0.0),
     )
+    if "trusted" in TestOutcome.model_fields:  # the harness branch's flag: pytest's verdict
+        outcome.trusted = False  # comes from the process that runs the code under test
     frames = [frame for frame in event.get("traceback") or []
               if isinstance(frame, list) and len(frame) == 2]
     outcome.traceback = "\n".join(f"{path}:{line}" for path, line in frames)
