@@ -530,6 +530,11 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
             f" (the {policy.timeout_s:g} s limit)" if result.killed and nodeid == heard.running
             else "")
         groups.setdefault(reason, []).append(nodeid)
+    if result.killed:  # the tests never reached: not run, never dropped silently
+        rest = [i for i in heard.items if i not in heard.outcomes and i not in ended]
+        if rest:
+            reason = f"not looked at: the selection run hit its {policy.timeout_s:g} s limit"
+            groups.setdefault(reason, []).extend(rest)
     selection.not_run = [NotRun(reason=r, node_ids=ids) for r, ids in groups.items()]
     if selection.problem is None and result.killed:
         selection.problem = (f"the selection run hit its {policy.timeout_s:g} s limit; the "
