@@ -407,3 +407,17 @@ async def test_a_test_that_ends_the_process_does_not_hide_the_tests_after_it(tmp
     assert [(g.reason, g.node_ids) for g in selection.not_run] == [
         ("the pytest process ended during this test", ["test_calc.py::test_exits"])]
     assert set(selection.selected) | {"test_calc.py::test_exits"} == collected(root)
+
+
+async def test_an_endless_loop_times_out_its_test_and_the_next_ones_still_run(project):
+    target = _target(project)
+    selection = await select_tests(target, CORE, POLICY)
+    wanted = ["tests/test_core.py::test_from_list[1-2-3]",
+              "tests/test_core.py::test_from_list[2-2-4]"]
+    cases = [c for c in selection_cases(selection) if c.id in wanted]
+    looping = CORE.replace("    return a + b\n", "    while a == 1:\n        pass\n    return a + b\n")
+    policy = POLICY.model_copy(update={"per_test_timeout_s": 1.0})
+    report = await run_pytest_tests(target, looping, cases, policy, rootdir=selection.rootdir)
+    stuck, other = report.outcomes
+    assert stuck.status == "timeout" and "1.0 s limit" in stuck.message, stuck
+    assert other.status == "passed"
