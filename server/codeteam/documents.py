@@ -133,7 +133,10 @@ async def with_project_tests(
     if selection.doctests:
         public = [t for t in public if not (t.kind == "doctest" and t.origin == "public")]
     public += selection_cases(selection)
-    return task.model_copy(update={"public_tests": public, "pytest_target": target})
+    update: dict = {"public_tests": public, "pytest_target": target}
+    if task.project is None and not project.lone:  # the other tests import it there too
+        update.update(project=project, module_name=project.module)
+    return task.model_copy(update=update)
 
 
 SELECTION_TIMEOUT_S = 60.0
