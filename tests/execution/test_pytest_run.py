@@ -421,3 +421,40 @@ async def test_an_endless_loop_times_out_its_test_and_the_next_ones_still_run(pr
     stuck, other = report.outcomes
     assert stuck.status == "timeout" and "1.0 s limit" in stuck.message, stuck
     assert other.status == "passed"
+
+
+async def test_methods_and_nested_functions_are_selected_by_their_code(tmp_path):
+    tmp_path.chmod(0o755)
+    source = (
+        "class Calc:\n"
+        "    def add(self, a, b):\n"
+        "        return a + b\n\n\n"
+        "def outer(x):\n"
+        "    def add(y):\n"
+        "        return y + 1\n"
+        "    return add(x)\n"
+    )
+    root = make_project(tmp_path / "proj", {
+        "setup.cfg": "[metadata]\nname = calc\n",
+        "calc.py": source,
+        "test_calc.py": """\
+            from calc import Calc, outer
+
+            def test_method():
+                assert Calc().add(1, 2) == 3
+
+            def test_nested():
+                assert outer(1) == 2
+            """,
+    })
+    path = root / "calc.py"
+    for qualname, expected in (("Calc.add", "test_calc.py::test_method"),
+                               ("outer.add", "test_calc.py::test_nested")):
+        info = locate(source, qualname)
+        target = target_for(root, path, "calc", qualname, info.start_line, None)
+        selection = await select_tests(target, source, POLICY)
+        assert selection.selected == [expected], (qualname, selection)
+        wrong = source.replace("return a + b", "return a - b").replace("return y + 1",
+                                                                       "return y - 1")
+        report = await run_pytest_tests(target, wrong, selection_cases(selection), POLICY)
+        assert [o.status for o in report.outcomes] == ["failed"]
