@@ -394,7 +394,11 @@ async def _pytest(
     overlays = {} if overlay is None else {target.path: overlay}
     mount = ProjectMount(root=target.root, overlays=overlays, hidden=target.hidden,
                          python=target.python, workdir=target.root, extra_ro=target.extra_ro)
-    return await run_sandboxed(files, argv, policy, project=mount)
+    try:
+        return await run_sandboxed(files, argv, policy, project=mount)
+    except OSError as error:  # the interpreter cannot be started there
+        return ProcessResult(exit_code=None, stderr=f"pytest could not be started: {error}",
+                             sandbox=policy.mode)
 
 
 def _spec(target: PytestTarget, mode: str, policy: SandboxPolicy, **more) -> dict:
@@ -417,6 +421,8 @@ def _run_problem(result: ProcessResult, heard: _Heard, policy: SandboxPolicy) ->
     """Why pytest did not run the tests at all (pytest's own words), or None."""
     if heard.collected:
         return None
+    if result.exit_code is None and not result.killed:
+        return result.stderr or "pytest could not be started"
     if result.exit_code == NO_PYTEST_EXIT:
         return result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "no pytest"
     if result.killed:
@@ -461,7 +467,7 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
     :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
     found = await asyncio.to_thread(candidate_files, Path(target.root), target.name)
     files, conftests = found.tests, found.conftests
-    key = _cache_key(target, text, files, conftests)
+    key = (policy.mode, *_cache_key(target, text, files, conftests))
     if key in _selection_cache:
         return _selection_cache[key]
     started = time.monotonic()
@@ -541,7 +547,7 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
                              "tests after the last one reported were not looked at")
     if len(_selection_cache) >= _CACHE_SIZE:
         _selection_cache.pop(next(iter(_selection_cache)))
-    if not result.killed:
+    if not result.killed and result.exit_code is not None:
         _selection_cache[key] = selection
         _reusable[key[:-1]] = (key, heard, result)
         while len(_reusable) > _CACHE_SIZE:
@@ -648,13 +654,14 @@ def _reuse(
     the test and conftest.py files have not changed since, and each test stayed within this
     run's per-test limit (and all of them within its whole-run limit); else None."""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    partial = (target.root, target.module, target.qualname, target.python, digest)
+    partial = (policy.mode, target.root, target.module, target.qualname, target.python, digest)
     found = _reusable.get(partial)
     if found is None:
         return None
     key, heard, result = found
     found = candidate_files(Path(target.root), target.name)
-    if _cache_key(target, text, found.tests, found.conftests) != key or heard.done is None:
+    current = (policy.mode, *_cache_key(target, text, found.tests, found.conftests))
+    if current != key or heard.done is None:
         return None
     limit = min(policy.per_test_timeout_s, policy.timeout_s)
     events = [heard.outcomes.get(test.id) for test in tests]
