@@ -458,3 +458,37 @@ async def test_methods_and_nested_functions_are_selected_by_their_code(tmp_path)
                                                                        "return y - 1")
         report = await run_pytest_tests(target, wrong, selection_cases(selection), POLICY)
         assert [o.status for o in report.outcomes] == ["failed"]
+
+
+async def test_a_dependency_only_in_the_projects_virtualenv(tmp_path):
+    """The project's .venv is the interpreter: its packages (here ``onlyhere``, and pytest
+    through a .pth file) are there for pytest; the server's own environment lacks them."""
+    import site
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from project_kit import make_venv
+
+    tmp_path.chmod(0o755)
+    root = make_project(tmp_path / "proj", {
+        "pyproject.toml": "[project]\nname = 'calc'\n",
+        "calc.py": "import onlyhere\n\n\ndef double(x):\n    return onlyhere.FACTOR * x\n",
+        "tests/test_calc.py": "from calc import double\n\n\ndef test_double():\n"
+                              "    assert double(2) == 4\n",
+    })
+    server_packages = "\n".join(site.getsitepackages()) + "\n"
+    python = make_venv(root / ".venv", {"onlyhere.py": "FACTOR = 2\n",
+                                        "server_packages.pth": server_packages})
+    with pytest.raises(ImportError):
+        __import__("onlyhere")
+    path = root / "calc.py"
+    task = await with_project_tests(task_for(path.read_text(), "double", path=path),
+                                    path=path, root=None, policy=POLICY)
+    assert task.pytest_target.python == str(python)
+    assert [(t.id, t.skip_reason) for t in task.public_tests] == [
+        ("tests/test_calc.py::test_double", None)]
+    report = await run_pytest_tests(task.pytest_target, path.read_text().replace("* x", "+ x"),
+                                    task.public_tests, POLICY)
+    assert [o.status for o in report.outcomes] == ["passed"]  # 2 + 2 == 4: still right
+    report = await run_pytest_tests(task.pytest_target, path.read_text().replace("* x", "- x"),
+                                    task.public_tests, POLICY)
+    assert [o.status for o in report.outcomes] == ["failed"]
