@@ -6,9 +6,10 @@ Two steps, both one sandboxed pytest process with our reporting plugin
 ``-p no:cacheprovider``, so nothing is written into the project):
 
 1. :func:`select_tests`: which collected tests call the function, decided by execution. The
-   test files that mention the function's name (:func:`candidate_files`) are run on the current
-   text of the function's file, and pytest's tests during which the function's code was
-   entered are kept. The tests in those files that could not run (collection errors, missing
+   test files that name the function or one of its callers (:func:`candidate_files`) are run
+   on the current text of the function's file, and pytest's tests during which the function's
+   code was entered are kept (counted by the plugin with ``sys.monitoring`` on Python 3.12+,
+   ``sys.setprofile`` before). The tests in those files that could not run (collection errors, missing
    fixtures or packages, skips, xfails) are "not run" with pytest's own reason. Cached per
    (project root, function, text of its file, mtimes of the test and conftest.py files).
 2. :func:`run_pytest_tests`: the selected node ids, with the candidate version of the file laid
@@ -18,7 +19,12 @@ Two steps, both one sandboxed pytest process with our reporting plugin
 
 Where the project runs its doctests itself (``--doctest-modules``), the function's doctest is
 one of the pytest tests (collected from its file by pytest), so the verdict agrees with the
-project's own run.
+project's own run. A review of the function as it is reuses the selection run's outcomes
+(:func:`_reuse`) instead of running the same tests twice.
+
+For a benchmark made from a repository (``codeteam bench --repo``): :func:`target_for`,
+:func:`select_tests` on the original file (the tests calling a function are its hidden tests)
+and :func:`run_pytest_tests` on a generated body score it the same way.
 """
 
 from __future__ import annotations
