@@ -20,7 +20,7 @@ environment and moved to another descriptor number before any project code runs)
 ``{"event": "collect_error", "nodeid", "message"}``, ``{"event": "collected", "count",
 "doctest_modules"}``, ``{"event": "start", "nodeid"}``, ``{"event": "outcome", "nodeid",
 "outcome", "when", "message", "exception_type", "expected", "actual", "traceback": [[path,
-line]], "duration", "calls", "mentions"}`` and finally ``{"event": "done", "exitstatus",
+line]], "longrepr", "duration", "calls", "mentions"}`` and finally ``{"event": "done", "exitstatus",
 "outcomes"}``. ``outcome`` is passed / failed / error / skipped / xfailed / xpassed / timeout,
 as pytest decides it (an error in setup or teardown is "error"; a failing call whose teardown
 also fails stays "failed"). Paths in ``traceback`` are relative to the project root when under
@@ -52,6 +52,8 @@ SPEC_NAME = "_codeteam_pytest_spec.json"
 REPR_LIMIT = 2000
 """Characters kept of each compared value's repr and of messages."""
 TRACEBACK_ENTRIES = 40
+LONGREPR_LIMIT = 3000
+"""Characters kept of the end of pytest's own report of a failure (what ``pytest`` prints)."""
 
 _state = {
     "out": None,
@@ -347,6 +349,9 @@ def _outcome(item, duration: float) -> dict:
 
 def _details(report, excinfo, compare, outcome) -> dict:
     details: dict = {"message": _message(report, outcome)}
+    if report.failed:
+        text = getattr(report, "longreprtext", "") or ""
+        details["longrepr"] = text[-LONGREPR_LIMIT:]
     if excinfo is not None:
         value = excinfo.value
         details["exception_type"] = type(value).__name__

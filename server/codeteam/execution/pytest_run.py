@@ -734,7 +734,8 @@ def _outcome(
         outcome.trusted = False  # comes from the process that runs the code under test
     frames = [frame for frame in event.get("traceback") or []
               if isinstance(frame, list) and len(frame) == 2]
-    outcome.traceback = "\n".join(f"{path}:{line}" for path, line in frames)
+    outcome.traceback = str(event.get("longrepr") or "") or "\n".join(
+        f"{path}:{line}" for path, line in frames)  # pytest's own report of the failure
     in_target = [line for path, line in frames if path == target.relative_path]
     if in_target:
         outcome.program_line = in_target[-1]
