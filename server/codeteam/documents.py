@@ -104,7 +104,7 @@ async def with_project_tests(
     of ``path``, ``root`` and ``python``); a lone module's folder (or ``root``) is searched as
     its project. Raises
     :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
-    if path is None:
+    if path is None or not path.is_file():  # unsaved: nothing on disk to lay the text over
         return task
     path = path.resolve()
     project = task.project
