@@ -492,3 +492,17 @@ async def test_a_dependency_only_in_the_projects_virtualenv(tmp_path):
     report = await run_pytest_tests(task.pytest_target, path.read_text().replace("* x", "- x"),
                                     task.public_tests, POLICY)
     assert [o.status for o in report.outcomes] == ["failed"]
+
+
+@pytest.mark.parametrize(("ini", "text", "spread"), [
+    ("pytest.ini", "[pytest]\naddopts = -n auto\n", True),
+    ("setup.cfg", "[tool:pytest]\naddopts = --numprocesses=4 -q\n", True),
+    ("pyproject.toml", '[tool.pytest.ini_options]\naddopts = ["-n", "4"]\n', True),
+    ("pyproject.toml", '[tool.pytest.ini_options]\naddopts = "-q --strict-markers"\n', False),
+    ("tox.ini", "[testenv]\ncommands = pytest -n 4\n", False),  # not pytest's addopts
+])
+def test_xdist_workers_in_addopts_are_turned_off(tmp_path, ini, text, spread):
+    from codeteam.execution.pytest_run import distributes_tests
+
+    (tmp_path / ini).write_text(text)
+    assert distributes_tests(tmp_path) is spread

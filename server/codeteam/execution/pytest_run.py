@@ -238,6 +238,23 @@ CALLER_DEPTH = 3
 MAX_CALLER_NAMES = 40
 
 
+_XDIST = re.compile(r"(?:^|[\s\"'=\[,])(?:-n\s*\S|--numprocesses\b|-p\s*xdist\b|--dist\b)")
+
+
+def distributes_tests(root: Path) -> bool:
+    """Whether an ini file of the project asks pytest-xdist to spread the tests over worker
+    processes (``-n auto`` in ``addopts``): our plugin reports from pytest's own process, so
+    the runs then add ``-n0`` (xdist's "no workers"), which wins over ``addopts``."""
+    for name in ("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"):
+        try:
+            text = (root / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if "addopts" in text and _XDIST.search(text):
+            return True
+    return False
+
+
 def runs_doctests(root: Path) -> bool:
     """Whether an ini file of the project names ``--doctest-modules`` (pytest itself decides
     what it collects; this only says whether source files are worth giving it)."""
@@ -394,8 +411,9 @@ async def _pytest(
     overlay: str | None,
 ) -> ProcessResult:
     files = {PLUGIN_FILE: _plugin_source(), SPEC_FILE: json.dumps(spec)}
+    extra = ["-n0"] if distributes_tests(Path(target.root)) else []
     argv = python_argv("-c", _launcher(), "-p", "no:cacheprovider",
-                       "--continue-on-collection-errors", *args,
+                       "--continue-on-collection-errors", *extra, *args,
                        python=target.python, site=True)  # fmt: skip
     overlays = {} if overlay is None else {target.path: overlay}
     mount = ProjectMount(root=target.root, overlays=overlays, hidden=target.hidden,
