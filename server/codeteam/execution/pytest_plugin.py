@@ -24,8 +24,9 @@ line]], "longrepr", "duration", "calls", "mentions"}`` and finally ``{"event": "
 "outcomes"}``. ``outcome`` is passed / failed / error / skipped / xfailed / xpassed / timeout,
 as pytest decides it (an error in setup or teardown is "error"; a failing call whose teardown
 also fails stays "failed"). Paths in ``traceback`` are relative to the project root when under
-it; lines are 1-based. ``calls`` (mode "select") counts the target's calls during the test's
-setup, call and teardown; ``mentions`` says whether the test function's source names the
+it; lines are 1-based. ``calls`` (mode "select") is 1 when the target was called during the
+test's setup, call or teardown, else 0 (counting stops at the first call of each test, so a
+test calling it a million times costs no more than one call); ``mentions`` says whether the test function's source names the
 target (for tests that did not run).
 
 This process also runs the code under test, so nothing in it is secret from that code: the
@@ -66,6 +67,7 @@ _state = {
     "outcomes": 0,
     "code": None,
     "keep": None,
+    "rearm": None,
 }
 
 
@@ -238,9 +240,11 @@ def _start_counting() -> None:
 
             def started(code_, offset):
                 _state["calls"] += 1
+                return monitoring.DISABLE  # one call per test is enough: off until the next
 
             monitoring.register_callback(tool, monitoring.events.PY_START, started)
             monitoring.set_local_events(tool, code, monitoring.events.PY_START)
+            _state["rearm"] = monitoring.restart_events
             return
     name = target.get("name")
     firstlineno = target.get("firstlineno")
@@ -260,7 +264,12 @@ def _start_counting() -> None:
     def profile(frame, event, arg):
         if event == "call" and matches(frame.f_code):
             _state["calls"] += 1
+            sys.setprofile(None)  # one call per test is enough: no cost until the next test
 
+    def rearm():
+        sys.setprofile(profile)
+
+    _state["rearm"] = rearm
     sys.setprofile(profile)
     threading.setprofile(profile)
 
@@ -285,6 +294,8 @@ def pytest_runtest_protocol(item, nextitem):
     _state["calls"] = 0
     _state["compare"] = None
     _state["phases"] = {}
+    if _state.get("rearm") is not None:
+        _state["rearm"]()
     _emit({"event": "start", "nodeid": item.nodeid})
     armed = limit > 0 and threading.current_thread() is threading.main_thread()
     if armed:
