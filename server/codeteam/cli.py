@@ -163,7 +163,7 @@ async def _run(args: argparse.Namespace) -> int:
     )
     clients = OneClient()
     try:
-        readable, task = await service.build_task(request)
+        readable, task = await service.build_task(request, _progress)
         for note in task.project.notes if task.project else []:
             print(f"codeteam: {note}", file=sys.stderr)  # python setting unusable, no pytest
         project = task.project

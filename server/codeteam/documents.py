@@ -1,14 +1,25 @@
 """From a document on disk or in the editor to a :class:`~codeteam.task.Task` with its public
-tests: the docstring's examples (stdlib doctest) and the workspace's pytest tests that call the
-function (found with ast; nothing of the user's is imported here)."""
+tests: the docstring's examples (stdlib doctest, read here without running anything) and the
+project's pytest tests that call the function (:func:`with_project_tests`: chosen by running
+them in the sandbox, see :mod:`codeteam.execution.pytest_run`)."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
-from codeteam.execution.discovery import doctest_cases, pytest_cases
+from codeteam.execution.discovery import doctest_cases
 from codeteam.execution.models import TestCase
-from codeteam.project import Project, lone_module_name
+from codeteam.execution.pytest_run import (
+    candidate_files,
+    runs_doctests,
+    select_tests,
+    selection_cases,
+    target_for,
+)
+from codeteam.execution.sandbox import SandboxPolicy
+from codeteam.project import Project, lone_module_name, project_for
 from codeteam.pysource.functions import FunctionInfo, locate
 from codeteam.task import Task
 
@@ -29,16 +40,13 @@ def public_tests(
     path: Path | None = None,
     workspace_root: Path | None = None,
 ) -> list[TestCase]:
-    """The function's public tests: its docstring examples, then pytest tests under
-    ``workspace_root`` that import and call it (only when ``path`` is given), those that
-    import other workspace modules included with a ``skip_reason`` (reported as not run)."""
+    """The function's docstring examples (``path`` and ``workspace_root`` are accepted for
+    callers of old; the project's pytest tests are added by :func:`with_project_tests`)."""
     tests: list[TestCase] = []
     if info.docstring:
         first = info.docstring_lines[0] if info.docstring_lines else None
         tests.extend(doctest_cases(info.docstring, info.name, docstring_first_line=first,
                                    source=source))
-    if path is not None and workspace_root is not None and "." not in info.qualname:
-        tests.extend(pytest_cases(info.name, path, workspace_root, with_skipped=True))
     return tests
 
 
@@ -74,3 +82,63 @@ def task_for(
         public_tests=public_tests(text, info, path=path, workspace_root=workspace_root),
         project=project,
     )
+
+
+async def with_project_tests(
+    task: Task,
+    *,
+    path: Path | None,
+    root: Path | None,
+    policy: SandboxPolicy,
+    python: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Task:
+    """``task`` with the project's pytest tests that call the function added to its public
+    tests (chosen by running them: :func:`~codeteam.execution.pytest_run.select_tests`, on the
+    task's module text) and ``pytest_target`` set; tests that could not run are added with the
+    reason (reported as not run). When pytest runs the function's doctest itself (the project
+    uses ``--doctest-modules``), that pytest test replaces the stdlib docstring examples, so
+    the verdict is the project's own. Unchanged when ``path`` is None (an unsaved document),
+    or when no test file names the function and the project does not run doctests (no
+    process started). The project is ``task.project`` (else :func:`~codeteam.project.project_for`
+    of ``path``, ``root`` and ``python``); a lone module's folder (or ``root``) is searched as
+    its project. Raises
+    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
+    if path is None or not path.is_file():  # unsaved: nothing on disk to lay the text over
+        return task
+    path = path.resolve()
+    project = task.project
+    if project is None or (root is not None and Path(project.root) != Path(root).resolve()):
+        project = await asyncio.to_thread(project_for, path, root, python)
+    if project.lone:  # no project around the file: its folder, as a workspace of old
+        project = project.model_copy(update={"root": str(Path(root or path.parent).resolve())})
+    root = Path(project.root)
+    found = await asyncio.to_thread(candidate_files, root, task.name)
+    if not found.tests and not runs_doctests(root):
+        return task
+    if progress is not None:
+        progress("tester: selecting the project's tests")
+    target = await asyncio.to_thread(
+        target_for, root, path, project.module, task.qualname, task.start_line, project.python,
+        extra_ro=project.read_only_paths() or None, hidden=project.hidden if not project.lone
+        else None, import_root=project.import_root,
+    )
+    selection_policy = policy.model_copy(update={
+        "timeout_s": max(policy.timeout_s, SELECTION_TIMEOUT_S),
+        "cpu_s": max(policy.cpu_s, int(SELECTION_TIMEOUT_S)),
+    })
+    selection = await select_tests(target, task.module_source, selection_policy)
+    target = target.model_copy(update={"rootdir": selection.rootdir})
+    public = list(task.public_tests)
+    if selection.doctests:
+        public = [t for t in public if not (t.kind == "doctest" and t.origin == "public")]
+    public += selection_cases(selection)
+    update: dict = {"public_tests": public, "pytest_target": target}
+    if task.project is None and not project.lone:  # the other tests import it there too
+        update.update(project=project, module_name=project.module)
+    return task.model_copy(update=update)
+
+
+SELECTION_TIMEOUT_S = 60.0
+"""Wall-clock (and CPU) seconds for the selection run: every test in the files that name the
+function runs once (the candidate runs use the ``test_timeout_s`` setting)."""

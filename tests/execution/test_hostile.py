@@ -223,6 +223,8 @@ def _alive(pid: int) -> bool:
 @pytest.mark.parametrize("mode", ["bwrap", "none"])
 async def test_cancellation_kills_the_process_group(mode):
     policy = SandboxPolicy(mode=mode, timeout_s=60, per_test_timeout_s=60)
+    # Children this process already had (a worker an earlier test left) are not the run's.
+    before = set(_descendants(os.getpid()))
     task = asyncio.create_task(
         run_tests("import time\n", [_assert("sleep", "time.sleep(60)")], policy=policy)
     )
@@ -230,7 +232,8 @@ async def test_cancellation_kills_the_process_group(mode):
     started: dict[int, str] = {}
     while time.monotonic() < deadline:
         await asyncio.sleep(0.05)
-        started = _descendants(os.getpid())
+        started = {pid: command for pid, command in _descendants(os.getpid()).items()
+                   if pid not in before}
         if any("_codeteam_harness" in command for command in started.values()):
             break
     assert any("_codeteam_harness" in command for command in started.values()), started

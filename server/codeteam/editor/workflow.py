@@ -244,7 +244,7 @@ async def _produce(
     )
     try:
         on_stage("collecting the public tests")
-        readable, task = await service.build_task(request)
+        readable, task = await service.build_task(request, on_stage)
         for note in task.project.notes if task.project else []:
             if note not in _SHOWN_NOTES:  # an unusable python setting, no pytest: said once
                 _SHOWN_NOTES.add(note)

@@ -198,7 +198,9 @@ def pipeline_name(requested: str | None, settings: Settings) -> tuple[str, str |
     return "team", f'the "{name}" pipeline is not available here; used "team" instead'
 
 
-async def build_task(request: RunRequest) -> tuple[ParseableModule, Task]:
+async def build_task(
+    request: RunRequest, progress: ProgressCallback | None = None
+) -> tuple[ParseableModule, Task]:
     """The module as the run reads it and the task with its public tests, in the project the
     file lives in (``task.project``; its ``notes`` say what the user should hear once: an
     unusable ``python`` setting, no pytest in the project's interpreter). Collected off the
@@ -225,7 +227,33 @@ async def build_task(request: RunRequest) -> tuple[ParseableModule, Task]:
         )
     except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
         raise TargetError(str(error)) from error
+    name, _ = pipeline_name(request.pipeline, request.settings)
+    if name != "plan_docstring":
+        task = await _with_project_tests(request, task, progress)
     return readable, task
+
+
+async def _with_project_tests(
+    request: RunRequest, task: Task, progress: ProgressCallback | None
+) -> Task:
+    """The task with the project's pytest tests that call the function (found by running
+    them, :func:`~codeteam.documents.with_project_tests`); as it was, with the reason as a
+    progress line, when the sandbox cannot run them (the pipeline's tester then says why)."""
+    from codeteam.documents import with_project_tests
+    from codeteam.execution.models import SandboxUnavailable
+    from codeteam.execution.sandbox import SandboxPolicy
+
+    settings = request.settings
+    policy = SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s)
+    try:
+        return await with_project_tests(
+            task, path=request.path, root=request.project_root, policy=policy,
+            python=settings.python or None, progress=progress,
+        )
+    except SandboxUnavailable as error:
+        if progress is not None:
+            progress(f"the project's pytest tests were not looked for: {error}")
+        return task
 
 
 async def run(
@@ -248,7 +276,7 @@ async def run(
     name, fallback_note = pipeline_name(request.pipeline, request.settings)
     if task is None or readable is None:
         report("collecting the public tests")
-        readable, task = await build_task(request)
+        readable, task = await build_task(request, progress)
     settings = request.settings
     report("checking the sandbox")
     untested = await asyncio.to_thread(untestable_reason, settings, name)
