@@ -135,7 +135,8 @@ async def _run(args: argparse.Namespace) -> int:
         # Other top-level code that does not parse (being typed) is left out, line for line.
         readable = parseable_module(text)
         task = task_for(
-            readable.text, args.function, path=path.resolve(), workspace_root=workspace
+            readable.text, args.function, path=path.resolve(), workspace_root=workspace,
+            context_tokens=settings.context_tokens,
         )
     except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
         hint = ""

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from codeteam.execution.discovery import doctest_cases, pytest_cases
 from codeteam.execution.models import TestCase
+from codeteam.project_context import DEFAULT_BUDGET, build_project_context
 from codeteam.pysource.functions import FunctionInfo, locate
 from codeteam.task import Task
 
@@ -48,10 +49,16 @@ def task_for(
     info: FunctionInfo | None = None,
     path: Path | None = None,
     workspace_root: Path | None = None,
+    project_root: Path | None = None,
+    context_tokens: int = DEFAULT_BUDGET,
 ) -> Task:
     """The task for function ``qualname`` (or the already located ``info``) in ``source``.
 
-    ``source`` may have CRLF line endings; the task's text is LF. Raises
+    ``source`` may have CRLF line endings; the task's text is LF. The task's project context
+    (``context_tokens`` tokens; :func:`~codeteam.project_context.build_project_context`) is
+    found from ``path`` in the project at ``project_root`` (None: the nearest folder with a
+    ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``). Blocking: jedi reads the
+    modules the function uses (the editor calls this off the event loop). Raises
     :class:`~codeteam.pysource.functions.FunctionNotFound`,
     :class:`~codeteam.pysource.functions.AmbiguousFunction` or
     :class:`~codeteam.pysource.functions.SourceError`.
@@ -61,9 +68,13 @@ def task_for(
         if qualname is None:
             raise ValueError("give qualname or info")
         info = locate(text, qualname)
+    context = build_project_context(
+        text, info, path=path, project_root=project_root, budget=context_tokens
+    )
     return Task.from_info(
         text,
         info,
         module_name=module_name_for(path),
         public_tests=public_tests(text, info, path=path, workspace_root=workspace_root),
+        project_context=context,
     )

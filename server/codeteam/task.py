@@ -11,6 +11,7 @@ import re
 from pydantic import BaseModel, Field
 
 from codeteam.execution.models import TestCase
+from codeteam.project_context import ProjectContext, build_project_context
 from codeteam.pysource.docstrings import read_plan, strip_plan
 from codeteam.pysource.functions import (
     FunctionInfo,
@@ -50,6 +51,9 @@ class Task(BaseModel):
     gets in the sandbox (tests import the function from it). ``plan`` is the ``Plan:`` section
     already in the docstring, if any (the coder follows it). ``public_tests`` are the user's
     docstring examples and workspace tests. ``task_id`` names a benchmark task.
+    ``project_context`` holds the project definitions every role's prompt shows
+    (``prompts/project_context.jinja``); :meth:`from_info` makes one from the module text
+    alone unless given one built with the project (:func:`codeteam.documents.task_for`).
     """
 
     name: str
@@ -65,6 +69,7 @@ class Task(BaseModel):
     plan: list[str] | None = None
     public_tests: list[TestCase] = Field(default_factory=list)
     task_id: str | None = None
+    project_context: ProjectContext | None = None
 
     @property
     def intent(self) -> str:
@@ -106,8 +111,13 @@ class Task(BaseModel):
         module_name: str = "solution",
         public_tests: list[TestCase] | None = None,
         task_id: str | None = None,
+        project_context: ProjectContext | None = None,
     ) -> Task:
-        """Like :meth:`from_source` for an already located function (LF line endings)."""
+        """Like :meth:`from_source` for an already located function (LF line endings).
+        Without ``project_context``, the context is built from ``source`` alone (its own
+        definitions: no files are read)."""
+        if project_context is None:
+            project_context = build_project_context(source, info)
         return cls(
             name=info.name,
             qualname=info.qualname,
@@ -122,6 +132,7 @@ class Task(BaseModel):
             plan=read_plan(info.docstring),
             public_tests=list(public_tests or []),
             task_id=task_id,
+            project_context=project_context,
         )
 
     def program_with(self, code: str) -> Program:

@@ -215,6 +215,7 @@ async def _produce(
         info=info,
         path=Path(path) if path else None,
         workspace_root=ls.workspace_root_for(run.uri) if path else None,
+        context_tokens=settings.context_tokens,
     )
     on_stage("starting the model" if settings.uses_embedded_model else "connecting")
     try:
