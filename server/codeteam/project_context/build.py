@@ -145,9 +145,8 @@ class _Builder:
                      pulled_by=pulled_by, wanted=name)
             return
         node = member.node
-        if module is self.own and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if is_stub(node):
-                return  # still to be written: calling it cannot help
+        if module is self.own and is_stub(node):
+            return  # a function still to be written: calling it cannot help
         kind: Kind = ("class" if isinstance(node, ast.ClassDef) else
                       "function" if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                       else "constant")
@@ -158,9 +157,9 @@ class _Builder:
             found = _Candidate(module, member.qualname, kind, node.lineno - 1, node, referenced,
                                distance, self.order, reason, pulled_by)
             self.candidates[key] = found
-        elif referenced and not found.referenced or distance < found.distance:
-            found.referenced = found.referenced or referenced
-            found.distance = min(found.distance, distance)
+        elif (referenced, -distance) > (found.referenced, -found.distance):
+            # A stronger reason: named by the target beats merely nearby; then nearer.
+            found.referenced, found.distance = referenced, distance
             found.reason, found.pulled_by = reason, pulled_by
         if wanted:
             found.wanted.add(wanted)
@@ -261,9 +260,9 @@ class _Builder:
         # No project (a lone text): the module's own names, by ast.
         if isinstance(node, ast.Name) and node.id not in self.shadowed:
             self.resolve_word(node.id)
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if node.value.id in ("self", "cls") or node.value.id not in self.shadowed:
-                self.resolve_word(f"{node.value.id}.{node.attr}")
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and (node.value.id in ("self", "cls") or node.value.id not in self.shadowed)):
+            self.resolve_word(f"{node.value.id}.{node.attr}")
 
     def docstring_names(self) -> None:
         doc = self.info.docstring or ""
@@ -319,8 +318,9 @@ class _Builder:
             for name in _signature_names(candidate.node):
                 for found in self.resolve_in(candidate.module, name):
                     if found.member is not None:
+                        distance = max(candidate.distance, self._distance(found.module))
                         self.add(found.module, found.member, referenced=False,
-                                 distance=candidate.distance + 1,
+                                 distance=distance + 1,
                                  reason=f"in the signature of {candidate.qualname}",
                                  pulled_by=name)
 

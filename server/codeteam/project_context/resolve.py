@@ -64,7 +64,7 @@ class ProjectResolver:
         leads to (through imports); definitions outside the project are dropped."""
         try:
             names = self._script(module).goto(line + 1, column, follow_imports=True)
-        except Exception as error:  # jedi's own failures must not stop a run
+        except Exception as error:  # noqa: BLE001 - jedi's own failures must not stop a run
             log.debug("jedi failed at %s:%s:%s: %s", module.rel, line + 1, column, error)
             return []
         found = []
