@@ -151,8 +151,10 @@ async def test_a_method_sees_its_class_and_a_dataclass_from_another_module(gener
     assert result.status == "untested", result.notes
     own, other = prompt.index("# shop/cart.py"), prompt.index("# shop/models.py")
     assert own < other  # nearest first: its own class and module, then the imported module
-    assert "class Cart:" in prompt and "def add(self, item: Item) -> None: ..." in prompt
+    assert "class Cart:" in prompt and "def add(self, item: Item) -> None:" in prompt
     assert "def total(self) -> float:\n        \"\"\"Sum of price times quantity" in prompt
+    # Named by the target, short: its body too.
+    assert "        return sum(i.price * i.quantity for i in self.items)" in prompt
     assert "def _audit(self): ..." in prompt  # its own class: private methods too
     assert "# instance attributes: items" in prompt
     assert "@dataclass\nclass Item:" in prompt and "price: float" in prompt

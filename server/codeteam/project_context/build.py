@@ -26,6 +26,7 @@ import hashlib
 import re
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +44,7 @@ from codeteam.project_context.outline import (
     constant_text,
     function_levels,
     is_stub,
+    signature,
 )
 from codeteam.project_context.resolve import Found, ProjectResolver
 from codeteam.project_context.sources import (
@@ -88,15 +90,31 @@ class _Candidate:
     called: bool = False
     levels: list[str] = field(default_factory=list)
     chosen: int = -1
+    weight: int = 0
+    """How often the rest of the target's module uses the name: the module's vocabulary."""
+    compact: bool = False
+    """``levels[0]`` is the compact signature (a function: see ``function_levels``)."""
 
     @property
-    def rank(self) -> tuple[int, int, int]:
-        return (0 if self.referenced else 1, self.distance, self.order)
+    def rank(self) -> tuple[int, ...]:
+        """Named by the target first, nearest first; then its own class's members; then the
+        module-level definitions of its module and of what it imports, the most used by the
+        module first (nearest first among equals)."""
+        if self.kind == "imports":
+            return (0, 9, 0, 0)  # after what the target names, before the rest
+        if self.referenced:
+            return (0, self.distance, -self.weight, self.order)
+        return (1, min(self.distance, 1), -self.weight, self.distance, self.order)
+
+    def first(self) -> int:
+        """The level sent in the first pass: the full signature for what the target names,
+        the smallest form for the rest."""
+        return min(1, len(self.levels) - 1) if self.referenced and self.compact else 0
 
     def preferred(self) -> int:
         if self.referenced:
             return len(self.levels) - 1
-        return min(1, len(self.levels) - 1)
+        return min(2 if self.compact else 1, len(self.levels) - 1)
 
 
 class _Builder:
@@ -109,6 +127,15 @@ class _Builder:
         self.target = self._target_node()
         self.own_class = self._own_class()
         self.shadowed = _local_names(self.target) if self.target else set()
+        self.name_uses: Counter[str] = Counter()
+        self.attribute_uses: Counter[str] = Counter()
+        for node in ast.walk(own.tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                if not self._inside_target(own, node.lineno - 1):
+                    self.name_uses[node.id] += 1
+            elif isinstance(node, ast.Attribute) and not self._inside_target(
+                    own, node.lineno - 1):
+                self.attribute_uses[node.attr] += 1
 
     # --- the target ------------------------------------------------------------------------
     def _target_node(self) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -119,10 +146,14 @@ class _Builder:
         return None
 
     def _own_class(self) -> Member | None:
-        if "." not in self.info.qualname:
-            return None
-        member = self.own.find(self.info.qualname.rsplit(".", 1)[0])
-        return member if member and isinstance(member.node, ast.ClassDef) else None
+        """The nearest class around the target (a method's, or a nested function's)."""
+        parts = self.info.qualname.split(".")[:-1]
+        while parts:
+            member = self.own.find(".".join(parts))
+            if member is not None and isinstance(member.node, ast.ClassDef):
+                return member
+            parts.pop()
+        return None
 
     def _inside_target(self, module: ModuleFile, line: int) -> bool:
         return module is self.own and self.info.start_line <= line <= self.info.end_line
@@ -130,24 +161,27 @@ class _Builder:
     # --- adding candidates -----------------------------------------------------------------
     def add(self, module: ModuleFile, member: Member, *, referenced: bool, distance: int,
             reason: str, pulled_by: str | None = None, wanted: str | None = None,
-            called: bool = False) -> None:
+            called: bool = False, weight: int = 0) -> None:
         if self._inside_target(module, member.node.lineno - 1):
             return
-        own_class = (module is self.own and self.own_class is not None
-                     and member.qualname == self.own_class.qualname)
-        if member.container is not None and not own_class:
+        own_class = module is self.own and self.own_class is not None and (
+            member.qualname == self.own_class.qualname)
+        own_member = module is self.own and self.own_class is not None and (
+            member.container == self.own_class.qualname)
+        if member.container is not None and not own_class and not own_member:
             # A method (or nested class): shown inside its class.
             owner = module.find(member.container)
             if owner is None:
                 return
             name = member.qualname.rsplit(".", 1)[-1]
             self.add(module, owner, referenced=referenced, distance=distance, reason=reason,
-                     pulled_by=pulled_by, wanted=name)
+                     pulled_by=pulled_by, wanted=name, weight=weight)
             return
         node = member.node
-        if module is self.own and is_stub(node):
+        if module is self.own and is_stub(node) and not own_member:
             return  # a function still to be written: calling it cannot help
         kind: Kind = ("class" if isinstance(node, ast.ClassDef) else
+                      "method" if own_member else
                       "function" if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                       else "constant")
         key = (module.rel, member.qualname)
@@ -155,7 +189,11 @@ class _Builder:
         if found is None:
             self.order += 1
             found = _Candidate(module, member.qualname, kind, node.lineno - 1, node, referenced,
-                               distance, self.order, reason, pulled_by)
+                               distance, self.order, reason, pulled_by,
+                               container=member.container if own_member else None)
+            name = member.qualname.rsplit(".", 1)[-1]
+            found.weight = (self.attribute_uses[name] if own_member else
+                            self.name_uses[name] if module is self.own else 0)
             self.candidates[key] = found
         elif (referenced, -distance) > (found.referenced, -found.distance):
             # A stronger reason: named by the target beats merely nearby; then nearer.
@@ -164,6 +202,7 @@ class _Builder:
         if wanted:
             found.wanted.add(wanted)
         found.called = found.called or called
+        found.weight = max(found.weight, weight)
 
     def add_found(self, found: list[Found], **how) -> list[Found]:
         for item in found:
@@ -275,6 +314,11 @@ class _Builder:
         if self.own_class is None:
             return
         self.add(self.own, self.own_class, referenced=True, distance=0, reason="its own class")
+        for member in self.own.members_of(self.own_class.qualname):
+            if member.node.lineno - 1 != self.info.def_line and (
+                    member.qualname.rsplit(".", 1)[-1] != self.info.name):
+                self.add(self.own, member, referenced=False, distance=0,
+                         reason="a member of its class")
         node = self.own_class.node
         assert isinstance(node, ast.ClassDef)
         for base in node.bases:
@@ -300,6 +344,7 @@ class _Builder:
                      reason="defined in the module")
         if self.resolver is None:
             return
+        aliases: dict[str, ModuleFile] = {}
         for binding in self.own.imports:
             if binding.name in self.shadowed or not self.resolver.worth_asking(
                     self.own, binding.name):
@@ -307,7 +352,24 @@ class _Builder:
             for found in self.resolver.goto(self.own, binding.line, binding.column):
                 if found.member is not None:
                     self.add(found.module, found.member, referenced=False, distance=2,
-                             reason="imported by the module", pulled_by=binding.name)
+                             reason="imported by the module", pulled_by=binding.name,
+                             weight=self.name_uses[binding.name])
+                else:
+                    aliases.setdefault(binding.name, found.module)
+        # A project module imported whole (``from . import nodes``): the members the rest of
+        # the module uses through it (``nodes.Const``), the most used first.
+        uses: Counter[tuple[str, str]] = Counter()
+        for node in ast.walk(self.own.tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in aliases and not self._inside_target(
+                        self.own, node.lineno - 1)):
+                uses[(node.value.id, node.attr)] += 1
+        for (alias, attr), count in uses.most_common():
+            for found in self.resolve_in(aliases[alias], attr, 1):
+                if found.member is not None:
+                    self.add(found.module, found.member, referenced=False, distance=2,
+                             reason="used by the module", pulled_by=f"{alias}.{attr}",
+                             weight=count)
 
     def signature_types(self) -> None:
         """One level further: the project types in the signatures (and a class's bases) of
@@ -327,17 +389,20 @@ class _Builder:
     # --- rendering -------------------------------------------------------------------------
     def levels(self, candidate: _Candidate) -> list[str]:
         node = candidate.node
+        indent = "    " if candidate.container else ""
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return function_levels(candidate.module, node, with_body=candidate.called
-                                   or candidate.referenced)
+            levels = function_levels(candidate.module, node, indent=indent,
+                                     with_body=candidate.called or candidate.referenced)
+            candidate.compact = len(levels) > 1 and signature(node) not in levels[0]
+            if is_stub(node):  # a stub: its signature only
+                return levels[: 2 if candidate.compact else 1]
+            return levels
         if isinstance(node, ast.ClassDef):
             own = self.own_class is not None and candidate.module is self.own and (
                 candidate.qualname == self.own_class.qualname)
-            skip = {self.info.name} if own else set()
-            stubs = {m.qualname.rsplit(".", 1)[-1] for m in candidate.module.members_of(
-                candidate.qualname) if is_stub(m.node)} if own else set()
-            return class_levels(candidate.module, node, wanted=candidate.wanted - stubs - skip,
-                                skip=skip, private=candidate.module is self.own)
+            return class_levels(candidate.module, node, wanted=candidate.wanted,
+                                vocabulary=set(self.attribute_uses), indent=indent,
+                                private=candidate.module is self.own, methods=not own)
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             return [constant_text(node)]
         return [candidate.reason]
@@ -432,11 +497,14 @@ def _pack(candidates: list[_Candidate], budget_chars: int, own_rel: str) -> None
     files: set[str] = set()
     limit = budget_chars - LEFT_OUT_RESERVE
     for candidate in candidates:
-        cost = len(candidate.levels[0]) + 2
+        first = candidate.first()
+        cost = len(candidate.levels[first]) + 2
         if candidate.module.rel not in files:
             cost += FILE_OVERHEAD + len(candidate.module.rel)
+        if used + cost > limit and first > 0:
+            first, cost = 0, cost - len(candidate.levels[first]) + len(candidate.levels[0])
         if used + cost <= limit:
-            candidate.chosen = 0
+            candidate.chosen = first
             used += cost
             files.add(candidate.module.rel)
     if all(c.chosen >= 0 for c in candidates):
@@ -463,7 +531,10 @@ def _layout(candidates: list[_Candidate], own: ModuleFile,
     for rel in order:
         items = groups[rel]
         if rel == own.rel:
-            items.sort(key=lambda c: (c.kind != "imports", c.qualname != own_class, c.rank))
+            # The imports, its own class with its members in source order, then the rest.
+            items.sort(key=lambda c: (
+                c.kind != "imports", 0 if c.qualname == own_class else 1 if c.container else 2,
+                c.line if c.container else 0, c.rank))
         out.append((items[0].module, items))
     return out
 
@@ -496,7 +567,19 @@ def _build(source: str, info: FunctionInfo, path: Path | None, root: Path | None
     context = ProjectContext(root=str(root) if root else None,
                              path=own.rel if path is not None else None, budget=budget)
     for module, items in _layout(candidates, own, own_class):
-        text = "\n\n".join(c.levels[c.chosen] for c in items)
+        pieces: list[list[str]] = []
+        members: list[str] | None = None
+        for c in items:
+            shown = c.levels[c.chosen]
+            if c.container and members is not None:
+                members.append(shown)  # a member of its own class, inside it
+                continue
+            pieces.append([shown])
+            if module is own and c.qualname == own_class:
+                members = pieces[-1]
+        if members is not None and len(members) == 1 and members[0].endswith(":"):
+            members.append("    ...")
+        text = "\n\n".join("\n".join(piece) for piece in pieces)
         context.files.append(ContextFile(path=module.rel, own=module is own, text=text))
         for c in items:
             if c.kind == "imports":
@@ -504,6 +587,7 @@ def _build(source: str, info: FunctionInfo, path: Path | None, root: Path | None
             shown = c.levels[c.chosen]
             context.definitions.append(ContextDefinition(
                 qualname=c.qualname, kind=c.kind, path=module.rel, line=c.line,
+                container=c.container,
                 reason=c.reason, pulled_by=c.pulled_by, text=shown,
                 tokens=estimate_tokens(shown)))
     context.left_out = [LeftOut(qualname=c.qualname, path=c.module.rel, reason=c.reason,

@@ -41,6 +41,27 @@ def signature(node: Function) -> str:
     return ast.unparse(clone).split("\n", 1)[0].removesuffix(":")
 
 
+def compact_signature(node: Function) -> str:
+    """:func:`signature` without annotations, long defaults as ``...``: the smallest form,
+    for definitions the target does not name when the budget is tight."""
+    clone = copy.copy(node)
+    clone.decorator_list = []
+    clone.body = [ast.Expr(ast.Constant(Ellipsis))]
+    clone.returns = None
+    args = copy.deepcopy(node.args)
+    for arg in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if arg is not None:
+            arg.annotation = None
+    args.defaults = [_short(d) for d in args.defaults]
+    args.kw_defaults = [_short(d) if d is not None else None for d in args.kw_defaults]
+    clone.args = args
+    return ast.unparse(clone).split("\n", 1)[0].removesuffix(":")
+
+
+def _short(node: ast.expr) -> ast.expr:
+    return node if len(ast.unparse(node)) <= 20 else ast.Constant(Ellipsis)
+
+
 def _decorators(node: Function | ast.ClassDef, indent: str) -> list[str]:
     out = []
     for decorator in node.decorator_list:
@@ -102,16 +123,19 @@ def short_body(module: ModuleFile, node: Function) -> str | None:
 def function_levels(
     module: ModuleFile, node: Function, *, indent: str = "", with_body: bool = False
 ) -> list[str]:
-    """Levels of a function: signature; with the docstring's first line; with its summary
-    (and, ``with_body``, a short body)."""
+    """Levels of a function: its compact signature (:func:`compact_signature`), when that
+    is shorter; its signature; with the docstring's first line; with its summary (and,
+    ``with_body``, a short body)."""
     head = _decorators(node, indent) + [f"{indent}{signature(node)}:"]
     bare = "\n".join(head[:-1] + [head[-1] + " ..."])
+    compact = "\n".join(head[:-1] + [f"{indent}{compact_signature(node)}: ..."])
+    levels = [compact] if len(compact) < len(bare) else []
     summary = docstring_summary(node)
     if not summary:
-        levels = [bare]
+        levels.append(bare)
     else:
         first = summary.split("\n", 1)[0]
-        levels = [bare, "\n".join(head + _quoted(first, indent + "    "))]
+        levels += [bare, "\n".join(head + _quoted(first, indent + "    "))]
         if summary != first:
             levels.append("\n".join(head + _quoted(summary, indent + "    ")))
     body = short_body(module, node) if with_body else None
@@ -173,22 +197,28 @@ def class_levels(
     module: ModuleFile,
     node: ast.ClassDef,
     *,
-    wanted: set[str] = frozenset(),  # type: ignore[assignment]
-    skip: set[str] = frozenset(),  # type: ignore[assignment]
+    wanted: frozenset[str] | set[str] = frozenset(),
+    vocabulary: frozenset[str] | set[str] = frozenset(),
+    skip: frozenset[str] | set[str] = frozenset(),
     private: bool = False,
+    methods: bool = True,
     indent: str = "",
 ) -> list[str]:
-    """Levels of a class: header, fields, ``__init__`` and the ``wanted`` members'
-    signatures; then every public method's signature (every method's with ``private``); then
-    the class docstring's summary and the ``wanted`` members' summaries. ``skip`` names
-    members never shown (the target itself)."""
+    """Levels of a class, smallest first: header, fields, ``__init__`` and the signatures of
+    the ``wanted`` members and of those the target's module uses (``vocabulary``: attribute
+    names seen in it); then every public method's signature (every method's with
+    ``private``); then the class docstring's summary and the ``wanted`` members' summaries.
+    ``skip`` names members never shown (the target itself); ``methods=False`` shows no
+    methods (they are separate definitions: the target's own class)."""
     inner = indent + "    "
-    methods = [c for c in node.body if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef))
-               and c.name not in skip]
+    functions = [c for c in node.body if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and c.name not in skip] if methods else []
     nested = [c for c in node.body if isinstance(c, ast.ClassDef) and c.name not in skip]
 
     def shown(child: Function, everything: bool) -> bool:
         if child.name in wanted or child.name in ("__init__", "__post_init__", "__call__"):
+            return True
+        if child.name in vocabulary and (private or not child.name.startswith("__")):
             return True
         if not everything:
             return False
@@ -200,24 +230,35 @@ def class_levels(
         if summary:
             out += _quoted(summary, inner)
         out += class_fields(node, inner)
-        picked = [m for m in methods if shown(m, everything)]
-        dropped = len(picked) - MAX_METHODS
-        for child in picked[:MAX_METHODS]:
+        picked = [m for m in functions if shown(m, everything)]
+        seen: set[str] = set()
+        unique = []
+        for child in picked:  # a property's getter and setter: once
+            if child.name not in seen:
+                seen.add(child.name)
+                unique.append(child)
+        dropped = len(unique) - MAX_METHODS
+        for child in unique[:MAX_METHODS]:
+            if not everything:
+                out.append("\n".join(_decorators(child, inner)
+                                     + [f"{inner}{compact_signature(child)}: ..."]))
+                continue
             levels = function_levels(module, child, indent=inner)
-            out.append(levels[min(1, len(levels) - 1)] if docs and child.name in wanted
-                       else levels[0])
+            full = [level for level in levels if signature(child) in level]
+            out.append(full[min(1, len(full) - 1)] if docs and child.name in wanted
+                       else full[0])
         for child in nested:
             if everything or child.name in wanted:
                 out.append(class_header(child, inner) + " ...")
         if dropped > 0:
             out.append(f"{inner}# ... and {dropped} more methods")
-        if len(out) == 1:
+        if len(out) == 1 and methods:
             out.append(f"{inner}...")
         return "\n".join(out)
 
     levels = [render(False, False), render(True, False), render(True, True)]
-    unique: list[str] = []
+    unique_levels: list[str] = []
     for level in levels:
-        if not unique or level != unique[-1]:
-            unique.append(level)
-    return unique
+        if not unique_levels or level != unique_levels[-1]:
+            unique_levels.append(level)
+    return unique_levels

@@ -81,7 +81,11 @@ class ProjectResolver:
             if name.line is None:
                 continue
             member = target.member_at(name.line - 1)
-            if member is not None and member_name(member) == name.name:
+            if member is None or member_name(member) != name.name:
+                # jedi may have read another version of that file (an editor's unsaved text
+                # is cached by path): find the definition by its qualified name instead.
+                member = target.find(_qualname(name)) if _qualname(name) else None
+            if member is not None:
                 found.append(Found(target, member))
         return found
 
@@ -96,6 +100,21 @@ class ProjectResolver:
         statement = binding.statement.split()
         first = statement[1] if len(statement) > 1 else ""
         return first.split(".")[0] in self.tops
+
+
+def _qualname(name) -> str | None:  # name: jedi.api.classes.Name
+    """``Class.method`` of a jedi name, from its parents; None inside a function."""
+    parts = [name.name]
+    try:
+        parent = name.parent()
+        while parent is not None and parent.type != "module":
+            if parent.type != "class":
+                return None
+            parts.insert(0, parent.name)
+            parent = parent.parent()
+    except Exception:  # noqa: BLE001 - jedi's own failures: no name
+        return None
+    return ".".join(parts)
 
 
 def member_name(member: Member) -> str:
@@ -127,7 +146,11 @@ def _project(root: Path, import_root: Path):  # -> jedi.Project
     with _PROJECTS_LOCK:
         project = _PROJECTS.get(key)
         if project is None:
-            extra = [str(import_root)] if import_root != root else []
-            project = jedi.Project(root, added_sys_path=extra, load_unsafe_extensions=False)
+            # Only the project's own folders: a copy of the project (or of a package of the
+            # same name) installed next to the server must not stand in for it, and what is
+            # outside the project is never sent anyway.
+            paths = list(dict.fromkeys([str(import_root), str(root)]))
+            project = jedi.Project(root, sys_path=paths, smart_sys_path=False,
+                                   load_unsafe_extensions=False)
             _PROJECTS[key] = project
         return project

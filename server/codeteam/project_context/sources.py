@@ -9,6 +9,7 @@ all. Lines are 0-based; columns are ``str`` indices (code points), as jedi count
 from __future__ import annotations
 
 import ast
+import textwrap
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -145,7 +146,8 @@ class ModuleFile:
                 self.imports.extend(self._bindings(node))
 
     def _bindings(self, node: ast.Import | ast.ImportFrom) -> list[ImportBinding]:
-        statement = ast.get_source_segment(self.text, node) or ast.unparse(node)
+        end = node.end_lineno or node.lineno
+        statement = textwrap.dedent("\n".join(self.lines[node.lineno - 1 : end])).strip()
         found = []
         for alias in node.names:
             if alias.name == "*":
