@@ -113,8 +113,7 @@ def circle_area(r: float) -> float:
     """Area of a circle of radius r: pi times helper(r)."""
 '''
 
-ROLES_WITH_CONTEXT = ["analyst", "coder", "coder_revise", "direct", "flow_code", "flow_fix",
-                      "tester"]
+ROLES_WITH_CONTEXT = sorted(VARIABLES)  # every prompt file shows the function and its context
 
 
 @pytest.mark.parametrize("name", ROLES_WITH_CONTEXT)

@@ -40,6 +40,7 @@ from codeteam.project_context.models import (
     estimate_tokens,
 )
 from codeteam.project_context.outline import (
+    class_header,
     class_levels,
     constant_text,
     function_levels,
@@ -97,14 +98,16 @@ class _Candidate:
 
     @property
     def rank(self) -> tuple[int, ...]:
-        """Named by the target first, nearest first; then its own class's members; then the
-        module-level definitions of its module and of what it imports, the most used by the
-        module first (nearest first among equals)."""
+        """Named by the target first, nearest first; then its own class's members that the
+        module calls; then the rest (its class's other members, the module's definitions,
+        what it imports) the most used by the module first, nearest first among equals."""
         if self.kind == "imports":
             return (0, 9, 0, 0)  # after what the target names, before the rest
         if self.referenced:
             return (0, self.distance, -self.weight, self.order)
-        return (1, min(self.distance, 1), -self.weight, self.distance, self.order)
+        # Its class's members the module calls first, then by how much the module uses them.
+        tier = 0 if self.container and self.weight else 1
+        return (1, tier, -self.weight, self.distance, self.order)
 
     def first(self) -> int:
         """The level sent in the first pass: the full signature for what the target names,
@@ -115,6 +118,7 @@ class _Candidate:
         if self.referenced:
             return len(self.levels) - 1
         return min(2 if self.compact else 1, len(self.levels) - 1)
+
 
 
 class _Builder:
@@ -329,6 +333,12 @@ class _Builder:
                         self.add(found.module, found.member, referenced=True,
                                  distance=self._distance(found.module),
                                  reason=f"a base class of {node.name}", pulled_by=head)
+        # The types of its attributes (``self.loader.load()`` needs the loader's class).
+        for name in _attribute_type_names(node):
+            for found in self.resolve_in(self.own, name):
+                if found.member is not None and isinstance(found.member.node, ast.ClassDef):
+                    self.add(found.module, found.member, referenced=False, distance=2,
+                             reason=f"the type of an attribute of {node.name}", pulled_by=name)
 
     def module_definitions(self) -> None:
         """The rest of the module's top level and what it imports from the project."""
@@ -400,9 +410,14 @@ class _Builder:
         if isinstance(node, ast.ClassDef):
             own = self.own_class is not None and candidate.module is self.own and (
                 candidate.qualname == self.own_class.qualname)
-            return class_levels(candidate.module, node, wanted=candidate.wanted,
-                                vocabulary=set(self.attribute_uses), indent=indent,
-                                private=candidate.module is self.own, methods=not own)
+            levels = class_levels(candidate.module, node, wanted=candidate.wanted,
+                                  vocabulary=set(self.attribute_uses), indent=indent,
+                                  private=candidate.module is self.own, methods=not own)
+            if own or candidate.container:
+                return levels
+            # Its header alone first (``class Const(Literal): ...``), when the budget is tight.
+            candidate.compact = True
+            return [class_header(node, indent) + " ...", *levels]
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             return [constant_text(node)]
         return [candidate.reason]
@@ -451,6 +466,28 @@ def _signature_names(node: ast.AST) -> list[str]:
                 names.append(sub.id)
             elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                 names += [w.split(".")[0] for w in _WORD.findall(sub.value)]
+    return [n for n in dict.fromkeys(names) if n not in _BUILTINS]
+
+
+def _attribute_type_names(node: ast.ClassDef) -> list[str]:
+    """Names in the annotations of a class's fields, of its ``__init__`` parameters and of
+    the ``self.x: T`` assignments there."""
+    parts: list[ast.AST] = [c.annotation for c in node.body if isinstance(c, ast.AnnAssign)]
+    for child in node.body:
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child.name == "__init__":
+            a = child.args
+            parts += [x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs
+                      if x.annotation is not None]
+            parts += [sub.annotation for sub in ast.walk(child) if isinstance(sub, ast.AnnAssign)]
+    names: list[str] = []
+    for part in parts:
+        for sub in ast.walk(part):
+            if isinstance(sub, ast.Name):
+                names.append(sub.id)
+            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                names += [w.split(".")[-1] for w in _WORD.findall(sub.value)]
+            elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name):
+                names.append(sub.value.id)
     return [n for n in dict.fromkeys(names) if n not in _BUILTINS]
 
 
