@@ -15,14 +15,18 @@ the docstring's examples as public tests (no sandbox run: only the prompt matter
 Measured per function, on the request the scripted model received:
 
 - *context recall*: the fraction of the project definitions the original body uses (found
-  with jedi: each name and attribute of the body, ``goto(follow_imports=True)``, kept when it
-  leads to a function, class, method or module-level constant in a project file other than
-  the function itself) whose signature (``def name(``, ``class name``, ``name =``) appears in
-  the request in the section of that definition's file; split same-module / cross-module;
+  with jedi, searching the project's own folders: each name and attribute of the body,
+  ``goto(follow_imports=True)``, kept when it leads to a function, class, method or
+  module-level constant of a project file, not inside the function itself nor local to an
+  enclosing function) whose signature (``def name(``, ``class name``, ``name =``/``name:``)
+  appears in the request, in the section of that definition's file; split same-module /
+  cross-module; cross-module also without the names the body imports itself (``from .core
+  import X`` inside the function: nothing outside the body says it needs them);
 - the prompt tokens (characters / 4 over all messages, as the budget counts them);
-- the milliseconds ``build_project_context`` takes (its result cache cleared before each
-  function; parsed modules and jedi's caches stay warm, as in an editor session; the first
-  function of each project is reported apart: jedi's cold start);
+- the milliseconds ``task_for`` takes (the project context is nearly all of it), its result
+  cache cleared before each function; parsed modules and jedi's caches stay warm, as in an
+  editor session, and the first function of each project is reported apart (jedi's cold
+  start); then ``task_for`` again on the same text (the cached context);
 - the same recall and tokens for the whole-module context sent before (``Task.context()``).
 
 A benchmark, not a test: nothing here asserts.
@@ -45,23 +49,23 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "server"))
 sys.path.insert(0, str(REPO / "tests"))
 
-import jedi  # noqa: E402
-from scripted_llm import ScriptedLLM  # noqa: E402
+import jedi
 
-from codeteam.documents import task_for  # noqa: E402
-from codeteam.llm.provider import client_for  # noqa: E402
-from codeteam.pipelines.runner import run_pipeline  # noqa: E402
-from codeteam.project_context import build as context_build  # noqa: E402
-from codeteam.project_context import estimate_tokens  # noqa: E402
-from codeteam.project_context.sources import import_root, in_project, relative  # noqa: E402
-from codeteam.pysource.functions import (  # noqa: E402
+from codeteam.documents import task_for
+from codeteam.llm.provider import client_for
+from codeteam.pipelines.runner import run_pipeline
+from codeteam.project_context import build as context_build
+from codeteam.project_context import estimate_tokens
+from codeteam.project_context.sources import import_root, in_project, relative
+from codeteam.pysource.functions import (
     char_column,
     find_functions,
     function_text,
     is_placeholder_body,
     replace_span,
 )
-from codeteam.settings import load_settings  # noqa: E402
+from codeteam.settings import load_settings
+from scripted_llm import ScriptedLLM
 
 SKIP_PARTS = {"tests", "test", "docs", "doc", "examples", "benchmarks", "misc", "scripts"}
 
@@ -88,6 +92,7 @@ class Sample:
     context_tokens: int = 0
     before_tokens: int = 0
     build_ms: float = 0.0
+    cached_ms: float = 0.0
     left_out: int = 0
 
 
@@ -141,7 +146,7 @@ def used_definitions(root: Path, path: Path, text: str, project, info) -> list[U
                 continue
             try:
                 names = script.goto(line, column, follow_imports=True)
-            except Exception:  # noqa: BLE001 - jedi's failure: the name does not count
+            except Exception:  # noqa: BLE001, S112 - jedi's failure: the name does not count
                 continue
             for name in names:
                 where = name.module_path
@@ -199,7 +204,7 @@ def choose(root: Path, per_project: int) -> list[tuple[Path, object, list[Used],
         try:
             functions = [f for f in find_functions(text)
                          if f.end_line - f.body_start_line >= 2 and f.body_start_line > f.def_line]
-        except Exception:  # noqa: BLE001 - a module that does not parse is not sampled
+        except Exception:  # noqa: BLE001, S112 - a module that does not parse is not sampled
             continue
         project = jedi.Project(root, sys_path=[str(import_root(path)), str(root)],
                                smart_sys_path=False, load_unsafe_extensions=False)
@@ -236,6 +241,10 @@ async def measure(root: Path, per_project: int, budget: int) -> list[Sample]:
                 task = task_for(source, info.qualname, path=path, project_root=root,
                                 context_tokens=budget)
                 build_ms = (time.perf_counter() - started) * 1000
+                started = time.perf_counter()  # the same text again: the cached context
+                task_for(source, info.qualname, path=path, project_root=root,
+                         context_tokens=budget)
+                cached_ms = (time.perf_counter() - started) * 1000
                 task = task.model_copy(update={"public_tests": []})
                 llm.reply(None, "```python\n" + original.strip("\n") + "\n```")
                 before = len(llm.requests)
@@ -245,7 +254,8 @@ async def measure(root: Path, per_project: int, budget: int) -> list[Sample]:
                 prompt = "\n".join(messages)
                 parts = sections(prompt)
                 own = relative(path, root)
-                sample = Sample(root.name, path, info.qualname, used, build_ms=build_ms)
+                sample = Sample(root.name, path, info.qualname, used, build_ms=build_ms,
+                                cached_ms=cached_ms)
                 sample.found = [shown(parts.get(u.path, ""), u) for u in used]
                 sample.prompt_tokens = sum(estimate_tokens(m) for m in messages)
                 sample.context_tokens = task.project_context.tokens
@@ -277,11 +287,11 @@ def recall(samples: list[Sample], same: bool, before: bool = False,
 
 
 def table(samples_by_project: dict[str, list[Sample]]) -> str:
-    rows = ["| project | functions | same-module recall | cross-module recall | cross-module, "
-            "without names the body imports itself | mean prompt tokens (max) | mean context "
-            "tokens | build ms: first, mean of rest (max) | before: same / cross recall, mean "
-            "prompt tokens |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    rows = [("| project | functions | same-module recall | cross-module recall | cross-module, "
+             "without names the body imports itself | mean prompt tokens (max) | mean context "
+             "tokens | build ms: first, mean of rest (max) | task_for ms, cached | before: "
+             "same / cross recall, mean prompt tokens |"),
+            "|---|---|---|---|---|---|---|---|---|---|"]
     every: list[Sample] = []
     for name, samples in list(samples_by_project.items()) + [("all", None)]:
         if samples is None:
@@ -305,6 +315,7 @@ def table(samples_by_project: dict[str, list[Sample]]) -> str:
             f"{statistics.mean(tokens):.0f} ({max(tokens)}) | "
             f"{statistics.mean(s.context_tokens for s in samples):.0f} | "
             f"{first}, {statistics.mean(rest):.0f} ({max(rest):.0f}) | "
+            f"{statistics.mean(s.cached_ms for s in samples):.0f} | "
             f"{pct(same_b)} / {pct(cross_b)}, "
             f"{statistics.mean(s.before_tokens for s in samples):.0f} |")
     return "\n".join(rows)
@@ -340,7 +351,8 @@ def main() -> None:
                         "used": [u.__dict__ for u in s.used], "found": s.found,
                         "found_before": s.found_before, "prompt_tokens": s.prompt_tokens,
                         "context_tokens": s.context_tokens, "before_tokens": s.before_tokens,
-                        "build_ms": round(s.build_ms, 1), "left_out": s.left_out}) + "\n")
+                        "build_ms": round(s.build_ms, 1), "cached_ms": round(s.cached_ms, 1),
+                        "left_out": s.left_out}) + "\n")
 
 
 if __name__ == "__main__":

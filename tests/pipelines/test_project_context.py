@@ -405,3 +405,28 @@ async def test_property_classmethod_nested_class_and_overloaded_targets(
     stub = prompt.split("Complete this function:")[1]
     assert stub.count("def ") == 1, stub  # one function: the overloads are not a second one
     assert header.strip().splitlines()[-1].strip() in stub
+
+
+def test_codeteam_run_sends_the_context_with_its_budget(scripted, tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    write(tmp_path, SIBLING)
+    scripted.reply(DIRECT, code('def post_url(title: str) -> str:\n'
+                                '    return BASE + slugify(title)'))
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CODETEAM_") and k != "OPENAI_API_KEY"}
+    env.update(CODETEAM_BASE_URL=scripted.base_url, CODETEAM_MAX_RETRIES="0",
+               CODETEAM_CONTEXT_TOKENS="900")
+    done = subprocess.run(
+        [sys.executable, "-m", "codeteam", "run", str(tmp_path / "pkg/urls.py"), "--function",
+         "post_url", "--pipeline", "direct", "--json"],
+        env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    [request] = scripted.requests
+    assert "# pkg/text.py\n" in request["messages"][1]["content"]
+    transcript = json.loads(done.stdout)["transcript"]
+    assert transcript[0]["role"] == "context"
+    assert "of 900 tokens" in transcript[0]["reply"]
