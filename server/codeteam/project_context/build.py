@@ -131,8 +131,10 @@ class _Builder:
         self.target = self._target_node()
         self.own_class = self._own_class()
         self.shadowed = _local_names(self.target) if self.target else set()
+        # How the rest of the module uses names: ``name``, ``x.attr``, ``module.attr``.
         self.name_uses: Counter[str] = Counter()
         self.attribute_uses: Counter[str] = Counter()
+        self.dotted_uses: Counter[tuple[str, str]] = Counter()
         for node in ast.walk(own.tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 if not self._inside_target(own, node.lineno - 1):
@@ -140,6 +142,8 @@ class _Builder:
             elif isinstance(node, ast.Attribute) and not self._inside_target(
                     own, node.lineno - 1):
                 self.attribute_uses[node.attr] += 1
+                if isinstance(node.value, ast.Name):
+                    self.dotted_uses[(node.value.id, node.attr)] += 1
 
     # --- the target ------------------------------------------------------------------------
     def _target_node(self) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -196,8 +200,11 @@ class _Builder:
                                distance, self.order, reason, pulled_by,
                                container=member.container if own_member else None)
             name = member.qualname.rsplit(".", 1)[-1]
+            # Imported names count by the name the module gives them (``weight``); a class
+            # reached another way by how often the module says its name, e.g. in annotations.
             found.weight = (self.attribute_uses[name] if own_member else
-                            self.name_uses[name] if module is self.own else 0)
+                            self.name_uses[name] if module is self.own or kind == "class"
+                            else 0)
             self.candidates[key] = found
         elif (referenced, -distance) > (found.referenced, -found.distance):
             # A stronger reason: named by the target beats merely nearby; then nearer.
@@ -368,12 +375,7 @@ class _Builder:
                     aliases.setdefault(binding.name, found.module)
         # A project module imported whole (``from . import nodes``): the members the rest of
         # the module uses through it (``nodes.Const``), the most used first.
-        uses: Counter[tuple[str, str]] = Counter()
-        for node in ast.walk(self.own.tree):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                    and node.value.id in aliases and not self._inside_target(
-                        self.own, node.lineno - 1)):
-                uses[(node.value.id, node.attr)] += 1
+        uses = Counter({key: n for key, n in self.dotted_uses.items() if key[0] in aliases})
         for (alias, attr), count in uses.most_common():
             for found in self.resolve_in(aliases[alias], attr, 1):
                 if found.member is not None:
@@ -529,7 +531,8 @@ def _occurrences(module: ModuleFile, part: ast.AST):
 
 def _pack(candidates: list[_Candidate], budget_chars: int, own_rel: str) -> None:
     """Choose each candidate's level: all at their smallest in rank order while they fit,
-    then the nearest grown to their preferred level while the budget lasts."""
+    then grown one level at a time, nearest first, toward their preferred level while the
+    budget lasts."""
     used = 0
     files: set[str] = set()
     limit = budget_chars - LEFT_OUT_RESERVE
@@ -546,15 +549,20 @@ def _pack(candidates: list[_Candidate], budget_chars: int, own_rel: str) -> None
             files.add(candidate.module.rel)
     if all(c.chosen >= 0 for c in candidates):
         limit = budget_chars
-    for candidate in candidates:
-        if candidate.chosen < 0:
-            continue
-        for level in range(candidate.preferred(), candidate.chosen, -1):
-            delta = len(candidate.levels[level]) - len(candidate.levels[candidate.chosen])
+    # Grow one level at a time, in rank order, round after round: a big class near the top
+    # does not take all that is left before the next definition has its docstring.
+    growing = True
+    while growing:
+        growing = False
+        for candidate in candidates:
+            if candidate.chosen < 0 or candidate.chosen >= candidate.preferred():
+                continue
+            delta = (len(candidate.levels[candidate.chosen + 1])
+                     - len(candidate.levels[candidate.chosen]))
             if used + delta <= limit:
-                candidate.chosen = level
+                candidate.chosen += 1
                 used += delta
-                break
+                growing = True
 
 
 def _layout(candidates: list[_Candidate], own: ModuleFile,

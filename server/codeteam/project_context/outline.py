@@ -48,10 +48,19 @@ def compact_signature(node: Function) -> str:
     clone.decorator_list = []
     clone.body = [ast.Expr(ast.Constant(Ellipsis))]
     clone.returns = None
-    args = copy.deepcopy(node.args)
-    for arg in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
-        if arg is not None:
-            arg.annotation = None
+    args = copy.copy(node.args)  # shallow copies: the module's tree is shared
+
+    def bare(arg: ast.arg | None) -> ast.arg | None:
+        if arg is None:
+            return None
+        arg = copy.copy(arg)
+        arg.annotation = None
+        return arg
+
+    args.posonlyargs = [bare(a) for a in args.posonlyargs]
+    args.args = [bare(a) for a in args.args]
+    args.kwonlyargs = [bare(a) for a in args.kwonlyargs]
+    args.vararg, args.kwarg = bare(args.vararg), bare(args.kwarg)
     args.defaults = [_short(d) for d in args.defaults]
     args.kw_defaults = [_short(d) if d is not None else None for d in args.kw_defaults]
     clone.args = args
@@ -224,6 +233,22 @@ def class_levels(
             return False
         return private or not child.name.startswith("_")
 
+    compact: dict[int, str] = {}
+    full: dict[int, list[str]] = {}
+
+    def compact_line(child: Function) -> str:
+        if id(child) not in compact:
+            compact[id(child)] = "\n".join(_decorators(child, inner)
+                                           + [f"{inner}{compact_signature(child)}: ..."])
+        return compact[id(child)]
+
+    def full_levels(child: Function) -> list[str]:
+        if id(child) not in full:
+            levels = function_levels(module, child, indent=inner)
+            head = signature(child)
+            full[id(child)] = [level for level in levels if head in level]
+        return full[id(child)]
+
     def render(everything: bool, docs: bool) -> str:
         out = [class_header(node, indent)]
         summary = docstring_summary(node) if docs else None
@@ -240,13 +265,11 @@ def class_levels(
         dropped = len(unique) - MAX_METHODS
         for child in unique[:MAX_METHODS]:
             if not everything:
-                out.append("\n".join(_decorators(child, inner)
-                                     + [f"{inner}{compact_signature(child)}: ..."]))
+                out.append(compact_line(child))
                 continue
-            levels = function_levels(module, child, indent=inner)
-            full = [level for level in levels if signature(child) in level]
-            out.append(full[min(1, len(full) - 1)] if docs and child.name in wanted
-                       else full[0])
+            levels = full_levels(child)
+            out.append(levels[min(1, len(levels) - 1)] if docs and child.name in wanted
+                       else levels[0])
         for child in nested:
             if everything or child.name in wanted:
                 out.append(class_header(child, inner) + " ...")

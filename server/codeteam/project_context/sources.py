@@ -103,14 +103,16 @@ class ModuleFile:
         problem = None
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         try:
-            readable = parseable_module(text)
-            tree = ast.parse(readable.text)
-            if readable.left_out:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            try:
+                readable = parseable_module(text)
+                tree = ast.parse(readable.text)
                 problem = f"{rel}: {readable.describe()} do not parse and were skipped"
-            text = readable.text
-        except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError) as error:
-            tree = ast.Module(body=[], type_ignores=[])
-            problem = f"{rel}: does not parse ({error})"
+                text = readable.text
+            except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError) as error:
+                tree = ast.Module(body=[], type_ignores=[])
+                problem = f"{rel}: does not parse ({error})"
         module = cls(path=path, rel=rel, text=text, tree=tree, problem=problem,
                      lines=text.split("\n"))
         module._index()
