@@ -332,14 +332,23 @@ class _Builder:
                          reason="a member of its class")
         node = self.own_class.node
         assert isinstance(node, ast.ClassDef)
-        for base in node.bases:
-            head = _head(base)
-            if head:
-                for found in self.resolve_in(self.own, head):
-                    if found.member is not None:
-                        self.add(found.module, found.member, referenced=True,
-                                 distance=self._distance(found.module),
-                                 reason=f"a base class of {node.name}", pulled_by=head)
+        # Its base classes, and theirs (what ``self.`` reaches), three levels up.
+        queue: list[tuple[ModuleFile, ast.ClassDef, int]] = [(self.own, node, 0)]
+        seen = {id(node)}
+        while queue:
+            module, cls, depth = queue.pop(0)
+            for base in cls.bases:
+                head = _head(base)
+                for found in self.resolve_in(module, head) if head else []:
+                    base_node = found.member.node if found.member is not None else None
+                    if not isinstance(base_node, ast.ClassDef) or id(base_node) in seen:
+                        continue
+                    seen.add(id(base_node))
+                    self.add(found.module, found.member, referenced=True,
+                             distance=max(self._distance(found.module), depth + 1),
+                             reason=f"a base class of {cls.name}", pulled_by=head)
+                    if depth < 2:
+                        queue.append((found.module, base_node, depth + 1))
         # The types of its attributes (``self.loader.load()`` needs the loader's class).
         for name in _attribute_type_names(node):
             for found in self.resolve_in(self.own, name):
