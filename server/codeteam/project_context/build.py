@@ -120,7 +120,6 @@ class _Candidate:
         return min(2 if self.compact else 1, len(self.levels) - 1)
 
 
-
 class _Builder:
     def __init__(self, own: ModuleFile, info: FunctionInfo, resolver: ProjectResolver | None):
         self.own = own
@@ -214,12 +213,6 @@ class _Builder:
             found.wanted.add(wanted)
         found.called = found.called or called
         found.weight = max(found.weight, weight)
-
-    def add_found(self, found: list[Found], **how) -> list[Found]:
-        for item in found:
-            if item.member is not None:
-                self.add(item.module, item.member, **how)
-        return found
 
     # --- resolving names -------------------------------------------------------------------
     def resolve_in(self, module: ModuleFile, name: str, depth: int = 0) -> list[Found]:

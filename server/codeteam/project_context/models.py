@@ -58,10 +58,6 @@ class LeftOut(BaseModel):
     reason: str
     pulled_by: str | None = None
 
-    @property
-    def label(self) -> str:
-        return f"{self.qualname} ({self.path})"
-
 
 class ContextFile(BaseModel):
     """The definitions of one file, in the order the prompt shows them, as one text."""
