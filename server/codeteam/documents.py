@@ -20,6 +20,7 @@ from codeteam.execution.pytest_run import (
 )
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.project import Project, lone_module_name, project_for
+from codeteam.project_context import DEFAULT_BUDGET, build_project_context
 from codeteam.pysource.functions import FunctionInfo, locate
 from codeteam.task import Task
 
@@ -58,12 +59,18 @@ def task_for(
     path: Path | None = None,
     workspace_root: Path | None = None,
     project: Project | None = None,
+    context_tokens: int = DEFAULT_BUDGET,
 ) -> Task:
     """The task for function ``qualname`` (or the already located ``info``) in ``source``.
 
     ``project`` (:func:`~codeteam.project.project_for` of ``path``) is where the module lives:
     the task is tested there and pytest tests are searched under its root (else under
-    ``workspace_root``). ``source`` may have CRLF line endings; the task's text is LF. Raises
+    ``workspace_root``). ``source`` may have CRLF line endings; the task's text is LF. The
+    task's project context (``context_tokens`` tokens;
+    :func:`~codeteam.project_context.build_project_context`) is found in that project (for a
+    lone module, the nearest folder with a ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or
+    ``.git``). Blocking: jedi reads the modules the function uses (call it off the event
+    loop). Raises
     :class:`~codeteam.pysource.functions.FunctionNotFound`,
     :class:`~codeteam.pysource.functions.AmbiguousFunction` or
     :class:`~codeteam.pysource.functions.SourceError`.
@@ -75,12 +82,18 @@ def task_for(
         info = locate(text, qualname)
     if project is not None and not project.lone:
         workspace_root = Path(project.root)
+    context = build_project_context(
+        text, info, path=path,
+        project_root=Path(project.root) if project is not None and not project.lone else None,
+        budget=context_tokens,
+    )
     return Task.from_info(
         text,
         info,
         module_name=module_name_for(path, project),
         public_tests=public_tests(text, info, path=path, workspace_root=workspace_root),
         project=project,
+        project_context=context,
     )
 
 

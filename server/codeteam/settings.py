@@ -117,6 +117,11 @@ class Settings(BaseSettings):
         "/home/me/proj/.venv/bin/python; relative: from the project root); default the "
         "project's .venv/venv interpreter, else the one running codeteam.",
     )
+    context_tokens: int = Field(
+        default=1500, ge=0, le=50_000,
+        description="Tokens (estimated as characters / 4) of project context in each role's "
+        "prompt: the definitions the function likely uses, nearest first; 0 sends none.",
+    )
 
     @field_validator("base_url", "model", "prompts_dir", "python", mode="before")
     @classmethod
@@ -147,7 +152,8 @@ class Settings(BaseSettings):
         return value
 
     @field_validator(
-        "max_tokens", "max_rounds", "max_retries", "ai_tests", "max_calls", "seed", mode="before"
+        "max_tokens", "max_rounds", "max_retries", "ai_tests", "max_calls", "seed",
+        "context_tokens", mode="before"
     )
     @classmethod
     def _no_booleans(cls, value: Any) -> Any:

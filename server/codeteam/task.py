@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from codeteam.execution.models import TestCase
 from codeteam.execution.pytest_run import PytestTarget
 from codeteam.project import Project
+from codeteam.project_context import ProjectContext, build_project_context
 from codeteam.pysource.docstrings import read_plan, strip_plan
 from codeteam.pysource.functions import (
     FunctionInfo,
@@ -56,6 +57,9 @@ class Task(BaseModel):
     docstring examples and workspace tests. ``task_id`` names a benchmark task.
     ``pytest_target`` says where pytest runs the project's tests of the function (set when its
     public tests include pytest tests: ``kind == "pytest"``, ids are pytest node ids).
+    ``project_context`` holds the project definitions every role's prompt shows
+    (``prompts/project_context.jinja``); :meth:`from_info` makes one from the module text
+    alone unless given one built with the project (:func:`codeteam.documents.task_for`).
     """
 
     name: str
@@ -73,6 +77,7 @@ class Task(BaseModel):
     task_id: str | None = None
     pytest_target: PytestTarget | None = None
     project: Project | None = None
+    project_context: ProjectContext | None = None
 
     @property
     def intent(self) -> str:
@@ -117,11 +122,16 @@ class Task(BaseModel):
         public_tests: list[TestCase] | None = None,
         task_id: str | None = None,
         project: Project | None = None,
+        project_context: ProjectContext | None = None,
     ) -> Task:
         """Like :meth:`from_source` for an already located function (LF line endings).
-        With a ``project`` that is not lone, ``module_name`` is the project's dotted name."""
+        With a ``project`` that is not lone, ``module_name`` is the project's dotted name.
+        Without ``project_context``, the context is built from ``source`` alone (its own
+        definitions: no files are read)."""
         if project is not None and not project.lone:
             module_name = project.module
+        if project_context is None:
+            project_context = build_project_context(source, info)
         return cls(
             name=info.name,
             qualname=info.qualname,
@@ -137,6 +147,7 @@ class Task(BaseModel):
             public_tests=list(public_tests or []),
             task_id=task_id,
             project=project,
+            project_context=project_context,
         )
 
     def program_with(self, code: str) -> Program:

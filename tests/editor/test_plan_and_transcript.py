@@ -64,10 +64,12 @@ async def test_transcript_of_the_last_run(editor, scripted):
     assert "- pipeline: team" in markdown and "- status: **untested**" in markdown
     assert "- applied: yes" in markdown
     assert "## Plan\n\n1. Keep the maximum.\n2. Return the list." in markdown
-    # Each role's prompt and reply, in order.
-    analyst = markdown.index("### 1. analyst: analyst: planning")
-    coder = markdown.index("### 2. coder: coder: writing code")
-    assert analyst < coder
+    # What project context the prompts carry, then each role's prompt and reply, in order.
+    context = markdown.index("### 1. context: project context")
+    assert "- sent before from helpers.py:6: defined in the module" in markdown[context:]
+    analyst = markdown.index("### 2. analyst: analyst: planning")
+    coder = markdown.index("### 3. coder: coder: writing code")
+    assert context < analyst < coder
     assert markdown.index("You are the analyst", analyst) < coder
     assert "You write correct, simple Python" in markdown[coder:]
     assert BODY in markdown[coder:]

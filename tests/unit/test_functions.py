@@ -139,3 +139,56 @@ def test_dedent_keeps_a_multiline_f_string_of_a_method():
     """Python 3.12+ tokenizes f-strings as FSTRING_START ... FSTRING_END, not one STRING."""
     method = '    def m(self, x):\n        return f"""a\n    {x}\n        b"""\n'
     assert dedent_function(method) == 'def m(self, x):\n    return f"""a\n    {x}\n        b"""\n'
+
+
+OVERLOADED = '''import typing
+
+
+@typing.overload
+def scale(x: int) -> int: ...
+@typing.overload
+def scale(x: float) -> float: ...
+def scale(x):
+    """x doubled."""
+    return x * 2
+
+
+class C:
+    @property
+    def size(self) -> int:
+        return self._size
+
+    @size.setter
+    def size(self, value: int) -> None:
+        self._size = value
+'''
+
+
+def test_overload_stubs_and_their_implementation_are_one_function():
+    from codeteam.pysource.functions import enclosing_function, locate
+
+    found = locate(OVERLOADED, "scale")
+    assert found.def_line == 7 and found.signature == "def scale(x)"
+    # The cursor in an overload stub means the implementation.
+    assert enclosing_function(OVERLOADED, 4).def_line == 7
+    assert locate(OVERLOADED, "scale", "def scale(x)").def_line == 7
+
+
+def test_a_property_getter_by_name_and_its_setter_by_signature():
+    from codeteam.pysource.functions import enclosing_function, locate
+
+    assert locate(OVERLOADED, "C.size").def_line == 14
+    setter = locate(OVERLOADED, "C.size", "def size(self, value: int) -> None")
+    assert setter.def_line == 18 and setter.decorators == ("size.setter",)
+    assert enclosing_function(OVERLOADED, 19).def_line == 18
+
+
+def test_the_context_tokens_setting():
+    from codeteam.settings import load_settings
+
+    settings, problems = load_settings({"context_tokens": "800"}, env=False)
+    assert problems == [] and settings.context_tokens == 800
+    assert load_settings({}, env=False)[0].context_tokens == 1500
+    for bad in (True, -1, "lots"):
+        _, problems = load_settings({"context_tokens": bad}, env=False)
+        assert len(problems) == 1 and "context_tokens" in problems[0], bad

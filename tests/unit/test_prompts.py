@@ -24,17 +24,17 @@ def task():
 
 
 VARIABLES = {
-    "direct": lambda t: {"task": t, "context": t.context()},
+    "direct": lambda t: {"task": t},
     "planner": lambda t: {"task": t},
     "analyst": lambda t: {"task": t},
-    "coder": lambda t: {"task": t, "plan": ["Square r.", "Multiply by pi."], "context": ""},
+    "coder": lambda t: {"task": t, "plan": ["Square r.", "Multiply by pi."]},
     "coder_revise": lambda t: {"task": t, "plan": [], "code": "def circle_area(r):\n    return r",
                                "report": "FAILED public test ..."},
     "tester": lambda t: {"task": t, "count": 4},
     "flow_reflect": lambda t: {"task": t, "tests": [">>> circle_area(1.0)"]},
     "flow_solutions": lambda t: {"task": t, "reflection": ["r is a radius"]},
     "flow_tests": lambda t: {"task": t, "count": 3, "tests": []},
-    "flow_code": lambda t: {"task": t, "context": "", "reflection": [], "approach": "formula"},
+    "flow_code": lambda t: {"task": t, "reflection": [], "approach": "formula"},
     "flow_fix": lambda t: {"task": t, "code": "def circle_area(r):\n    return r",
                            "failure": "FAILED ...", "anchors": ["ai:1"]},
 }
@@ -123,3 +123,68 @@ def test_followup_renders(name, task):
 def test_followup_needs_its_variables(task):
     with pytest.raises(PromptError):
         PromptLibrary().followup("reask_code", task=task)
+
+
+# --- the project context block (prompts/project_context.jinja) ------------------------------
+
+HELPERS = '''import math
+
+SCALE = 2.0
+
+
+def helper(r: float) -> float:
+    """r squared."""
+    return r * r
+
+
+def circle_area(r: float) -> float:
+    """Area of a circle of radius r: pi times helper(r)."""
+'''
+
+# Every prompt file that shows the function shows its context.
+ROLES_WITH_CONTEXT = ["analyst", "coder", "coder_revise", "direct", "flow_code", "flow_fix",
+                      "flow_reflect", "flow_solutions", "flow_tests", "planner", "tester"]
+
+
+@pytest.mark.parametrize("name", ROLES_WITH_CONTEXT)
+def test_every_role_shows_the_same_context_block(name):
+    task = Task.from_source(HELPERS, "circle_area")
+    user = PromptLibrary().render(name, **VARIABLES[name](task)).messages[1].content
+    block = user[user.index("Definitions from the project"):].split("```\n\n")[0]
+    assert block == (
+        "Definitions from the project that the function can use (signatures and docstrings):\n"
+        "```python\n"
+        "import math\n\n"
+        "def helper(r: float) -> float:\n"
+        '    """r squared."""\n'
+        "    return r * r\n\n"
+        "SCALE = 2.0\n"
+    )
+
+
+def test_no_context_renders_no_block(task):
+    for name in ROLES_WITH_CONTEXT:
+        user = PromptLibrary().render(name, **VARIABLES[name](
+            task.model_copy(update={"project_context": None}))).messages[1].content
+        assert "Definitions from the project" not in user, name
+
+
+def test_left_out_definitions_are_named_in_one_line():
+    from codeteam.project_context import LeftOut
+
+    task = Task.from_source(HELPERS, "circle_area")
+    context = task.project_context.model_copy(update={"left_out": [
+        LeftOut(qualname=f"far_{i}", path="pkg/far.py", reason="imported by the module")
+        for i in range(14)
+    ]})
+    user = PromptLibrary().render("direct", task=task.model_copy(
+        update={"project_context": context})).messages[1].content
+    assert ("Not shown, for space: far_0, far_1, far_2, far_3, far_4, far_5, far_6, far_7, "
+            "far_8, far_9, far_10, far_11 and 2 more.") in user
+
+
+def test_the_context_block_can_be_overridden_like_a_prompt(tmp_path):
+    (tmp_path / "project_context.jinja").write_text("MY CONTEXT {{ task.name }}\n")
+    task = Task.from_source(HELPERS, "circle_area")
+    user = PromptLibrary(tmp_path).render("coder", task=task, plan=[]).messages[1].content
+    assert user.startswith("MY CONTEXT circle_area")

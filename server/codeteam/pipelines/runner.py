@@ -61,6 +61,9 @@ async def run_pipeline(
         prompts=prompts,
         max_calls=settings.max_calls if name == "flow" else None,
     )
+    if task.project_context is not None and not task.project_context.empty:
+        # What context every prompt carries, and which name pulled each definition in.
+        ctx.conversation.event("context", "project context", task.project_context.describe())
     try:
         return await pipeline(task, ctx)
     except PromptError as error:

@@ -166,18 +166,37 @@ def enclosing_function(source: str, line: int, end_line: int | None = None) -> F
     """
     last = line if end_line is None else end_line
     best: FunctionInfo | None = None
-    for info in find_functions(source):
+    functions = find_functions(source)
+    for info in functions:
         inside = info.contains_line(line) and info.contains_line(last)
         if inside and (best is None or info.start_line >= best.start_line):
             best = info
+    if best is not None and is_overload(best):
+        # An ``@overload`` stub is part of its implementation: the implementation is meant.
+        implementations = [f for f in functions if f.qualname == best.qualname
+                           and not is_overload(f)]
+        if len(implementations) == 1:
+            return implementations[0]
     return best
+
+
+def is_overload(info: FunctionInfo) -> bool:
+    """True for an ``@overload`` (``@typing.overload``) stub."""
+    return any(d.rsplit(".", 1)[-1] == "overload" for d in info.decorators)
+
+
+def is_property_accessor(info: FunctionInfo) -> bool:
+    """True for a property's setter or deleter (``@name.setter``, ``@name.deleter``)."""
+    return any(d.endswith((".setter", ".deleter")) for d in info.decorators)
 
 
 def locate(source: str, qualname: str, signature: str | None = None) -> FunctionInfo:
     """Find the function ``qualname`` (with ``signature``, if given) in ``source``.
 
-    Used to re-locate a function in the document's *current* text before an edit.
-    Raises :class:`FunctionNotFound`, :class:`AmbiguousFunction`, or :class:`SourceError`.
+    Used to re-locate a function in the document's *current* text before an edit. A function
+    with ``@typing.overload`` stubs before it is one function (the implementation is found);
+    of a property's getter, setter and deleter, the name alone finds the getter (the
+    signature tells the others apart). Raises :class:`FunctionNotFound`, :class:`AmbiguousFunction`, or :class:`SourceError`.
     """
     candidates = [f for f in find_functions(source) if f.qualname == qualname]
     if signature is not None:
@@ -190,6 +209,14 @@ def locate(source: str, qualname: str, signature: str | None = None) -> Function
         candidates = same
     if not candidates:
         raise FunctionNotFound(f"no function named {qualname} in the document")
+    if len(candidates) > 1:
+        # ``@overload`` stubs before the implementation: one function, the implementation.
+        implementations = [f for f in candidates if not is_overload(f)]
+        candidates = implementations if len(implementations) == 1 else candidates
+    if len(candidates) > 1 and signature is None:
+        # A property with a setter or deleter: by name alone, the getter.
+        getters = [f for f in candidates if not is_property_accessor(f)]
+        candidates = getters if len(getters) == 1 else candidates
     if len(candidates) > 1:
         lines = ", ".join(str(f.def_line + 1) for f in candidates)
         raise AmbiguousFunction(f"{qualname} is defined more than once (lines {lines})")

@@ -69,7 +69,6 @@ async def write_code(
         prompt=prompt,
         retries=retries,
         plan=plan or [],
-        context=task.context(),
     )
 
 

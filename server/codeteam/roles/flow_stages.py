@@ -171,7 +171,7 @@ async def initial_code(
     conversation.report(stage)
     return await ask_for_code(
         conversation, task, role="coder", stage=stage, prompt="flow_code", retries=1,
-        context=task.context(), reflection=reflection, approach=approach or "",
+        reflection=reflection, approach=approach or "",
     )
 
 

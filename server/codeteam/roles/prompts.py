@@ -14,6 +14,8 @@ Templates render in Jinja's :class:`~jinja2.sandbox.SandboxedEnvironment` with
 ``StrictUndefined`` (a missing variable is an error, not an empty string). The shipped prompts
 are found in the installed package (``codeteam/prompts``) or, in a source checkout, in the
 repository's ``prompts/`` folder; a user's ``prompts_dir`` setting overrides file by file.
+Blocks shared by several prompts are ``.jinja`` files in the same folders, included by name
+(``{% include "project_context.jinja" %}``: the project context every role sees).
 """
 
 from __future__ import annotations
@@ -66,8 +68,10 @@ def shipped_prompts_dir() -> Path:
     raise PromptError(f"no prompts folder next to {package_dir}")
 
 
-def _environment() -> SandboxedEnvironment:
+def _environment(dirs: list[Path]) -> SandboxedEnvironment:
     env = SandboxedEnvironment(
+        # Shared blocks (``{% include "project_context.jinja" %}``) come from the same folders.
+        loader=jinja2.FileSystemLoader([str(d) for d in dirs]),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -90,7 +94,7 @@ class PromptLibrary:
     def __init__(self, override_dir: str | Path | None = None) -> None:
         self.dirs = [Path(override_dir)] if override_dir else []
         self.dirs.append(shipped_prompts_dir())
-        self._env = _environment()
+        self._env = _environment(self.dirs)
 
     def names(self) -> list[str]:
         """All prompt names available (file stems)."""

@@ -175,12 +175,14 @@ def _syntax_error_in(text: str, block: tuple[int, int]) -> str:
     return ""
 
 
-def _task_for(text, info, path, workspace_root, project) -> Task:
+def _task_for(text, info, path, workspace_root, project, context_tokens) -> Task:
     """:func:`~codeteam.documents.task_for` with positional arguments (for an offload to a
-    worker process, which takes a picklable function and arguments)."""
+    worker process, which takes a picklable function and arguments). It builds the project
+    context too (jedi), so that work stays off the event loop and its GIL."""
     from codeteam.documents import task_for
 
-    return task_for(text, info=info, path=path, workspace_root=workspace_root, project=project)
+    return task_for(text, info=info, path=path, workspace_root=workspace_root, project=project,
+                    context_tokens=context_tokens)
 
 
 def pipeline_name(requested: str | None, settings: Settings) -> tuple[str, str | None]:
@@ -223,7 +225,8 @@ async def build_task(
     offload = request.offload or asyncio.to_thread
     try:
         task = await offload(
-            _task_for, readable.text, info, request.path, request.workspace_root, project
+            _task_for, readable.text, info, request.path, request.workspace_root, project,
+            request.settings.context_tokens,
         )
     except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
         raise TargetError(str(error)) from error

@@ -1,0 +1,152 @@
+"""The project context builder (issue 16) on small projects in tmp dirs: what is found, why,
+what stays out, and the cache."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+from codeteam.project_context import build_project_context
+from codeteam.pysource.functions import locate
+from codeteam.task import Task
+
+
+def project(root: Path, files: dict[str, str]) -> Path:
+    (root / "setup.cfg").write_text("")
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return root
+
+
+def context_of(root: Path, module: str, qualname: str, **options):
+    path = root / module
+    text = path.read_text()
+    return build_project_context(text, locate(text, qualname), path=path, **options)
+
+
+def test_a_revision_body_pulls_in_module_attributes_it_calls(tmp_path):
+    root = project(tmp_path, {
+        "calc/__init__.py": "",
+        "calc/ops.py": '''
+            def double(x: int) -> int:
+                """Twice x."""
+                return 2 * x
+
+
+            def triple(x: int) -> int:
+                """Three times x, written out at length so that it is not short.
+
+                More words here.
+                """
+                y = x
+                y = y + x
+                y = y + x
+                y = y + 0
+                return y
+        ''',
+        "calc/main.py": '''
+            from . import ops
+
+
+            def six_times(x: int) -> int:
+                """Six times x."""
+                return ops.triple(ops.double(x))
+        ''',
+    })
+    context = context_of(root, "calc/main.py", "six_times")
+    found = {d.qualname: d for d in context.definitions}
+    assert found["double"].reason == "used in the body" and found["double"].pulled_by == (
+        "ops.double")
+    # Short and called: its body is shown; the long one only as signature and summary.
+    assert "return 2 * x" in found["double"].text
+    assert "y = y + x" not in found["triple"].text
+    assert "Three times x" in found["triple"].text
+    assert [f.path for f in context.files] == ["calc/main.py", "calc/ops.py"]
+
+
+def test_a_lone_module_leaves_out_stubs_and_the_target(tmp_path):
+    source = textwrap.dedent('''
+        import math
+
+
+        def other(xs):
+            """Return xs sorted.
+
+            >>> other([2, 1])
+            [1, 2]
+            """
+
+
+        def helper(x):
+            return math.floor(x)
+
+
+        def target(xs):
+            """Floor of each x, with helper."""
+            return [helper(x) for x in xs]
+    ''')
+    task = Task.from_source(source, "target")
+    text = "\n".join(f.text for f in task.project_context.files)
+    assert "import math" in text and "def helper(x):\n    return math.floor(x)" in text
+    assert "other" not in text  # a stub still to be written
+    assert "[helper(x) for x in xs]" not in text  # the target itself
+    assert task.project_context.path is None and task.project_context.files[0].path == ""
+
+
+def test_results_are_cached_until_an_imported_file_changes(tmp_path):
+    root = project(tmp_path, {
+        "p/__init__.py": "",
+        "p/a.py": 'def helper() -> int:\n    """One."""\n    return 1\n',
+        "p/b.py": 'from .a import helper\n\n\ndef use() -> int:\n    """helper() + 1."""\n',
+    })
+    first = context_of(root, "p/b.py", "use")
+    again = context_of(root, "p/b.py", "use")
+    assert again == first and "One." in first.files[1].text
+    helper = root / "p/a.py"
+    helper.write_text('def helper() -> int:\n    """Uno."""\n    return 1\n')
+    stat = helper.stat()
+    os.utime(helper, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    changed = context_of(root, "p/b.py", "use")
+    assert "Uno." in changed.files[1].text
+
+
+def test_a_base_class_in_another_module_and_self_calls(tmp_path):
+    root = project(tmp_path, {
+        "z/__init__.py": "",
+        "z/base.py": '''
+            class Store:
+                """Keeps values by key."""
+
+                def load(self, key: str) -> bytes:
+                    """The stored bytes of key."""
+                    raise KeyError(key)
+        ''',
+        "z/cache.py": '''
+            from z.base import Store
+
+
+            class Cache(Store):
+                def get(self, key: str) -> bytes:
+                    """self.load(key), remembered."""
+        ''',
+    })
+    context = context_of(root, "z/cache.py", "Cache.get")
+    found = {d.qualname: d for d in context.definitions}
+    assert found["Cache"].reason == "its own class"
+    assert found["Store"].reason == "a base class of Cache"
+    assert "def load(self, key: str) -> bytes:" in found["Store"].text
+    assert "def get" not in found["Cache"].text
+
+
+def test_the_project_root_is_found_from_the_file(tmp_path):
+    root = project(tmp_path, {
+        "src/pk/__init__.py": "",
+        "src/pk/a.py": "def f(x):\n    return x\n",
+        "src/pk/b.py": 'from pk.a import f\n\n\ndef g(x):\n    """f(x) twice."""\n',
+    })
+    context = context_of(root, "src/pk/b.py", "g")
+    assert context.root == str(root.resolve()) and context.path == "src/pk/b.py"
+    assert [d.path for d in context.definitions] == ["src/pk/a.py"]
