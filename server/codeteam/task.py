@@ -11,6 +11,7 @@ import re
 from pydantic import BaseModel, Field
 
 from codeteam.execution.models import TestCase
+from codeteam.execution.pytest_run import PytestTarget
 from codeteam.pysource.docstrings import read_plan, strip_plan
 from codeteam.pysource.functions import (
     FunctionInfo,
@@ -50,6 +51,8 @@ class Task(BaseModel):
     gets in the sandbox (tests import the function from it). ``plan`` is the ``Plan:`` section
     already in the docstring, if any (the coder follows it). ``public_tests`` are the user's
     docstring examples and workspace tests. ``task_id`` names a benchmark task.
+    ``pytest_target`` says where pytest runs the project's tests of the function (set when its
+    public tests include pytest tests: ``kind == "pytest"``, ids are pytest node ids).
     """
 
     name: str
@@ -65,6 +68,7 @@ class Task(BaseModel):
     plan: list[str] | None = None
     public_tests: list[TestCase] = Field(default_factory=list)
     task_id: str | None = None
+    pytest_target: PytestTarget | None = None
 
     @property
     def intent(self) -> str:

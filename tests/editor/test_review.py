@@ -153,14 +153,22 @@ async def test_diagnostics_clear_on_close(start, scripted, client_kind):
 
 
 async def test_workspace_pytest_tests_are_run(start, scripted, client_kind):
-    """pytest tests under the workspace folder that call the function are public tests."""
+    """The project's pytest tests that call the function are public tests, run by pytest: a
+    failure sits at the function's failing line when the traceback passes through it (else on
+    the ``def`` line), with relatedInformation at the test file's failing line."""
     started = await start(client_kind, ai_tests=0)
+    started.root.chmod(0o755)  # the sandbox's uid reads the project
     tests_dir = started.root / "tests"
     tests_dir.mkdir()
-    (tests_dir / "test_ranges.py").write_text(
+    test_file = tests_dir / "test_ranges.py"
+    test_file.write_text(
         "from ranges import running_max\n\n\n"
         "def test_keeps_the_maximum():\n"
-        "    assert running_max([3, 1]) == [3, 3]\n"
+        "    assert running_max([3, 1]) == [3, 3]\n\n\n"
+        "def test_empty():\n"
+        "    assert running_max([]) == []\n\n\n"
+        "def test_unrelated():\n"
+        "    assert 1 + 1 == 2\n"
     )
     client = started.client
     document = client.open(started.root / "ranges.py", BUGGY)
@@ -170,10 +178,22 @@ async def test_workspace_pytest_tests_are_run(start, scripted, client_kind):
     assert answer["status"] == "failed", answer
     await client.wait_until(lambda: document.uri in client.diagnostics, what="diagnostics")
     diagnostics = by_code(client.diagnostics[document.uri])
-    assert set(diagnostics) == {"doctest:1", "doctest:2",
-                                "pytest:tests/test_ranges.py::test_keeps_the_maximum", "summary"}
-    pytest_failure = diagnostics["pytest:tests/test_ranges.py::test_keeps_the_maximum"]
+    maximum = "tests/test_ranges.py::test_keeps_the_maximum"
+    empty = "tests/test_ranges.py::test_empty"
+    assert set(diagnostics) == {"doctest:1", "doctest:2", maximum, empty, "summary"}
+    pytest_failure = diagnostics[maximum]
     assert pytest_failure.severity == types.DiagnosticSeverity.Error
     assert pytest_failure.range.start.line == document.line_of("def running_max")
     assert "test_keeps_the_maximum" in pytest_failure.message
-    assert "0/3 public tests passed" in diagnostics["summary"].message
+    assert "expected: [3, 3]" in pytest_failure.message
+    assert "actual:   [1, 3]" in pytest_failure.message
+    (related,) = pytest_failure.related_information
+    assert related.location.uri == test_file.as_uri()
+    assert related.location.range.start.line == 4  # the assert in the test file
+    raised = diagnostics[empty]
+    assert raised.range.start.line == document.line_of('raise ValueError("empty')
+    (related,) = raised.related_information
+    assert related.location.uri == test_file.as_uri()
+    assert related.location.range.start.line == 8
+    assert "ValueError" in raised.message
+    assert "0/4 public tests passed" in diagnostics["summary"].message

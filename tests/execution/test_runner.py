@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import ast
 import os
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from codeteam.execution import runner as runner_module
 from codeteam.execution import sandbox as sandbox_module
-from codeteam.execution.discovery import doctest_cases, pytest_cases
+from codeteam.execution.discovery import doctest_cases
 from codeteam.execution.models import SandboxUnavailable, TestCase
 from codeteam.execution.runner import run_tests
 from codeteam.execution.sandbox import NOT_INSTALLED, SandboxPolicy, sandbox_problem
@@ -131,53 +130,6 @@ async def test_asserts_report_values_and_the_failing_line(policy):
     assert (truth.expected, truth.actual) == ("a true value", "[]")
     assert ok.status == "passed"
     assert name.status == "error" and name.exception_type == "NameError"
-
-
-async def test_pytest_test_from_a_workspace(tmp_path, policy):
-    (tmp_path / "lib").mkdir()
-    module_path = tmp_path / "lib" / "maths.py"
-    module_path.write_text("def double(x):\n    return x * 2\n")
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_maths.py").write_text(
-        textwrap.dedent(
-            """\
-            import pytest
-            from lib.maths import double as dbl
-
-            FACTOR = 2
-
-
-            def expected(x):
-                return x * FACTOR
-
-
-            def test_double():
-                assert dbl(3) == expected(3)
-
-
-            def test_raises():
-                with pytest.raises(TypeError):
-                    dbl(None)
-
-
-            def test_needs_fixture(tmp_path):
-                assert dbl(1) == 2
-            """
-        )
-    )
-    tests = pytest_cases("double", module_path, tmp_path)
-    assert [t.name for t in tests] == ["test_double", "test_raises", "test_needs_fixture"]
-    buggy = "def double(x):\n    return (x or 0) + 2\n"
-    report = await run_tests(buggy, tests, module_name="maths", policy=policy)
-    double, raises, fixture = report.outcomes
-    assert fixture.status == "failed"  # run under pytest: `from lib.maths import` is the program
-    assert (fixture.expected, fixture.actual) == ("2", "3")
-    assert double.status == "failed"
-    assert (double.expected, double.actual) == ("6", "5")
-    assert f"{tmp_path}/tests/test_maths.py" in double.traceback
-    assert raises.status == "failed", raises  # pytest.raises: DID NOT RAISE
-    good = await run_tests("def double(x):\n    return x * 2\n", tests, policy=policy)
-    assert good.all_passed
 
 
 async def test_per_test_timeout_points_at_the_loop(policy):

@@ -1,6 +1,6 @@
-"""Workspace tests the sandbox cannot run (a module they import is missing there, or another
-workspace module it cannot see): reported as not run, with the module named in the notes and
-the report; the verdict comes from the tests that ran, and no pipeline tries to "fix" them."""
+"""The project's tests that cannot run (pytest skips one, a fixture is missing): reported as not
+run, with pytest's reason in the notes and the report; the verdict comes from the tests that
+ran, and no pipeline tries to "fix" them."""
 
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 from pipeline_support import CODER, FIX, FLOW_CODE, GOOD, STUB, TESTER
 
-from codeteam.documents import task_for
+from codeteam.documents import task_for, with_project_tests
+from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.llm.provider import client_for
 from codeteam.pipelines.runner import run_pipeline
 from codeteam.settings import load_settings
 
 pytestmark = pytest.mark.sandbox
 
-TESTS = '''import codeteam_no_such_package
+TESTS = '''import pytest
 from helpers import SAMPLE
 from running import running_max
 
@@ -26,7 +27,12 @@ def test_sample():
 
 
 def test_third_party():
-    assert running_max(codeteam_no_such_package.DATA) == []
+    lib = pytest.importorskip("codeteam_no_such_package")
+    assert running_max(lib.DATA) == []
+
+
+def test_needs_db(db):
+    assert running_max(db) == []
 
 
 def test_plain():
@@ -35,13 +41,18 @@ def test_plain():
 
 CORRECT = STUB + "    out = []\n    for x in xs:\n        out.append(x if not out else max(out[-1], x))\n" \
     "    return out\n"
+SKIPPED = "Skipped: could not import 'codeteam_no_such_package': No module named " \
+    "'codeteam_no_such_package'"
 
 
 @pytest.fixture
 async def run_on_files(scripted, tmp_path: Path):
     """``await run_on_files(pipeline, source, tests_text, **settings)``: the task built from
-    ``running.py`` and ``test_running.py`` in a workspace with a ``helpers.py``."""
+    ``running.py`` and ``test_running.py`` in a workspace with a ``helpers.py``, its pytest
+    tests selected by running pytest."""
     clients = []
+
+    tmp_path.chmod(0o755)  # the sandbox's uid reads the project (pytest made it 0700)
 
     async def go(pipeline, source, tests_text, **overrides):
         (tmp_path / "running.py").write_text(source)
@@ -57,6 +68,9 @@ async def run_on_files(scripted, tmp_path: Path):
         clients.append(client)
         task = task_for(source, "running_max", path=tmp_path / "running.py",
                         workspace_root=tmp_path)
+        task = await with_project_tests(
+            task, path=tmp_path / "running.py", root=tmp_path,
+            policy=SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s))
         return await run_pipeline(pipeline, task, settings=settings, client=client)
 
     yield go
@@ -69,36 +83,39 @@ async def test_review_passes_on_the_tests_that_ran_and_names_the_rest(run_on_fil
     assert result.status == "passed", result.notes
     report = result.last_report
     assert [(o.test_id.split("::")[-1], o.status) for o in report.run.outcomes] == [
-        ("doctest:1", "passed"), ("doctest:2", "passed"), ("test_sample", "skipped"),
-        ("test_third_party", "skipped"), ("test_plain", "passed")]
-    assert report.counts("public") == (3, 3)
+        ("doctest:1", "passed"), ("doctest:2", "passed"), ("test_sample", "passed"),
+        ("test_plain", "passed"), ("test_third_party", "skipped"), ("test_needs_db", "skipped")]
+    assert report.counts("public") == (4, 4)
     head = report.summary.splitlines()[0]
-    assert head.startswith("3/3 public tests passed; 2 tests not run in the sandbox")
-    assert "NOT RUN public test test_running.py::test_sample: it imports helpers" in report.summary
-    assert any(n.startswith("test_running.py::test_sample not run: it imports helpers from "
-                            "the workspace") for n in result.notes), result.notes
-    assert any(n.startswith("test_running.py::test_third_party not run: No module named "
-                            "'codeteam_no_such_package'") for n in result.notes), result.notes
-    assert "3/3 tests passed; 2 not run" in result.summary()
+    assert head == (f"4/4 public tests passed (ran 4: 4 passed, 0 failed); 2 not run: "
+                    f"1 {SKIPPED}, 1 error in setup: fixture 'db' not found")
+    assert f"NOT RUN public test test_running.py::test_third_party: {SKIPPED}" in report.summary
+    assert ("test_running.py::test_needs_db not run: error in setup: fixture 'db' not found"
+            in result.notes), result.notes
+    assert "4/4 tests passed; 2 not run" in result.summary()
 
 
 async def test_review_of_buggy_code_still_fails_on_the_tests_that_ran(run_on_files):
     buggy = STUB + "    return sorted(xs)\n"
     result = await run_on_files("review", buggy, TESTS)
     assert result.status == "failed"
-    assert len(result.last_report.run.failures) == 2  # doctest:1 and test_plain
+    failures = result.last_report.run.failures
+    assert [o.test_id.split("::")[-1] for o in failures] == [
+        "doctest:1", "test_sample", "test_plain"]
+    sample = failures[1]
+    assert (sample.expected, sample.actual) == ("[1, 3, 3]", "[1, 2, 3]")
     assert len(result.last_report.run.skipped) == 2
 
 
 async def test_review_with_only_tests_that_cannot_run_is_untested(run_on_files):
     source = CORRECT.replace("    >>> running_max([1, 3, 2])\n    [1, 3, 3]\n"
                              "    >>> running_max([])\n    []\n", "")
-    tests = TESTS.split("\n\n\ndef test_plain")[0] + "\n"
-    result = await run_on_files("review", source, tests)
+    tests = TESTS.split("\n\n\ndef test_plain")[0].replace("def test_sample", "def _sample")
+    result = await run_on_files("review", source, tests + "\n")
     assert result.status == "untested", result.notes
     assert result.reports == []
     assert "no test could run in the sandbox: the code is untested" in result.notes
-    assert any("test_sample not run" in n for n in result.notes)
+    assert any("test_needs_db not run" in n for n in result.notes)
     assert any("test_third_party not run" in n for n in result.notes)
 
 
@@ -117,7 +134,7 @@ async def test_team_does_not_revise_for_tests_that_cannot_run(scripted, run_on_f
     result = await run_on_files("team", STUB, TESTS, max_rounds=3)
     assert result.status == "passed" and result.rounds == 1, result.notes
     assert scripted.count(TESTER) == 0
-    assert any("test_sample not run" in n for n in result.notes)
+    assert any("test_needs_db not run" in n for n in result.notes)
 
 
 async def test_flow_does_not_try_to_fix_tests_that_cannot_run(scripted, run_on_files):
@@ -126,7 +143,7 @@ async def test_flow_does_not_try_to_fix_tests_that_cannot_run(scripted, run_on_f
     result = await run_on_files("flow", STUB, tests_text, max_calls=15)
     # test_plain_fails is a wrong user test: the flow tries to fix it, never the skipped ones.
     fix_prompts = [t for t in scripted.texts() if "You fix Python functions" in t]
-    assert fix_prompts and all("test_sample" not in t and "test_third_party" not in t
+    assert fix_prompts and all("test_needs_db" not in t and "test_third_party" not in t
                                for t in fix_prompts)
     assert result.status == "failed"
     assert scripted.count(FIX) == len(fix_prompts)

@@ -14,7 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 @pytest.fixture
 async def run(scripted):
     """``await run(pipeline, source, qualname, path=None, root=None, **settings)``."""
-    from codeteam.documents import task_for
+    from codeteam.documents import task_for, with_project_tests
+    from codeteam.execution.sandbox import SandboxPolicy
     from codeteam.llm.provider import client_for
     from codeteam.pipelines.runner import run_pipeline
     from codeteam.settings import load_settings
@@ -31,6 +32,10 @@ async def run(scripted):
         client = await client_for(settings)
         clients.append(client)
         task = task_for(source, qualname, path=path, workspace_root=root)
+        if root is not None:
+            root.chmod(0o755)  # the sandbox's uid reads the project (pytest made it 0700)
+        task = await with_project_tests(task, path=path, root=root, policy=SandboxPolicy(
+            mode=settings.sandbox, timeout_s=settings.test_timeout_s))
         return await run_pipeline(pipeline, task, settings=settings, client=client)
 
     yield go

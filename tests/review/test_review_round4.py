@@ -1,19 +1,16 @@
-"""Review, round 4: a reply's decorators kept on an inner function, workspace tests expanded
-per ``@pytest.mark.parametrize`` parameter set, and runs that start while another part of the
-module does not parse. Each test reproduces a defect the review found (each was a strict xfail
+"""Review, round 4: a reply's decorators kept on an inner function and runs that start while
+another part of the module does not parse (the parametrize cases are pytest's own now:
+tests/execution/test_pytest_run.py). Each test reproduces a defect the review found (each was a strict xfail
 until its fix). No model, no sandbox: extraction, discovery and the lookups are called
 directly."""
 
 from __future__ import annotations
 
-import textwrap
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 
 from codeteam.editor.targets import CommandTarget, TargetError, resolve_function
-from codeteam.execution.discovery import pytest_cases
 from codeteam.pysource.functions import SourceError
 from codeteam.pysource.tolerant import locate_tolerant, parseable_module
 from codeteam.roles.code_extraction import extract_function
@@ -72,78 +69,6 @@ def test_a_memoised_recursive_method_stays_memoised():
     seq = type("Seq", (), {"fib": method})()
     assert seq.fib(20) == 6765
     assert len(calls) <= 21  # memoised: each n once (was: 21891 calls)
-
-
-# --- workspace tests parametrized with @pytest.mark.parametrize ----------------------------
-
-
-MODULE = "def double(x):\n    return x * 2\n"
-
-
-def _cases(tmp_path: Path, tests: str):
-    (tmp_path / "calc.py").write_text(MODULE)
-    (tmp_path / "test_calc.py").write_text(textwrap.dedent(tests))
-    return pytest_cases("double", tmp_path / "calc.py", tmp_path)
-
-
-def test_parameter_sets_with_equal_ids_get_pytests_unique_ids(tmp_path):
-    cases = _cases(tmp_path, """\
-        import pytest
-        from calc import double
-
-        @pytest.mark.parametrize("x", [1, "1", 2])
-        def test_mixed(x):
-            assert double(x) == x + x
-        """)
-    # As `pytest --collect-only` lists them (pytest 9).
-    assert [c.id.split("::")[1] for c in cases] == [
-        "test_mixed[1_0]", "test_mixed[1_1]", "test_mixed[2]"]
-
-
-def test_ids_of_constants_and_explicit_ids_are_pytests(tmp_path):
-    cases = _cases(tmp_path, """\
-        import pytest
-        from calc import double
-
-        @pytest.mark.parametrize("x", [b"ab", 1j, +3])
-        def test_kinds(x):
-            assert double(x) == x + x
-
-        @pytest.mark.parametrize("x", [1, 2], ids=["\u00e9", "b c"])
-        def test_named(x):
-            assert double(x)
-        """)
-    # As `pytest --collect-only` lists them (pytest 9).
-    assert [c.id.split("::")[1] for c in cases] == [
-        "test_kinds[ab]", "test_kinds[1j]", "test_kinds[3]",
-        "test_named[\\xe9]", "test_named[b c]"]
-
-
-def test_a_param_imported_from_pytest_is_not_passed_as_the_value(tmp_path):
-    cases = _cases(tmp_path, """\
-        import pytest
-        from pytest import param
-        from calc import double
-
-        @pytest.mark.parametrize("x", [param(3, id="three")])
-        def test_param(x):
-            assert double(x) == 6
-        """)
-    # Not collected is fine; collected, it must run with x=3 (was: x=param(3, id='three')).
-    assert [(c.id.split("::")[1], c.arguments) for c in cases] in (
-        [], [("test_param[three]", "x=3")])
-
-
-def test_a_parametrized_case_is_described_by_its_whole_id(tmp_path):
-    cases = _cases(tmp_path, """\
-        import pytest
-        from calc import double
-
-        @pytest.mark.parametrize("x", ["a[b"])
-        def test_br(x):
-            assert double(x) == x + x
-        """)
-    assert [c.describe() for c in cases] == ["test_br[a[b] (pytest)"]
 
 
 # --- a run while another part of the module does not parse --------------------------------

@@ -4,12 +4,10 @@ no sandbox). Each test is xfail(strict): it fails today and passes once the defe
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
 from codeteam.documents import task_for
-from codeteam.execution.discovery import pytest_cases
 from codeteam.pysource.docstrings import write_plan
 from codeteam.roles.code_extraction import CodeExtractionError, extract_function
 from codeteam.task import Task
@@ -147,21 +145,6 @@ def test_doctest_lines_after_a_form_feed():
     lines = source.split("\n")
     (case,) = task.public_tests
     assert lines[case.line].strip() == ">>> double(1)"
-
-
-def test_pytest_case_source_after_a_line_separator_in_a_string(tmp_path: Path):
-    (tmp_path / "textutil.py").write_text('def shout(s):\n    """Upper-case s."""\n    return s\n')
-    (tmp_path / "test_textutil.py").write_text(
-        "from textutil import shout\n\n"
-        'SEPARATOR = "a\u2028b"\n\n'
-        "def test_shout():\n"
-        '    word = "hi"\n'
-        '    assert shout(word) == "HI"\n',
-        encoding="utf-8",
-    )
-    (case,) = pytest_cases("shout", tmp_path / "textutil.py", tmp_path)
-    assert case.source.startswith("def test_shout():")
-    assert 'assert shout(word) == "HI"' in case.source
 
 
 # --- replies that change the signature or add module-level statements -----------------------

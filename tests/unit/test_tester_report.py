@@ -28,7 +28,7 @@ def test_skipped_tests_do_not_decide_the_verdict():
     assert report.counts() == (1, 1) and report.counts("public") == (0, 0)
     assert run.failures == [] and run.all_passed
     head, _, details = report.summary.partition("\n\n")
-    assert head == "1/1 AI tests passed; 1 test not run in the sandbox (not a failure of the code)"
+    assert head == f"1/1 AI tests passed (ran 1: 1 passed, 0 failed); 1 not run: {MISSING}"
     assert details == f"NOT RUN public test tests/test_x.py::test_a: {MISSING}"
     assert report.skipped_notes() == [f"tests/test_x.py::test_a not run: {MISSING}"]
     result = Result(pipeline="review", status="passed", reports=[report])
@@ -55,7 +55,8 @@ def test_nothing_ran_is_untested_and_notes_share_a_reason():
     report = build_report(tests, run, round_number=1)
     assert report.verdict == "fail" and not run.all_passed
     assert status_of(report) == "untested"
-    assert report.summary.startswith("no tests ran; 5 tests not run in the sandbox")
+    assert report.summary.startswith(
+        f"no tests ran; 5 not run: 4 {MISSING}, 1 pytest.skip: slow")
     assert report.skipped_notes() == [
         f"tests/test_x.py::test_0 and 3 more tests not run: {MISSING}",
         "tests/test_x.py::test_4 not run: pytest.skip: slow",

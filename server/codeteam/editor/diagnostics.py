@@ -3,7 +3,9 @@
 One diagnostic per failing test (source "codeteam", code = the test id): at the line that
 failed inside the function when the run knows it (``outcome.function_line``), else at the
 doctest example's own line, else on the ``def`` line; Error for the user's tests, Warning for
-AI tests (they may be wrong). Plus one Information summary on the ``def`` line.
+AI tests (they may be wrong). A failing pytest test points at the line of its own file where
+it failed (relatedInformation, a Location in the test file). Plus one Information summary on
+the ``def`` line.
 
 Diagnostics are stored relative to the function's first line together with the function's
 text: when a change leaves the function's text as it was they follow it (lines typed above
@@ -15,6 +17,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from lsprotocol import types
@@ -46,6 +49,9 @@ class Problem:
     message: str
     severity: Severity
     code: str
+    related: tuple[str, int, str] | None = None
+    """(absolute file path, 0-based line, message): where a pytest test failed in its own
+    file (the ``assert``), shown as the diagnostic's relatedInformation."""
 
 
 @dataclass
@@ -97,7 +103,12 @@ def review_problems(result: Result, *, stub_start_line: int, def_offset: int,
         if line is None:
             line = def_offset
         severity: Severity = "warning" if test is not None and test.origin == "ai" else "error"
-        problems.append(Problem(line, failure_message(test, outcome), severity, outcome.test_id))
+        related = None
+        if outcome.test_file is not None and outcome.test_line is not None:
+            label = outcome.test_id if test is None else test.id
+            related = (outcome.test_file, outcome.test_line, f"{label} failed here")
+        problems.append(Problem(line, failure_message(test, outcome), severity, outcome.test_id,
+                                related))
     head = report.summary.split("\n", 1)[0]
     problems.append(Problem(def_offset, f"codeteam review: {head}", "information", SUMMARY_CODE))
     return problems
@@ -203,9 +214,23 @@ class DiagnosticsStore:
                         severity=_SEVERITY[problem.severity],
                         code=problem.code,
                         source=DIAGNOSTIC_SOURCE,
+                        related_information=_related(problem),
                     )
                 )
         return out
+
+
+def _related(problem: Problem) -> list[types.DiagnosticRelatedInformation] | None:
+    """The test file's failing line as relatedInformation (the whole line: start of that line
+    to the start of the next), or None."""
+    if problem.related is None:
+        return None
+    path, line, message = problem.related
+    uri = Path(path).as_uri()
+    where = types.Range(start=types.Position(line=line, character=0),
+                        end=types.Position(line=line + 1, character=0))
+    return [types.DiagnosticRelatedInformation(
+        location=types.Location(uri=uri, range=where), message=message)]
 
 
 def _find_once(text: str, needle: str, offsets: list[int]) -> int | None:

@@ -22,24 +22,20 @@ class TestCase(BaseModel):
     """One test of the function under test.
 
     - ``doctest``: ``source`` is the example's source (``running_max([1, 2])``) and
-      ``expected`` the wanted output as doctest compares it (``[1, 2]``).
+      ``expected`` the wanted output as doctest compares it (``[1, 2]``). ``setup`` holds the
+      earlier statement examples of the same docstring (``>>> xs = [1, 2]``, in doctest
+      format), run before the example so it sees their names.
     - ``assert``: ``source`` is Python statements, typically one ``assert f(x) == y``;
       ``call`` and ``expected`` may repeat its parts for reports.
-    - ``pytest``: ``source`` is a whole test function (``def test_x(): ...``) found in the
-      workspace, ``name`` its name, ``setup`` the test file's imports and module-level helpers
-      that the test uses (its import of the module under test included: in the sandbox that
-      import gives the program, see ``module_aliases``). A case of a parametrized test has
-      ``arguments``: keyword arguments as Python source (``a=1, b=[2]``), evaluated in the
-      test's namespace and passed to the test function. A test that takes pytest fixtures
-      (built-in ones such as ``tmp_path``, or ``@pytest.fixture`` functions of its own file)
-      has ``fixtures``, their names (the file's autouse fixtures included): the harness then
-      runs it under pytest itself, and ``setup`` is the whole module it runs in (the test, its
-      marks, the fixtures and what they use, each on its own lines of the file).
-      For doctests, ``setup`` holds the earlier statement examples of the same docstring
-      (``>>> xs = [1, 2]``, in doctest format), run before the example so it sees their names.
+    - ``pytest``: a test of the project's own suite, run by pytest itself
+      (:mod:`codeteam.execution.pytest_run`): ``id`` is pytest's node id
+      (``tests/test_x.py::test_y[1-2]``, relative to pytest's rootdir), ``name`` the part
+      after the file, ``file`` the test file relative to the project root and ``line`` its
+      0-based line there. A test that could not run (collection error, missing fixture or
+      package, skip, xfail) has pytest's reason in ``skip_reason``.
 
-    ``module_aliases`` are the dotted names a pytest test imports the module under test by
-    (``pkg.mod`` for ``from pkg.mod import f``); in the sandbox each names the program module.
+    ``module_aliases``, ``arguments`` and ``fixtures`` are no longer used for pytest tests
+    (kept for the stdlib harness's spec format).
 
     ``origin`` says where it came from: the user's docstring or test files (public), the
     tester role (ai), or a benchmark's hidden tests (hidden, never shown to a model).
@@ -74,13 +70,7 @@ class TestCase(BaseModel):
         if self.kind == "doctest":
             return f">>> {self.source.strip()}  # expected {self.expected!r}"
         if self.kind == "pytest":
-            name = self.name or "test"
-            case = ""
-            if self.arguments is not None:  # the id's parameter set: "pytest:f.py::name[...]"
-                marker = "::" + name.replace(".", "::") + "["
-                at = self.id.find(marker)
-                case = self.id[at + len(marker) - 1:] if at >= 0 else ""
-            return f"{name}{case} (pytest)"
+            return f"{self.id} (pytest)"
         return " ".join(self.source.strip().split())
 
 
@@ -96,6 +86,9 @@ class TestOutcome(BaseModel):
     editor adds the function's document line).
     ``seconds`` is the test's own run time. ``import_failed`` is True when the program's
     module raised while being imported (before the test itself ran).
+
+    ``test_file`` (absolute path) and ``test_line`` (0-based) are where a pytest test failed in
+    its own file (the innermost frame there: typically the ``assert``).
 
     A "skipped" outcome did not run for a reason that is not the code's (see
     :data:`TestStatus`); ``message`` says why (``No module named 'foo' ...``).
@@ -115,6 +108,8 @@ class TestOutcome(BaseModel):
     stdout: str = ""
     seconds: float = 0.0
     import_failed: bool = False
+    test_file: str | None = None
+    test_line: int | None = None
 
     @property
     def passed(self) -> bool:

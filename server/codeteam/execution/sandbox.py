@@ -24,6 +24,13 @@ the working directory that holds the run's files; ``/tmp``; ``/dev/shm``); they 
 the run. There is no network (a private loopback only), no $HOME, no workspace, no access to
 the server's environment variables (API keys): the command gets a minimal environment.
 
+A *project run* (``run_sandboxed(..., project=ProjectMount(...))``) adds the project the
+function lives in: its root mounted read-only at its own path (``--ro-bind``), the candidate
+version of the target's file laid over the original (``--ro-bind-data`` of a memfd), ``.git``,
+``.env*`` and other secrets emptied (a read-only tmpfs over folders, an empty file over files),
+the project's interpreter with its prefix and site-packages read-only, the working directory
+in the project, ``$HOME`` a private writable folder. The run's files still go to ``/sandbox``.
+
 ``"none"`` runs the same command as a plain subprocess in a fresh temporary directory (deleted
 afterwards) with the same rlimits and timeouts. This is NOT isolation: the code can read and
 write everything the server user can, and use the network. It exists for machines without
@@ -146,6 +153,67 @@ class SandboxPolicy(BaseModel):
     scratch_mb: int = Field(default=64, ge=1)
 
 
+class ProjectMount(BaseModel):
+    """A project the command runs in, instead of only the run's files (see :func:`run_sandboxed`).
+
+    All paths are absolute host paths (resolved: no symlinks in them).
+
+    - ``root``: the project's folder, mounted read-only at its own path (the code under test
+      cannot write into it; pytest's cache and bytecode are not written there either).
+    - ``overlays``: absolute path -> text; each an existing file under ``root`` that the run
+      sees with this text instead (the candidate version of the target's module); the rest of
+      the project is untouched.
+    - ``hidden``: absolute paths under ``root`` that the run must not see (``.git``, ``.env*``
+      files, other dotfiles): a directory shows as an empty read-only folder, a file as an empty
+      read-only file; paths that do not exist are ignored.
+    - ``python``: the interpreter to run (for :func:`python_argv`'s ``python``); its
+      virtualenv (or ``bin/`` folder) and the folder of the binary it links to are mounted
+      read-only too.
+    - ``workdir``: the command's working directory, ``root`` or a folder under it.
+    - ``extra_ro``: more folders mounted read-only at their own paths: the interpreter's
+      prefix, base prefix and site-packages (a project ``.venv`` with its dependencies and
+      pytest plugins, even under ``$HOME``); paths that do not exist are ignored.
+    """
+
+    root: str
+    overlays: dict[str, str] = Field(default_factory=dict)
+    hidden: list[str] = Field(default_factory=list)
+    python: str
+    workdir: str
+    extra_ro: list[str] = Field(default_factory=list)
+
+    def check(self) -> None:
+        """Raise ``ValueError`` unless the paths are usable (see the field descriptions)."""
+        if not os.path.isabs(self.root) or not os.path.isdir(self.root):
+            raise ValueError(f"project root is not an absolute path of a folder: {self.root!r}")
+        paths = [*self.overlays, *self.hidden, self.workdir]
+        for path in paths:
+            if not os.path.isabs(path) or not _under(os.path.normpath(path), [self.root]):
+                raise ValueError(f"not an absolute path under the project root: {path!r}")
+        for path in self.overlays:
+            if not os.path.isfile(path):
+                raise ValueError(f"an overlay must replace an existing file: {path!r}")
+        if not os.path.isdir(self.workdir):
+            raise ValueError(f"the working directory is not a folder: {self.workdir!r}")
+        for path in (self.python, *self.extra_ro):
+            if not os.path.isabs(path):
+                raise ValueError(f"not an absolute path: {path!r}")
+
+
+PROJECT_ROOT_ENV = "CODETEAM_PROJECT_ROOT"
+"""Set when a :class:`ProjectMount` is given: where the project root is in this run (its own
+path under bwrap; the copy in mode "none")."""
+
+FILES_DIR_ENV = "CODETEAM_FILES_DIR"
+"""Set when a :class:`ProjectMount` is given: the folder holding the run's ``files``
+(``/sandbox`` under bwrap; a folder of the run's temporary directory in mode "none")."""
+
+NOT_COPIED = frozenset({".tox", ".nox", "node_modules", "__pycache__", ".mypy_cache",
+                        ".pytest_cache", ".ruff_cache"})  # fmt: skip
+"""Folders left out of the project's copy in mode "none" (besides hidden paths and any folder
+holding a ``pyvenv.cfg``, i.e. a virtualenv)."""
+
+
 class ProcessResult(BaseModel):
     """What one sandboxed process did.
 
@@ -213,10 +281,17 @@ def sandbox_site_packages() -> list[str]:
     return list(_python_layout().site_packages)
 
 
-def python_argv(*args: str) -> list[str]:
+def python_argv(*args: str, python: str | None = None, site: bool = False) -> list[str]:
     """``[interpreter, "-S", "-s", "-B", *args]``: no site processing (fast start), no user
-    site-packages, no bytecode files."""
-    return [sandbox_python(), "-S", "-s", "-B", *args]
+    site-packages, no bytecode files.
+
+    ``python``: the interpreter to name (e.g. :attr:`ProjectMount.python`, a project's
+    ``.venv/bin/python``, as given: not resolved, so that its ``pyvenv.cfg`` applies); default
+    the server's (:func:`sandbox_python`). ``site``: keep site processing (no ``-S``: the
+    interpreter's site-packages, its ``.pth`` files and editable installs are on ``sys.path``,
+    as pytest and its plugins expect)."""
+    flags = ["-s", "-B"] if site else ["-S", "-s", "-B"]
+    return [python or sandbox_python(), *flags, *args]
 
 
 def _tool(name: str) -> str | None:
@@ -450,6 +525,7 @@ class _Prepared:
     command: list[str]
     policy: SandboxPolicy
     results_fd: int | None = None
+    project: ProjectMount | None = None
     argv: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
@@ -490,10 +566,29 @@ class _Prepared:
             env[RESULTS_FD_ENV] = str(self.results_fd)
         return env
 
+    def _command(self, files_dir: str, project_root: str | None = None) -> list[str]:
+        """``command`` with, in a project run, each element naming a key of ``files``
+        replaced by that file's path in the run, and (mode "none") paths under the project
+        root by their place in the copy."""
+        if self.project is None:
+            return list(self.command)
+        argv = []
+        for arg in self.command:
+            if arg in self.files:
+                arg = os.path.join(files_dir, arg)
+            elif project_root is not None:
+                arg = _moved(arg, self.project.root, project_root)
+            argv.append(arg)
+        return argv
+
     def _prepare_none(self) -> None:
         self._tmp = tempfile.mkdtemp(prefix="codeteam-run-")
+        files_dir = self._tmp
+        if self.project is not None:
+            files_dir = os.path.join(self._tmp, "sandbox")
+            os.mkdir(files_dir)
         for name, content in self.files.items():
-            path = Path(self._tmp, name)
+            path = Path(files_dir, name)
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):
                 path.write_bytes(content)
@@ -510,6 +605,15 @@ class _Prepared:
             self.env[PRIVATE_PIDNS_ENV] = "root"
             self.env[NPROC_ENV] = str(self.policy.max_processes)
         self.cwd = self._tmp
+        if self.project is not None:
+            project = self.project
+            copy = os.path.join(self._tmp, "project", os.path.basename(project.root) or "root")
+            _copy_project(project, copy)
+            home = os.path.join(self._tmp, ".home")
+            os.mkdir(home)
+            self.argv = self._command(files_dir, copy)
+            self.cwd = _moved(project.workdir, project.root, copy)
+            self.env.update({"HOME": home, PROJECT_ROOT_ENV: copy, FILES_DIR_ENV: files_dir})
         self.pass_fds = (self.results_fd,) if self.results_fd is not None else ()
         self.preexec = _preexec(_rlimits(self.policy, nproc))
 
@@ -562,25 +666,123 @@ class _Prepared:
             args += _parents(path, made)
             args += ["--ro-bind", path, path]
             bound.append(path)
+        if self.project is not None:
+            args += self._project_args(self.project, made, bound)
         for name, text in self.files.items():
             fd = _memfd(name, text)
             self._close.append(fd)
             target = f"{SANDBOX_DIR}/{Path(name).as_posix()}"
             args += _parents(target, made)
             args += ["--perms", "0644", "--file", str(fd), target]
-        args += ["--chdir", SANDBOX_DIR, "--remount-ro", "/"]
+        workdir = SANDBOX_DIR if self.project is None else self.project.workdir
+        args += ["--chdir", workdir, "--remount-ro", "/"]
         if root:
             nproc = _count_tasks(SANDBOX_UID) + self.policy.max_processes + 1
         else:
             nproc = self.policy.max_processes + 2  # bwrap's init and the command itself
-        args += _guard_argv(list(self.command), nproc, drop_root=root)
+        args += _guard_argv(self._command(SANDBOX_DIR), nproc, drop_root=root)
         self.argv = args
         self.env = self._fds_env(_env("/tmp"))
         self.env[PRIVATE_PIDNS_ENV] = "1"
+        if self.project is not None:
+            self.env.update(
+                {"HOME": "/tmp", PROJECT_ROOT_ENV: self.project.root, FILES_DIR_ENV: SANDBOX_DIR}
+            )
         self.pass_fds = tuple(self._close) + (
             (self.results_fd,) if self.results_fd is not None else ()
         )
         self.preexec = _preexec(_rlimits(self.policy, None))
+
+    def _project_args(self, project: ProjectMount, made: set[str], bound: list[str]) -> list[str]:
+        """bwrap options for a project run: ``extra_ro`` folders outside the root, the root
+        (read-only), the hidden paths, ``extra_ro`` folders inside the root, the overlays."""
+        args: list[str] = []
+        root = project.root
+
+        def bind(path: str) -> None:
+            nonlocal args
+            if not _under(path, bound):
+                args += _parents(path, made)
+            args += ["--ro-bind", path, path]
+            bound.append(path)
+
+        extra: list[str] = []
+        for path in (*project.extra_ro, *_interpreter_dirs(project.python)):
+            real = os.path.realpath(path)
+            if os.path.exists(real) and real not in extra:
+                extra.append(real)
+        for path in extra:
+            if not _under(path, [root]) and not _under(path, bound):
+                bind(path)
+        bind(root)
+        for path in project.hidden:
+            if not os.path.lexists(path):
+                continue
+            real = os.path.realpath(path)
+            if not _under(real, [root]):
+                continue  # a link leading out of the project: its target is not mounted
+            if os.path.isdir(real):
+                size = str(64 * 1024)
+                args += ["--perms", "0755", "--size", size, "--tmpfs", real, "--remount-ro", real]
+            else:
+                fd = _memfd("hidden", b"")
+                self._close.append(fd)
+                args += ["--perms", "0644", "--ro-bind-data", str(fd), real]
+        for path in extra:
+            if _under(path, [root]):
+                args += ["--ro-bind", path, path]
+        for path, text in project.overlays.items():
+            fd = _memfd(os.path.basename(path), text)
+            self._close.append(fd)
+            args += ["--perms", "0644", "--ro-bind-data", str(fd), os.path.realpath(path)]
+        return args
+
+
+def _interpreter_dirs(python: str) -> list[str]:
+    """Folders that make ``python`` itself start in the sandbox: its virtualenv (the folder
+    above ``bin/`` holding ``pyvenv.cfg``) or its ``bin/`` folder, and the folder of the binary
+    it links to. Its prefix, base prefix and site-packages still belong in ``extra_ro``."""
+    folder = os.path.dirname(python)
+    venv = os.path.dirname(folder)
+    dirs = [venv if os.path.isfile(os.path.join(venv, "pyvenv.cfg")) else folder]
+    dirs.append(os.path.dirname(os.path.realpath(python)))
+    return dirs
+
+
+def _moved(path: str, old_root: str, new_root: str) -> str:
+    """``path`` under ``old_root`` as the same path under ``new_root``; other paths as is."""
+    if path == old_root:
+        return new_root
+    if path.startswith(old_root.rstrip("/") + "/"):
+        return os.path.join(new_root, os.path.relpath(path, old_root))
+    return path
+
+
+def _copy_project(project: ProjectMount, copy: str) -> None:
+    """Mode "none": copy ``project.root`` to ``copy`` without its hidden paths, virtualenvs
+    (folders holding ``pyvenv.cfg``) and :data:`NOT_COPIED` folders; symlinks are copied as
+    links. Then write the overlays into the copy."""
+    hidden = {os.path.normpath(path) for path in project.hidden}
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        left_out = set()
+        for name in names:
+            path = os.path.join(folder, name)
+            if (
+                path in hidden
+                or name in NOT_COPIED
+                or (not os.path.islink(path) and os.path.isfile(os.path.join(path, "pyvenv.cfg")))
+            ):
+                left_out.add(name)
+        return left_out
+
+    shutil.copytree(project.root, copy, symlinks=True, ignore=ignore)
+    for path, text in project.overlays.items():
+        target = Path(_moved(os.path.normpath(path), project.root, copy))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_symlink():
+            target.unlink()
+        target.write_text(text, encoding="utf-8")
 
 
 # --------------------------------------------------------------------------------------------
@@ -668,9 +870,26 @@ async def _exited(proc: subprocess.Popen, timeout: float) -> bool:
 
 
 async def run_sandboxed(
-    files: dict[str, str | bytes], argv: list[str], policy: SandboxPolicy
+    files: dict[str, str | bytes],
+    argv: list[str],
+    policy: SandboxPolicy,
+    *,
+    project: ProjectMount | None = None,
 ) -> ProcessResult:
     """Run ``argv`` in a fresh sandbox holding ``files`` and return what it did.
+
+    With ``project`` (a :class:`ProjectMount`), the command runs in the project: under bwrap
+    the project root is mounted read-only at its own path with the overlays laid over their
+    files and the hidden paths emptied, ``extra_ro`` mounted read-only, and the working
+    directory is ``project.workdir``; ``files`` still go to ``/sandbox`` (:data:`FILES_DIR_ENV`),
+    and each element of ``argv`` equal to a key of ``files`` is replaced by that file's
+    absolute path (relative paths in ``argv`` otherwise refer to ``workdir``). ``$HOME`` is a
+    writable temporary folder, bytecode is not written. In mode ``"none"`` the project is
+    *copied* into the run's temporary directory (without hidden paths, virtualenvs and
+    :data:`NOT_COPIED` folders), the overlays written into the copy, and the command runs
+    there: paths differ from the project's (``$CODETEAM_PROJECT_ROOT`` names the copy, and
+    ``argv`` elements under ``project.root`` are rewritten to it; paths inside ``files`` are
+    not rewritten), and nothing stops the code from writing the real project.
 
     ``files`` maps relative paths to text (written as UTF-8) or bytes, written into the working directory of the
     run (``/sandbox`` under bwrap, a temporary directory with ``"none"``); relative paths in
@@ -682,7 +901,8 @@ async def run_sandboxed(
     Raises :class:`~codeteam.execution.models.SandboxUnavailable` when ``policy.mode`` is
     ``"bwrap"`` and bwrap is not usable (see :func:`sandbox_problem`), ``ValueError`` for a
     file name that is absolute or leaves the directory, ``OSError`` when the process cannot
-    be started. On cancellation the process group is killed, the run cleaned up, and
+    be started, ``ValueError`` for a ``project`` whose paths are not usable
+    (:meth:`ProjectMount.check`). On cancellation the process group is killed, the run cleaned up, and
     :class:`asyncio.CancelledError` re-raised.
     """
     from codeteam.execution.models import SandboxUnavailable
@@ -691,6 +911,8 @@ async def run_sandboxed(
         parts = Path(name).parts
         if not parts or Path(name).is_absolute() or ".." in parts:
             raise ValueError(f"bad file name for the sandbox: {name!r}")
+    if project is not None:
+        project.check()
     bwrap = None
     if policy.mode == "bwrap":
         problem = (
@@ -716,7 +938,9 @@ async def run_sandboxed(
     killed = False
     read_fd, write_fd = os.pipe()
     try:
-        with _Prepared(bwrap, files, list(argv), policy, results_fd=write_fd) as prepared:
+        with _Prepared(
+            bwrap, files, list(argv), policy, results_fd=write_fd, project=project
+        ) as prepared:
             try:
                 started = time.monotonic()
                 # Popen, not asyncio's subprocess: asyncio would start a watcher thread per

@@ -11,6 +11,8 @@ do not inherit the code's bugs.
 from __future__ import annotations
 
 import ast
+import asyncio
+from collections import Counter
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -21,12 +23,13 @@ from codeteam.execution.describe import (  # noqa: F401 - the tester's vocabular
     failure_details,
     skipped_label,
 )
-from codeteam.execution.models import RunReport, TestCase
+from codeteam.execution.models import RunReport, TestCase, TestOutcome
+from codeteam.execution.pytest_run import run_pytest_tests
 from codeteam.execution.runner import run_tests
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.roles.code_extraction import code_blocks
 from codeteam.roles.conversation import Conversation
-from codeteam.task import Task
+from codeteam.task import Program, Task
 
 REPORT_LIMIT = 4000
 """Characters of the report text the coder sees (the failures first)."""
@@ -215,10 +218,69 @@ async def check_code(
     :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
     conversation.report(f"tester: running {len(tests)} test{'s' if len(tests) != 1 else ''}")
     program = task.program_with(code)
-    run = await run_tests(program, tests, module_name=task.module_name, policy=policy)
+    run = await run_all(task, program, tests, policy)
     report = build_report(tests, run, round_number=round_number)
     conversation.event("tester", f"round {round_number}: ran {len(tests)} tests", report.summary)
     return report
+
+
+async def run_all(task: Task, program: Program, tests: list[TestCase],
+                  policy: SandboxPolicy) -> RunReport:
+    """Run ``tests`` on ``program``: the project's pytest tests by pytest itself
+    (:func:`~codeteam.execution.pytest_run.run_pytest_tests`, with the candidate file laid over
+    the original), the others (docstring examples, AI tests) by the stdlib harness, both at
+    once; one report, outcomes in the order of ``tests``."""
+    pytest_tests = [t for t in tests if t.kind == "pytest"]
+    others = [t for t in tests if t.kind != "pytest"]
+    if not pytest_tests:
+        return await run_tests(program, tests, module_name=task.module_name, policy=policy)
+    if task.pytest_target is None:
+        runs = [RunReport(sandbox=policy.mode, outcomes=[
+            TestOutcome(test_id=t.id, status="skipped",
+                        message="no project to run pytest in (the file is not saved)")
+            for t in pytest_tests])]
+    else:
+        runs = []
+    jobs = []
+    if others:
+        jobs.append(run_tests(program, others, module_name=task.module_name, policy=policy))
+    if task.pytest_target is not None:
+        jobs.append(run_pytest_tests(
+            task.pytest_target, program.text, pytest_tests, policy,
+            function_start=program.function_start, function_lines=program.function_lines,
+            rootdir=task.pytest_target.rootdir,
+        ))
+    runs += await asyncio.gather(*jobs)
+    found = {o.test_id: o for run in runs for o in run.outcomes}
+    return RunReport(
+        outcomes=[found.get(t.id) or TestOutcome(test_id=t.id, status="error",
+                                                 message="no outcome reported")
+                  for t in tests],
+        sandbox=policy.mode,
+        exit_code=next((r.exit_code for r in runs if r.exit_code), runs[0].exit_code),
+        killed=any(r.killed for r in runs),
+        output="\n".join(r.output for r in runs if r.output),
+        seconds=max(r.seconds for r in runs),
+    )
+
+
+def not_run_line(run: RunReport) -> str:
+    """``3 not run: fixture 'db' not found`` (one reason) or ``5 not run: 3 fixture 'db' not
+    found, 2 Skipped: slow``: the tests that could not run, counted per reason (pytest's own
+    words for pytest tests; not a failure of the code)."""
+    reasons = Counter(_short(o.message) for o in run.skipped)
+    count = len(run.skipped)
+    if len(reasons) == 1:
+        return f"{count} not run: {next(iter(reasons))}"
+    groups = ", ".join(f"{n} {reason}" for reason, n in reasons.most_common(5))
+    if len(reasons) > 5:
+        groups += f", {len(reasons) - 5} more reasons"
+    return f"{count} not run: {groups}"
+
+
+def _short(message: str) -> str:
+    text = " ".join((message or "not runnable in the sandbox").split())
+    return text if len(text) <= 160 else text[:159] + "…"
 
 
 def build_report(tests: list[TestCase], run: RunReport, *, round_number: int) -> TesterReport:
@@ -232,10 +294,10 @@ def build_report(tests: list[TestCase], run: RunReport, *, round_number: int) ->
         if chosen:
             lines.append(f"{sum(o.passed for o in chosen)}/{len(chosen)} {label} passed")
     head = "; ".join(lines) or "no tests ran"
+    if run.ran:
+        head += f" (ran {len(run.ran)}: {len(run.passed)} passed, {len(failures)} failed)"
     if run.skipped:
-        count = len(run.skipped)
-        head += f"; {count} {'test' if count == 1 else 'tests'} not run in the sandbox (not "
-        head += "a failure of the code)"
+        head += "; " + not_run_line(run)
     if run.killed:
         head += " (the run hit its time limit)"
     details = [describe_failure(by_id[o.test_id], o) for o in failures]

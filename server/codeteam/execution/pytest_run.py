@@ -1,0 +1,585 @@
+"""The project's own tests, run by pytest itself in the sandbox (no re-implementation of pytest).
+
+Two steps, both one sandboxed pytest process with our reporting plugin
+(:mod:`codeteam.execution.pytest_plugin`), in the project's interpreter, from the project root
+(pytest finds rootdir, ini files, ``addopts`` and conftest.py files as it always does;
+``-p no:cacheprovider``, so nothing is written into the project):
+
+1. :func:`select_tests`: which collected tests call the function, decided by execution. The
+   test files that mention the function's name (:func:`candidate_files`) are run on the current
+   text of the function's file, and pytest's tests during which the function's code was
+   entered are kept. The tests in those files that could not run (collection errors, missing
+   fixtures or packages, skips, xfails) are "not run" with pytest's own reason. Cached per
+   (project root, function, text of its file, mtimes of the test and conftest.py files).
+2. :func:`run_pytest_tests`: the selected node ids, with the candidate version of the file laid
+   over the original (:class:`~codeteam.execution.sandbox.ProjectMount`), one
+   :class:`~codeteam.execution.models.TestOutcome` per test in the order given; a test pytest
+   did not report is an "error".
+
+Where the project runs its doctests itself (``--doctest-modules``), the function's doctest is
+one of the pytest tests (collected from its file by pytest), so the verdict agrees with the
+project's own run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from codeteam.execution.models import RunReport, TestCase, TestOutcome
+from codeteam.execution.sandbox import (
+    ProcessResult,
+    ProjectMount,
+    SandboxPolicy,
+    python_argv,
+    run_sandboxed,
+)
+
+PLUGIN_FILE = "_codeteam_pytest_plugin.py"
+SPEC_FILE = "_codeteam_pytest_spec.json"
+OUTPUT_TAIL = 4000
+MAX_FILES = 5000
+"""Files looked at when searching the project for test files."""
+MAX_TEST_FILE_BYTES = 2_000_000
+SKIPPED_DIRS = frozenset({"node_modules", "site-packages", "__pycache__", "build", "dist"})
+"""Folder names never searched for tests (nor dot folders, nor virtualenvs: a ``pyvenv.cfg``)."""
+NO_PYTEST_EXIT = 97
+"""The launcher's exit status when the interpreter has no pytest."""
+
+_TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
+
+
+class PytestTarget(BaseModel):
+    """Where the function under test lives, for pytest: ``root`` the project root (pytest runs
+    there), ``path`` the function's file (absolute, under ``root``), ``module`` its dotted name,
+    ``qualname``/``name`` the function's, ``first_line`` the 0-based line of its first
+    decorator or ``def``, ``python`` the project's interpreter and ``extra_ro`` the folders it
+    needs (prefix, site-packages), mounted read-only; ``hidden`` paths under ``root`` the tests
+    must not see (``.git``, ``.env*``); ``rootdir`` pytest's rootdir as the selection found it,
+    relative to ``root`` (node ids are relative to it)."""
+
+    root: str
+    path: str
+    module: str
+    qualname: str
+    name: str
+    first_line: int
+    python: str
+    extra_ro: list[str] = Field(default_factory=list)
+    hidden: list[str] = Field(default_factory=list)
+    rootdir: str | None = None
+
+    @property
+    def relative_path(self) -> str:
+        return os.path.relpath(self.path, self.root)
+
+
+class NotRun(BaseModel):
+    """Tests that could not run, all for one ``reason`` (pytest's own words)."""
+
+    reason: str
+    node_ids: list[str]
+
+
+class Selection(BaseModel):
+    """What :func:`select_tests` found: ``selected`` the node ids during which the function
+    was called (in pytest's order) with their ``files`` and 0-based ``lines`` (relative to the
+    project root); ``doctests`` the selected ones that are the function's own doctest (pytest
+    runs the project's doctests); ``not_run`` groups by reason; ``searched`` the test files run;
+    ``problem`` set when pytest could not run at all (no pytest in the interpreter, an unknown
+    option in ``addopts``...), with pytest's message; ``seconds`` the run's time."""
+
+    selected: list[str] = Field(default_factory=list)
+    files: dict[str, str] = Field(default_factory=dict)
+    lines: dict[str, int] = Field(default_factory=dict)
+    doctests: list[str] = Field(default_factory=list)
+    not_run: list[NotRun] = Field(default_factory=list)
+    searched: list[str] = Field(default_factory=list)
+    rootdir: str | None = None
+    problem: str | None = None
+    seconds: float = 0.0
+
+    def not_run_count(self) -> int:
+        return sum(len(group.node_ids) for group in self.not_run)
+
+
+# --------------------------------------------------------------------------------------------
+# Which files
+
+
+def candidate_files(root: Path, name: str) -> tuple[list[Path], list[Path]]:
+    """The test files under ``root`` (``test_*.py``, ``*_test.py``; not in dot folders,
+    virtualenvs or :data:`SKIPPED_DIRS`) whose text names ``name`` (as a word), and every
+    ``conftest.py`` seen; both sorted."""
+    word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+    found: list[Path] = []
+    conftests: list[Path] = []
+    seen = 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(
+            d for d in dirs
+            if not d.startswith(".") and d not in SKIPPED_DIRS
+            and not os.path.isfile(os.path.join(folder, d, "pyvenv.cfg"))
+        )  # fmt: skip
+        for file in files:
+            seen += 1
+            if file == "conftest.py":
+                conftests.append(Path(folder, file))
+            elif _TEST_FILE.match(file):
+                path = Path(folder, file)
+                try:
+                    if path.stat().st_size > MAX_TEST_FILE_BYTES:
+                        continue
+                    if word.search(path.read_bytes()):
+                        found.append(path)
+                except OSError:
+                    continue
+        if seen > MAX_FILES:
+            break
+    return sorted(found), sorted(conftests)
+
+
+def hidden_paths(root: Path, keep: list[str]) -> list[str]:
+    """The dot entries of ``root`` (``.git``, ``.env``, ``.pypirc``...) that the tests must not
+    see, except those holding a path of ``keep`` (the interpreter's virtualenv)."""
+    hidden = []
+    try:
+        entries = sorted(os.scandir(root), key=lambda e: e.name)
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.name.startswith("."):
+            continue
+        path = os.path.join(str(root), entry.name)
+        if any(k == path or k.startswith(path + "/") for k in keep):
+            continue
+        hidden.append(path)
+    return hidden
+
+
+@cache
+def interpreter_dirs(python: str) -> tuple[str, ...]:
+    """The prefix, base prefix and site-packages folders of ``python`` (asked once), which the
+    sandbox mounts read-only; empty when it cannot be asked."""
+    probe = ("import json, site, sys; print(json.dumps([sys.prefix, sys.base_prefix, "
+             "sys.exec_prefix, *site.getsitepackages()]))")
+    try:
+        done = subprocess.run([python, "-s", "-c", probe], capture_output=True, text=True,
+                              timeout=20, check=True)
+        paths = json.loads(done.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return ()
+    out: list[str] = []
+    for path in paths:
+        real = os.path.realpath(path)
+        if os.path.isdir(real) and real not in out:
+            out.append(real)
+    return tuple(out)
+
+
+def target_for(
+    root: Path, path: Path, module: str, qualname: str, first_line: int, python: str | None
+) -> PytestTarget:
+    """A :class:`PytestTarget` with the interpreter's folders and the hidden paths filled in
+    (``python`` default: the one running codeteam)."""
+    python = python or sys.executable
+    extra = list(interpreter_dirs(python))
+    root_text = os.path.realpath(root)
+    return PytestTarget(
+        root=root_text,
+        path=os.path.realpath(path),
+        module=module,
+        qualname=qualname,
+        name=qualname.rsplit(".", 1)[-1],
+        first_line=first_line,
+        python=python,
+        extra_ro=extra,
+        hidden=hidden_paths(Path(root_text), [python, *extra]),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Running pytest
+
+
+@dataclass
+class _Heard:
+    """What one pytest run reported."""
+
+    collected: bool = False
+    rootdir: str | None = None
+    doctest_modules: bool = False
+    collect_errors: dict[str, str] = field(default_factory=dict)
+    outcomes: dict[str, dict] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    running: str | None = None
+    done: dict | None = None
+
+
+def _read(results: str) -> _Heard:
+    heard = _Heard()
+    for line in results.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        kind = event.get("event")
+        if kind == "collect_error":
+            heard.collect_errors.setdefault(str(event.get("nodeid")), str(event.get("message")))
+        elif kind == "collected":
+            heard.collected = True
+            heard.rootdir = event.get("rootdir")
+            heard.doctest_modules = bool(event.get("doctest_modules"))
+        elif kind == "start":
+            heard.running = str(event.get("nodeid"))
+        elif kind == "outcome":
+            nodeid = str(event.get("nodeid"))
+            if nodeid not in heard.outcomes:
+                heard.outcomes[nodeid] = event
+                heard.order.append(nodeid)
+            heard.running = None
+        elif kind == "done":
+            heard.done = event
+    return heard
+
+
+@cache
+def _plugin_source() -> str:
+    return Path(__file__).with_name("pytest_plugin.py").read_text(encoding="utf-8")
+
+
+@cache
+def _launcher() -> str:
+    from codeteam.execution.pytest_plugin import LAUNCHER
+
+    return LAUNCHER
+
+
+async def _pytest(
+    target: PytestTarget,
+    args: list[str],
+    spec: dict,
+    policy: SandboxPolicy,
+    overlay: str | None,
+) -> ProcessResult:
+    files = {PLUGIN_FILE: _plugin_source(), SPEC_FILE: json.dumps(spec)}
+    argv = python_argv("-c", _launcher(), "-p", "no:cacheprovider",
+                       "--continue-on-collection-errors", *args,
+                       python=target.python, site=True)  # fmt: skip
+    overlays = {} if overlay is None else {target.path: overlay}
+    mount = ProjectMount(root=target.root, overlays=overlays, hidden=target.hidden,
+                         python=target.python, workdir=target.root, extra_ro=target.extra_ro)
+    return await run_sandboxed(files, argv, policy, project=mount)
+
+
+def _spec(target: PytestTarget, mode: str, policy: SandboxPolicy, **more) -> dict:
+    return {
+        "mode": mode,
+        "target": {
+            "module": target.module,
+            "qualname": target.qualname,
+            "file": target.relative_path,
+            "firstlineno": target.first_line + 1,
+            "name": target.name,
+        },
+        "test_timeout": min(policy.per_test_timeout_s, policy.timeout_s),
+        **more,
+    }
+
+
+def _run_problem(result: ProcessResult, heard: _Heard, policy: SandboxPolicy) -> str | None:
+    """Why pytest did not run the tests at all (pytest's own words), or None."""
+    if heard.collected:
+        return None
+    if result.exit_code == NO_PYTEST_EXIT:
+        return result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "no pytest"
+    if result.killed:
+        return f"pytest did not finish collecting within the {policy.timeout_s:g} s limit"
+    lines = [line.strip() for line in (result.stderr + "\n" + result.stdout).splitlines()
+             if line.strip()]
+    errors = [line for line in lines if "error:" in line.lower() and not line.startswith("ERROR: usage")]
+    errors = errors or [line for line in lines if line.startswith(("ERROR", "E ", "ImportError"))]
+    detail = (errors or lines or [f"exit status {result.exit_code}"])[-1]
+    return f"pytest could not run ({detail[:400]})"
+
+
+# --------------------------------------------------------------------------------------------
+# Selection
+
+_selection_cache: dict[tuple, Selection] = {}
+_CACHE_SIZE = 64
+
+
+def _cache_key(target: PytestTarget, text: str, files: list[Path], conftests: list[Path]):
+    stamps = []
+    for path in [*files, *conftests]:
+        try:
+            stamps.append((str(path), path.stat().st_mtime_ns))
+        except OSError:
+            stamps.append((str(path), None))
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return (target.root, target.module, target.qualname, target.python, digest, tuple(stamps))
+
+
+async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -> Selection:
+    """The project's tests that call ``target``'s function, with ``text`` as its file's
+    content (the document as it is; the function may be a stub: a call is counted when the
+    function is entered, whatever it then does). Raises
+    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
+    files, conftests = await asyncio.to_thread(candidate_files, Path(target.root), target.name)
+    key = _cache_key(target, text, files, conftests)
+    if key in _selection_cache:
+        return _selection_cache[key]
+    started = time.monotonic()
+    args = [os.path.relpath(path, target.root) for path in files]
+    # The function's own file too: pytest collects its doctest when the project runs doctests
+    # (--doctest-modules); the plugin drops every other item of that file.
+    args.append(target.relative_path)
+    spec = _spec(target, "select", policy, only_doctest_of=True)
+    result = await _pytest(target, args, spec, policy, text)
+    heard = _read(result.results)
+    selection = Selection(searched=[os.path.relpath(p, target.root) for p in files],
+                          rootdir=heard.rootdir, seconds=time.monotonic() - started)
+    selection.problem = _run_problem(result, heard, policy)
+    groups: dict[str, list[str]] = {}
+    for nodeid, message in heard.collect_errors.items():
+        if nodeid == target.relative_path or nodeid.startswith(target.relative_path + "::"):
+            reason = f"the module {target.module} cannot be collected: {message}"
+        else:
+            reason = f"collection error: {message}"
+        groups.setdefault(reason, []).append(nodeid)
+    for nodeid in heard.order:
+        event = heard.outcomes[nodeid]
+        outcome = event.get("outcome")
+        if event.get("calls"):
+            if outcome in ("skipped", "xfailed"):
+                groups.setdefault(_reason(event), []).append(nodeid)
+                continue
+            selection.selected.append(nodeid)
+            selection.files[nodeid] = str(event.get("file") or "")
+            if isinstance(event.get("line"), int):
+                selection.lines[nodeid] = event["line"]
+            if event.get("doctest"):
+                selection.doctests.append(nodeid)
+        elif outcome != "passed" and event.get("mentions"):
+            # names the function but did not reach it: not run, never dropped silently
+            groups.setdefault(_reason(event, target.name), []).append(nodeid)
+    if heard.running is not None and heard.running not in heard.outcomes:
+        reason = "the selection run ended during this test" + (
+            f" (the {policy.timeout_s:g} s limit)" if result.killed else "")
+        groups.setdefault(reason, []).append(heard.running)
+    selection.not_run = [NotRun(reason=r, node_ids=ids) for r, ids in groups.items()]
+    if selection.problem is None and result.killed:
+        selection.problem = (f"the selection run hit its {policy.timeout_s:g} s limit; the "
+                             "tests after the last one reported were not looked at")
+    if len(_selection_cache) >= _CACHE_SIZE:
+        _selection_cache.pop(next(iter(_selection_cache)))
+    if not result.killed:
+        _selection_cache[key] = selection
+    return selection
+
+
+def _reason(event: dict, name: str | None = None) -> str:
+    outcome = event.get("outcome")
+    message = " ".join(str(event.get("message") or "").split())
+    if outcome == "xfailed":
+        return f"xfail: {message}" if message else "xfail"
+    if outcome == "skipped":
+        return message or "skipped"
+    if outcome == "timeout":
+        return "timed out on the current code"
+    if outcome in ("failed", "xpassed"):
+        return f"failed before calling {name}: {message}" if message else f"failed before calling {name}"
+    when = event.get("when")
+    return f"error in {when}: {message}" if message else f"error in {when}"
+
+
+def selection_cases(selection: Selection) -> list[TestCase]:
+    """The public pytest tests of a selection: the selected ones, then the not-run ones (with
+    ``skip_reason``: reported as not run, never dropped silently); or one not-run entry when
+    pytest could not run at all."""
+    cases = [
+        TestCase(id=nodeid, kind="pytest", origin="public", source=nodeid,
+                 name=nodeid.split("::", 1)[-1], file=selection.files.get(nodeid) or None,
+                 line=selection.lines.get(nodeid))
+        for nodeid in selection.selected
+    ]
+    for group in selection.not_run:
+        for nodeid in group.node_ids:
+            cases.append(TestCase(id=nodeid, kind="pytest", origin="public", source=nodeid,
+                                  name=nodeid.split("::", 1)[-1], skip_reason=group.reason))
+    if selection.problem and not selection.selected:
+        cases.append(TestCase(id="pytest", kind="pytest", origin="public", source="",
+                              name="pytest", skip_reason=selection.problem))
+    return cases
+
+
+# --------------------------------------------------------------------------------------------
+# Candidate runs
+
+
+async def run_pytest_tests(
+    target: PytestTarget,
+    text: str,
+    tests: list[TestCase],
+    policy: SandboxPolicy,
+    *,
+    function_start: int | None = None,
+    function_lines: int | None = None,
+    rootdir: str | None = None,
+) -> RunReport:
+    """Run pytest tests ``tests`` (their ids are node ids) with ``text`` laid over the
+    function's file. One outcome per test, in the order given: a test pytest did not report is
+    an "error" saying why; ``function_start`` (0-based line of the function in ``text``) and
+    ``function_lines`` map a traceback line in the file to ``function_line``; a test's own
+    failing line (in its test file) is ``test_file``/``test_line``. Tests with a
+    ``skip_reason`` are "skipped" without running. Raises
+    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
+    runnable = [test for test in tests if test.skip_reason is None]
+    if not runnable:
+        return RunReport(outcomes=[_not_run(t) for t in tests], sandbox=policy.mode)
+    files: list[str] = []
+    moved = rootdir not in (None, "", ".")
+    for test in runnable:
+        file = test.id.split("::", 1)[0]
+        if moved:
+            file = os.path.normpath(os.path.join(rootdir, file))
+        if file not in files:
+            files.append(file)
+    args = list(files)
+    if moved:  # the same rootdir as the selection's, so that the node ids are the same
+        args = ["--rootdir", os.path.join(target.root, rootdir), *args]
+    spec = _spec(target, "run", policy, keep=[t.id for t in runnable])
+    result = await _pytest(target, args, spec, policy, text)
+    heard = _read(result.results)
+    problem = _run_problem(result, heard, policy)
+    ran = {t.id: _outcome(t, heard, result, policy, problem, target, function_start,
+                          function_lines) for t in runnable}
+    outcomes = [_not_run(t) if t.skip_reason is not None else ran[t.id] for t in tests]
+    _check_consistency(outcomes, heard, result)
+    return RunReport(
+        outcomes=outcomes,
+        sandbox=policy.mode,
+        exit_code=result.exit_code,
+        killed=result.killed,
+        output=_output_tail(result),
+        seconds=result.seconds,
+    )
+
+
+def _not_run(test: TestCase) -> TestOutcome:
+    return TestOutcome(test_id=test.id, status="skipped", message=test.skip_reason or "")
+
+
+_STATUS = {"passed": "passed", "xpassed": "passed", "failed": "failed", "error": "error",
+           "timeout": "timeout", "skipped": "skipped", "xfailed": "skipped"}  # fmt: skip
+
+
+def _outcome(
+    test: TestCase,
+    heard: _Heard,
+    result: ProcessResult,
+    policy: SandboxPolicy,
+    problem: str | None,
+    target: PytestTarget,
+    function_start: int | None,
+    function_lines: int | None,
+) -> TestOutcome:
+    event = heard.outcomes.get(test.id)
+    if event is None:
+        file = test.id.split("::", 1)[0]
+        if problem:
+            message = problem
+        elif file in heard.collect_errors:
+            message = f"collection error: {heard.collect_errors[file]}"
+        elif heard.running == test.id:
+            message = ("the test did not end within its time limit and the run was ended"
+                       if result.killed or _watchdog(result) else
+                       f"the process died during this test (exit status {result.exit_code})")
+            status = "timeout" if result.killed or _watchdog(result) else "error"
+            return TestOutcome(test_id=test.id, status=status, message=message)
+        elif heard.done is None:
+            message = ("not run: the pytest process ended before this test "
+                       f"(exit status {result.exit_code}{', killed at the time limit' if result.killed else ''})")
+        else:
+            message = "pytest did not collect this test any more (not found in its file)"
+        return TestOutcome(test_id=test.id, status="error", message=message)
+    status = _STATUS.get(str(event.get("outcome")), "error")
+    message = str(event.get("message") or "")
+    if event.get("outcome") == "xfailed":
+        message = f"xfail: {message}" if message else "xfail"
+    elif event.get("outcome") == "xpassed":
+        message = f"XPASS {message}".strip()
+    outcome = TestOutcome(
+        test_id=test.id,
+        status=status,  # type: ignore[arg-type]
+        expected=event.get("expected"),
+        actual=event.get("actual"),
+        exception_type=event.get("exception_type"),
+        message=message,
+        seconds=float(event.get("duration") or 0.0),
+    )
+    frames = [frame for frame in event.get("traceback") or []
+              if isinstance(frame, list) and len(frame) == 2]
+    outcome.traceback = "\n".join(f"{path}:{line}" for path, line in frames)
+    in_target = [line for path, line in frames if path == target.relative_path]
+    if in_target:
+        outcome.program_line = in_target[-1]
+        if function_start is not None and function_lines is not None:
+            offset = in_target[-1] - 1 - function_start
+            if 0 <= offset < function_lines:
+                outcome.function_line = offset
+    test_file = test.file or test.id.split("::", 1)[0]
+    in_test = [line for path, line in frames if path == test_file]
+    if in_test:
+        outcome.test_file = os.path.join(target.root, test_file)
+        outcome.test_line = in_test[-1] - 1
+    return outcome
+
+
+def _watchdog(result: ProcessResult) -> bool:
+    return re.search(r"^Timeout \(\d+:\d\d:\d\d(\.\d+)?\)!$", result.stderr, re.MULTILINE) is not None
+
+
+def _check_consistency(outcomes: list[TestOutcome], heard: _Heard, result: ProcessResult) -> None:
+    """A run whose results disagree with pytest's exit status (all passed, yet pytest failed;
+    or no "done" line, yet outcomes for every test) is an error for every passed test: the
+    results cannot be trusted."""
+    passed = [o for o in outcomes if o.status == "passed"]
+    if not passed:
+        return
+    reason = None
+    if heard.done is None:
+        reason = "pytest did not finish (no end-of-run report): the results are not trusted"
+    elif heard.done.get("exitstatus") != result.exit_code:
+        reason = (f"pytest's exit status ({result.exit_code}) disagrees with its end-of-run "
+                  "report: the results are not trusted")
+    elif result.exit_code == 0 and any(o.status in ("failed", "error") for o in outcomes):
+        reason = "pytest exited 0 although a test failed: the results are not trusted"
+    if reason is None:
+        return
+    for outcome in passed:
+        outcome.status = "error"
+        outcome.message = reason
+
+
+def _output_tail(result: ProcessResult) -> str:
+    parts = []
+    for name, text in (("stdout", result.stdout), ("stderr", result.stderr)):
+        if text:
+            tail = text if len(text) <= OUTPUT_TAIL else "…" + text[-OUTPUT_TAIL:]
+            parts.append(f"{name}:\n{tail}")
+    return "\n".join(parts)

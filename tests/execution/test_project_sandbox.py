@@ -1,0 +1,184 @@
+"""run_sandboxed with a ProjectMount: the project read-only at its own path, the candidate file
+laid over the original, secrets hidden, the project's interpreter, mode "none" on a copy."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codeteam.execution.sandbox import (
+    FILES_DIR_ENV,
+    PROJECT_ROOT_ENV,
+    ProjectMount,
+    SandboxPolicy,
+    python_argv,
+    run_sandboxed,
+)
+
+pytestmark = pytest.mark.sandbox
+
+PROBE = """\
+import json, os, sys
+def can_write(path):
+    try:
+        with open(path, "w") as handle:
+            handle.write("x")
+        return "written"
+    except OSError as error:
+        return type(error).__name__
+def read(path):
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except OSError as error:
+        return type(error).__name__
+def listing(path):
+    try:
+        return sorted(os.listdir(path))
+    except OSError as error:
+        return type(error).__name__
+root = os.environ["CODETEAM_PROJECT_ROOT"]
+print(json.dumps({
+    "cwd": os.getcwd(),
+    "argv": sys.argv,
+    "home": os.environ.get("HOME"),
+    "files_dir": os.environ.get("CODETEAM_FILES_DIR"),
+    "root": root,
+    "mod": read(os.path.join(root, "src/pkg/mod.py")),
+    "other": read(os.path.join(root, "src/pkg/other.py")),
+    "git": listing(os.path.join(root, ".git")),
+    "env": read(os.path.join(root, ".env")),
+    "deep_env": read(os.path.join(root, "src/pkg/.env.local")),
+    "write": {name: can_write(os.path.join(root, name))
+              for name in ("new.txt", "src/pkg/mod.py", "src/pkg/other.py", ".git/x")},
+    "write_home": can_write(os.path.join(os.environ["HOME"], "x")),
+    "bytecode": sys.dont_write_bytecode,
+}))
+"""
+
+
+def make_project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("[remote]\nurl = https://user:token@example.com\n")
+    (root / ".env").write_text("API_KEY=sk-secret\n")
+    (root / "src" / "pkg" / ".env.local").write_text("TOKEN=deep-secret\n")
+    (root / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    (root / "src" / "pkg" / "__init__.py").write_text("")
+    (root / "src" / "pkg" / "mod.py").write_text("VALUE = 'original'\n")
+    (root / "src" / "pkg" / "other.py").write_text("OTHER = 1\n")
+    return root.resolve()
+
+
+def mount(root: Path, **changes) -> ProjectMount:
+    fields = {
+        "root": str(root),
+        "overlays": {str(root / "src/pkg/mod.py"): "VALUE = 'candidate'\n"},
+        "hidden": [str(root / ".git"), str(root / ".env"), str(root / "src/pkg/.env.local")],
+        "python": sys.executable,
+        "workdir": str(root),
+        "extra_ro": [],
+    }
+    fields.update(changes)
+    return ProjectMount(**fields)
+
+
+async def test_project_mount_read_only_overlaid_and_hidden(tmp_path):
+    root = make_project(tmp_path)
+    result = await run_sandboxed(
+        {"probe.py": PROBE},
+        python_argv("probe.py", "extra-arg", python=sys.executable),
+        SandboxPolicy(timeout_s=10),
+        project=mount(root),
+    )
+    assert result.exit_code == 0, result.stderr
+    seen = json.loads(result.stdout)
+    assert seen["cwd"] == str(root) and seen["root"] == str(root)
+    assert seen["argv"] == ["/sandbox/probe.py", "extra-arg"]
+    assert seen["files_dir"] == "/sandbox" and seen["home"] == "/tmp"
+    assert seen["mod"] == "VALUE = 'candidate'\n"
+    assert seen["other"] == "OTHER = 1\n"
+    assert seen["git"] == []
+    assert seen["env"] == "" and seen["deep_env"] == ""
+    assert set(seen["write"].values()) == {"OSError"}  # EROFS everywhere in the project
+    assert seen["write_home"] == "written" and seen["bytecode"] is True
+    assert "sk-secret" not in result.stdout and "token@" not in result.stdout
+    assert (root / "src/pkg/mod.py").read_text() == "VALUE = 'original'\n"
+    assert not (root / "new.txt").exists()
+
+
+async def test_project_mount_in_none_mode_runs_in_a_copy(tmp_path):
+    root = make_project(tmp_path)
+    (root / ".venv").mkdir()
+    (root / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    result = await run_sandboxed(
+        {"probe.py": PROBE},
+        python_argv("probe.py", str(root / "src")),
+        SandboxPolicy(mode="none", timeout_s=10),
+        project=mount(root, workdir=str(root / "src")),
+    )
+    assert result.exit_code == 0, result.stderr
+    seen = json.loads(result.stdout)
+    copy = Path(seen["root"])
+    assert copy != root and seen["cwd"] == str(copy / "src")
+    assert seen["argv"][0] == str(Path(seen["files_dir"]) / "probe.py")
+    assert seen["argv"][1] == str(copy / "src")
+    assert seen["mod"] == "VALUE = 'candidate'\n" and seen["other"] == "OTHER = 1\n"
+    assert seen["git"] == "FileNotFoundError" and seen["env"] == "FileNotFoundError"
+    assert seen["deep_env"] == "FileNotFoundError"
+    assert "sk-secret" not in result.stdout
+    assert (root / "src/pkg/mod.py").read_text() == "VALUE = 'original'\n"
+    assert not (root / "new.txt").exists()
+    assert not copy.exists()  # the run's directory is gone
+
+
+def make_venv(venv: Path) -> Path:
+    """A virtualenv without pip at ``venv`` with a module ``thirdparty`` in its site-packages."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    probe = "import sys, sysconfig; print(sysconfig.get_paths()['purelib'])"
+    purelib = subprocess.run(
+        [str(venv / "bin/python"), "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    Path(purelib, "thirdparty.py").write_text("WHERE = 'venv'\n")
+    return venv
+
+
+@pytest.fixture
+def outside_venv(tmp_path) -> Path:
+    return make_venv(tmp_path / "envs" / "proj-env")
+
+
+async def test_project_python_from_a_venv_outside_the_project(tmp_path, outside_venv):
+    """A virtualenv elsewhere (as under $HOME), mounted through ``extra_ro``; its package is
+    imported with site processing on."""
+    root = make_project(tmp_path)
+    venv = outside_venv
+    python = str(venv / "bin/python")
+    code = "import sys, thirdparty; print(thirdparty.WHERE, sys.prefix)"
+    result = await run_sandboxed(
+        {"use.py": code},
+        python_argv("use.py", python=python, site=True),
+        SandboxPolicy(timeout_s=10),
+        project=mount(root, python=python, extra_ro=[str(venv), sys.base_prefix]),
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.split() == ["venv", str(venv)]
+
+
+async def test_project_mount_paths_are_checked(tmp_path):
+    root = make_project(tmp_path)
+    bad = [
+        mount(root, overlays={str(root / "missing.py"): ""}),
+        mount(root, overlays={"/etc/passwd": ""}),
+        mount(root, workdir="/tmp"),
+        mount(root).model_copy(update={"root": "relative"}),
+    ]
+    for project in bad:
+        with pytest.raises(ValueError):
+            await run_sandboxed({}, python_argv("-c", "pass"), SandboxPolicy(), project=project)
+    assert PROJECT_ROOT_ENV == "CODETEAM_PROJECT_ROOT" and FILES_DIR_ENV == "CODETEAM_FILES_DIR"

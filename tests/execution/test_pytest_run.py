@@ -1,0 +1,345 @@
+"""The project's own tests, chosen and run by pytest itself in the sandbox
+(codeteam.execution.pytest_run): small real projects, each checked against what pytest itself
+collects (``pytest --collect-only -q``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from codeteam.documents import dotted_module, task_for, with_project_tests
+from codeteam.execution.pytest_run import (
+    run_pytest_tests,
+    select_tests,
+    selection_cases,
+    target_for,
+)
+from codeteam.execution.sandbox import SandboxPolicy
+from codeteam.pysource.functions import locate
+
+pytestmark = pytest.mark.sandbox
+
+POLICY = SandboxPolicy(mode="bwrap", timeout_s=30, per_test_timeout_s=5)
+
+CORE = '''\
+from .helpers import SEP
+
+
+def add(a, b):
+    """Add a and b.
+
+    >>> add(1, 2)
+    3
+    """
+    return a + b
+
+
+def join(xs):
+    return SEP.join(str(add(x, 0)) for x in xs)
+'''
+
+FILES = {
+    "pyproject.toml": """\
+        [project]
+        name = "pkg"
+        version = "0"
+
+        [tool.pytest.ini_options]
+        pythonpath = ["src"]
+        addopts = "-m 'not slow' --strict-markers"
+        markers = ["slow: slow tests"]
+        """,
+    "src/pkg/__init__.py": "from .core import add, join\n",
+    "src/pkg/helpers.py": 'SEP = ","\n',
+    "src/pkg/core.py": CORE,
+    "tests/conftest.py": """\
+        import pytest
+
+        @pytest.fixture(params=[1, 2])
+        def num(request):
+            return request.param
+
+        @pytest.fixture
+        def saved(tmp_path):
+            path = tmp_path / "n.txt"
+            path.write_text("4")
+            return path
+        """,
+    "tests/sibling.py": "PAIRS = [(1, 1, 2), (0, 5, 5)]\n",
+    "tests/test_core.py": """\
+        import unittest
+
+        import pytest
+        from sibling import PAIRS
+
+        from pkg import join
+        from pkg.core import add
+
+        CASES = [(1, 2, 3), (2, 2, 4)]
+
+
+        @pytest.mark.parametrize("a,b,c", CASES)
+        def test_from_list(a, b, c):
+            assert add(a, b) == c
+
+
+        @pytest.mark.parametrize("a,b,c", PAIRS)
+        def test_from_sibling(a, b, c):
+            assert add(a, b) == c
+
+
+        @pytest.fixture
+        def doubled(request):
+            return request.param * 2
+
+
+        @pytest.mark.parametrize("doubled", [1, 3], indirect=True)
+        def test_from_fixture(doubled):
+            assert add(doubled, 0) == doubled
+
+
+        def test_conftest_fixture(num):
+            assert add(num, num) == 2 * num
+
+
+        def test_tmp_path_fixture(saved):
+            assert add(int(saved.read_text()), 1) == 5
+
+
+        def test_through_another_function():
+            assert join([1, 2]) == "1,2"
+
+
+        def test_never_calls_it():
+            assert sorted([2, 1]) == [1, 2]
+
+
+        def test_missing_fixture(db):
+            assert add(db, 1)
+
+
+        @pytest.mark.skip(reason="not today")
+        def test_skipped():
+            assert add(1, 1) == 2
+
+
+        @pytest.mark.slow
+        def test_slow():
+            assert add(2, 2) == 4
+
+
+        class TestWithSetup:
+            def setup_method(self):
+                self.base = 5
+
+            def test_method(self):
+                assert add(self.base, 1) == 6
+
+
+        class AddCase(unittest.TestCase):
+            def test_unittest(self):
+                self.assertEqual(add(3, 4), 7)
+        """,
+    "tests/test_broken.py": """\
+        import codeteam_no_such_module
+        from pkg.core import add
+
+        def test_b():
+            assert add(1, 1) == 2
+        """,
+    "tests/test_unrelated.py": "def test_other():\n    assert True\n",
+}
+
+CALLING = {
+    "tests/test_core.py::test_from_list[1-2-3]",
+    "tests/test_core.py::test_from_list[2-2-4]",
+    "tests/test_core.py::test_from_sibling[1-1-2]",
+    "tests/test_core.py::test_from_sibling[0-5-5]",
+    "tests/test_core.py::test_from_fixture[1]",
+    "tests/test_core.py::test_from_fixture[3]",
+    "tests/test_core.py::test_conftest_fixture[1]",
+    "tests/test_core.py::test_conftest_fixture[2]",
+    "tests/test_core.py::test_tmp_path_fixture",
+    "tests/test_core.py::test_through_another_function",
+    "tests/test_core.py::TestWithSetup::test_method",
+    "tests/test_core.py::AddCase::test_unittest",
+}
+
+
+def make_project(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    (root / ".git").mkdir(exist_ok=True)
+    (root / ".env").write_text("API_KEY=sk-very-secret\n")
+    return root.resolve()
+
+
+def collected(root: Path, *args: str) -> set[str]:
+    """Node ids as pytest itself collects them (in the same interpreter)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+         "--continue-on-collection-errors", *args],
+        cwd=root, capture_output=True, text=True, check=False,
+    )
+    return {line.strip() for line in done.stdout.splitlines() if "::" in line}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("projects")
+    base.chmod(0o755)
+    return make_project(base / "proj", FILES)
+
+
+def _target(root: Path, text: str | None = None, qualname: str = "add"):
+    path = root / "src/pkg/core.py"
+    info = locate(text or path.read_text(), qualname)
+    return target_for(root, path, dotted_module(path, root), qualname, info.start_line, None)
+
+
+async def test_selection_is_the_tests_that_call_the_function(project):
+    target = _target(project)
+    assert target.module == "pkg.core"
+    selection = await select_tests(target, CORE, POLICY)
+    assert selection.problem is None
+    assert set(selection.selected) == CALLING
+    # ... each of them a test pytest itself collects, ids as pytest gives them
+    pytest_ids = collected(project, "tests")
+    assert CALLING <= pytest_ids
+    assert "tests/test_core.py::test_never_calls_it" in pytest_ids
+    assert "tests/test_core.py::test_never_calls_it" not in selection.selected
+    assert "tests/test_unrelated.py::test_other" in pytest_ids
+    assert selection.searched == ["tests/test_broken.py", "tests/test_core.py"]
+    # addopts honoured: -m 'not slow' deselects test_slow, as in the project's own run
+    assert "tests/test_core.py::test_slow" not in selection.selected
+    reasons = {group.reason: group.node_ids for group in selection.not_run}
+    assert reasons == {
+        "collection error: ModuleNotFoundError: No module named 'codeteam_no_such_module'":
+            ["tests/test_broken.py"],
+        "error in setup: fixture 'db' not found": ["tests/test_core.py::test_missing_fixture"],
+        "Skipped: not today": ["tests/test_core.py::test_skipped"],
+    }
+    assert selection.doctests == []  # the project does not run doctests
+    again = await select_tests(target, CORE, POLICY)
+    assert again is selection  # cached: same file text, same test files
+
+
+async def test_the_original_passes_and_a_wrong_body_fails(project):
+    target = _target(project)
+    selection = await select_tests(target, CORE, POLICY)
+    cases = selection_cases(selection)
+    info = locate(CORE, "add")
+    lines = info.end_line - info.start_line + 1
+    good = await run_pytest_tests(target, CORE, cases, POLICY, function_start=info.start_line,
+                                  function_lines=lines, rootdir=selection.rootdir)
+    by_id = {o.test_id: o for o in good.outcomes}
+    assert [o.test_id for o in good.outcomes] == [c.id for c in cases]
+    assert {i for i, o in by_id.items() if o.status == "passed"} == CALLING
+    assert {i for i, o in by_id.items() if o.status == "skipped"} == {
+        "tests/test_broken.py", "tests/test_core.py::test_missing_fixture",
+        "tests/test_core.py::test_skipped"}
+
+    wrong = CORE.replace("    return a + b\n", "    return a - b\n")
+    bad = await run_pytest_tests(target, wrong, cases, POLICY, function_start=info.start_line,
+                                 function_lines=lines, rootdir=selection.rootdir)
+    failed = {o.test_id for o in bad.outcomes if o.status == "failed"}
+    assert "tests/test_core.py::test_from_list[1-2-3]" in failed
+    outcome = next(o for o in bad.outcomes if o.test_id.endswith("test_from_list[1-2-3]"))
+    assert (outcome.expected, outcome.actual) == ("3", "-1")
+    assert outcome.message.startswith("assert -1 == 3")
+    assert outcome.test_file == str(project / "tests/test_core.py")
+    assert outcome.test_line == 13  # the assert, 0-based
+    # a body that raises: the failing line is the function's own
+    raising = CORE.replace("    return a + b\n", "    raise NotImplementedError\n")
+    broken = await run_pytest_tests(target, raising, cases, POLICY,
+                                    function_start=info.start_line, function_lines=lines,
+                                    rootdir=selection.rootdir)
+    ran = [o for o in broken.outcomes if o.status != "skipped"]
+    assert ran and all(o.status == "failed" for o in ran), [(o.test_id, o.status) for o in ran]
+    assert {o.function_line for o in ran} == {6}  # `raise` is line 6 of the function
+    assert (project / "src/pkg/core.py").read_text() == CORE
+
+
+async def test_the_candidate_cannot_write_into_the_project(project):
+    target = _target(project)
+    selection = await select_tests(target, CORE, POLICY)
+    cases = [c for c in selection_cases(selection) if c.id.endswith("test_from_list[1-2-3]")]
+    hostile = CORE.replace("    return a + b\n", (
+        "    import os\n"
+        "    for name in ('src/pkg/core.py', 'tests/test_core.py', 'new.txt'):\n"
+        "        try:\n"
+        "            open(os.path.join(ROOT, name), 'w').write('x')\n"
+        "        except OSError as error:\n"
+        "            print(type(error).__name__)\n"
+        "    secret = open(os.path.join(ROOT, '.env')).read()\n"
+        "    assert 'sk-very-secret' not in secret, 'the .env file is visible'\n"
+        "    return a + b\n"
+    )).replace("from .helpers import SEP\n", f"from .helpers import SEP\nROOT = {str(project)!r}\n")
+    report = await run_pytest_tests(target, hostile, cases, POLICY, rootdir=selection.rootdir)
+    assert [o.status for o in report.outcomes] == ["passed"], report.outcomes
+    assert (project / "src/pkg/core.py").read_text() == CORE
+    assert (project / "tests/test_core.py").read_text() == textwrap.dedent(
+        FILES["tests/test_core.py"])
+    assert not (project / "new.txt").exists()
+
+
+async def test_project_doctests_are_run_by_pytest_instead_of_the_stdlib(tmp_path):
+    tmp_path.chmod(0o755)
+    files = dict(FILES)
+    files["pyproject.toml"] = FILES["pyproject.toml"].replace(
+        "addopts = \"-m 'not slow' --strict-markers\"",
+        "addopts = \"--doctest-modules -m 'not slow' --strict-markers\"")
+    root = make_project(tmp_path / "proj", files)
+    path = root / "src/pkg/core.py"
+    task = task_for(CORE, "add", path=path)
+    assert [t.kind for t in task.public_tests] == ["doctest"]  # the stdlib example
+    task = await with_project_tests(task, path=path, root=root, policy=POLICY)
+    doctest_id = "src/pkg/core.py::pkg.core.add"
+    assert doctest_id in collected(root)  # pytest's own id for the function's doctest
+    kinds = {t.id: t.kind for t in task.public_tests}
+    assert kinds[doctest_id] == "pytest" and "doctest" not in kinds.values()
+    info = locate(CORE, "add")
+    wrong = CORE.replace("    return a + b\n", "    return a * b\n")
+    report = await run_pytest_tests(
+        task.pytest_target, wrong, [t for t in task.public_tests if t.id == doctest_id], POLICY,
+        function_start=info.start_line, function_lines=info.end_line - info.start_line + 1)
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed"
+    assert (outcome.expected, outcome.actual) == ("3", "2")
+
+
+async def test_a_plugin_in_addopts_missing_from_the_interpreter_is_not_run(tmp_path):
+    tmp_path.chmod(0o755)
+    files = dict(FILES)
+    files["pyproject.toml"] = FILES["pyproject.toml"].replace(
+        "addopts = \"-m 'not slow' --strict-markers\"", 'addopts = "--codeteam-no-such-option"')
+    root = make_project(tmp_path / "proj", files)
+    selection = await select_tests(_target(root), CORE, POLICY)
+    assert selection.selected == []
+    assert "unrecognized arguments: --codeteam-no-such-option" in (selection.problem or "")
+    (case,) = selection_cases(selection)
+    assert case.skip_reason == selection.problem
+
+
+async def test_no_test_file_names_the_function_starts_no_process(tmp_path, monkeypatch):
+    tmp_path.chmod(0o755)
+    files = {k: v for k, v in FILES.items() if not k.startswith("tests/test_core")}
+    files.pop("tests/test_broken.py")
+    root = make_project(tmp_path / "proj", files)
+    from codeteam.execution import pytest_run
+
+    async def no_process(*args, **kwargs):
+        raise AssertionError("no pytest run without a test file naming the function")
+
+    monkeypatch.setattr(pytest_run, "run_sandboxed", no_process)
+    path = root / "src/pkg/core.py"
+    task = task_for(CORE, "add", path=path)
+    same = await with_project_tests(task, path=path, root=root, policy=POLICY)
+    assert same.public_tests == task.public_tests and same.pytest_target is None
