@@ -33,6 +33,7 @@ export const SERVER_SETTING_KEYS = [
   'ai_tests',
   'max_calls',
   'prompts_dir',
+  'python',
 ] as const;
 
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];

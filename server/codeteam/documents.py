@@ -5,7 +5,6 @@ them in the sandbox, see :mod:`codeteam.execution.pytest_run`)."""
 
 from __future__ import annotations
 
-import keyword
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,16 +18,18 @@ from codeteam.execution.pytest_run import (
     target_for,
 )
 from codeteam.execution.sandbox import SandboxPolicy
+from codeteam.project import Project, lone_module_name
 from codeteam.pysource.functions import FunctionInfo, locate
 from codeteam.task import Task
 
 
-def module_name_for(path: Path | None) -> str:
-    """The importable name the module gets in the sandbox: its file stem when that is an
-    identifier and not a keyword (so tests' ``from stem import f`` work), else ``solution``."""
-    if path is not None and path.stem.isidentifier() and not keyword.iskeyword(path.stem):
-        return path.stem
-    return "solution"
+def module_name_for(path: Path | None, project: Project | None = None) -> str:
+    """The importable name the module gets in the sandbox: the dotted name within its
+    ``project`` (``pkg.sub.mod``); for a lone module its file stem when that is an identifier
+    and not a keyword (so tests' ``from stem import f`` work), else ``solution``."""
+    if project is not None and not project.lone:
+        return project.module
+    return lone_module_name(path)
 
 
 def public_tests(
@@ -55,10 +56,13 @@ def task_for(
     info: FunctionInfo | None = None,
     path: Path | None = None,
     workspace_root: Path | None = None,
+    project: Project | None = None,
 ) -> Task:
     """The task for function ``qualname`` (or the already located ``info``) in ``source``.
 
-    ``source`` may have CRLF line endings; the task's text is LF. Raises
+    ``project`` (:func:`~codeteam.project.project_for` of ``path``) is where the module lives:
+    the task is tested there and pytest tests are searched under its root (else under
+    ``workspace_root``). ``source`` may have CRLF line endings; the task's text is LF. Raises
     :class:`~codeteam.pysource.functions.FunctionNotFound`,
     :class:`~codeteam.pysource.functions.AmbiguousFunction` or
     :class:`~codeteam.pysource.functions.SourceError`.
@@ -68,11 +72,14 @@ def task_for(
         if qualname is None:
             raise ValueError("give qualname or info")
         info = locate(text, qualname)
+    if project is not None and not project.lone:
+        workspace_root = Path(project.root)
     return Task.from_info(
         text,
         info,
-        module_name=module_name_for(path),
+        module_name=module_name_for(path, project),
         public_tests=public_tests(text, info, path=path, workspace_root=workspace_root),
+        project=project,
     )
 
 

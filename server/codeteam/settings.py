@@ -96,8 +96,14 @@ class Settings(BaseSettings):
     prompts_dir: str | None = Field(
         default=None, description="A folder of prompt files that override the shipped ones."
     )
+    python: str | None = Field(
+        default=None,
+        description="The interpreter whose packages the project's tests need (a path, e.g. "
+        "/home/me/proj/.venv/bin/python; relative: from the project root); default the "
+        "project's .venv/venv interpreter, else the one running codeteam.",
+    )
 
-    @field_validator("base_url", "model", "prompts_dir", mode="before")
+    @field_validator("base_url", "model", "prompts_dir", "python", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         if isinstance(value, str) and not value.strip():

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from codeteam.execution.models import TestCase
 from codeteam.execution.pytest_run import PytestTarget
+from codeteam.project import Project
 from codeteam.pysource.docstrings import read_plan, strip_plan
 from codeteam.pysource.functions import (
     FunctionInfo,
@@ -48,7 +49,9 @@ class Task(BaseModel):
     ``stub`` is the function as written (column 0; decorators, header, docstring and whatever
     body it has); ``module_source`` the whole module text it lives in (LF line endings) and
     ``start_line``/``end_line`` its span there; ``module_name`` the importable name the module
-    gets in the sandbox (tests import the function from it). ``plan`` is the ``Plan:`` section
+    gets in the sandbox (tests import the function from it): for a file in a project its
+    dotted name (``pkg.sub.mod``). ``project`` is where the module lives (None: a lone module,
+    e.g. a benchmark stub, tested as a copied file). ``plan`` is the ``Plan:`` section
     already in the docstring, if any (the coder follows it). ``public_tests`` are the user's
     docstring examples and workspace tests. ``task_id`` names a benchmark task.
     ``pytest_target`` says where pytest runs the project's tests of the function (set when its
@@ -69,6 +72,7 @@ class Task(BaseModel):
     public_tests: list[TestCase] = Field(default_factory=list)
     task_id: str | None = None
     pytest_target: PytestTarget | None = None
+    project: Project | None = None
 
     @property
     def intent(self) -> str:
@@ -88,6 +92,7 @@ class Task(BaseModel):
         module_name: str = "solution",
         public_tests: list[TestCase] | None = None,
         task_id: str | None = None,
+        project: Project | None = None,
     ) -> Task:
         """Build the task for function ``qualname`` in module text ``source``.
 
@@ -98,8 +103,9 @@ class Task(BaseModel):
         text = source.replace("\r\n", "\n").replace("\r", "\n")
         info = locate(text, qualname)
         return cls.from_info(
-            text, info, module_name=module_name, public_tests=public_tests, task_id=task_id
-        )
+            text, info, module_name=module_name, public_tests=public_tests, task_id=task_id,
+            project=project,
+        )  # fmt: skip
 
     @classmethod
     def from_info(
@@ -110,8 +116,12 @@ class Task(BaseModel):
         module_name: str = "solution",
         public_tests: list[TestCase] | None = None,
         task_id: str | None = None,
+        project: Project | None = None,
     ) -> Task:
-        """Like :meth:`from_source` for an already located function (LF line endings)."""
+        """Like :meth:`from_source` for an already located function (LF line endings).
+        With a ``project`` that is not lone, ``module_name`` is the project's dotted name."""
+        if project is not None and not project.lone:
+            module_name = project.module
         return cls(
             name=info.name,
             qualname=info.qualname,
@@ -126,6 +136,7 @@ class Task(BaseModel):
             plan=read_plan(info.docstring),
             public_tests=list(public_tests or []),
             task_id=task_id,
+            project=project,
         )
 
     def program_with(self, code: str) -> Program:

@@ -4,7 +4,6 @@ laid over the original, secrets hidden, the project's interpreter, mode "none" o
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from codeteam.execution.sandbox import (
     python_argv,
     run_sandboxed,
 )
+from project_kit import make_venv
 
 pytestmark = pytest.mark.sandbox
 
@@ -137,20 +137,9 @@ async def test_project_mount_in_none_mode_runs_in_a_copy(tmp_path):
     assert not copy.exists()  # the run's directory is gone
 
 
-def make_venv(venv: Path) -> Path:
-    """A virtualenv without pip at ``venv`` with a module ``thirdparty`` in its site-packages."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    probe = "import sys, sysconfig; print(sysconfig.get_paths()['purelib'])"
-    purelib = subprocess.run(
-        [str(venv / "bin/python"), "-c", probe], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    Path(purelib, "thirdparty.py").write_text("WHERE = 'venv'\n")
-    return venv
-
-
 @pytest.fixture
 def outside_venv(tmp_path) -> Path:
-    return make_venv(tmp_path / "envs" / "proj-env")
+    return make_venv(tmp_path / "envs" / "proj-env", {"thirdparty.py": "WHERE = 'venv'\n"}).parent.parent
 
 
 async def test_project_python_from_a_venv_outside_the_project(tmp_path, outside_venv):

@@ -63,6 +63,7 @@ const SERVER_DEFAULTS: Record<string, unknown> = {
   ai_tests: 5,
   max_calls: 15,
   prompts_dir: '',
+  python: '',
 };
 
 describe('package.json settings', () => {

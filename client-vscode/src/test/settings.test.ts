@@ -28,6 +28,7 @@ const vscodeSection = {
   ai_tests: 5,
   max_calls: 15,
   prompts_dir: '',
+  python: '',
 };
 
 describe('pickServerSettings', () => {

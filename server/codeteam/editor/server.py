@@ -110,9 +110,10 @@ class CodeteamServer(LanguageServer):
         """The document's lines (LSP line breaks), cached per version."""
         return self.outline.lines(document.uri, document.version, document.source)
 
-    def workspace_root_for(self, uri: str) -> Path | None:
+    def workspace_root_for(self, uri: str, *, fallback: bool = True) -> Path | None:
         """The workspace folder holding ``uri`` (the longest match), else the root path, else
-        the document's own folder; pytest tests are searched under it."""
+        (``fallback``) the document's own folder, else None; pytest tests are searched under
+        it, and a folder that holds the document is its project root."""
         path = to_fs_path(uri)
         if path is None:
             return None
@@ -130,7 +131,7 @@ class CodeteamServer(LanguageServer):
         holding = [c for c in candidates if document == c or c in document.parents]
         if holding:
             return max(holding, key=lambda c: len(c.parts))
-        return document.parent
+        return document.parent if fallback else None
 
     # --- telling the user ------------------------------------------------------------------
     def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:

@@ -82,14 +82,15 @@ class _Harness:
         self.spec = spec
         self.results_fd = int(os.environ.get("CODETEAM_RESULTS_FD", "1"))
         self.module_name = spec["module"]
-        self.program_file = os.path.abspath(self.module_name + ".py")
+        # a project module (a dotted name) is imported from its place in the project
+        self.program_file = spec.get("program_file") or os.path.abspath(self.module_name + ".py")
         self.test_files = set()
         self.sources = {}  # test file name -> lines, for tracebacks
         self.pytest_runs = 0
         self.armed = False
         self.alarms = 0  # TestTimeouts raised (pytest may catch one in its own code)
         self.outside_call = False  # the exception came from a fixture's setup or teardown
-        self.here = os.getcwd()
+        self.here = os.path.dirname(os.path.abspath(__file__))  # the cwd may be the project
         self.last = None  # (assert line, left, right, op) of the last recorded comparison
         self.repr = None
         self.write = os.write  # kept: the tested code may monkeypatch os
@@ -290,6 +291,9 @@ class _Harness:
         except ImportError:  # pragma: no cover - another interpreter
             from importlib.util import module_from_spec, spec_from_file_location
 
+        if self.spec.get("program_file"):  # inside its package, by its dotted name
+            __import__(self.module_name)
+            return sys.modules[self.module_name]
         spec = spec_from_file_location(self.module_name, self.program_file)
         module = module_from_spec(spec)
         sys.modules[self.module_name] = module
@@ -659,6 +663,8 @@ class _Harness:
         for path in [*(self.spec.get("sys_path") or []), here]:
             if path not in sys.path:
                 sys.path.append(path)
+        if self.spec.get("program_file"):  # the project's import root first (its modules win)
+            sys.path.insert(0, self.spec["sys_path"][0])
         self.emit({"event": "start", "index": -1})
         names = {self.module_name}
         for test in tests:

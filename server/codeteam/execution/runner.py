@@ -27,11 +27,13 @@ from pydantic import ValidationError
 from codeteam.execution.models import RunReport, TestCase, TestOutcome
 from codeteam.execution.sandbox import (
     ProcessResult,
+    ProjectMount,
     SandboxPolicy,
     python_argv,
     run_sandboxed,
     sandbox_site_packages,
 )
+from codeteam.project import Project
 from codeteam.task import Program
 
 HARNESS_FILE = "_codeteam_harness.py"
@@ -55,14 +57,21 @@ async def run_tests(
     *,
     module_name: str = "solution",
     policy: SandboxPolicy,
+    project: Project | None = None,
 ) -> RunReport:
     """Run ``tests`` against ``program`` in one sandboxed process.
 
     ``program`` is the module text (a :class:`~codeteam.task.Program`, whose
-    ``function_offset`` maps failures to ``function_line``, or plain text); in the sandbox it
-    is the file ``<module_name>.py``, importable as ``module_name`` (and under each test's
-    ``module_aliases``). Each test gets ``policy.per_test_timeout_s`` seconds (at most
-    ``policy.timeout_s``); the whole run ``policy.timeout_s``.
+    ``function_offset`` maps failures to ``function_line``, or plain text). Without
+    ``project`` (or for a lone module, :attr:`~codeteam.project.Project.lone`) it is the file
+    ``<module_name>.py`` in the sandbox, importable as ``module_name`` (and under each test's
+    ``module_aliases``). With a ``project``, the function is tested where it lives
+    (:func:`project_mount`): the project is mounted read-only with ``program`` laid over
+    ``project.file``, the project's interpreter runs the harness, and the module is imported
+    by its dotted name ``project.module`` from ``project.import_root`` (relative imports and
+    the package's ``__init__`` work); ``module_name`` is then ignored. Each test gets
+    ``policy.per_test_timeout_s`` seconds (at most ``policy.timeout_s``); the whole run
+    ``policy.timeout_s``.
 
     Returns a :class:`RunReport` with one :class:`TestOutcome` per test, in the order of
     ``tests``; the program failing to import is an "error" outcome for every test, except when
@@ -73,14 +82,14 @@ async def run_tests(
     when every test has a ``skip_reason``). Raises
     :class:`~codeteam.execution.models.SandboxUnavailable` (message from
     :func:`~codeteam.execution.sandbox.sandbox_problem`) when ``policy.mode`` is "bwrap" and
-    bwrap cannot run here; ``ValueError`` when ``module_name`` is not a plain identifier.
+    bwrap cannot run here; ``ValueError`` when ``module_name`` (or a part of the project's
+    dotted name) is not a plain identifier.
     Cancellation kills the process (see :func:`~codeteam.execution.sandbox.run_sandboxed`).
     """
-    if (
-        not module_name.isidentifier()
-        or keyword.iskeyword(module_name)
-        or module_name.startswith("_codeteam")
-    ):
+    in_project = project is not None and not project.lone
+    if in_project:
+        module_name = project.module
+    if not all(_plain(part) for part in module_name.split(".")):
         raise ValueError(f"module_name must be a plain identifier, not {module_name!r}")
     if not tests:
         return RunReport(sandbox=policy.mode)
@@ -94,13 +103,32 @@ async def run_tests(
         "test_timeout": min(policy.per_test_timeout_s, policy.timeout_s),
         "sys_path": sandbox_site_packages(),
     }
-    files = {
-        f"{module_name}.py": text,
-        HARNESS_FILE: harness_source(),
-        SPEC_FILE: marshal.dumps(spec),  # trusted data to the harness; loads without imports
-    }
-    result = await run_sandboxed(files, python_argv(HARNESS_FILE, SPEC_FILE), policy)
-    ran = iter(_outcomes(runnable, result, policy, module_name))
+    if in_project:
+        mount = project_mount(project, text)
+        spec["program_file"] = project.file
+
+        def project_spec(root_here: str) -> bytes:
+            # mode "none" runs in a copy of the project: its paths, not the project's
+            return marshal.dumps({
+                **spec,
+                "program_file": _moved(project.file, project.root, root_here),
+                "sys_path": [_moved(path, project.root, root_here)
+                             for path in project.sys_path()],
+            })  # fmt: skip
+
+        files = {HARNESS_FILE: harness_source(), SPEC_FILE: project_spec}
+        argv = python_argv(HARNESS_FILE, SPEC_FILE, python=project.python)
+        result = await run_sandboxed(files, argv, policy, project=mount)
+        program_name = project.file
+    else:
+        files = {
+            f"{module_name}.py": text,
+            HARNESS_FILE: harness_source(),
+            SPEC_FILE: marshal.dumps(spec),  # trusted data to the harness; loads without imports
+        }
+        result = await run_sandboxed(files, python_argv(HARNESS_FILE, SPEC_FILE), policy)
+        program_name = f"{module_name}.py"
+    ran = iter(_outcomes(runnable, result, policy, module_name, program_name))
     outcomes = [_skipped(test) if test.skip_reason is not None else next(ran) for test in tests]
     if isinstance(program, Program):
         for outcome in outcomes:
@@ -109,8 +137,8 @@ async def run_tests(
             if _missing_module_of_the_module(outcome):
                 outcome.status = "skipped"
                 outcome.message += (
-                    f" (line {outcome.program_line} of {module_name}.py, outside the function: "
-                    "the sandbox does not have that module)"
+                    f" (line {outcome.program_line} of {Path(program_name).name}, outside the "
+                    "function: the sandbox does not have that module)"
                 )
     return RunReport(
         outcomes=outcomes,
@@ -120,6 +148,35 @@ async def run_tests(
         output=_output_tail(result),
         seconds=result.seconds,
     )
+
+
+def _plain(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("_codeteam")
+
+
+def project_mount(project: Project, text: str) -> ProjectMount:
+    """The :class:`~codeteam.execution.sandbox.ProjectMount` that tests ``text`` (the
+    candidate module) where ``project.file`` lives: the project root read-only with ``text``
+    laid over the file, its hidden paths hidden, the project's interpreter and its folders
+    read-only, the root as working directory."""
+    return ProjectMount(
+        root=project.root,
+        overlays={project.file: text},
+        hidden=project.hidden,
+        python=project.python,
+        workdir=project.root,
+        extra_ro=project.read_only_paths(),
+    )
+
+
+def _moved(path: str, old_root: str, new_root: str) -> str:
+    """``path`` with ``old_root``'s parent replaced by ``new_root``'s: the same place in a
+    copy of the project (an import root may be the root's parent, for a package at the top)."""
+    old_parent, new_parent = Path(old_root).parent, Path(new_root).parent
+    try:
+        return str(new_parent / Path(path).relative_to(old_parent))
+    except ValueError:
+        return path
 
 
 def _skipped(test: TestCase) -> TestOutcome:
@@ -140,7 +197,11 @@ def _missing_module_of_the_module(outcome: TestOutcome) -> bool:
 
 
 def _outcomes(
-    tests: list[TestCase], result: ProcessResult, policy: SandboxPolicy, module_name: str
+    tests: list[TestCase],
+    result: ProcessResult,
+    policy: SandboxPolicy,
+    module_name: str,
+    program_name: str | None = None,
 ) -> list[TestOutcome]:
     found: dict[int, TestOutcome] = {}
     running: int | None = None  # index of a started test without outcome; -1: the import
@@ -169,7 +230,7 @@ def _outcomes(
             running = None
     stuck = _WATCHDOG.search(result.stderr) is not None
     reason = _death_reason(result, policy, stuck)
-    where = _dumped_line(result.stderr, module_name)
+    where = _dumped_line(result.stderr, program_name or f"{module_name}.py")
     outcomes = []
     for index, test in enumerate(tests):
         if index in found:
@@ -216,11 +277,13 @@ _WATCHDOG = re.compile(r"^Timeout \(\d+:\d\d:\d\d(\.\d+)?\)!$", re.MULTILINE)
 """The header of faulthandler's dump when the harness's watchdog ended a stuck test."""
 
 
-def _dumped_line(stderr: str, module_name: str) -> int | None:
+def _dumped_line(stderr: str, program_name: str) -> int | None:
     """The 1-based program line of the innermost frame in a faulthandler dump (a crash, or the
-    watchdog's): frames are listed most recent first."""
+    watchdog's): frames are listed most recent first. ``program_name``: the program's file
+    name (``mod.py``, any folder) or absolute path."""
+    folder = "" if program_name.startswith("/") else r'(?:[^"\n]*/)?'
     frame = re.search(
-        r'^\s+File "(?:[^"\n]*/)?' + re.escape(module_name) + r'\.py", line (\d+)',
+        r'^\s+File "' + folder + re.escape(program_name) + r'", line (\d+)',
         stderr,
         re.MULTILINE,
     )

@@ -85,6 +85,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Self
@@ -151,6 +152,11 @@ class SandboxPolicy(BaseModel):
     max_processes: int = Field(default=64, ge=1)
     output_limit_bytes: int = Field(default=1_000_000, ge=1024)
     scratch_mb: int = Field(default=64, ge=1)
+
+
+FileContent = str | bytes | Callable[[str], str | bytes]
+"""A file for the run: text (written as UTF-8), bytes, or (project runs) a callable given where
+the project root is in the run, returning text or bytes."""
 
 
 class ProjectMount(BaseModel):
@@ -521,7 +527,7 @@ class _Prepared:
     """Everything needed to spawn one run: argv, environment, descriptors, cleanup."""
 
     bwrap: str | None
-    files: dict[str, str | bytes]
+    files: dict[str, FileContent]
     command: list[str]
     policy: SandboxPolicy
     results_fd: int | None = None
@@ -581,13 +587,22 @@ class _Prepared:
             argv.append(arg)
         return argv
 
+    def _contents(self, project_root: str) -> dict[str, str | bytes]:
+        """``files`` with each callable value called with where the project root is."""
+        return {
+            name: content(project_root) if callable(content) else content
+            for name, content in self.files.items()
+        }
+
     def _prepare_none(self) -> None:
         self._tmp = tempfile.mkdtemp(prefix="codeteam-run-")
         files_dir = self._tmp
+        copy = None
         if self.project is not None:
             files_dir = os.path.join(self._tmp, "sandbox")
             os.mkdir(files_dir)
-        for name, content in self.files.items():
+            copy = os.path.join(self._tmp, "project", os.path.basename(self.project.root) or "root")
+        for name, content in self._contents(copy or "").items():
             path = Path(files_dir, name)
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):
@@ -607,7 +622,6 @@ class _Prepared:
         self.cwd = self._tmp
         if self.project is not None:
             project = self.project
-            copy = os.path.join(self._tmp, "project", os.path.basename(project.root) or "root")
             _copy_project(project, copy)
             home = os.path.join(self._tmp, ".home")
             os.mkdir(home)
@@ -668,7 +682,8 @@ class _Prepared:
             bound.append(path)
         if self.project is not None:
             args += self._project_args(self.project, made, bound)
-        for name, text in self.files.items():
+        contents = self._contents(self.project.root if self.project else "")
+        for name, text in contents.items():
             fd = _memfd(name, text)
             self._close.append(fd)
             target = f"{SANDBOX_DIR}/{Path(name).as_posix()}"
@@ -870,7 +885,7 @@ async def _exited(proc: subprocess.Popen, timeout: float) -> bool:
 
 
 async def run_sandboxed(
-    files: dict[str, str | bytes],
+    files: dict[str, FileContent],
     argv: list[str],
     policy: SandboxPolicy,
     *,
@@ -889,7 +904,10 @@ async def run_sandboxed(
     :data:`NOT_COPIED` folders), the overlays written into the copy, and the command runs
     there: paths differ from the project's (``$CODETEAM_PROJECT_ROOT`` names the copy, and
     ``argv`` elements under ``project.root`` are rewritten to it; paths inside ``files`` are
-    not rewritten), and nothing stops the code from writing the real project.
+    not rewritten), and nothing stops the code from writing the real project. For paths
+    inside files, a value of ``files`` may be a callable: it is called with where the project
+    root is in this run (``project.root`` under bwrap, the copy in mode "none") and returns
+    the file's text or bytes (e.g. a spec holding the import root's path).
 
     ``files`` maps relative paths to text (written as UTF-8) or bytes, written into the working directory of the
     run (``/sandbox`` under bwrap, a temporary directory with ``"none"``); relative paths in
@@ -913,6 +931,8 @@ async def run_sandboxed(
             raise ValueError(f"bad file name for the sandbox: {name!r}")
     if project is not None:
         project.check()
+    elif any(callable(content) for content in files.values()):
+        raise ValueError("a callable in files needs a project")
     bwrap = None
     if policy.mode == "bwrap":
         problem = (

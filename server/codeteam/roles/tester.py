@@ -233,7 +233,8 @@ async def run_all(task: Task, program: Program, tests: list[TestCase],
     pytest_tests = [t for t in tests if t.kind == "pytest"]
     others = [t for t in tests if t.kind != "pytest"]
     if not pytest_tests:
-        return await run_tests(program, tests, module_name=task.module_name, policy=policy)
+        return await run_tests(program, tests, module_name=task.module_name, policy=policy,
+                               project=task.project)
     if task.pytest_target is None:
         runs = [RunReport(sandbox=policy.mode, outcomes=[
             TestOutcome(test_id=t.id, status="skipped",
@@ -243,7 +244,8 @@ async def run_all(task: Task, program: Program, tests: list[TestCase],
         runs = []
     jobs = []
     if others:
-        jobs.append(run_tests(program, others, module_name=task.module_name, policy=policy))
+        jobs.append(run_tests(program, others, module_name=task.module_name, policy=policy,
+                              project=task.project))
     if task.pytest_target is not None:
         jobs.append(run_pytest_tests(
             task.pytest_target, program.text, pytest_tests, policy,

@@ -1,0 +1,391 @@
+"""Where a function lives: its project root, the package its module is in, the interpreter
+whose packages the project's tests need (the "project" layer: it imports nothing of codeteam
+but settings).
+
+:func:`find_project` answers for a file: the root (the nearest folder up with a project
+marker, or the workspace folder given), the ``sys.path`` entry the module is importable from
+(``<root>/src`` in a src/ layout), its dotted name, the interpreter (setting ``python``, else the
+project's ``.venv``/``venv``, else the one running codeteam) with a probe of what that
+interpreter has (:class:`Interpreter`), and the paths a sandboxed run must not see (``.git``,
+``.env*`` files and other top-level dotfiles). A file with no project around it (a benchmark
+stub, a lone file in /tmp) is a *lone module* (:attr:`Project.lone`): tested as a file copied
+into the sandbox, as before projects were known.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini", ".git")
+"""A folder holding one of these is a project root (the nearest one up from the file)."""
+
+VENV_DIRS = (".venv", "venv")
+"""Folders of the project root searched for the default interpreter (``<dir>/bin/python``)."""
+
+VISIBLE_DOTFILES = frozenset({".pytest.ini", ".coveragerc"})
+"""Top-level dotfiles that test tools read (pytest's ini file, coverage's configuration):
+not hidden from sandboxed runs."""
+
+PROBE_TIMEOUT_S = 30.0
+"""Seconds the interpreter probe may take (it imports pytest once)."""
+
+_PROBE = """\
+import json, site, sys, sysconfig
+try:
+    import pytest
+    pytest_version = getattr(pytest, "__version__", "")
+except Exception as error:
+    pytest_version = None
+    pytest_error = f"{type(error).__name__}: {error}"
+else:
+    pytest_error = None
+paths = sysconfig.get_paths()
+print(json.dumps({
+    "prefix": sys.prefix,
+    "base_prefix": sys.base_prefix,
+    "exec_prefix": sys.exec_prefix,
+    "base_exec_prefix": sys.base_exec_prefix,
+    "site_packages": [*site.getsitepackages(), paths["purelib"], paths["platlib"]],
+    "sys_path": sys.path,
+    "version": ".".join(map(str, sys.version_info[:3])),
+    "pytest_version": pytest_version,
+    "pytest_error": pytest_error,
+}))
+"""
+
+
+class InterpreterError(Exception):
+    """The interpreter named by setting ``python`` does not exist or does not run; the
+    message names it and says what was tried (never a secret: it is a path)."""
+
+
+class Interpreter(BaseModel):
+    """What one Python interpreter has, probed by running it once (:func:`probe_interpreter`).
+
+    ``executable`` is the path as given (a venv's ``bin/python``, not resolved); ``prefix`` and
+    ``base_prefix`` its ``sys.prefix``/``sys.base_prefix`` (equal outside a virtualenv);
+    ``site_packages`` its site-packages folders that exist; ``paths`` every folder on its
+    ``sys.path`` after site processing (``.pth`` files and editable installs included);
+    ``version`` e.g. ``"3.11.7"``; ``pytest_version`` None when ``import pytest`` fails there,
+    with ``pytest_error`` saying why.
+    """
+
+    executable: str
+    prefix: str
+    base_prefix: str
+    exec_prefixes: list[str] = Field(default_factory=list)
+    site_packages: list[str] = Field(default_factory=list)
+    paths: list[str] = Field(default_factory=list)
+    version: str
+    pytest_version: str | None = None
+    pytest_error: str | None = None
+
+    @property
+    def has_pytest(self) -> bool:
+        """True when ``import pytest`` works in this interpreter."""
+        return self.pytest_version is not None
+
+    def read_only_paths(self) -> list[str]:
+        """Folders a sandboxed run of this interpreter needs mounted read-only: its prefixes,
+        site-packages and the rest of its ``sys.path`` (resolved, existing, no duplicates)."""
+        found: list[str] = []
+        for path in (self.prefix, self.base_prefix, *self.exec_prefixes, *self.site_packages,
+                     *self.paths):  # fmt: skip
+            real = os.path.realpath(path)
+            if os.path.isdir(real) and real not in found:
+                found.append(real)
+        return found
+
+
+_probes: dict[str, Interpreter] = {}
+_probes_lock = threading.Lock()
+
+
+def probe_interpreter(python: str) -> Interpreter:
+    """Run ``python`` once (``-I -c``, on the host: it is the user's own interpreter, not
+    generated code) and return what it has; cached per path for the life of the process
+    (a failure is not cached). Blocks for the interpreter's start-up and ``import pytest``
+    (about 0.1-0.5 s the first time): call it off an event loop.
+
+    Raises :class:`InterpreterError` when ``python`` is missing, not executable, or does not
+    answer within :data:`PROBE_TIMEOUT_S` seconds with its description.
+    """
+    with _probes_lock:
+        if python in _probes:
+            return _probes[python]
+    if not os.path.isfile(python):
+        raise InterpreterError(f"the interpreter {python} does not exist")
+    if not os.access(python, os.X_OK):
+        raise InterpreterError(f"the interpreter {python} is not executable")
+    try:
+        done = subprocess.run(
+            [python, "-I", "-c", _PROBE],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=PROBE_TIMEOUT_S,
+            check=False,
+            cwd="/",
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        raise InterpreterError(f"the interpreter {python} does not run: {error}") from error
+    try:
+        data = json.loads(done.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
+        interpreter = Interpreter(
+            executable=python,
+            prefix=data["prefix"],
+            base_prefix=data["base_prefix"],
+            exec_prefixes=[data["exec_prefix"], data["base_exec_prefix"]],
+            site_packages=[p for p in data["site_packages"] if os.path.isdir(p)],
+            paths=[p for p in data["sys_path"] if p and os.path.isdir(p)],
+            version=data["version"],
+            pytest_version=data["pytest_version"],
+            pytest_error=data["pytest_error"],
+        )
+    except (ValueError, IndexError, KeyError, TypeError) as error:
+        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = detail[-1][:300] if detail else f"exit status {done.returncode}"
+        raise InterpreterError(
+            f"the interpreter {python} does not run as a Python 3 interpreter ({why})"
+        ) from error
+    with _probes_lock:
+        _probes[python] = interpreter
+    return interpreter
+
+
+class Project(BaseModel):
+    """Where a function's module lives. Paths are absolute and resolved.
+
+    - ``root``: the project's folder (mounted read-only in sandboxed runs; pytest's rootdir
+      search starts there). For a lone module, the file's folder.
+    - ``import_root``: the ``sys.path`` entry the module is importable from (the first folder
+      up from the file without ``__init__.py``; ``<root>/src`` in a src/ layout).
+    - ``module``: the module's dotted name from ``import_root`` (``pkg.sub.mod``); for a lone
+      module its file stem, or ``solution`` when the stem is not an identifier.
+    - ``file``: the module's file.
+    - ``python``: the interpreter that runs the tests (setting ``python``, else
+      ``<root>/.venv/bin/python`` or ``<root>/venv/bin/python``, else the one running
+      codeteam); ``interpreter`` its probe (None for a lone module, which runs with the
+      server's interpreter as before).
+    - ``hidden``: paths under ``root`` that sandboxed runs must not see: ``.git``, ``.env*``
+      files and the other top-level dotfiles and dot-folders (but :data:`VISIBLE_DOTFILES` and
+      the interpreter's own virtualenv), and ``.env*`` files in the folders between the file
+      and the root.
+    - ``lone``: no project around the file: tested as a copied file, as before.
+    - ``notes``: sentences for the user (the ``python`` setting could not be used, the
+      interpreter has no pytest), to show once.
+    """
+
+    root: str
+    import_root: str
+    module: str
+    file: str
+    python: str
+    interpreter: Interpreter | None = None
+    hidden: list[str] = Field(default_factory=list)
+    lone: bool = False
+    notes: list[str] = Field(default_factory=list)
+
+    def read_only_paths(self) -> list[str]:
+        """The interpreter's folders a sandboxed run mounts read-only (see
+        :meth:`Interpreter.read_only_paths`); empty for a lone module."""
+        return self.interpreter.read_only_paths() if self.interpreter else []
+
+    def sys_path(self) -> list[str]:
+        """The folders a test process puts first on ``sys.path``: ``import_root``, then the
+        interpreter's site-packages (for an interpreter started without site processing)."""
+        paths = [self.import_root]
+        if self.interpreter is not None:
+            for path in (*self.interpreter.site_packages, *self.interpreter.paths):
+                real = os.path.realpath(path)
+                if real not in paths and not _is_stdlib(real, self.interpreter):
+                    paths.append(real)
+        return paths
+
+
+def _is_stdlib(path: str, interpreter: Interpreter) -> bool:
+    """True for a folder of the interpreter's standard library (``lib/python3.X``, its
+    ``lib-dynload``, the zip), which an interpreter started with ``-S`` has already."""
+    if "site-packages" in path or "dist-packages" in path:
+        return False
+    bases = {os.path.realpath(interpreter.base_prefix), *map(os.path.realpath,
+                                                             interpreter.exec_prefixes)}  # fmt: skip
+    return any(path == base or path.startswith(base.rstrip("/") + "/") for base in bases)
+
+
+def lone_module_name(path: Path | None) -> str:
+    """The importable name a lone module gets in the sandbox: its file stem when that is an
+    identifier and not a keyword (so tests' ``from stem import f`` work), else ``solution``."""
+    if path is not None and _identifier(path.stem):
+        return path.stem
+    return "solution"
+
+
+def _identifier(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("_codeteam")
+
+
+def _stops(folder: Path) -> bool:
+    """Folders never taken as a project root: the filesystem root, $HOME, /tmp (a marker
+    there, like a dotfiles repository in $HOME, does not make everything under it one
+    project)."""
+    home = Path.home().resolve() if Path.home().is_dir() else None
+    return folder == Path(folder.anchor) or folder == home or str(folder) in ("/tmp", "/var/tmp")
+
+
+def _marked_root(folder: Path) -> Path | None:
+    for candidate in (folder, *folder.parents):
+        if _stops(candidate):
+            return None
+        if any((candidate / marker).exists() for marker in PROJECT_MARKERS):
+            return candidate
+    return None
+
+
+def _default_python(root: Path) -> str | None:
+    for name in VENV_DIRS:
+        python = root / name / "bin" / "python"
+        if python.is_file() and os.access(python, os.X_OK):
+            return str(python)
+    return None
+
+
+def find_project(
+    path: Path | str,
+    workspace_root: Path | str | None = None,
+    python: str | None = None,
+) -> Project:
+    """The :class:`Project` of the module file ``path``.
+
+    ``workspace_root`` (``--workspace`` of the CLI, the editor's workspace folder holding the
+    file) is the root when the file is inside it; else the root is the nearest folder up with
+    one of :data:`PROJECT_MARKERS` (never ``/``, $HOME or /tmp), else, for a file inside a
+    package (``__init__.py`` next to it), the folder above its top package; else the file is
+    a lone module. ``python`` is setting ``python`` (``~`` expanded; a relative path is
+    taken from the root).
+
+    Blocks while the interpreter is probed (:func:`probe_interpreter`, once per interpreter):
+    call it off an event loop. Raises :class:`InterpreterError` when ``python`` is given and
+    cannot be used (missing, not executable, does not run); :func:`project_for` falls back to
+    the server's interpreter with a note instead. A default interpreter (a ``.venv``) that
+    does not run falls back to the server's with a note, without raising.
+    """
+    file = Path(path).resolve()
+    folder = file.parent
+    import_root, module = _module_of(file)
+    root = None
+    if workspace_root is not None:
+        workspace = Path(workspace_root).resolve()
+        if workspace.is_dir() and (workspace == folder or workspace in folder.parents):
+            root = workspace
+    if root is None:
+        root = _marked_root(folder)
+    if root is None and import_root != folder:
+        root = import_root  # a package without project files around it
+    if root is None or module is None:
+        return Project(
+            root=str(folder), import_root=str(folder), module=lone_module_name(file),
+            file=str(file), python=sys.executable, lone=True,
+        )  # fmt: skip
+    notes: list[str] = []
+    if python:
+        chosen = Path(python).expanduser()
+        chosen = chosen if chosen.is_absolute() else root / chosen
+        interpreter = probe_interpreter(str(chosen))  # raises InterpreterError
+    else:
+        interpreter = None
+        default = _default_python(root)
+        if default is not None:
+            try:
+                interpreter = probe_interpreter(default)
+            except InterpreterError as error:
+                notes.append(f"{error}; the tests run with {sys.executable} instead")
+        if interpreter is None:
+            interpreter = probe_interpreter(sys.executable)
+    if not interpreter.has_pytest:
+        notes.append(
+            f"the project's interpreter {interpreter.executable} has no pytest "
+            f"({interpreter.pytest_error}): the project's pytest tests cannot run; install "
+            "pytest there, or set python to an interpreter that has it"
+        )
+    return Project(
+        root=str(root),
+        import_root=str(import_root),
+        module=module,
+        file=str(file),
+        python=interpreter.executable,
+        interpreter=interpreter,
+        hidden=_hidden_paths(root, folder, interpreter),
+        notes=notes,
+    )
+
+
+def project_for(
+    path: Path | str,
+    workspace_root: Path | str | None = None,
+    python: str | None = None,
+) -> Project:
+    """:func:`find_project`, falling back to the server's interpreter when ``python`` cannot
+    be used; the reason is then the first of :attr:`Project.notes`. Never raises
+    :class:`InterpreterError` for the ``python`` setting."""
+    try:
+        return find_project(path, workspace_root, python)
+    except InterpreterError as error:
+        project = find_project(path, workspace_root, sys.executable)
+        project.notes.insert(
+            0, f"setting python: {error}; the tests run with {sys.executable} instead"
+        )
+        return project
+
+
+def _module_of(file: Path) -> tuple[Path, str | None]:
+    """(import root, dotted name) of ``file``: up from its folder while ``__init__.py`` is
+    there and the folder names are identifiers; the name is None when the stem is not one."""
+    if not _identifier(file.stem) or file.suffix != ".py":
+        return file.parent, None
+    parts = [] if file.stem == "__init__" else [file.stem]
+    folder = file.parent
+    while (folder / "__init__.py").is_file() and _identifier(folder.name) and not _stops(folder):
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    if not parts:  # an __init__.py outside any package: not importable by a name
+        return file.parent, None
+    return folder, ".".join(parts)
+
+
+def _hidden_paths(root: Path, folder: Path, interpreter: Interpreter) -> list[str]:
+    """Top-level dotfiles and dot-folders of ``root`` (not :data:`VISIBLE_DOTFILES`, not the
+    interpreter's virtualenv) and ``.env*`` files of the folders from ``folder`` up to
+    ``root`` (one ``os.scandir`` each: no tree walk)."""
+    keep = {os.path.realpath(interpreter.prefix)}
+    hidden: list[str] = []
+    for entry in _entries(root):
+        if entry.name.startswith(".") and entry.name not in VISIBLE_DOTFILES:
+            path = os.path.join(root, entry.name)
+            if os.path.realpath(path) not in keep:
+                hidden.append(path)
+    for directory in (folder, *folder.parents):
+        if directory == root or root not in directory.parents:
+            break
+        hidden.extend(
+            os.path.join(directory, entry.name)
+            for entry in _entries(directory)
+            if entry.name.startswith(".env") and not entry.is_dir(follow_symlinks=False)
+        )
+    return sorted(hidden)
+
+
+def _entries(path: Path) -> list[os.DirEntry]:
+    """The entries of folder ``path`` (``os.scandir``); none when it cannot be read."""
+    try:
+        with os.scandir(path) as entries:
+            return list(entries)
+    except OSError:
+        return []

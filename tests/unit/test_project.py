@@ -1,0 +1,129 @@
+"""find_project / project_for: root, import root, dotted module, interpreter, hidden paths."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from codeteam.project import InterpreterError, find_project, probe_interpreter, project_for
+from codeteam.settings import load_settings
+from project_kit import flat_package, make_venv, src_layout, write
+
+
+def test_src_layout_module_is_importable_from_src(tmp_path):
+    root = src_layout(tmp_path)
+    project = find_project(root / "src/greeting/greet.py")
+    assert not project.lone
+    assert project.root == str(root)
+    assert project.import_root == str(root / "src")
+    assert project.module == "greeting.greet"
+    assert project.file == str(root / "src/greeting/greet.py")
+    assert project.python == sys.executable  # no .venv in the project
+    assert project.interpreter is not None and project.interpreter.has_pytest
+
+
+def test_hidden_paths_are_the_secrets_not_what_tests_read(tmp_path):
+    root = src_layout(tmp_path)
+    write(root, {".pytest.ini": "[pytest]\n", ".coveragerc": "[run]\n", ".hypothesis/x": "",
+                 "src/.env.production": "X=1\n", "docs/.env": "not on the file's way\n"})
+    project = find_project(root / "src/greeting/greet.py")
+    assert project.hidden == sorted(
+        str(root / name)
+        for name in (".env", ".git", ".hypothesis", "src/.env.production",
+                     "src/greeting/.env.local")
+    )  # fmt: skip
+
+
+def test_flat_package_and_a_module_at_the_root(tmp_path):
+    root = flat_package(tmp_path)
+    write(root, {"tool.py": "def f():\n    pass\n", "calc/sub/__init__.py": "",
+                 "calc/sub/deep.py": ""})
+    assert find_project(root / "calc/core.py").module == "calc.core"
+    assert find_project(root / "calc/core.py").import_root == str(root)
+    assert find_project(root / "calc/sub/deep.py").module == "calc.sub.deep"
+    assert find_project(root / "calc/__init__.py").module == "calc"
+    top = find_project(root / "tool.py")
+    assert (top.module, top.import_root, top.lone) == ("tool", str(root), False)
+
+
+def test_a_lone_file_keeps_the_old_behaviour(tmp_path):
+    folder = tmp_path / "scratch"
+    write(folder, {"stub.py": "", "my-script.py": ""})
+    lone = find_project(folder / "stub.py")
+    assert lone.lone and lone.module == "stub" and lone.root == str(folder.resolve())
+    assert lone.interpreter is None and lone.hidden == []
+    assert find_project(folder / "my-script.py").module == "solution"
+
+
+def test_a_package_without_project_files_is_rooted_above_its_top_package(tmp_path):
+    root = write(tmp_path / "loose", {"pkg/__init__.py": "", "pkg/mod.py": ""})
+    project = find_project(root / "pkg/mod.py")
+    assert (project.root, project.module, project.lone) == (str(root), "pkg.mod", False)
+
+
+def test_an_explicit_workspace_root_wins_when_it_holds_the_file(tmp_path):
+    root = src_layout(tmp_path)
+    outer = tmp_path.resolve()
+    assert find_project(root / "src/greeting/greet.py", outer).root == str(outer)
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    assert find_project(root / "src/greeting/greet.py", elsewhere).root == str(root)
+
+
+def test_the_project_venv_is_the_default_interpreter(tmp_path):
+    root = src_layout(tmp_path)
+    python = make_venv(root / ".venv")
+    project = find_project(root / "src/greeting/greet.py")
+    assert project.python == str(python)
+    assert project.interpreter.prefix == str(root / ".venv")
+    assert str(root / ".venv") not in project.hidden  # the interpreter in use stays visible
+    # made --without-pip from codeteam's own interpreter: no pytest there, and it says so
+    assert not project.interpreter.has_pytest
+    assert any("has no pytest" in note and str(python) in note for note in project.notes)
+
+
+def test_a_python_setting_that_does_not_exist_is_a_clear_error_then_a_fallback(tmp_path):
+    root = src_layout(tmp_path)
+    missing = str(tmp_path / "nowhere" / "python")
+    with pytest.raises(InterpreterError, match=f"the interpreter {missing} does not exist"):
+        find_project(root / "src/greeting/greet.py", python=missing)
+    project = project_for(root / "src/greeting/greet.py", python=missing)
+    assert project.python == sys.executable
+    assert project.notes[0] == (
+        f"setting python: the interpreter {missing} does not exist; the tests run with "
+        f"{sys.executable} instead"
+    )
+
+
+def test_a_python_setting_that_is_not_python(tmp_path):
+    fake = write(tmp_path / "bin", {"python": "#!/bin/sh\necho hello\n"}) / "python"
+    fake.chmod(0o755)
+    with pytest.raises(InterpreterError, match="does not run as a Python 3 interpreter"):
+        probe_interpreter(str(fake))
+    not_executable = write(tmp_path / "bin2", {"python": ""}) / "python"
+    with pytest.raises(InterpreterError, match="is not executable"):
+        probe_interpreter(str(not_executable))
+
+
+def test_a_relative_python_setting_is_taken_from_the_root(tmp_path):
+    root = src_layout(tmp_path)
+    python = make_venv(root / "envs" / "dev")
+    project = find_project(root / "src/greeting/greet.py", python="envs/dev/bin/python")
+    assert project.python == str(python)
+
+
+def test_python_is_a_setting(monkeypatch):
+    monkeypatch.setenv("CODETEAM_PYTHON", "/opt/py/bin/python")
+    settings, problems = load_settings()
+    assert settings.python == "/opt/py/bin/python" and problems == []
+    settings, problems = load_settings({"python": ""}, env=False)
+    assert settings.python is None and problems == []
+
+
+def test_the_probe_is_cached_per_interpreter():
+    first = probe_interpreter(sys.executable)
+    assert probe_interpreter(sys.executable) is first
+    assert first.version == ".".join(map(str, sys.version_info[:3]))
+    assert Path(first.prefix) == Path(sys.prefix)
