@@ -274,6 +274,9 @@ def find_candidates(
             continue
         generated = any(GENERATED.search(line) for line in text.splitlines()[:GENERATED_LINES])
         defs = _defs(tree)
+        counts: dict[str, int] = {}
+        for info in infos:
+            counts[info.qualname] = counts.get(info.qualname, 0) + 1
         for info in infos:
             node = defs.get(info.def_line)
             if node is None or node.name != info.name:
@@ -284,6 +287,8 @@ def find_candidates(
             reason = None
             if generated:
                 reason = "generated file"
+            elif counts[info.qualname] > 1:
+                reason = "defined more than once in its file"
             elif info.docstring is None or not info.docstring.strip():
                 reason = "no docstring"
             elif _trivial(node.body[1:]):
@@ -519,7 +524,11 @@ async def load_repo(
             selection.skipped[candidate.task_id] = skipped[candidate.task_id]
             continue
         info = candidate.info
-        stub_text, stub_info = stub_module(candidate.text, info)
+        try:
+            stub_text, stub_info = stub_module(candidate.text, info)
+        except (LookupError, SourceError) as error:
+            selection.skipped[candidate.task_id] = f"its body cannot be removed ({error})"
+            continue
         public_project = await asyncio.to_thread(_public_project, candidate.path, root, python,
                                                  hide)
         task = Task.from_info(
