@@ -248,6 +248,25 @@ async def test_oracle_scores_every_pipeline_100_and_no_test_line_reaches_the_mod
                 assert not any(line.strip() in text for text in sent), line
 
 
+async def test_the_public_task_holds_no_project_test_and_hides_the_test_files(project):
+    from codeteam.bench.repo import load_repo
+
+    dataset, selection = await load_repo(project, mode="bwrap")
+    assert [t.task_id for t in dataset.tasks] == TASKS
+    test_files = {str(p) for p in (project / "tests").glob("test_*.py")}
+    for item in dataset.tasks:
+        public = item.task.public_tests
+        assert all(t.kind == "doctest" and t.origin == "public" for t in public)
+        assert test_files <= set(item.task.project.hidden)  # empty in the pipeline's runs
+        assert all(t.kind == "pytest" and t.origin == "hidden" for t in item.hidden_tests)
+        assert item.task.module_name.startswith("shop.")
+    net_price = dataset.tasks[0]
+    assert [t.source for t in net_price.task.public_tests] == ["net_price(119, 0.19)"]
+    assert net_price.task.stub.rstrip().endswith('"""')  # the body is gone
+    assert "return round" not in net_price.task.stub
+    assert selection.survey["outcomes"] == {"passed": 8, "failed": 1, "skipped": 1}
+
+
 async def test_a_wrong_body_scores_zero(scripted, project, tmp_path):
     script_oracle(scripted, project, wrong=True)
     summary = await bench(scripted, tmp_path / "out", repo=project,

@@ -561,7 +561,7 @@ def selection_text(selection: RepoSelection, defective: dict[str, str] | None = 
              f"- survey: {survey_info.get('tests', 0)} tests run once in "
              f"{survey_info.get('seconds', 0)} s ({survey_info.get('python')}); outcomes "
              + ", ".join(f"{k} {v}" for k, v in sorted(survey_info.get("outcomes", {}).items())),
-             f"- tasks: {len(selection.tasks)} function(s) called by the project's tests "
+             f"- eligible: {len(selection.tasks)} function(s) called by the project's tests "
              f"(hidden tests per task: "
              + (f"{min(selection.tasks.values())}-{max(selection.tasks.values())}"
                 if selection.tasks else "none") + ")"]
