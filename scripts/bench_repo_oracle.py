@@ -24,12 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from scripted_llm import ScriptedLLM  # noqa: E402
-
-from codeteam.bench.repo import find_candidates, stub_module  # noqa: E402
-from codeteam.bench.runner import BenchConfig, run_bench  # noqa: E402
-from codeteam.pysource.functions import dedent_function, function_text  # noqa: E402
-from codeteam.settings import load_settings  # noqa: E402
+from codeteam.bench.repo import find_candidates, stub_module
+from codeteam.bench.runner import BenchConfig, run_bench
+from codeteam.pysource.functions import dedent_function, function_text
+from codeteam.settings import load_settings
+from scripted_llm import ScriptedLLM
 
 PLAN = "1. Read the input.\n2. Return the result."
 

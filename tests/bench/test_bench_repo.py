@@ -205,7 +205,7 @@ def test_candidates_skip_what_is_not_worth_a_task(project):
         "shop/prices.py::Cart.__init__": "no docstring",
     }
     assert sorted(p.name for p in tests) == ["test_prices.py", "test_util.py"]
-    stub, info = stub_module(candidates[2].text, candidates[2].info)
+    stub, _ = stub_module(candidates[2].text, candidates[2].info)
     assert "result" not in stub.split("class Cart")[1]
     assert '"""Sum of the item prices."""' in stub and "def net_price" in stub
     assert "return round(gross / (1 + rate), 2)" in stub  # other functions stay whole
