@@ -2,7 +2,8 @@
 
     .venv/bin/python scripts/bench_sandbox.py [--runs 50] [--modes bwrap,none] [--kind assert]
 
-``--kind`` is any of assert, doctest, pytest (a workspace test function), fixture (one that
+``--kind`` is any of assert, doctest (both decided by the harness's judge), subject (an assert
+using a module constant, so run in the code's own process), pytest (a workspace test function), fixture (one that
 takes ``tmp_path``, run under pytest itself); default assert,doctest.
 
 Each run is a full :func:`codeteam.execution.runner.run_tests` call (files copied in, bwrap,
@@ -25,10 +26,12 @@ from codeteam.execution.models import TestCase
 from codeteam.execution.runner import run_tests
 from codeteam.execution.sandbox import SandboxPolicy, sandbox_problem
 
-PROGRAM = "def add(a, b):\n    return a + b\n"
+PROGRAM = "ONE = 1\n\n\ndef add(a, b):\n    return a + b\n"
 TESTS = {
     "assert": TestCase(id="a", kind="assert", origin="ai", source="assert add(1, 2) == 3"),
     "doctest": TestCase(id="d", kind="doctest", origin="public", source="add(1, 2)", expected="3"),
+    # a test using more of the module than its functions: run in the code's own process
+    "subject": TestCase(id="s", kind="assert", origin="ai", source="assert add(1, ONE) == 2"),
     "pytest": TestCase(id="p", kind="pytest", origin="public", name="test_add",
                        setup="from solution import add\n", line=2,
                        source="def test_add():\n    assert add(1, 2) == 3\n"),

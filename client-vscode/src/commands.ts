@@ -34,6 +34,7 @@ export const CLIENT_COMMANDS = {
   setApiKey: 'codeteam.setApiKey',
   clearApiKey: 'codeteam.clearApiKey',
   restartServer: 'codeteam.restartServer',
+  cancelRun: 'codeteam.cancelRun',
 } as const;
 
 export type ClientCommandName = keyof typeof CLIENT_COMMANDS;

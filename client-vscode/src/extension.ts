@@ -37,17 +37,38 @@ import {
   transcriptMarkdown,
   transcriptParams,
 } from './commands';
-import { type ProgressUi, type ProgressView, WorkDoneProgressTracker } from './progress';
-import { apiKeySource, buildExecutable, buildServerEnv, describeLaunch, resolveServerLaunch } from './serverLaunch';
-import { filterConfigurationAnswer, initializationOptions, pickServerSettings, SECTION } from './settings';
+import { chooseInterpreter, describeChoice, interpreterCandidates, noInterpreterMessage } from './interpreter';
+import { type ProgressUi, type ProgressView, RunStatus, WorkDoneProgressTracker } from './progress';
+import {
+  apiKeySource,
+  buildExecutable,
+  buildServerEnv,
+  describeLaunch,
+  needsInterpreterSearch,
+  resolveServerLaunch,
+} from './serverLaunch';
+import {
+  configurationItemsForVscode,
+  filterConfigurationAnswer,
+  initializationOptions,
+  legacySettings,
+  pickServerSettings,
+  SECTION,
+} from './settings';
 
 /** SecretStorage key of the API key. */
 const SECRET_KEY = 'codeteam.apiKey';
 const OPEN_TRANSCRIPT = 'Open transcript';
 const SHOW_OUTPUT = 'Show output';
 const OPEN_SETTINGS = 'Open settings';
+/** The Python extension, whose selected interpreter is the first one tried. */
+const PYTHON_EXTENSION = 'ms-python.python';
+/** The server's own command that cancels every run (for runs without a progress token). */
+const SERVER_CANCEL = 'codeteam.cancel';
 
-let output: vscode.OutputChannel;
+let output: vscode.LogOutputChannel;
+/** The status-bar item of the running runs (click: cancel). */
+let runStatus: RunStatus | undefined;
 let client: LanguageClient | undefined;
 /** The key the running client's server process got (to restart only on a real change). */
 let clientKey: string | undefined;
@@ -148,15 +169,17 @@ class NotificationProgressFeature implements StaticFeature {
         params.token,
         notificationUi,
         (token) => {
-          output.appendLine(`Cancel requested for the run with progress token ${String(token)}.`);
+          output.info(`Cancel requested for the run with progress token ${String(token)}.`);
           languageClient.sendNotification(WorkDoneProgressCancelNotification.type, { token }).catch((error: unknown) => {
-            output.appendLine(`Could not send the cancel: ${errorText(error)}`);
+            output.error(`Could not send the cancel: ${errorText(error)}`);
           });
         },
         (finished) => {
           this.trackers.get(finished)?.dispose();
           this.trackers.delete(finished);
+          runStatus?.finished(finished);
         },
+        (changed) => runStatus?.changed(changed),
       );
       this.trackers.set(
         tracker,
@@ -186,19 +209,152 @@ async function showOutcome(outcome: RunOutcome): Promise<void> {
   }
 }
 
-function createClient(apiKey: string | undefined): LanguageClient {
+/** `promise`'s value, or undefined after `ms` milliseconds. */
+async function withTimeout<T>(promise: Thenable<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      Promise.resolve(promise),
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The shapes of the Python extension's API that are read (both optional). */
+interface PythonExtensionApi {
+  environments?: {
+    getActiveEnvironmentPath?(resource?: vscode.Uri): unknown;
+    onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
+    resolveEnvironment?(environment: unknown): Thenable<{ executable?: { uri?: vscode.Uri } } | undefined>;
+  };
+  settings?: { getExecutionDetails?(resource?: vscode.Uri): { execCommand?: unknown } | undefined };
+}
+
+/** Set once a change of the Python extension's interpreter is watched. */
+let watchingPythonExtension = false;
+
+/**
+ * While the server runs on a searched interpreter (codeteam.server.python empty), a new
+ * interpreter selected in the Python extension restarts it, with a new search: selecting an
+ * interpreter that has codeteam is one fix the first-run message offers.
+ */
+function watchPythonExtension(api: PythonExtensionApi | undefined, context: vscode.ExtensionContext): void {
+  const event = api?.environments?.onDidChangeActiveEnvironmentPath;
+  if (watchingPythonExtension || event === undefined) {
+    return;
+  }
+  watchingPythonExtension = true;
+  context.subscriptions.push(
+    event(() => {
+      const config = vscode.workspace.getConfiguration(SECTION);
+      if (needsInterpreterSearch({ command: config.get('server.command'), python: config.get('server.python') })) {
+        void restart(context, "the Python extension's interpreter changed");
+      }
+    }),
+  );
+}
+
+/**
+ * The interpreter selected in the Python extension for `resource` (program and leading
+ * arguments), if the extension is installed and answers within 10 s.
+ */
+async function pythonExtensionInterpreter(
+  resource: vscode.Uri | undefined,
+  context: vscode.ExtensionContext,
+): Promise<string[] | undefined> {
+  const extension = vscode.extensions.getExtension<PythonExtensionApi>(PYTHON_EXTENSION);
+  if (extension === undefined) {
+    return undefined;
+  }
+  try {
+    const api = extension.isActive ? extension.exports : await withTimeout(extension.activate(), 10_000);
+    watchPythonExtension(api, context);
+    const environments = api?.environments;
+    const active = environments?.getActiveEnvironmentPath?.(resource);
+    if (active !== undefined && environments?.resolveEnvironment !== undefined) {
+      const resolved = await withTimeout(environments.resolveEnvironment(active), 10_000);
+      const executable = resolved?.executable?.uri;
+      if (executable?.scheme === 'file') {
+        return [executable.fsPath];
+      }
+    }
+    const command = api?.settings?.getExecutionDetails?.(resource)?.execCommand;
+    if (Array.isArray(command) && command.length > 0 && command.every((part) => typeof part === 'string')) {
+      return command;
+    }
+  } catch (error) {
+    output.warn(`Could not ask the Python extension for its interpreter: ${errorText(error)}`);
+  }
+  return undefined;
+}
+
+/**
+ * The interpreter to run the server with when codeteam.server.python is empty: the first of
+ * interpreterCandidates in which codeteam works; undefined (after the first-run message) when
+ * there is none.
+ */
+async function findInterpreter(
+  folder: vscode.WorkspaceFolder | undefined,
+  context: vscode.ExtensionContext,
+): Promise<string[] | undefined> {
+  const choice = await chooseInterpreter(
+    interpreterCandidates({
+      pythonExtension: await pythonExtensionInterpreter(folder?.uri, context),
+      workspaceFolder: folder?.uri.scheme === 'file' ? folder.uri.fsPath : undefined,
+      trusted: vscode.workspace.isTrusted,
+      platform: process.platform,
+    }),
+  );
+  if (choice.chosen === undefined) {
+    output.error(describeChoice(choice));
+    void vscode.window.showErrorMessage(noInterpreterMessage(choice), OPEN_SETTINGS, SHOW_OUTPUT).then(async (picked) => {
+      if (picked === OPEN_SETTINGS) {
+        await vscode.commands.executeCommand('workbench.action.openSettings', 'codeteam.server.python');
+      } else if (picked === SHOW_OUTPUT) {
+        output.show(true);
+      }
+    });
+    return undefined;
+  }
+  output.info(describeChoice(choice));
+  return choice.chosen.command;
+}
+
+/** Warns once per activation about snake_case ids left in settings.json (now camelCase). */
+const warnedLegacy = new Set<string>();
+function warnLegacySettings(): void {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  const fresh = legacySettings((key) => config.get(key)).filter((entry) => !warnedLegacy.has(entry.old));
+  if (fresh.length === 0) {
+    return;
+  }
+  for (const entry of fresh) {
+    warnedLegacy.add(entry.old);
+  }
+  const list = fresh.map((entry) => `${entry.old} is now ${entry.now}`).join(', ');
+  const text = `codeteam: settings.json uses the old setting ids, which are ignored: ${list}.`;
+  output.warn(text);
+  void vscode.window.showWarningMessage(text);
+}
+
+function createClient(apiKey: string | undefined, detected: string[] | undefined): LanguageClient {
   const config = vscode.workspace.getConfiguration(SECTION);
   const folder = vscode.workspace.workspaceFolders?.[0];
   const launch = resolveServerLaunch({
     command: config.get('server.command'),
     python: config.get('server.python'),
+    detected,
     workspaceFolder: folder?.uri.scheme === 'file' ? folder.uri.fsPath : undefined,
   });
   for (const problem of launch.problems) {
-    output.appendLine(problem);
+    output.warn(problem);
     void vscode.window.showWarningMessage(`codeteam: ${problem}`);
   }
-  output.appendLine(describeLaunch(launch, apiKeySource(process.env, apiKey)));
+  output.info(describeLaunch(launch, apiKeySource(process.env, apiKey)));
   const serverOptions = buildExecutable(launch, buildServerEnv(process.env, apiKey));
 
   const clientOptions: LanguageClientOptions = {
@@ -212,8 +368,9 @@ function createClient(apiKey: string | undefined): LanguageClient {
       workspace: {
         // The section also holds the client's own keys (server.*, trace.*): the server would
         // report them as unknown settings. Send it the server's keys only.
+        // VS Code's ids are camelCase, the server's keys snake_case (settings.ts translates).
         configuration: async (params, token, next) => {
-          const answer = await next(params, token);
+          const answer = await next({ ...params, items: configurationItemsForVscode(params.items) }, token);
           if (answer instanceof ResponseError || !Array.isArray(answer)) {
             return answer;
           }
@@ -230,7 +387,7 @@ function createClient(apiKey: string | undefined): LanguageClient {
               settings: { [SECTION]: serverSettings() },
             });
           } catch (error) {
-            output.appendLine(`Could not send the changed settings: ${errorText(error)}`);
+            output.error(`Could not send the changed settings: ${errorText(error)}`);
           }
         },
       },
@@ -254,13 +411,23 @@ function createClient(apiKey: string | undefined): LanguageClient {
 
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
   const apiKey = normalizeKey(await context.secrets.get(SECRET_KEY));
-  const next = createClient(apiKey);
+  const config = vscode.workspace.getConfiguration(SECTION);
+  let detected: string[] | undefined;
+  if (needsInterpreterSearch({ command: config.get('server.command'), python: config.get('server.python') })) {
+    detected = await findInterpreter(vscode.workspace.workspaceFolders?.[0], context);
+    if (detected === undefined) {
+      // The first-run message says what to do; a change of codeteam.server.* or of the Python
+      // extension's interpreter starts again.
+      return;
+    }
+  }
+  const next = createClient(apiKey, detected);
   client = next;
   clientKey = apiKey;
   try {
     await next.start();
   } catch (error) {
-    output.appendLine(`The codeteam server did not start: ${errorText(error)}`);
+    output.error(`The codeteam server did not start: ${errorText(error)}`);
     const choice = await vscode.window.showErrorMessage(
       'codeteam: the language server did not start. Is codeteam installed for the interpreter in ' +
         '"codeteam.server.python" (or is "codeteam.server.command" right)? The "codeteam" output has the details.',
@@ -292,13 +459,13 @@ async function stopClient(): Promise<void> {
       await old.dispose(2000);
     }
   } catch (error) {
-    output.appendLine(`Stopping the codeteam server: ${errorText(error)}`);
+    output.error(`Stopping the codeteam server: ${errorText(error)}`);
   }
 }
 
 function restart(context: vscode.ExtensionContext, reason: string): Promise<void> {
   return enqueue(async () => {
-    output.appendLine(`Restarting the codeteam server (${reason}).`);
+    output.info(`Restarting the codeteam server (${reason}).`);
     await stopClient();
     await startClient(context);
   });
@@ -311,7 +478,7 @@ function applyKeyChange(context: vscode.ExtensionContext): Promise<boolean> {
     if (stored === clientKey && client !== undefined) {
       return false;
     }
-    output.appendLine('Restarting the codeteam server (the API key changed).');
+    output.info('Restarting the codeteam server (the API key changed).');
     await stopClient();
     await startClient(context);
     return true;
@@ -358,12 +525,36 @@ async function runOnEditor(kind: RunKind): Promise<void> {
     if (isCancellation(error)) {
       void vscode.window.showInformationMessage(`codeteam ${RUN_TITLES[kind]}: cancelled.`);
     } else {
-      output.appendLine(`${params.command} failed: ${errorText(error)}`);
+      output.error(`${params.command} failed: ${errorText(error)}`);
       void vscode.window.showErrorMessage(`codeteam ${RUN_TITLES[kind]} failed: ${errorText(error)}`);
     }
     return;
   }
   await showOutcome(runOutcome(reply, RUN_TITLES[kind]));
+}
+
+/**
+ * Cancels the running runs (the status-bar item's click, "codeteam: Cancel run"): a
+ * window/workDoneProgress/cancel for each run with progress; with none, the server's own
+ * codeteam.cancel (runs the client has no progress token for), which answers with a message.
+ */
+async function cancelRuns(): Promise<void> {
+  const sent = runStatus?.cancelAll() ?? 0;
+  if (sent > 0 || runStatus?.open.some((run) => run.cancelRequested)) {
+    return;
+  }
+  if (!client?.isRunning()) {
+    void vscode.window.showInformationMessage('codeteam: No run in progress.');
+    return;
+  }
+  try {
+    const reply: unknown = await client.sendRequest(ExecuteCommandRequest.type, { command: SERVER_CANCEL, arguments: [] });
+    const message = typeof reply === 'object' && reply !== null ? (reply as Record<string, unknown>).message : undefined;
+    output.info(`${SERVER_CANCEL}: ${typeof message === 'string' ? message : JSON.stringify(reply)}`);
+  } catch (error) {
+    output.error(`${SERVER_CANCEL} failed: ${errorText(error)}`);
+    void vscode.window.showErrorMessage(`codeteam: could not cancel: ${errorText(error)}`);
+  }
 }
 
 async function openTranscript(): Promise<void> {
@@ -391,7 +582,7 @@ async function setApiKey(context: vscode.ExtensionContext): Promise<void> {
   const value = await vscode.window.showInputBox({
     title: 'codeteam: API key',
     prompt:
-      "The key for the endpoint in codeteam.base_url. Kept in VS Code's secret storage and given to the server " +
+      "The key for the endpoint in codeteam.baseUrl. Kept in VS Code's secret storage and given to the server " +
       'process as the environment variable CODETEAM_API_KEY.',
     password: true,
     ignoreFocusOut: true,
@@ -419,8 +610,23 @@ async function clearApiKey(context: vscode.ExtensionContext): Promise<void> {
 }
 
 export function activate(context: vscode.ExtensionContext): void {
-  output = vscode.window.createOutputChannel('codeteam');
+  output = vscode.window.createOutputChannel('codeteam', { log: true });
   context.subscriptions.push(output);
+
+  const item = vscode.window.createStatusBarItem('codeteam.run', vscode.StatusBarAlignment.Left, 0);
+  item.name = 'codeteam run';
+  item.command = CLIENT_COMMANDS.cancelRun;
+  context.subscriptions.push(item);
+  runStatus = new RunStatus({
+    show(text, tooltip) {
+      item.text = text;
+      item.tooltip = tooltip;
+      item.show();
+    },
+    hide() {
+      item.hide();
+    },
+  });
 
   const handlers: Record<ClientCommandName, () => Promise<unknown>> = {
     plan: () => runOnEditor('plan'),
@@ -430,6 +636,7 @@ export function activate(context: vscode.ExtensionContext): void {
     setApiKey: () => setApiKey(context),
     clearApiKey: () => clearApiKey(context),
     restartServer: () => restart(context, 'requested'),
+    cancelRun: () => cancelRuns(),
   };
   for (const name of Object.keys(handlers) as ClientCommandName[]) {
     context.subscriptions.push(vscode.commands.registerCommand(CLIENT_COMMANDS[name], handlers[name]));
@@ -446,12 +653,16 @@ export function activate(context: vscode.ExtensionContext): void {
       if (event.affectsConfiguration(`${SECTION}.server`)) {
         void restart(context, 'codeteam.server settings changed');
       }
+      if (event.affectsConfiguration(SECTION)) {
+        warnLegacySettings();
+      }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       void restart(context, 'the workspace is now trusted, so its codeteam settings apply');
     }),
   );
 
+  warnLegacySettings();
   void enqueue(() => startClient(context));
 }
 

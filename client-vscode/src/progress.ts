@@ -1,6 +1,7 @@
 /**
  * Server-initiated work-done progress (window/workDoneProgress/create + $/progress), shown as a
- * visible notification with a Cancel button that sends window/workDoneProgress/cancel.
+ * visible notification with a Cancel button that sends window/workDoneProgress/cancel, and in
+ * a status-bar item ({@link RunStatus}) that names the running stage; a click on it cancels.
  *
  * Why not vscode-languageclient's own ProgressPart: it shows every server progress with
  * `ProgressLocation.Window`, which VS Code renders as a *silent* notification: a spinner in the
@@ -39,12 +40,17 @@ export class WorkDoneProgressTracker {
   private reported = 0;
   private finished = false;
   private cancelSent = false;
+  private shownTitle: string | undefined;
+  private shownStage: string | undefined;
+  private isCancellable = false;
 
   constructor(
     readonly token: ProgressToken,
     private readonly ui: ProgressUi,
     private readonly sendCancel: (token: ProgressToken) => void,
     private readonly onFinished: (tracker: WorkDoneProgressTracker) => void = () => undefined,
+    /** Called after `begin` and after every report that changes the stage. */
+    private readonly onChanged: (tracker: WorkDoneProgressTracker) => void = () => undefined,
   ) {}
 
   get isFinished(): boolean {
@@ -53,6 +59,33 @@ export class WorkDoneProgressTracker {
 
   get cancelRequested(): boolean {
     return this.cancelSent;
+  }
+
+  /** The title from `begin` (DEFAULT_TITLE when it had none); undefined before `begin`. */
+  get title(): string | undefined {
+    return this.shownTitle;
+  }
+
+  /** The latest stage message (e.g. "analyst: planning"), if any. */
+  get stage(): string | undefined {
+    return this.shownStage;
+  }
+
+  /** Whether the server said this progress can be cancelled (in `begin`). */
+  get cancellable(): boolean {
+    return this.isCancellable;
+  }
+
+  /**
+   * Sends window/workDoneProgress/cancel for this token (once; not after the end, and only
+   * when the server said it is cancellable). Returns whether a cancel was sent now.
+   */
+  requestCancel(): boolean {
+    if (!this.isCancellable || this.finished || this.cancelSent) {
+      return false;
+    }
+    this.cancel();
+    return true;
   }
 
   /** Feeds one `$/progress` value for this token. Malformed values are ignored. */
@@ -86,8 +119,11 @@ export class WorkDoneProgressTracker {
       return;
     }
     const title = typeof progress.title === 'string' && progress.title.trim() !== '' ? progress.title : DEFAULT_TITLE;
-    this.view = this.ui.open({ title, cancellable: progress.cancellable === true }, () => this.cancel());
+    this.shownTitle = title;
+    this.isCancellable = progress.cancellable === true;
+    this.view = this.ui.open({ title, cancellable: this.isCancellable }, () => this.cancel());
     this.report(progress);
+    this.onChanged(this);
   }
 
   private report(progress: ProgressValue): void {
@@ -104,6 +140,12 @@ export class WorkDoneProgressTracker {
     if (message !== undefined || increment !== undefined) {
       this.view.report(message, increment);
     }
+    if (message !== undefined && message !== this.shownStage) {
+      this.shownStage = message;
+      if (progress.kind === 'report') {
+        this.onChanged(this);
+      }
+    }
   }
 
   private cancel(): void {
@@ -112,6 +154,7 @@ export class WorkDoneProgressTracker {
     }
     this.cancelSent = true;
     this.sendCancel(this.token);
+    this.onChanged(this);
   }
 
   private finish(): void {
@@ -122,5 +165,87 @@ export class WorkDoneProgressTracker {
     this.view?.close();
     this.view = undefined;
     this.onFinished(this);
+  }
+}
+
+/** The status-bar item as the extension shows it (a vscode.StatusBarItem fits behind it). */
+export interface StatusItemView {
+  show(text: string, tooltip: string): void;
+  hide(): void;
+}
+
+/** What the status-bar item says about `runs` (open trackers, oldest first), or undefined. */
+export function statusText(
+  runs: readonly Pick<WorkDoneProgressTracker, 'title' | 'stage' | 'cancelRequested' | 'cancellable'>[],
+): { text: string; tooltip: string } | undefined {
+  const shown = runs.filter((run) => run.title !== undefined);
+  if (shown.length === 0) {
+    return undefined;
+  }
+  const latest = shown[shown.length - 1];
+  const stage = latest.cancelRequested ? 'cancelling…' : (latest.stage ?? latest.title ?? DEFAULT_TITLE);
+  const text = `$(sync~spin) ${shown.length > 1 ? `${shown.length} runs: ` : ''}${stage}`;
+  const lines = shown.map((run) => {
+    const title = run.title ?? DEFAULT_TITLE;
+    const state = run.cancelRequested ? 'cancelling' : (run.stage ?? 'starting');
+    return `${title}: ${state}`;
+  });
+  const action = shown.some((run) => run.cancellable && !run.cancelRequested) ? 'Click to cancel.' : 'Cannot be cancelled from here.';
+  return { text, tooltip: [...lines, action].join('\n') };
+}
+
+/**
+ * The status-bar item of the running codeteam runs: the latest stage while any run is open,
+ * hidden otherwise. {@link cancelAll} is what a click on it does.
+ */
+export class RunStatus {
+  private readonly runs: WorkDoneProgressTracker[] = [];
+
+  constructor(private readonly view: StatusItemView) {}
+
+  /** The open runs, oldest first. */
+  get open(): readonly WorkDoneProgressTracker[] {
+    return this.runs;
+  }
+
+  /** A run began or changed stage (the tracker's onChanged). */
+  changed(tracker: WorkDoneProgressTracker): void {
+    if (tracker.isFinished) {
+      this.finished(tracker);
+      return;
+    }
+    if (!this.runs.includes(tracker)) {
+      this.runs.push(tracker);
+    }
+    this.render();
+  }
+
+  /** A run ended (the tracker's onFinished). */
+  finished(tracker: WorkDoneProgressTracker): void {
+    const index = this.runs.indexOf(tracker);
+    if (index >= 0) {
+      this.runs.splice(index, 1);
+    }
+    this.render();
+  }
+
+  /** Cancels every open, cancellable run. Returns how many cancels were sent. */
+  cancelAll(): number {
+    let sent = 0;
+    for (const run of [...this.runs]) {
+      if (run.requestCancel()) {
+        sent += 1;
+      }
+    }
+    return sent;
+  }
+
+  private render(): void {
+    const shown = statusText(this.runs);
+    if (shown === undefined) {
+      this.view.hide();
+    } else {
+      this.view.show(shown.text, shown.tooltip);
+    }
   }
 }

@@ -24,8 +24,11 @@ export interface ServerLaunch {
 export interface LaunchSettings {
   /** `codeteam.server.command`: the whole command line, program first; empty: use python. */
   command?: unknown;
-  /** `codeteam.server.python`: the interpreter for `-m codeteam serve`. */
+  /** `codeteam.server.python`: the interpreter for `-m codeteam serve`; empty: `detected`. */
   python?: unknown;
+  /** The interpreter found by interpreter.ts (program and leading arguments), used when
+   * `python` is empty; without it, python3. */
+  detected?: readonly string[];
   /** Replaces `${workspaceFolder}` in the command line (the first workspace folder's path). */
   workspaceFolder?: string;
 }
@@ -37,19 +40,35 @@ function substitute(value: string, workspaceFolder: string | undefined): string 
   return value.split('${workspaceFolder}').join(workspaceFolder);
 }
 
+function validCommand(command: unknown): command is string[] {
+  return Array.isArray(command) && command.every((part) => typeof part === 'string') && (command.length === 0 || command[0].trim() !== '');
+}
+
+/**
+ * Whether the launch depends on the interpreter search of interpreter.ts: no usable
+ * `codeteam.server.command` and an empty `codeteam.server.python`.
+ */
+export function needsInterpreterSearch(settings: Pick<LaunchSettings, 'command' | 'python'>): boolean {
+  const command = settings.command;
+  if (validCommand(command) && command.length > 0) {
+    return false;
+  }
+  const python = settings.python;
+  return typeof python !== 'string' || python.trim() === '';
+}
+
 /**
  * The server's command line from the settings. A non-empty `command` (array of non-empty
- * strings) wins; otherwise `python -m codeteam serve` with `python` defaulting to python3. A
- * malformed value is ignored with a problem message: the server still starts with the fallback.
+ * strings) wins; otherwise `python -m codeteam serve` with an empty `python` meaning the
+ * `detected` interpreter, else python3. A malformed value is ignored with a problem message:
+ * the server still starts with the fallback.
  */
 export function resolveServerLaunch(settings: LaunchSettings): ServerLaunch {
   const problems: string[] = [];
   const folder = settings.workspaceFolder;
   const command = settings.command;
   if (command !== undefined && command !== null) {
-    const valid =
-      Array.isArray(command) && command.every((part) => typeof part === 'string') && (command.length === 0 || command[0].trim() !== '');
-    if (!valid) {
+    if (!validCommand(command)) {
       problems.push(
         'codeteam.server.command must be an array of strings with the program first, e.g. ["codeteam", "serve"]; it is ignored.',
       );
@@ -58,14 +77,15 @@ export function resolveServerLaunch(settings: LaunchSettings): ServerLaunch {
       return { command: parts[0].trim(), args: parts.slice(1), problems };
     }
   }
-  let python = DEFAULT_PYTHON;
   const configured = settings.python;
   if (typeof configured === 'string' && configured.trim() !== '') {
-    python = substitute(configured.trim(), folder);
-  } else if (configured !== undefined && configured !== null && configured !== '') {
-    problems.push(`codeteam.server.python must be a string; using "${DEFAULT_PYTHON}".`);
+    return { command: substitute(configured.trim(), folder), args: [...MODULE_ARGS], problems };
   }
-  return { command: python, args: [...MODULE_ARGS], problems };
+  if (configured !== undefined && configured !== null && typeof configured !== 'string') {
+    problems.push('codeteam.server.python must be a string; it is ignored.');
+  }
+  const detected = settings.detected?.length ? settings.detected : [DEFAULT_PYTHON];
+  return { command: detected[0], args: [...detected.slice(1), ...MODULE_ARGS], problems };
 }
 
 export type Env = Record<string, string | undefined>;

@@ -112,10 +112,17 @@ async def _run(args: argparse.Namespace) -> int:
     request = service.RunRequest(
         text=text, settings=settings, pipeline=pipeline, qualname=args.function,
         path=path.resolve(), workspace_root=args.workspace or path.resolve().parent,
+        project_root=args.workspace,
     )
     clients = OneClient()
     try:
         readable, task = await service.build_task(request)
+        for note in task.project.notes if task.project else []:
+            print(f"codeteam: {note}", file=sys.stderr)  # python setting unusable, no pytest
+        project = task.project
+        if project is not None and not project.lone:
+            _progress(f"testing {project.module} in the project {project.root} "
+                      f"with {project.python}")
         _progress(f"{args.pipeline} on {task.qualname} ({len(task.public_tests)} public tests); "
                   f"model: {settings.base_url or 'embedded SmolLM2-135M-Instruct'}")
         outcome = await service.run(request, clients, progress=_progress, task=task,

@@ -265,7 +265,7 @@ def find_project(
     """The :class:`Project` of the module file ``path``.
 
     ``workspace_root`` (``--workspace`` of the CLI, the editor's workspace folder holding the
-    file) is the root when the file is inside it; else the root is the nearest folder up with
+    file) is the root when the file is inside it (and it is not ``/``, $HOME or /tmp); else the root is the nearest folder up with
     one of :data:`PROJECT_MARKERS` (never ``/``, $HOME or /tmp), else, for a file inside a
     package (``__init__.py`` next to it), the folder above its top package; else the file is
     a lone module. ``python`` is setting ``python`` (``~`` expanded; a relative path is
@@ -283,7 +283,8 @@ def find_project(
     root = None
     if workspace_root is not None:
         workspace = Path(workspace_root).resolve()
-        if workspace.is_dir() and (workspace == folder or workspace in folder.parents):
+        inside = workspace == folder or workspace in folder.parents
+        if workspace.is_dir() and inside and not _stops(workspace):
             root = workspace
     if root is None:
         root = _marked_root(folder)
@@ -309,6 +310,12 @@ def find_project(
                 notes.append(f"{error}; the tests run with {sys.executable} instead")
         if interpreter is None:
             interpreter = probe_interpreter(sys.executable)
+    if os.geteuid() == 0 and os.stat(root).st_mode & 0o005 != 0o005:
+        notes.append(
+            f"the project folder {root} is not readable by other users, and the sandbox runs "
+            "the tests as nobody (the server runs as root): chmod o+rx it, or run codeteam as "
+            "another user"
+        )
     if not interpreter.has_pytest:
         notes.append(
             f"the project's interpreter {interpreter.executable} has no pytest "
@@ -362,14 +369,15 @@ def _module_of(file: Path) -> tuple[Path, str | None]:
 
 def _hidden_paths(root: Path, folder: Path, interpreter: Interpreter) -> list[str]:
     """Top-level dotfiles and dot-folders of ``root`` (not :data:`VISIBLE_DOTFILES`, not the
-    interpreter's virtualenv) and ``.env*`` files of the folders from ``folder`` up to
+    interpreter's virtualenv, not a folder holding the file) and ``.env*`` files of the folders from ``folder`` up to
     ``root`` (one ``os.scandir`` each: no tree walk)."""
     keep = {os.path.realpath(interpreter.prefix)}
     hidden: list[str] = []
     for entry in _entries(root):
         if entry.name.startswith(".") and entry.name not in VISIBLE_DOTFILES:
             path = os.path.join(root, entry.name)
-            if os.path.realpath(path) not in keep:
+            holds_the_file = folder == Path(path) or Path(path) in folder.parents
+            if os.path.realpath(path) not in keep and not holds_the_file:
                 hidden.append(path)
     for directory in (folder, *folder.parents):
         if directory == root or root not in directory.parents:

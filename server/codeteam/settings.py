@@ -16,6 +16,7 @@ The API key is a :class:`pydantic.SecretStr`: it prints as ``**********`` and is
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from pathlib import Path
@@ -206,6 +207,16 @@ def environment_layer() -> dict[str, Any]:
     return layer
 
 
+def _did_you_mean(key: str) -> str:
+    """``"; did you mean max_rounds?"`` for a key close to a setting's name (a typo, or the
+    camelCase spelling of VS Code's ids), else ""."""
+    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in str(key)).lstrip("_")
+    if snake in Settings.model_fields:
+        return f"; did you mean {snake}?"
+    close = difflib.get_close_matches(snake, list(Settings.model_fields), n=1, cutoff=0.75)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
 def load_settings(*layers: Any, env: bool = True) -> tuple[Settings, list[str]]:
     """Build :class:`Settings` from env vars plus ``layers`` (later layers win).
 
@@ -224,7 +235,7 @@ def load_settings(*layers: Any, env: bool = True) -> tuple[Settings, list[str]]:
             if value is None:
                 continue
             if key not in Settings.model_fields:
-                problems.append(f"{key}: not a codeteam setting (ignored)")
+                problems.append(f"{key}: not a codeteam setting (ignored){_did_you_mean(key)}")
                 continue
             try:
                 Settings(**{**merged, key: value})

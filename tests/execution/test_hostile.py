@@ -122,7 +122,7 @@ async def test_fork_bomb_is_contained():
     )
     report = await _run("", bomb, "assert 1 + 1 == 2")
     bomb_outcome, after = report.outcomes
-    assert bomb_outcome.status == "timeout"
+    assert bomb_outcome.status == "timeout", bomb_outcome
     assert after.status == "passed"  # the harness cleared the bomb's processes
     assert _processes_named(comm) == []
 
@@ -144,7 +144,7 @@ async def test_endless_loops_time_out():
 
 async def test_a_loop_in_c_is_ended_by_the_watchdog():
     # sum() over an endless iterator never returns to the interpreter loop, so SIGALRM cannot
-    # interrupt it; faulthandler's watchdog thread ends the run 1 s after the test's limit.
+    # interrupt it; faulthandler's watchdog thread ends the subject 1 s after the test's limit.
     policy = SandboxPolicy(timeout_s=10, per_test_timeout_s=0.5)
     program = "import itertools\n\ndef total():\n    return sum(itertools.repeat(1))\n"
     started = time.monotonic()
@@ -154,7 +154,7 @@ async def test_a_loop_in_c_is_ended_by_the_watchdog():
     assert not report.killed
     assert stuck.status == "timeout" and "did not stop" in stuck.message
     assert stuck.program_line == 4
-    assert never.status == "error" and never.message.startswith("not run")
+    assert never.status == "passed"  # the stuck subject was ended; a fresh one runs the rest
 
 
 async def test_the_wall_clock_is_the_backstop():

@@ -181,8 +181,9 @@ async def test_a_crash_keeps_finished_outcomes(policy):
     assert before.status == "passed"
     assert exit_.status == "error" and "during this test" in exit_.message
     assert "status 3" in exit_.message
-    assert after.status == "error" and after.message.startswith("not run")
-    assert report.exit_code == 3
+    assert after.status == "passed"  # a fresh subject runs the rest
+    assert not exit_.trusted  # the test itself ran in the code's process (it uses os)
+    assert report.exit_code == 0  # the judge survived the code's exit
 
 
 async def test_a_segfault_is_reported_with_its_signal(policy):
@@ -191,8 +192,8 @@ async def test_a_segfault_is_reported_with_its_signal(policy):
     assert report.outcomes[0].status == "error"
     assert "SIGSEGV" in report.outcomes[0].message
     assert report.outcomes[0].program_line == 4  # from faulthandler's dump
-    assert report.exit_code == -11
-    assert "Fatal Python error" in report.output
+    assert report.exit_code == 0  # the subject crashed, not the judge
+    assert "Fatal Python error" in report.output  # the subject's dump, passed on
 
 
 async def test_server_packages_are_importable(policy):

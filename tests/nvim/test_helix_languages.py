@@ -4,6 +4,7 @@ the venv, and codeteam settings the server accepts."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -98,3 +99,25 @@ def test_the_command_runs_from_the_venv():
     )
     assert done.returncode == 0, done.stderr
     assert "--tcp" in done.stdout
+
+
+def test_one_documented_way_to_cancel_is_a_server_command():
+    """Helix has no cancel button: README.md and languages.toml name the same workspace command,
+    which the server registers (Helix offers only the commands in executeCommandProvider), and
+    the README's key binding is valid config.toml."""
+    from codeteam.editor.actions import CANCEL_COMMAND
+    from codeteam.editor.app import create_server
+
+    assert CANCEL_COMMAND in create_server().protocol.fm.commands
+    invocation = f":lsp-workspace-command {CANCEL_COMMAND}"
+    snippet = SNIPPET.read_text(encoding="utf-8")
+    assert invocation in snippet
+    assert ":lsp-restart" not in snippet
+    readme = (SNIPPET.parents[2] / "README.md").read_text(encoding="utf-8")
+    helix = readme[readme.index("\n### Helix\n"):]
+    helix = " ".join(helix[: helix.index("\n## ")].split())
+    assert f"`{invocation}` cancels every run in progress" in helix
+    binding = re.search(r'`(x = "[^"]+")` under `\[keys\.normal\.space\]`', helix)
+    assert binding is not None
+    keys = tomllib.loads(f"[keys.normal.space]\n{binding.group(1)}\n")
+    assert keys["keys"]["normal"]["space"]["x"] == invocation

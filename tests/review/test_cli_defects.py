@@ -100,6 +100,7 @@ def test_a_function_inside_the_code_that_does_not_parse_is_refused(scripted, tmp
     path.write_text(HALF_TYPED)
     done = codeteam_run(scripted, str(path), "--function", "later", "--pipeline", "direct")
     assert done.returncode == 2
-    assert "later is in code that does not parse (lines 9-10); finish or fix it first" \
+    assert ("later is in code that does not parse (lines 9-10; line 10: '(' was never closed);"
+            " finish or fix it first") \
         in done.stderr, done.stderr
     assert scripted.requests == []

@@ -72,6 +72,13 @@ def test_an_explicit_workspace_root_wins_when_it_holds_the_file(tmp_path):
     assert find_project(root / "src/greeting/greet.py", elsewhere).root == str(root)
 
 
+def test_home_as_the_workspace_folder_is_not_the_project(tmp_path, monkeypatch):
+    """An editor opened on $HOME must not mount all of it: the project is found instead."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    root = src_layout(tmp_path)
+    assert find_project(root / "src/greeting/greet.py", tmp_path).root == str(root)
+
+
 def test_the_project_venv_is_the_default_interpreter(tmp_path):
     root = src_layout(tmp_path)
     python = make_venv(root / ".venv")

@@ -78,3 +78,13 @@ def test_urls_folders_and_whole_numbers_are_checked(tmp_path):
     assert settings.prompts_dir == str(tmp_path)
     settings, problems = load_settings({"base_url": "https://api.openai.com/v1"}, env=False)
     assert problems == [] and settings.base_url == "https://api.openai.com/v1"
+
+
+def test_a_misspelled_or_camelcase_key_gets_a_did_you_mean():
+    from codeteam.settings import load_settings
+
+    _, problems = load_settings({"max_roundz": 2, "baseUrl": "http://127.0.0.1:1/v1",
+                                 "nonsense": 1}, env=False)
+    assert any("max_roundz" in p and "did you mean max_rounds?" in p for p in problems)
+    assert any("baseUrl" in p and "did you mean base_url?" in p for p in problems)
+    assert any("nonsense" in p and "did you mean" not in p for p in problems)

@@ -63,3 +63,15 @@ def test_nothing_ran_is_untested_and_notes_share_a_reason():
     ]
     everything = build_report(tests[:4], RunReport(outcomes=run.outcomes[:4]), round_number=1)
     assert everything.skipped_notes() == [f"all 4 tests not run: {MISSING}"]
+
+
+def test_verdicts_from_the_codes_own_process_are_counted():
+    tests = [AI, TestCase(id="ai:2", kind="assert", origin="ai", source="assert K == 2")]
+    run = RunReport(outcomes=[
+        TestOutcome(test_id="ai:1", status="passed"),
+        TestOutcome(test_id="ai:2", status="passed", trusted=False),
+    ])
+    assert [o.test_id for o in run.untrusted] == ["ai:2"]
+    report = build_report(tests, run, round_number=1)
+    result = Result(pipeline="review", status="passed", reports=[report])
+    assert "2/2 tests passed; 1 decided in the code's own process" in result.summary()

@@ -6,12 +6,14 @@
  * command arguments, progress with Cancel, the transcript, and restarts for the API key.
  */
 import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import type * as Extension from '../extension';
 
-import { createContext, createStub, installStub, ProgressLocation, type StubState, Uri } from './support/vscodeStub';
+import { createContext, createStub, EventEmitter, installStub, ProgressLocation, type StubState, Uri } from './support/vscodeStub';
 
 const FAKE_SERVER = join(__dirname, 'support', 'fakeServer.js');
 const SECRET = 'sk-test-0123456789abcdef';
@@ -24,6 +26,7 @@ interface Debug {
   workDoneProgress: unknown;
   configuration: unknown;
   configurationChanges: unknown[];
+  cancelCommands: number;
 }
 
 async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 15000): Promise<T> {
@@ -75,12 +78,15 @@ describe('extension against a fake codeteam server', () => {
     installStub(stub);
     state.settings = {
       'codeteam.server.command': [process.execPath, FAKE_SERVER, '--marker'],
-      'codeteam.server.python': 'python3',
+      'codeteam.server.python': '',
       'codeteam.trace.server': 'off',
-      'codeteam.base_url': '',
+      'codeteam.baseUrl': '',
       'codeteam.model': 'gpt-x',
-      'codeteam.max_rounds': 5,
+      'codeteam.maxRounds': 5,
+      'codeteam.testTimeoutS': 4,
       'codeteam.sandbox': 'bwrap',
+      // An id from before the camelCase ones: ignored, with a warning.
+      'codeteam.timeout_s': 30,
       // Someone typed a key into settings.json: it must not travel anywhere.
       'codeteam.api_key': 'sk-from-settings-json',
     };
@@ -95,6 +101,14 @@ describe('extension against a fake codeteam server', () => {
     for (const disposable of context.subscriptions) {
       disposable.dispose();
     }
+  });
+
+  test('logs to a LogOutputChannel, and warns about an old snake_case id', () => {
+    assert.deepEqual(state.outputChannels[0], { name: 'codeteam', options: { log: true } });
+    const warning = state.messages.find((m) => m.kind === 'warning' && m.text.includes('old setting ids'));
+    assert.ok(warning, JSON.stringify(state.messages));
+    assert.match(warning.text, /codeteam\.timeout_s is now codeteam\.timeoutS/);
+    assert.match(outputText(), /\[warning\] codeteam: settings\.json uses the old setting ids/);
   });
 
   test('starts the configured command as is (no --stdio), with PATH and without a key', async () => {
@@ -115,7 +129,11 @@ describe('extension against a fake codeteam server', () => {
     assert.deepEqual(Object.keys(options), ['codeteam', 'client']);
     assert.deepEqual(options.client, { shows_run_messages: true });
     assert.equal(options.codeteam.max_rounds, 5);
+    assert.equal(options.codeteam.test_timeout_s, 4);
     assert.equal(options.codeteam.model, 'gpt-x');
+    // The old id is not sent; the camelCase ids never reach the server.
+    assert.ok(!('timeout_s' in options.codeteam));
+    assert.ok(!Object.keys(options.codeteam).some((key) => /[A-Z]/.test(key)), Object.keys(options.codeteam).join());
     assert.ok(!('api_key' in options.codeteam));
     assert.ok(!('server' in options.codeteam));
     assert.ok(!('trace' in options.codeteam));
@@ -125,12 +143,15 @@ describe('extension against a fake codeteam server', () => {
     const answer = await waitFor('the configuration pull', async () => (await debug()).configuration as unknown[] | undefined);
     const section = answer[0] as Record<string, unknown>;
     assert.equal(section.max_rounds, 5);
-    assert.ok(!('server' in section) && !('trace' in section) && !('api_key' in section));
+    assert.equal(section.test_timeout_s, 4);
+    assert.ok(!('server' in section) && !('trace' in section) && !('api_key' in section) && !('maxRounds' in section));
     assert.equal(answer[1], null);
+    // One server key: VS Code was asked for codeteam.maxRounds.
+    assert.equal(answer[2], 5);
   });
 
   test('didChangeConfiguration carries the server keys only', async () => {
-    state.settings['codeteam.max_rounds'] = 7;
+    state.settings['codeteam.maxRounds'] = 7;
     state.configurationChanged.fire({ affectsConfiguration: (section: string) => section === 'codeteam' });
     const changes = await waitFor('a didChangeConfiguration with the new value', async () => {
       const all = (await debug()).configurationChanges as { codeteam: Record<string, unknown> }[];
@@ -200,6 +221,30 @@ describe('extension against a fake codeteam server', () => {
     assert.equal(state.progress.filter((p) => p.location === ProgressLocation.Window).length, 0);
   });
 
+  test('the status-bar item shows the running stage, and a click on it cancels the run', async () => {
+    const [item] = state.statusItems;
+    assert.equal(item.command, 'codeteam.cancelRun');
+    assert.equal(item.visible, false);
+    const running = run('codeteam.editor.generate');
+    await waitFor('the stage in the status bar', () => item.visible && item.text === '$(sync~spin) tester: running 3 tests');
+    assert.match(String(item.tooltip), /^codeteam: Generate with team: tester: running 3 tests\nClick to cancel\.$/);
+    const before = (await debug()).cancelCommands;
+    await run(String(item.command));
+    await running;
+    assert.equal(lastMessage()?.text, 'codeteam Generate with team: Cancelled; no edit was applied.');
+    assert.equal(item.visible, false);
+    assert.match(outputText(), /Cancel requested for the run with progress token run-2/);
+    // A work-done cancel, not the server's cancel-everything command.
+    assert.equal((await debug()).cancelCommands, before);
+  });
+
+  test('Cancel run with no progress open asks the server (codeteam.cancel)', async () => {
+    const before = (await debug()).cancelCommands;
+    await run('codeteam.cancelRun');
+    assert.equal((await debug()).cancelCommands, before + 1);
+    assert.match(outputText(), /codeteam\.cancel: No codeteam run in progress\./);
+  });
+
   test('the server command from a code action shows its reply too', async () => {
     const before = state.messages.length;
     await run('codeteam.review', { uri: 'file:///w/x.py', position: { line: 1, character: 0 } });
@@ -250,5 +295,71 @@ describe('extension against a fake codeteam server', () => {
     const seen = await debug();
     assert.deepEqual(seen.argv, ['--second']);
     assert.ok(!state.messages.some((m) => m.kind === 'error'), JSON.stringify(state.messages.filter((m) => m.kind === 'error')));
+  });
+
+  describe('codeteam.server.python empty: the interpreter search', { skip: process.platform === 'win32' }, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'codeteam-pythons-'));
+    const savedPath = process.env.PATH;
+    /** A "python" that passes the probe and starts the fake server for `-m codeteam serve`. */
+    const script = (name: string, body: string): string => {
+      const path = join(dir, name);
+      writeFileSync(path, `#!/bin/sh\n${body}\n`);
+      chmodSync(path, 0o755);
+      return path;
+    };
+    const failing = script('broken-python', 'echo "No module named codeteam" >&2; exit 1');
+    script('python3', 'exit 1');
+    script('python', 'exit 1');
+    const working = script(
+      'python-with-codeteam',
+      `[ "$*" = "-m codeteam serve --help" ] && exit 0\n[ "$*" = "-m codeteam serve" ] && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_SERVER)} --via-python "$@"\nexit 2`,
+    );
+    /** The Python extension's API: the selected interpreter, and its change event. */
+    let selected = failing;
+    const selectionChanged = new EventEmitter<unknown>();
+    const pythonExtension = {
+      isActive: true,
+      exports: {
+        environments: { onDidChangeActiveEnvironmentPath: selectionChanged.event },
+        settings: { getExecutionDetails: () => ({ execCommand: [selected] }) },
+      },
+    };
+    /** A change of codeteam.server.* restarts the server, with a new interpreter search. */
+    const restart = (): void =>
+      state.configurationChanged.fire({ affectsConfiguration: (section: string) => ['codeteam', 'codeteam.server'].includes(section) });
+
+    after(() => {
+      process.env.PATH = savedPath;
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    test('no interpreter has codeteam: a first-run message with the fix, and no server', async () => {
+      process.env.PATH = dir;
+      state.extensions.set('ms-python.python', pythonExtension);
+      state.settings['codeteam.server.command'] = [];
+      const shown = state.messages.length;
+      restart();
+      const message = await waitFor('the first-run message', () =>
+        state.messages.slice(shown).find((m) => m.kind === 'error' && m.text.includes('no Python interpreter with codeteam')),
+      );
+      assert.match(message.text, /pip install codeteam/);
+      assert.match(message.text, /codeteam\.server\.python/);
+      assert.ok(message.text.includes(failing) && message.text.includes('python3'));
+      assert.deepEqual(message.items, ['Open settings', 'Show output']);
+      assert.equal(state.commands.has('codeteam.debug'), false);
+      process.env.PATH = savedPath;
+    });
+
+    test("selecting an interpreter with codeteam in the Python extension starts the server with it", async () => {
+      selected = working;
+      selectionChanged.fire({ path: working });
+      const seen = await waitFor('the server started through the found interpreter', async () => {
+        const d = await debug();
+        return d.argv[0] === '--via-python' ? d : undefined;
+      });
+      assert.deepEqual(seen.argv, ['--via-python', '-m', 'codeteam', 'serve']);
+      assert.match(outputText(), /codeteam\.server\.python is empty: using .*python-with-codeteam \(the Python extension's interpreter\)/);
+      assert.match(outputText(), /Restarting the codeteam server \(the Python extension's interpreter changed\)/);
+    });
   });
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
 import { CLIENT_COMMANDS, SERVER_COMMANDS } from '../commands';
-import { ROLES, SECTION, SERVER_SETTING_KEYS } from '../settings';
+import { ROLES, SECTION, SERVER_SETTING_KEYS, vscodeKey } from '../settings';
 
 const root = join(__dirname, '..', '..');
 
@@ -29,6 +29,7 @@ interface Manifest {
   publisher: string;
   license: string;
   main: string;
+  capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
   engines: { vscode: string };
   activationEvents: string[];
   repository: unknown;
@@ -64,13 +65,44 @@ const SERVER_DEFAULTS: Record<string, unknown> = {
   max_calls: 15,
   prompts_dir: '',
   python: '',
+  context_tokens: 1500,
+  candidates: 3,
 };
 
+/** The package.json property of a server key (`max_rounds` -> `codeteam.maxRounds`). */
+const p = (key: string): Property => properties[`${SECTION}.${vscodeKey(key)}`];
+
 describe('package.json settings', () => {
-  test('declares exactly the server keys (snake_case) plus the client-only ones', () => {
+  test('declares exactly the server keys (as camelCase ids) plus the client-only ones', () => {
     const declared = Object.keys(properties).sort();
-    const expected = [...SERVER_SETTING_KEYS.map((key) => `${SECTION}.${key}`), ...CLIENT_ONLY].sort();
+    const expected = [...SERVER_SETTING_KEYS.map((key) => `${SECTION}.${vscodeKey(key)}`), ...CLIENT_ONLY].sort();
     assert.deepEqual(declared, expected);
+    assert.ok(declared.includes('codeteam.baseUrl') && declared.includes('codeteam.maxRounds'));
+  });
+
+  test('no setting id has an underscore (VS Code ids are camelCase)', () => {
+    for (const key of Object.keys(properties)) {
+      assert.doesNotMatch(key, /_/, key);
+    }
+  });
+
+  test('the untrusted-workspace restrictions name declared settings', () => {
+    const restricted = manifest.capabilities.untrustedWorkspaces.restrictedConfigurations;
+    for (const key of restricted) {
+      assert.ok(key in properties, key);
+    }
+    for (const key of ['codeteam.server.command', 'codeteam.server.python', 'codeteam.baseUrl', 'codeteam.sandbox', 'codeteam.promptsDir', 'codeteam.python']) {
+      assert.ok(restricted.includes(key), key);
+    }
+  });
+
+  test('descriptions refer to settings by their declared ids', () => {
+    for (const [key, property] of Object.entries(properties)) {
+      const text = `${property.markdownDescription ?? ''} ${property.description ?? ''}`;
+      for (const [, id] of text.matchAll(/#(codeteam\.[A-Za-z.]+)#/g)) {
+        assert.ok(id in properties, `${key} links to ${id}`);
+      }
+    }
   });
 
   test('has no API key setting', () => {
@@ -81,7 +113,7 @@ describe('package.json settings', () => {
 
   test('defaults match the server defaults, and every setting is described', () => {
     for (const key of SERVER_SETTING_KEYS) {
-      const property = properties[`${SECTION}.${key}`];
+      const property = p(key);
       assert.deepEqual(property.default, SERVER_DEFAULTS[key], key);
       const text = property.markdownDescription ?? property.description ?? '';
       assert.ok(text.length > 20, `${key} needs a description`);
@@ -90,11 +122,11 @@ describe('package.json settings', () => {
       assert.ok((properties[key].markdownDescription ?? properties[key].description ?? '').length > 20, key);
     }
     assert.deepEqual(properties['codeteam.server.command'].default, []);
-    assert.equal(properties['codeteam.server.python'].default, 'python3');
+    // Empty: the extension looks for an interpreter in which codeteam works (interpreter.ts).
+    assert.equal(properties['codeteam.server.python'].default, '');
   });
 
   test('ranges, enums and units', () => {
-    const p = (key: string): Property => properties[`${SECTION}.${key}`];
     assert.deepEqual([p('temperature').minimum, p('temperature').maximum], [0, 2]);
     assert.deepEqual([p('max_rounds').type, p('max_rounds').minimum, p('max_rounds').maximum], ['integer', 1, 20]);
     assert.deepEqual([p('ai_tests').type, p('ai_tests').minimum, p('ai_tests').maximum], ['integer', 0, 30]);
@@ -106,6 +138,8 @@ describe('package.json settings', () => {
       assert.match(p(key).description ?? '', /seconds/i, key);
     }
     assert.match(p('max_tokens').description ?? '', /tokens/i);
+    assert.match(p('context_tokens').description ?? '', /tokens/i);
+    assert.deepEqual([p('context_tokens').type, p('candidates').type], ['integer', 'integer']);
   });
 });
 
@@ -117,11 +151,18 @@ describe('package.json commands and menus', () => {
     assert.ok(contributed.every((id) => !server.has(id)));
   });
 
-  test('the three runs carry the codeteam titles', () => {
+  test('the three runs carry the code action titles', () => {
     const title = (id: string): string | undefined => manifest.contributes.commands.find((c) => c.command === id)?.title;
-    assert.equal(title(CLIENT_COMMANDS.plan), 'codeteam: Plan this docstring');
-    assert.equal(title(CLIENT_COMMANDS.generate), 'codeteam: Generate with team');
-    assert.equal(title(CLIENT_COMMANDS.review), 'codeteam: Review with tester');
+    assert.equal(title(CLIENT_COMMANDS.plan), 'Plan this docstring');
+    assert.equal(title(CLIENT_COMMANDS.generate), 'Generate with team');
+    assert.equal(title(CLIENT_COMMANDS.review), 'Review with tester');
+  });
+
+  test('every command has the category codeteam, and no title repeats it', () => {
+    for (const command of manifest.contributes.commands) {
+      assert.equal(command.category, 'codeteam', command.command);
+      assert.doesNotMatch(command.title, /^codeteam\b/i, command.command);
+    }
   });
 
   test('editor context menu: the three runs, Python only, in one group, in order', () => {
@@ -150,7 +191,8 @@ describe('package.json packaging', () => {
     assert.equal(manifest.name, 'codeteam');
     assert.ok(manifest.publisher);
     assert.equal(manifest.license, 'Apache-2.0');
-    assert.ok(manifest.repository);
+    // Not published anywhere: no repository URL to claim (vsce packages without one).
+    assert.equal(manifest.repository, undefined);
     assert.match(manifest.dependencies['vscode-languageclient'], /^\^?9\./);
     assert.deepEqual(Object.keys(manifest.dependencies), ['vscode-languageclient']);
     // @types/vscode must not be newer than the engine (vsce refuses to package otherwise).

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { DEFAULT_TITLE, type ProgressToken, type ProgressUi, WorkDoneProgressTracker } from '../progress';
+import { DEFAULT_TITLE, type ProgressToken, type ProgressUi, RunStatus, statusText, WorkDoneProgressTracker } from '../progress';
 
 interface Opened {
   title: string;
@@ -104,5 +104,80 @@ describe('WorkDoneProgressTracker', () => {
     tracker.dispose();
     assert.equal(opened[0].closed, 1);
     assert.equal(cancels, 0);
+  });
+});
+
+describe('RunStatus (the status-bar item)', () => {
+  function setup(): {
+    status: RunStatus;
+    shown: { text: string; tooltip: string; visible: boolean };
+    cancelled: ProgressToken[];
+    track: (token: ProgressToken) => WorkDoneProgressTracker;
+  } {
+    const { ui } = fakeUi();
+    const shown = { text: '', tooltip: '', visible: false };
+    const status = new RunStatus({
+      show(text, tooltip) {
+        Object.assign(shown, { text, tooltip, visible: true });
+      },
+      hide() {
+        shown.visible = false;
+      },
+    });
+    const cancelled: ProgressToken[] = [];
+    const track = (token: ProgressToken): WorkDoneProgressTracker =>
+      new WorkDoneProgressTracker(
+        token,
+        ui,
+        (t) => cancelled.push(t),
+        (t) => status.finished(t),
+        (t) => status.changed(t),
+      );
+    return { status, shown, cancelled, track };
+  }
+
+  test('shows the running stage from begin to end, then hides', () => {
+    const { shown, track } = setup();
+    const run = track('a');
+    assert.equal(shown.visible, false);
+    run.handle({ kind: 'begin', title: 'codeteam: Generate with team', cancellable: true, message: 'running_max: starting' });
+    assert.equal(shown.visible, true);
+    assert.equal(shown.text, '$(sync~spin) running_max: starting');
+    run.handle({ kind: 'report', message: 'analyst: planning' });
+    assert.equal(shown.text, '$(sync~spin) analyst: planning');
+    assert.equal(shown.tooltip, 'codeteam: Generate with team: analyst: planning\nClick to cancel.');
+    run.handle({ kind: 'end', message: 'applied' });
+    assert.equal(shown.visible, false);
+  });
+
+  test('a click (cancelAll) cancels every open cancellable run once and says so', () => {
+    const { status, shown, cancelled, track } = setup();
+    const first = track(1);
+    const second = track(2);
+    const fixed = track(3);
+    first.handle({ kind: 'begin', title: 'codeteam: Review with tester', cancellable: true, message: 'tester: running 4 tests' });
+    second.handle({ kind: 'begin', title: 'codeteam: Generate with team', cancellable: true, message: 'coder: writing code' });
+    fixed.handle({ kind: 'begin', title: 'other', cancellable: false, message: 'x' });
+    assert.equal(status.open.length, 3);
+    assert.equal(shown.text, '$(sync~spin) 3 runs: x');
+    assert.equal(status.cancelAll(), 2);
+    assert.deepEqual(cancelled, [1, 2]);
+    assert.equal(status.cancelAll(), 0);
+    assert.deepEqual(cancelled, [1, 2]);
+    assert.match(shown.tooltip, /codeteam: Generate with team: cancelling/);
+    first.handle({ kind: 'end' });
+    second.handle({ kind: 'end' });
+    assert.equal(shown.text, '$(sync~spin) x');
+    assert.match(shown.tooltip, /Cannot be cancelled from here\.$/);
+    fixed.dispose();
+    assert.equal(shown.visible, false);
+    assert.equal(status.open.length, 0);
+  });
+
+  test('statusText: nothing before begin; the latest run names the stage', () => {
+    assert.equal(statusText([]), undefined);
+    assert.equal(statusText([{ title: undefined, stage: undefined, cancelRequested: false, cancellable: false }]), undefined);
+    const cancelling = statusText([{ title: 't', stage: 's', cancelRequested: true, cancellable: true }]);
+    assert.equal(cancelling?.text, '$(sync~spin) cancelling…');
   });
 });

@@ -1,6 +1,7 @@
 /**
  * package.json's settings against the server's own Settings model (server/codeteam/settings.py),
- * so that a default, range or key changed on one side fails here. Runs where a Python with
+ * so that a default, range or key changed on one side fails here. package.json holds the
+ * camelCase VS Code id of each server key (`max_rounds` -> `codeteam.maxRounds`). Runs where a Python with
  * codeteam importable is found (the repository's .venv after scripts/setup.sh, as in .ci/run, or
  * $CODETEAM_PYTHON); skipped elsewhere.
  */
@@ -10,11 +11,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { SECTION, SERVER_SETTING_KEYS } from '../settings';
+import { SECTION, SERVER_SETTING_KEYS, vscodeKey } from '../settings';
 
 const root = join(__dirname, '..', '..');
 /** Server settings deliberately not in the VS Code UI: the key has its own command, the seed stays fixed. */
 const NOT_IN_VSCODE = ['api_key'];
+/**
+ * Server keys the client already sends whose server side lands on other branches at the same
+ * time (python: exec; context_tokens: context; candidates: cand). Each must be absent from the
+ * server here; once the server has it, this test fails until the key is removed from the list,
+ * and from then on it is checked like every other key.
+ */
+const PENDING_ON_SERVER: readonly string[] = ['context_tokens', 'candidates'];
 const CONSTRAINTS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'enum'] as const;
 
 const DUMP = `
@@ -61,11 +69,15 @@ test('package.json settings match the server Settings model (keys, defaults, ran
   };
   const properties = manifest.contributes.configuration.properties;
 
+  for (const key of PENDING_ON_SERVER) {
+    assert.ok(!(key in server), `the server now has "${key}": remove it from PENDING_ON_SERVER`);
+  }
   const serverKeys = Object.keys(server).filter((key) => !NOT_IN_VSCODE.includes(key)).sort();
-  assert.deepEqual([...SERVER_SETTING_KEYS].sort(), serverKeys, 'the server keys the client sends');
+  const checked = SERVER_SETTING_KEYS.filter((key) => !PENDING_ON_SERVER.includes(key));
+  assert.deepEqual([...checked].sort(), serverKeys, 'the server keys the client sends');
 
-  for (const key of SERVER_SETTING_KEYS) {
-    const property = properties[`${SECTION}.${key}`];
+  for (const key of checked) {
+    const property = properties[`${SECTION}.${vscodeKey(key)}`];
     const field = server[key];
     // The server's "not set" (None) is VS Code's empty string.
     const expectedDefault = field.default === null ? '' : field.default;

@@ -7,6 +7,7 @@ import {
   buildExecutable,
   buildServerEnv,
   describeLaunch,
+  needsInterpreterSearch,
   resolveServerLaunch,
 } from '../serverLaunch';
 import { initializationOptions } from '../settings';
@@ -49,6 +50,28 @@ describe('resolveServerLaunch', () => {
       assert.equal(launch.problems.length, 1, JSON.stringify(bad));
       assert.match(launch.problems[0], /codeteam\.server\.command/);
     }
+  });
+
+  test('an empty server.python uses the detected interpreter, with its leading arguments', () => {
+    assert.deepEqual(resolveServerLaunch({ command: [], python: '', detected: ['/w/.venv/bin/python'] }), {
+      command: '/w/.venv/bin/python',
+      args: ['-m', 'codeteam', 'serve'],
+      problems: [],
+    });
+    assert.deepEqual(resolveServerLaunch({ python: '', detected: ['py', '-3'] }).args, ['-3', '-m', 'codeteam', 'serve']);
+    // A configured interpreter or command wins over the detected one.
+    assert.equal(resolveServerLaunch({ python: '/opt/py', detected: ['/w/.venv/bin/python'] }).command, '/opt/py');
+    assert.equal(resolveServerLaunch({ command: ['codeteam', 'serve'], detected: ['/x'] }).command, 'codeteam');
+  });
+
+  test('the interpreter search runs only without a command and a python', () => {
+    assert.equal(needsInterpreterSearch({ command: [], python: '' }), true);
+    assert.equal(needsInterpreterSearch({}), true);
+    assert.equal(needsInterpreterSearch({ command: [], python: '  ' }), true);
+    assert.equal(needsInterpreterSearch({ command: ['x', 'serve'], python: '' }), false);
+    assert.equal(needsInterpreterSearch({ command: [], python: '/opt/py' }), false);
+    // A malformed command is ignored, so the search decides.
+    assert.equal(needsInterpreterSearch({ command: 'codeteam serve', python: '' }), true);
   });
 
   test('a non-string server.python is reported', () => {

@@ -93,13 +93,14 @@ def classify(tests: list[TestCase], run: RunReport) -> Score:
         score.detail = _short(f"the run hit {why} ({run.seconds:.1f} s); "
                               + _describe(test, outcome))
         return score
-    # The runner gives tests a process death left unreported an "error" without exception.
+    # A process death (the harness's subject, or the whole run) gives the test it left
+    # unreported an "error" without exception ("the process died during this test: ...").
     unreported = [(t, o) for t, o in failing
                   if o is None or (o.status == "error" and not o.exception_type)]
-    if not tests or (run.exit_code != 0 and (unreported or not run.outcomes)):
+    if not tests or unreported or (run.exit_code != 0 and not run.outcomes):
         score.kind = "crash"
         test, outcome = unreported[0] if unreported else (first_test, first_outcome)
-        score.detail = _short(f"the test process ended abnormally (exit status "
+        score.detail = _short(f"the test process ended abnormally (run exit status "
                               f"{run.exit_code}); " + _describe(test, outcome))
         return score
     assert first_outcome is not None

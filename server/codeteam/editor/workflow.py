@@ -69,6 +69,10 @@ APPLY_ATTEMPTS = 3
 
 KEPT = 'The result is kept: run "codeteam: Show transcript" (codeteam.transcript).'
 
+_SHOWN_NOTES: set[str] = set()
+"""Project notes (the python setting unusable, no pytest in the interpreter) already shown:
+each is shown once per server."""
+
 
 class RunFailed(Exception):
     """The run could not start (model missing, endpoint refused); the message is for the user."""
@@ -207,9 +211,18 @@ async def _produce(
         readable=readable,
         path=Path(path) if path else None,
         workspace_root=ls.workspace_root_for(run.uri) if path else None,
+        # The workspace folder holding the file is its project root; else it is found.
+        project_root=ls.workspace_root_for(run.uri, fallback=False) if path else None,
     )
     try:
-        outcome = await service.run(request, ls.llm, progress=on_stage)
+        on_stage("collecting the public tests")
+        readable, task = await service.build_task(request)
+        for note in task.project.notes if task.project else []:
+            if note not in _SHOWN_NOTES:  # an unusable python setting, no pytest: said once
+                _SHOWN_NOTES.add(note)
+                ls.show(f"codeteam: {note}", types.MessageType.Warning)
+        outcome = await service.run(request, ls.llm, progress=on_stage, task=task,
+                                    readable=readable)
     except service.ServiceError as error:
         raise RunFailed(str(error)) from error
     return outcome.result

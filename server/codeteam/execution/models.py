@@ -92,6 +92,11 @@ class TestOutcome(BaseModel):
 
     A "skipped" outcome did not run for a reason that is not the code's (see
     :data:`TestStatus`); ``message`` says why (``No module named 'foo' ...``).
+
+    ``trusted`` is False when the verdict came from the process that ran the code under test
+    (a test the harness's judge could not evaluate on its own, see
+    :mod:`codeteam.execution.harness`): such a verdict catches mistakes, but code that
+    tampers with its own process could forge it.
     """
 
     __test__ = False
@@ -110,6 +115,7 @@ class TestOutcome(BaseModel):
     import_failed: bool = False
     test_file: str | None = None
     test_line: int | None = None
+    trusted: bool = True
 
     @property
     def passed(self) -> bool:
@@ -154,6 +160,11 @@ class RunReport(BaseModel):
     def failures(self) -> list[TestOutcome]:
         """The tests that ran and did not pass (skipped tests are not failures)."""
         return [o for o in self.outcomes if o.status not in ("passed", "skipped")]
+
+    @property
+    def untrusted(self) -> list[TestOutcome]:
+        """The outcomes decided in the code's own process (see :attr:`TestOutcome.trusted`)."""
+        return [o for o in self.outcomes if not o.trusted]
 
     @property
     def all_passed(self) -> bool:

@@ -1,19 +1,25 @@
 """Running tests on a program in the sandbox and turning what happened into a RunReport.
 
-One run = one sandboxed process: the program module, the harness (``harness.py``, standard
-library only; it loads pytest for the tests that take fixtures) and a spec are copied into the
-sandbox; the harness imports the program, runs each test and streams one JSON line per test
-back. Outcomes come back in the order of the
-tests given, always one per test: when the process dies mid-run (a crash, ``os._exit``, the
-wall-clock timeout), the finished tests keep their outcomes, the running one gets the reason
-and the rest are marked as not run.
+One run = one sandboxed process tree: the program module, the harness (``harness.py``, standard
+library only, shipped compiled as ``_codeteam_harness.pyc``) and a spec are copied into the
+sandbox. The harness's *judge* starts a *subject* process that imports the program; the judge
+evaluates each docstring example and AI test itself, calling the module's functions in the
+subject with plain data, compares the results itself, and streams one JSON line per test
+back on a results descriptor only the judge holds (see :mod:`codeteam.execution.harness` for
+who can reach what). Outcomes come back in the order of the tests given, always one per test:
+when the judge dies mid-run (the wall-clock timeout, a crash), the finished tests keep their
+outcomes, the running one gets the reason and the rest are marked as not run; a run that ends
+without every expected outcome is an error for the missing ones, never a pass.
 
-The results come from the same process as the tested code, which could forge them: they catch
-mistakes, they do not grade adversarial code.
+Residuals, marked on each outcome (``TestOutcome.trusted`` False, counted in the summary): a
+test the judge cannot evaluate on its own (it uses other names of the module, ``open``, a
+lambda argument, ...) runs inside the subject, and its verdict comes from the code's own
+process. A return value that is not plain data is judged by its repr as the subject reports it.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import keyword
 import marshal
@@ -37,6 +43,7 @@ from codeteam.project import Project
 from codeteam.task import Program
 
 HARNESS_FILE = "_codeteam_harness.py"
+HARNESS_PYC = "_codeteam_harness.pyc"
 SPEC_FILE = "_codeteam_spec.marshal"
 OUTPUT_TAIL = 4000
 """Characters of stdout and of stderr kept in :attr:`RunReport.output` (their ends)."""
@@ -49,6 +56,16 @@ _TEST_FIELDS = {"id", "kind", "source", "expected", "name", "setup", "file", "li
 def harness_source() -> str:
     """The text of the harness script copied into each sandbox."""
     return Path(__file__).with_name("harness.py").read_text(encoding="utf-8")
+
+
+@cache
+def harness_bytecode() -> bytes:
+    """The harness compiled by this interpreter, as a ``.pyc`` file the sandbox's interpreter
+    (the same one, :func:`~codeteam.execution.sandbox.sandbox_python`) runs directly: the
+    harness is large, and compiling it in every run would cost more than the rest of its
+    start-up (about 10 ms on a loaded machine)."""
+    code = compile(harness_source(), HARNESS_FILE, "exec", dont_inherit=True)
+    return importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(code)
 
 
 async def run_tests(
@@ -98,6 +115,11 @@ async def run_tests(
         return RunReport(outcomes=[_skipped(test) for test in tests], sandbox=policy.mode)
     text = program.text if isinstance(program, Program) else program
     spec = {
+        "function_span": (
+            [program.function_start + 1, program.function_start + program.function_lines]
+            if isinstance(program, Program)
+            else None
+        ),
         "module": module_name,
         "tests": [test.model_dump(include=_TEST_FIELDS) for test in runnable],
         "test_timeout": min(policy.per_test_timeout_s, policy.timeout_s),
@@ -116,6 +138,7 @@ async def run_tests(
                              for path in project.sys_path()],
             })  # fmt: skip
 
+        # The source, not the .pyc: the project's interpreter may be another Python version.
         files = {HARNESS_FILE: harness_source(), SPEC_FILE: project_spec}
         argv = python_argv(HARNESS_FILE, SPEC_FILE, python=project.python)
         result = await run_sandboxed(files, argv, policy, project=mount)
@@ -123,10 +146,10 @@ async def run_tests(
     else:
         files = {
             f"{module_name}.py": text,
-            HARNESS_FILE: harness_source(),
+            HARNESS_PYC: harness_bytecode(),
             SPEC_FILE: marshal.dumps(spec),  # trusted data to the harness; loads without imports
         }
-        result = await run_sandboxed(files, python_argv(HARNESS_FILE, SPEC_FILE), policy)
+        result = await run_sandboxed(files, python_argv(HARNESS_PYC, SPEC_FILE), policy)
         program_name = f"{module_name}.py"
     ran = iter(_outcomes(runnable, result, policy, module_name, program_name))
     outcomes = [_skipped(test) if test.skip_reason is not None else next(ran) for test in tests]

@@ -16,8 +16,8 @@ per run, in one of two modes (:class:`SandboxPolicy` ``mode``):
           --ro-bind <sys.base_prefix> ...   # the interpreter (even when it lives in $HOME)
           --ro-bind <venv site-packages> ...  # the server venv's packages, read-only
           --file FD /sandbox/<name> ...      # the run's files, copied in
-          --chdir /sandbox --remount-ro /
-          [setpriv --reuid=65534 ...] prlimit --nproc=N -- <argv>
+          --chdir /sandbox --remount-ro / --seccomp FD  # no nested user namespaces
+          [setpriv --reuid=<run uid> ...] prlimit --nproc=N -- <argv>
 
 The only writable places are three size-capped tmpfs mounts private to the run (``/sandbox``,
 the working directory that holds the run's files; ``/tmp``; ``/dev/shm``); they vanish with
@@ -50,11 +50,20 @@ Limits, in both modes (values from :class:`SandboxPolicy`):
     tasks alone (setting it before bwrap would count all of the user's processes instead and
     could stop bwrap itself from starting).
   * server is root: no user namespace; bwrap runs privileged with every capability dropped
-    but CAP_SETUID/CAP_SETGID, and ``setpriv`` inside switches to the real uid/gid 65534
-    (nobody) before the command starts, so the rlimit applies (counted over uid 65534
-    system-wide: concurrent runs share the budget; the limit is the tasks uid 65534 already
-    has plus ``max_processes``). This also means root's privileges are gone for real, not
-    only renamed.
+    but CAP_SETUID/CAP_SETGID, and ``setpriv`` inside switches to a real uid/gid *of this run
+    alone* before the command starts (``RUN_UID_BASE + pid * RUN_UID_SLOTS + slot``, from a
+    process-wide allocator, released after the run; named "nobody" in the sandbox's
+    /etc/passwd), so the rlimit applies and counts this run's tasks only: a concurrent run's
+    fork bomb cannot exhaust it. Root's privileges are gone for real, not only renamed.
+
+  Memory and CPU are per-process rlimits (``RLIMIT_AS``, ``RLIMIT_CPU``), and the scratch
+  tmpfs mounts are the run's own, so no budget is shared between runs.
+- Nested user namespaces. Inside the sandbox ``unshare(CLONE_NEWUSER)`` and ``clone`` with
+  that flag fail with EPERM, and ``clone3`` with ENOSYS (the C library then falls back to
+  ``clone``): a seccomp filter (classic BPF built by :func:`_no_userns_filter`, loaded by
+  bwrap's ``--seccomp``) in both the root and the non-root path (where ``--disable-userns``
+  does the same where bwrap has it). On a machine type without system call numbers in
+  :data:`_SECCOMP_ARCH` the filter is left out (with a warning).
   * ``"none"``: the limit is the server user's current task count plus ``max_processes``.
     It has no effect when the server runs as root; then, as a last resort, the test harness
     refuses forks and spawns once its process group has ``max_processes`` members (a
@@ -107,6 +116,39 @@ PRIVATE_PIDNS_ENV = "CODETEAM_PRIVATE_PIDNS"
 """Set to "1" inside bwrap: the command is in its own pid namespace (the harness may then
 kill every other process it can see), to "root" for "none" as root (no process limit
 applies: the harness guards forks itself), absent otherwise."""
+
+RUN_UID_BASE = 1 << 30
+RUN_UID_SLOTS = 512
+"""A root server runs each concurrent sandbox as a uid of its own (see :class:`_RunUids`):
+``RUN_UID_BASE + pid * RUN_UID_SLOTS + slot``, unique across this machine's live servers (pids
+are below 2**22, so every uid stays below 2**32 - 1)."""
+
+
+class _RunUids:
+    """Process-wide allocator of the per-run uids (thread-safe; a root server only)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._free: list[int] = []
+        self._pid = -1
+
+    def acquire(self) -> int:
+        with self._lock:
+            if self._pid != os.getpid():  # first use, or a forked server
+                self._pid = os.getpid()
+                base = RUN_UID_BASE + self._pid * RUN_UID_SLOTS
+                self._free = [base + slot for slot in reversed(range(RUN_UID_SLOTS))]
+            if not self._free:
+                raise OSError(f"more than {RUN_UID_SLOTS} concurrent sandboxed runs")
+            return self._free.pop()
+
+    def release(self, uid: int) -> None:
+        with self._lock:
+            if self._pid == os.getpid() and uid not in self._free:
+                self._free.append(uid)
+
+
+_run_uids = _RunUids()
 
 NPROC_ENV = "CODETEAM_MAX_PROCESSES"
 """``max_processes`` of the policy, for the harness's last-resort fork guard."""
@@ -441,37 +483,83 @@ def _preexec(limits: list[tuple[int, tuple[int, int]]]):
     return apply
 
 
-_SHIM = f"""\
+_SHIM = """\
 import os, resource, sys
-n = int(sys.argv[1]); drop = sys.argv[2] == "1"
+n = int(sys.argv[1]); drop = sys.argv[2] == "1"; uid = int(sys.argv[3])
 resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
 if drop:
-    os.setgroups([]); os.setresgid(*[{SANDBOX_UID}] * 3); os.setresuid(*[{SANDBOX_UID}] * 3)
-os.execv(sys.argv[3], sys.argv[3:])
+    os.setgroups([]); os.setresgid(uid, uid, uid); os.setresuid(uid, uid, uid)
+os.execv(sys.argv[4], sys.argv[4:])
 """
 
 
-def _guard_argv(argv: list[str], nproc: int, drop_root: bool) -> list[str]:
-    """``argv`` prefixed by the steps that switch to uid 65534 (``drop_root``) and set
+def _guard_argv(argv: list[str], nproc: int, drop_root: bool, uid: int = SANDBOX_UID) -> list[str]:
+    """``argv`` prefixed by the steps that switch to ``uid`` (``drop_root``) and set
     ``RLIMIT_NPROC`` inside the sandbox."""
     setpriv, prlimit = _tool("setpriv"), _tool("prlimit")
     if prlimit and (setpriv or not drop_root):
         prefix: list[str] = []
         if drop_root:
             prefix = [
-                setpriv, f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups",
+                setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                 "--inh-caps=-all", "--",
             ]  # fmt: skip
         return [*prefix, prlimit, f"--nproc={nproc}", "--", *argv]
-    return python_argv("-c", _SHIM, str(nproc), "1" if drop_root else "0", *argv)
+    return python_argv("-c", _SHIM, str(nproc), "1" if drop_root else "0", str(uid), *argv)
 
 
-_MINIMAL_ETC = {
-    "/etc/passwd": f"nobody:x:{SANDBOX_UID}:{SANDBOX_UID}:nobody:/nonexistent:/usr/sbin/nologin\n",
-    "/etc/group": f"nogroup:x:{SANDBOX_UID}:\n",
-    "/etc/hosts": "127.0.0.1 localhost\n::1 localhost ip6-localhost\n",
-    "/etc/nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
+_SECCOMP_ARCH = {  # machine -> (AUDIT_ARCH_*, unshare, clone, clone3)
+    "x86_64": (0xC000003E, 272, 56, 435),
+    "aarch64": (0xC00000B7, 97, 220, 435),
 }
+CLONE_NEWUSER = 0x10000000
+
+
+def _no_userns_filter() -> bytes | None:
+    """A seccomp (classic BPF) program for bwrap's ``--seccomp``: ``unshare`` and ``clone``
+    with ``CLONE_NEWUSER`` fail with EPERM, ``clone3`` (whose flags a classic filter cannot
+    read) with ENOSYS, so the C library falls back to ``clone``; other architectures' system
+    calls (32-bit compat, x32) fail with EPERM/ENOSYS. Nested user namespaces (``unshare
+    -r``) are then impossible in the sandbox, whoever runs the server. Everything else is
+    allowed. None on a machine type it has no numbers for."""
+    import errno
+    import platform
+    import struct
+
+    machine = platform.machine()
+    if machine not in _SECCOMP_ARCH:
+        return None
+    arch, unshare, clone, clone3 = _SECCOMP_ARCH[machine]
+    allow, eperm = 0x7FFF0000, 0x00050000 | errno.EPERM
+    enosys = 0x00050000 | errno.ENOSYS
+    ld, jeq, jset, ret = 0x20, 0x15, 0x45, 0x06
+    program = [
+        (ld, 0, 0, 4),  # 0: arch
+        (jeq, 1, 0, arch),  # 1
+        (ret, 0, 0, eperm),  # 2: another ABI
+        (ld, 0, 0, 0),  # 3: the system call's number
+        (jset, 8, 0, 0x40000000),  # 4: x32 -> 13
+        (jeq, 7, 0, clone3),  # 5 -> 13
+        (jeq, 2, 0, unshare),  # 6 -> 9
+        (jeq, 1, 0, clone),  # 7 -> 9
+        (ret, 0, 0, allow),  # 8
+        (ld, 0, 0, 16),  # 9: the low half of the first argument (the flags)
+        (jset, 0, 1, CLONE_NEWUSER),  # 10
+        (ret, 0, 0, eperm),  # 11
+        (ret, 0, 0, allow),  # 12
+        (ret, 0, 0, enosys),  # 13
+    ]
+    return b"".join(struct.pack("<HBBI", *insn) for insn in program)
+
+
+def _minimal_etc(uid: int = SANDBOX_UID) -> dict[str, str]:
+    """The sandbox's /etc/passwd, group, hosts, nsswitch.conf (the run's uid is "nobody")."""
+    return {
+        "/etc/passwd": f"nobody:x:{uid}:{uid}:nobody:/nonexistent:/usr/sbin/nologin\n",
+        "/etc/group": f"nogroup:x:{uid}:\n",
+        "/etc/hosts": "127.0.0.1 localhost\n::1 localhost ip6-localhost\n",
+        "/etc/nsswitch.conf": "passwd: files\ngroup: files\nhosts: files\n",
+    }
 _HOST_ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
@@ -539,6 +627,7 @@ class _Prepared:
     preexec: object = None
     _close: list[int] = field(default_factory=list)
     _tmp: str | None = None
+    run_uid: int | None = None
 
     def __enter__(self) -> Self:
         try:
@@ -563,6 +652,9 @@ class _Prepared:
 
     def close(self) -> None:
         self.close_fds()
+        if self.run_uid is not None:
+            _run_uids.release(self.run_uid)
+            self.run_uid = None
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
@@ -595,13 +687,16 @@ class _Prepared:
         }
 
     def _prepare_none(self) -> None:
-        self._tmp = tempfile.mkdtemp(prefix="codeteam-run-")
+        if self._tmp is None:
+            self._tmp = tempfile.mkdtemp(prefix="codeteam-run-")
         files_dir = self._tmp
         copy = None
         if self.project is not None:
             files_dir = os.path.join(self._tmp, "sandbox")
             os.mkdir(files_dir)
-            copy = os.path.join(self._tmp, "project", os.path.basename(self.project.root) or "root")
+            copy = _copy_place(self._tmp, self.project)
+            if not os.path.isdir(copy):
+                _copy_project(self.project, copy)
         for name, content in self._contents(copy or "").items():
             path = Path(files_dir, name)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -622,7 +717,6 @@ class _Prepared:
         self.cwd = self._tmp
         if self.project is not None:
             project = self.project
-            _copy_project(project, copy)
             home = os.path.join(self._tmp, ".home")
             os.mkdir(home)
             self.argv = self._command(files_dir, copy)
@@ -636,7 +730,9 @@ class _Prepared:
         root = os.geteuid() == 0
         scratch = str(self.policy.scratch_mb * 1024 * 1024)
         args = [bwrap]
+        uid = SANDBOX_UID
         if root:
+            self.run_uid = uid = _run_uids.acquire()
             args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
             args += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
@@ -660,7 +756,7 @@ class _Prepared:
         for path in _HOST_ETC:
             if os.path.exists(path):
                 args += ["--ro-bind", path, path]
-        for path, text in _MINIMAL_ETC.items():
+        for path, text in _minimal_etc(uid).items():
             fd = _memfd(os.path.basename(path), text)
             self._close.append(fd)
             args += ["--perms", "0644", "--ro-bind-data", str(fd), path]
@@ -671,8 +767,8 @@ class _Prepared:
             "--dev", "/dev", "--remount-ro", "/dev",
             "--perms", "1777", "--size", scratch, "--tmpfs", "/dev/shm",
             "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp",
-            "--perms", "1777", "--size", scratch, "--tmpfs", SANDBOX_DIR,
-        ]  # fmt: skip
+            "--perms", "0777", "--size", scratch, "--tmpfs", SANDBOX_DIR,
+        ]  # fmt: skip  (not sticky: the harness unlinks its spec, which bwrap made as root)
         made.update({"/proc", "/dev", "/dev/shm", "/tmp", SANDBOX_DIR})
         for path in (*layout.prefixes, *layout.site_packages):
             if _under(path, bound):
@@ -691,11 +787,19 @@ class _Prepared:
             args += ["--perms", "0644", "--file", str(fd), target]
         workdir = SANDBOX_DIR if self.project is None else self.project.workdir
         args += ["--chdir", workdir, "--remount-ro", "/"]
-        if root:
-            nproc = _count_tasks(SANDBOX_UID) + self.policy.max_processes + 1
+        program = _no_userns_filter()
+        if program is not None:
+            seccomp = _memfd("seccomp", program)
+            self._close.append(seccomp)
+            args += ["--seccomp", str(seccomp)]
+        else:
+            log.warning("no seccomp filter for this machine type: nested user namespaces "
+                        "are not blocked in the sandbox")
+        if root:  # this run's own uid (normally no task yet), plus the command itself
+            nproc = _count_tasks(uid) + self.policy.max_processes + 1
         else:
             nproc = self.policy.max_processes + 2  # bwrap's init and the command itself
-        args += _guard_argv(self._command(SANDBOX_DIR), nproc, drop_root=root)
+        args += _guard_argv(self._command(SANDBOX_DIR), nproc, drop_root=root, uid=uid)
         self.argv = args
         self.env = self._fds_env(_env("/tmp"))
         self.env[PRIVATE_PIDNS_ENV] = "1"
@@ -730,12 +834,14 @@ class _Prepared:
             if not _under(path, [root]) and not _under(path, bound):
                 bind(path)
         bind(root)
-        for path in project.hidden:
+        emptied: list[str] = []
+        for path in sorted(project.hidden):
             if not os.path.lexists(path):
                 continue
             real = os.path.realpath(path)
-            if not _under(real, [root]):
-                continue  # a link leading out of the project: its target is not mounted
+            if not _under(real, [root]) or _under(real, emptied):
+                continue  # a link leading out of the project (not mounted), or hidden already
+            emptied.append(real)
             if os.path.isdir(real):
                 size = str(64 * 1024)
                 args += ["--perms", "0755", "--size", size, "--tmpfs", real, "--remount-ro", real]
@@ -771,6 +877,23 @@ def _moved(path: str, old_root: str, new_root: str) -> str:
     if path.startswith(old_root.rstrip("/") + "/"):
         return os.path.join(new_root, os.path.relpath(path, old_root))
     return path
+
+
+def _copy_place(tmp: str, project: ProjectMount) -> str:
+    """Where mode "none" puts the copy of ``project`` in the run's directory ``tmp`` (under
+    the root's own name: a package at the top of the root keeps its name)."""
+    return os.path.join(tmp, "project", os.path.basename(project.root) or "root")
+
+
+def _copied_project(project: ProjectMount) -> str:
+    """A new run directory holding the copy of ``project`` (mode "none"); the caller owns it."""
+    tmp = tempfile.mkdtemp(prefix="codeteam-run-")
+    try:
+        _copy_project(project, _copy_place(tmp, project))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return tmp
 
 
 def _copy_project(project: ProjectMount, copy: str) -> None:
@@ -956,10 +1079,13 @@ async def run_sandboxed(
     transports: list[asyncio.BaseTransport] = []
     proc: subprocess.Popen | None = None
     killed = False
+    copied = None
+    if project is not None and bwrap is None:  # a copy may take a while: not on the loop
+        copied = await _in_thread_owned(_copied_project, project)
     read_fd, write_fd = os.pipe()
     try:
         with _Prepared(
-            bwrap, files, list(argv), policy, results_fd=write_fd, project=project
+            bwrap, files, list(argv), policy, results_fd=write_fd, project=project, _tmp=copied
         ) as prepared:
             try:
                 started = time.monotonic()
@@ -1023,6 +1149,22 @@ async def run_sandboxed(
         seconds=seconds,
         sandbox=policy.mode,
     )
+
+
+async def _in_thread_owned(make, *args) -> str:
+    """``make(*args)`` in a thread; it returns a directory that the caller owns. When the
+    caller is cancelled meanwhile, the directory is deleted once ``make`` is done."""
+    future = asyncio.get_running_loop().run_in_executor(None, make, *args)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+
+        def clean(done: asyncio.Future) -> None:
+            if not done.cancelled() and done.exception() is None:
+                shutil.rmtree(done.result(), ignore_errors=True)
+
+        future.add_done_callback(clean)
+        raise
 
 
 def _known() -> bool:

@@ -52,6 +52,8 @@ class Result(BaseModel):
             parts.append(f"{len(run.passed)}/{len(run.ran)} tests passed")
             if run.skipped:
                 parts.append(f"{len(run.skipped)} not run (see the notes)")
+            if run.untrusted:  # verdicts the sandbox's judge could not decide itself
+                parts.append(f"{len(run.untrusted)} decided in the code's own process")
         if self.rounds:
             parts.append(f"{self.rounds} round(s)")
         parts.append(self.usage.summary())

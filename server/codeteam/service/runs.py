@@ -76,7 +76,10 @@ class RunRequest:
     :attr:`readable`) or ``qualname`` (``Class.method`` for a method). ``pipeline`` is a key of
     :data:`~codeteam.pipelines.runner.PIPELINES` or ``ACTIONS``, or None for the settings'
     ``generate_pipeline``. ``path`` is the file on disk (None for an unsaved document) and
-    ``workspace_root`` the folder whose tests are searched."""
+    ``workspace_root`` the folder whose tests are searched for a file outside any project;
+    ``project_root`` the root the user chose for the file's project (``--workspace``, the
+    editor's workspace folder holding the file), None to find it from the file
+    (:func:`~codeteam.project.project_for`)."""
 
     text: str
     settings: Settings
@@ -86,6 +89,7 @@ class RunRequest:
     readable: ParseableModule | None = None
     path: Path | None = None
     workspace_root: Path | None = None
+    project_root: Path | None = None
 
 
 @dataclass
@@ -164,9 +168,12 @@ def pipeline_name(requested: str | None, settings: Settings) -> tuple[str, str |
 
 
 async def build_task(request: RunRequest) -> tuple[ParseableModule, Task]:
-    """The module as the run reads it and the task with its public tests (collected off the
-    event loop). Raises :class:`TargetError`."""
+    """The module as the run reads it and the task with its public tests, in the project the
+    file lives in (``task.project``; its ``notes`` say what the user should hear once: an
+    unusable ``python`` setting, no pytest in the project's interpreter). Collected off the
+    event loop. Raises :class:`TargetError`."""
     from codeteam.documents import task_for
+    from codeteam.project import project_for
 
     readable, info = request.readable, request.info
     if info is None:
@@ -176,10 +183,15 @@ async def build_task(request: RunRequest) -> tuple[ParseableModule, Task]:
     elif readable is None:
         readable = await asyncio.to_thread(parseable_module, request.text)
     assert readable is not None
+    project = None
+    if request.path is not None:
+        project = await asyncio.to_thread(
+            project_for, request.path, request.project_root, request.settings.python
+        )
     try:
         task = await asyncio.to_thread(
             task_for, readable.text, info=info, path=request.path,
-            workspace_root=request.workspace_root,
+            workspace_root=request.workspace_root, project=project,
         )
     except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
         raise TargetError(str(error)) from error

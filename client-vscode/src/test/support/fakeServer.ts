@@ -4,7 +4,8 @@
  *
  * Commands: codeteam.plan / generate / review ({uri, position} -> {status, message}; generate
  * reports cancellable work-done progress and waits for window/workDoneProgress/cancel),
- * codeteam.transcript (null until a run, then {markdown}), and codeteam.debug (what this
+ * codeteam.transcript (null until a run, then {markdown}), codeteam.cancel (counted; answers
+ * {cancelled: [], message}), and codeteam.debug (what this
  * process saw: argv, its API key variable, initializationOptions, capabilities, configuration).
  */
 import {
@@ -24,6 +25,7 @@ let lastRun: { command: string; args: unknown[] } | undefined;
 const cancelled = new Set<string | number>();
 const waiting = new Map<string | number, () => void>();
 let tokens = 0;
+let cancelCommands = 0;
 
 connection.onRequest('initialize', (params: { initializationOptions?: unknown; capabilities?: unknown }) => {
   initializationOptions = params.initializationOptions;
@@ -32,7 +34,7 @@ connection.onRequest('initialize', (params: { initializationOptions?: unknown; c
     capabilities: {
       textDocumentSync: 1,
       executeCommandProvider: {
-        commands: ['codeteam.plan', 'codeteam.generate', 'codeteam.review', 'codeteam.transcript', 'codeteam.debug'],
+        commands: ['codeteam.plan', 'codeteam.generate', 'codeteam.review', 'codeteam.transcript', 'codeteam.cancel', 'codeteam.debug'],
       },
     },
     serverInfo: { name: 'fake-codeteam', version: '0' },
@@ -41,7 +43,7 @@ connection.onRequest('initialize', (params: { initializationOptions?: unknown; c
 
 connection.onNotification('initialized', () => {
   void connection
-    .sendRequest('workspace/configuration', { items: [{ section: 'codeteam' }, { section: 'codeteam.server' }] })
+    .sendRequest('workspace/configuration', { items: [{ section: 'codeteam' }, { section: 'codeteam.server' }, { section: 'codeteam.max_rounds' }] })
     .then((answer) => {
       configuration = answer;
     });
@@ -69,7 +71,11 @@ connection.onRequest('workspace/executeCommand', async (params: { command: strin
         configuration,
         configurationChanges,
         lastRun,
+        cancelCommands,
       };
+    case 'codeteam.cancel':
+      cancelCommands += 1;
+      return { cancelled: [], message: 'No codeteam run in progress.' };
     case 'codeteam.transcript':
       return lastRun ? { markdown: `# codeteam transcript\n\n${lastRun.command} ${JSON.stringify(lastRun.args)}\n` } : null;
     case 'codeteam.generate': {

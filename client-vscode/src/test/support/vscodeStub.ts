@@ -78,6 +78,17 @@ export class Uri {
 }
 
 export const ProgressLocation = { SourceControl: 1, Window: 10, Notification: 15 } as const;
+export const StatusBarAlignment = { Left: 1, Right: 2 } as const;
+
+/** A status-bar item as the extension left it. */
+export interface ShownStatusItem {
+  id?: string;
+  name?: string;
+  text: string;
+  tooltip?: unknown;
+  command?: unknown;
+  visible: boolean;
+}
 
 export interface ShownMessage {
   kind: 'info' | 'warning' | 'error';
@@ -109,6 +120,16 @@ export interface StubState {
   /** Which button the next message returns, if any. */
   messageChoice: string | undefined;
   activeTextEditor: unknown;
+  /** The status-bar items created, in order. */
+  statusItems: ShownStatusItem[];
+  /** Output channels created: name and options (e.g. `{ log: true }`). */
+  outputChannels: { name: string; options: unknown }[];
+  /** Installed extensions by id (`vscode.extensions.getExtension`). */
+  extensions: Map<string, unknown>;
+  /** `vscode.workspace.isTrusted`. */
+  trusted: boolean;
+  /** `vscode.workspace.workspaceFolders`. */
+  workspaceFolders: { uri: Uri; name: string; index: number }[] | undefined;
   configurationChanged: EventEmitter<{ affectsConfiguration(section: string): boolean }>;
   secretsChanged: EventEmitter<{ key: string }>;
 }
@@ -167,6 +188,11 @@ export function createStub(): { module: unknown; state: StubState } {
     inputBox: undefined,
     messageChoice: undefined,
     activeTextEditor: undefined,
+    statusItems: [],
+    outputChannels: [],
+    extensions: new Map(),
+    trusted: true,
+    workspaceFolders: undefined,
     configurationChanged: new EventEmitter(),
     secretsChanged: new EventEmitter(),
   };
@@ -180,9 +206,18 @@ export function createStub(): { module: unknown; state: StubState } {
       return Promise.resolve(choice);
     };
 
-  const outputChannel = (name: string): unknown =>
-    withFallback({
+  const outputChannel = (name: string, options?: unknown): unknown => {
+    state.outputChannels.push({ name, options });
+    const log = (level: string) => (text: string) => state.output.push(`[${level}] ${text}\n`);
+    return withFallback({
       name,
+      logLevel: 2,
+      onDidChangeLogLevel: new EventEmitter<number>().event,
+      trace: log('trace'),
+      debug: log('debug'),
+      info: log('info'),
+      warn: log('warning'),
+      error: (error: string | Error) => log('error')(String(error)),
       append: (text: string) => state.output.push(text),
       appendLine: (text: string) => state.output.push(`${text}\n`),
       replace: () => undefined,
@@ -191,6 +226,26 @@ export function createStub(): { module: unknown; state: StubState } {
       hide: () => undefined,
       dispose: () => undefined,
     });
+  };
+
+  const statusBarItem = (id?: string): unknown => {
+    const item: ShownStatusItem & { show(): void; hide(): void; dispose(): void } = {
+      id,
+      text: '',
+      visible: false,
+      show: () => {
+        item.visible = true;
+      },
+      hide: () => {
+        item.visible = false;
+      },
+      dispose: () => {
+        item.visible = false;
+      },
+    };
+    state.statusItems.push(item);
+    return item;
+  };
 
   const window = withFallback({
     get activeTextEditor() {
@@ -199,6 +254,7 @@ export function createStub(): { module: unknown; state: StubState } {
     visibleTextEditors: [],
     tabGroups: withFallback({ all: [] }),
     createOutputChannel: outputChannel,
+    createStatusBarItem: statusBarItem,
     showInformationMessage: message('info'),
     showWarningMessage: message('warning'),
     showErrorMessage: message('error'),
@@ -234,7 +290,12 @@ export function createStub(): { module: unknown; state: StubState } {
   });
 
   const workspace = withFallback({
-    workspaceFolders: undefined,
+    get workspaceFolders() {
+      return state.workspaceFolders;
+    },
+    get isTrusted() {
+      return state.trusted;
+    },
     textDocuments: [],
     notebookDocuments: [],
     getConfiguration: (section?: string) => {
@@ -271,12 +332,14 @@ export function createStub(): { module: unknown; state: StubState } {
     workspace,
     commands,
     languages: withFallback({ match: () => 0 }),
+    extensions: withFallback({ getExtension: (id: string) => state.extensions.get(id), all: [] }),
     Uri,
     EventEmitter,
     Disposable,
     CancellationTokenSource,
     CancellationError,
     ProgressLocation,
+    StatusBarAlignment,
   });
   return { module, state };
 }
