@@ -37,9 +37,17 @@ def _normal(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def script_oracle(scripted: ScriptedLLM, root: Path, patterns: list[str] | None) -> int:
-    """One rule per candidate function (its stub in a code block -> the original function);
-    returns how many."""
+def null_body(stub: str) -> str:
+    """The stub with ``return None`` as its body (indented like the docstring)."""
+    found = re.search(r"\n([ \t]+)[rRuUbB]*(\"\"\"|\'\'\'|\"|\')", stub)
+    indent = found.group(1) if found else "    "
+    return stub.rstrip() + f"\n{indent}return None\n"
+
+
+def script_oracle(scripted: ScriptedLLM, root: Path, patterns: list[str] | None,
+                  null: bool = False) -> int:
+    """One rule per candidate function (its stub in a code block -> the original function,
+    or with ``null`` the stub with ``return None``); returns how many."""
     candidates, _, _ = find_candidates(root, patterns)
     for candidate in candidates:
         try:
@@ -54,7 +62,8 @@ def script_oracle(scripted: ScriptedLLM, root: Path, patterns: list[str] | None)
             text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
             return needle in _normal(text)
 
-        scripted.reply(match, f"```python\n{original.rstrip()}\n```", times=None)
+        answer = null_body(stub) if null else original
+        scripted.reply(match, f"```python\n{answer.rstrip()}\n```", times=None)
     scripted.reply(None, PLAN, times=None)
     return len(candidates)
 
@@ -66,13 +75,17 @@ async def main() -> int:
     parser.add_argument("--functions", default=None)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--pipelines", default="direct,team")
+    parser.add_argument("--null", action="store_true",
+                        help="answer with 'return None' bodies instead: how many tasks the "
+                        "project's tests cannot tell from a function that does nothing")
     args = parser.parse_args()
     patterns = [p for p in (args.functions or "").split(",") if p] or None
     started = time.monotonic()
     with ScriptedLLM() as scripted:
-        rules = script_oracle(scripted, args.repo.resolve(), patterns)
+        rules = script_oracle(scripted, args.repo.resolve(), patterns, null=args.null)
         settings, problems = load_settings(
-            {"base_url": scripted.base_url, "model": "oracle", "max_retries": 0}, env=False)
+            {"base_url": scripted.base_url, "model": "null" if args.null else "oracle",
+             "max_retries": 0}, env=False)
         assert not problems, problems
         summary = await run_bench(
             BenchConfig(repo=args.repo, functions=patterns, limit=args.limit,

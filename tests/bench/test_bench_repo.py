@@ -82,6 +82,13 @@ FILES = {
             return x * 3
 
 
+        def note(message, log=None):
+            """Append message to log (a new list when None) and return the log."""
+            log = [] if log is None else log
+            log.append(message)
+            return log
+
+
         def untested(x):
             """x plus one; no test calls it."""
             return x + 1
@@ -122,7 +129,7 @@ FILES = {
     "tests/test_util.py": """\
         import pytest
 
-        from shop.util import broken_double, clamp
+        from shop.util import broken_double, clamp, note
 
 
         @pytest.mark.parametrize(("value", "expected"), [(-7, 0), (5, 5), (70, 10)])
@@ -134,6 +141,10 @@ FILES = {
             assert broken_double(21) == 42
 
 
+        def test_note_does_not_raise():
+            note("a message nobody checks")
+
+
         @pytest.mark.skip(reason="kept for later")
         def test_skipped_never_counts():
             assert clamp(1, 2, 3) == 2
@@ -141,7 +152,7 @@ FILES = {
 }
 
 TASKS = ["shop/prices.py::net_price", "shop/prices.py::discount", "shop/prices.py::Cart.total",
-         "shop/util.py::clamp", "shop/util.py::broken_double"]
+         "shop/util.py::clamp", "shop/util.py::broken_double", "shop/util.py::note"]
 
 
 def make_project(root: Path) -> Path:
@@ -197,7 +208,7 @@ def test_candidates_skip_what_is_not_worth_a_task(project):
     ids = [c.task_id for c in candidates]
     assert ids == ["shop/prices.py::net_price", "shop/prices.py::discount",
                    "shop/prices.py::Cart.total", "shop/util.py::clamp",
-                   "shop/util.py::broken_double", "shop/util.py::untested"]
+                   "shop/util.py::broken_double", "shop/util.py::note", "shop/util.py::untested"]
     assert skipped == {
         "shop/_version.py::version_text": "generated file",
         "shop/prices.py::undocumented": "no docstring",
@@ -228,9 +239,12 @@ async def test_oracle_scores_every_pipeline_100_and_no_test_line_reaches_the_mod
     assert clamp.tests_total == 5 and clamp.tests_passed == 5
     assert records[("shop/prices.py::discount", "direct")].tests_total == 2
 
-    # The original that fails its own test is left out, with the reason.
-    assert list(summary["defective"]["tasks"]) == ["shop/util.py::broken_double"]
-    assert "1 of 1 hidden tests fail" in summary["defective"]["tasks"]["shop/util.py::broken_double"]
+    # The original that fails its own test is left out, with the reason; so is a task whose
+    # tests pass with the body removed (they measure nothing).
+    left_out = summary["defective"]["tasks"]
+    assert sorted(left_out) == ["shop/util.py::broken_double", "shop/util.py::note"]
+    assert "1 of 1 hidden tests fail" in left_out["shop/util.py::broken_double"]
+    assert "also pass with the body removed" in left_out["shop/util.py::note"]
     selection = json.loads((out / "selection.json").read_text())
     assert selection["skipped"]["shop/util.py::untested"].startswith("called by 0 test(s)")
     assert selection["skipped"]["shop/prices.py::undocumented"] == "no docstring"
@@ -264,7 +278,7 @@ async def test_the_public_task_holds_no_project_test_and_hides_the_test_files(pr
     assert [t.source for t in net_price.task.public_tests] == ["net_price(119, 0.19)"]
     assert net_price.task.stub.rstrip().endswith('"""')  # the body is gone
     assert "return round" not in net_price.task.stub
-    assert selection.survey["outcomes"] == {"passed": 8, "failed": 1, "skipped": 1}
+    assert selection.survey["outcomes"] == {"passed": 9, "failed": 1, "skipped": 1}
 
 
 async def test_a_wrong_body_scores_zero(scripted, project, tmp_path):
@@ -303,7 +317,7 @@ async def test_resume_runs_only_what_is_missing_and_refuses_a_changed_repo(
 
     summary = await bench(scripted, out, repo=project, pipelines=["direct"])
     new = scripted.texts()[before:]
-    assert len(new) == 4  # discount (cut short) and the three tasks --limit 2 left out
+    assert len(new) == 5  # discount (cut short) and the four tasks --limit 2 left out
     done_first = normal("```python\n" + originals(project)[TASKS[0]][0] + "\n```")
     assert not any(done_first in normal(text) for text in new)  # net_price was recorded
     assert summary["pipelines"]["direct"]["passed"] == 4

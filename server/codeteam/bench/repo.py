@@ -28,7 +28,8 @@ How the tasks are made (each step is reported, nothing is dropped silently):
    sandbox, the candidate file laid over the original
    (:func:`codeteam.execution.pytest_run.run_pytest_tests`). The original body must pass them
    first (the runner's reference check); a task whose original fails is reported and left out
-   of pass@1.
+   of pass@1, and so is a task whose tests also pass with the body removed
+   (:func:`check_empty_bodies`: they cannot tell the function from one that does nothing).
 
 Task ids are ``<path relative to the root>::<qualname>``, in the fixed order (path, line).
 """
@@ -577,3 +578,46 @@ def selection_text(selection: RepoSelection, defective: dict[str, str] | None = 
                      "tests (listed above)")
     lines.append("- details: selection.json")
     return "\n".join(lines) + "\n"
+
+
+EMPTY_BODY_REASON = ("its hidden tests also pass with the body removed (they cannot tell the "
+                     "function from one that does nothing)")
+
+
+async def check_empty_bodies(
+    dataset: str,
+    tasks: list[BenchTask],
+    *,
+    mode: str,
+    score_timeout_s: float,
+    cache: Any,
+    skip: set[str] | None = None,
+) -> dict[str, str]:
+    """Run each task's hidden tests on its stub (the body removed: the function returns None)
+    once, cached in ``cache`` (:class:`~codeteam.bench.scoring.ReferenceCache`, under
+    ``<dataset>#empty-body``); task id -> reason for the tasks whose tests pass anyway: such a
+    task measures nothing and is left out of pass@1 like a defective one. ``skip``: task ids
+    not to check (already left out). Raises
+    :class:`~codeteam.execution.models.SandboxUnavailable`."""
+    from codeteam.bench.scoring import reference_timeout, score_hidden, scoring_policy
+
+    key = f"{dataset}#empty-body"
+    timeout = reference_timeout(score_timeout_s)
+    policy = scoring_policy(mode, timeout)
+    weak: dict[str, str] = {}
+    try:
+        for item in tasks:
+            if item.pytest_target is None or item.task_id in (skip or set()):
+                continue
+            entry = cache.get(key, item, timeout)
+            if entry is None:
+                task = item.task
+                program = Program(text=task.module_source, function_start=task.start_line,
+                                  function_lines=task.end_line - task.start_line + 1)
+                entry = cache.put(key, item, await score_hidden(item, program, policy=policy),
+                                  timeout)
+            if entry["passed"]:
+                weak[item.task_id] = EMPTY_BODY_REASON
+    finally:
+        cache.save()
+    return weak

@@ -264,6 +264,15 @@ async def run_bench(
     finally:
         bar.close()
     defective = reference.defective
+    if repo is not None:  # tests that pass with the body removed measure nothing
+        from codeteam.bench.repo import check_empty_bodies
+
+        try:
+            defective.update(await check_empty_bodies(
+                dataset.name, selected, mode=settings.sandbox, score_timeout_s=timeout,
+                cache=cache, skip=set(defective)))
+        except SandboxUnavailable as error:
+            raise BenchError(f"cannot score: {error}") from error
     if defective and echo:
         print(f"codeteam bench: {len(defective)} task(s) with defective hidden tests are "
               f"excluded from pass@1: {', '.join(defective)}", file=sys.stderr)
