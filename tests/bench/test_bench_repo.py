@@ -249,7 +249,10 @@ async def test_oracle_scores_every_pipeline_100_and_no_test_line_reaches_the_mod
     assert selection["skipped"]["shop/util.py::untested"].startswith("called by 0 test(s)")
     assert selection["skipped"]["shop/prices.py::undocumented"] == "no docstring"
     assert selection["tasks"]["shop/util.py::clamp"] == 5  # the skipped test is not counted
-    assert "## Repository" in (out / "summary.md").read_text()
+    text = (out / "summary.md").read_text()
+    assert "## Repository" in text
+    assert "- left out: 1 task(s) whose original body fails its tests" in text
+    assert "- left out: 1 task(s) whose tests also pass with the body removed" in text
     run = json.loads((out / "run.json").read_text())
     assert run["repo"] == repo_identity(project).identity and run["dataset"] == "repo:shop-project"
 

@@ -573,9 +573,14 @@ def selection_text(selection: RepoSelection, defective: dict[str, str] | None = 
                      f"({', '.join(list(survey_info['collect_errors'])[:5])})")
     for reason, count in sorted(data["skipped_counts"].items(), key=lambda kv: -kv[1]):
         lines.append(f"- skipped: {count} x {reason}")
-    if defective:
-        lines.append(f"- left out: {len(defective)} task(s) whose original body fails its "
-                     "tests (listed above)")
+    empty = sum(1 for reason in (defective or {}).values() if reason == EMPTY_BODY_REASON)
+    failing = len(defective or {}) - empty
+    if failing:
+        lines.append(f"- left out: {failing} task(s) whose original body fails its tests "
+                     "(listed above)")
+    if empty:
+        lines.append(f"- left out: {empty} task(s) whose tests also pass with the body "
+                     "removed (listed above)")
     lines.append("- details: selection.json")
     return "\n".join(lines) + "\n"
 
