@@ -50,7 +50,7 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
                        help="override a setting, e.g. --set max_rounds=2 (repeatable)")
     bench.add_argument("--score-timeout", type=float, default=None, metavar="SECONDS",
                        help="wall-clock limit of one task's hidden-test run (default: 10, "
-                       "30 for humaneval-et and humaneval-plus)")
+                       "30 for humaneval-et, humaneval-plus and --repo)")
     bench.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     bench.add_argument("--report-only", action="store_true",
                        help="run nothing: write the summary of the results already in --out "
