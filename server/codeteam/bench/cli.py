@@ -31,6 +31,15 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
     source = bench.add_mutually_exclusive_group(required=True)
     source.add_argument("--dataset", help="humaneval, humaneval-et, humaneval-plus, mbpp")
     source.add_argument("--data", type=Path, help="a JSONL file in HumanEval's format")
+    source.add_argument("--repo", type=Path, metavar="PATH",
+                        help="a project: its tested functions, scored by its own tests "
+                        "(hidden from the model)")
+    bench.add_argument("--functions", default=None, metavar="PATTERN",
+                       help="--repo: comma-separated shell patterns of task ids, qualnames "
+                       "or files (e.g. 'src/pkg/text.py::*,*.parse')")
+    bench.add_argument("--min-tests", type=int, default=1, metavar="N",
+                       help="--repo: functions that at least N of the project's tests call "
+                       "(default 1)")
     bench.add_argument("--pipelines", default="direct,plan,team,flow",
                        help="comma-separated pipeline names")
     bench.add_argument("--limit", type=int, default=None, help="first N tasks only")
@@ -41,7 +50,7 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
                        help="override a setting, e.g. --set max_rounds=2 (repeatable)")
     bench.add_argument("--score-timeout", type=float, default=None, metavar="SECONDS",
                        help="wall-clock limit of one task's hidden-test run (default: 10, "
-                       "30 for humaneval-et and humaneval-plus)")
+                       "30 for humaneval-et, humaneval-plus and --repo)")
     bench.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     bench.add_argument("--report-only", action="store_true",
                        help="run nothing: write the summary of the results already in --out "

@@ -87,6 +87,9 @@ class BenchTask:
     hidden_tests: list[TestCase]
     reference: Program | None = None
     public_text: str = ""
+    pytest_target: Any = None
+    """For a ``--repo`` task: where pytest runs its hidden tests (a
+    :class:`~codeteam.execution.pytest_run.PytestTarget`; hidden from the pipeline)."""
 
     def fingerprint(self) -> str:
         """A short hash of the hidden tests and the reference (cache key of the canonical
@@ -122,6 +125,8 @@ class Dataset:
             for item in self.tasks:
                 by_key[item.task_id] = item
                 by_key.setdefault(item.task_id.rsplit("/", 1)[-1], item)
+                if "::" in item.task_id:  # a --repo task: its qualname too
+                    by_key.setdefault(item.task_id.split("::", 1)[1], item)
             unknown = [i for i in wanted if i not in by_key]
             if unknown:
                 raise DatasetError(f"no task(s) {', '.join(unknown)} in {self.name}")

@@ -57,7 +57,9 @@ class BenchConfig:
     ``score_timeout_s`` the wall-clock seconds of one scoring run (None: the dataset's
     default); ``progress`` shows a tqdm bar on stderr; ``report_only`` runs no task and
     writes the summary of the results ``out`` already holds (a run in progress or
-    interrupted: the tasks not run yet count as missing)."""
+    interrupted: the tasks not run yet count as missing). ``repo`` makes the tasks from a
+    project's own functions and tests instead (:mod:`codeteam.bench.repo`; ``functions``:
+    shell patterns of ``--functions``, ``min_tests``: ``--min-tests``)."""
 
     dataset: str | None = None
     data: Path | None = None
@@ -70,6 +72,9 @@ class BenchConfig:
     score_timeout_s: float | None = None
     progress: bool = True
     report_only: bool = False
+    repo: Path | None = None
+    functions: list[str] | None = None
+    min_tests: int = 1
 
 
 def model_label(settings: Settings) -> str:
@@ -100,11 +105,13 @@ def _check_out_folder(out: Path, run_info: dict[str, Any]) -> None:
             previous = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             previous = {}
-        for key in ("dataset", "model"):
-            if previous.get(key) not in (None, run_info[key]):
+        for key in ("dataset", "model", "repo"):
+            if previous.get(key) not in (None, run_info.get(key)):
+                what = ("code" if key == "repo" else key)
                 raise BenchError(
-                    f"{out} holds results for {key} {previous[key]!r}, not {run_info[key]!r}: "
-                    "use another --out folder"
+                    f"{out} holds results for {what} {previous[key]!r}, not "
+                    f"{run_info.get(key)!r}: use another --out folder"
+                    + (" (the repository changed since those results)" if key == "repo" else "")
                 )
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
@@ -218,8 +225,13 @@ async def run_bench(
     if unknown or not config.pipelines:
         raise BenchError(f"unknown pipeline(s) {', '.join(unknown) or '(none given)'}; "
                          f"choose from {', '.join(PIPELINES)}")
+    repo = None  # (identity, selection report) of a --repo run
     try:
-        dataset: Dataset = load_dataset(config.dataset, config.data)
+        if config.repo is not None:
+            repo = await _load_repo(config, settings, echo)
+            dataset: Dataset = repo[2]
+        else:
+            dataset = load_dataset(config.dataset, config.data)
         selected = dataset.select(limit=config.limit, ids=config.task_ids)
     except DatasetError as error:
         raise BenchError(str(error)) from error
@@ -229,7 +241,11 @@ async def run_bench(
     out = config.out
     model = model_label(settings)
     settings_shown = {k: v for k, v in settings.redacted().items() if k != "api_key"}
-    _check_out_folder(out, {"dataset": dataset.name, "source": dataset.source, "model": model})
+    run_info = {"dataset": dataset.name, "source": dataset.source, "model": model}
+    if repo is not None:
+        run_info["repo"] = repo[0].identity
+        run_info["repo_commit"] = repo[0].commit
+    _check_out_folder(out, run_info)
     meta = {"dataset": dataset.name, "source": dataset.source, "model": model,
             "settings": settings_shown}
     timeout = config.score_timeout_s or dataset.score_timeout_s
@@ -250,6 +266,15 @@ async def run_bench(
     finally:
         bar.close()
     defective = reference.defective
+    if repo is not None:  # tests that pass with the body removed measure nothing
+        from codeteam.bench.repo import check_empty_bodies
+
+        try:
+            defective.update(await check_empty_bodies(
+                dataset.name, selected, mode=settings.sandbox, score_timeout_s=timeout,
+                cache=cache, skip=set(defective)))
+        except SandboxUnavailable as error:
+            raise BenchError(f"cannot score: {error}") from error
     if defective and echo:
         print(f"codeteam bench: {len(defective)} task(s) with defective hidden tests are "
               f"excluded from pass@1: {', '.join(defective)}", file=sys.stderr)
@@ -339,14 +364,53 @@ async def run_bench(
     )
     if aborted:
         summary["aborted"] = aborted
+    if repo is not None:
+        summary["repo"] = {k: v for k, v in repo[1].as_dict().items() if k != "skipped"}
     write_summary(summary, out)
+    extra = ""
+    if repo is not None:
+        from codeteam.bench.repo import selection_text
+
+        (out / "selection.json").write_text(json.dumps(repo[1].as_dict(), indent=1) + "\n",
+                                            encoding="utf-8")
+        extra = selection_text(repo[1], defective)
+        with (out / "summary.md").open("a", encoding="utf-8") as handle:
+            handle.write(extra)
     if echo:
-        print(markdown(summary))
+        print(markdown(summary) + extra)
         if aborted:
             print(f"codeteam bench: {aborted}", file=sys.stderr)
         print(f"codeteam bench: wrote {out / 'results.jsonl'}, {out / 'summary.json'}, "
               f"{out / 'summary.md'}, {out / 'chart.png'}", file=sys.stderr)
     return summary
+
+
+async def _load_repo(config: BenchConfig, settings: Settings, echo: bool) -> tuple[Any, Any, Dataset]:
+    """(identity, selection report, dataset) of ``--repo``: the ``--out`` folder is checked
+    against the repository's identity before its tests are run."""
+    from codeteam.bench.repo import RepoError, load_repo, repo_identity
+    from codeteam.execution.models import SandboxUnavailable
+
+    def say(text: str) -> None:
+        if echo:
+            print(f"codeteam bench: {text}", file=sys.stderr)
+
+    try:
+        identity = repo_identity(config.repo)
+        _check_out_folder(config.out, {"dataset": identity.dataset, "model": model_label(settings),
+                                       "repo": identity.identity})
+        dataset, selection = await load_repo(
+            identity.root, mode=settings.sandbox, python=settings.python,
+            patterns=config.functions, min_tests=config.min_tests,
+            cache_path=config.out / "survey.json", identity=identity, progress=say,
+        )
+    except RepoError as error:
+        raise BenchError(str(error)) from error
+    except SandboxUnavailable as error:
+        raise BenchError(f"cannot run the project's tests: {error}") from error
+    say(f"{identity.root}: {len(dataset.tasks)} task(s), {len(selection.skipped)} function(s) "
+        f"skipped (reasons in {config.out / 'selection.json'})")
+    return identity, selection, dataset
 
 
 def config_from_args(args: argparse.Namespace) -> BenchConfig:
@@ -371,6 +435,10 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
         score_timeout_s=getattr(args, "score_timeout", None),
         progress=not getattr(args, "no_progress", False),
         report_only=getattr(args, "report_only", False),
+        repo=getattr(args, "repo", None),
+        functions=([p.strip() for p in args.functions.split(",") if p.strip()]
+                   if getattr(args, "functions", None) else None),
+        min_tests=max(getattr(args, "min_tests", 1) or 1, 1),
     )
 
 

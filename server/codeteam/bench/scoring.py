@@ -157,9 +157,39 @@ async def score_code(bench_task: BenchTask, code: str | None, *, policy: Sandbox
     except Exception as error:  # noqa: BLE001 - any code the module splice cannot take
         return Score(passed=False, kind="error", error_type=type(error).__name__,
                      tests_total=total, detail=_short(f"cannot place the code: {error}"))
+    return await score_hidden(bench_task, program, policy=policy)
+
+
+async def score_hidden(bench_task: BenchTask, program: Program, *, policy: SandboxPolicy) -> Score:
+    """Run ``bench_task``'s hidden tests on ``program`` (the whole module text): by pytest in
+    the project, with ``program`` laid over the function's file, for a ``--repo`` task (one
+    with a ``pytest_target``; :func:`score_pytest`), else by the test harness
+    (:func:`score_program`)."""
+    if bench_task.pytest_target is not None:
+        return await score_pytest(bench_task, program, policy=policy)
     return await score_program(
         program, bench_task.hidden_tests, module_name=bench_task.task.module_name, policy=policy
     )
+
+
+async def score_pytest(bench_task: BenchTask, program: Program, *, policy: SandboxPolicy) -> Score:
+    """Run a ``--repo`` task's hidden tests (the project's own tests that call the function,
+    as pytest node ids) with pytest in the project's interpreter in the sandbox, ``program``
+    laid over the function's file (:func:`~codeteam.execution.pytest_run.run_pytest_tests`),
+    and classify the outcome. Raises
+    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
+    from codeteam.execution.pytest_run import run_pytest_tests
+
+    target = bench_task.pytest_target
+    started = time.monotonic()
+    run = await run_pytest_tests(
+        target, program.text, bench_task.hidden_tests, policy,
+        function_start=program.function_start, function_lines=program.function_lines,
+        rootdir=target.rootdir,
+    )
+    score = classify(bench_task.hidden_tests, run)
+    score.seconds = time.monotonic() - started
+    return score
 
 
 # --- defective hidden tests ----------------------------------------------------------------
@@ -261,10 +291,7 @@ async def check_references(
         if item.reference is None or cache.get(dataset, item, timeout) is not None:
             return
         async with semaphore:
-            score = await score_program(
-                item.reference, item.hidden_tests, module_name=item.task.module_name,
-                policy=policy,
-            )
+            score = await score_hidden(item, item.reference, policy=policy)
         cache.put(dataset, item, score, timeout)
         if on_done:
             on_done()
