@@ -35,8 +35,8 @@ from pathlib import Path
 
 from codeteam.documents import task_for, with_project_tests
 from codeteam.execution.sandbox import SandboxPolicy
+from codeteam.execution.suite import run_suite as run_all
 from codeteam.pysource.functions import dedent_function, function_text, locate
-from codeteam.roles.tester import run_all
 
 TRUTH_PLUGIN = '''
 import json, os, sys, threading

@@ -4,7 +4,7 @@ Builds two projects in a temporary folder: ``params/`` (a function with 200 para
 tests) and ``lone/`` (a function with docstring examples and no tests around it), and times
 
 - in-process (what the editor's server does per review): building the task, selecting the
-  project's tests (one sandboxed pytest run) and running them (``run_all``), first and second
+  project's tests (one sandboxed pytest run) and running them (``run_suite``), first and second
   time (the second review of unchanged code hits the selection cache);
 - end to end: ``codeteam run FILE --function NAME --pipeline review --set ai_tests=0`` with
   this checkout's ``codeteam`` and, with ``--compare PYTHON``, another checkout's interpreter
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from codeteam.documents import task_for, with_project_tests
 from codeteam.execution.sandbox import SandboxPolicy
-from codeteam.roles.tester import run_all
+from codeteam.execution.suite import run_suite as run_all
 
 CLAMP = '''def clamp(x, lo, hi):
     """Clamp x into [lo, hi].

@@ -36,3 +36,23 @@ def test_no_lsp_types_below_the_editor():
             if {"pygls", "lsprotocol"} & set(roots):
                 offenders.append(f"{path.relative_to(PACKAGE_DIR)}:{node.lineno}")
     assert offenders == []
+
+
+RUNS_CODE = {"codeteam.execution.runner", "codeteam.execution.sandbox",
+             "codeteam.execution.pytest_run", "codeteam.execution.suite"}
+
+
+def test_roles_render_and_parse_and_never_run_code():
+    # The tester builds its report from a run the pipeline obtained from execution.
+    edges = graph()
+    offenders = {name: sorted(edges[name] & RUNS_CODE)
+                 for name in edges if name.startswith("codeteam.roles")}
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_the_editor_imports_neither_the_model_client_nor_the_sandbox():
+    edges = graph()
+    banned = RUNS_CODE | {name for name in edges if name.startswith("codeteam.llm")}
+    offenders = {name: sorted(edges[name] & banned)
+                 for name in edges if name.startswith("codeteam.editor")}
+    assert {name: found for name, found in offenders.items() if found} == {}

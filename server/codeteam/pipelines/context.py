@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 
 from codeteam.execution.models import SandboxUnavailable, TestCase
 from codeteam.execution.sandbox import SandboxPolicy
+from codeteam.execution.suite import run_suite
 from codeteam.llm.client import LLMClient
 from codeteam.pipelines.result import Result, Status
 from codeteam.roles.conversation import Conversation, ProgressCallback
 from codeteam.roles.prompts import PromptLibrary
-from codeteam.roles.tester import TesterReport, check_code
+from codeteam.roles.tester import TesterReport, build_report
 from codeteam.settings import Settings
 from codeteam.task import Task
 
@@ -78,14 +79,17 @@ class PipelineContext:
             return None
         if self.sandbox_problem:
             return None
+        conversation = self.conversation
+        conversation.report(f"tester: running {len(tests)} test{'s' if len(tests) != 1 else ''}")
         try:
-            report = await check_code(
-                self.conversation, task, code, tests, self.policy, round_number=round_number
-            )
+            run = await run_suite(task, task.program_with(code), tests, self.policy)
         except SandboxUnavailable as error:
             self.sandbox_problem = str(error)
             self.note(f"tests were not run: {error}")
             return None
+        report = build_report(tests, run, round_number=round_number)
+        conversation.event("tester", f"round {round_number}: ran {len(tests)} tests",
+                           report.summary)
         for text in report.skipped_notes():
             self.note(text)
         if report.run is not None and report.run.outcomes and not report.run.ran:

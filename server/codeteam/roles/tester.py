@@ -1,7 +1,8 @@
 """The tester: writes AI tests from the requirement and reports on *executed* tests.
 
 Self-collaboration's tester (Dong et al., arXiv 2304.07590, section 3.2) reviews the code and
-writes a report; a report from opinion alone hallucinates passes, so here the report is built
+writes a report (:func:`build_report`, from a run the pipeline obtained from execution:
+:func:`codeteam.execution.suite.run_suite`); a report from opinion alone hallucinates passes, so here the report is built
 from running the public tests (the user's doctests and pytest tests) and the AI tests in the
 sandbox. The AI tests come from the requirement alone, ordered easy to hard (AlphaCodium,
 Ridnik et al., arXiv 2401.08500, section 3; AgentCoder's independent test designer), so they
@@ -11,7 +12,6 @@ do not inherit the code's bugs.
 from __future__ import annotations
 
 import ast
-import asyncio
 from collections import Counter
 from typing import Literal
 
@@ -23,13 +23,10 @@ from codeteam.execution.describe import (  # noqa: F401 - the tester's vocabular
     failure_details,
     skipped_label,
 )
-from codeteam.execution.models import RunReport, TestCase, TestOutcome
-from codeteam.execution.pytest_run import run_pytest_tests
-from codeteam.execution.runner import run_tests
-from codeteam.execution.sandbox import SandboxPolicy
+from codeteam.execution.models import RunReport, TestCase
 from codeteam.roles.code_extraction import code_blocks
 from codeteam.roles.conversation import Conversation
-from codeteam.task import Program, Task
+from codeteam.task import Task
 
 REPORT_LIMIT = 4000
 """Characters of the report text the coder sees (the failures first)."""
@@ -202,68 +199,6 @@ async def write_tests(conversation: Conversation, task: Task, count: int) -> lis
     conversation.report(stage)
     reply = await conversation.ask("tester", stage, "tester", task=task, count=count)
     return parse_asserts(reply, task.name, limit=count, method=task.is_method)
-
-
-async def check_code(
-    conversation: Conversation,
-    task: Task,
-    code: str,
-    tests: list[TestCase],
-    policy: SandboxPolicy,
-    *,
-    round_number: int = 1,
-) -> TesterReport:
-    """Run ``tests`` on ``code`` (the function at column 0, placed into the task's module) in
-    the sandbox and build the report. Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
-    conversation.report(f"tester: running {len(tests)} test{'s' if len(tests) != 1 else ''}")
-    program = task.program_with(code)
-    run = await run_all(task, program, tests, policy)
-    report = build_report(tests, run, round_number=round_number)
-    conversation.event("tester", f"round {round_number}: ran {len(tests)} tests", report.summary)
-    return report
-
-
-async def run_all(task: Task, program: Program, tests: list[TestCase],
-                  policy: SandboxPolicy) -> RunReport:
-    """Run ``tests`` on ``program``: the project's pytest tests by pytest itself
-    (:func:`~codeteam.execution.pytest_run.run_pytest_tests`, with the candidate file laid over
-    the original), the others (docstring examples, AI tests) by the stdlib harness, both at
-    once; one report, outcomes in the order of ``tests``."""
-    pytest_tests = [t for t in tests if t.kind == "pytest"]
-    others = [t for t in tests if t.kind != "pytest"]
-    if not pytest_tests:
-        return await run_tests(program, tests, module_name=task.module_name, policy=policy,
-                               project=task.project)
-    if task.pytest_target is None:
-        runs = [RunReport(sandbox=policy.mode, outcomes=[
-            TestOutcome(test_id=t.id, status="skipped",
-                        message="no project to run pytest in (the file is not saved)")
-            for t in pytest_tests])]
-    else:
-        runs = []
-    jobs = []
-    if others:
-        jobs.append(run_tests(program, others, module_name=task.module_name, policy=policy,
-                              project=task.project))
-    if task.pytest_target is not None:
-        jobs.append(run_pytest_tests(
-            task.pytest_target, program.text, pytest_tests, policy,
-            function_start=program.function_start, function_lines=program.function_lines,
-            rootdir=task.pytest_target.rootdir,
-        ))
-    runs += await asyncio.gather(*jobs)
-    found = {o.test_id: o for run in runs for o in run.outcomes}
-    return RunReport(
-        outcomes=[found.get(t.id) or TestOutcome(test_id=t.id, status="error",
-                                                 message="no outcome reported")
-                  for t in tests],
-        sandbox=policy.mode,
-        exit_code=next((r.exit_code for r in runs if r.exit_code), runs[0].exit_code),
-        killed=any(r.killed for r in runs),
-        output="\n".join(r.output for r in runs if r.output),
-        seconds=max(r.seconds for r in runs),
-    )
 
 
 def not_run_line(run: RunReport) -> str:
