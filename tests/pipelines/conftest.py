@@ -33,3 +33,37 @@ async def run(scripted):
     yield go
     for client in clients:
         await client.close()
+
+
+@pytest.fixture
+async def run_on_disk(scripted):
+    """``await run_on_disk(pipeline, source, qualname, path=None, root=None, **settings)``: a
+    task built from a file on disk, with the project's pytest tests when they matter; no AI
+    tests and one round unless given; returns the result."""
+    from codeteam.documents import task_for, with_project_tests
+    from codeteam.execution.sandbox import SandboxPolicy
+    from codeteam.llm.provider import client_for
+    from codeteam.pipelines.runner import run_pipeline
+    from codeteam.settings import load_settings
+
+    clients = []
+
+    async def go(pipeline, source, qualname, *, path=None, root=None, **overrides):
+        settings, problems = load_settings(
+            {"base_url": scripted.base_url, "max_retries": 0, "timeout_s": 5, "ai_tests": 0,
+             "max_rounds": 1, **overrides},
+            env=False,
+        )
+        assert problems == []
+        client = await client_for(settings)
+        clients.append(client)
+        task = task_for(source, qualname, path=path, workspace_root=root)
+        if root is not None:
+            root.chmod(0o755)  # the sandbox's uid reads the project (pytest made it 0700)
+        task = await with_project_tests(task, path=path, root=root, policy=SandboxPolicy(
+            mode=settings.sandbox, timeout_s=settings.test_timeout_s))
+        return await run_pipeline(pipeline, task, settings=settings, client=client)
+
+    yield go
+    for client in clients:
+        await client.close()

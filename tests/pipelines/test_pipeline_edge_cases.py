@@ -1,4 +1,6 @@
-"""Review: pipeline defects, driven by the scripted model and the real sandbox."""
+"""Pipelines on real-world shapes (methods with column-0 strings, line separators, stateful
+doctests, keyword-named files, prompt overrides, imports that fail), driven by the scripted
+model and the real sandbox; each reproduces a defect a review found."""
 
 from __future__ import annotations
 
@@ -26,23 +28,23 @@ TITLE"""
 '''
 
 
-async def test_team_on_a_method_with_a_column_0_string_does_not_raise(scripted, run):
+async def test_team_on_a_method_with_a_column_0_string_does_not_raise(scripted, run_on_disk):
     scripted.reply(ANALYST_OR_PLANNER, "1. Return the title.", times=None)
     scripted.reply(CODER, "```python\ndef header(self):\n    return 'TITLE'\n```", times=None)
-    result = await run("team", METHOD_WITH_COLUMN_0_STRING, "Report.header")
+    result = await run_on_disk("team", METHOD_WITH_COLUMN_0_STRING, "Report.header")
     assert result.status in ("passed", "failed", "error")
 
 
 ANALYST_OR_PLANNER = r"You are the analyst|You write short plans"
 
 
-async def test_review_of_a_correct_method_with_a_column_0_string(scripted, run):
-    result = await run("review", METHOD_WITH_COLUMN_0_STRING, "Report.header")
+async def test_review_of_a_correct_method_with_a_column_0_string(scripted, run_on_disk):
+    result = await run_on_disk("review", METHOD_WITH_COLUMN_0_STRING, "Report.header")
     assert result.status == "passed", result.last_report.summary
 
 
 async def test_review_does_not_pass_a_wrong_function_because_of_a_line_separator(
-    scripted, run, tmp_path: Path
+    scripted, run_on_disk, tmp_path: Path
 ):
     module = tmp_path / "textutil.py"
     source = 'def shout(s):\n    """Upper-case s."""\n    return s\n'  # wrong on purpose
@@ -55,7 +57,7 @@ async def test_review_does_not_pass_a_wrong_function_because_of_a_line_separator
         '    assert shout(word) == "HI"\n',
         encoding="utf-8",
     )
-    result = await run("review", source, "shout", path=module, root=tmp_path)
+    result = await run_on_disk("review", source, "shout", path=module, root=tmp_path)
     assert result.status == "failed", result.last_report.summary
 
 
@@ -69,33 +71,33 @@ METHOD = '''class Counter:
 '''
 
 
-async def test_ai_tests_for_a_method_are_usable(scripted, run):
+async def test_ai_tests_for_a_method_are_usable(scripted, run_on_disk):
     scripted.reply(
         TESTER,
         "```python\nassert Counter(1).bumped(2) == 3\nassert Counter().bumped(0) == 0\n```",
     )
-    result = await run("review", METHOD, "Counter.bumped", ai_tests=2)
+    result = await run_on_disk("review", METHOD, "Counter.bumped", ai_tests=2)
     report = result.last_report
     assert report is not None and report.counts("ai") == (2, 2), result.notes
 
 
-async def test_bare_call_ai_tests_for_a_method_do_not_fail_a_correct_method(scripted, run):
+async def test_bare_call_ai_tests_for_a_method_do_not_fail_a_correct_method(scripted, run_on_disk):
     scripted.reply(TESTER, "```python\nassert bumped(Counter(1), 2) == 3\n```")
-    result = await run("review", METHOD, "Counter.bumped", ai_tests=1)
+    result = await run_on_disk("review", METHOD, "Counter.bumped", ai_tests=1)
     assert result.status != "failed", result.last_report.summary
 
 
-async def test_plan_docstring_never_returns_code_that_does_not_parse(scripted, run):
+async def test_plan_docstring_never_returns_code_that_does_not_parse(scripted, run_on_disk):
     scripted.reply(PLANNER, "1. Multiply x by two.\n2. Return it.")
-    result = await run("plan_docstring", "def double(x):\n\treturn 2 * x\n", "double")
+    result = await run_on_disk("plan_docstring", "def double(x):\n\treturn 2 * x\n", "double")
     if result.code is not None:
         ast.parse(result.code)
 
 
-async def test_a_bad_prompt_override_degrades_instead_of_raising(scripted, run, tmp_path):
+async def test_a_bad_prompt_override_degrades_instead_of_raising(scripted, run_on_disk, tmp_path):
     (tmp_path / "direct.yaml").write_text("system: only a system message\n")
     scripted.reply(ANALYST_OR_PLANNER, "1. Double it.", times=None)
-    result = await run("direct", 'def double(x):\n    """Double x."""\n', "double",
+    result = await run_on_disk("direct", 'def double(x):\n    """Double x."""\n', "double",
                        prompts_dir=str(tmp_path))
     assert result.status == "error" and result.notes
 
@@ -134,23 +136,23 @@ def total(xs):
 '''
 
 
-async def test_review_runs_stateful_doctests_like_doctest(scripted, run):
-    result = await run("review", STATEFUL_DOCTEST, "total")
+async def test_review_runs_stateful_doctests_like_doctest(scripted, run_on_disk):
+    result = await run_on_disk("review", STATEFUL_DOCTEST, "total")
     assert result.status == "passed", result.last_report.summary
 
 
-async def test_flow_survives_a_degenerate_yaml_reply(scripted, run):
+async def test_flow_survives_a_degenerate_yaml_reply(scripted, run_on_disk):
     from scripted_replies import FLOW_CODE, REFLECT
 
     scripted.reply(REFLECT, "self_reflection:\n- " + "[" * 1000, times=None)
     scripted.reply(FLOW_CODE, "```python\ndef double(x):\n    return 2 * x\n```", times=None)
-    result = await run("flow", 'def double(x):\n    """Double x.\n\n    >>> double(2)\n    4\n'
+    result = await run_on_disk("flow", 'def double(x):\n    """Double x.\n\n    >>> double(2)\n    4\n'
                        '    """\n', "double")
     assert result.status == "passed", result.notes
 
 
 async def test_user_tests_using_pytest_raises_without_the_dev_extra(
-    scripted, run, tmp_path: Path, monkeypatch
+    scripted, run_on_disk, tmp_path: Path, monkeypatch
 ):
     from codeteam.execution import runner
 
@@ -165,14 +167,38 @@ async def test_user_tests_using_pytest_raises_without_the_dev_extra(
         "import pytest\n\nfrom parsing import parse_age\n\n\n"
         "def test_negative():\n    with pytest.raises(ValueError):\n        parse_age('-1')\n"
     )
-    result = await run("review", source, "parse_age", path=module, root=tmp_path)
+    result = await run_on_disk("review", source, "parse_age", path=module, root=tmp_path)
     assert result.status != "failed", result.last_report.summary
 
 
-async def test_review_of_a_file_named_after_a_keyword(scripted, run, tmp_path: Path):
+async def test_review_of_a_file_named_after_a_keyword(scripted, run_on_disk, tmp_path: Path):
     module = tmp_path / "lambda.py"
     source = 'def handler(event):\n    """Echo.\n\n    >>> handler(1)\n    1\n    """\n' \
              '    return event\n'
     module.write_text(source)
-    result = await run("review", source, "handler", path=module, root=tmp_path)
+    result = await run_on_disk("review", source, "handler", path=module, root=tmp_path)
     assert result.status == "passed", result.notes
+
+
+@pytest.mark.sandbox
+async def test_review_does_not_pass_a_function_whose_result_fails_to_import(
+    scripted, run_on_disk, tmp_path: Path
+):
+    module = tmp_path / "formats.py"
+    source = (
+        "def reader_module(ext):\n"
+        '    """The standard module that reads files with extension ext.\n\n'
+        '    >>> reader_module("csv")\n'
+        "    'csv'\n"
+        '    """\n'
+        '    return {"csv": "csv", "json": "jsonn"}.get(ext)  # typo: the bug\n'
+    )
+    module.write_text(source)
+    (tmp_path / "test_formats.py").write_text(
+        "import importlib\n\nfrom formats import reader_module\n\n\n"
+        "def test_json_reader_parses():\n"
+        '    assert importlib.import_module(reader_module("json")).loads("[1]") == [1]\n'
+    )
+    result = await run_on_disk("review", source, "reader_module", path=module, root=tmp_path)
+    statuses = [(o.test_id, o.status) for o in result.last_report.run.outcomes]
+    assert result.status == "failed", (result.status, statuses, result.notes)

@@ -1,5 +1,6 @@
-"""Review: ``codeteam run`` defects (the CLI has no tests of its own). Always with the scripted
-model's base_url: never the embedded model."""
+"""``codeteam run`` end to end (exit codes, BOM, --write safety, messages instead of
+tracebacks, half-typed code), always with the scripted model's base_url, never the embedded
+model; each reproduces a defect a review found."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Review, round 4: a reply's decorators kept on an inner function and runs that start while
-another part of the module does not parse (the parametrize cases are pytest's own now:
-tests/execution/test_pytest_run.py). Each test reproduces a defect the review found (each was a strict xfail
-until its fix). No model, no sandbox: extraction, discovery and the lookups are called
-directly."""
+"""A reply's decorators kept on an inner function, and the lookup of a function while another
+part of the module does not parse: each test reproduces a defect a review found. No model, no
+sandbox: extraction and the lookups are called directly."""
 
 from __future__ import annotations
 

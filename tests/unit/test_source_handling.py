@@ -1,5 +1,6 @@
-"""Review: defects in finding, extracting, planning and re-indenting functions (no model,
-no sandbox). Each test is xfail(strict): it fails today and passes once the defect is fixed."""
+"""Finding, extracting, planning and re-indenting functions of unusual shapes (tabs,
+multi-line signatures, strings at column 0, form feeds, future imports): no model, no sandbox;
+each test reproduces a defect a review found."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Review: editor defects against the real server (pytest-lsp, scripted model)."""
+"""Edits in practice against the real server (pytest-lsp, scripted model): two runs on one file,
+debounced clients, tab indentation, typing right after the edit, half-typed code elsewhere, a
+kept result; each reproduces a defect a review found."""
 
 from __future__ import annotations
 
