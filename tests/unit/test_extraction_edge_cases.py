@@ -4,6 +4,8 @@ found. No model: extraction is called directly."""
 
 from __future__ import annotations
 
+import pytest
+
 from codeteam.roles.code_extraction import CodeExtractionError, extract_function
 from codeteam.task import Task
 
