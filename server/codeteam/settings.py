@@ -93,6 +93,11 @@ class Settings(BaseSettings):
     max_calls: int = Field(
         default=15, ge=1, le=100, description="LLM call budget of one flow run."
     )
+    candidates: int = Field(
+        default=3, ge=0, le=20,
+        description="Sampled alternatives (temperature 0.8, one seed each) that team and flow "
+        "write when the first answer fails a test; chosen by execution (0: none).",
+    )
     prompts_dir: str | None = Field(
         default=None, description="A folder of prompt files that override the shipped ones."
     )
@@ -126,7 +131,8 @@ class Settings(BaseSettings):
         return value
 
     @field_validator(
-        "max_tokens", "max_rounds", "max_retries", "ai_tests", "max_calls", "seed", mode="before"
+        "max_tokens", "max_rounds", "max_retries", "ai_tests", "max_calls", "seed", "candidates",
+        mode="before",
     )
     @classmethod
     def _no_booleans(cls, value: Any) -> Any:

@@ -117,8 +117,10 @@ class LLMClient:
         temperature: float | None = None,
         max_tokens: int | None = None,
         stop: list[str] | None = None,
+        seed: int | None = None,
     ) -> Reply:
-        """One chat completion. ``max_tokens`` caps the completion (tokens).
+        """One chat completion. ``max_tokens`` caps the completion (tokens); ``seed``
+        replaces the client's seed for this call (a sampled candidate's own seed).
 
         Raises :class:`LLMUnavailable`, :class:`LLMTimeout`, :class:`LLMRateLimited`,
         :class:`LLMAuthError` or :class:`LLMResponseError`. Cancelling the awaiting task
@@ -127,8 +129,8 @@ class LLMClient:
         started = time.monotonic()
         name = model or self.endpoint.model
         kwargs: dict[str, Any] = {}
-        if self.seed is not None:
-            kwargs["seed"] = self.seed
+        if seed is not None or self.seed is not None:
+            kwargs["seed"] = self.seed if seed is None else seed
         if stop:
             kwargs["stop"] = stop
         if self.endpoint.extra_body:
