@@ -95,7 +95,7 @@ class Settings(BaseSettings):
     )
     candidates: int = Field(
         default=3, ge=0, le=20,
-        description="Sampled alternatives (temperature 0.8, one seed each) that team and flow "
+        description="Sampled alternatives (temperature 0.5, one seed each) that team and flow "
         "write when the first answer fails a test; chosen by execution (0: none).",
     )
     prompts_dir: str | None = Field(

@@ -112,8 +112,8 @@ async def test_agreeing_samples_win_over_one_that_passes_a_wrong_ai_test_alone(s
     assert any("chose candidate #1 of 4 (sample, seed 1235)" in n for n in result.notes)
     # The seeds and the temperature are in the transcript.
     samples = [e.sampling for e in result.transcript if e.sampling is not None]
-    assert [(s.temperature, s.seed) for s in samples] == [(0.8, 1235), (0.8, 1236), (0.8, 1237)]
-    assert "coder: sampling code (temperature 0.8, seed 1235)" in stages
+    assert [(s.temperature, s.seed) for s in samples] == [(0.5, 1235), (0.5, 1236), (0.5, 1237)]
+    assert "coder: sampling code (temperature 0.5, seed 1235)" in stages
     assert [r.get("seed") for r in scripted.requests if sampled(r)] == [1235, 1236, 1237]
     assert result.usage.total.calls == 5 and not scripted.unmatched
 

@@ -16,10 +16,17 @@ ranked by
    candidate passes adds nothing to anyone (it is likely wrong);
 3. the size of the consensus set alone (agreement even where no AI test passes, as AlphaCode
    clusters samples by behaviour, arXiv 2203.07814);
-4. the shorter code, then the earlier candidate (the direct answer first).
+4. a candidate written from the prompt over a revision of one (a revision must do better to
+   replace what it revised), then the shorter code, then the earlier candidate.
 
-CodeT's experiments sample solutions at temperature 0.8; the seeds
-make a run repeatable and are recorded in the transcript and in :attr:`Result.candidates`.
+Revisions of a candidate (team's revision rounds) join the pool but do not vote: they are not
+independent samples, so only the direct answer and the sampled ones count towards another
+candidate's agreement.
+
+CodeT samples solutions at temperature 0.8; on the embedded 135M model a probe gave usable
+code in 2 of 8 samples at 0.8 and 1 of 2 at 0.4, so samples here are drawn at 0.5 (a
+compromise, not a tuned optimum). The seeds make a run repeatable and are recorded in the
+transcript and in :attr:`Result.candidates`.
 """
 
 from __future__ import annotations
@@ -37,8 +44,9 @@ from codeteam.roles.conversation import CallBudgetExceeded, Sampling
 from codeteam.roles.tester import TesterReport
 from codeteam.task import Task
 
-SAMPLE_TEMPERATURE = 0.8
-"""Temperature of sampled candidates (CodeT, arXiv 2207.10397, samples at 0.8)."""
+SAMPLE_TEMPERATURE = 0.5
+"""Temperature of sampled candidates (CodeT, arXiv 2207.10397, samples at 0.8; lower here,
+see the module docstring)."""
 
 Origin = Literal["direct", "plan", "sample", "approach", "revision"]
 """Where a candidate came from: the direct prompt at the settings' temperature, the coder
@@ -102,12 +110,13 @@ def rank(pool: list[Candidate]) -> tuple[int, list[CandidateRecord]]:
     if not pool:
         raise ValueError("no candidates to choose from")
     behaviours = [behaviour(c.report) for c in pool]
+    voters = [i for i, c in enumerate(pool) if c.origin != "revision"]
     records = []
     keys = []
     for index, candidate in enumerate(pool):
         public_ok, public_total = _public(candidate.report)
         ai_ok, ai_total = candidate.report.counts("ai") if candidate.report else (0, 0)
-        agreement = sum(1 for b in behaviours if b == behaviours[index])
+        agreement = 1 + sum(1 for i in voters if i != index and behaviours[i] == behaviours[index])
         dual = agreement * ai_ok
         chars = len(candidate.code.strip())
         records.append(CandidateRecord(
@@ -118,7 +127,8 @@ def rank(pool: list[Candidate]) -> tuple[int, list[CandidateRecord]]:
             ai_passed=ai_ok, ai_total=ai_total, agreement=agreement, dual_score=dual,
             chars=chars, code=candidate.code,
         ))
-        keys.append((public_ok, dual, agreement, -chars, -index))
+        independent = candidate.origin != "revision"
+        keys.append((public_ok, dual, agreement, independent, -chars, -index))
     chosen = max(range(len(pool)), key=keys.__getitem__)
     records[chosen].chosen = True
     return chosen, records

@@ -129,7 +129,7 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
                               rounds=round_number)
     elif not tests:
         return ctx.result("flow", "error", None)
-    if ctx.candidates:
+    if ctx.candidates:  # the approach's code and the samples
         for approach in approaches[:MAX_APPROACHES]:
             try:
                 pool.append(Candidate(

@@ -86,7 +86,8 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
         if report is None and ctx.sandbox_problem:
             ctx.note("one answer, no sampling: candidates are chosen by running them, and "
                      "the tests could not run")
-        if report is None or passes_everything(report) or not ctx.candidates:
+        if (report is None or passes_everything(report) or not ctx.candidates
+                or ctx.max_rounds < 2):
             return await _rounds(task, ctx, "team", pool[0].code, tests, plan,
                                  current=report, done_rounds=1, earlier=reports, pool=pool)
     if not tests:
