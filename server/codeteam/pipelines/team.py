@@ -38,10 +38,10 @@ from codeteam.task import Task
 
 PLAN_CANDIDATE = False
 """Whether the analyst's plan guides one of the sampled candidates (it then takes one of the
-``candidates`` slots and guides the revisions). Off: on the embedded model the planned answer
-solved fewer HumanEval tasks than the direct one (plan 1/164 vs direct 4/164 in the full run of
-docs/benchmarks.md), and the analyst's reply held no usable plan in most runs, so the two calls
-bought nothing. A plan the user wrote into the docstring is always followed: it is part of the
+``candidates`` slots and guides the revisions). Off: on the embedded model, code written from
+a plan solved fewer HumanEval tasks than the direct answer (the ``plan`` pipeline 1/164, direct
+4/164, none solved by plan alone, in the full run of docs/benchmarks.md), and the analyst's
+reply often held no usable plan, so its two calls bought nothing. A plan the user wrote into the docstring is always followed: it is part of the
 stub every prompt shows."""
 
 
