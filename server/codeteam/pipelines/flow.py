@@ -12,7 +12,8 @@ breaks a test that passed before is reverted. The run stops as soon as every tes
 when the LLM call budget (``max_calls``) is spent; the best code so far is returned.
 
 AlphaCodium spends 15-20 calls a problem; with the default budget of 15 and the early exit,
-a problem whose first code passes costs 5 calls.
+a problem whose first answer passes costs 4 calls (reflection, approaches, AI tests, the
+direct answer).
 """
 
 from __future__ import annotations
