@@ -108,6 +108,11 @@ class Settings(BaseSettings):
         description="Seconds the editor may take to answer an edit (workspace/applyEdit); "
         "then codeteam stops waiting and keeps the result (codeteam.transcript).",
     )
+    candidates: int = Field(
+        default=3, ge=0, le=20,
+        description="Sampled alternatives (temperature 0.5, one seed each) that team and flow "
+        "write when the first answer fails a test; chosen by execution (0: none).",
+    )
     prompts_dir: str | None = Field(
         default=None, description="A folder of prompt files that override the shipped ones."
     )
@@ -153,7 +158,7 @@ class Settings(BaseSettings):
 
     @field_validator(
         "max_tokens", "max_rounds", "max_retries", "ai_tests", "max_calls", "seed",
-        "context_tokens", mode="before"
+        "context_tokens", "candidates", mode="before"
     )
     @classmethod
     def _no_booleans(cls, value: Any) -> Any:

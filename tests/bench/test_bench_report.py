@@ -138,3 +138,42 @@ def test_summary_counts_missing_pairs_of_an_interrupted_run():
     assert summary["pipelines"]["plan"] == summary["pipelines"]["plan"] | {
         "tasks": 0, "pass@1": None, "missing": 2}
     assert "(2 missing)" in markdown(summary)
+
+
+def test_paired_comparison_with_direct_and_the_exact_mcnemar_p(tmp_path):
+    # team solves T/0..T/5 and T/7, direct solves T/6 and T/7: 6 only team, 1 only direct.
+    records = [record(f"T/{i}", "team", i != 6) for i in range(8)]
+    records += [record(f"T/{i}", "direct", i in (6, 7)) for i in range(8)]
+    records += [record(f"T/{i}", "flow", i == 7) for i in range(4)]  # flow: half run
+    summary = summarize(records, pipelines=["direct", "team", "flow"],
+                        task_ids=[f"T/{i}" for i in range(8)], defective={})
+    team = summary["pipelines"]["team"]["paired_vs_direct"]
+    assert team == {"tasks": 8, "only_this": 6, "only_baseline": 1, "both": 1, "neither": 0,
+                    "mcnemar_p": pytest.approx(2 * (1 + 7) / 2 ** 7)}  # 0.125
+    flow = summary["pipelines"]["flow"]["paired_vs_direct"]
+    assert flow["tasks"] == 4 and flow["only_this"] == 0 and flow["only_baseline"] == 0
+    assert flow["mcnemar_p"] == 1.0  # no task solved by only one of them
+    assert summary["pipelines"]["direct"]["paired_vs_direct"] is None
+    # Wilson 95% intervals: 7/8 and 2/8.
+    low, high = summary["pipelines"]["team"]["ci95"]
+    assert low == pytest.approx(0.529, abs=1e-3) and high == pytest.approx(0.978, abs=1e-3)
+    low, high = summary["pipelines"]["direct"]["ci95"]
+    assert low == pytest.approx(0.0715, abs=1e-3) and high == pytest.approx(0.591, abs=1e-3)
+    text = markdown(summary)
+    assert "| team | 8 | 6 | 1 | 1 | 0 | 0.125 |" in text
+    assert "| flow | 4 | 0 | 0 | 0 | 4 | 1 |" in text
+    assert "| 52.9–97.8% |" in text
+    paths = write_summary(summary, tmp_path)
+    assert paths["chart"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_mcnemar_exact_matches_the_binomial_tails():
+    from codeteam.bench.summary import mcnemar_exact, wilson_interval
+
+    assert mcnemar_exact(6, 0) == pytest.approx(1 / 32)  # 2 x 0.5^6: p < 0.05
+    assert mcnemar_exact(4, 0) == pytest.approx(1 / 8)
+    assert mcnemar_exact(3, 3) == 1.0 and mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(1, 9) == mcnemar_exact(9, 1) == pytest.approx(2 * 11 / 1024)
+    assert wilson_interval(0, 0) is None
+    low, high = wilson_interval(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)

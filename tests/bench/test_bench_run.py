@@ -310,3 +310,27 @@ async def test_a_dead_endpoint_stops_the_run_and_is_retried_on_resume(scripted, 
     summary = await bench(scripted, out, data=data, pipelines=["direct", "plan"])
     assert "aborted" not in summary and summary["infra_errors"] == 0
     assert len(scripted.requests) - before == 4 * 1 + 4 * 2  # every pair ran again
+
+
+async def test_team_records_each_candidate_with_its_hidden_verdict(scripted, tmp_path):
+    data = write_jsonl(tmp_path / "one.jsonl", [inc_record("T/0", "inc_a")])
+    tester = r"You are the tester"
+    scripted.reply(tester, "```python\nassert inc_a(5) == 6\n```")
+    def direct(body):  # the direct answer (direct's, and team's first): the settings' seed
+        return bool(re.search(DIRECT, text_of(body))) and body.get("seed") == 1234
+
+    scripted.reply(direct, code("def inc_a(x):\n    return x"), times=2)  # fails the public test
+    scripted.reply(lambda body: body.get("seed") == 1235, plus_one("inc_a"))
+    scripted.reply(lambda body: body.get("seed") == 1236, code("def inc_a(x):\n    return 2"))
+    out = tmp_path / "out"
+    summary = await bench(scripted, out, data=data, pipelines=["direct", "team"],
+                          settings=scripted_settings(scripted, candidates=2, max_rounds=2))
+    assert scripted.unmatched == []
+    team = ResultsLog(out / "results.jsonl").load()[("T/0", "team")]
+    assert team.passed and team.calls == 4  # tester, direct answer, two samples
+    assert [(c["origin"], c["seed"], c["chosen"], c["passed"]) for c in team.candidates] == [
+        ("direct", None, False, False), ("sample", 1235, True, True),
+        ("sample", 1236, False, False)]
+    assert all("code" not in c for c in team.candidates)
+    paired = summary["pipelines"]["team"]["paired_vs_direct"]
+    assert (paired["only_this"], paired["only_baseline"]) == (1, 0)

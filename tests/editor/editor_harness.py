@@ -35,7 +35,11 @@ SERVER_COMMAND = [sys.executable, "-m", "codeteam", "serve"]
 # Prompt routing: each role's prompt file has a distinctive sentence.
 ANALYST = r"You are the analyst"
 PLANNER = r"You write short plans"
-CODER = r"You write correct, simple Python"
+CODER = r"(?:You write correct, simple Python|You complete Python functions)"
+"""The coder's first draft: the plan pipeline's prompt, or the direct prompt (team's and
+flow's first answer is the one direct gives)."""
+WRITE = CODER + r".*(?:Write the body of this function|Complete this function):\n```python\ndef "
+"""The coder's first draft of one function: ``WRITE + "name"``."""
 REVISE = r"The tester ran your code"
 TESTER = r"You are the tester"
 

@@ -49,7 +49,7 @@ async def test_cancel_from_the_progress(editor, scripted):
     assert isinstance(begin, types.WorkDoneProgressBegin)
     assert begin.title == "codeteam: Generate with team" and begin.cancellable is True
     stages = [r.message for r in client.progress_reports[token][1:]]
-    assert "analyst: planning" in stages
+    assert "collecting the public tests" in stages
 
     client.cancel_progress(token)
     answer = await asyncio.wait_for(future, 10)

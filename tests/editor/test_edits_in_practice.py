@@ -35,7 +35,7 @@ def beta(xs):
 ```"""
 
 
-WRITE = CODER + r".*Write the body of this function:\n```python\ndef "
+WRITE = CODER + r".*(?:Write the body of this function|Complete this function):\n```python\ndef "
 
 
 def argument(document, needle: str) -> dict:

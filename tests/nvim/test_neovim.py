@@ -110,13 +110,14 @@ def test_generate_replaces_the_function(nvim, scripted, tmp_path):
     assert run["applies"] == [
         {"versions": [0], "changes": False, "buffer_version": 0, "applied": True}
     ], run.explain()
-    # The settings reached the server: it used the scripted model, and the coder saw the plan.
-    assert scripted.count(ANALYST) == 1 and scripted.count(CODER) == 1
-    assert "1. Keep the maximum so far." in scripted.texts()[1]
+    # The settings reached the server: it used the scripted model; the first draft is the
+    # direct answer (no analyst).
+    assert scripted.count(ANALYST) == 0 and scripted.count(CODER) == 1
+    assert "Complete this function" in scripted.texts()[0]
     assert not scripted.unmatched
     # The stages were echoed; the user was told the outcome.
     echoes = "\n".join(run["echoes"])
-    assert "codeteam: Generate with team: analyst: planning" in echoes
+    assert "codeteam: Generate with team: coder: writing code" in echoes
     assert "coder: writing code" in echoes
     assert any("Generate with team · running_max" in m and "Applied." in m for m in messages(run))
     # ... on one line that fits the screen (no "Press ENTER" prompt), the outcome kept.

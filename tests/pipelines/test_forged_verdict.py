@@ -2,7 +2,7 @@
 run must end "failed", never "passed"."""
 
 import pytest
-from pipeline_support import ANALYST, CODER, REVISE, TESTER
+from pipeline_support import DIRECT, REVISE, TESTER
 
 pytestmark = pytest.mark.sandbox
 
@@ -55,8 +55,8 @@ def _code(body: str) -> str:
 @pytest.mark.parametrize("name", sorted(FORGERIES))
 async def test_a_forged_verdict_is_a_failure(name, scripted, run):
     body = FORGERIES[name]
-    scripted.reply(ANALYST, "1. Do it.\n2. Return it.").reply(TESTER, "no tests from me")
-    scripted.reply(CODER, _code(body)).reply(REVISE, _code(body), times=None)
+    scripted.reply(TESTER, "no tests from me")
+    scripted.reply(DIRECT, _code(body), times=None).reply(REVISE, _code(body), times=None)
     result, _ = await run("team", ai_tests=1, max_rounds=1, test_timeout_s=5)
     assert result.status == "failed"
     outcomes = result.reports[-1].run.outcomes

@@ -8,11 +8,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from pipeline_support import ANALYST, CODER, REVISE, TESTER
+from pipeline_support import DIRECT, REVISE, TESTER
 
 pytestmark = pytest.mark.sandbox
 
-PLAN = "1. Do it.\n2. Return it."
 NO_AI = "no tests from me"
 
 
@@ -22,8 +21,8 @@ def _code(body: str) -> str:
 
 
 def _script(scripted, body):
-    scripted.reply(ANALYST, PLAN).reply(TESTER, NO_AI)
-    scripted.reply(CODER, _code(body)).reply(REVISE, _code(body), times=None)
+    scripted.reply(TESTER, NO_AI)
+    scripted.reply(DIRECT, _code(body), times=None).reply(REVISE, _code(body), times=None)
 
 
 async def _team(run, **overrides):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pipeline_support import CODER, FIX, FLOW_CODE, GOOD, STUB, TESTER
+from pipeline_support import DIRECT, FIX, FLOW_CODE, GOOD, STUB, TESTER
 
 from codeteam.documents import task_for, with_project_tests
 from codeteam.execution.sandbox import SandboxPolicy
@@ -130,7 +130,7 @@ async def test_a_module_importing_what_the_sandbox_lacks_is_untested_not_failed(
 
 
 async def test_team_does_not_revise_for_tests_that_cannot_run(scripted, run_on_files):
-    scripted.reply(CODER, GOOD)
+    scripted.reply(DIRECT, GOOD)
     result = await run_on_files("team", STUB, TESTS, max_rounds=3)
     assert result.status == "passed" and result.rounds == 1, result.notes
     assert scripted.count(TESTER) == 0
@@ -138,7 +138,7 @@ async def test_team_does_not_revise_for_tests_that_cannot_run(scripted, run_on_f
 
 
 async def test_flow_does_not_try_to_fix_tests_that_cannot_run(scripted, run_on_files):
-    scripted.reply(FLOW_CODE, GOOD, times=None)
+    scripted.reply(DIRECT, GOOD, times=None).reply(FLOW_CODE, GOOD, times=None)
     tests_text = TESTS.replace("test_plain", "test_plain_fails").replace("[2, 2]", "[0]")
     result = await run_on_files("flow", STUB, tests_text, max_calls=15)
     # test_plain_fails is a wrong user test: the flow tries to fix it, never the skipped ones.

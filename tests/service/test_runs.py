@@ -11,7 +11,7 @@ from codeteam.llm.embedded import EmbeddedModelError
 from codeteam.service import runs as service
 from codeteam.service.clients import OneClient
 from codeteam.settings import load_settings
-from scripted_replies import CODER, DIRECT, GOOD, TESTER
+from scripted_replies import DIRECT, GOOD, TESTER
 
 STUB = '''import math
 
@@ -136,8 +136,8 @@ async def test_unavailable_generate_pipeline_falls_back_to_team_with_a_note(scri
         service.pipeline_name("nonesuch", settings)
 
 
-async def test_coder_reply_used_by_team(scripted):
-    scripted.reply(CODER, GOOD)
+async def test_the_direct_answer_is_teams_first_draft(scripted):
+    scripted.reply(DIRECT, GOOD)
     request = service.RunRequest(text=STUB, settings=_settings(scripted, max_rounds=1),
                                  pipeline="team", qualname="running_max")
     outcome = await _run(request)

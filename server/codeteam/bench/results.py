@@ -36,6 +36,9 @@ class BenchRecord(BaseModel):
     wall-clock time and ``score_seconds`` the scoring run's. ``tests_passed``/``tests_total``
     count hidden tests; ``detail`` describes the first failure. ``infra_error`` says why the run had no fair
     chance (every LLM call failed, or the pipeline raised): such pairs are run again on resume.
+    ``candidates``: one entry per candidate the pipeline compared by execution (origin, seed,
+    its public and AI tests, chosen or not) with ``passed``, its own verdict on the hidden
+    tests (to measure the choice; the pipeline never sees it).
     """
 
     dataset: str
@@ -56,6 +59,7 @@ class BenchRecord(BaseModel):
     notes: list[str] = Field(default_factory=list)
     detail: str = ""
     infra_error: str | None = None
+    candidates: list[dict] = Field(default_factory=list)
     finished_at: str = Field(
         default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds")
     )

@@ -180,6 +180,12 @@ async def run_one(
     infra = _infra_error(result)
     score = await score_code(item, result.code, policy=policy)
     usage = result.usage.total
+    candidates = []
+    for candidate in result.candidates:  # each one's hidden verdict: was the choice right?
+        entry = candidate.model_dump(exclude={"code"})
+        verdict = await score_code(item, candidate.code, policy=policy)
+        entry["passed"] = verdict.passed
+        candidates.append(entry)
     return BenchRecord(
         dataset=dataset,
         task_id=item.task_id,
@@ -199,6 +205,7 @@ async def run_one(
         notes=list(result.notes),
         detail=score.detail,
         infra_error=infra,
+        candidates=candidates,
     )
 
 

@@ -9,6 +9,7 @@ listed with the reason. Tokens are prompt + completion tokens as the endpoint re
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +20,51 @@ from codeteam.bench.results import BenchRecord
 
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
+
+
+def wilson_interval(passed: int, tasks: int, z: float = 1.96) -> tuple[float, float] | None:
+    """The Wilson score interval for ``passed`` successes in ``tasks`` (95% for z = 1.96), as
+    fractions; None for no tasks. Unlike the normal approximation it stays inside [0, 1] and
+    is not empty at 0 or ``tasks`` solved (Wilson 1927; Brown, Cai and DasGupta 2001)."""
+    if tasks <= 0:
+        return None
+    p = passed / tasks
+    denominator = 1 + z * z / tasks
+    centre = (p + z * z / (2 * tasks)) / denominator
+    half = z * math.sqrt(p * (1 - p) / tasks + z * z / (4 * tasks * tasks)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mcnemar_exact(only_this: int, only_other: int) -> float:
+    """The exact (binomial) two-sided McNemar p-value for paired pass/fail outcomes: under the
+    null hypothesis the discordant tasks split evenly, so the smaller count is Binomial(n,
+    1/2) with n = ``only_this + only_other``. 1.0 when there are no discordant tasks."""
+    n = only_this + only_other
+    if n == 0:
+        return 1.0
+    k = min(only_this, only_other)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def paired_with(records: list[BenchRecord], baseline: list[BenchRecord]) -> dict[str, Any]:
+    """The paired comparison of one pipeline's ``records`` with the ``baseline``'s (direct) on
+    the tasks both have: ``tasks``, ``only_this`` (solved here, not by the baseline),
+    ``only_baseline``, ``both``, ``neither`` and the exact McNemar ``p``."""
+    mine = {r.task_id: r.passed for r in records}
+    theirs = {r.task_id: r.passed for r in baseline}
+    common = [t for t in mine if t in theirs]
+    only_this = sum(1 for t in common if mine[t] and not theirs[t])
+    only_baseline = sum(1 for t in common if theirs[t] and not mine[t])
+    both = sum(1 for t in common if mine[t] and theirs[t])
+    return {
+        "tasks": len(common),
+        "only_this": only_this,
+        "only_baseline": only_baseline,
+        "both": both,
+        "neither": len(common) - only_this - only_baseline - both,
+        "mcnemar_p": mcnemar_exact(only_this, only_baseline),
+    }
 
 
 def pipeline_stats(records: list[BenchRecord], selected: int) -> dict[str, Any]:
@@ -33,8 +79,10 @@ def pipeline_stats(records: list[BenchRecord], selected: int) -> dict[str, Any]:
     tokens = sum(r.tokens for r in records)
     failures = Counter(r.kind for r in records if not r.passed and r.kind)
     errors = Counter(r.error_type for r in records if r.kind == "error" and r.error_type)
+    interval = wilson_interval(passed, tasks)
     return {
         "pass@1": passed / tasks if tasks else None,
+        "ci95": list(interval) if interval else None,
         "passed": passed,
         "tasks": tasks,
         "missing": max(selected - tasks, 0),
@@ -63,7 +111,8 @@ def summarize(
     """The summary of ``records`` restricted to ``task_ids`` x ``pipelines``.
 
     ``defective`` maps task ids to the reason their hidden tests are defective. Per pipeline:
-    see :func:`pipeline_stats`, plus ``gain_vs_direct`` (relative: ``(p - d) / d`` where d is
+    see :func:`pipeline_stats` (``ci95``: the Wilson 95% interval of pass@1), plus
+    ``paired_vs_direct`` (see :func:`paired_with`; None for direct itself), ``gain_vs_direct`` (relative: ``(p - d) / d`` where d is
     direct's pass@1; None when direct is not run or scored 0) and ``delta_vs_direct``
     (absolute difference of pass@1). ``meta`` (dataset, model, settings) is copied in.
     """
@@ -71,12 +120,19 @@ def summarize(
     scored_ids = [t for t in task_ids if t not in defective]
     summary: dict[str, Any] = dict(meta or {})
     per: dict[str, dict[str, Any]] = {}
+    scored_by: dict[str, list[BenchRecord]] = {}
     for name in pipelines:
         mine = [r for r in records if r.pipeline == name and r.task_id in wanted]
         scored = [r for r in mine if r.task_id not in defective]
+        scored_by[name] = scored
         stats = pipeline_stats(scored, len(scored_ids))
         stats["defective_passed"] = sum(r.passed for r in mine if r.task_id in defective)
         per[name] = stats
+    for name, stats in per.items():
+        stats["paired_vs_direct"] = (
+            paired_with(scored_by[name], scored_by["direct"])
+            if "direct" in scored_by and name != "direct" else None
+        )
     direct = per.get("direct", {}).get("pass@1")
     for name, stats in per.items():
         score = stats["pass@1"]
@@ -113,6 +169,10 @@ def _signed_pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:+.1f}%"
 
 
+def _interval(value: list[float] | None) -> str:
+    return "–" if not value else f"{100 * value[0]:.1f}–{100 * value[1]:.1f}%"
+
+
 def _gain(stats: dict[str, Any]) -> str:
     """``+25.0% (+5.0 pts)``: relative gain over direct, and the difference in points."""
     if stats["delta_vs_direct"] is None:
@@ -134,8 +194,8 @@ def markdown(summary: dict[str, Any]) -> str:
            if summary["defective"]["count"] else "") + ".",
         "",
         ("| pipeline | pass@1 | passed | vs direct | mean calls | mean tokens "
-         "| tokens per solved | mean s/task | failures |"),
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+         "| tokens per solved | mean s/task | failures | 95% interval |"),
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
     for name, s in summary["pipelines"].items():
         failures = ", ".join(f"{k} {v}" for k, v in s["failures"].items()) or "–"
@@ -144,8 +204,22 @@ def markdown(summary: dict[str, Any]) -> str:
             f"| {name} | {_pct(s['pass@1'])} | {s['passed']}/{s['tasks']}{missing} "
             f"| {_gain(s)} | {_num(s['mean_calls'])} "
             f"| {_num(s['mean_tokens'], 0)} | {_num(s['tokens_per_solved'], 0)} "
-            f"| {_num(s['mean_seconds'])} | {failures} |"
+            f"| {_num(s['mean_seconds'])} | {failures} | {_interval(s.get('ci95'))} |"
         )
+    paired = {name: s["paired_vs_direct"] for name, s in summary["pipelines"].items()
+              if s.get("paired_vs_direct")}
+    if paired:
+        lines += [
+            "",
+            ("Paired with direct (the same tasks; exact McNemar test on the tasks only one of "
+             "the two solved):"),
+            "",
+            "| pipeline | tasks | only this | only direct | both | neither | McNemar p |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, c in paired.items():
+            lines.append(f"| {name} | {c['tasks']} | {c['only_this']} | {c['only_baseline']} "
+                         f"| {c['both']} | {c['neither']} | {c['mcnemar_p']:.3g} |")
     defective = summary["defective"]
     lines.append("")
     if defective["count"]:
@@ -185,8 +259,8 @@ def markdown(summary: dict[str, Any]) -> str:
 
 
 def chart(summary: dict[str, Any], path: Path) -> None:
-    """A PNG (matplotlib, Agg backend) with pass@1 per pipeline (left) and the mean tokens
-    per task, annotated with mean calls (right)."""
+    """A PNG (matplotlib, Agg backend) with pass@1 per pipeline and its Wilson 95% interval
+    (left) and the mean tokens per task, annotated with mean calls (right)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -197,8 +271,11 @@ def chart(summary: dict[str, Any], path: Path) -> None:
     scores = [100 * (s["pass@1"] or 0) for s in stats]
     tokens = [s["mean_tokens"] or 0 for s in stats]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    bars = left.bar(names, scores, color="#4C72B0")
-    left.set_ylabel("pass@1 (%)")
+    low = [score - 100 * s["ci95"][0] if s.get("ci95") else 0 for score, s in zip(scores, stats)]
+    high = [100 * s["ci95"][1] - score if s.get("ci95") else 0 for score, s in zip(scores, stats)]
+    bars = left.bar(names, scores, color="#4C72B0", yerr=[low, high], capsize=4,
+                    error_kw={"elinewidth": 1, "ecolor": "#333333"})
+    left.set_ylabel("pass@1 (%), 95% interval")
     left.set_ylim(0, max([100.0, *scores]))
     left.set_title(f"pass@1 on {summary['tasks_scored']} tasks")
     for bar, s in zip(bars, stats):

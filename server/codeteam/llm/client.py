@@ -179,8 +179,10 @@ class LLMClient:
         temperature: float | None = None,
         max_tokens: int | None = None,
         stop: list[str] | None = None,
+        seed: int | None = None,
     ) -> Reply:
-        """One chat completion. ``max_tokens`` caps the completion (tokens).
+        """One chat completion. ``max_tokens`` caps the completion (tokens); ``seed``
+        replaces the client's seed for this call (a sampled candidate's own seed).
 
         Raises :class:`LLMUnavailable`, :class:`LLMTimeout`, :class:`LLMRateLimited`,
         :class:`LLMAuthError` or :class:`LLMResponseError` (also for a reply that is not
@@ -192,7 +194,8 @@ class LLMClient:
         counter = [0]
         token = _requests.set(counter)
         try:
-            return await self._chat(messages, model, temperature, max_tokens, stop, counter)
+            return await self._chat(messages, model, temperature, max_tokens, stop, counter,
+                                    seed)
         except LLMError as error:
             error.requests = counter[0]
             if isinstance(error, LLMUnavailable):
@@ -210,14 +213,15 @@ class LLMClient:
         max_tokens: int | None,
         stop: list[str] | None,
         counter: list[int],
+        seed: int | None = None,
     ) -> Reply:
         started = time.monotonic()
         name = model or self.endpoint.model
         limit_tokens = max_tokens or self.max_tokens
         shown = self.endpoint.shown
         kwargs: dict[str, Any] = {}
-        if self.seed is not None:
-            kwargs["seed"] = self.seed
+        if seed is not None or self.seed is not None:
+            kwargs["seed"] = self.seed if seed is None else seed
         if stop:
             kwargs["stop"] = stop
         if self.endpoint.extra_body:

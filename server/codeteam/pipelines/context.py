@@ -10,7 +10,7 @@ from codeteam.execution.models import SandboxUnavailable, TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import run_suite
 from codeteam.llm.client import LLMClient
-from codeteam.pipelines.result import Result, Status
+from codeteam.pipelines.result import CandidateRecord, Result, Status
 from codeteam.roles.conversation import Conversation, ProgressCallback
 from codeteam.roles.prompts import PromptLibrary
 from codeteam.roles.tester import TesterReport, build_report
@@ -23,8 +23,9 @@ class PipelineContext:
     """One run's shared state.
 
     ``max_rounds`` bounds the coder/tester rounds (team), ``ai_tests`` is how many AI tests the
-    tester writes, ``max_calls`` the flow pipeline's LLM call budget; ``notes`` collects what
-    the user should know about the run (degraded stages, reverts).
+    tester writes, ``max_calls`` the flow pipeline's LLM call budget; ``candidates`` how many
+    alternatives team and flow sample when the first answer fails (seeds ``seed + 1``, ...);
+    ``notes`` collects what the user should know about the run (degraded stages, reverts).
     """
 
     conversation: Conversation
@@ -32,9 +33,12 @@ class PipelineContext:
     max_rounds: int = 3
     ai_tests: int = 5
     max_calls: int = 15
+    candidates: int = 3
+    seed: int = 1234
     notes: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     sandbox_problem: str | None = None
+    candidate_records: list[CandidateRecord] = field(default_factory=list)
 
     @classmethod
     def from_settings(
@@ -62,6 +66,8 @@ class PipelineContext:
             max_rounds=settings.max_rounds,
             ai_tests=settings.ai_tests,
             max_calls=settings.max_calls,
+            candidates=settings.candidates,
+            seed=settings.seed,
         )
 
     def note(self, text: str) -> None:
@@ -118,6 +124,7 @@ class PipelineContext:
             notes=list(self.notes),
             rounds=rounds,
             seconds=time.monotonic() - self.started,
+            candidates=list(self.candidate_records),
         )
 
 

@@ -2,23 +2,35 @@
 
 Pre-processing: self-reflection on the problem and reasoning about the public tests (YAML);
 two or three possible approaches and a choice (YAML); AI tests ordered easy to hard (YAML).
-Code iterations: initial code for the chosen approach (the next approach is tried when the
-first fails the public tests); then fixes on the public tests first and the AI tests after,
+Code iterations: the answer ``direct`` gives comes first (a flow is never worse than direct);
+when it fails a test, the initial code for the chosen approach and sampled alternatives join
+it, and the one chosen by execution (AlphaCodium's "several candidate solutions", ranked by
+CodeT's dual agreement, arXiv 2207.10397, see :mod:`codeteam.pipelines.candidates`) is the
+starting point of the fixes: on the public tests first and the AI tests after,
 one failing test at a time, with *test anchors* (section 3, "test anchors"): a fix that
 breaks a test that passed before is reverted. The run stops as soon as every test passes, or
 when the LLM call budget (``max_calls``) is spent; the best code so far is returned.
 
 AlphaCodium spends 15-20 calls a problem; with the default budget of 15 and the early exit,
-a problem whose first code passes costs 5 calls.
+a problem whose first answer passes costs 4 calls (reflection, approaches, AI tests, the
+direct answer).
 """
 
 from __future__ import annotations
 
 from codeteam.execution.models import TestCase
 from codeteam.llm.client import LLMError
+from codeteam.pipelines.candidates import (
+    Candidate,
+    choose,
+    passes_everything,
+    run_pool,
+    sample,
+)
 from codeteam.pipelines.context import PipelineContext, score, status_of
 from codeteam.pipelines.result import Result
 from codeteam.roles.code_extraction import CodeExtractionError
+from codeteam.roles.coder import write_code
 from codeteam.roles.conversation import CallBudgetExceeded
 from codeteam.roles.flow_stages import (
     fix_code,
@@ -34,8 +46,9 @@ from codeteam.task import Task
 FIX_ATTEMPTS_PER_TEST = 2
 """Fix attempts for one failing test before moving on (an AI test may simply be wrong)."""
 
-MAX_APPROACHES = 2
-"""Approaches tried for the initial code before the fix iterations."""
+MAX_APPROACHES = 1
+"""Approaches whose initial code joins the candidates (the rest of ``candidates`` are samples
+of the direct prompt)."""
 
 
 def _passing(report: TesterReport) -> set[str]:
@@ -89,35 +102,62 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
     public = list(task.public_tests)
     tests = public + ai_tests
 
-    # Initial code: the chosen approach, then the next one if the public tests fail.
-    best_code: str | None = None
-    best_report: TesterReport | None = None
+    # Candidates: the answer direct gives first (a flow is never worse than direct); when it
+    # fails a test, the code for the chosen approach and sampled alternatives, chosen by
+    # execution (CodeT's dual agreement, see codeteam.pipelines.candidates).
+    pool: list[Candidate] = []
     reports: list[TesterReport] = []
     round_number = 0
-    for approach in approaches[:MAX_APPROACHES]:
-        try:
-            code = await initial_code(conversation, task, reflection, approach)
-        except (LLMError, CodeExtractionError) as error:
-            ctx.note(f"initial code failed: {error}")
-            if isinstance(error, CallBudgetExceeded):
-                break
-            continue
-        round_number += 1
-        report = await ctx.run_tests(task, code, tests, round_number)
-        if report is None:
-            best_code = best_code or code
-            break
-        reports.append(report)
-        if best_report is None or score(report) > score(best_report):
-            best_code, best_report = code, report
-        public_ok, public_total = report.counts("public")
-        if public_ok == public_total:
-            break
-    if best_code is None:
+    try:
+        pool.append(Candidate(code=await write_code(conversation, task, prompt="direct"),
+                              origin="direct"))
+    except (LLMError, CodeExtractionError) as error:
+        ctx.note(f"coder: the direct answer failed: {error}")
+        if isinstance(error, CallBudgetExceeded):
+            return ctx.result("flow", "error", None)
+    if pool:
+        round_number = 1
+        first = await ctx.run_tests(task, pool[0].code, tests, round_number)
+        pool[0].report = first
+        if first is None:
+            if ctx.sandbox_problem:
+                ctx.note("one answer, no sampling: candidates are chosen by running them, "
+                         "and the tests could not run")
+            return ctx.result("flow", status_of(first), pool[0].code, rounds=round_number)
+        reports.append(first)
+        if passes_everything(first):
+            return ctx.result("flow", "passed", pool[0].code, reports=reports,
+                              rounds=round_number)
+    elif not tests:
+        return ctx.result("flow", "error", None)
+    if ctx.candidates:  # the approach's code and the samples
+        for approach in approaches[:MAX_APPROACHES]:
+            try:
+                pool.append(Candidate(
+                    code=await initial_code(conversation, task, reflection, approach),
+                    origin="approach"))
+            except (LLMError, CodeExtractionError) as error:
+                ctx.note(f"initial code failed: {error}")
+        pool += await sample(task, ctx, ctx.candidates - min(len(approaches), MAX_APPROACHES))
+    if not pool:
         return ctx.result("flow", "error", None, reports=reports, rounds=round_number)
-    if best_report is None or best_report.passed:
-        return ctx.result("flow", status_of(best_report), best_code, reports=reports,
+    if len(pool) > 1:
+        round_number = 2
+        await run_pool(task, ctx, pool, tests, round_number)
+        chosen = choose(ctx, pool)
+    else:
+        chosen = pool[0]
+        if chosen.report is None:
+            round_number = 1
+            chosen.report = await ctx.run_tests(task, chosen.code, tests, round_number)
+    best_code, best_report = chosen.code, chosen.report
+    if best_report is None:
+        return ctx.result("flow", status_of(None), best_code, reports=reports,
                           rounds=round_number)
+    if best_report is not (reports[-1] if reports else None):
+        reports.append(best_report)
+    if best_report.passed:
+        return ctx.result("flow", "passed", best_code, reports=reports, rounds=round_number)
 
     # Fix iterations: public tests first, then AI tests (easy to hard), with test anchors.
     code, current = best_code, best_report

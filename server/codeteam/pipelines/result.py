@@ -17,6 +17,30 @@ Status = Literal["passed", "failed", "untested", "error"]
 - error: no usable code (the reason is in ``notes``)."""
 
 
+class CandidateRecord(BaseModel):
+    """One candidate a pipeline considered (:mod:`codeteam.pipelines.candidates`): its
+    ``index`` in the pool (0: the answer direct gives), ``origin`` ("direct", "plan",
+    "sample", "approach"), the ``temperature`` and ``seed`` it was sampled with (None: the
+    settings'), the public (and hidden) and AI tests it passed of those that ran, its
+    ``agreement`` (candidates behaving like it on the AI tests' inputs, itself included), its
+    ``dual_score`` (agreement x AI tests passed, CodeT arXiv 2207.10397), its size in
+    characters, whether it was ``chosen``, and its ``code``."""
+
+    index: int
+    origin: str
+    temperature: float | None = None
+    seed: int | None = None
+    public_passed: int = 0
+    public_total: int = 0
+    ai_passed: int = 0
+    ai_total: int = 0
+    agreement: int = 1
+    dual_score: int = 0
+    chars: int = 0
+    chosen: bool = False
+    code: str = ""
+
+
 class Result(BaseModel):
     """The outcome of one pipeline run on one task.
 
@@ -25,7 +49,8 @@ class Result(BaseModel):
     ``plan`` the steps the coder followed; ``reports`` the tester's reports, one per round;
     ``transcript`` every role's messages in order; ``usage`` calls, tokens and seconds in total
     and per role; ``notes`` anything the user should know (a degraded stage, a revert, a
-    budget reached); ``seconds`` the run's wall-clock time.
+    budget reached); ``seconds`` the run's wall-clock time; ``candidates`` the candidates
+    compared by execution, when there were several (see :class:`CandidateRecord`).
     """
 
     pipeline: str
@@ -38,6 +63,7 @@ class Result(BaseModel):
     notes: list[str] = Field(default_factory=list)
     rounds: int = 0
     seconds: float = 0.0
+    candidates: list[CandidateRecord] = Field(default_factory=list)
 
     @property
     def last_report(self) -> TesterReport | None:

@@ -5,39 +5,59 @@ Roles share one message pool (section 3.1). The analyst decomposes the requireme
 on it; the coder revises from the report until the tester is satisfied or ``max_rounds`` is
 reached (section 3.2; the paper reports +29.9% to +47.1% relative pass@1).
 
-Two changes from the paper, both for trust in an editor: the tester's report comes from
-*executed* tests (the public tests and AI tests written from the requirement alone) instead of
-the model's opinion, and the code returned is the best candidate seen (public tests first),
-not merely the last, so a revision that breaks what worked is not what the user gets.
+Changes from the paper, for trust in an editor and to earn the team's cost: the tester's
+report comes from *executed* tests (the public tests and AI tests written from the requirement
+alone) instead of the model's opinion; the coder's first draft is the answer ``direct`` gives
+(the same call: a team is never worse than direct), and when it fails a test, sampled
+alternatives are chosen by execution (CodeT's dual agreement, arXiv 2207.10397; see
+:mod:`codeteam.pipelines.candidates`) before the revision rounds; the code returned is the
+best candidate seen (public tests first), not merely the last, so a revision that breaks what
+worked is not what the user gets.
 """
 
 from __future__ import annotations
 
 from codeteam.execution.models import TestCase
 from codeteam.llm.client import LLMError
+from codeteam.pipelines.candidates import (
+    Candidate,
+    choose,
+    passes_everything,
+    rank,
+    run_pool,
+    sample,
+)
 from codeteam.pipelines.context import PipelineContext, score, status_of
 from codeteam.pipelines.result import Result
 from codeteam.roles.analyst import PlanError, write_plan
 from codeteam.roles.code_extraction import CodeExtractionError
 from codeteam.roles.coder import revise_code, write_code
+from codeteam.roles.conversation import CallBudgetExceeded
 from codeteam.roles.tester import TesterReport, write_tests
 from codeteam.task import Task
 
+PLAN_CANDIDATE = False
+"""Whether the analyst's plan guides one of the sampled candidates (it then takes one of the
+``candidates`` slots and guides the revisions). Off: on the embedded model, code written from
+a plan solved fewer HumanEval tasks than the direct answer (the ``plan`` pipeline 1/164, direct
+4/164, none solved by plan alone, in the full run of docs/benchmarks.md), and the analyst's
+reply often held no usable plan, so its two calls bought nothing. A plan the user wrote into the docstring is always followed: it is part of the
+stub every prompt shows."""
+
 
 async def run_team(task: Task, ctx: PipelineContext) -> Result:
-    """Analyst -> coder -> tester, then coder/tester rounds until the tests pass or
-    ``ctx.max_rounds`` rounds have run. Degrades with a note when a role fails (no plan, no AI
-    tests), returns status "error" only when no code could be produced."""
+    """Tester (AI tests from the requirement), then the answer ``direct`` gives as the first
+    candidate: if it passes every test that ran, the run ends there (the early exit). Else
+    ``ctx.candidates`` more are sampled, all are run, and the one chosen by execution
+    (:mod:`codeteam.pipelines.candidates`: public tests, then CodeT's dual agreement, then the
+    shorter code) starts the coder/tester revision rounds; the sampling counts as round 2 of
+    ``ctx.max_rounds``. The code returned is never one that passes fewer public tests than
+    the direct answer. Degrades with a note when a role fails (no plan, no AI tests, no
+    sandbox: one answer, no sampling); status "error" only when no code could be produced."""
     conversation = ctx.conversation
     plan = task.plan
     if plan:
         conversation.event("analyst", "plan from the docstring", "\n".join(plan))
-    else:
-        try:
-            plan = await write_plan(conversation, task)
-        except (LLMError, PlanError) as error:
-            ctx.note(f"analyst: {error}; the coder worked without a plan")
-            plan = None
 
     ai_tests: list[TestCase] = []
     try:
@@ -48,13 +68,69 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
         ctx.note(f"tester: {error}; only the public tests were run")
     tests = list(task.public_tests) + ai_tests
 
+    pool: list[Candidate] = []
+    reports: list[TesterReport] = []
     try:
-        code = await write_code(conversation, task, plan=plan)
-    except (LLMError, CodeExtractionError) as error:
+        first = await write_code(conversation, task, prompt="direct")
+        pool.append(Candidate(code=first, origin="direct"))
+    except CallBudgetExceeded as error:
         ctx.note(f"coder: {error}")
         return ctx.result("team", "error", None, plan=plan)
+    except (LLMError, CodeExtractionError) as error:
+        ctx.note(f"coder: {error}; sampling other answers")
+    if pool:
+        report = await ctx.run_tests(task, pool[0].code, tests, 1)
+        pool[0].report = report
+        if report is not None:
+            reports.append(report)
+        if report is None and ctx.sandbox_problem:
+            ctx.note("one answer, no sampling: candidates are chosen by running them, and "
+                     "the tests could not run")
+        if (report is None or passes_everything(report) or not ctx.candidates
+                or ctx.max_rounds < 2):
+            return await _rounds(task, ctx, "team", pool[0].code, tests, plan,
+                                 current=report, done_rounds=1, earlier=reports, pool=pool)
+    if not tests:
+        ctx.note("no public tests and no AI tests: nothing to choose a candidate by")
+        return ctx.result("team", "error", None, plan=plan)
 
-    return await _rounds(task, ctx, "team", code, tests, plan)
+    samples = ctx.candidates
+    if PLAN_CANDIDATE:
+        planned = await _planned_candidate(task, ctx, plan)
+        if planned is not None:
+            pool.append(planned)
+            plan = planned.plan
+            samples -= 1
+    pool += await sample(task, ctx, samples)
+    if not pool:
+        return ctx.result("team", "error", None, plan=plan, reports=reports, rounds=1)
+    await run_pool(task, ctx, pool, tests, 2)
+    chosen = choose(ctx, pool)
+    if chosen.report is None:  # the sandbox went away between runs
+        return ctx.result("team", "untested", chosen.code, plan=plan, reports=reports, rounds=2)
+    reports.append(chosen.report)
+    return await _rounds(task, ctx, "team", chosen.code, tests, plan,
+                         current=chosen.report, done_rounds=2, earlier=reports,
+                         revise_retries=0, pool=pool)
+
+
+async def _planned_candidate(
+    task: Task, ctx: PipelineContext, plan: list[str] | None
+) -> Candidate | None:
+    """The coder's answer following the analyst's plan (or the docstring's), or None with a
+    note when there is no plan or no code."""
+    if not plan:
+        try:
+            plan = await write_plan(ctx.conversation, task)
+        except (LLMError, PlanError) as error:
+            ctx.note(f"analyst: {error}; no planned candidate")
+            return None
+    try:
+        code = await write_code(ctx.conversation, task, plan=plan, retries=0)
+    except (LLMError, CodeExtractionError) as error:
+        ctx.note(f"coder: the planned candidate failed ({error})")
+        return None
+    return Candidate(code=code, origin="plan", plan=plan)
 
 
 async def run_fix(task: Task, ctx: PipelineContext) -> Result:
@@ -80,31 +156,51 @@ async def _rounds(
     plan: list[str] | None,
     *,
     first_is_users: bool = False,
+    current: TesterReport | None = None,
+    done_rounds: int = 0,
+    earlier: list[TesterReport] | None = None,
+    revise_retries: int = 1,
+    pool: list[Candidate] | None = None,
 ) -> Result:
     """Tester/coder rounds from ``code``: test, and revise while tests fail, at most
-    ``ctx.max_rounds`` test runs. Returns the best candidate (see :func:`score`)."""
+    ``ctx.max_rounds`` rounds in all. ``current`` is ``code``'s report when it has been run
+    already (``done_rounds`` rounds so far, their reports ``earlier``); a revision reply with
+    no code is asked again ``revise_retries`` times. With a ``pool`` (the candidates compared
+    so far, ``code``'s among them), each revision joins it and the best is the pool's choice
+    (:func:`~codeteam.pipelines.candidates.rank`: public tests, then dual agreement), so a
+    revision that passes a wrong AI test alone does not replace answers that agree; without
+    one, the best is by :func:`score`."""
     conversation = ctx.conversation
-    reports: list[TesterReport] = []
-    best_code, best_report = code, None
-    rounds = 0
-    for round_number in range(1, ctx.max_rounds + 1):
-        rounds = round_number
-        report = await ctx.run_tests(task, code, tests, round_number)
-        if report is None:  # nothing to run, or no sandbox: the first code stands
-            break
-        reports.append(report)
-        if best_report is None or score(report) > score(best_report):
+    reports: list[TesterReport] = list(earlier or [])
+    best_code, best_report = code, current
+    round_number = done_rounds
+    report = current
+    tested = current is not None or done_rounds == 0
+    while tested:
+        if report is None:
+            round_number += 1
+            report = await ctx.run_tests(task, code, tests, round_number)
+            if report is None:  # nothing to run, or no sandbox: the first code stands
+                break
+            reports.append(report)
+            if pool is not None:
+                pool.append(Candidate(code=code, origin="revision", report=report))
+        if pool is not None and len(pool) > 1:
+            chosen, ctx.candidate_records = rank(pool)
+            best_code, best_report = pool[chosen].code, pool[chosen].report
+        elif best_report is None or score(report) > score(best_report):
             best_code, best_report = code, report
-        if report.passed or round_number == ctx.max_rounds:
+        if report.passed or round_number >= ctx.max_rounds:
             break
         try:
             code = await revise_code(
                 conversation, task, code, report.summary, plan=plan,
-                round_number=round_number + 1,
+                round_number=round_number + 1, retries=revise_retries,
             )
         except (LLMError, CodeExtractionError) as error:
             ctx.note(f"coder: revision {round_number + 1} failed ({error}); kept the best code")
             break
+        report = None
     if best_report is not None and reports and best_report is not reports[-1]:
         ctx.note(
             f"kept the code of round {best_report.round}: later revisions passed no more tests"
@@ -123,5 +219,6 @@ async def _rounds(
     if first_is_users and best_code == task.stub and reports and not reports[-1].passed:
         ctx.note("no revision did better than the code as written")
     return ctx.result(
-        pipeline, status_of(best_report), best_code, plan=plan, reports=reports, rounds=rounds
+        pipeline, status_of(best_report), best_code, plan=plan, reports=reports,
+        rounds=max(round_number, 1 if done_rounds else 0),
     )

@@ -7,7 +7,7 @@ import asyncio
 
 from codeteam.llm.client import ChatMessage
 from codeteam.roles.code_extraction import CodeExtractionError, extract_function
-from codeteam.roles.conversation import Conversation
+from codeteam.roles.conversation import Conversation, Sampling
 from codeteam.task import Task
 
 
@@ -19,16 +19,19 @@ async def ask_for_code(
     stage: str,
     prompt: str,
     retries: int,
+    sampling: Sampling | None = None,
     **variables: object,
 ) -> str:
     """Ask ``role`` with prompt file ``prompt`` for the function and extract it; when the
     reply holds no usable code, show the model the problem and ask again, at most
-    ``retries`` times. Raises :class:`CodeExtractionError` and what
-    :meth:`Conversation.ask` raises."""
+    ``retries`` times; ``sampling``: this call's own temperature and seed. Raises
+    :class:`CodeExtractionError` and what :meth:`Conversation.ask` raises."""
     history: list[ChatMessage] = []
     last: CodeExtractionError | None = None
     for attempt in range(retries + 1):
-        reply = await conversation.ask(role, stage, prompt, history=history, task=task, **variables)
+        reply = await conversation.ask(
+            role, stage, prompt, history=history, sampling=sampling, task=task, **variables
+        )
         try:
             # Off the event loop: an editor's requests are served meanwhile.
             return await asyncio.to_thread(extract_function, reply, task)
@@ -52,14 +55,18 @@ async def write_code(
     prompt: str = "coder",
     role: str = "coder",
     retries: int = 1,
+    sampling: Sampling | None = None,
 ) -> str:
     """The function ``task.name`` at column 0, written by ``role`` from the stub (and ``plan``).
+    ``sampling``: this call's own temperature and seed (a sampled candidate).
 
     Asks again, at most ``retries`` times, when the reply holds no usable code. Raises
     :class:`~codeteam.roles.code_extraction.CodeExtractionError` after that, and what
     :meth:`Conversation.ask` raises.
     """
     stage = f"{role}: writing code"
+    if sampling is not None:
+        stage = f"{role}: sampling code (temperature {sampling.temperature:g}, seed {sampling.seed})"
     conversation.report(stage)
     return await ask_for_code(
         conversation,
@@ -68,6 +75,7 @@ async def write_code(
         stage=stage,
         prompt=prompt,
         retries=retries,
+        sampling=sampling,
         plan=plan or [],
     )
 

@@ -21,10 +21,19 @@ ProgressCallback = Callable[[str], None]
 """Receives a stage label such as ``"analyst: planning"`` or ``"tester: running 12 tests"``."""
 
 
+class Sampling(BaseModel):
+    """A call's own sampling: ``temperature`` and ``seed`` instead of the prompt's or the
+    settings' (a sampled candidate, CodeT arXiv 2207.10397 section 3)."""
+
+    temperature: float
+    seed: int
+
+
 class TranscriptEntry(BaseModel):
     """One exchange: which ``role`` at which ``stage`` sent which ``messages``, the ``reply``
     (empty on error), the ``error`` if the call failed, and its ``usage``. Entries with
-    ``kind="event"`` record non-LLM steps (test runs, reverts) with a text in ``reply``."""
+    ``kind="event"`` record non-LLM steps (test runs, reverts) with a text in ``reply``.
+    ``sampling`` is set for a call sent with its own temperature and seed."""
 
     role: str
     stage: str
@@ -34,6 +43,7 @@ class TranscriptEntry(BaseModel):
     reply: str = ""
     error: str | None = None
     usage: Usage = Field(default_factory=Usage)
+    sampling: Sampling | None = None
 
 
 class CallBudgetExceeded(LLMError):
@@ -91,6 +101,7 @@ class Conversation:
         prompt: str,
         *,
         history: list[ChatMessage] | None = None,
+        sampling: Sampling | None = None,
         **variables: Any,
     ) -> str:
         """Render prompt file ``prompt`` with ``variables``, send it as ``role``, record the
@@ -104,7 +115,11 @@ class Conversation:
         messages = rendered.messages + list(history or [])
         temperature = rendered.temperature if rendered.temperature is not None else self.temperature
         max_tokens = rendered.max_tokens or self.max_tokens
-        entry = TranscriptEntry(role=role, stage=stage, prompt=prompt, messages=messages)
+        if sampling is not None:
+            temperature = sampling.temperature
+        entry = TranscriptEntry(
+            role=role, stage=stage, prompt=prompt, messages=messages, sampling=sampling
+        )
         self.transcript.append(entry)
         started = time.monotonic()
         try:
@@ -113,6 +128,7 @@ class Conversation:
                 model=self.models.get(role),
                 temperature=temperature,
                 max_tokens=max_tokens,
+                seed=sampling.seed if sampling is not None else None,
             )
         except LLMError as error:
             entry.error = str(error)
