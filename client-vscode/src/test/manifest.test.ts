@@ -60,6 +60,7 @@ const SERVER_DEFAULTS: Record<string, unknown> = {
   max_tokens: 1024,
   sandbox: 'bwrap',
   test_timeout_s: 10,
+  apply_timeout_s: 30,
   generate_pipeline: 'team',
   ai_tests: 5,
   max_calls: 15,
