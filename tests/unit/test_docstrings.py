@@ -62,3 +62,18 @@ def test_read_plan_joins_continuations_and_ignores_other_text():
 def test_empty_plan_is_refused():
     with pytest.raises(ValueError):
         write_plan(STUB, [])
+
+
+def test_a_skipped_doctest_example_is_left_out_as_doctest_leaves_it():
+    from codeteam.execution.discovery import doctest_cases
+
+    docstring = (
+        "Group.\n\n"
+        ">>> group([1, 2])  # doctest: +SKIP\n"
+        "{'whatever': 'the docs do not promise'}\n"
+        ">>> group([])\n"
+        "{}\n"
+    )
+    cases = doctest_cases(docstring, "group")
+    assert [c.id for c in cases] == ["doctest:2"]
+    assert cases[0].source == "group([])" and cases[0].setup == ""

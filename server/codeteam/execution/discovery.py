@@ -52,6 +52,9 @@ def doctest_cases(
     literal's raw value (``node.body[0].value.value``); for a cleaned docstring it is off by
     the number of blank lines right after the opening quotes, which cleaning dropped.
 
+    An example marked ``# doctest: +SKIP`` is left out, as doctest leaves it out (it is not
+    run, and later examples do not see its state); the others keep their numbers.
+
     Examples that doctest cannot parse (e.g. ``>>>`` without a following space) make the whole
     docstring yield no cases; nothing is raised.
     """
@@ -73,6 +76,8 @@ def doctest_cases(
     cases: list[TestCase] = []
     setup: list[str] = []
     for number, example in enumerate(examples, start=1):
+        if example.options.get(doctest.SKIP):
+            continue  # `# doctest: +SKIP`: doctest neither runs it nor replays it
         code = example.source.rstrip("\n")
         line = None
         if prompt_lines is not None:
