@@ -139,7 +139,7 @@ async def _run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"codeteam: {error}", file=sys.stderr)
         return 2
-    settings, problems = load_settings(overrides)
+    settings, problems = load_settings(overrides, fallback=False)  # the run stops on any
     if problems:
         for problem in problems:
             print(f"codeteam: setting {problem}", file=sys.stderr)

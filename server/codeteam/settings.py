@@ -266,7 +266,9 @@ def _did_you_mean(key: str) -> str:
     return f"; did you mean {close[0]}?" if close else ""
 
 
-def load_settings(*layers: Any, env: bool = True) -> tuple[Settings, list[str]]:
+def load_settings(
+    *layers: Any, env: bool = True, fallback: bool = True
+) -> tuple[Settings, list[str]]:
     """Build :class:`Settings` from env vars plus ``layers`` (later layers win).
 
     Each layer is a dict of settings keys (``initializationOptions``, a
@@ -274,7 +276,8 @@ def load_settings(*layers: Any, env: bool = True) -> tuple[Settings, list[str]]:
     ``None`` values in a layer are ignored. Returns the settings and a list of human-readable
     problems ("timeout_s: Input should be greater than 0; the default is used"); an invalid
     value is dropped and the value from the layer below (or the default) is kept. Never raises
-    on bad values.
+    on bad values. ``fallback=False`` leaves out of the messages what is kept instead
+    ("(ignored)", "kept 3"), for a caller that stops on any problem (``codeteam run``).
     """
     stack = ([environment_layer()] if env else []) + [_flatten(layer) for layer in layers]
     problems: list[str] = []
@@ -286,7 +289,8 @@ def load_settings(*layers: Any, env: bool = True) -> tuple[Settings, list[str]]:
             if key == "api_key" and isinstance(value, str):
                 register_secret(value.strip())
             if key not in Settings.model_fields:
-                problems.append(f"{name_shown(key)}: not a codeteam setting (ignored)"
+                ignored = " (ignored)" if fallback else ""
+                problems.append(f"{name_shown(key)}: not a codeteam setting{ignored}"
                                 f"{_did_you_mean(key)}")
                 continue
             try:
@@ -300,8 +304,8 @@ def load_settings(*layers: Any, env: bool = True) -> tuple[Settings, list[str]]:
                     if possible_secret(value):
                         register_secret(value)
                     shown = "the API key" if key == "api_key" else safe_value(value)
-                    problems.append(f"{key}: {shown} is not valid ({messages}); kept "
-                                    f"{_shown_value(key, merged)}")
+                    kept = f"; kept {_shown_value(key, merged)}" if fallback else ""
+                    problems.append(f"{key}: {shown} is not valid ({messages}){kept}")
                     continue
             merged[key] = value
     return Settings(**merged), problems

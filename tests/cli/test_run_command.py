@@ -105,3 +105,15 @@ def test_a_function_inside_the_code_that_does_not_parse_is_refused(scripted, tmp
             " finish or fix it first") \
         in done.stderr, done.stderr
     assert scripted.requests == []
+
+
+def test_a_bad_setting_stops_the_run_without_claiming_a_fallback(scripted, tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text('def f(x):\n    """Double."""\n')
+    done = codeteam_run(scripted, str(path), "--function", "f", "--set", "max_rounds=abc",
+                        "--set", "max_roundz=2")
+    assert done.returncode == 2
+    assert "max_rounds:" in done.stderr and "kept" not in done.stderr
+    assert "not a codeteam setting; did you mean max_rounds?" in done.stderr
+    assert "(ignored)" not in done.stderr and "nothing was run" in done.stderr
+    assert scripted.requests == []
