@@ -79,24 +79,14 @@ SURVEY_PLUGIN = "_codeteam_survey_plugin.py"
 SURVEY_SPEC = "_codeteam_survey_spec.json"
 NO_PYTEST_EXIT = 97
 
-LAUNCHER = """\
-import os, sys
-files = os.environ["CODETEAM_FILES_DIR"]
-import importlib.util
-spec = importlib.util.spec_from_file_location(
-    "_codeteam_survey_plugin", os.path.join(files, "_codeteam_survey_plugin.py"))
-plugin = importlib.util.module_from_spec(spec)
-sys.modules["_codeteam_survey_plugin"] = plugin
-try:
-    import pytest
-except ImportError as error:
-    print("codeteam: no pytest in this interpreter (" + sys.executable + "): " + str(error),
-          file=sys.stderr)
-    sys.exit(97)
-spec.loader.exec_module(plugin)
-sys.exit(pytest.main(sys.argv[1:], plugins=[plugin]))
-"""
-"""The ``python -c`` program that starts pytest with the survey plugin."""
+
+def survey_launcher() -> str:
+    """The ``python -c`` program that starts pytest with the survey plugin (kept beside the
+    plugin, which runs in the sandbox)."""
+    from codeteam.bench.survey_plugin import LAUNCHER
+
+    return LAUNCHER
+
 
 
 class RepoError(ValueError):
@@ -375,8 +365,8 @@ async def survey(project: Any, mode: str, *, timeout_s: float = SURVEY_TIMEOUT_S
                            cpu_s=int(timeout_s), memory_mb=2048)
     files = {SURVEY_PLUGIN: _plugin_source(),
              SURVEY_SPEC: json.dumps({"test_timeout": SURVEY_TEST_TIMEOUT_S})}
-    argv = python_argv("-c", LAUNCHER, "-p", "no:cacheprovider", "--continue-on-collection-errors",
-                       "-q", python=project.python, site=True)
+    argv = python_argv("-c", survey_launcher(), "-p", "no:cacheprovider",
+                       "--continue-on-collection-errors", "-q", python=project.python, site=True)
     mount = ProjectMount(root=project.root, hidden=project.hidden, python=project.python,
                          workdir=project.root, extra_ro=project.read_only_paths())
     result = await run_sandboxed(files, argv, policy, project=mount)
