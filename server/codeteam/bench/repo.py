@@ -52,7 +52,13 @@ from typing import Any
 
 from codeteam.bench.datasets import BenchTask, Dataset, docstring_tests
 from codeteam.execution.models import TestCase
-from codeteam.pysource.functions import FunctionInfo, SourceError, find_functions, locate
+from codeteam.pysource.functions import (
+    FunctionInfo,
+    SourceError,
+    find_functions,
+    is_placeholder_body,
+    locate,
+)
 from codeteam.task import Program, Task
 
 TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)\.py$")
@@ -81,11 +87,11 @@ NO_PYTEST_EXIT = 97
 
 
 def survey_launcher() -> str:
-    """The ``python -c`` program that starts pytest with the survey plugin (kept beside the
-    plugin, which runs in the sandbox)."""
-    from codeteam.bench.survey_plugin import LAUNCHER
+    """The ``python -c`` program that starts pytest with the survey plugin (the launcher the
+    project-tests plugin uses, :func:`codeteam.execution.pytest_plugin.launcher`)."""
+    from codeteam.execution.pytest_plugin import launcher
 
-    return LAUNCHER
+    return launcher(SURVEY_PLUGIN.removesuffix(".py"))
 
 
 
@@ -199,22 +205,18 @@ def is_test_file(path: Path) -> bool:
 
 
 def _trivial(body: list[ast.stmt]) -> bool:
-    """A body that says nothing to write: empty, ``pass``, ``...``, ``return`` of a constant
-    or nothing, ``raise NotImplementedError``."""
-    if not body:
+    """A body that says nothing to write: a placeholder
+    (:func:`~codeteam.pysource.functions.is_placeholder_body`: empty, ``pass``, ``...``,
+    ``raise NotImplementedError``), a lone string, or ``return`` of a constant or nothing."""
+    if is_placeholder_body(body):
         return True
     if len(body) != 1:
         return False
     only = body[0]
-    if isinstance(only, ast.Pass):
-        return True
     if isinstance(only, ast.Expr) and isinstance(only.value, ast.Constant):
-        return True  # ... or a lone string
+        return True  # a lone string
     if isinstance(only, ast.Return):
         return only.value is None or isinstance(only.value, ast.Constant)
-    if isinstance(only, ast.Raise) and only.exc is not None:
-        exc = only.exc.func if isinstance(only.exc, ast.Call) else only.exc
-        return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
     return False
 
 

@@ -169,23 +169,3 @@ def _outcome() -> str:
 def pytest_sessionfinish(session, exitstatus):
     sys.setprofile(None)
     _emit({"event": "done", "exitstatus": int(exitstatus)})
-
-
-LAUNCHER = """\
-import os, sys
-files = os.environ["CODETEAM_FILES_DIR"]
-import importlib.util
-spec = importlib.util.spec_from_file_location(
-    "_codeteam_survey_plugin", os.path.join(files, "_codeteam_survey_plugin.py"))
-plugin = importlib.util.module_from_spec(spec)
-sys.modules["_codeteam_survey_plugin"] = plugin
-try:
-    import pytest
-except ImportError as error:
-    print("codeteam: no pytest in this interpreter (" + sys.executable + "): " + str(error),
-          file=sys.stderr)
-    sys.exit(97)
-spec.loader.exec_module(plugin)
-sys.exit(pytest.main(sys.argv[1:], plugins=[plugin]))
-"""
-"""The ``python -c`` program that starts pytest with this plugin (argv: pytest's arguments)."""

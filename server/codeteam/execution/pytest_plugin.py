@@ -453,9 +453,33 @@ def pytest_sessionfinish(session, exitstatus):
     _emit({"event": "done", "exitstatus": int(exitstatus), "outcomes": _state["outcomes"]})
 
 
-LAUNCHER = """\
-import json, os, sys
-files = os.environ["CODETEAM_FILES_DIR"]
+def launcher(plugin: str, prelude: str = "") -> str:
+    """The ``python -c`` program that starts pytest (argv: pytest's arguments) with the plugin
+    module ``plugin``, whose file ``<plugin>.py`` the run copied into ``$CODETEAM_FILES_DIR``;
+    ``prelude`` runs first (``os``, ``sys``, ``json`` and ``files`` are defined). Without
+    pytest in the interpreter it exits 97 with a line saying so. Shared by this plugin and
+    ``codeteam bench --repo``'s survey plugin."""
+    return (
+        "import json, os, sys\n"
+        'files = os.environ["CODETEAM_FILES_DIR"]\n'
+        + prelude
+        + "import importlib.util\n"
+        "spec = importlib.util.spec_from_file_location(\n"
+        f'    "{plugin}", os.path.join(files, "{plugin}.py"))\n'
+        "plugin = importlib.util.module_from_spec(spec)\n"
+        f'sys.modules["{plugin}"] = plugin\n'
+        "try:\n"
+        "    import pytest\n"
+        "except ImportError as error:\n"
+        '    print("codeteam: no pytest in this interpreter (" + sys.executable + "): " + str(error),\n'
+        "          file=sys.stderr)\n"
+        "    sys.exit(97)\n"
+        "spec.loader.exec_module(plugin)\n"
+        "sys.exit(pytest.main(sys.argv[1:], plugins=[plugin]))\n"
+    )
+
+
+_IMPORT_ROOT_FIRST = """\
 sys.path.append(files)
 try:
     with open(os.path.join(files, "_codeteam_pytest_spec.json"), encoding="utf-8") as handle:
@@ -465,18 +489,8 @@ except (OSError, ValueError):
 if import_root:  # the project's own source first (a src/ layout; over an installed copy)
     root = os.environ.get("CODETEAM_PROJECT_ROOT") or os.getcwd()
     sys.path.insert(0, os.path.normpath(os.path.join(root, import_root)))
-import importlib.util
-spec = importlib.util.spec_from_file_location(
-    "_codeteam_pytest_plugin", os.path.join(files, "_codeteam_pytest_plugin.py"))
-plugin = importlib.util.module_from_spec(spec)
-sys.modules["_codeteam_pytest_plugin"] = plugin
-try:
-    import pytest
-except ImportError as error:
-    print("codeteam: no pytest in this interpreter (" + sys.executable + "): " + str(error),
-          file=sys.stderr)
-    sys.exit(97)
-spec.loader.exec_module(plugin)
-sys.exit(pytest.main(sys.argv[1:], plugins=[plugin]))
 """
+
+
+LAUNCHER = launcher("_codeteam_pytest_plugin", _IMPORT_ROOT_FIRST)
 """The ``python -c`` program that starts pytest with this plugin (argv: pytest's arguments)."""
