@@ -199,9 +199,10 @@ def _reused_lines(summary: dict[str, Any]) -> list[str]:
     if not reused.get("rows"):
         return []
     folders = ", ".join(f"{n} from {folder}" for folder, n in reused["from"].items())
-    return ["", f"**Not an independent run:** {reused['rows']} of {reused['of']} rows reuse the "
-            f"answers generated in another run ({folders}), scored here on this dataset's hidden "
-            "tests; their calls, tokens and seconds are those of the original generation."]
+    line = (f"**Not an independent run:** {reused['rows']} of {reused['of']} rows reuse the "
+            f"answers generated in another run ({folders}), scored here on this dataset's "
+            "hidden tests; their calls, tokens and seconds are those of the original generation.")
+    return ["", line]
 
 
 def markdown(summary: dict[str, Any]) -> str:
