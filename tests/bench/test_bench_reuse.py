@@ -249,3 +249,12 @@ async def test_generations_from_a_folder_that_is_no_bench_run_is_refused(scripte
         await bench(scripted, tmp_path / "plus", dataset="humaneval-plus", task_ids=IDS[1:],
                     pipelines=["direct"], generations_from=tmp_path / "empty",
                     settings=scripted_settings(scripted))
+
+
+def test_bench_help_documents_the_option(capsys):
+    from codeteam.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--generations-from DIR" in text and "same model and settings required" in text
