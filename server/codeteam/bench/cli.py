@@ -51,6 +51,12 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
     bench.add_argument("--score-timeout", type=float, default=None, metavar="SECONDS",
                        help="wall-clock limit of one task's hidden-test run (default: 10, "
                        "30 for humaneval-et, humaneval-plus and --repo)")
+    bench.add_argument("--generations-from", type=Path, default=None, metavar="DIR",
+                       help="the --out folder of an earlier run of another dataset with the "
+                       "same prompts (e.g. humaneval for humaneval-plus or humaneval-et): where "
+                       "a task's public part is identical, score that run's answer here instead "
+                       "of generating again (same model and settings required; its calls, "
+                       "tokens and seconds are kept)")
     bench.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     bench.add_argument("--report-only", action="store_true",
                        help="run nothing: write the summary of the results already in --out "

@@ -39,6 +39,11 @@ class BenchRecord(BaseModel):
     ``candidates``: one entry per candidate the pipeline compared by execution (origin, seed,
     its public and AI tests, chosen or not) with ``passed``, its own verdict on the hidden
     tests (to measure the choice; the pipeline never sees it).
+    ``public_digest`` is :func:`codeteam.bench.reuse.public_digest` of the task's public part
+    (None in rows written before it existed). ``generated_in`` is set when the code was not
+    generated in this run but taken from another run's ``--out`` folder
+    (``--generations-from``; ``generated_commit``: that run's codeteam commit, if recorded):
+    then ``calls``, tokens and ``seconds`` are that generation's.
     """
 
     dataset: str
@@ -60,6 +65,9 @@ class BenchRecord(BaseModel):
     detail: str = ""
     infra_error: str | None = None
     candidates: list[dict] = Field(default_factory=list)
+    public_digest: str | None = None
+    generated_in: str | None = None
+    generated_commit: str | None = None
     finished_at: str = Field(
         default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds")
     )

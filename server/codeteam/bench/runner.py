@@ -11,6 +11,10 @@ and excluded from pass@1 (shown in the summary, never silently). At the end ``OU
 A rerun with the same ``--out`` skips pairs already recorded (resume), except those whose
 run had an infrastructure error (every LLM call failed, or the pipeline raised), which are
 run again.
+
+With ``--generations-from DIR`` a pair whose task had the same public part in DIR's run
+(another dataset with the same prompts, e.g. HumanEval for HumanEval+) is not generated: DIR's
+answer is scored on this dataset's hidden tests (:mod:`codeteam.bench.reuse`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,13 @@ from typing import Any
 
 from codeteam.bench.datasets import BenchTask, Dataset, DatasetError, load_dataset
 from codeteam.bench.results import BenchRecord, ResultsLog
+from codeteam.bench.reuse import (
+    GenerationSource,
+    ReuseError,
+    codeteam_commit,
+    public_digest,
+    reused_record,
+)
 from codeteam.bench.scoring import (
     ReferenceCache,
     check_references,
@@ -59,7 +70,9 @@ class BenchConfig:
     writes the summary of the results ``out`` already holds (a run in progress or
     interrupted: the tasks not run yet count as missing). ``repo`` makes the tasks from a
     project's own functions and tests instead (:mod:`codeteam.bench.repo`; ``functions``:
-    shell patterns of ``--functions``, ``min_tests``: ``--min-tests``)."""
+    shell patterns of ``--functions``, ``min_tests``: ``--min-tests``). ``generations_from``
+    is the ``--out`` folder of an earlier run whose answers are scored here instead of
+    generating them again where the public part is the same (``--generations-from``)."""
 
     dataset: str | None = None
     data: Path | None = None
@@ -75,6 +88,7 @@ class BenchConfig:
     repo: Path | None = None
     functions: list[str] | None = None
     min_tests: int = 1
+    generations_from: Path | None = None
 
 
 def model_label(settings: Settings) -> str:
@@ -175,6 +189,7 @@ async def run_one(
             tests_total=len(item.hidden_tests),
             notes=[f"the pipeline raised {type(error).__name__}: {error}"],
             detail="the pipeline raised", infra_error=f"{type(error).__name__}: {error}",
+            public_digest=public_digest(item),
         )
     seconds = time.monotonic() - started
     infra = _infra_error(result)
@@ -206,6 +221,7 @@ async def run_one(
         detail=score.detail,
         infra_error=infra,
         candidates=candidates,
+        public_digest=public_digest(item),
     )
 
 
@@ -232,6 +248,9 @@ async def run_bench(
     if unknown or not config.pipelines:
         raise BenchError(f"unknown pipeline(s) {', '.join(unknown) or '(none given)'}; "
                          f"choose from {', '.join(PIPELINES)}")
+    if config.generations_from is not None and config.repo is not None:
+        raise BenchError("--generations-from cannot be combined with --repo (its tasks exist "
+                         "only in that repository)")
     repo = None  # (identity, selection report) of a --repo run
     try:
         if config.repo is not None:
@@ -252,6 +271,10 @@ async def run_bench(
     if repo is not None:
         run_info["repo"] = repo[0].identity
         run_info["repo_commit"] = repo[0].commit
+    source = _generation_source(config, model, settings_shown)
+    if source is not None:
+        run_info["generations_from"] = str(source.folder)
+    run_info.update({"settings": settings_shown, "commit": codeteam_commit()})
     _check_out_folder(out, run_info)
     meta = {"dataset": dataset.name, "source": dataset.source, "model": model,
             "settings": settings_shown}
@@ -291,19 +314,30 @@ async def run_bench(
     done = {key for key, r in existing.items() if r.dataset == dataset.name and not r.infra_error}
     todo = [(item, p) for item in selected for p in config.pipelines
             if (item.task_id, p) not in done]
+    reuse: dict[tuple[str, str], BenchRecord] = {}  # (task, pipeline) -> DIR's row
+    if source is not None and not config.report_only:
+        try:
+            for item, p in todo:
+                row = source.row_for(item, p, public_digest(item))
+                if row is not None:
+                    reuse[(item.task_id, p)] = row
+        except ReuseError as error:
+            raise BenchError(str(error)) from error
     if echo:
         skipped = len(selected) * len(config.pipelines) - len(todo)
         verb = "not run (--report-only)" if config.report_only else "to run"
         print(f"codeteam bench: {dataset.name}, {len(selected)} task(s) x "
               f"{len(config.pipelines)} pipeline(s), model {model}; {len(todo)} {verb}"
-              + (f", {skipped} already in {results.path}" if skipped else ""), file=sys.stderr)
+              + (f", {skipped} already in {results.path}" if skipped else "")
+              + (f"; {len(reuse)} of them reused from {source.folder} (scored here, not "
+                 "generated again)" if source is not None and todo else ""), file=sys.stderr)
     if config.report_only:
         todo = []
 
     own_client = client is None
     aborted: str | None = None
     if todo:
-        if own_client:
+        if own_client and len(reuse) < len(todo):  # no model for reused answers only
             from codeteam.llm.embedded import EmbeddedModelError
             from codeteam.llm.provider import client_for
 
@@ -321,8 +355,14 @@ async def run_bench(
             async with semaphore:
                 if stop.is_set():
                     return
-                record = await run_one(item, pipeline, dataset=dataset.name,
-                                       settings=settings, client=client, policy=policy)
+                row = reuse.get((item.task_id, pipeline))
+                if row is not None:
+                    score = await score_code(item, row.code, policy=policy)
+                    record = reused_record(row, dataset=dataset.name, score=score,
+                                           digest=public_digest(item), origin=source.origin(row))
+                else:
+                    record = await run_one(item, pipeline, dataset=dataset.name,
+                                           settings=settings, client=client, policy=policy)
                 results.append(record)
                 progress.done(record)
                 if record.infra_error:
@@ -344,7 +384,7 @@ async def run_bench(
                 worker.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
             progress.close()
-            if own_client:
+            if own_client and client is not None:
                 await client.close()
                 if settings.uses_embedded_model:
                     from codeteam.llm.embedded import shared_embedded_model
@@ -390,6 +430,23 @@ async def run_bench(
         print(f"codeteam bench: wrote {out / 'results.jsonl'}, {out / 'summary.json'}, "
               f"{out / 'summary.md'}, {out / 'chart.png'}", file=sys.stderr)
     return summary
+
+
+def _generation_source(config: BenchConfig, model: str,
+                       settings_shown: dict[str, Any]) -> GenerationSource | None:
+    """The ``--generations-from`` folder, read and checked against this run's model and
+    settings (None without the option). Raises :class:`BenchError` when it cannot be used."""
+    if config.generations_from is None:
+        return None
+    defaults = {name: info.get_default(call_default_factory=True)
+                for name, info in Settings.model_fields.items()}
+    try:
+        source = GenerationSource.open(config.generations_from)
+        source.check_compatible(model=model, settings=settings_shown, out=config.out,
+                                defaults=defaults)
+    except ReuseError as error:
+        raise BenchError(str(error)) from error
+    return source
 
 
 async def _load_repo(config: BenchConfig, settings: Settings, echo: bool) -> tuple[Any, Any, Dataset]:
@@ -446,6 +503,7 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
         functions=([p.strip() for p in args.functions.split(",") if p.strip()]
                    if getattr(args, "functions", None) else None),
         min_tests=max(getattr(args, "min_tests", 1) or 1, 1),
+        generations_from=getattr(args, "generations_from", None),
     )
 
 

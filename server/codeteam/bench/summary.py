@@ -97,6 +97,7 @@ def pipeline_stats(records: list[BenchRecord], selected: int) -> dict[str, Any]:
         "error_types": dict(errors.most_common()),
         "statuses": dict(sorted(Counter(r.status for r in records).items())),
         "infra_errors": sum(1 for r in records if r.infra_error),
+        "reused": sum(1 for r in records if r.generated_in),
     }
 
 
@@ -115,14 +116,21 @@ def summarize(
     ``paired_vs_direct`` (see :func:`paired_with`; None for direct itself), ``gain_vs_direct`` (relative: ``(p - d) / d`` where d is
     direct's pass@1; None when direct is not run or scored 0) and ``delta_vs_direct``
     (absolute difference of pass@1). ``meta`` (dataset, model, settings) is copied in.
+    ``reused``: how many of the rows were not generated in this run but scored from another
+    run's answers (``--generations-from``): ``rows`` of ``of``, and ``from`` per folder (each
+    pipeline's ``reused`` counts its scored rows).
     """
     wanted = set(task_ids)
     scored_ids = [t for t in task_ids if t not in defective]
     summary: dict[str, Any] = dict(meta or {})
     per: dict[str, dict[str, Any]] = {}
     scored_by: dict[str, list[BenchRecord]] = {}
+    reused: Counter[str] = Counter()
+    rows = 0
     for name in pipelines:
         mine = [r for r in records if r.pipeline == name and r.task_id in wanted]
+        rows += len(mine)
+        reused.update(r.generated_in for r in mine if r.generated_in)
         scored = [r for r in mine if r.task_id not in defective]
         scored_by[name] = scored
         stats = pipeline_stats(scored, len(scored_ids))
@@ -153,6 +161,7 @@ def summarize(
             "tasks": {t: defective[t] for t in task_ids if t in defective},
         },
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "reused": {"rows": sum(reused.values()), "of": rows, "from": dict(reused)},
     })
     return summary
 
@@ -183,6 +192,19 @@ def _gain(stats: dict[str, Any]) -> str:
     return f"{_signed_pct(stats['gain_vs_direct'])} ({points})"
 
 
+def _reused_lines(summary: dict[str, Any]) -> list[str]:
+    """The paragraph saying which rows were scored from another run's answers (none when
+    every answer was generated in this run)."""
+    reused = summary.get("reused") or {}
+    if not reused.get("rows"):
+        return []
+    folders = ", ".join(f"{n} from {folder}" for folder, n in reused["from"].items())
+    line = (f"**Not an independent run:** {reused['rows']} of {reused['of']} rows reuse the "
+            f"answers generated in another run ({folders}), scored here on this dataset's "
+            "hidden tests; their calls, tokens and seconds are those of the original generation.")
+    return ["", line]
+
+
 def markdown(summary: dict[str, Any]) -> str:
     """The summary as markdown: a header, one table row per pipeline, the defective tasks."""
     lines = [
@@ -192,6 +214,7 @@ def markdown(summary: dict[str, Any]) -> str:
         f"{summary['tasks_selected']} selected"
         + (f" ({summary['defective']['count']} with defective tests excluded)"
            if summary["defective"]["count"] else "") + ".",
+        *_reused_lines(summary),
         "",
         ("| pipeline | pass@1 | passed | vs direct | mean calls | mean tokens "
          "| tokens per solved | mean s/task | failures | 95% interval |"),
