@@ -44,6 +44,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from codeteam.execution.judge_view import JudgeView, def_lines, find_function
 from codeteam.execution.models import RunReport, TestCase, TestOutcome
 from codeteam.execution.sandbox import (
     ProcessResult,
@@ -55,6 +56,8 @@ from codeteam.execution.sandbox import (
 
 PLUGIN_FILE = "_codeteam_pytest_plugin.py"
 SPEC_FILE = "_codeteam_pytest_spec.json"
+SUBJECT_FILE = "_codeteam_pytest_subject.py"
+CANDIDATE_FILE = "_codeteam_candidate.py"
 OUTPUT_TAIL = 4000
 MAX_FILES = 5000
 """Files looked at when searching the project for test files."""
@@ -397,6 +400,11 @@ def _plugin_source() -> str:
 
 
 @cache
+def _subject_source() -> str:
+    return Path(__file__).with_name("pytest_subject.py").read_text(encoding="utf-8")
+
+
+@cache
 def _launcher() -> str:
     from codeteam.execution.pytest_plugin import LAUNCHER
 
@@ -409,8 +417,9 @@ async def _pytest(
     spec: dict,
     policy: SandboxPolicy,
     overlay: str | None,
+    extra_files: dict[str, str] | None = None,
 ) -> ProcessResult:
-    files = {PLUGIN_FILE: _plugin_source(), SPEC_FILE: json.dumps(spec)}
+    files = {PLUGIN_FILE: _plugin_source(), SPEC_FILE: json.dumps(spec), **(extra_files or {})}
     extra = ["-n0"] if distributes_tests(Path(target.root)) else []
     argv = python_argv("-c", _launcher(), "-p", "no:cacheprovider",
                        "--continue-on-collection-errors", *extra, *args,
@@ -627,14 +636,21 @@ async def run_pytest_tests(
     function_start: int | None = None,
     function_lines: int | None = None,
     rootdir: str | None = None,
+    judge: JudgeView | None = None,
 ) -> RunReport:
-    """Run pytest tests ``tests`` (their ids are node ids) with ``text`` laid over the
-    function's file. One outcome per test, in the order given: a test pytest did not report is
-    an "error" saying why; ``function_start`` (0-based line of the function in ``text``) and
-    ``function_lines`` map a traceback line in the file to ``function_line``; a test's own
-    failing line (in its test file) is ``test_file``/``test_line``. Tests with a
+    """Run pytest tests ``tests`` (their ids are node ids) on ``text`` (the candidate version
+    of the function's file). One outcome per test, in the order given: a test pytest did not
+    report is an "error" saying why; ``function_start`` (0-based line of the function in
+    ``text``) and ``function_lines`` map a traceback line in the file to ``function_line``; a
+    test's own failing line (in its test file) is ``test_file``/``test_line``. Tests with a
     ``skip_reason`` are "skipped" without running. Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
+    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run.
+
+    With ``judge`` (:func:`~codeteam.execution.judge_view.judge_view` of the user's text),
+    pytest imports that view and the code under test runs in a subject process of its own
+    (:mod:`~codeteam.execution.pytest_subject`): those verdicts are ``trusted``. The tests
+    whose arguments could not cross are run again the old way (``text`` laid over the file,
+    one process) and, like every outcome of a run without ``judge``, are not trusted."""
     runnable = [test for test in tests if test.skip_reason is None]
     if not runnable:
         return RunReport(outcomes=[_not_run(t) for t in tests], sandbox=policy.mode)
@@ -649,26 +665,60 @@ async def run_pytest_tests(
     args = list(files)
     if moved:  # the same rootdir as the selection's, so that the node ids are the same
         args = ["--rootdir", os.path.join(target.root, rootdir), *args]
-    reused = await asyncio.to_thread(_reuse, target, text, runnable, policy)
+    reused = None  # a judged run is never replaced by the selection's one-process outcomes
+    if judge is None:
+        reused = await asyncio.to_thread(_reuse, target, text, runnable, policy)
+    judged = False
     if reused is not None:
         heard, result = reused
+    elif judge is not None:
+        spec = _spec(target, "run", policy, keep=[t.id for t in runnable],
+                     judge=_judge_spec(target, text, judge))
+        result = await _pytest(target, args, spec, policy, judge.text,
+                               {SUBJECT_FILE: _subject_source(), CANDIDATE_FILE: text})
+        heard = _read(result.results)
+        judged = True
     else:
         spec = _spec(target, "run", policy, keep=[t.id for t in runnable])
         result = await _pytest(target, args, spec, policy, text)
         heard = _read(result.results)
     problem = _run_problem(result, heard, policy)
     ran = {t.id: _outcome(t, heard, result, policy, problem, target, function_start,
-                          function_lines) for t in runnable}
+                          function_lines, trusted=judged) for t in runnable}
+    _check_consistency(list(ran.values()), heard, result)
+    results = [result]
+    again = [t for t in runnable if judged and (heard.outcomes.get(t.id) or {}).get("fallback")]
+    if again:  # an argument could not cross: these run the old way (the code's own process)
+        spec = _spec(target, "run", policy, keep=[t.id for t in again])
+        second = await _pytest(target, args, spec, policy, text)
+        heard = _read(second.results)
+        problem = _run_problem(second, heard, policy)
+        rerun = {t.id: _outcome(t, heard, second, policy, problem, target, function_start,
+                                function_lines, trusted=False) for t in again}
+        _check_consistency(list(rerun.values()), heard, second)
+        ran.update(rerun)
+        results.append(second)
     outcomes = [_not_run(t) if t.skip_reason is not None else ran[t.id] for t in tests]
-    _check_consistency(outcomes, heard, result)
     return RunReport(
         outcomes=outcomes,
         sandbox=policy.mode,
-        exit_code=result.exit_code,
-        killed=result.killed,
-        output=_output_tail(result),
-        seconds=result.seconds,
+        exit_code=next((r.exit_code for r in results if r.exit_code), result.exit_code),
+        killed=any(r.killed for r in results),
+        output="\n".join(_output_tail(r) for r in results if _output_tail(r)),
+        seconds=sum(r.seconds for r in results),
     )
+
+
+def _judge_spec(target: PytestTarget, text: str, judge: JudgeView) -> dict:
+    """The spec's ``judge`` entry (see :mod:`~codeteam.execution.pytest_plugin`)."""
+    lines = def_lines(text, target.qualname, judge.start_line)
+    shift = 0
+    if lines:
+        node = find_function(ast.parse(text), target.qualname, judge.start_line)
+        if node is not None and node.end_lineno is not None:
+            shift = (node.end_lineno - lines[0]) - (judge.end_line - judge.start_line)
+    return {"candidate": CANDIDATE_FILE, "lines": lines, "shift": shift,
+            "span": [judge.start_line + 1, judge.end_line + 1]}
 
 
 def _reuse(
@@ -713,6 +763,7 @@ def _outcome(
     target: PytestTarget,
     function_start: int | None,
     function_lines: int | None,
+    trusted: bool = False,
 ) -> TestOutcome:
     event = heard.outcomes.get(test.id)
     if event is None:
@@ -726,13 +777,13 @@ def _outcome(
                        if result.killed or _watchdog(result) else
                        f"the process died during this test (exit status {result.exit_code})")
             status = "timeout" if result.killed or _watchdog(result) else "error"
-            return TestOutcome(test_id=test.id, status=status, message=message)
+            return TestOutcome(test_id=test.id, status=status, message=message, trusted=trusted)
         elif heard.done is None:
             message = ("not run: the pytest process ended before this test "
                        f"(exit status {result.exit_code}{', killed at the time limit' if result.killed else ''})")
         else:
             message = "pytest did not collect this test any more (not found in its file)"
-        return TestOutcome(test_id=test.id, status="error", message=message)
+        return TestOutcome(test_id=test.id, status="error", message=message, trusted=trusted)
     status = _STATUS.get(str(event.get("outcome")), "error")
     message = str(event.get("message") or "")
     if event.get("outcome") == "xfailed":
@@ -748,8 +799,7 @@ def _outcome(
         message=message,
         seconds=float(event.get("duration") or 0.0),
     )
-    if "trusted" in TestOutcome.model_fields:  # the harness branch's flag: pytest's verdict
-        outcome.trusted = False  # comes from the process that runs the code under test
+    outcome.trusted = trusted  # False: decided in the process that ran the code under test
     frames = [frame for frame in event.get("traceback") or []
               if isinstance(frame, list) and len(frame) == 2]
     outcome.traceback = str(event.get("longrepr") or "") or "\n".join(

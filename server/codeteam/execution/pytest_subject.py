@@ -1,0 +1,1491 @@
+"""The pytest run's *subject*: the process that runs the code under test, apart from pytest
+(standard library only; runs *inside* the sandbox; issue 13: the code must not be able to
+forge its verdict).
+
+codeteam's pytest plugin (:mod:`codeteam.execution.pytest_plugin`, the *judge*) imports the
+project's tests and a *judge view* of the target's module: the user's own text with the
+target function's body replaced by one call of ``__codeteam_forward__`` (a builtin the plugin
+installs). That call goes to this process, started by the judge before any test runs::
+
+    python <interpreter flags> _codeteam_pytest_subject.py REQUEST_FD REPLY_FD
+
+It loads the *candidate* text of the module under its dotted name (a ``sys.meta_path``
+finder: compiled with the original file's path as filename, ``__package__``/``__path__`` as
+the original's, so relative imports and ``pkg/__init__.py`` work), finds the undecorated
+target function (the function object whose code is the ``def`` at the target's line) and
+serves calls. It has nothing but its two pipes (no results descriptor, no pytest objects).
+
+The protocol (:class:`Codec`): length-prefixed frames of a strict tagged encoding of our own
+(no pickle/marshal):
+
+- plain data, exact types: None, bool, int, float, complex, str, bytes, list, tuple, dict,
+  set, frozenset (shared and cyclic lists/dicts/sets/objects kept: back-references);
+- references to classes and functions by ``module`` + ``qualname`` (the judge looks them up
+  in ``sys.modules`` only, never imports, and takes no name starting with ``_``);
+- objects of such classes by state (``__dict__``, ``__slots__``; created with
+  ``object.__new__``, no class code runs), namedtuples, enum members by name, exceptions
+  (args and ``__dict__``), and a few standard value types (datetime, date, time, timedelta,
+  timezone, Decimal, Fraction, pathlib paths, range, bytearray, OrderedDict, defaultdict,
+  deque, Counter), the only constructors called;
+- *handles*: a callable or iterator of one side that the protocol cannot copy crosses as an
+  id; the other side gets a :class:`RemoteCallable` / :class:`RemoteIterator` that asks for
+  each call or ``next`` (nested calls both ways work: each side serves the other's requests
+  while it waits). Their ``==``, ``hash`` and ``repr`` are the holder's own (identity).
+
+Nothing of ``_pytest``, ``pytest``, ``pluggy``, ``unittest.mock`` or codeteam ever crosses
+(neither as reference nor as handle); modules, frames and code objects never cross; no
+attribute is ever set, deleted or read through a handle.
+"""
+
+import builtins
+import os
+import sys
+import time
+
+FRAME_LIMIT = 64 * 1024 * 1024  # bytes of one message
+DEPTH_LIMIT = 150  # nesting of encoded values
+OUTPUT_LIMIT = 100_000  # characters of stdout/stderr sent back per call
+FRAMES_LIMIT = 40
+HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
+FORBIDDEN = ("_pytest", "pytest", "pluggy", "py", "unittest.mock", "codeteam",
+             "_codeteam_pytest_plugin", "_codeteam_pytest_subject", "__main__")
+
+
+def forbidden(module):
+    """Whether objects of ``module`` (a dotted name) may never cross."""
+    if type(module) is not str:
+        return True
+    return any(module == name or module.startswith(name + ".") for name in FORBIDDEN)
+
+
+class CannotCross(Exception):
+    """A value the protocol cannot carry."""
+
+
+class Unjudgeable(ValueError):
+    """A value of a class the receiving side cannot resolve (defined by the code under test)."""
+
+
+def _is_dunder(name):
+    return name.startswith("__") and name.endswith("__")
+
+
+def _python_class(cls):
+    """Whether every class of ``cls``'s MRO but ``object`` is defined in Python (its
+    instances' state is their ``__dict__`` and slots)."""
+    try:
+        return all(base.__flags__ & HEAPTYPE for base in cls.__mro__[:-1])
+    except (AttributeError, TypeError):
+        return False
+
+
+def _slot_names(cls):
+    names = []
+    for base in cls.__mro__:
+        slots = base.__dict__.get("__slots__", ())
+        if isinstance(slots, str):
+            slots = (slots,)
+        for name in slots:
+            if name in ("__dict__", "__weakref__"):
+                continue
+            if name.startswith("__") and not name.endswith("__"):
+                name = "_" + base.__name__.lstrip("_") + name
+            if name not in names:
+                names.append(name)
+    return names
+
+
+_VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime",
+                  "timedelta": "datetime", "timezone": "datetime", "Decimal": "decimal",
+                  "Fraction": "fractions", "OrderedDict": "collections",
+                  "defaultdict": "collections", "deque": "collections",
+                  "Counter": "collections"}
+_PATHS = ("PurePath", "PurePosixPath", "PureWindowsPath", "Path", "PosixPath", "WindowsPath")
+
+
+class RemoteCallable:
+    """A callable of the other process: each call is a request to it."""
+
+    __slots__ = ("_channel", "_handle", "_name", "__weakref__")
+
+    def __init__(self, channel, handle, name):
+        self._channel = channel
+        self._handle = handle
+        self._name = name
+
+    def __call__(self, *args, **kwargs):
+        return self._channel.call_handle(self, args, kwargs)
+
+    def __repr__(self):
+        return "<remote callable %s>" % self._name
+
+
+class RemoteIterator:
+    """An iterator of the other process: each ``next`` is a request to it."""
+
+    __slots__ = ("_channel", "_handle", "_name", "__weakref__")
+
+    def __init__(self, channel, handle, name):
+        self._channel = channel
+        self._handle = handle
+        self._name = name
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._channel.next_handle(self)
+
+    def __repr__(self):
+        return "<remote iterator %s>" % self._name
+
+
+class Codec:
+    """One side's encoder and decoder. ``strict`` (the judge): references are looked up in
+    ``sys.modules`` only and no name part may start with ``_``; classes it cannot resolve
+    make the value :class:`Unjudgeable`. ``shared``: module names the other side has
+    imported (references to other modules' functions cross as handles instead)."""
+
+    def __init__(self, strict, channel=None):
+        self.strict = strict
+        self.channel = channel
+        self.exported = {}  # handle id -> own object
+        self.export_ids = {}  # id(own object) -> handle id
+        self.proxies = {}  # handle id of the other side -> proxy
+        self.shared = None
+        self.generation = 0
+
+    # -- encoding ----------------------------------------------------------------------------
+
+    def dumps(self, value):
+        out = []
+        self._enc(value, out, {}, 0)
+        return b"".join(out)
+
+    def _str(self, text, out):
+        data = str.encode(text, "utf-8", "surrogatepass")
+        out.append(b"%d:" % len(data) + data)
+
+    def _ref_name(self, obj):
+        """``(module, qualname)`` naming ``obj`` (a class or function) in its module, or None."""
+        try:
+            module = getattr(obj, "__module__", None)
+            qualname = getattr(obj, "__qualname__", None)
+            if module is None and hasattr(obj, "__objclass__"):  # a method descriptor: str.lower
+                module = obj.__objclass__.__module__
+            if type(module) is not str or type(qualname) is not str or forbidden(module):
+                return None
+            if "<" in qualname or any(_is_dunder(p) for p in qualname.split(".")):
+                return None
+            found = sys.modules.get(module)
+            if found is None:
+                return None
+            for part in qualname.split("."):
+                found = getattr(found, part)
+            if found is not obj:
+                return None
+        except Exception:  # noqa: BLE001 - a strange object: not a reference
+            return None
+        return module, qualname
+
+    def _shared(self, module):
+        if self.shared is None:
+            return True
+        root = module.split(".")[0]
+        return module in self.shared or root in getattr(sys, "stdlib_module_names", ()) or (
+            root == "builtins")
+
+    def _export(self, obj, kind, out):
+        key = id(obj)
+        handle = self.export_ids.get(key)
+        if handle is None or self.exported.get(handle) is not obj:
+            handle = len(self.exported) + 1
+            self.exported[handle] = obj
+            self.export_ids[key] = handle
+        try:
+            name = str(getattr(obj, "__qualname__", None) or type(obj).__name__)[:80]
+        except Exception:  # noqa: BLE001
+            name = "?"
+        out.append(b"H" + kind + b"%d;" % handle)
+        self._str(name, out)
+
+    def _enc(self, value, out, memo, depth):
+        if depth > DEPTH_LIMIT:
+            raise CannotCross("nested too deeply")
+        kind = type(value)
+        if value is None:
+            out.append(b"N")
+        elif value is True:
+            out.append(b"T")
+        elif value is False:
+            out.append(b"F")
+        elif kind is int:
+            out.append(b"i" + int.__format__(value, "x").encode() + b";")
+        elif kind is float:
+            out.append(b"f" + float.hex(value).encode() + b";")
+        elif kind is complex:
+            out.append(b"c" + float.hex(value.real).encode() + b";"
+                       + float.hex(value.imag).encode() + b";")
+        elif kind is str:
+            out.append(b"s")
+            self._str(value, out)
+        elif kind is bytes:
+            out.append(b"b%d:" % len(value) + value)
+        elif id(value) in memo:
+            out.append(b"r%d;" % memo[id(value)][0])
+        elif kind in (list, dict, set):
+            memo[id(value)] = (len(memo), value)
+            items = list(dict.items(value)) if kind is dict else list(value)
+            out.append({list: b"l", dict: b"d", set: b"S"}[kind] + b"%d:" % len(items))
+            for item in items:
+                if kind is dict:
+                    self._enc(item[0], out, memo, depth + 1)
+                    self._enc(item[1], out, memo, depth + 1)
+                else:
+                    self._enc(item, out, memo, depth + 1)
+        elif kind in (tuple, frozenset):
+            items = list(value)
+            out.append((b"t" if kind is tuple else b"Z") + b"%d:" % len(items))
+            for item in items:
+                self._enc(item, out, memo, depth + 1)
+            memo[id(value)] = (len(memo), value)
+        elif kind in (RemoteCallable, RemoteIterator):
+            if value._channel is not self.channel or value._handle[0] != self.generation:
+                raise CannotCross("a handle of a process that has ended")
+            out.append(b"Y%d;" % value._handle[1])
+        else:
+            self._enc_other(value, kind, out, memo, depth)
+
+    def _cannot(self, reason, out):
+        """A value this side cannot send: the subject marks it (an error where the judge
+        decodes it), the judge stops (the test is run the old way)."""
+        if self.channel is not None and self.channel.side == "subject" and self.mark_unjudgeable:
+            out.append(b"U")
+            self._str(reason, out)
+            return
+        raise CannotCross(reason)
+
+    mark_unjudgeable = True
+
+    def _enc_other(self, value, kind, out, memo, depth):
+        import types
+
+        judge = self.channel is not None and self.channel.side == "judge"
+        module = getattr(kind, "__module__", None)
+        name = "%s.%s" % (module, getattr(kind, "__qualname__", "?"))
+        if isinstance(value, type):
+            ref = self._ref_name(value)
+            if ref is None or not self._shared(ref[0]):
+                return self._cannot("the class %s.%s" % (getattr(value, "__module__", "?"),
+                                                         getattr(value, "__qualname__", "?")), out)
+            out.append(b"R")
+            self._enc_ref(ref, out)
+            return
+        if self._enc_value(value, kind, out, memo, depth):
+            return
+        if forbidden(module) or isinstance(value, (types.ModuleType, types.FrameType,
+                                                   types.CodeType, types.TracebackType)):
+            return self._cannot("an object of " + name, out)
+        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType,
+                              types.MethodDescriptorType, types.WrapperDescriptorType)):
+            ref = self._ref_name(value)
+            if ref is not None and (ref[0] == "builtins" or judge and self._shared(ref[0])):
+                out.append(b"P")  # a reference, with a handle in case the other side lacks it
+                self._enc_ref(ref, out)
+            self._check_exportable(value)
+            self._export(value, b"c", out)
+            return
+        if isinstance(value, BaseException):
+            self._enc_exception(value, kind, out, memo, depth)
+            return
+        if self._iterator(value):
+            self._check_exportable(value)
+            self._export(value, b"i", out)
+            return
+        ref = self._ref_name(kind)
+        if ref is not None and self._shared(ref[0]):
+            import enum
+
+            if isinstance(value, enum.Enum):
+                out.append(b"e")
+                self._enc_ref(ref, out)
+                self._str(str(value.name), out)
+                return
+            if isinstance(value, tuple) and hasattr(kind, "_fields"):
+                items = list(value)
+                out.append(b"n")
+                self._enc_ref(ref, out)
+                out.append(b"%d:" % len(items))
+                for item in items:
+                    self._enc(item, out, memo, depth + 1)
+                memo[id(value)] = (len(memo), value)
+                return
+            if _python_class(kind):
+                self._enc_object(value, kind, ref, out, memo, depth)
+                return
+        if callable(value):
+            self._check_exportable(value)
+            self._export(value, b"c", out)
+            return
+        return self._cannot("an object of " + name, out)
+
+    def _check_exportable(self, value):
+        import types
+
+        owner = value.__self__ if isinstance(value, types.MethodType) else value
+        module = getattr(type(owner), "__module__", None)
+        if isinstance(owner, (types.FunctionType, types.BuiltinFunctionType)):
+            module = getattr(owner, "__module__", None)
+        if module is not None and forbidden(module):
+            raise CannotCross("a callable of %s" % module)
+
+    def _iterator(self, value):
+        kind = type(value)
+        try:
+            return hasattr(kind, "__next__") and hasattr(kind, "__iter__") and iter(value) is value
+        except Exception:  # noqa: BLE001
+            return False
+
+    def _enc_ref(self, ref, out):
+        self._str(ref[0], out)
+        self._str(ref[1], out)
+
+    def _enc_object(self, value, kind, ref, out, memo, depth):
+        memo[id(value)] = (len(memo), value)
+        try:
+            state = dict(object.__getattribute__(value, "__dict__"))
+        except AttributeError:
+            state = {}
+        slots = {}
+        for name in _slot_names(kind):
+            try:
+                slots[name] = object.__getattribute__(value, name)
+            except AttributeError:
+                pass
+        out.append(b"O")
+        self._enc_ref(ref, out)
+        self._enc_state(state, out, memo, depth)
+        self._enc_state(slots, out, memo, depth)
+
+    def _enc_state(self, state, out, memo, depth):
+        out.append(b"%d:" % len(state))
+        for key, item in state.items():
+            if type(key) is not str:
+                raise CannotCross("an attribute name that is not a string")
+            self._str(key, out)
+            self._enc(item, out, memo, depth + 1)
+
+    def _enc_exception(self, value, kind, out, memo, depth):
+        ref = self._ref_name(kind)
+        if ref is None or not self._shared(ref[0]):
+            return self._cannot("an exception of " + kind.__qualname__, out)
+        memo[id(value)] = (len(memo), value)
+        out.append(b"x")
+        self._enc_ref(ref, out)
+        self._enc(tuple(value.args), out, memo, depth + 1)
+        try:
+            state = dict(object.__getattribute__(value, "__dict__"))
+        except AttributeError:
+            state = {}
+        state = {k: v for k, v in state.items() if not k.startswith("_codeteam")}
+        self._enc_state(state, out, memo, depth)
+
+    def _enc_value(self, value, kind, out, memo, depth):
+        """The standard value types; True when ``value`` was one."""
+        module = getattr(kind, "__module__", "")
+        name = kind.__name__
+        args = None
+        if module == "datetime" and name in ("datetime", "date", "time"):
+            reduced = value.__reduce__()
+            args = tuple(reduced[1])
+            if len(args) > 1 and args[1] is not None and type(args[1]).__name__ != "timezone":
+                return False
+        elif module == "datetime" and name == "timedelta":
+            args = (value.days, value.seconds, value.microseconds)
+        elif module == "datetime" and name == "timezone":
+            args = tuple(value.__getinitargs__())
+        elif module == "decimal" and name == "Decimal":
+            args = (str(value),)
+        elif module == "fractions" and name == "Fraction":
+            args = (value.numerator, value.denominator)
+        elif module == "pathlib" and name in _PATHS:
+            args = (str(value),)
+        elif kind is range:
+            name, args = "range", (value.start, value.stop, value.step)
+        elif kind is bytearray:
+            name, args = "bytearray", (bytes(value),)
+        elif module == "collections" and name in ("OrderedDict", "Counter"):
+            args = (list(dict.items(value)),)
+        elif module == "collections" and name == "defaultdict":
+            args = (value.default_factory, list(dict.items(value)))
+        elif module == "collections" and name == "deque":
+            args = (list(value), value.maxlen)
+        else:
+            return False
+        out.append(b"v")
+        self._str(name, out)
+        self._enc(args, out, memo, depth + 1)
+        memo[id(value)] = (len(memo), value)
+        return True
+
+    # -- decoding ----------------------------------------------------------------------------
+
+    def loads(self, data):
+        value, end = self._dec(data, 0, [], 0)
+        if end != len(data):
+            raise ValueError("trailing data")
+        return value
+
+    def _num(self, data, at, stop):
+        end = data.index(stop, at)
+        return data[at:end].decode("ascii"), end + 1
+
+    def _text(self, data, at):
+        size, at = self._num(data, at, b":")
+        size = int(size)
+        if size < 0 or at + size > len(data):
+            raise ValueError("short data")
+        return data[at : at + size].decode("utf-8", "surrogatepass"), at + size
+
+    def resolve(self, module, qualname, what="class"):
+        """The class or function ``module.qualname`` of this process."""
+        if forbidden(module):
+            raise Unjudgeable("%s.%s" % (module, qualname))
+        found = sys.modules.get(module)
+        if found is None:
+            if self.strict:
+                raise Unjudgeable("%s.%s" % (module, qualname))
+            import importlib
+
+            found = importlib.import_module(module)
+        for part in qualname.split("."):
+            if _is_dunder(part) or (self.strict and part.startswith("_")) or "<" in part:
+                raise Unjudgeable("%s.%s" % (module, qualname))
+            try:
+                found = getattr(found, part)
+            except AttributeError:
+                raise Unjudgeable("%s.%s" % (module, qualname)) from None
+        import types
+
+        ok = isinstance(found, type) if what == "class" else isinstance(
+            found, (type, types.FunctionType, types.BuiltinFunctionType,
+                    types.MethodDescriptorType, types.WrapperDescriptorType))
+        if not ok or forbidden(getattr(found, "__module__", None) or "builtins"):
+            raise Unjudgeable("%s.%s" % (module, qualname))
+        return found
+
+    def _dec_ref(self, data, at, what="class"):
+        module, at = self._text(data, at)
+        qualname, at = self._text(data, at)
+        return self.resolve(module, qualname, what), at
+
+    def _proxy(self, kind, handle, name):
+        key = (self.generation, kind, handle)
+        proxy = self.proxies.get(key)
+        if proxy is None:
+            cls = RemoteCallable if kind == "c" else RemoteIterator
+            proxy = cls(self.channel, (self.generation, handle), name)
+            self.proxies[key] = proxy
+        return proxy
+
+    def _dec(self, data, at, table, depth):
+        if depth > DEPTH_LIMIT:
+            raise ValueError("too deep")
+        tag = data[at : at + 1]
+        at += 1
+        if tag == b"N":
+            return None, at
+        if tag == b"T":
+            return True, at
+        if tag == b"F":
+            return False, at
+        if tag == b"i":
+            text, at = self._num(data, at, b";")
+            return int(text, 16), at
+        if tag == b"f":
+            text, at = self._num(data, at, b";")
+            return float.fromhex(text), at
+        if tag == b"c":
+            real, at = self._num(data, at, b";")
+            imag, at = self._num(data, at, b";")
+            return complex(float.fromhex(real), float.fromhex(imag)), at
+        if tag == b"s":
+            return self._text(data, at)
+        if tag == b"b":
+            size, at = self._num(data, at, b":")
+            size = int(size)
+            if size < 0 or at + size > len(data):
+                raise ValueError("short data")
+            return data[at : at + size], at + size
+        if tag == b"r":
+            index, at = self._num(data, at, b";")
+            index = int(index)
+            if not 0 <= index < len(table):
+                raise ValueError("bad back-reference")
+            return table[index], at
+        if tag in (b"l", b"d", b"S"):
+            count, at = self._num(data, at, b":")
+            count = int(count)
+            if count < 0 or count > len(data):
+                raise ValueError("bad count")
+            made = {b"l": list, b"d": dict, b"S": set}[tag]()
+            table.append(made)
+            for _ in range(count):
+                if tag == b"d":
+                    key, at = self._dec(data, at, table, depth + 1)
+                    item, at = self._dec(data, at, table, depth + 1)
+                    try:
+                        made[key] = item
+                    except TypeError as error:
+                        raise ValueError(str(error)) from None
+                else:
+                    item, at = self._dec(data, at, table, depth + 1)
+                    if tag == b"l":
+                        made.append(item)
+                    else:
+                        try:
+                            made.add(item)
+                        except TypeError as error:
+                            raise ValueError(str(error)) from None
+            return made, at
+        if tag in (b"t", b"Z", b"n"):
+            cls = None
+            if tag == b"n":
+                cls, at = self._dec_ref(data, at)
+                if not (issubclass(cls, tuple) and hasattr(cls, "_fields")):
+                    raise Unjudgeable(cls.__qualname__)
+            count, at = self._num(data, at, b":")
+            count = int(count)
+            if count < 0 or count > len(data):
+                raise ValueError("bad count")
+            items = []
+            for _ in range(count):
+                item, at = self._dec(data, at, table, depth + 1)
+                items.append(item)
+            try:
+                made = (tuple(items) if tag == b"t" else frozenset(items) if tag == b"Z"
+                        else tuple.__new__(cls, items))
+            except TypeError as error:
+                raise ValueError(str(error)) from None
+            table.append(made)
+            return made, at
+        if tag == b"R":
+            return self._dec_ref(data, at, "any")
+        if tag == b"P":
+            module, at = self._text(data, at)
+            qualname, at = self._text(data, at)
+            if data[at : at + 1] != b"H":
+                raise ValueError("a reference without its handle")
+            proxy, at = self._dec(data, at, table, depth + 1)
+            try:
+                return self.resolve(module, qualname, "any"), at
+            except (Unjudgeable, ImportError):
+                return proxy, at
+        if tag == b"H":
+            kind = data[at : at + 1].decode("ascii")
+            if kind not in ("c", "i"):
+                raise ValueError("bad handle")
+            handle, at = self._num(data, at + 1, b";")
+            name, at = self._text(data, at)
+            return self._proxy(kind, int(handle), name), at
+        if tag == b"Y":
+            handle, at = self._num(data, at, b";")
+            found = self.exported.get(int(handle), self)
+            if found is self:
+                raise ValueError("an unknown handle")
+            return found, at
+        if tag == b"e":
+            cls, at = self._dec_ref(data, at)
+            name, at = self._text(data, at)
+            import enum
+
+            if not issubclass(cls, enum.Enum) or name not in cls.__members__:
+                raise Unjudgeable(cls.__qualname__)
+            return cls.__members__[name], at
+        if tag == b"O":
+            cls, at = self._dec_ref(data, at)
+            if not _python_class(cls) or issubclass(cls, BaseException):
+                raise Unjudgeable(cls.__qualname__)
+            made = object.__new__(cls)
+            table.append(made)
+            state, at = self._dec_state(data, at, table, depth)
+            slots, at = self._dec_state(data, at, table, depth)
+            if state:
+                try:
+                    object.__getattribute__(made, "__dict__").update(state)
+                except AttributeError:
+                    raise ValueError("state for an object without __dict__") from None
+            allowed = set(_slot_names(cls))
+            for key, item in slots.items():
+                if key not in allowed:
+                    raise ValueError("an unknown slot")
+                object.__setattr__(made, key, item)
+            return made, at
+        if tag == b"x":
+            cls, at = self._dec_ref(data, at)
+            if not issubclass(cls, BaseException):
+                raise Unjudgeable(cls.__qualname__)
+            base = next(b for b in cls.__mro__ if not b.__flags__ & HEAPTYPE)
+            made = base.__new__(cls)
+            table.append(made)
+            args, at = self._dec(data, at, table, depth + 1)
+            if type(args) is not tuple:
+                raise ValueError("exception args must be a tuple")
+            made.args = args
+            state, at = self._dec_state(data, at, table, depth)
+            if state:
+                try:
+                    object.__getattribute__(made, "__dict__").update(state)
+                except AttributeError:
+                    pass
+            return made, at
+        if tag == b"v":
+            name, at = self._text(data, at)
+            args, at = self._dec(data, at, table, depth + 1)
+            if type(args) is not tuple:
+                raise ValueError("bad value arguments")
+            made = self._build_value(name, args)
+            table.append(made)
+            return made, at
+        if tag == b"U":
+            name, at = self._text(data, at)
+            raise Unjudgeable(name)
+        raise ValueError("bad tag %r" % tag)
+
+    def _dec_state(self, data, at, table, depth):
+        count, at = self._num(data, at, b":")
+        count = int(count)
+        if count < 0 or count > len(data):
+            raise ValueError("bad count")
+        state = {}
+        for _ in range(count):
+            key, at = self._text(data, at)
+            if _is_dunder(key):
+                raise ValueError("a dunder attribute in an object's state")
+            state[key], at = self._dec(data, at, table, depth + 1)
+        return state, at
+
+    def _build_value(self, name, args):
+        import importlib
+
+        try:
+            if name == "range":
+                return range(*[int(a) for a in args])
+            if name == "bytearray":
+                return bytearray(bytes(args[0]))
+            if name in _PATHS:
+                return getattr(importlib.import_module("pathlib"), name)(str(args[0]))
+            module = _VALUE_MODULES.get(name)
+            if module is None:
+                raise ValueError("an unknown value type %r" % name)
+            cls = getattr(importlib.import_module(module), name)
+            if name in ("OrderedDict", "Counter"):
+                made = cls()
+                dict.update(made, list(args[0]))
+                return made
+            if name == "defaultdict":
+                if args[0] is not None and not callable(args[0]):
+                    raise ValueError("a default factory that is not callable")
+                made = cls(args[0])
+                dict.update(made, list(args[1]))
+                return made
+            if name == "deque":
+                return cls(list(args[0]), args[1])
+            return cls(*args)
+        except ValueError:
+            raise
+        except Exception as error:  # noqa: BLE001 - bad arguments for the type
+            raise ValueError("bad %s: %s" % (name, error)) from None
+
+
+# --------------------------------------------------------------------------------------------
+# Frames and the channel
+
+
+def send_frame(fd, data):
+    if len(data) > FRAME_LIMIT:
+        raise CannotCross("a value too large to send (%d bytes)" % len(data))
+    view = memoryview(len(data).to_bytes(4, "big") + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _read_exactly(fd, size, deadline):
+    parts = []
+    while size:
+        if deadline is not None:
+            import select
+
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no answer in time")
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            raise EOFError("the other side closed the channel")
+        parts.append(chunk)
+        size -= len(chunk)
+    return b"".join(parts)
+
+
+def receive_frame(fd, deadline=None):
+    size = int.from_bytes(_read_exactly(fd, 4, deadline), "big")
+    if size > FRAME_LIMIT:
+        raise ValueError("message too large")
+    return _read_exactly(fd, size, deadline)
+
+
+class RemoteRaised(Exception):
+    """Carries an exception the other side raised while serving a request."""
+
+    def __init__(self, reply):
+        super().__init__(reply.get("message", ""))
+        self.reply = reply
+
+
+class Channel:
+    """One side of the protocol: ``request`` sends a request and, while it waits for the
+    answer, serves the other side's requests (calls and ``next`` of this side's handles)."""
+
+    side = "?"
+
+    def __init__(self, rfd, wfd, strict):
+        self.rfd = rfd
+        self.wfd = wfd
+        self.codec = Codec(strict, self)
+
+    def send(self, message):
+        send_frame(self.wfd, self.codec.dumps(message))
+
+    def receive(self, deadline=None):
+        message = self.codec.loads(receive_frame(self.rfd, deadline))
+        if type(message) is not dict or type(message.get("kind")) is not str:
+            raise ValueError("a malformed message")
+        return message
+
+    def deadline(self):
+        return None
+
+    def request(self, message):
+        self.send(message)
+        while True:
+            reply = self.receive(self.deadline())
+            if reply["kind"] in ("value", "raised", "stop"):
+                return reply
+            self.send(self.serve(reply))
+
+    def serve(self, request):
+        """Answer a request of the other side about one of this side's handles."""
+        found = self.codec.exported.get(request.get("handle"), self)
+        if found is self:
+            return {"kind": "raised", "type": "LookupError", "module": "builtins",
+                    "message": "an unknown handle"}
+        try:
+            if request["kind"] == "next":
+                try:
+                    value = next(found)
+                except StopIteration:
+                    return {"kind": "stop"}
+            elif request["kind"] == "call":
+                args = request.get("args")
+                kwargs = request.get("kwargs")
+                if type(args) is not list or type(kwargs) is not dict:
+                    raise TypeError("malformed call")
+                value = found(*args, **kwargs)
+            else:
+                raise TypeError("an unknown request %r" % request["kind"])
+        except Exception as exc:  # noqa: BLE001 - goes back to the caller
+            return self.raised(exc)
+        return self.answer(value)
+
+    def answer(self, value):
+        return {"kind": "value", "value": value}
+
+    def raised(self, exc):
+        return exception_info(exc, self.codec)
+
+
+def exception_info(exc, codec, frames=()):
+    """The ``raised`` reply for ``exc``: its class's name and bases (module, qualname), its
+    message, the exception itself when it can cross, and ``frames``."""
+    kind = type(exc)
+    bases = []
+    for base in kind.__mro__:
+        module = getattr(base, "__module__", "builtins")
+        qualname = getattr(base, "__qualname__", base.__name__)
+        if type(module) is str and type(qualname) is str:
+            bases.append([module, qualname])
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001
+        message = "<str() failed>"
+    reply = {"kind": "raised", "type": bases[0][1] if bases else "?",
+             "module": bases[0][0] if bases else "?", "bases": bases,
+             "message": message[:10000], "frames": list(frames)[-FRAMES_LIMIT:]}
+    origin = getattr(exc, "_codeteam_origin", None)
+    if type(origin) is int:
+        reply["origin"] = origin
+    marking, codec.mark_unjudgeable = codec.mark_unjudgeable, False
+    try:
+        codec.dumps(exc)
+        reply["exc"] = exc
+    except Exception:  # noqa: BLE001 - its class or arguments cannot cross: named only
+        pass
+    finally:
+        codec.mark_unjudgeable = marking
+    return reply
+
+
+# --------------------------------------------------------------------------------------------
+# The subject process
+
+
+class _Capture:
+    """A text stream keeping what is written (bounded)."""
+
+    encoding = "utf-8"
+    errors = "replace"
+
+    def __init__(self):
+        self.parts = []
+        self.size = 0
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError("write() argument must be str, not %s" % type(text).__name__)
+        if self.size < OUTPUT_LIMIT:
+            self.parts.append(text[: OUTPUT_LIMIT - self.size])
+            self.size += len(self.parts[-1])
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def writable(self):
+        return True
+
+    def getvalue(self):
+        return "".join(self.parts)
+
+
+class _Loader:
+    """Loads the candidate text as the module under test."""
+
+    def __init__(self, name, path, text, package):
+        self.name = name
+        self.path = path
+        self.text = text
+        self.package = package
+        self.code = None
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.name:
+            return None
+        from importlib.util import spec_from_loader
+
+        spec = spec_from_loader(fullname, self, origin=self.path, is_package=self.package)
+        spec.has_location = True
+        if self.package:
+            spec.submodule_search_locations = [os.path.dirname(self.path)]
+        return spec
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        import linecache
+
+        lines = self.text.splitlines(True)
+        linecache.cache[self.path] = (len(self.text), None, lines, self.path)
+        module.__file__ = self.path
+        self.code = compile(self.text, self.path, "exec", dont_inherit=True)
+        exec(self.code, module.__dict__)  # noqa: S102 - running the code under test is the point
+
+    def get_source(self, name):
+        return self.text
+
+    def is_package(self, name):
+        return self.package
+
+
+class Subject(Channel):
+    side = "subject"
+
+    def __init__(self, rfd, wfd):
+        super().__init__(rfd, wfd, strict=False)
+        self.target = None
+        self.module = None
+        self.problem = None
+        self.environ = None
+        self.here = os.path.abspath(__file__)
+
+    def start(self, config):
+        sys.path[:] = [str(p) for p in config.get("sys_path") or []]
+        os.chdir(config.get("cwd") or "/")
+        with open(config["candidate"], encoding="utf-8") as handle:
+            text = handle.read()
+        path = config["file"]
+        self.loader = _Loader(config["module"], path, text,
+                              os.path.basename(path) == "__init__.py")
+        sys.meta_path.insert(0, self.loader)
+        saved = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = _Capture(), _Capture()
+        try:
+            import importlib
+
+            self.module = importlib.import_module(config["module"])
+            self.target = self.find_target(config)
+            if self.target is None:
+                self.problem = {"kind": "raised", "type": "LookupError", "module": "builtins",
+                                "bases": [["builtins", "LookupError"]],
+                                "message": "the code under test defines no function %s at "
+                                "line %s" % (config["qualname"], config.get("lines")),
+                                "frames": []}
+        except BaseException as exc:  # noqa: BLE001 - the candidate does not import
+            self.problem = exception_info(exc, self.codec, self.frames(exc))
+            self.problem["import_failed"] = True
+        finally:
+            sys.stdout, sys.stderr = saved
+        self.codec.shared = None
+        self.send({"kind": "ready", "modules": sorted(k for k in list(sys.modules)
+                                                      if type(k) is str)})
+
+    def find_target(self, config):
+        """The function object whose code is the ``def`` of the target (before decorators)."""
+        import gc
+        import types
+
+        name = config["qualname"].rsplit(".", 1)[-1]
+        lines = set(config.get("lines") or [])
+        stack = [self.loader.code] if self.loader.code is not None else []
+        codes = []
+        while stack:
+            code = stack.pop()
+            for const in code.co_consts:
+                if isinstance(const, types.CodeType):
+                    if const.co_name == name and const.co_firstlineno in lines and getattr(
+                            const, "co_qualname", config["qualname"]) == config["qualname"]:
+                        codes.append(const)
+                    stack.append(const)
+        for code in codes:
+            for holder in gc.get_referrers(code):
+                if isinstance(holder, types.FunctionType) and holder.__code__ is code:
+                    return holder
+        found = self.module
+        try:
+            for part in config["qualname"].split("."):
+                found = getattr(found, part)
+        except AttributeError:
+            return None
+        for _ in range(20):
+            inner = getattr(found, "__func__", None) or getattr(found, "__wrapped__", None)
+            if isinstance(found, types.FunctionType) and inner is None:
+                return found
+            if inner is None:
+                return None
+            found = inner
+        return None
+
+    def frames(self, exc):
+        import traceback
+
+        out = []
+        try:
+            for frame in traceback.extract_tb(exc.__traceback__):
+                if frame.filename != self.here:
+                    out.append([frame.filename, frame.lineno])
+        except Exception:  # noqa: BLE001
+            pass
+        if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+            out.append([exc.filename, exc.lineno])
+        return out[-FRAMES_LIMIT:]
+
+    def raised(self, exc):
+        return exception_info(exc, self.codec, self.frames(exc))
+
+    def apply(self, request):
+        """The judge's environment, working directory, sys.path and changed module globals;
+        returns what to restore."""
+        env = request.get("env")
+        if type(env) is dict and env != self.environ:
+            os.environ.clear()
+            os.environ.update({str(k): str(v) for k, v in env.items()})
+            self.environ = env
+        cwd = request.get("cwd")
+        if type(cwd) is str:
+            try:
+                os.chdir(cwd)
+            except OSError:
+                pass
+        path = request.get("path")
+        if type(path) is list:
+            sys.path[:] = [str(p) for p in path]
+        saved = {}
+        names = request.get("globals")
+        if type(names) is dict and self.module is not None:
+            space = self.module.__dict__
+            for name, value in names.items():
+                if type(name) is str and not _is_dunder(name):
+                    saved[name] = space.get(name, saved)
+                    space[name] = value
+        return saved
+
+    def restore(self, saved):
+        space = self.module.__dict__ if self.module is not None else {}
+        for name, value in saved.items():
+            if value is saved:
+                space.pop(name, None)
+            else:
+                space[name] = value
+
+    def serve(self, request):
+        if request["kind"] in ("call", "next"):
+            return self.call(request)
+        return {"kind": "raised", "type": "TypeError", "module": "builtins",
+                "message": "an unknown request"}
+
+    def call_handle(self, proxy, args, kwargs):
+        """A callback into the judge (a function of the test given as an argument)."""
+        return self.answered(self.request({"kind": "call", "handle": proxy._handle[1],
+                                           "args": list(args), "kwargs": dict(kwargs)}))
+
+    def next_handle(self, proxy):
+        return self.answered(self.request({"kind": "next", "handle": proxy._handle[1]}))
+
+    def answered(self, reply):
+        if reply["kind"] == "stop":
+            raise StopIteration
+        if reply["kind"] == "value":
+            return reply.get("value")
+        exc = reply.get("exc")
+        if not isinstance(exc, BaseException):
+            base = Exception
+            for module, qualname in reply.get("bases") or []:
+                found = sys.modules.get(str(module))
+                try:
+                    for part in str(qualname).split("."):
+                        found = getattr(found, part)
+                except AttributeError:
+                    continue
+                if isinstance(found, type) and issubclass(found, Exception):
+                    base = found
+                    break
+            kind = type(str(reply.get("type") or "Error").rsplit(".", 1)[-1], (base,),
+                        {"__module__": str(reply.get("module") or "builtins")})
+            try:
+                exc = kind(str(reply.get("message", "")))
+            except Exception:  # noqa: BLE001 - a base taking other arguments
+                exc = Exception(str(reply.get("message", "")))
+        origin = reply.get("origin")
+        if type(origin) is int:
+            try:
+                exc._codeteam_origin = origin
+            except Exception:  # noqa: BLE001
+                pass
+        raise exc
+
+    def call(self, request):
+        if request["kind"] == "call" and request.get("handle") is None and self.problem:
+            return dict(self.problem, out="", err="")
+        saved = self.apply(request)
+        streams = sys.stdout, sys.stderr
+        out, err = _Capture(), _Capture()
+        sys.stdout, sys.stderr = out, err
+        args = request.get("args") or []
+        kwargs = request.get("kwargs") or {}
+        try:
+            if request["kind"] == "next":
+                reply = Channel.serve(self, request)
+            elif request.get("handle") is None:
+                try:
+                    value = self.target(*args, **kwargs)
+                except BaseException as exc:  # noqa: BLE001 - SystemExit too: the judge decides
+                    reply = self.raised(exc)
+                else:
+                    reply = {"kind": "value", "value": value}
+            else:
+                try:
+                    reply = Channel.serve(self, request)
+                except BaseException as exc:  # noqa: BLE001
+                    reply = self.raised(exc)
+        finally:
+            sys.stdout, sys.stderr = streams
+            self.restore(saved)
+        reply["out"] = out.getvalue()
+        reply["err"] = err.getvalue()
+        if request["kind"] == "call":
+            reply["after"] = [list(args), dict(kwargs)]
+        try:
+            self.codec.dumps(reply)
+        except CannotCross as error:
+            reply = {"kind": "raised", "type": "TypeError", "module": "builtins",
+                     "bases": [["builtins", "TypeError"]], "message": str(error), "frames": []}
+        return reply
+
+    def main(self):
+        config = self.receive()
+        self.start(config)
+        while True:
+            try:
+                request = self.receive()
+            except (EOFError, ValueError, OSError):
+                return
+            if request["kind"] == "quit":
+                return
+            self.send(self.serve(request))
+
+
+# The judge's side of the call: see codeteam's pytest plugin (JudgeClient lives there too).
+
+
+class JudgeError(BaseException):
+    """A plain error in the test, decided by the judge (the subject died, sent something that
+    cannot be judged, raised a pytest outcome...): a BaseException, so the test's own
+    ``except Exception`` or ``pytest.raises(Exception)`` does not catch it."""
+
+
+class OneProcess(BaseException):
+    """An argument the protocol cannot carry: the test is run again the old way."""
+
+
+class JudgeClient(Channel):
+    """The judge's end: starts the subject, forwards calls, rebuilds answers."""
+
+    side = "judge"
+
+    def __init__(self, config, subject_file, on_error, on_fallback, timeout_error, limit):
+        self.config = config
+        self.subject_file = subject_file
+        self.on_error = on_error
+        self.on_fallback = on_fallback
+        self.timeout_error = timeout_error
+        self.limit = limit
+        self.process = None
+        self.globals = None
+        self.snapshot = {}
+        self.sent_env = None
+        self.sent_path = None
+        self.generation = 0
+        self.codec = Codec(True, self)
+        self.rfd = self.wfd = None
+        self.depth = 0
+
+    def deadline(self):
+        return time.monotonic() + self.limit + 2.0 if self.limit else None
+
+    # -- the subject's life ------------------------------------------------------------------
+
+    def start(self):
+        import subprocess
+
+        self.generation += 1
+        self.codec = Codec(True, self)
+        self.codec.generation = self.generation
+        to_subject = os.pipe()
+        from_subject = os.pipe()
+        flags = subprocess._args_from_interpreter_flags()
+        quiet = None if os.environ.get("CODETEAM_SUBJECT_STDERR") else subprocess.DEVNULL
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, *flags, self.subject_file, str(to_subject[0]),
+                 str(from_subject[1])], pass_fds=(to_subject[0], from_subject[1]),
+                close_fds=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=quiet)
+        finally:
+            os.close(to_subject[0])
+            os.close(from_subject[1])
+        self.wfd, self.rfd = to_subject[1], from_subject[0]
+        self.sent_env = self.sent_path = None
+        config = dict(self.config, sys_path=[os.path.abspath(p or ".") for p in sys.path],
+                      cwd=os.getcwd())
+        send_frame(self.wfd, self.codec.dumps(config))
+        ready = self.codec.loads(receive_frame(self.rfd, time.monotonic() + 60.0))
+        if type(ready) is not dict or ready.get("kind") != "ready":
+            raise ValueError("a malformed first answer")
+        modules = ready.get("modules")
+        self.codec.shared = set(m for m in modules if type(m) is str) if type(
+            modules) is list else set()
+
+    def end(self, quit=False):
+        """End the subject; how it ended (text)."""
+        process, self.process = self.process, None
+        if process is None:
+            return "it was not running"
+        if quit:
+            try:
+                send_frame(self.wfd, self.codec.dumps({"kind": "quit"}))
+                process.wait(timeout=1.0)
+            except Exception:  # noqa: BLE001
+                pass
+        if process.poll() is None:
+            process.kill()
+        code = process.wait()
+        for fd in (self.rfd, self.wfd):
+            try:
+                os.close(fd)
+            except (OSError, TypeError):
+                pass
+        self.rfd = self.wfd = None
+        if code < 0:
+            import signal
+
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = "signal %d" % -code
+            return "killed by %s" % name
+        return "it exited with status %d" % code
+
+    def close(self):
+        if self.process is not None:
+            self.end(quit=True)
+
+    # -- calls -------------------------------------------------------------------------------
+
+    def imported(self, space):
+        """The judge view's module namespace, right after its import."""
+        self.globals = space
+        self.snapshot = dict(space)
+
+    def changed_globals(self):
+        if self.globals is None:
+            return {}
+        changed = {}
+        for name, value in list(self.globals.items()):
+            if _is_dunder(name):
+                continue
+            if name not in self.snapshot or self.snapshot[name] is not value:
+                changed[name] = value
+        return changed
+
+    def forward(self, args, kwargs):
+        return self.ask({"kind": "call", "handle": None, "args": list(args),
+                         "kwargs": dict(kwargs)}, args, kwargs)
+
+    def call_handle(self, proxy, args, kwargs):
+        self.check_handle(proxy)
+        return self.ask({"kind": "call", "handle": proxy._handle[1], "args": list(args),
+                         "kwargs": dict(kwargs)}, args, kwargs)
+
+    def next_handle(self, proxy):
+        self.check_handle(proxy)
+        return self.ask({"kind": "next", "handle": proxy._handle[1]}, None, None)
+
+    def check_handle(self, proxy):
+        if self.process is None or proxy._handle[0] != self.generation:
+            self.fail("the object came from a process of the code under test that has ended")
+
+    def fail(self, message):
+        self.on_error(message)
+        raise JudgeError(message)
+
+    def ask(self, request, args, kwargs):
+        if self.depth == 0:
+            if self.process is None:
+                try:
+                    self.start()
+                except BaseException as error:  # noqa: BLE001
+                    self.end()
+                    self.fail("the process for the code under test could not start: %s" % error)
+            env = dict(os.environ)
+            if env != self.sent_env:
+                request["env"] = env
+                self.sent_env = env
+            request["cwd"] = os.getcwd()
+            path = [os.path.abspath(p or ".") for p in sys.path]
+            if path != self.sent_path:
+                request["path"] = path
+                self.sent_path = path
+            request["globals"] = self.changed_globals()
+        try:
+            data = self.codec.dumps(request)
+        except CannotCross as error:
+            reason = "an argument cannot be sent to the code under test (%s)" % error
+            self.on_fallback(reason)
+            raise OneProcess(reason) from None
+        self.depth += 1
+        try:
+            send_frame(self.wfd, data)
+            while True:
+                frame = receive_frame(self.rfd, self.deadline())
+                try:
+                    reply = self.codec.loads(frame)
+                except Unjudgeable as error:
+                    self.end()
+                    self.fail("the function returned an object of a class the code under test "
+                              "defines (%s); it cannot be judged" % error)
+                if type(reply) is not dict or type(reply.get("kind")) is not str:
+                    raise ValueError("a malformed answer")
+                if reply["kind"] in ("value", "raised", "stop"):
+                    break
+                answer = self.serve_judge(reply)
+                send_frame(self.wfd, self.codec.dumps(answer))
+        except TimeoutError:
+            self.end()
+            raise self.timeout_error("the test ran past its %s s limit" % self.limit) from None
+        except (EOFError, OSError, ValueError) as error:
+            reason = self.end()
+            if isinstance(error, ValueError):
+                reason = "it sent a malformed answer (%s)" % error
+            self.fail("the process running the code under test died during this call: %s"
+                      % reason)
+        except (JudgeError, OneProcess):
+            if self.process is not None:
+                self.end()
+            raise
+        except BaseException:  # the test's timeout, KeyboardInterrupt: the channel is lost
+            if self.process is not None:
+                self.end()
+            raise
+        finally:
+            self.depth -= 1
+        for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
+            text = reply.get(key)
+            if type(text) is str and text:
+                stream.write(text)
+        replaced = {}
+        if args is not None:
+            replaced = self.write_back(args, kwargs, reply.get("after"))
+        if reply["kind"] == "stop":
+            raise StopIteration
+        if reply["kind"] == "raised":
+            raise self.rebuilt(reply)
+        value = reply.get("value")
+        return replaced.get(id(value), value)
+
+    def serve_judge(self, request):
+        """A callback or ``next`` the subject asks for while the judge waits."""
+        if request["kind"] not in ("call", "next"):
+            raise ValueError("an unknown request")
+        found = self.codec.exported.get(request.get("handle"), self)
+        if found is self:
+            raise ValueError("an unknown handle")
+        try:
+            if request["kind"] == "next":
+                try:
+                    value = next(found)
+                except StopIteration:
+                    return {"kind": "stop"}
+            else:
+                args, kwargs = request.get("args"), request.get("kwargs")
+                if type(args) is not list or type(kwargs) is not dict:
+                    raise ValueError("a malformed call")
+                value = found(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - raised in the subject, as in one process
+            handle = len(self.codec.exported) + 1
+            self.codec.exported[handle] = exc
+            info = exception_info(exc, self.codec)
+            info["origin"] = handle
+            return info
+        try:
+            self.codec.dumps(value)
+        except CannotCross as error:
+            reason = "a value for the code under test cannot be sent (%s)" % error
+            self.on_fallback(reason)
+            raise OneProcess(reason) from None
+        return {"kind": "value", "value": value}
+
+    def write_back(self, args, kwargs, after):
+        """In-place changes of the arguments (lists, dicts, sets, objects' attributes)."""
+        replaced = {}
+        if type(after) is not list or len(after) != 2:
+            return replaced
+        new_args, new_kwargs = after
+        if type(new_args) is not list or len(new_args) != len(args) or type(new_kwargs) is not dict:
+            return replaced
+        pairs = list(zip(args, new_args))
+        pairs += [(kwargs[k], new_kwargs[k]) for k in kwargs if k in new_kwargs]
+        for old, new in pairs:
+            if old is new or type(old) is not type(new):
+                continue
+            replaced[id(new)] = old
+            try:
+                if isinstance(old, (list, bytearray)):
+                    if old != new:
+                        old[:] = new
+                elif isinstance(old, dict):
+                    if old != new or list(old) != list(new):
+                        dict.clear(old)
+                        dict.update(old, new)
+                elif isinstance(old, set):
+                    if old != new:
+                        old.clear()
+                        old.update(new)
+                elif type(old).__name__ == "deque" and type(old).__module__ == "collections":
+                    old.clear()
+                    old.extend(new)
+                elif _python_class(type(old)) and not isinstance(old, BaseException):
+                    try:
+                        space = object.__getattribute__(old, "__dict__")
+                        fresh = object.__getattribute__(new, "__dict__")
+                        space.clear()
+                        space.update(fresh)
+                    except AttributeError:
+                        pass
+                    for name in _slot_names(type(old)):
+                        try:
+                            object.__setattr__(old, name, object.__getattribute__(new, name))
+                        except AttributeError:
+                            pass
+            except Exception:  # noqa: BLE001 - a container that refuses: leave it
+                pass
+        return replaced
+
+    def rebuilt(self, reply):
+        """The judge-side exception for a ``raised`` reply."""
+        frames = [f for f in reply.get("frames") or [] if type(f) is list and len(f) == 2
+                  and type(f[0]) is str and type(f[1]) is int]
+        origin = reply.get("origin")
+        exc = None
+        if type(origin) is int and isinstance(self.codec.exported.get(origin), BaseException):
+            exc = self.codec.exported[origin]
+        candidate = reply.get("exc")
+        name = "%s.%s" % (reply.get("module"), reply.get("type"))
+        message = str(reply.get("message", ""))
+        if exc is None and isinstance(candidate, Exception) and not forbidden(
+                type(candidate).__module__):
+            exc = candidate
+        if exc is None and not reply.get("import_failed"):
+            for base in reply.get("bases") or []:
+                if type(base) is not list or len(base) != 2:
+                    continue
+                try:
+                    cls = self.codec.resolve(str(base[0]), str(base[1]))
+                except Unjudgeable:
+                    continue
+                if issubclass(cls, Exception) and cls is not Exception or cls is Exception:
+                    kind = type(str(reply.get("type") or "Error").rsplit(".", 1)[-1], (cls,),
+                                {"__module__": str(reply.get("module") or "builtins")})
+                    kind.__qualname__ = str(reply.get("type") or kind.__name__)
+                    exc = kind(message)
+                    break
+                break  # a BaseException (SystemExit, pytest's outcomes): a plain error
+        if exc is None:
+            if reply.get("import_failed"):
+                text = "importing the code under test failed: %s: %s" % (name, message)
+            else:
+                text = "the code under test raised %s: %s" % (name, message)
+            self.on_error(text)
+            exc = JudgeError(text)
+        try:
+            exc.__codeteam_frames__ = frames
+        except Exception:  # noqa: BLE001
+            pass
+        return exc
+
+
+def main(argv):
+    requests, replies = int(argv[1]), int(argv[2])
+    subject = Subject(requests, replies)
+    subject.main()
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
