@@ -70,13 +70,22 @@ def _is_dunder(name):
     return name.startswith("__") and name.endswith("__")
 
 
+_PYTHON_CLASSES = {}
+
+
 def _python_class(cls):
     """Whether every class of ``cls``'s MRO but ``object`` is defined in Python (its
-    instances' state is their ``__dict__`` and slots)."""
-    try:
-        return all(base.__flags__ & HEAPTYPE for base in cls.__mro__[:-1])
-    except (AttributeError, TypeError):
-        return False
+    instances' state is their ``__dict__`` and slots; ``object.__new__`` makes one)."""
+    known = _PYTHON_CLASSES.get(cls)
+    if known is None:
+        try:
+            known = all(base.__flags__ & HEAPTYPE for base in cls.__mro__[:-1])
+            if known:
+                object.__new__(cls)  # "not safe" for a C type (itemgetter, partial...)
+        except (AttributeError, TypeError):
+            known = False
+        _PYTHON_CLASSES[cls] = known
+    return known
 
 
 def _slot_names(cls):
@@ -104,9 +113,9 @@ _PATHS = ("PurePath", "PurePosixPath", "PureWindowsPath", "Path", "PosixPath", "
 
 
 class RemoteCallable:
-    """A callable of the other process: each call is a request to it."""
-
-    __slots__ = ("_channel", "_handle", "_name", "__weakref__")
+    """A callable of the other process: each call is a request to it. Its ``__name__``,
+    ``__doc__``, ``__signature__``, ``__wrapped__``... are copies made when it crossed
+    (never looked up in the other process)."""
 
     def __init__(self, channel, handle, name):
         self._channel = channel
@@ -119,11 +128,12 @@ class RemoteCallable:
     def __repr__(self):
         return "<remote callable %s>" % self._name
 
+    def __reduce__(self):
+        raise TypeError("a callable of the code under test's process cannot be pickled")
+
 
 class RemoteIterator:
     """An iterator of the other process: each ``next`` is a request to it."""
-
-    __slots__ = ("_channel", "_handle", "_name", "__weakref__")
 
     def __init__(self, channel, handle, name):
         self._channel = channel
@@ -138,6 +148,13 @@ class RemoteIterator:
 
     def __repr__(self):
         return "<remote iterator %s>" % self._name
+
+    def __reduce__(self):
+        raise TypeError("an iterator of the code under test's process cannot be pickled")
+
+
+_META_DUNDERS = ("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__",
+                 "__annotations__")
 
 
 class Codec:
@@ -154,13 +171,34 @@ class Codec:
         self.proxies = {}  # handle id of the other side -> proxy
         self.shared = None
         self.generation = 0
+        self.tracked = None  # the judge: objects sent during this call (updated when back)
+        self.origin = {}  # the subject: id(object) -> (its id in the judge, object)
+        self.globals = {}  # id(a module global's value) -> (name, value): sentinels
+        self.space = None  # that module's namespace
 
     # -- encoding ----------------------------------------------------------------------------
 
     def dumps(self, value):
         out = []
-        self._enc(value, out, {}, 0)
+        try:
+            self._enc(value, out, {}, 0)
+        finally:
+            for key, found in list(self.globals.items()):
+                if len(found) == 3:
+                    self.globals[key] = found[:2]
         return b"".join(out)
+
+    def remember_globals(self, space):
+        """The module's globals that may be sentinels (not plain scalars, functions, classes)."""
+        import types
+
+        self.space = space
+        self.globals = {}
+        for name, value in list(space.items()):
+            if type(name) is str and not _is_dunder(name) and not isinstance(value, (
+                    str, bytes, int, float, complex, type(None), tuple, frozenset, type,
+                    types.ModuleType, types.FunctionType, types.BuiltinFunctionType)):
+                self.globals[id(value)] = (name, value)
 
     def _str(self, text, out):
         data = str.encode(text, "utf-8", "surrogatepass")
@@ -208,6 +246,58 @@ class Codec:
             name = "?"
         out.append(b"H" + kind + b"%d;" % handle)
         self._str(name, out)
+        self._enc(self._meta(obj) if kind == b"c" else {}, out, {}, DEPTH_LIMIT - 20)
+
+    def _meta(self, obj):
+        """What the other side's proxy copies: names, docstring, signature, attributes."""
+        meta = {}
+        for key in ("__name__", "__qualname__", "__doc__", "__module__"):
+            try:
+                value = getattr(obj, key, None)
+            except Exception:  # noqa: BLE001
+                continue
+            if type(value) is str:
+                meta[key] = value
+        try:
+            attributes = dict(object.__getattribute__(obj, "__dict__"))
+        except Exception:  # noqa: BLE001
+            attributes = {}
+        for key, value in attributes.items():
+            if type(key) is str and not key.startswith("_codeteam") and (
+                    not _is_dunder(key) or key in _META_DUNDERS):
+                if self._sendable(value):
+                    meta[key] = value
+        try:
+            import inspect
+
+            signature = inspect.signature(obj)
+        except Exception:  # noqa: BLE001 - no signature
+            return meta
+        params = []
+        for param in signature.parameters.values():
+            entry = {"name": param.name, "kind": int(param.kind)}
+            if param.default is not param.empty and self._sendable(param.default):
+                entry["default"] = param.default
+            elif param.default is not param.empty:
+                return meta
+            if param.annotation is not param.empty and self._sendable(param.annotation):
+                entry["annotation"] = param.annotation
+            params.append(entry)
+        meta["__signature__"] = params
+        if signature.return_annotation is not signature.empty and self._sendable(
+                signature.return_annotation):
+            meta["__return__"] = signature.return_annotation
+        return meta
+
+    def _sendable(self, value):
+        marking, self.mark_unjudgeable = self.mark_unjudgeable, False
+        try:
+            self._enc(value, [], {}, DEPTH_LIMIT - 20)
+            return True
+        except Exception:  # noqa: BLE001 - CannotCross, or a strange object
+            return False
+        finally:
+            self.mark_unjudgeable = marking
 
     def _enc(self, value, out, memo, depth):
         if depth > DEPTH_LIMIT:
@@ -233,7 +323,10 @@ class Codec:
             out.append(b"b%d:" % len(value) + value)
         elif id(value) in memo:
             out.append(b"r%d;" % memo[id(value)][0])
+        elif self._marked(value, kind, out):
+            self._enc(value, out, memo, depth)
         elif kind in (list, dict, set):
+            self._track(value, out)
             memo[id(value)] = (len(memo), value)
             items = list(dict.items(value)) if kind is dict else list(value)
             out.append({list: b"l", dict: b"d", set: b"S"}[kind] + b"%d:" % len(items))
@@ -255,6 +348,28 @@ class Codec:
             out.append(b"Y%d;" % value._handle[1])
         else:
             self._enc_other(value, kind, out, memo, depth)
+
+    def _marked(self, value, kind, out):
+        """A value of the module's globals (a sentinel such as ``_missing = object()``)
+        crosses by name too: the other side uses its own global of that name."""
+        found = self.globals.get(id(value))
+        if found is None or len(found) == 3 or found[1] is not value:
+            return False
+        self.globals[id(value)] = (found[0], value, True)  # once per value: then encoded
+        out.append(b"G")
+        self._str(found[0], out)
+        return True
+
+    def _track(self, value, out):
+        """The judge numbers what it sends (the subject's answer updates them in place and
+        gives them back, identity kept); the subject marks the judge's objects."""
+        if self.tracked is not None:
+            out.append(b"w%d;" % len(self.tracked))
+            self.tracked.append(value)
+        else:
+            found = self.origin.get(id(value))
+            if found is not None and found[1] is value:
+                out.append(b"W%d;" % found[0])
 
     def _cannot(self, reason, out):
         """A value this side cannot send: the subject marks it (an error where the judge
@@ -289,7 +404,7 @@ class Codec:
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType,
                               types.MethodDescriptorType, types.WrapperDescriptorType)):
             ref = self._ref_name(value)
-            if ref is not None and (ref[0] == "builtins" or judge and self._shared(ref[0])):
+            if ref is not None and (not judge or self._shared(ref[0])):
                 out.append(b"P")  # a reference, with a handle in case the other side lacks it
                 self._enc_ref(ref, out)
             self._check_exportable(value)
@@ -351,6 +466,7 @@ class Codec:
         self._str(ref[1], out)
 
     def _enc_object(self, value, kind, ref, out, memo, depth):
+        self._track(value, out)
         memo[id(value)] = (len(memo), value)
         try:
             state = dict(object.__getattribute__(value, "__dict__"))
@@ -510,7 +626,10 @@ class Codec:
             imag, at = self._num(data, at, b";")
             return complex(float.fromhex(real), float.fromhex(imag)), at
         if tag == b"s":
-            return self._text(data, at)
+            text, at = self._text(data, at)
+            if len(text) < 80 and text.isidentifier():
+                text = sys.intern(text)  # string sentinels compared with `is` (toolz's)
+            return text, at
         if tag == b"b":
             size, at = self._num(data, at, b":")
             size = int(size)
@@ -587,7 +706,11 @@ class Codec:
                 raise ValueError("bad handle")
             handle, at = self._num(data, at + 1, b";")
             name, at = self._text(data, at)
-            return self._proxy(kind, int(handle), name), at
+            meta, at = self._dec(data, at, table, depth + 1)
+            proxy = self._proxy(kind, int(handle), name)
+            if type(meta) is dict:
+                self._dress(proxy, meta)
+            return proxy, at
         if tag == b"Y":
             handle, at = self._num(data, at, b";")
             found = self.exported.get(int(handle), self)
@@ -647,10 +770,66 @@ class Codec:
             made = self._build_value(name, args)
             table.append(made)
             return made, at
+        if tag == b"G":
+            name, at = self._text(data, at)
+            value, at = self._dec(data, at, table, depth + 1)
+            space = self.space or {}
+            if name in space and not _is_dunder(name):
+                for i in range(len(table)):
+                    if table[i] is value:
+                        table[i] = space[name]
+                return space[name], at
+            return value, at
+        if tag == b"w":
+            index, at = self._num(data, at, b";")
+            value, at = self._dec(data, at, table, depth + 1)
+            self.origin[id(value)] = (int(index), value)
+            return value, at
+        if tag == b"W":
+            index, at = self._num(data, at, b";")
+            index = int(index)
+            if self.tracked is None or not 0 <= index < len(self.tracked):
+                raise ValueError("an unknown object of the judge")
+            before = len(table)
+            fresh, at = self._dec(data, at, table, depth + 1)
+            original = self.tracked[index]
+            _update(original, fresh)
+            for i in range(before, len(table)):
+                if table[i] is fresh:
+                    table[i] = original
+            return original, at
         if tag == b"U":
             name, at = self._text(data, at)
             raise Unjudgeable(name)
         raise ValueError("bad tag %r" % tag)
+
+    def _dress(self, proxy, meta):
+        """Copy the other side's names, docstring, attributes and signature onto ``proxy``."""
+        for key, value in meta.items():
+            if type(key) is not str or key in ("__signature__", "__return__"):
+                continue
+            if _is_dunder(key) and key not in _META_DUNDERS:
+                continue
+            try:
+                object.__setattr__(proxy, key, value)
+            except Exception:  # noqa: BLE001
+                pass
+        params = meta.get("__signature__")
+        if type(params) is not list:
+            return
+        try:
+            import inspect
+
+            made = []
+            for entry in params:
+                kind = inspect._ParameterKind(int(entry["kind"]))
+                made.append(inspect.Parameter(
+                    str(entry["name"]), kind, default=entry.get("default", inspect.Parameter.empty),
+                    annotation=entry.get("annotation", inspect.Parameter.empty)))
+            proxy.__signature__ = inspect.Signature(
+                made, return_annotation=meta.get("__return__", inspect.Signature.empty))
+        except Exception:  # noqa: BLE001 - a malformed signature: none
+            pass
 
     def _dec_state(self, data, at, table, depth):
         count, at = self._num(data, at, b":")
@@ -696,6 +875,35 @@ class Codec:
             raise
         except Exception as error:  # noqa: BLE001 - bad arguments for the type
             raise ValueError("bad %s: %s" % (name, error)) from None
+
+
+def _update(original, fresh):
+    """``original`` (the judge's object) given ``fresh``'s state (what the code made of it)."""
+    if original is fresh or type(original) is not type(fresh):
+        return
+    try:
+        if isinstance(original, list):
+            original[:] = fresh
+        elif isinstance(original, dict):
+            dict.clear(original)
+            dict.update(original, fresh)
+        elif isinstance(original, set):
+            original.clear()
+            original.update(fresh)
+        elif _python_class(type(original)):
+            try:
+                space = object.__getattribute__(original, "__dict__")
+                space.clear()
+                space.update(object.__getattribute__(fresh, "__dict__"))
+            except AttributeError:
+                pass
+            for name in _slot_names(type(original)):
+                try:
+                    object.__setattr__(original, name, object.__getattribute__(fresh, name))
+                except AttributeError:
+                    pass
+    except Exception:  # noqa: BLE001 - a container that refuses: left as it was
+        pass
 
 
 # --------------------------------------------------------------------------------------------
@@ -951,7 +1159,8 @@ class Subject(Channel):
             self.problem["import_failed"] = True
         finally:
             sys.stdout, sys.stderr = saved
-        self.codec.shared = None
+        if self.module is not None:
+            self.codec.remember_globals(self.module.__dict__)
         self.send({"kind": "ready", "modules": sorted(k for k in list(sys.modules)
                                                       if type(k) is str)})
 
@@ -1131,9 +1340,16 @@ class Subject(Channel):
         config = self.receive()
         self.start(config)
         while True:
+            self.codec.origin = {}
             try:
                 request = self.receive()
-            except (EOFError, ValueError, OSError):
+            except ValueError as error:  # the judge sent what this side cannot rebuild
+                self.send({"kind": "raised", "type": "TypeError", "module": "builtins",
+                           "bases": [["builtins", "TypeError"]], "frames": [],
+                           "message": "the arguments could not be rebuilt for the code under "
+                           "test: %s" % error})
+                continue
+            except (EOFError, OSError):
                 return
             if request["kind"] == "quit":
                 return
@@ -1186,10 +1402,12 @@ class JudgeClient(Channel):
         self.generation += 1
         self.codec = Codec(True, self)
         self.codec.generation = self.generation
+        if self.globals is not None:
+            self.codec.remember_globals(self.globals)
         to_subject = os.pipe()
         from_subject = os.pipe()
         flags = subprocess._args_from_interpreter_flags()
-        quiet = None if os.environ.get("CODETEAM_SUBJECT_STDERR") else subprocess.DEVNULL
+        quiet = None  # DEBUG
         try:
             self.process = subprocess.Popen(
                 [sys.executable, *flags, self.subject_file, str(to_subject[0]),
@@ -1251,6 +1469,7 @@ class JudgeClient(Channel):
         """The judge view's module namespace, right after its import."""
         self.globals = space
         self.snapshot = dict(space)
+        self.codec.remember_globals(space)
 
     def changed_globals(self):
         if self.globals is None:
@@ -1302,11 +1521,15 @@ class JudgeClient(Channel):
                 request["path"] = path
                 self.sent_path = path
             request["globals"] = self.changed_globals()
+        if self.depth == 0:
+            self.codec.tracked = []
         try:
             data = self.codec.dumps(request)
         except CannotCross as error:
             reason = "an argument cannot be sent to the code under test (%s)" % error
             self.on_fallback(reason)
+            if self.depth == 0:
+                self.codec.tracked = None
             raise OneProcess(reason) from None
         self.depth += 1
         try:
@@ -1344,19 +1567,17 @@ class JudgeClient(Channel):
             raise
         finally:
             self.depth -= 1
+            if self.depth == 0:
+                self.codec.tracked = None
         for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
             text = reply.get(key)
             if type(text) is str and text:
                 stream.write(text)
-        replaced = {}
-        if args is not None:
-            replaced = self.write_back(args, kwargs, reply.get("after"))
         if reply["kind"] == "stop":
             raise StopIteration
         if reply["kind"] == "raised":
             raise self.rebuilt(reply)
-        value = reply.get("value")
-        return replaced.get(id(value), value)
+        return reply.get("value")  # the arguments, changed in place, came back in "after"
 
     def serve_judge(self, request):
         """A callback or ``next`` the subject asks for while the judge waits."""
@@ -1389,52 +1610,6 @@ class JudgeClient(Channel):
             self.on_fallback(reason)
             raise OneProcess(reason) from None
         return {"kind": "value", "value": value}
-
-    def write_back(self, args, kwargs, after):
-        """In-place changes of the arguments (lists, dicts, sets, objects' attributes)."""
-        replaced = {}
-        if type(after) is not list or len(after) != 2:
-            return replaced
-        new_args, new_kwargs = after
-        if type(new_args) is not list or len(new_args) != len(args) or type(new_kwargs) is not dict:
-            return replaced
-        pairs = list(zip(args, new_args))
-        pairs += [(kwargs[k], new_kwargs[k]) for k in kwargs if k in new_kwargs]
-        for old, new in pairs:
-            if old is new or type(old) is not type(new):
-                continue
-            replaced[id(new)] = old
-            try:
-                if isinstance(old, (list, bytearray)):
-                    if old != new:
-                        old[:] = new
-                elif isinstance(old, dict):
-                    if old != new or list(old) != list(new):
-                        dict.clear(old)
-                        dict.update(old, new)
-                elif isinstance(old, set):
-                    if old != new:
-                        old.clear()
-                        old.update(new)
-                elif type(old).__name__ == "deque" and type(old).__module__ == "collections":
-                    old.clear()
-                    old.extend(new)
-                elif _python_class(type(old)) and not isinstance(old, BaseException):
-                    try:
-                        space = object.__getattribute__(old, "__dict__")
-                        fresh = object.__getattribute__(new, "__dict__")
-                        space.clear()
-                        space.update(fresh)
-                    except AttributeError:
-                        pass
-                    for name in _slot_names(type(old)):
-                        try:
-                            object.__setattr__(old, name, object.__getattribute__(new, name))
-                        except AttributeError:
-                            pass
-            except Exception:  # noqa: BLE001 - a container that refuses: leave it
-                pass
-        return replaced
 
     def rebuilt(self, reply):
         """The judge-side exception for a ``raised`` reply."""
