@@ -28,11 +28,13 @@ IMPORTED = "__codeteam_imported__"
 @dataclass(frozen=True)
 class JudgeView:
     """``text`` the view; ``start_line``/``end_line`` the function's span (0-based, first
-    decorator to last line) in the user's text, which the view keeps line for line."""
+    decorator to last line) in the user's text ``original``, which the view keeps line for
+    line."""
 
     text: str
     start_line: int
     end_line: int
+    original: str | None = None
 
 
 def _lines(source: str) -> list[str]:
@@ -125,7 +127,8 @@ def judge_view(source: str, qualname: str, start_line: int | None = None) -> Jud
         ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    return JudgeView(text=text, start_line=first_line(node) - 1, end_line=node.end_lineno - 1)
+    return JudgeView(text=text, start_line=first_line(node) - 1, end_line=node.end_lineno - 1,
+                     original=source)
 
 
 def _char_col(line: str, byte_col: int) -> int:

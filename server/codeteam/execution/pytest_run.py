@@ -672,11 +672,8 @@ async def run_pytest_tests(
     if reused is not None:
         heard, result = reused
     elif judge is not None:
-        spec = _spec(target, "run", policy, keep=[t.id for t in runnable],
-                     judge=_judge_spec(target, text, judge))
-        result = await _pytest(target, args, spec, policy, judge.text,
-                               {SUBJECT_FILE: _subject_source(), CANDIDATE_FILE: text})
-        heard = _read(result.results)
+        heard, result = await _judged(target, args, text, [t.id for t in runnable], policy,
+                                      judge)
         judged = True
     else:
         spec = _spec(target, "run", policy, keep=[t.id for t in runnable])
@@ -687,7 +684,9 @@ async def run_pytest_tests(
                           function_lines, trusted=judged) for t in runnable}
     _check_consistency(list(ran.values()), heard, result)
     results = [result]
-    again = [t for t in runnable if judged and (heard.outcomes.get(t.id) or {}).get("fallback")]
+    unjudged = await _unjudgeable(target, args, runnable, policy, judge) if judged else {}
+    again = [t for t in runnable if judged and (
+        (heard.outcomes.get(t.id) or {}).get("fallback") or t.id in unjudged)]
     if again:  # an argument could not cross: these run the old way (the code's own process)
         spec = _spec(target, "run", policy, keep=[t.id for t in again])
         second = await _pytest(target, args, spec, policy, text)
@@ -707,6 +706,51 @@ async def run_pytest_tests(
         output="\n".join(_output_tail(r) for r in results if _output_tail(r)),
         seconds=sum(r.seconds for r in results),
     )
+
+
+async def _judged(target: PytestTarget, args: list[str], text: str, ids: list[str],
+                  policy: SandboxPolicy, judge: JudgeView) -> tuple[_Heard, ProcessResult]:
+    """One judged pytest run of ``ids`` on candidate ``text``."""
+    spec = _spec(target, "run", policy, keep=ids, judge=_judge_spec(target, text, judge))
+    result = await _pytest(target, args, spec, policy, judge.text,
+                           {SUBJECT_FILE: _subject_source(), CANDIDATE_FILE: text})
+    return _read(result.results), result
+
+
+_calibrations: dict[tuple, dict[str, str]] = {}
+
+
+async def _unjudgeable(target: PytestTarget, args: list[str], tests: list[TestCase],
+                       policy: SandboxPolicy, judge: JudgeView) -> dict[str, str]:
+    """The tests the judge cannot decide faithfully for this function: those the user's own
+    text passes in one process (the selection run's outcomes) but not judged, e.g. a test
+    that changes the state of another module of the project (``i18n.activate("fr")``),
+    which the subject process never sees. Decided on the user's text alone (the candidate
+    has no say), once per text and tests; node id -> reason. Nothing for a stub (no test
+    passes on it)."""
+    original = judge.original
+    if original is None:
+        return {}
+    reused = await asyncio.to_thread(_reuse, target, original, tests, policy)
+    if reused is None:
+        return {}
+    heard, _ = reused
+    passing = [t.id for t in tests if (heard.outcomes.get(t.id) or {}).get("outcome") == "passed"]
+    if not passing:
+        return {}
+    digest = hashlib.sha256(original.encode("utf-8")).hexdigest()
+    key = (policy.mode, target.root, target.module, target.qualname, target.python, digest,
+           tuple(passing))
+    if key not in _calibrations:
+        judged, _ = await _judged(target, args, original, passing, policy, judge)
+        _calibrations[key] = {
+            nodeid: "the judge's verdict on the user's own code differs from pytest's in one "
+                    "process (state the code's process does not see)"
+            for nodeid in passing
+            if (judged.outcomes.get(nodeid) or {}).get("outcome") != "passed"}
+        while len(_calibrations) > _CACHE_SIZE:
+            _calibrations.pop(next(iter(_calibrations)))
+    return _calibrations[key]
 
 
 def _judge_spec(target: PytestTarget, text: str, judge: JudgeView) -> dict:

@@ -108,7 +108,7 @@ _VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime"
                   "timedelta": "datetime", "timezone": "datetime", "Decimal": "decimal",
                   "Fraction": "fractions", "OrderedDict": "collections",
                   "defaultdict": "collections", "deque": "collections",
-                  "Counter": "collections"}
+                  "Counter": "collections", "partial": "functools"}
 _PATHS = ("PurePath", "PurePosixPath", "PureWindowsPath", "Path", "PosixPath", "WindowsPath")
 
 
@@ -171,8 +171,7 @@ class Codec:
         self.proxies = {}  # handle id of the other side -> proxy
         self.shared = None
         self.generation = 0
-        self.tracked = None  # the judge: objects sent during this call (updated when back)
-        self.origin = {}  # the subject: id(object) -> (its id in the judge, object)
+        self.session()
         self.globals = {}  # id(a module global's value) -> (name, value): sentinels
         self.space = None  # that module's namespace
 
@@ -187,6 +186,16 @@ class Codec:
                 if len(found) == 3:
                     self.globals[key] = found[:2]
         return b"".join(out)
+
+    def session(self):
+        """A new call: numbering of the objects that cross restarts. Within one call (with
+        its nested callbacks) an object keeps its number both ways, so what crosses back is
+        the sender's own object (identity kept), updated in place with what the other side
+        made of it."""
+        self.sent = []  # own objects sent, by number
+        self.sent_ids = {}  # id(own object) -> number
+        self.got = {}  # the other side's number -> local copy
+        self.got_ids = {}  # id(local copy) -> the other side's number
 
     def remember_globals(self, space):
         """The module's globals that may be sentinels (not plain scalars, functions, classes)."""
@@ -337,6 +346,8 @@ class Codec:
                 else:
                     self._enc(item, out, memo, depth + 1)
         elif kind in (tuple, frozenset):
+            if value:
+                self._track(value, out)  # identity (``id``, ``is``) kept for these too
             items = list(value)
             out.append((b"t" if kind is tuple else b"Z") + b"%d:" % len(items))
             for item in items:
@@ -361,15 +372,18 @@ class Codec:
         return True
 
     def _track(self, value, out):
-        """The judge numbers what it sends (the subject's answer updates them in place and
-        gives them back, identity kept); the subject marks the judge's objects."""
-        if self.tracked is not None:
-            out.append(b"w%d;" % len(self.tracked))
-            self.tracked.append(value)
-        else:
-            found = self.origin.get(id(value))
-            if found is not None and found[1] is value:
-                out.append(b"W%d;" % found[0])
+        """``W<n>;``: the other side's object ``n`` (this copy's state follows); ``w<n>;``:
+        this side's object ``n`` (see :meth:`session`)."""
+        number = self.got_ids.get(id(value))
+        if number is not None and self.got.get(number) is value:
+            out.append(b"W%d;" % number)
+            return
+        number = self.sent_ids.get(id(value))
+        if number is None or self.sent[number] is not value:
+            number = len(self.sent)
+            self.sent.append(value)
+            self.sent_ids[id(value)] = number
+        out.append(b"w%d;" % number)
 
     def _cannot(self, reason, out):
         """A value this side cannot send: the subject marks it (an error where the judge
@@ -536,6 +550,8 @@ class Codec:
             args = (value.default_factory, list(dict.items(value)))
         elif module == "collections" and name == "deque":
             args = (list(value), value.maxlen)
+        elif module == "functools" and name == "partial" and kind.__qualname__ == "partial":
+            args = (value.func, tuple(value.args), dict(value.keywords))
         else:
             return False
         out.append(b"v")
@@ -780,19 +796,21 @@ class Codec:
                         table[i] = space[name]
                 return space[name], at
             return value, at
-        if tag == b"w":
-            index, at = self._num(data, at, b";")
-            value, at = self._dec(data, at, table, depth + 1)
-            self.origin[id(value)] = (int(index), value)
-            return value, at
-        if tag == b"W":
+        if tag in (b"w", b"W"):
             index, at = self._num(data, at, b";")
             index = int(index)
-            if self.tracked is None or not 0 <= index < len(self.tracked):
-                raise ValueError("an unknown object of the judge")
             before = len(table)
             fresh, at = self._dec(data, at, table, depth + 1)
-            original = self.tracked[index]
+            if tag == b"W":
+                if not 0 <= index < len(self.sent):
+                    raise ValueError("an unknown object of this side")
+                original = self.sent[index]
+            else:
+                original = self.got.get(index)
+                if original is None:
+                    self.got[index] = fresh
+                    self.got_ids[id(fresh)] = index
+                    return fresh, at
             _update(original, fresh)
             for i in range(before, len(table)):
                 if table[i] is fresh:
@@ -839,8 +857,8 @@ class Codec:
         state = {}
         for _ in range(count):
             key, at = self._text(data, at)
-            if _is_dunder(key):
-                raise ValueError("a dunder attribute in an object's state")
+            if key in ("__dict__", "__class__", "__weakref__", "__slots__"):
+                raise ValueError("%s in an object's state" % key)
             state[key], at = self._dec(data, at, table, depth + 1)
         return state, at
 
@@ -870,6 +888,10 @@ class Codec:
                 return made
             if name == "deque":
                 return cls(list(args[0]), args[1])
+            if name == "partial":
+                if not callable(args[0]) or type(args[1]) is not tuple or type(args[2]) is not dict:
+                    raise ValueError("a malformed partial")
+                return cls(args[0], *args[1], **args[2])
             return cls(*args)
         except ValueError:
             raise
@@ -1340,7 +1362,7 @@ class Subject(Channel):
         config = self.receive()
         self.start(config)
         while True:
-            self.codec.origin = {}
+            self.codec.session()
             try:
                 request = self.receive()
             except ValueError as error:  # the judge sent what this side cannot rebuild
@@ -1522,14 +1544,12 @@ class JudgeClient(Channel):
                 self.sent_path = path
             request["globals"] = self.changed_globals()
         if self.depth == 0:
-            self.codec.tracked = []
+            self.codec.session()
         try:
             data = self.codec.dumps(request)
         except CannotCross as error:
             reason = "an argument cannot be sent to the code under test (%s)" % error
             self.on_fallback(reason)
-            if self.depth == 0:
-                self.codec.tracked = None
             raise OneProcess(reason) from None
         self.depth += 1
         try:
@@ -1567,8 +1587,6 @@ class JudgeClient(Channel):
             raise
         finally:
             self.depth -= 1
-            if self.depth == 0:
-                self.codec.tracked = None
         for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
             text = reply.get(key)
             if type(text) is str and text:
