@@ -510,7 +510,24 @@ def total(prices):
     return -1
 '''
 
-FORGING = {"fake-lines": FAKE_LINES, "through-proc": THROUGH_PROC, "patched-reports": PATCHED_REPORTS,
+EXIT = '''\
+def total(prices):
+    import pytest
+    pytest.exit("done", returncode=0)
+'''
+
+SYSTEM_EXIT = '''\
+def total(prices):
+    raise SystemExit(0)
+'''
+
+INTERRUPT = '''\
+def total(prices):
+    raise KeyboardInterrupt
+'''
+
+FORGING = {"exit": EXIT, "system-exit": SYSTEM_EXIT, "interrupt": INTERRUPT,
+           "fake-lines": FAKE_LINES, "through-proc": THROUGH_PROC, "patched-reports": PATCHED_REPORTS,
            "module-level": MODULE_LEVEL, "default-argument": DEFAULT_ARGUMENT,
            "chameleon": CHAMELEON, "skip": SKIP, "xfail": XFAIL, "kill-parent": KILL_PARENT}
 

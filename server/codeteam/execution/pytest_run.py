@@ -12,10 +12,15 @@ Two steps, both one sandboxed pytest process with our reporting plugin
    ``sys.setprofile`` before). The tests in those files that could not run (collection errors, missing
    fixtures or packages, skips, xfails) are "not run" with pytest's own reason. Cached per
    (project root, function, text of its file, mtimes of the test and conftest.py files).
-2. :func:`run_pytest_tests`: the selected node ids, with the candidate version of the file laid
-   over the original (:class:`~codeteam.execution.sandbox.ProjectMount`), one
+2. :func:`run_pytest_tests`: the selected node ids, one
    :class:`~codeteam.execution.models.TestOutcome` per test in the order given; a test pytest
-   did not report is an "error".
+   did not report is an "error". *Judged* (given the judge view of the user's text,
+   :mod:`codeteam.execution.judge_view`): pytest imports that view (laid over the file,
+   :class:`~codeteam.execution.sandbox.ProjectMount`) and the candidate runs in a subject
+   process of its own (:mod:`codeteam.execution.pytest_subject`), so the code cannot reach
+   what decides its verdict (``trusted``). The tests whose arguments cannot cross, and those
+   the user's own code passes in one process but not judged (:func:`_unjudgeable`), run the
+   old way: the candidate laid over the file, one process (``trusted`` False).
 
 Where the project runs its doctests itself (``--doctest-modules``), the function's doctest is
 one of the pytest tests (collected from its file by pytest), so the verdict agrees with the

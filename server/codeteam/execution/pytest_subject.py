@@ -878,7 +878,7 @@ class Codec:
             cls = getattr(importlib.import_module(module), name)
             if name in ("OrderedDict", "Counter"):
                 made = cls()
-                dict.update(made, list(args[0]))
+                made.update(dict(list(args[0])))
                 return made
             if name == "defaultdict":
                 if args[0] is not None and not callable(args[0]):
@@ -1429,7 +1429,7 @@ class JudgeClient(Channel):
         to_subject = os.pipe()
         from_subject = os.pipe()
         flags = subprocess._args_from_interpreter_flags()
-        quiet = None  # DEBUG
+        quiet = None  # its crashes and C-level writes show in the run's stderr
         try:
             self.process = subprocess.Popen(
                 [sys.executable, *flags, self.subject_file, str(to_subject[0]),
