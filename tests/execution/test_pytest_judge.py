@@ -105,6 +105,14 @@ class Cart:
 def apply_all(items, transform):
     """transform.apply(item) for each item."""
     return [transform.apply(item) for item in items]
+
+
+def old_name(x):
+    """Deprecated: x itself, with a warning."""
+    import warnings
+
+    warnings.warn("old_name is deprecated", DeprecationWarning)
+    return x
 '''
 
 FILES = {
@@ -228,6 +236,11 @@ FILES = {
 
         def test_greet():
             assert greet("ann") == "hi ann"
+
+
+        def test_old_name_warns():
+            with pytest.warns(DeprecationWarning, match="deprecated"):
+                assert core.old_name(3) == 3
         '''),
 }
 
@@ -243,6 +256,7 @@ TESTS = {  # function -> the tests calling it
     "add3": ["test_add3"],
     "Cart.add": ["test_cart"],
     "apply_all": ["test_apply_all"],
+    "old_name": ["test_old_name_warns"],
 }
 
 
@@ -526,7 +540,13 @@ def total(prices):
     raise KeyboardInterrupt
 '''
 
-FORGING = {"exit": EXIT, "system-exit": SYSTEM_EXIT, "interrupt": INTERRUPT,
+SKIP_TEST = '''\
+def total(prices):
+    import unittest
+    raise unittest.SkipTest("not today")
+'''
+
+FORGING = {"exit": EXIT, "unittest-skip": SKIP_TEST, "system-exit": SYSTEM_EXIT, "interrupt": INTERRUPT,
            "fake-lines": FAKE_LINES, "through-proc": THROUGH_PROC, "patched-reports": PATCHED_REPORTS,
            "module-level": MODULE_LEVEL, "default-argument": DEFAULT_ARGUMENT,
            "chameleon": CHAMELEON, "skip": SKIP, "xfail": XFAIL, "kill-parent": KILL_PARENT}

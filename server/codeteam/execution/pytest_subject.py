@@ -1333,12 +1333,20 @@ class Subject(Channel):
             if request["kind"] == "next":
                 reply = Channel.serve(self, request)
             elif request.get("handle") is None:
-                try:
-                    value = self.target(*args, **kwargs)
-                except BaseException as exc:  # noqa: BLE001 - SystemExit too: the judge decides
-                    reply = self.raised(exc)
-                else:
-                    reply = {"kind": "value", "value": value}
+                import warnings
+
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    try:
+                        value = self.target(*args, **kwargs)
+                    except BaseException as exc:  # noqa: BLE001 - SystemExit too: judged there
+                        reply = self.raised(exc)
+                    else:
+                        reply = {"kind": "value", "value": value}
+                reply["warnings"] = [
+                    [[getattr(w.category, "__module__", "builtins"),
+                      getattr(w.category, "__qualname__", "Warning")], str(w.message)[:10000],
+                     str(w.filename), int(w.lineno or 0)] for w in caught[:100]]
             else:
                 try:
                     reply = Channel.serve(self, request)
@@ -1591,6 +1599,7 @@ class JudgeClient(Channel):
             text = reply.get(key)
             if type(text) is str and text:
                 stream.write(text)
+        self.warn(reply.get("warnings"))
         if reply["kind"] == "stop":
             raise StopIteration
         if reply["kind"] == "raised":
@@ -1629,19 +1638,32 @@ class JudgeClient(Channel):
             raise OneProcess(reason) from None
         return {"kind": "value", "value": value}
 
+    def warn(self, found):
+        """The warnings the call issued, issued again here (``pytest.warns`` sees them)."""
+        import warnings
+
+        for entry in found if type(found) is list else []:
+            try:
+                (module, qualname), message, filename, lineno = entry
+                category = self.codec.resolve(str(module), str(qualname))
+            except (Unjudgeable, ValueError, TypeError):
+                continue
+            if issubclass(category, Warning) and not any(
+                    forbidden(getattr(b, "__module__", "builtins")) for b in category.__mro__):
+                warnings.warn_explicit(str(message), category, str(filename), int(lineno))
+
     def rebuilt(self, reply):
         """The judge-side exception for a ``raised`` reply."""
         frames = [f for f in reply.get("frames") or [] if type(f) is list and len(f) == 2
                   and type(f[0]) is str and type(f[1]) is int]
         origin = reply.get("origin")
         exc = None
-        if type(origin) is int and isinstance(self.codec.exported.get(origin), BaseException):
-            exc = self.codec.exported[origin]
+        if type(origin) is int and _raisable(type(self.codec.exported.get(origin))):
+            exc = self.codec.exported[origin]  # the test's own exception, back through the code
         candidate = reply.get("exc")
         name = "%s.%s" % (reply.get("module"), reply.get("type"))
         message = str(reply.get("message", ""))
-        if exc is None and isinstance(candidate, Exception) and not forbidden(
-                type(candidate).__module__):
+        if exc is None and _raisable(type(candidate)):
             exc = candidate
         if exc is None and not reply.get("import_failed"):
             for base in reply.get("bases") or []:
@@ -1651,11 +1673,13 @@ class JudgeClient(Channel):
                     cls = self.codec.resolve(str(base[0]), str(base[1]))
                 except Unjudgeable:
                     continue
-                if issubclass(cls, Exception) and cls is not Exception or cls is Exception:
+                if _raisable(cls):  # a class the judge lacks: its nearest base the judge has
                     kind = type(str(reply.get("type") or "Error").rsplit(".", 1)[-1], (cls,),
                                 {"__module__": str(reply.get("module") or "builtins")})
                     kind.__qualname__ = str(reply.get("type") or kind.__name__)
-                    exc = kind(message)
+                    base = next(b for b in kind.__mro__ if not b.__flags__ & HEAPTYPE)
+                    exc = base.__new__(kind)
+                    exc.args = (message,)
                     break
                 break  # a BaseException (SystemExit, pytest's outcomes): a plain error
         if exc is None:
@@ -1670,6 +1694,19 @@ class JudgeClient(Channel):
         except Exception:  # noqa: BLE001
             pass
         return exc
+
+
+def _raisable(cls):
+    """Whether the judge re-raises an exception of class ``cls`` as such: an ``Exception``
+    that pytest gives no meaning of its own (not pytest's, not ``unittest.SkipTest``, which
+    pytest turns into a skip)."""
+    if not isinstance(cls, type) or not issubclass(cls, Exception):
+        return False
+    if any(forbidden(getattr(base, "__module__", "builtins")) for base in cls.__mro__):
+        return False
+    unittest = sys.modules.get("unittest")
+    skip = getattr(unittest, "SkipTest", None)
+    return not (isinstance(skip, type) and issubclass(cls, skip))
 
 
 def main(argv):
