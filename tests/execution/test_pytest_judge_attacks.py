@@ -274,10 +274,15 @@ def value(x):
 def listing(n):
     """[0, ..., n-1]."""
     return list(range(n))
+
+
+def apply(f, x):
+    """f(x)."""
+    return f(x)
 '''
 
 LAB_TESTS = '''\
-from lab.core import listing, make, value
+from lab.core import apply, listing, make, value
 
 
 def test_make():
@@ -294,6 +299,10 @@ def test_value_two():
 
 def test_listing():
     assert listing(3) == [0, 1, 2]
+
+
+def test_apply():
+    assert apply(lambda v: v, 3) == 3
 '''
 
 
@@ -431,7 +440,11 @@ def value(x):
 
 
 @pytest.mark.sandbox
-@pytest.mark.parametrize("name", ["SIGINT", "SIGALRM", "SIGTERM", "SIGUSR1", "SIGKILL"])
+@pytest.mark.parametrize("name", [
+    pytest.param("SIGINT", marks=pytest.mark.xfail(strict=True, reason=(
+        "SIGINT to the judge (the subject's parent): pytest re-raises KeyboardInterrupt before a "
+        "call report, the plugin's _outcome defaults to passed, exit status 2 is accepted"))),
+    "SIGALRM", "SIGTERM", "SIGUSR1", "SIGKILL"])
 async def test_signalling_the_judge_does_not_pass_a_failing_test(lab, name):
     report = await run(lab, "value", SIGNALS.format(name=name), ["test_value", "test_value_two"])
     assert verdicts(report)["test_value"][0] != "passed", report.outcomes
@@ -507,3 +520,30 @@ async def test_raising_the_tests_own_assertion_or_a_skip_does_not_pass(lab):
         status, trusted = verdicts(report)["test_value"]
         assert status in ("failed", "error"), (body, report.outcomes)
         assert trusted, body
+
+
+FORCED_FALLBACK = (
+    "def apply(f, x):\n"
+    "    import sys\n"
+    "    if '_codeteam_pytest_plugin' in sys.modules:  # the one-process rerun: forge there\n"
+    f"        exec({FORGE!r})\n"
+    "    import iniconfig  # loaded in pytest's process, not in the subject's at its start\n"
+    "    return f(object.__new__(iniconfig.IniConfig))  # the callback's answer cannot cross\n")
+
+
+@pytest.mark.sandbox
+async def test_an_honest_fallback_is_untrusted_and_counted(lab):
+    wrong = ("def apply(f, x):\n    import iniconfig\n"
+             "    f(object.__new__(iniconfig.IniConfig))\n    return -1\n")
+    report = await run(lab, "apply", wrong, ["test_apply"])
+    assert verdicts(report) == {"test_apply": ("failed", False)}, report.outcomes
+    assert len(report.untrusted) == 1
+
+
+@pytest.mark.sandbox
+@pytest.mark.xfail(strict=True, reason="the code can force a judged test to the one-process "
+                   "fallback (a callback answer of a module the subject lacked at start), then "
+                   "forge there: a judged failure becomes an (untrusted) pass")
+async def test_the_code_cannot_force_the_fallback_and_forge_a_pass(lab):
+    report = await run(lab, "apply", FORCED_FALLBACK, ["test_apply"])
+    assert verdicts(report)["test_apply"][0] != "passed", report.outcomes
