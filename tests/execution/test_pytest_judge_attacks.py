@@ -547,3 +547,74 @@ async def test_an_honest_fallback_is_untrusted_and_counted(lab):
 async def test_the_code_cannot_force_the_fallback_and_forge_a_pass(lab):
     report = await run(lab, "apply", FORCED_FALLBACK, ["test_apply"])
     assert verdicts(report)["test_apply"][0] != "passed", report.outcomes
+
+
+@pytest.mark.xfail(strict=True, reason="tag G sends the global's value after its name: a sentinel "
+                   "of a local class (boltons' make_sentinel) cannot cross, the test falls back")
+def test_a_sentinel_global_of_a_local_class_crosses_by_name():
+    def make_sentinel():
+        class Sentinel:
+            def __bool__(self):
+                return False
+
+        return Sentinel()
+
+    unset = make_sentinel()
+    codec = judge_codec()
+    codec.remember_globals({"_UNSET": unset})
+    frame = codec.dumps({"kind": "call", "args": [[1, 2], unset]})
+    other = judge_codec()
+    other.space = {"_UNSET": unset}
+    assert other.loads(frame)["args"][1] is unset
+
+
+# ------------------------------------------------------------------------------------------
+# A real project: boltons (pip download --no-binary :all: --no-deps boltons into
+# /tmp/attack-projects, a .venv there with pytest); skipped when it is not there.
+
+BOLTONS = sorted(Path("/tmp/attack-projects").glob("boltons-*/pyproject.toml"))
+REAL = [("boltons/iterutils.py", "first"), ("boltons/iterutils.py", "chunked"),
+        ("boltons/iterutils.py", "remap"), ("boltons/strutils.py", "bytes2human"),
+        ("boltons/iterutils.py", "backoff"), ("boltons/strutils.py", "strip_ansi"),
+        ("boltons/iterutils.py", "windowed")]
+
+
+def _return_none(source: str, qualname: str) -> str:
+    import ast
+
+    node = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)
+            and n.name == qualname][0]
+    first = node.body[1] if ast.get_docstring(node) and len(node.body) > 1 else node.body[0]
+    lines = source.splitlines(True)
+    return ("".join(lines[: first.lineno - 1]) + " " * first.col_offset + "return None\n"
+            + "".join(lines[node.end_lineno:]))
+
+
+@pytest.mark.sandbox
+@pytest.mark.skipif(not BOLTONS or not (BOLTONS[-1].parent / ".venv/bin/pytest").exists(),
+                    reason="boltons not downloaded into /tmp/attack-projects (with a .venv)")
+@pytest.mark.parametrize("file, qualname", REAL)
+async def test_a_real_projects_functions_keep_their_verdicts_judged(file, qualname):
+    from codeteam.execution.pytest_run import select_tests, selection_cases
+
+    root = BOLTONS[-1].parent.resolve()
+    path = root / file
+    source = path.read_text()
+    info = locate(source, qualname)
+    project = project_for(path)
+    target = target_for(root, path, project.module, qualname, info.start_line, project.python,
+                        extra_ro=project.read_only_paths(), hidden=project.hidden)
+    policy = POLICY.model_copy(update={"timeout_s": 120})
+    selection = await select_tests(target, source, policy)
+    cases = [c for c in selection_cases(selection) if c.skip_reason is None]
+    assert cases, selection
+    view = judge_view(source, qualname, info.start_line)
+    assert view is not None
+    kept = await run_pytest_tests(target, source, cases, policy, judge=view,
+                                  rootdir=selection.rootdir)
+    assert {o.status for o in kept.outcomes} == {"passed"}, [
+        (o.test_id, o.status, o.message) for o in kept.outcomes if o.status != "passed"]
+    assert len(kept.untrusted) == sum(not o.trusted for o in kept.outcomes)
+    wrong = await run_pytest_tests(target, _return_none(source, qualname), cases, policy,
+                                   judge=view, rootdir=selection.rootdir)
+    assert any(o.status in ("failed", "error") for o in wrong.outcomes), wrong.outcomes
