@@ -618,3 +618,78 @@ async def test_a_real_projects_functions_keep_their_verdicts_judged(file, qualna
     wrong = await run_pytest_tests(target, _return_none(source, qualname), cases, policy,
                                    judge=view, rootdir=selection.rootdir)
     assert any(o.status in ("failed", "error") for o in wrong.outcomes), wrong.outcomes
+
+
+# ------------------------------------------------------------------------------------------
+# The candidate's text: what the judge calls is not what the module exports
+
+SHADOWED = '''\
+def value(x):
+    return x + 1
+
+
+def value(x):  # the module's `value` is this one: what the file will hold
+    return -1
+'''
+
+REBOUND = '''\
+def value(x):
+    return x + 1
+
+
+value = lambda x: -1  # noqa: E731
+'''
+
+
+KEPT_ALIVE = '''\
+def value(x):
+    return x + 1
+
+
+_registry = [value]
+
+
+def value(x):  # the module's `value`
+    return -1
+'''
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("body", [
+    SHADOWED, REBOUND,
+    pytest.param(KEPT_ALIVE, marks=pytest.mark.xfail(strict=True, reason=(
+        "find_target takes the live function object whose code is the def at the original's "
+        "line: a first def kept alive (a registry) is judged, not the module's later `value`"))),
+], ids=["second-def", "rebinding", "first-kept-alive"])
+async def test_a_later_rebinding_of_the_name_is_what_is_judged(lab, body):
+    report = await run(lab, "value", body, ["test_value"])
+    assert verdicts(report)["test_value"][0] == "failed", report.outcomes
+
+
+PTRACE = '''\
+def value(x):
+    import ctypes, os
+    parent = os.getppid()
+    got = []
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.ptrace(16, parent, 0, 0) == 0:  # PTRACE_ATTACH
+        got.append("ptrace")
+    for name in ("mem", "environ", "fd"):
+        try:
+            if name == "fd":
+                os.listdir(f"/proc/{parent}/fd")
+            else:
+                open(f"/proc/{parent}/{name}", "rb").close()
+            got.append(name)
+        except OSError:
+            pass
+    return "reached: " + ",".join(got)
+'''
+
+
+@pytest.mark.sandbox
+async def test_the_judge_cannot_be_traced_or_read_through_proc(lab):
+    report = await run(lab, "value", PTRACE, ["test_value"])
+    (outcome,) = report.outcomes
+    assert (outcome.status, outcome.trusted) == ("failed", True), outcome
+    assert outcome.actual == "'reached: '", outcome.actual
