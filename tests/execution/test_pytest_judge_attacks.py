@@ -693,3 +693,51 @@ async def test_the_judge_cannot_be_traced_or_read_through_proc(lab):
     (outcome,) = report.outcomes
     assert (outcome.status, outcome.trusted) == ("failed", True), outcome
     assert outcome.actual == "'reached: '", outcome.actual
+
+
+# ------------------------------------------------------------------------------------------
+# Code run while the judge decodes: a dict key's __hash__ on code-chosen state
+
+
+def _exec_namespace(attribute: str, payload: str) -> bytes:
+    return (b"O" + ref("argparse", "Namespace") + b"1:" + text(attribute)
+            + b"v" + text("partial") + b"t3:P" + ref("builtins", "exec") + handle()
+            + b"t1:s" + text(payload) + b"d0:" + b"0:")
+
+
+@pytest.mark.xfail(strict=True, reason="decoding a dict key rebuilt by slots (inspect.Signature, "
+                   "_parameters = Namespace(values=partial(exec, ...))) hashes it: the code's "
+                   "text runs in the judge before the test sees the value")
+def test_decoding_a_value_runs_no_code_of_the_subjects_choice():
+    payload = "import builtins; builtins._codeteam_attack_ran = True"
+    key = (b"O" + ref("inspect", "Signature") + b"0:" + b"1:" + text("_parameters")
+           + _exec_namespace("values", payload))
+    try:
+        try:
+            judge_codec().loads(b"d1:" + key + b"N")
+        except (ValueError, subject.Unjudgeable):
+            pass
+        assert not getattr(__import__("builtins"), "_codeteam_attack_ran", False)
+    finally:
+        vars(__import__("builtins")).pop("_codeteam_attack_ran", None)
+
+
+HASHED = '''\
+def value(x):
+    import argparse, functools, inspect
+    signature = inspect.Signature()
+    answer = {signature: 1}  # hashed here, before its state is set
+    object.__setattr__(signature, "_return_annotation", None)  # inspect._empty cannot cross
+    object.__setattr__(signature, "_parameters", argparse.Namespace(
+        values=functools.partial(exec, PAYLOAD)))
+    return answer
+'''
+
+
+@pytest.mark.sandbox
+@pytest.mark.xfail(strict=True, reason="a returned dict whose key is an inspect.Signature with "
+                   "code-chosen slots runs the code's text in pytest's process while decoding")
+async def test_a_value_that_runs_code_while_decoded_cannot_forge(lab):
+    body = HASHED.replace("PAYLOAD", repr(FORGE))
+    report = await run(lab, "value", body, ["test_value"])
+    assert verdicts(report)["test_value"][0] != "passed", report.outcomes
