@@ -70,7 +70,7 @@ def test_values_cross_as_themselves(value):
     judge, subject = pair()
     back = judge.loads(subject.dumps(subject.loads(judge.dumps(value))))
     assert type(back) is type(value)
-    assert back == value or (back != back and value != value)
+    assert back == value or repr(back) == repr(value) == 'inf'
 
 
 def test_objects_cross_by_state_without_running_their_class():

@@ -37,7 +37,6 @@ Nothing of ``_pytest``, ``pytest``, ``pluggy``, ``unittest.mock`` or codeteam ev
 attribute is ever set, deleted or read through a handle.
 """
 
-import builtins
 import os
 import sys
 import time
@@ -126,7 +125,7 @@ class RemoteCallable:
         return self._channel.call_handle(self, args, kwargs)
 
     def __repr__(self):
-        return "<remote callable %s>" % self._name
+        return f"<remote callable {self._name}>"
 
     def __reduce__(self):
         raise TypeError("a callable of the code under test's process cannot be pickled")
@@ -147,7 +146,7 @@ class RemoteIterator:
         return self._channel.next_handle(self)
 
     def __repr__(self):
-        return "<remote iterator %s>" % self._name
+        return f"<remote iterator {self._name}>"
 
     def __reduce__(self):
         raise TypeError("an iterator of the code under test's process cannot be pickled")
@@ -263,7 +262,7 @@ class Codec:
         for key in ("__name__", "__qualname__", "__doc__", "__module__"):
             try:
                 value = getattr(obj, key, None)
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: S112, BLE001
                 continue
             if type(value) is str:
                 meta[key] = value
@@ -273,9 +272,8 @@ class Codec:
             attributes = {}
         for key, value in attributes.items():
             if type(key) is str and not key.startswith("_codeteam") and (
-                    not _is_dunder(key) or key in _META_DUNDERS):
-                if self._sendable(value):
-                    meta[key] = value
+                    not _is_dunder(key) or key in _META_DUNDERS) and self._sendable(value):
+                meta[key] = value
         try:
             import inspect
 
@@ -401,11 +399,11 @@ class Codec:
 
         judge = self.channel is not None and self.channel.side == "judge"
         module = getattr(kind, "__module__", None)
-        name = "%s.%s" % (module, getattr(kind, "__qualname__", "?"))
+        name = "{}.{}".format(module, getattr(kind, "__qualname__", "?"))
         if isinstance(value, type):
             ref = self._ref_name(value)
             if ref is None or not self._shared(ref[0]):
-                return self._cannot("the class %s.%s" % (getattr(value, "__module__", "?"),
+                return self._cannot("the class {}.{}".format(getattr(value, "__module__", "?"),
                                                          getattr(value, "__qualname__", "?")), out)
             out.append(b"R")
             self._enc_ref(ref, out)
@@ -466,7 +464,7 @@ class Codec:
         if isinstance(owner, (types.FunctionType, types.BuiltinFunctionType)):
             module = getattr(owner, "__module__", None)
         if module is not None and forbidden(module):
-            raise CannotCross("a callable of %s" % module)
+            raise CannotCross(f"a callable of {module}")
 
     def _iterator(self, value):
         kind = type(value)
@@ -582,28 +580,28 @@ class Codec:
     def resolve(self, module, qualname, what="class"):
         """The class or function ``module.qualname`` of this process."""
         if forbidden(module):
-            raise Unjudgeable("%s.%s" % (module, qualname))
+            raise Unjudgeable(f"{module}.{qualname}")
         found = sys.modules.get(module)
         if found is None:
             if self.strict:
-                raise Unjudgeable("%s.%s" % (module, qualname))
+                raise Unjudgeable(f"{module}.{qualname}")
             import importlib
 
             found = importlib.import_module(module)
         for part in qualname.split("."):
             if _is_dunder(part) or (self.strict and part.startswith("_")) or "<" in part:
-                raise Unjudgeable("%s.%s" % (module, qualname))
+                raise Unjudgeable(f"{module}.{qualname}")
             try:
                 found = getattr(found, part)
             except AttributeError:
-                raise Unjudgeable("%s.%s" % (module, qualname)) from None
+                raise Unjudgeable(f"{module}.{qualname}") from None
         import types
 
         ok = isinstance(found, type) if what == "class" else isinstance(
             found, (type, types.FunctionType, types.BuiltinFunctionType,
                     types.MethodDescriptorType, types.WrapperDescriptorType))
         if not ok or forbidden(getattr(found, "__module__", None) or "builtins"):
-            raise Unjudgeable("%s.%s" % (module, qualname))
+            raise Unjudgeable(f"{module}.{qualname}")
         return found
 
     def _dec_ref(self, data, at, what="class"):
@@ -819,7 +817,7 @@ class Codec:
         if tag == b"U":
             name, at = self._text(data, at)
             raise Unjudgeable(name)
-        raise ValueError("bad tag %r" % tag)
+        raise ValueError(f"bad tag {tag!r}")
 
     def _dress(self, proxy, meta):
         """Copy the other side's names, docstring, attributes and signature onto ``proxy``."""
@@ -830,7 +828,7 @@ class Codec:
                 continue
             try:
                 object.__setattr__(proxy, key, value)
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: S110, BLE001
                 pass
         params = meta.get("__signature__")
         if type(params) is not list:
@@ -846,7 +844,7 @@ class Codec:
                     annotation=entry.get("annotation", inspect.Parameter.empty)))
             proxy.__signature__ = inspect.Signature(
                 made, return_annotation=meta.get("__return__", inspect.Signature.empty))
-        except Exception:  # noqa: BLE001 - a malformed signature: none
+        except Exception:  # noqa: S110, BLE001 - a malformed signature: none
             pass
 
     def _dec_state(self, data, at, table, depth):
@@ -858,7 +856,7 @@ class Codec:
         for _ in range(count):
             key, at = self._text(data, at)
             if key in ("__dict__", "__class__", "__weakref__", "__slots__"):
-                raise ValueError("%s in an object's state" % key)
+                raise ValueError(f"{key} in an object's state")
             state[key], at = self._dec(data, at, table, depth + 1)
         return state, at
 
@@ -874,7 +872,7 @@ class Codec:
                 return getattr(importlib.import_module("pathlib"), name)(str(args[0]))
             module = _VALUE_MODULES.get(name)
             if module is None:
-                raise ValueError("an unknown value type %r" % name)
+                raise ValueError(f"an unknown value type {name!r}")
             cls = getattr(importlib.import_module(module), name)
             if name in ("OrderedDict", "Counter"):
                 made = cls()
@@ -896,7 +894,7 @@ class Codec:
         except ValueError:
             raise
         except Exception as error:  # noqa: BLE001 - bad arguments for the type
-            raise ValueError("bad %s: %s" % (name, error)) from None
+            raise ValueError(f"bad {name}: {error}") from None
 
 
 def _update(original, fresh):
@@ -924,7 +922,7 @@ def _update(original, fresh):
                     object.__setattr__(original, name, object.__getattribute__(fresh, name))
                 except AttributeError:
                     pass
-    except Exception:  # noqa: BLE001 - a container that refuses: left as it was
+    except Exception:  # noqa: S110, BLE001 - a container that refuses: left as it was
         pass
 
 
@@ -934,7 +932,7 @@ def _update(original, fresh):
 
 def send_frame(fd, data):
     if len(data) > FRAME_LIMIT:
-        raise CannotCross("a value too large to send (%d bytes)" % len(data))
+        raise CannotCross(f"a value too large to send ({len(data)} bytes)")
     view = memoryview(len(data).to_bytes(4, "big") + data)
     while view:
         view = view[os.write(fd, view) :]
@@ -965,14 +963,6 @@ def receive_frame(fd, deadline=None):
     if size > FRAME_LIMIT:
         raise ValueError("message too large")
     return _read_exactly(fd, size, deadline)
-
-
-class RemoteRaised(Exception):
-    """Carries an exception the other side raised while serving a request."""
-
-    def __init__(self, reply):
-        super().__init__(reply.get("message", ""))
-        self.reply = reply
 
 
 class Channel:
@@ -1025,12 +1015,9 @@ class Channel:
                     raise TypeError("malformed call")
                 value = found(*args, **kwargs)
             else:
-                raise TypeError("an unknown request %r" % request["kind"])
+                raise TypeError("an unknown request {!r}".format(request["kind"]))
         except Exception as exc:  # noqa: BLE001 - goes back to the caller
             return self.raised(exc)
-        return self.answer(value)
-
-    def answer(self, value):
         return {"kind": "value", "value": value}
 
     def raised(self, exc):
@@ -1061,7 +1048,7 @@ def exception_info(exc, codec, frames=()):
     try:
         codec.dumps(exc)
         reply["exc"] = exc
-    except Exception:  # noqa: BLE001 - its class or arguments cannot cross: named only
+    except Exception:  # noqa: S110, BLE001 - its class or arguments cannot cross: named only
         pass
     finally:
         codec.mark_unjudgeable = marking
@@ -1084,7 +1071,7 @@ class _Capture:
 
     def write(self, text):
         if not isinstance(text, str):
-            raise TypeError("write() argument must be str, not %s" % type(text).__name__)
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         if self.size < OUTPUT_LIMIT:
             self.parts.append(text[: OUTPUT_LIMIT - self.size])
             self.size += len(self.parts[-1])
@@ -1173,8 +1160,8 @@ class Subject(Channel):
             if self.target is None:
                 self.problem = {"kind": "raised", "type": "LookupError", "module": "builtins",
                                 "bases": [["builtins", "LookupError"]],
-                                "message": "the code under test defines no function %s at "
-                                "line %s" % (config["qualname"], config.get("lines")),
+                                "message": "the code under test defines no function {} at "
+                                "line {}".format(config["qualname"], config.get("lines")),
                                 "frames": []}
         except BaseException as exc:  # noqa: BLE001 - the candidate does not import
             self.problem = exception_info(exc, self.codec, self.frames(exc))
@@ -1230,7 +1217,7 @@ class Subject(Channel):
             for frame in traceback.extract_tb(exc.__traceback__):
                 if frame.filename != self.here:
                     out.append([frame.filename, frame.lineno])
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: S110, BLE001
             pass
         if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
             out.append([exc.filename, exc.lineno])
@@ -1316,7 +1303,7 @@ class Subject(Channel):
         if type(origin) is int:
             try:
                 exc._codeteam_origin = origin
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: S110, BLE001
                 pass
         raise exc
 
@@ -1377,7 +1364,7 @@ class Subject(Channel):
                 self.send({"kind": "raised", "type": "TypeError", "module": "builtins",
                            "bases": [["builtins", "TypeError"]], "frames": [],
                            "message": "the arguments could not be rebuilt for the code under "
-                           "test: %s" % error})
+                           f"test: {error}"})
                 continue
             except (EOFError, OSError):
                 return
@@ -1456,7 +1443,7 @@ class JudgeClient(Channel):
         if type(ready) is not dict or ready.get("kind") != "ready":
             raise ValueError("a malformed first answer")
         modules = ready.get("modules")
-        self.codec.shared = set(m for m in modules if type(m) is str) if type(
+        self.codec.shared = {m for m in modules if type(m) is str} if type(
             modules) is list else set()
 
     def end(self, quit=False):
@@ -1468,7 +1455,7 @@ class JudgeClient(Channel):
             try:
                 send_frame(self.wfd, self.codec.dumps({"kind": "quit"}))
                 process.wait(timeout=1.0)
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: S110, BLE001
                 pass
         if process.poll() is None:
             process.kill()
@@ -1485,9 +1472,9 @@ class JudgeClient(Channel):
             try:
                 name = signal.Signals(-code).name
             except ValueError:
-                name = "signal %d" % -code
-            return "killed by %s" % name
-        return "it exited with status %d" % code
+                name = f"signal {-code}"
+            return f"killed by {name}"
+        return f"it exited with status {code}"
 
     def close(self):
         if self.process is not None:
@@ -1540,7 +1527,7 @@ class JudgeClient(Channel):
                     self.start()
                 except BaseException as error:  # noqa: BLE001
                     self.end()
-                    self.fail("the process for the code under test could not start: %s" % error)
+                    self.fail(f"the process for the code under test could not start: {error}")
             env = dict(os.environ)
             if env != self.sent_env:
                 request["env"] = env
@@ -1556,7 +1543,7 @@ class JudgeClient(Channel):
         try:
             data = self.codec.dumps(request)
         except CannotCross as error:
-            reason = "an argument cannot be sent to the code under test (%s)" % error
+            reason = f"an argument cannot be sent to the code under test ({error})"
             self.on_fallback(reason)
             raise OneProcess(reason) from None
         self.depth += 1
@@ -1569,7 +1556,7 @@ class JudgeClient(Channel):
                 except Unjudgeable as error:
                     self.end()
                     self.fail("the function returned an object of a class the code under test "
-                              "defines (%s); it cannot be judged" % error)
+                              f"defines ({error}); it cannot be judged")
                 if type(reply) is not dict or type(reply.get("kind")) is not str:
                     raise ValueError("a malformed answer")
                 if reply["kind"] in ("value", "raised", "stop"):
@@ -1578,13 +1565,12 @@ class JudgeClient(Channel):
                 send_frame(self.wfd, self.codec.dumps(answer))
         except TimeoutError:
             self.end()
-            raise self.timeout_error("the test ran past its %s s limit" % self.limit) from None
+            raise self.timeout_error(f"the test ran past its {self.limit} s limit") from None
         except (EOFError, OSError, ValueError) as error:
             reason = self.end()
             if isinstance(error, ValueError):
-                reason = "it sent a malformed answer (%s)" % error
-            self.fail("the process running the code under test died during this call: %s"
-                      % reason)
+                reason = f"it sent a malformed answer ({error})"
+            self.fail(f"the process running the code under test died during this call: {reason}")
         except (JudgeError, OneProcess):
             if self.process is not None:
                 self.end()
@@ -1633,7 +1619,7 @@ class JudgeClient(Channel):
         try:
             self.codec.dumps(value)
         except CannotCross as error:
-            reason = "a value for the code under test cannot be sent (%s)" % error
+            reason = f"a value for the code under test cannot be sent ({error})"
             self.on_fallback(reason)
             raise OneProcess(reason) from None
         return {"kind": "value", "value": value}
@@ -1661,7 +1647,7 @@ class JudgeClient(Channel):
         if type(origin) is int and _raisable(type(self.codec.exported.get(origin))):
             exc = self.codec.exported[origin]  # the test's own exception, back through the code
         candidate = reply.get("exc")
-        name = "%s.%s" % (reply.get("module"), reply.get("type"))
+        name = "{}.{}".format(reply.get("module"), reply.get("type"))
         message = str(reply.get("message", ""))
         if exc is None and _raisable(type(candidate)):
             exc = candidate
@@ -1684,14 +1670,14 @@ class JudgeClient(Channel):
                 break  # a BaseException (SystemExit, pytest's outcomes): a plain error
         if exc is None:
             if reply.get("import_failed"):
-                text = "importing the code under test failed: %s: %s" % (name, message)
+                text = f"importing the code under test failed: {name}: {message}"
             else:
-                text = "the code under test raised %s: %s" % (name, message)
+                text = f"the code under test raised {name}: {message}"
             self.on_error(text)
             exc = JudgeError(text)
         try:
             exc.__codeteam_frames__ = frames
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: S110, BLE001
             pass
         return exc
 
