@@ -61,7 +61,8 @@ VALUES = [
     datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone(datetime.timedelta(hours=2))),
     decimal.Decimal("1.10"), fractions.Fraction(1, 3), pathlib.PurePosixPath("/a/b"),
     range(1, 10, 2), bytearray(b"xy"), collections.OrderedDict(a=1), collections.Counter("aab"),
-    collections.deque([1, 2], maxlen=3), Color.RED, Pair(1, 2),
+    collections.deque([1, 2], maxlen=3), Color.RED, Pair(1, 2), {"a": 1}.keys(),
+    {"a": 1}.items(),
 ]
 
 
@@ -70,7 +71,7 @@ def test_values_cross_as_themselves(value):
     judge, subject = pair()
     back = judge.loads(subject.dumps(subject.loads(judge.dumps(value))))
     assert type(back) is type(value)
-    assert back == value or repr(back) == repr(value) == 'inf'
+    assert back == value or repr(back) == repr(value)
 
 
 def test_objects_cross_by_state_without_running_their_class():

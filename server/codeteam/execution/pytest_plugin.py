@@ -178,6 +178,11 @@ def _non_dumpable() -> bool:
         return False
 
 
+def client_errors() -> tuple:
+    subject = sys.modules["_codeteam_pytest_subject"]
+    return (subject.JudgeError, subject.OneProcess)
+
+
 def _judge_error(message: str) -> None:
     if _state["forced"] is None:
         _state["forced"] = message
@@ -233,11 +238,11 @@ def pytest_configure(config):
     _state["keep"] = None if keep is None else set(keep)
     _open_channel()
     client = _state["client"]
-    if client is not None and client.process is None:
+    if client is not None:
         try:
-            client.start()  # before any test runs; a failure is retried at the first call
-        except BaseException:  # noqa: BLE001
-            client.end()
+            client.ensure()  # before any test runs; a failure is each test's error
+        except client_errors():
+            pass
 
 
 def pytest_collectreport(report):

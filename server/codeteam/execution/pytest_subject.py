@@ -548,6 +548,8 @@ class Codec:
             args = (value.default_factory, list(dict.items(value)))
         elif module == "collections" and name == "deque":
             args = (list(value), value.maxlen)
+        elif kind in (type({}.keys()), type({}.values()), type({}.items())):
+            name, args = kind.__name__, (list(value),)
         elif module == "functools" and name == "partial" and kind.__qualname__ == "partial":
             args = (value.func, tuple(value.args), dict(value.keywords))
         else:
@@ -868,6 +870,12 @@ class Codec:
                 return range(*[int(a) for a in args])
             if name == "bytearray":
                 return bytearray(bytes(args[0]))
+            if name == "dict_keys":
+                return dict.fromkeys(list(args[0])).keys()
+            if name == "dict_values":
+                return dict(enumerate(list(args[0]))).values()
+            if name == "dict_items":
+                return dict(list(args[0])).items()
             if name in _PATHS:
                 return getattr(importlib.import_module("pathlib"), name)(str(args[0]))
             module = _VALUE_MODULES.get(name)
@@ -1407,6 +1415,7 @@ class JudgeClient(Channel):
         self.codec = Codec(True, self)
         self.rfd = self.wfd = None
         self.depth = 0
+        self.broken = None
 
     def deadline(self):
         return time.monotonic() + self.limit + 2.0 if self.limit else None
@@ -1439,7 +1448,8 @@ class JudgeClient(Channel):
         config = dict(self.config, sys_path=[os.path.abspath(p or ".") for p in sys.path],
                       cwd=os.getcwd())
         send_frame(self.wfd, self.codec.dumps(config))
-        ready = self.codec.loads(receive_frame(self.rfd, time.monotonic() + 60.0))
+        ready = self.codec.loads(receive_frame(
+            self.rfd, time.monotonic() + (self.limit + 2.0 if self.limit else 60.0)))
         if type(ready) is not dict or ready.get("kind") != "ready":
             raise ValueError("a malformed first answer")
         modules = ready.get("modules")
@@ -1516,18 +1526,38 @@ class JudgeClient(Channel):
         if self.process is None or proxy._handle[0] != self.generation:
             self.fail("the object came from a process of the code under test that has ended")
 
+    def ensure(self):
+        """A running subject: started now if needed. An import of the code under test that
+        hangs or kills its process is an error for every later call too (``broken``)."""
+        if self.broken is not None:
+            self.fail(self.broken)
+        if self.process is not None:
+            return
+        try:
+            self.start()
+        except TimeoutError:
+            self.end()
+            self.broken = (f"importing the code under test did not end within "
+                           f"{self.limit + 2.0:g} s")
+            self.fail(self.broken)
+        except EOFError:
+            self.broken = ("the process of the code under test died while importing it: "
+                           + self.end())
+            self.fail(self.broken)
+        except (OSError, ValueError) as error:
+            reason = self.end()
+            self.fail(f"the process for the code under test could not start: {error} ({reason})")
+        except BaseException:  # the test's own time limit
+            self.end()
+            raise
+
     def fail(self, message):
         self.on_error(message)
         raise JudgeError(message)
 
     def ask(self, request, args, kwargs):
         if self.depth == 0:
-            if self.process is None:
-                try:
-                    self.start()
-                except BaseException as error:  # noqa: BLE001
-                    self.end()
-                    self.fail(f"the process for the code under test could not start: {error}")
+            self.ensure()
             env = dict(os.environ)
             if env != self.sent_env:
                 request["env"] = env
