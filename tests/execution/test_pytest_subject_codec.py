@@ -1,4 +1,4 @@
-"""The judge/subject encoding of judged pytest runs (codeteam.execution.pytest_subject), in this
+"""The judge/subject encoding of judged pytest runs (codeteam.execution.pytest_codec), in this
 process: what crosses, how, and what the judge refuses."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import sys
 
 import pytest
 
-from codeteam.execution import pytest_subject as ps
+from codeteam.execution import pytest_codec as ps
+from codeteam.execution.pytest_subject import JudgeError
 
 
 class Side:
@@ -115,7 +116,7 @@ def test_callbacks_and_iterators_of_the_test_cross_as_handles():
 
 def test_the_judge_resolves_names_strictly():
     judge, subject = pair()
-    for value in (ps.JudgeError, pytest.skip.Exception, sys.modules[__name__]._private):
+    for value in (JudgeError, pytest.skip.Exception, sys.modules[__name__]._private):
         data = subject.dumps(value) if not callable(value) or isinstance(value, type) else None
         if data is None:
             continue
