@@ -158,3 +158,21 @@ def test_partials_cross_by_value():
     judge, subject = pair()
     made = subject.loads(judge.dumps(functools.partial(max, 3)))
     assert isinstance(made, functools.partial) and made.func is max and made(5) == 5
+
+
+def test_what_runs_code_never_reaches_the_judge_by_name():
+    """``exec``, ``os.system``, ``getattr`` or a ``partial`` of them from the subject would run
+    the subject's strings in the judge if a test called them: they arrive as handles, whose
+    calls run in the subject."""
+    import os
+
+    judge, subject = pair()
+    for value in (exec, eval, getattr, os.system, functools.partial(exec, "x = 1"),
+                  functools.reduce):
+        assert isinstance(judge.loads(subject.dumps(value)), ps.RemoteCallable), value
+    assert judge.loads(subject.dumps(len)) is len
+    assert judge.loads(subject.dumps(str.lower)) is str.lower
+    import operator
+
+    assert judge.loads(subject.dumps(operator.add)) is operator.add
+    assert isinstance(judge.loads(subject.dumps(operator.call)), ps.RemoteCallable)

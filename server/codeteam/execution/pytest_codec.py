@@ -538,7 +538,8 @@ class Codec:
             args = (list(value), value.maxlen)
         elif kind in (type({}.keys()), type({}.values()), type({}.items())):
             name, args = kind.__name__, (list(value),)
-        elif module == "functools" and name == "partial" and kind.__qualname__ == "partial":
+        elif module == "functools" and name == "partial" and kind.__qualname__ == "partial" and (
+                self.channel is None or self.channel.side == "judge"):
             args = (value.func, tuple(value.args), dict(value.keywords))
         else:
             return False
@@ -578,14 +579,20 @@ class Codec:
             import importlib
 
             found = importlib.import_module(module)
-        for part in qualname.split("."):
+        import types
+
+        parts = qualname.split(".")
+        for index, part in enumerate(parts):
             if _is_dunder(part) or (self.strict and part.startswith("_")) or "<" in part:
                 raise Unjudgeable(f"{module}.{qualname}")
+            if index and not isinstance(found, type):  # through modules and classes only
+                raise Unjudgeable(f"{module}.{qualname}")
             try:
-                found = getattr(found, part)
-            except AttributeError:
+                found = vars(found)[part] if self.strict else getattr(found, part)
+            except (KeyError, AttributeError, TypeError):
                 raise Unjudgeable(f"{module}.{qualname}") from None
-        import types
+        if self.strict and not isinstance(found, type) and _dangerous(module, qualname):
+            raise Unjudgeable(f"{module}.{qualname}")  # runs code or reaches attributes
 
         ok = isinstance(found, type) if what == "class" else isinstance(
             found, (type, types.FunctionType, types.BuiltinFunctionType,
@@ -883,6 +890,8 @@ class Codec:
             if name == "deque":
                 return cls(list(args[0]), args[1])
             if name == "partial":
+                if self.strict:  # the subject's partials arrive as handles (see _enc_value)
+                    raise ValueError("a partial from the code under test")
                 if not callable(args[0]) or type(args[1]) is not tuple or type(args[2]) is not dict:
                     raise ValueError("a malformed partial")
                 return cls(args[0], *args[1], **args[2])
@@ -891,6 +900,37 @@ class Codec:
             raise
         except Exception as error:  # noqa: BLE001 - bad arguments for the type
             raise ValueError(f"bad {name}: {error}") from None
+
+
+DANGEROUS_BUILTINS = frozenset({
+    "eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "globals", "locals",
+    "vars", "breakpoint", "input", "help", "exit", "quit", "memoryview", "classmethod",
+    "staticmethod", "property", "super", "object", "type"})
+DANGEROUS_MODULES = frozenset({
+    "os", "posix", "nt", "sys", "subprocess", "importlib", "ctypes", "_ctypes", "shutil",
+    "pickle", "_pickle", "marshal", "code", "codeop", "runpy", "gc", "inspect", "types",
+    "socket", "_socket", "signal", "_signal", "pty", "multiprocessing", "threading", "_thread",
+    "faulthandler", "io", "_io", "tempfile", "pdb", "bdb", "trace", "site", "sysconfig",
+    "functools", "_functools", "operator", "_operator", "builtins", "weakref", "_weakref",
+    "copyreg", "atexit", "warnings", "_warnings", "asyncio", "concurrent", "pathlib"})
+SAFE_OPERATORS = frozenset({
+    "abs", "add", "and_", "concat", "contains", "countOf", "eq", "floordiv", "ge", "gt",
+    "index", "indexOf", "inv", "invert", "is_", "is_not", "le", "lshift", "lt", "matmul",
+    "mod", "mul", "ne", "neg", "not_", "or_", "pos", "pow", "rshift", "sub", "truediv",
+    "truth", "xor"})
+
+
+def _dangerous(module, qualname):
+    """Functions the judge never takes from the subject by name, even its own: what runs
+    code, reaches attributes, files or processes (``exec``, ``getattr``, ``os.system``,
+    ``functools.partial``...). Such a value of the subject arrives as a handle (its calls
+    run in the subject) or not at all."""
+    root = module.split(".")[0]
+    if module == "builtins":
+        return qualname in DANGEROUS_BUILTINS
+    if root in ("operator", "_operator"):
+        return qualname not in SAFE_OPERATORS
+    return root in DANGEROUS_MODULES
 
 
 def _update(original, fresh):
