@@ -576,3 +576,14 @@ async def test_the_chameleon_and_a_pytest_outcome_are_named(shop):
     report = await judged(shop, "total", SKIP, tests=["test_total"])
     (outcome,) = report.outcomes
     assert outcome.status == "error" and "Skipped" in outcome.message, outcome
+
+
+@pytest.mark.parametrize("tail", ["import os\nos._exit(0)\n", "while True:\n    pass\n"],
+                         ids=["exits", "hangs"])
+async def test_a_candidate_whose_import_exits_or_hangs_errs_every_test(shop, tail):
+    body = "def total(prices):\n    return sum(prices) * RATE\n\n\n" + tail
+    fast = POLICY.model_copy(update={"per_test_timeout_s": 1.0})
+    report = await judged(shop, "total", body, policy=fast)
+    assert set(statuses(report).values()) == {"error"}, report.outcomes
+    assert all("importing" in o.message for o in report.outcomes), report.outcomes
+    assert all(o.trusted for o in report.outcomes)

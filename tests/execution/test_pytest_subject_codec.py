@@ -1,4 +1,4 @@
-"""The judge/subject encoding of judged pytest runs (codeteam.execution.pytest_subject), in this
+"""The judge/subject encoding of judged pytest runs (codeteam.execution.pytest_codec), in this
 process: what crosses, how, and what the judge refuses."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import sys
 
 import pytest
 
-from codeteam.execution import pytest_subject as ps
+from codeteam.execution import pytest_codec as ps
+from codeteam.execution.pytest_subject import JudgeError
 
 
 class Side:
@@ -61,7 +62,8 @@ VALUES = [
     datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone(datetime.timedelta(hours=2))),
     decimal.Decimal("1.10"), fractions.Fraction(1, 3), pathlib.PurePosixPath("/a/b"),
     range(1, 10, 2), bytearray(b"xy"), collections.OrderedDict(a=1), collections.Counter("aab"),
-    collections.deque([1, 2], maxlen=3), Color.RED, Pair(1, 2),
+    collections.deque([1, 2], maxlen=3), Color.RED, Pair(1, 2), {"a": 1}.keys(),
+    {"a": 1}.items(),
 ]
 
 
@@ -70,7 +72,7 @@ def test_values_cross_as_themselves(value):
     judge, subject = pair()
     back = judge.loads(subject.dumps(subject.loads(judge.dumps(value))))
     assert type(back) is type(value)
-    assert back == value or (back != back and value != value)
+    assert back == value or repr(back) == repr(value)
 
 
 def test_objects_cross_by_state_without_running_their_class():
@@ -114,7 +116,7 @@ def test_callbacks_and_iterators_of_the_test_cross_as_handles():
 
 def test_the_judge_resolves_names_strictly():
     judge, subject = pair()
-    for value in (ps.JudgeError, pytest.skip.Exception, sys.modules[__name__]._private):
+    for value in (JudgeError, pytest.skip.Exception, sys.modules[__name__]._private):
         data = subject.dumps(value) if not callable(value) or isinstance(value, type) else None
         if data is None:
             continue
@@ -156,3 +158,21 @@ def test_partials_cross_by_value():
     judge, subject = pair()
     made = subject.loads(judge.dumps(functools.partial(max, 3)))
     assert isinstance(made, functools.partial) and made.func is max and made(5) == 5
+
+
+def test_what_runs_code_never_reaches_the_judge_by_name():
+    """``exec``, ``os.system``, ``getattr`` or a ``partial`` of them from the subject would run
+    the subject's strings in the judge if a test called them: they arrive as handles, whose
+    calls run in the subject."""
+    import os
+
+    judge, subject = pair()
+    for value in (exec, eval, getattr, os.system, functools.partial(exec, "x = 1"),
+                  functools.reduce):
+        assert isinstance(judge.loads(subject.dumps(value)), ps.RemoteCallable), value
+    assert judge.loads(subject.dumps(len)) is len
+    assert judge.loads(subject.dumps(str.lower)) is str.lower
+    import operator
+
+    assert judge.loads(subject.dumps(operator.add)) is operator.add
+    assert isinstance(judge.loads(subject.dumps(operator.call)), ps.RemoteCallable)

@@ -36,7 +36,8 @@ function's 1-based lines in the judge view, ``shift`` how many lines longer the 
 function is): this process never imports or runs the code under test. The target's file is
 a *judge view* (:mod:`codeteam.execution.judge_view`: the user's own text, the function's body
 one call of ``__codeteam_forward__``), and each call goes to a *subject* process
-(:mod:`codeteam.execution.pytest_subject`) started at ``pytest_configure``, after this process
+(:mod:`codeteam.execution.pytest_subject`, speaking :mod:`codeteam.execution.pytest_codec`)
+started at ``pytest_configure``, after this process
 made itself non-dumpable (same uid, yet no ptrace, no ``/proc/<pid>/fd`` or ``mem``) and
 moved the results descriptor (the subject inherits only its two pipes). Values cross as data;
 every comparison, ``pytest.raises``, doctest output check and report is made here. The
@@ -178,6 +179,11 @@ def _non_dumpable() -> bool:
         return False
 
 
+def client_errors() -> tuple:
+    subject = sys.modules["_codeteam_pytest_subject"]
+    return (subject.JudgeError, subject.OneProcess)
+
+
 def _judge_error(message: str) -> None:
     if _state["forced"] is None:
         _state["forced"] = message
@@ -198,11 +204,13 @@ def _install_judge(spec: dict) -> None:
         return
     files = _files_dir()
     root = os.path.realpath(os.environ.get("CODETEAM_PROJECT_ROOT") or os.getcwd())
+    for name in ("_codeteam_pytest_codec", "_codeteam_pytest_subject"):  # before any test code
+        loaded = importlib.util.spec_from_file_location(name, os.path.join(files, name + ".py"))
+        module = importlib.util.module_from_spec(loaded)
+        sys.modules[name] = module
+        loaded.loader.exec_module(module)
+    subject = sys.modules["_codeteam_pytest_subject"]
     path = os.path.join(files, SUBJECT_FILE)
-    loaded = importlib.util.spec_from_file_location("_codeteam_pytest_subject", path)
-    subject = importlib.util.module_from_spec(loaded)
-    sys.modules["_codeteam_pytest_subject"] = subject
-    loaded.loader.exec_module(subject)
     if not _non_dumpable():
         def refuse(args, kwargs):
             _judge_error("the judge could not make itself non-dumpable: not judged")
@@ -233,11 +241,11 @@ def pytest_configure(config):
     _state["keep"] = None if keep is None else set(keep)
     _open_channel()
     client = _state["client"]
-    if client is not None and client.process is None:
+    if client is not None:
         try:
-            client.start()  # before any test runs; a failure is retried at the first call
-        except BaseException:  # noqa: BLE001
-            client.end()
+            client.ensure()  # before any test runs; a failure is each test's error
+        except client_errors():
+            pass
 
 
 def pytest_collectreport(report):

@@ -62,6 +62,7 @@ from codeteam.execution.sandbox import (
 PLUGIN_FILE = "_codeteam_pytest_plugin.py"
 SPEC_FILE = "_codeteam_pytest_spec.json"
 SUBJECT_FILE = "_codeteam_pytest_subject.py"
+CODEC_FILE = "_codeteam_pytest_codec.py"
 CANDIDATE_FILE = "_codeteam_candidate.py"
 OUTPUT_TAIL = 4000
 MAX_FILES = 5000
@@ -410,6 +411,11 @@ def _subject_source() -> str:
 
 
 @cache
+def _codec_source() -> str:
+    return Path(__file__).with_name("pytest_codec.py").read_text(encoding="utf-8")
+
+
+@cache
 def _launcher() -> str:
     from codeteam.execution.pytest_plugin import LAUNCHER
 
@@ -718,7 +724,8 @@ async def _judged(target: PytestTarget, args: list[str], text: str, ids: list[st
     """One judged pytest run of ``ids`` on candidate ``text``."""
     spec = _spec(target, "run", policy, keep=ids, judge=_judge_spec(target, text, judge))
     result = await _pytest(target, args, spec, policy, judge.text,
-                           {SUBJECT_FILE: _subject_source(), CANDIDATE_FILE: text})
+                           {SUBJECT_FILE: _subject_source(), CODEC_FILE: _codec_source(),
+                            CANDIDATE_FILE: text})
     return _read(result.results), result
 
 
