@@ -193,7 +193,8 @@ class Codec:
         for name, value in list(space.items()):
             if type(name) is str and not _is_dunder(name) and not isinstance(value, (
                     str, bytes, int, float, complex, type(None), tuple, frozenset, type,
-                    types.ModuleType, types.FunctionType, types.BuiltinFunctionType)):
+                    list, dict, set, types.ModuleType, types.FunctionType,
+                    types.BuiltinFunctionType)):
                 self.globals[id(value)] = (name, value)
 
     def _str(self, text, out):
