@@ -591,8 +591,9 @@ async def test_the_chameleon_and_a_pytest_outcome_are_named(shop):
     assert outcome.status == "error" and "Skipped" in outcome.message, outcome
 
 
-@pytest.mark.parametrize("tail", ["import os\nos._exit(0)\n", "while True:\n    pass\n"],
-                         ids=["exits", "hangs"])
+@pytest.mark.parametrize("tail", ["import os\nos._exit(0)\n", "while True:\n    pass\n",
+                                  "def broken(:\n    pass\n", "raise ImportError('no')\n"],
+                         ids=["exits", "hangs", "syntax-error", "raises"])
 async def test_a_candidate_whose_import_exits_or_hangs_errs_every_test(shop, tail):
     body = "def total(prices):\n    return sum(prices) * RATE\n\n\n" + tail
     fast = POLICY.model_copy(update={"per_test_timeout_s": 1.0})

@@ -689,7 +689,7 @@ class JudgeClient(Channel):
         candidate = reply.get("exc")
         name = "{}.{}".format(reply.get("module"), reply.get("type"))
         message = str(reply.get("message", ""))
-        if exc is None and _raisable(type(candidate)):
+        if exc is None and _raisable(type(candidate)) and not reply.get("import_failed"):
             exc = candidate
         if exc is None and not reply.get("import_failed"):
             for base in reply.get("bases") or []:
