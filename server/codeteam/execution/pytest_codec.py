@@ -600,6 +600,8 @@ class Codec:
                     types.MethodDescriptorType, types.WrapperDescriptorType))
         if not ok or forbidden(getattr(found, "__module__", None) or "builtins"):
             raise Unjudgeable(f"{module}.{qualname}")
+        if self.shared is not None:
+            self.shared.add(module)  # the other side has it: what came from there goes back
         return found
 
     def _dec_ref(self, data, at, what="class"):
