@@ -29,6 +29,7 @@ from .errors import PriceError
 from .util import curry
 
 RATE = 2
+NAMES = {"en": "hello"}
 
 
 def total(prices):
@@ -64,6 +65,11 @@ def read_setting(name):
 def scaled(x):
     """x times RATE."""
     return x * RATE
+
+
+def hello(language):
+    """The greeting of NAMES for language."""
+    return NAMES[language]
 
 
 def best(items, key):
@@ -197,6 +203,11 @@ FILES = {
             assert scaled(3) == 6
 
 
+        def test_hello_with_a_patched_table(monkeypatch):
+            monkeypatch.setitem(core.NAMES, "fr", "bonjour")
+            assert core.hello("fr") == "bonjour"
+
+
         def test_best():
             assert best(["aa", "b", "cccc"], key=len) == "cccc"
             assert best([3, -7, 5], key=lambda x: x * x) == -7
@@ -250,6 +261,7 @@ TESTS = {  # function -> the tests calling it
     "shout": ["test_shout"],
     "read_setting": ["test_read_setting_from_env", "test_read_setting_from_file"],
     "scaled": ["test_scaled_with_patched_rate", "test_scaled"],
+    "hello": ["test_hello_with_a_patched_table"],
     "best": ["test_best"],
     "take": ["test_take"],
     "evens": ["test_evens"],
@@ -356,6 +368,7 @@ async def test_the_failure_points_at_the_candidates_line(shop):
     assert (outcome.status, outcome.exception_type, outcome.trusted) == ("failed", "KeyError", True)
     assert outcome.function_line == 4  # `raise`, 0-based in the candidate function
     assert outcome.test_line is not None
+    assert "raise KeyError(prices[0])" in outcome.traceback  # the code's own traceback
 
 
 async def test_a_test_whose_argument_cannot_cross_runs_the_old_way(shop):
@@ -578,8 +591,9 @@ async def test_the_chameleon_and_a_pytest_outcome_are_named(shop):
     assert outcome.status == "error" and "Skipped" in outcome.message, outcome
 
 
-@pytest.mark.parametrize("tail", ["import os\nos._exit(0)\n", "while True:\n    pass\n"],
-                         ids=["exits", "hangs"])
+@pytest.mark.parametrize("tail", ["import os\nos._exit(0)\n", "while True:\n    pass\n",
+                                  "def broken(:\n    pass\n", "raise ImportError('no')\n"],
+                         ids=["exits", "hangs", "syntax-error", "raises"])
 async def test_a_candidate_whose_import_exits_or_hangs_errs_every_test(shop, tail):
     body = "def total(prices):\n    return sum(prices) * RATE\n\n\n" + tail
     fast = POLICY.model_copy(update={"per_test_timeout_s": 1.0})

@@ -193,7 +193,8 @@ class Codec:
         for name, value in list(space.items()):
             if type(name) is str and not _is_dunder(name) and not isinstance(value, (
                     str, bytes, int, float, complex, type(None), tuple, frozenset, type,
-                    types.ModuleType, types.FunctionType, types.BuiltinFunctionType)):
+                    list, dict, set, types.ModuleType, types.FunctionType,
+                    types.BuiltinFunctionType)):
                 self.globals[id(value)] = (name, value)
 
     def _str(self, text, out):
@@ -599,6 +600,8 @@ class Codec:
                     types.MethodDescriptorType, types.WrapperDescriptorType))
         if not ok or forbidden(getattr(found, "__module__", None) or "builtins"):
             raise Unjudgeable(f"{module}.{qualname}")
+        if self.shared is not None:
+            self.shared.add(module)  # the other side has it: what came from there goes back
         return found
 
     def _dec_ref(self, data, at, what="class"):

@@ -22,6 +22,8 @@ import os
 import sys
 import time
 
+TRACEBACK_LIMIT = 3000  # characters of the code's own traceback shown with its exception
+
 try:  # in the sandbox: the copy beside this file
     from _codeteam_pytest_codec import (
         FRAMES_LIMIT,
@@ -221,7 +223,16 @@ class Subject(Channel):
         return out[-FRAMES_LIMIT:]
 
     def raised(self, exc):
-        return exception_info(exc, self.codec, self.frames(exc))
+        reply = exception_info(exc, self.codec, self.frames(exc))
+        try:
+            import traceback
+
+            lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+            text = "".join(line for line in lines if self.here not in line)
+            reply["traceback"] = text[-TRACEBACK_LIMIT:]
+        except Exception:  # noqa: S110, BLE001 - no text, the frames still say where
+            pass
+        return reply
 
     def apply(self, request):
         """The judge's environment, working directory, sys.path and changed module globals;
@@ -486,15 +497,23 @@ class JudgeClient(Channel):
         self.globals = space
         self.snapshot = dict(space)
         self.codec.remember_globals(space)
+        self.contents = {}  # small list/dict/set globals: their encoding, to see setitem
+        for name, value in self.snapshot.items():
+            if type(value) in (list, dict, set) and not _is_dunder(name):
+                found = _contents(value)
+                if found is not None:
+                    self.contents[name] = found
 
     def changed_globals(self):
+        """The module's globals the test rebound (``monkeypatch.setattr``) or whose small
+        list/dict/set it changed in place (``monkeypatch.setitem``) since the import."""
         if self.globals is None:
             return {}
         changed = {}
         for name, value in list(self.globals.items()):
             if _is_dunder(name):
                 continue
-            if name not in self.snapshot or self.snapshot[name] is not value:
+            if name not in self.snapshot or self.snapshot[name] is not value or name in self.contents and _contents(value) != self.contents[name]:
                 changed[name] = value
         return changed
 
@@ -557,6 +576,8 @@ class JudgeClient(Channel):
                 request["path"] = path
                 self.sent_path = path
             request["globals"] = self.changed_globals()
+            for value in request["globals"].values():  # a new value crosses as itself
+                self.codec.globals.pop(id(value), None)
         if self.depth == 0:
             self.codec.session()
         try:
@@ -668,7 +689,7 @@ class JudgeClient(Channel):
         candidate = reply.get("exc")
         name = "{}.{}".format(reply.get("module"), reply.get("type"))
         message = str(reply.get("message", ""))
-        if exc is None and _raisable(type(candidate)):
+        if exc is None and _raisable(type(candidate)) and not reply.get("import_failed"):
             exc = candidate
         if exc is None and not reply.get("import_failed"):
             for base in reply.get("bases") or []:
@@ -696,9 +717,21 @@ class JudgeClient(Channel):
             exc = JudgeError(text)
         try:
             exc.__codeteam_frames__ = frames
+            text = reply.get("traceback")
+            if type(text) is str and text and hasattr(exc, "add_note"):
+                exc.add_note("In the code under test's process:\n" + text.rstrip("\n"))
         except Exception:  # noqa: S110, BLE001
             pass
         return exc
+
+
+def _contents(value):
+    """The plain-data encoding of ``value`` (at most 64 KB), or None."""
+    try:
+        data = Codec(True).dumps(value)
+    except (CannotCross, RecursionError):
+        return None
+    return data if len(data) <= 65536 else None
 
 
 def main(argv):
