@@ -232,18 +232,16 @@ def test_a_second_def_of_the_same_name_in_the_candidate_changes_nothing_in_the_v
 
 @pytest.mark.parametrize("source", [
     "def f(x):\r\n    '''Doc.'''\r\n    return x\r\n\r\n\r\ndef g():\r\n    return 1\r\n",
-    pytest.param(
-        "\x0c\ndef g():\n    return 1\n\x0c\ndef f(x):\n    '''Doc.'''\n    y = x\n    return y\n"
-        "\x0c\ndef h():\n    return f(2)\n",
-        marks=pytest.mark.xfail(strict=True, reason="judge_view splits lines with str.splitlines "
-                                "(a form feed is a line break there, not for ast): no view, "
-                                "every test of the function runs untrusted")),
-    pytest.param(
-        "s = 'a \u2028 b'\n\n\ndef f(x):\n    '''Doc.'''\n    y = x\n    return y\n\n\n"
-        "def h():\n    return 2\n",
-        marks=pytest.mark.xfail(strict=True, reason="U+2028 (or \\x1c, \\x85) inside a string: "
-                                "str.splitlines shifts the edit one line up: the docstring "
-                                "(its doctest) is dropped, the old body's last line kept")),
+    # a form feed, U+2028 (\x1c, \x85, U+2029) in a string, CR endings: str.splitlines breaks
+    # lines where ast does not (before: no view / a view without the docstring, old body kept)
+    ("\x0c\ndef g():\n    return 1\n\x0c\ndef f(x):\n    '''Doc.'''\n    y = x\n    return y\n"
+     "\x0c\ndef h():\n    return f(2)\n"),
+    ("s = 'a \u2028 b'\n\n\ndef f(x):\n    '''Doc.'''\n    y = x\n    return y\n\n\n"
+     "def h():\n    return 2\n"),
+    ("s = 'a \x1c \x85 \u2029 b'\n\n\ndef f(x):\n    '''Doc.'''\n    y = x\n    return y\n\n\n"
+     "def h():\n    return 2\n"),
+    "def f(x):\r    '''Doc.'''\r    y = x\r    return y\r\r\rdef h():\r    return 6\r",
+    "def f(x):\n    '''Doc \u2028 with a break.'''\n\n\ndef h():\n    return 7\n",
     ("s = 'caf\u00e9 \u00fc x'\n\n\ndef f(x):\n    '''D\u00e9j\u00e0.'''\n    return x\n\n\n"
     "def h():\n    return 2\n"),
     "def f(x):\n\t'''Doc.'''\n\tif x:\n\t\treturn 1\n\treturn 0\n\n\ndef h():\n\treturn 3\n",

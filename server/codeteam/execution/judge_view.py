@@ -21,6 +21,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from codeteam.pysource.functions import split_lines
+
 FORWARD = "__codeteam_forward__"
 IMPORTED = "__codeteam_imported__"
 
@@ -38,7 +40,9 @@ class JudgeView:
 
 
 def _lines(source: str) -> list[str]:
-    return source.splitlines(keepends=True)
+    """Lines with their endings, broken where ast counts lines (``\\n``, ``\\r\\n``, ``\\r``
+    only: a form feed, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028/2029 are not line breaks there)."""
+    return split_lines(source)
 
 
 def find_function(tree: ast.Module, qualname: str, start_line: int | None = None):
@@ -104,7 +108,7 @@ def judge_view(source: str, qualname: str, start_line: int | None = None) -> Jud
         head = lines[row][: _char_col(lines[row], first.col_offset)]
         if head.strip():  # `def f(x): return x`, `"""doc"""; return x`
             return None
-        ending = "\n" if lines[node.end_lineno - 1].endswith("\n") else ""
+        ending = "\n" if lines[node.end_lineno - 1].endswith(("\n", "\r")) else ""
         new = [head + statement + "\n"] + ["\n"] * (node.end_lineno - first.lineno)
         new[-1] = new[-1].rstrip("\n") + ending
         lines[row : node.end_lineno] = new
@@ -117,7 +121,7 @@ def judge_view(source: str, qualname: str, start_line: int | None = None) -> Jud
             return None
         if doc.lineno == node.lineno:  # `def f(x): """doc"""`: the body shares the def's line
             return None
-        newline = "\n" if lines[row].endswith("\n") else ""
+        newline = "\n" if lines[row].endswith(("\n", "\r")) else ""
         lines[row] = lines[row][:col] + "; " + statement + newline
     text = "".join(lines)
     if text and not text.endswith("\n"):
