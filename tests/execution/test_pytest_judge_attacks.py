@@ -201,9 +201,8 @@ def _passed(name: str) -> TestOutcome:
     return TestOutcome(test_id=name, status="passed", message="")
 
 
-@pytest.mark.xfail(strict=True, reason="_check_consistency accepts pytest exit status 1 (a test "
-                   "failed) when every reported outcome is passed")
 def test_exit_status_one_with_only_passes_is_not_trusted():
+    """Before: _check_consistency accepted exit status 1 (a test failed) with only passes."""
     heard = _read('{"event": "outcome", "nodeid": "t::a", "outcome": "passed"}\n'
                   '{"event": "done", "exitstatus": 1, "outcomes": 1}\n')
     outcomes = [_passed("t::a")]
@@ -211,13 +210,67 @@ def test_exit_status_one_with_only_passes_is_not_trusted():
     assert outcomes[0].status == "error"
 
 
-@pytest.mark.xfail(strict=True, reason="_read keeps the first outcome line of a node id: a line "
-                   "written before pytest's own wins, a duplicate is not an error")
 def test_a_second_outcome_line_for_one_test_is_not_ignored():
+    """Before: _read kept the first outcome line of a node id (one written before pytest's
+    own won), a duplicate was no error."""
     heard = _read('{"event": "outcome", "nodeid": "t::a", "outcome": "passed"}\n'
                   '{"event": "outcome", "nodeid": "t::a", "outcome": "failed"}\n'
                   '{"event": "done", "exitstatus": 1, "outcomes": 1}\n')
     assert heard.outcomes["t::a"]["outcome"] != "passed"
+
+
+def _lines(*events: dict) -> str:
+    import json
+
+    return "".join(json.dumps({"event": "outcome", **e}) + "\n" for e in events)
+
+
+def _consistent(results: str, exit_code: int, names: list[str]) -> list[str]:
+    heard = _read(results)
+    outcomes = [TestOutcome(test_id=n, status=(
+        "skipped" if heard.outcomes[n]["outcome"] in ("skipped", "xfailed") else
+        "passed" if heard.outcomes[n]["outcome"] in ("passed", "xpassed") else "failed"),
+        message="") for n in names]
+    _check_consistency(outcomes, heard, ProcessResult(exit_code=exit_code))
+    return [o.status for o in outcomes]
+
+
+def test_a_duplicate_outcome_line_makes_every_pass_untrusted():
+    results = _lines({"nodeid": "t::a", "outcome": "passed"},
+                     {"nodeid": "t::b", "outcome": "passed"},
+                     {"nodeid": "t::a", "outcome": "passed"},
+                     {"event": "done", "exitstatus": 0, "outcomes": 3})
+    assert _consistent(results, 0, ["t::b"]) == ["error"]
+
+
+@pytest.mark.parametrize("exit_code", [2, 3, 4, 5, 6])
+def test_other_exit_statuses_with_passes_are_not_trusted(exit_code):
+    results = _lines({"nodeid": "t::a", "outcome": "passed"},
+                     {"event": "done", "exitstatus": exit_code, "outcomes": 1})
+    assert _consistent(results, exit_code, ["t::a"]) == ["error"]
+
+
+def test_a_done_count_other_than_the_outcome_lines_is_not_trusted():
+    results = _lines({"nodeid": "t::a", "outcome": "passed"},
+                     {"event": "done", "exitstatus": 0, "outcomes": 2})
+    assert _consistent(results, 0, ["t::a"]) == ["error"]
+
+
+def test_real_runs_keep_their_passes():
+    """Exit status 0 with skips, xfails, xpasses (deselected tests send no line); 1 when
+    another test failed or a file did not collect."""
+    ok = _lines({"nodeid": "t::a", "outcome": "passed"}, {"nodeid": "t::b", "outcome": "xfailed"},
+                {"nodeid": "t::c", "outcome": "skipped"}, {"nodeid": "t::d", "outcome": "xpassed"},
+                {"event": "done", "exitstatus": 0, "outcomes": 4})
+    assert _consistent(ok, 0, ["t::a", "t::b", "t::c", "t::d"]) == [
+        "passed", "skipped", "skipped", "passed"]
+    other = _lines({"nodeid": "t::a", "outcome": "passed"}, {"nodeid": "t::b", "outcome": "failed"},
+                   {"event": "done", "exitstatus": 1, "outcomes": 2})
+    assert _consistent(other, 1, ["t::a"]) == ["passed"]  # t::b not asked for (a reused run)
+    broken = _lines({"event": "collect_error", "nodeid": "tests/test_x.py", "message": "E"},
+                    {"nodeid": "t::a", "outcome": "passed"},
+                    {"event": "done", "exitstatus": 1, "outcomes": 1})
+    assert _consistent(broken, 1, ["t::a"]) == ["passed"]
 
 
 # ------------------------------------------------------------------------------------------
@@ -460,10 +513,9 @@ def value(x):
 
 @pytest.mark.sandbox
 @pytest.mark.parametrize("name", [
-    pytest.param("SIGINT", marks=pytest.mark.xfail(strict=True, reason=(
-        "SIGINT to the judge (the subject's parent): pytest re-raises KeyboardInterrupt before a "
-        "call report, the plugin's _outcome defaults to passed, exit status 2 is accepted"))),
-    "SIGALRM", "SIGTERM", "SIGUSR1", "SIGKILL"])
+    # SIGINT: before, pytest re-raised KeyboardInterrupt before a call report, the plugin's
+    # _outcome defaulted to passed and exit status 2 was accepted
+    "SIGINT", "SIGQUIT", "SIGTSTP", "SIGHUP", "SIGALRM", "SIGTERM", "SIGUSR1", "SIGKILL"])
 async def test_signalling_the_judge_does_not_pass_a_failing_test(lab, name):
     report = await run(lab, "value", SIGNALS.format(name=name), ["test_value", "test_value_two"])
     assert verdicts(report)["test_value"][0] != "passed", report.outcomes

@@ -194,6 +194,33 @@ def _judge_fallback(reason: str) -> None:
         _state["fallback"] = reason
 
 
+SHIELDED = ("SIGINT", "SIGQUIT", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGHUP", "SIGTERM",
+            "SIGUSR1", "SIGUSR2")
+"""Signals a judge catches (the running test becomes an error, the run goes on): the subject
+(same uid) can ``kill`` its parent by pid; SIGINT would end the running test before its call
+report (pytest re-raises KeyboardInterrupt) and the session with exit status 2, SIGTSTP stop
+it. The sandbox ends a run with SIGKILL only."""
+
+
+def _signalled(signum, frame) -> None:
+    name = signal.Signals(signum).name
+    _judge_error(f"the judge received {name} during this test (the code under test signals "
+                 "its parent?): not judged")
+
+
+def _shield_from_subject() -> None:
+    """A Python-level handler (not SIG_IGN: a handler is reset by ``exec``, so the subject
+    starts with Python's own) for each of :data:`SHIELDED`: the signal makes the test running
+    at the time an error, and nothing else happens."""
+    for name in SHIELDED:
+        number = getattr(signal, name, None)
+        if number is not None:
+            try:
+                signal.signal(number, _signalled)
+            except (OSError, ValueError):  # not the main thread: pytest runs there
+                pass
+
+
 def _install_judge(spec: dict) -> None:
     """Judged runs: the builtins the judge view calls, and the client that starts the
     subject (done when this plugin is imported: conftest files may import the view before
@@ -223,6 +250,7 @@ def _install_judge(spec: dict) -> None:
               "file": os.path.join(root, target.get("file") or ""),
               "candidate": os.path.join(files, judge.get("candidate") or ""),
               "lines": [int(n) for n in judge.get("lines") or []]}
+    _shield_from_subject()  # before the subject can start (a conftest importing the view)
     client = subject.JudgeClient(config, path, _judge_error, _judge_fallback,
                                  CodeteamTestTimeout, float(spec.get("test_timeout") or 0))
     _state["client"] = client
@@ -447,6 +475,10 @@ def _outcome(item, duration: float) -> dict:
                 outcome, when = "xpassed", phase
         elif report.failed and outcome in ("passed", "xpassed"):
             outcome, when = "error", phase
+    interrupted = outcome in ("passed", "xpassed") and any(
+        phase not in phases for phase in ("setup", "call", "teardown"))
+    if interrupted:  # KeyboardInterrupt or Exit: pytest re-raised it before a report
+        outcome = "error"
     event = {"event": "outcome", "nodeid": item.nodeid, "outcome": outcome, "when": when,
              "duration": round(duration, 6), "calls": _state["calls"],
              "file": _relative(os.path.realpath(str(item.path))), "line": item.location[1],
@@ -456,6 +488,8 @@ def _outcome(item, duration: float) -> dict:
     if when in phases:
         report, excinfo, compare = phases[when]
         event.update(_details(report, excinfo, compare, outcome))
+    if interrupted:
+        event["message"] = "the test was interrupted before pytest reported its end"
     if _state["fallback"] is not None:
         event["fallback"] = _state["fallback"]
     if _state["forced"] is not None and event["outcome"] != "timeout":

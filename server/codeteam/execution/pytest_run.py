@@ -365,6 +365,13 @@ class _Heard:
     done: dict | None = None
     items: list[str] = field(default_factory=list)
     elsewhere: str | None = None
+    outcome_lines: int = 0
+    repeated: list[str] = field(default_factory=list)
+
+
+_REPEATED = "two outcome lines for this test: the results are not trusted"
+_FAILING = ("failed", "error", "timeout")
+"""Outcomes pytest counts as failures (exit status 1); the others leave it 0."""
 
 
 def _read(results: str) -> _Heard:
@@ -389,9 +396,14 @@ def _read(results: str) -> _Heard:
             heard.running = str(event.get("nodeid"))
         elif kind == "outcome":
             nodeid = str(event.get("nodeid"))
+            heard.outcome_lines += 1
             if nodeid not in heard.outcomes:
                 heard.outcomes[nodeid] = event
                 heard.order.append(nodeid)
+            else:  # pytest reports a test once: which line is pytest's cannot be told
+                heard.repeated.append(nodeid)
+                heard.outcomes[nodeid] = {"event": "outcome", "nodeid": nodeid,
+                                          "outcome": "error", "message": _REPEATED}
             heard.running = None
         elif kind == "done":
             heard.done = event
@@ -837,6 +849,8 @@ def _outcome(
         elif heard.done is None:
             message = ("not run: the pytest process ended before this test "
                        f"(exit status {result.exit_code}{', killed at the time limit' if result.killed else ''})")
+        elif heard.done.get("exitstatus") == 2:  # pytest's ExitCode.INTERRUPTED
+            message = "not run: pytest was interrupted before this test (exit status 2)"
         else:
             message = "pytest did not collect this test any more (not found in its file)"
         return TestOutcome(test_id=test.id, status="error", message=message, trusted=trusted)
@@ -880,20 +894,36 @@ def _watchdog(result: ProcessResult) -> bool:
 
 
 def _check_consistency(outcomes: list[TestOutcome], heard: _Heard, result: ProcessResult) -> None:
-    """A run whose results disagree with pytest's exit status (all passed, yet pytest failed;
-    or no "done" line, yet outcomes for every test) is an error for every passed test: the
-    results cannot be trusted."""
+    """A run whose results disagree with pytest's exit status makes every passed test an
+    error: the results cannot be trusted. Passes stand only when pytest ended with a "done"
+    line whose exit status is the process's, whose outcome count is the outcome lines read
+    (each test reported once), and the exit status is what those outcomes give: 0 (OK) when
+    none failed (skips, xfails, deselected tests included), 1 (TESTS_FAILED) when one failed
+    or pytest reported a collection error; 2-5 (interrupted, internal or usage error, nothing
+    collected) or any other status never hold a pass."""
     passed = [o for o in outcomes if o.status == "passed"]
     if not passed:
         return
+    failing = any(str(e.get("outcome")) in _FAILING for e in heard.outcomes.values())
     reason = None
     if heard.done is None:
         reason = "pytest did not finish (no end-of-run report): the results are not trusted"
     elif heard.done.get("exitstatus") != result.exit_code:
         reason = (f"pytest's exit status ({result.exit_code}) disagrees with its end-of-run "
                   "report: the results are not trusted")
-    elif result.exit_code == 0 and any(o.status in ("failed", "error") for o in outcomes):
+    elif heard.repeated:
+        reason = (f"two outcome lines for {heard.repeated[0]}: the results are not trusted")
+    elif heard.done.get("outcomes") != heard.outcome_lines:
+        reason = (f"pytest's end-of-run report counts {heard.done.get('outcomes')} outcomes, "
+                  f"{heard.outcome_lines} were read: the results are not trusted")
+    elif result.exit_code == 0 and (failing or any(o.status in _FAILING for o in outcomes)):
         reason = "pytest exited 0 although a test failed: the results are not trusted"
+    elif result.exit_code == 1 and not (failing or heard.collect_errors):
+        reason = ("pytest exited 1 (a test failed) although every test passed: the results "
+                  "are not trusted")
+    elif result.exit_code not in (0, 1):
+        reason = (f"pytest's exit status {result.exit_code} (not 0 or 1) with passed tests: "
+                  "the results are not trusted")
     if reason is None:
         return
     for outcome in passed:
