@@ -10,6 +10,8 @@ For each function (``FILE::QUALNAME``, FILE relative to the project root):
   files naming the function are run, in the sandbox) and how many of them ran;
 - the verdict on the original code (every test that ran must pass) and on a deliberately
   wrong body (``raise NotImplementedError`` after the docstring: some test must fail);
+- *judged*: how many of the original's pytest verdicts were decided outside the code's process
+  (``TestOutcome.trusted``; the others ran the old way, in the code's own process);
 - seconds: selection and each candidate run (wall clock).
 
 Usage::
@@ -140,6 +142,10 @@ async def bench_function(root: Path, python: str, spec: str, policy: SandboxPoli
         "original_verdict": "pass" if good.all_passed else "fail",
         "wrong_failed": len(bad.failures),
         "wrong_verdict": "pass" if bad.all_passed else "fail",
+        # pytest verdicts decided outside the code's process (judged) / in it (one process)
+        "original_trusted": sum(by_id[t.id].trusted for t in ran),
+        "wrong_trusted": sum(o.trusted for o in bad.outcomes
+                             if o.test_id in {t.id for t in ran}),
         "stdlib_doctests": sum(t.kind == "doctest" for t in task.public_tests),
         "seconds": {"selection": round(selection_s, 2), "original": round(original_s, 2),
                     "wrong": round(wrong_s, 2)},
@@ -182,22 +188,26 @@ async def main() -> None:
             rows.append(row)
             print(f"# {spec}: done", file=sys.stderr)
     header = ("project", "function", "pytest calls", "selected", "ran", "orig passed",
-              "orig verdict", "wrong failed", "wrong verdict", "not run", "missed", "sel s",
-              "run s")
+              "orig verdict", "wrong failed", "wrong verdict", "judged", "not run", "missed",
+              "sel s", "run s", "wrong s")
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:
         print("| " + " | ".join(str(v) for v in (
             row["project"], row["function"].split("::")[1], row["pytest_calling_ran"],
             len(row["selected"]), row["ran"], row["original_passed"], row["original_verdict"],
-            row["wrong_failed"], row["wrong_verdict"], len(row["not_run"]), len(row["missed"]),
-            row["seconds"]["selection"], row["seconds"]["original"])) + " |")
+            row["wrong_failed"], row["wrong_verdict"], row["original_trusted"],
+            len(row["not_run"]), len(row["missed"]), row["seconds"]["selection"],
+            row["seconds"]["original"], row["seconds"]["wrong"])) + " |")
     total = sum(r["pytest_calling_ran"] for r in rows)
     ran = sum(r["ran"] for r in rows)
     print(f"\ntotal: pytest {total} tests calling the functions, codeteam ran {ran} "
           f"({100 * ran / max(total, 1):.1f}%); originals passing: "
           f"{sum(r['original_verdict'] == 'pass' for r in rows)}/{len(rows)}; wrong bodies "
-          f"failing: {sum(r['wrong_verdict'] == 'fail' for r in rows)}/{len(rows)}")
+          f"failing: {sum(r['wrong_verdict'] == 'fail' for r in rows)}/{len(rows)}; pytest "
+          f"verdicts judged outside the code's process: originals "
+          f"{sum(r['original_trusted'] for r in rows)}/{ran}, wrong bodies "
+          f"{sum(r['wrong_trusted'] for r in rows)}/{ran}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from codeteam.documents import task_for, with_project_tests
+from codeteam.execution.judge_view import judge_view
 from codeteam.execution.pytest_run import (
     run_pytest_tests,
     select_tests,
@@ -322,6 +323,16 @@ async def test_project_doctests_are_run_by_pytest_instead_of_the_stdlib(tmp_path
         function_start=info.start_line, function_lines=info.end_line - info.start_line + 1)
     (outcome,) = report.outcomes
     assert outcome.status == "failed"
+    assert (outcome.expected, outcome.actual) == ("3", "2")
+    # judged (pytest imports the judge view, the candidate runs apart): the same verdict
+    view = judge_view(CORE, "add", info.start_line)
+    for text, status in ((CORE, "passed"), (wrong, "failed")):
+        report = await run_pytest_tests(
+            task.pytest_target, text, [t for t in task.public_tests if t.id == doctest_id],
+            POLICY, function_start=info.start_line,
+            function_lines=info.end_line - info.start_line + 1, judge=view)
+        (outcome,) = report.outcomes
+        assert (outcome.status, outcome.trusted) == (status, True), outcome
     assert (outcome.expected, outcome.actual) == ("3", "2")
 
 

@@ -29,16 +29,37 @@ test's setup, call or teardown, else 0 (counting stops at the first call of each
 test calling it a million times costs no more than one call); ``mentions`` says whether the test function's source names the
 target (for tests that did not run).
 
-This process also runs the code under test, so nothing in it is secret from that code: the
-runner checks what it reads (every expected outcome present, the "done" line, the exit status
-agreeing with the outcomes), which stops accidents and casual forging, not a determined
-attacker with the same process.
+Judged runs (mode ``"run"`` with a ``judge`` entry in the spec: ``candidate`` the file of
+the run's files folder holding the candidate text, ``file`` the target's path relative to the
+project root, ``lines`` the 1-based lines the candidate's ``def`` may start at, ``span`` the
+function's 1-based lines in the judge view, ``shift`` how many lines longer the candidate's
+function is): this process never imports or runs the code under test. The target's file is
+a *judge view* (:mod:`codeteam.execution.judge_view`: the user's own text, the function's body
+one call of ``__codeteam_forward__``), and each call goes to a *subject* process
+(:mod:`codeteam.execution.pytest_subject`, speaking :mod:`codeteam.execution.pytest_codec`)
+started at ``pytest_configure``, after this process
+made itself non-dumpable (same uid, yet no ptrace, no ``/proc/<pid>/fd`` or ``mem``) and
+moved the results descriptor (the subject inherits only its two pipes). Values cross as data;
+every comparison, ``pytest.raises``, doctest output check and report is made here. The
+outcome line of such a test also says ``"fallback": reason`` when an argument could not cross
+(the runner runs that test again the old way, in one process) and becomes an error when the
+judge decided one (the subject died, sent a value of a class the code defines, "raised" a
+pytest outcome); traceback lines are the candidate's (the subject's frames of the call, the
+view's other lines shifted by ``shift``).
+
+Otherwise (mode "select", or no view) this process also runs the code under test, so nothing
+in it is secret from that code: the runner checks what it reads (every expected outcome
+present, the "done" line, the exit status agreeing with the outcomes), which stops accidents
+and casual forging, not a determined attacker with the same process; those verdicts are
+reported as not trusted.
 """
 
 from __future__ import annotations
 
+import builtins
 import faulthandler
 import importlib
+import importlib.util
 import json
 import os
 import re
@@ -68,7 +89,11 @@ _state = {
     "code": None,
     "keep": None,
     "rearm": None,
+    "client": None,
+    "fallback": None,
+    "forced": None,
 }
+SUBJECT_FILE = "_codeteam_pytest_subject.py"
 
 
 _INSTALLED = tuple(
@@ -129,13 +154,112 @@ def _relative(path: str) -> str:
 # Configuration and collection
 
 
-def pytest_configure(config):
-    files = os.environ.get("CODETEAM_FILES_DIR", os.path.dirname(os.path.abspath(__file__)))
+def _files_dir() -> str:
+    return os.environ.get("CODETEAM_FILES_DIR", os.path.dirname(os.path.abspath(__file__)))
+
+
+def _read_spec() -> dict:
     try:
-        with open(os.path.join(files, SPEC_NAME), encoding="utf-8") as handle:
+        with open(os.path.join(_files_dir(), SPEC_NAME), encoding="utf-8") as handle:
             spec = json.load(handle)
     except (OSError, ValueError):
         spec = {}
+    return spec if isinstance(spec, dict) else {}
+
+
+def _non_dumpable() -> bool:
+    """``prctl(PR_SET_DUMPABLE, 0)``: processes of the same uid (the subject) can no longer
+    ptrace this one or open its ``/proc/<pid>/fd``, ``mem``, ``environ``."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(4, 0, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def client_errors() -> tuple:
+    subject = sys.modules["_codeteam_pytest_subject"]
+    return (subject.JudgeError, subject.OneProcess)
+
+
+def _judge_error(message: str) -> None:
+    if _state["forced"] is None:
+        _state["forced"] = message
+
+
+def _judge_fallback(reason: str) -> None:
+    if _state["fallback"] is None:
+        _state["fallback"] = reason
+
+
+SHIELDED = ("SIGINT", "SIGQUIT", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGHUP", "SIGTERM",
+            "SIGUSR1", "SIGUSR2")
+"""Signals a judge catches (the running test becomes an error, the run goes on): the subject
+(same uid) can ``kill`` its parent by pid; SIGINT would end the running test before its call
+report (pytest re-raises KeyboardInterrupt) and the session with exit status 2, SIGTSTP stop
+it. The sandbox ends a run with SIGKILL only."""
+
+
+def _signalled(signum, frame) -> None:
+    name = signal.Signals(signum).name
+    _judge_error(f"the judge received {name} during this test (the code under test signals "
+                 "its parent?): not judged")
+
+
+def _shield_from_subject() -> None:
+    """A Python-level handler (not SIG_IGN: a handler is reset by ``exec``, so the subject
+    starts with Python's own) for each of :data:`SHIELDED`: the signal makes the test running
+    at the time an error, and nothing else happens."""
+    for name in SHIELDED:
+        number = getattr(signal, name, None)
+        if number is not None:
+            try:
+                signal.signal(number, _signalled)
+            except (OSError, ValueError):  # not the main thread: pytest runs there
+                pass
+
+
+def _install_judge(spec: dict) -> None:
+    """Judged runs: the builtins the judge view calls, and the client that starts the
+    subject (done when this plugin is imported: conftest files may import the view before
+    ``pytest_configure``)."""
+    judge = spec.get("judge")
+    target = spec.get("target") or {}
+    if spec.get("mode") != "run" or not isinstance(judge, dict):
+        return
+    files = _files_dir()
+    root = os.path.realpath(os.environ.get("CODETEAM_PROJECT_ROOT") or os.getcwd())
+    for name in ("_codeteam_pytest_codec", "_codeteam_pytest_subject"):  # before any test code
+        loaded = importlib.util.spec_from_file_location(name, os.path.join(files, name + ".py"))
+        module = importlib.util.module_from_spec(loaded)
+        sys.modules[name] = module
+        loaded.loader.exec_module(module)
+    subject = sys.modules["_codeteam_pytest_subject"]
+    path = os.path.join(files, SUBJECT_FILE)
+    if not _non_dumpable():
+        def refuse(args, kwargs):
+            _judge_error("the judge could not make itself non-dumpable: not judged")
+            raise subject.JudgeError("the judge could not make itself non-dumpable")
+
+        builtins.__codeteam_forward__ = refuse
+        builtins.__codeteam_imported__ = lambda space: None
+        return
+    config = {"kind": "config", "module": target.get("module"), "qualname": target.get("qualname"),
+              "file": os.path.join(root, target.get("file") or ""),
+              "candidate": os.path.join(files, judge.get("candidate") or ""),
+              "lines": [int(n) for n in judge.get("lines") or []]}
+    _shield_from_subject()  # before the subject can start (a conftest importing the view)
+    client = subject.JudgeClient(config, path, _judge_error, _judge_fallback,
+                                 CodeteamTestTimeout, float(spec.get("test_timeout") or 0))
+    _state["client"] = client
+    builtins.__codeteam_forward__ = client.forward
+    builtins.__codeteam_imported__ = client.imported
+
+
+def pytest_configure(config):
+    spec = _read_spec()
     _state["spec"] = spec
     _state["root"] = os.path.realpath(os.environ.get("CODETEAM_PROJECT_ROOT") or os.getcwd())
     target = spec.get("target") or {}
@@ -144,6 +268,12 @@ def pytest_configure(config):
     keep = spec.get("keep")
     _state["keep"] = None if keep is None else set(keep)
     _open_channel()
+    client = _state["client"]
+    if client is not None:
+        try:
+            client.ensure()  # before any test runs; a failure is each test's error
+        except client_errors():
+            pass
 
 
 def pytest_collectreport(report):
@@ -294,6 +424,8 @@ def pytest_runtest_protocol(item, nextitem):
     _state["calls"] = 0
     _state["compare"] = None
     _state["phases"] = {}
+    _state["fallback"] = None
+    _state["forced"] = None
     if _state.get("rearm") is not None:
         _state["rearm"]()
     _emit({"event": "start", "nodeid": item.nodeid})
@@ -343,6 +475,10 @@ def _outcome(item, duration: float) -> dict:
                 outcome, when = "xpassed", phase
         elif report.failed and outcome in ("passed", "xpassed"):
             outcome, when = "error", phase
+    interrupted = outcome in ("passed", "xpassed") and any(
+        phase not in phases for phase in ("setup", "call", "teardown"))
+    if interrupted:  # KeyboardInterrupt or Exit: pytest re-raised it before a report
+        outcome = "error"
     event = {"event": "outcome", "nodeid": item.nodeid, "outcome": outcome, "when": when,
              "duration": round(duration, 6), "calls": _state["calls"],
              "file": _relative(os.path.realpath(str(item.path))), "line": item.location[1],
@@ -352,6 +488,13 @@ def _outcome(item, duration: float) -> dict:
     if when in phases:
         report, excinfo, compare = phases[when]
         event.update(_details(report, excinfo, compare, outcome))
+    if interrupted:
+        event["message"] = "the test was interrupted before pytest reported its end"
+    if _state["fallback"] is not None:
+        event["fallback"] = _state["fallback"]
+    if _state["forced"] is not None and event["outcome"] != "timeout":
+        event["outcome"] = "error"  # the judge's decision, whatever the test caught
+        event["message"] = _cap(_state["forced"])
     if outcome != "passed" and _state["calls"] == 0:
         event["mentions"] = _mentions(item)
     _state["outcomes"] += 1
@@ -376,7 +519,7 @@ def _details(report, excinfo, compare, outcome) -> dict:
                     entries.append([_relative(path), entry.lineno + 1])
         except BaseException:  # noqa: BLE001 - a traceback pytest cannot walk
             entries = []
-        details["traceback"] = entries[-TRACEBACK_ENTRIES:]
+        details["traceback"] = _judged_frames(entries, value)[-TRACEBACK_ENTRIES:]
         if type(value).__name__ == "DocTestFailure":
             example = getattr(value, "example", None)
             details["message"] = _cap(f"Failed example: {getattr(example, 'source', '').strip()}")
@@ -387,10 +530,36 @@ def _details(report, excinfo, compare, outcome) -> dict:
             inner = value.exc_info[1]
             details["exception_type"] = type(inner).__name__
             details["message"] = _cap(f"{type(inner).__name__}: {inner}")
-            details["traceback"] = _doctest_line(value) + _frames(value.exc_info[2])
+            details["traceback"] = _doctest_line(value) + _judged_frames(
+                _frames(value.exc_info[2]), inner)
         elif compare is not None and compare[0] == "==":
             details["actual"], details["expected"] = compare[1], compare[2]
     return details
+
+
+def _judged_frames(entries: list, exc) -> list:
+    """A judged run's traceback lines as lines of the candidate: the view's forwarding lines
+    dropped, its lines after the function shifted, the subject's frames of the call added."""
+    judge = _state["spec"].get("judge")
+    if not isinstance(judge, dict):
+        return entries
+    target = (_state["spec"].get("target") or {}).get("file")
+    start, end = judge.get("span") or [0, -1]
+    shift = int(judge.get("shift") or 0)
+    out = []
+    for path, line in entries:
+        if path == target:
+            if start <= line <= end:
+                continue
+            if line > end:
+                line += shift
+        out.append([path, line])
+    remote = getattr(exc, "__codeteam_frames__", None)
+    for path, line in remote if isinstance(remote, list) else []:
+        real = os.path.realpath(path)
+        if not real.startswith(_INSTALLED) and "/site-packages/" not in real:
+            out.append([_relative(real), line])
+    return out
 
 
 def _frames(tb) -> list:
@@ -447,6 +616,8 @@ def _mentions(item) -> bool:
 
 
 def pytest_sessionfinish(session, exitstatus):
+    if _state["client"] is not None:
+        _state["client"].close()
     if _state["spec"].get("mode") == "select":
         sys.setprofile(None)
         threading.setprofile(None)
@@ -494,3 +665,7 @@ if import_root:  # the project's own source first (a src/ layout; over an instal
 
 LAUNCHER = launcher("_codeteam_pytest_plugin", _IMPORT_ROOT_FIRST)
 """The ``python -c`` program that starts pytest with this plugin (argv: pytest's arguments)."""
+
+
+if __name__ == "_codeteam_pytest_plugin":  # in the sandbox (not when codeteam imports LAUNCHER)
+    _install_judge(_read_spec())

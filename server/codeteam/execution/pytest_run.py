@@ -12,10 +12,15 @@ Two steps, both one sandboxed pytest process with our reporting plugin
    ``sys.setprofile`` before). The tests in those files that could not run (collection errors, missing
    fixtures or packages, skips, xfails) are "not run" with pytest's own reason. Cached per
    (project root, function, text of its file, mtimes of the test and conftest.py files).
-2. :func:`run_pytest_tests`: the selected node ids, with the candidate version of the file laid
-   over the original (:class:`~codeteam.execution.sandbox.ProjectMount`), one
+2. :func:`run_pytest_tests`: the selected node ids, one
    :class:`~codeteam.execution.models.TestOutcome` per test in the order given; a test pytest
-   did not report is an "error".
+   did not report is an "error". *Judged* (given the judge view of the user's text,
+   :mod:`codeteam.execution.judge_view`): pytest imports that view (laid over the file,
+   :class:`~codeteam.execution.sandbox.ProjectMount`) and the candidate runs in a subject
+   process of its own (:mod:`codeteam.execution.pytest_subject`), so the code cannot reach
+   what decides its verdict (``trusted``). The tests whose arguments cannot cross, and those
+   the user's own code passes in one process but not judged (:func:`_unjudgeable`), run the
+   old way: the candidate laid over the file, one process (``trusted`` False).
 
 Where the project runs its doctests itself (``--doctest-modules``), the function's doctest is
 one of the pytest tests (collected from its file by pytest), so the verdict agrees with the
@@ -44,6 +49,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from codeteam.execution.judge_view import JudgeView, def_lines, find_function
 from codeteam.execution.models import RunReport, TestCase, TestOutcome
 from codeteam.execution.sandbox import (
     ProcessResult,
@@ -55,6 +61,9 @@ from codeteam.execution.sandbox import (
 
 PLUGIN_FILE = "_codeteam_pytest_plugin.py"
 SPEC_FILE = "_codeteam_pytest_spec.json"
+SUBJECT_FILE = "_codeteam_pytest_subject.py"
+CODEC_FILE = "_codeteam_pytest_codec.py"
+CANDIDATE_FILE = "_codeteam_candidate.py"
 OUTPUT_TAIL = 4000
 MAX_FILES = 5000
 """Files looked at when searching the project for test files."""
@@ -356,6 +365,13 @@ class _Heard:
     done: dict | None = None
     items: list[str] = field(default_factory=list)
     elsewhere: str | None = None
+    outcome_lines: int = 0
+    repeated: list[str] = field(default_factory=list)
+
+
+_REPEATED = "two outcome lines for this test: the results are not trusted"
+_FAILING = ("failed", "error", "timeout")
+"""Outcomes pytest counts as failures (exit status 1); the others leave it 0."""
 
 
 def _read(results: str) -> _Heard:
@@ -380,9 +396,14 @@ def _read(results: str) -> _Heard:
             heard.running = str(event.get("nodeid"))
         elif kind == "outcome":
             nodeid = str(event.get("nodeid"))
+            heard.outcome_lines += 1
             if nodeid not in heard.outcomes:
                 heard.outcomes[nodeid] = event
                 heard.order.append(nodeid)
+            else:  # pytest reports a test once: which line is pytest's cannot be told
+                heard.repeated.append(nodeid)
+                heard.outcomes[nodeid] = {"event": "outcome", "nodeid": nodeid,
+                                          "outcome": "error", "message": _REPEATED}
             heard.running = None
         elif kind == "done":
             heard.done = event
@@ -394,6 +415,16 @@ def _read(results: str) -> _Heard:
 @cache
 def _plugin_source() -> str:
     return Path(__file__).with_name("pytest_plugin.py").read_text(encoding="utf-8")
+
+
+@cache
+def _subject_source() -> str:
+    return Path(__file__).with_name("pytest_subject.py").read_text(encoding="utf-8")
+
+
+@cache
+def _codec_source() -> str:
+    return Path(__file__).with_name("pytest_codec.py").read_text(encoding="utf-8")
 
 
 @cache
@@ -409,8 +440,9 @@ async def _pytest(
     spec: dict,
     policy: SandboxPolicy,
     overlay: str | None,
+    extra_files: dict[str, str] | None = None,
 ) -> ProcessResult:
-    files = {PLUGIN_FILE: _plugin_source(), SPEC_FILE: json.dumps(spec)}
+    files = {PLUGIN_FILE: _plugin_source(), SPEC_FILE: json.dumps(spec), **(extra_files or {})}
     extra = ["-n0"] if distributes_tests(Path(target.root)) else []
     argv = python_argv("-c", _launcher(), "-p", "no:cacheprovider",
                        "--continue-on-collection-errors", *extra, *args,
@@ -627,14 +659,22 @@ async def run_pytest_tests(
     function_start: int | None = None,
     function_lines: int | None = None,
     rootdir: str | None = None,
+    judge: JudgeView | None = None,
 ) -> RunReport:
-    """Run pytest tests ``tests`` (their ids are node ids) with ``text`` laid over the
-    function's file. One outcome per test, in the order given: a test pytest did not report is
-    an "error" saying why; ``function_start`` (0-based line of the function in ``text``) and
-    ``function_lines`` map a traceback line in the file to ``function_line``; a test's own
-    failing line (in its test file) is ``test_file``/``test_line``. Tests with a
+    """Run pytest tests ``tests`` (their ids are node ids) on ``text`` (the candidate version
+    of the function's file). One outcome per test, in the order given: a test pytest did not
+    report is an "error" saying why; ``function_start`` (0-based line of the function in
+    ``text``) and ``function_lines`` map a traceback line in the file to ``function_line``; a
+    test's own failing line (in its test file) is ``test_file``/``test_line``. Tests with a
     ``skip_reason`` are "skipped" without running. Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
+    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run.
+
+    With ``judge`` (:func:`~codeteam.execution.judge_view.judge_view` of the user's text),
+    pytest imports that view and the code under test runs in a subject process of its own
+    (:mod:`~codeteam.execution.pytest_subject`): those verdicts are ``trusted``. The tests
+    whose arguments could not cross, and those the judge gets wrong on the user's own code
+    (:func:`_unjudgeable`), are run again the old way (``text`` laid over the file, one
+    process) and, like every outcome of a run without ``judge``, are not trusted."""
     runnable = [test for test in tests if test.skip_reason is None]
     if not runnable:
         return RunReport(outcomes=[_not_run(t) for t in tests], sandbox=policy.mode)
@@ -649,26 +689,106 @@ async def run_pytest_tests(
     args = list(files)
     if moved:  # the same rootdir as the selection's, so that the node ids are the same
         args = ["--rootdir", os.path.join(target.root, rootdir), *args]
-    reused = await asyncio.to_thread(_reuse, target, text, runnable, policy)
+    reused = None  # a judged run is never replaced by the selection's one-process outcomes
+    if judge is None:
+        reused = await asyncio.to_thread(_reuse, target, text, runnable, policy)
+    judged = False
     if reused is not None:
         heard, result = reused
+    elif judge is not None:
+        heard, result = await _judged(target, args, text, [t.id for t in runnable], policy,
+                                      judge)
+        judged = True
     else:
         spec = _spec(target, "run", policy, keep=[t.id for t in runnable])
         result = await _pytest(target, args, spec, policy, text)
         heard = _read(result.results)
     problem = _run_problem(result, heard, policy)
     ran = {t.id: _outcome(t, heard, result, policy, problem, target, function_start,
-                          function_lines) for t in runnable}
+                          function_lines, trusted=judged) for t in runnable}
+    _check_consistency(list(ran.values()), heard, result)
+    results = [result]
+    unjudged = await _unjudgeable(target, args, runnable, policy, judge) if judged else {}
+    again = [t for t in runnable if judged and (
+        (heard.outcomes.get(t.id) or {}).get("fallback") or t.id in unjudged)]
+    if again:  # an argument could not cross, or the judge misjudges the user's own code: these
+        # run the old way (the code's own process)
+        spec = _spec(target, "run", policy, keep=[t.id for t in again])
+        second = await _pytest(target, args, spec, policy, text)
+        heard = _read(second.results)
+        problem = _run_problem(second, heard, policy)
+        rerun = {t.id: _outcome(t, heard, second, policy, problem, target, function_start,
+                                function_lines, trusted=False) for t in again}
+        _check_consistency(list(rerun.values()), heard, second)
+        ran.update(rerun)
+        results.append(second)
     outcomes = [_not_run(t) if t.skip_reason is not None else ran[t.id] for t in tests]
-    _check_consistency(outcomes, heard, result)
     return RunReport(
         outcomes=outcomes,
         sandbox=policy.mode,
-        exit_code=result.exit_code,
-        killed=result.killed,
-        output=_output_tail(result),
-        seconds=result.seconds,
+        exit_code=next((r.exit_code for r in results if r.exit_code), result.exit_code),
+        killed=any(r.killed for r in results),
+        output="\n".join(_output_tail(r) for r in results if _output_tail(r)),
+        seconds=sum(r.seconds for r in results),
     )
+
+
+async def _judged(target: PytestTarget, args: list[str], text: str, ids: list[str],
+                  policy: SandboxPolicy, judge: JudgeView) -> tuple[_Heard, ProcessResult]:
+    """One judged pytest run of ``ids`` on candidate ``text``."""
+    spec = _spec(target, "run", policy, keep=ids, judge=_judge_spec(target, text, judge))
+    result = await _pytest(target, args, spec, policy, judge.text,
+                           {SUBJECT_FILE: _subject_source(), CODEC_FILE: _codec_source(),
+                            CANDIDATE_FILE: text})
+    return _read(result.results), result
+
+
+_calibrations: dict[tuple, dict[str, str]] = {}
+
+
+async def _unjudgeable(target: PytestTarget, args: list[str], tests: list[TestCase],
+                       policy: SandboxPolicy, judge: JudgeView) -> dict[str, str]:
+    """The tests the judge cannot decide faithfully for this function: those the user's own
+    text passes in one process (the selection run's outcomes) but not judged, e.g. a test
+    that changes the state of another module of the project (``i18n.activate("fr")``),
+    which the subject process never sees. Decided on the user's text alone (the candidate
+    has no say), once per text and tests; node id -> reason. Nothing for a stub (no test
+    passes on it)."""
+    original = judge.original
+    if original is None:
+        return {}
+    reused = await asyncio.to_thread(_reuse, target, original, tests, policy)
+    if reused is None:
+        return {}
+    heard, _ = reused
+    passing = [t.id for t in tests if (heard.outcomes.get(t.id) or {}).get("outcome") == "passed"]
+    if not passing:
+        return {}
+    digest = hashlib.sha256(original.encode("utf-8")).hexdigest()
+    key = (policy.mode, target.root, target.module, target.qualname, target.python, digest,
+           tuple(passing))
+    if key not in _calibrations:
+        judged, _ = await _judged(target, args, original, passing, policy, judge)
+        _calibrations[key] = {
+            nodeid: "the judge's verdict on the user's own code differs from pytest's in one "
+                    "process (state the code's process does not see)"
+            for nodeid in passing
+            if (judged.outcomes.get(nodeid) or {}).get("outcome") != "passed"}
+        while len(_calibrations) > _CACHE_SIZE:
+            _calibrations.pop(next(iter(_calibrations)))
+    return _calibrations[key]
+
+
+def _judge_spec(target: PytestTarget, text: str, judge: JudgeView) -> dict:
+    """The spec's ``judge`` entry (see :mod:`~codeteam.execution.pytest_plugin`)."""
+    lines = def_lines(text, target.qualname, judge.start_line)
+    shift = 0
+    if lines:
+        node = find_function(ast.parse(text), target.qualname, judge.start_line)
+        if node is not None and node.end_lineno is not None:
+            shift = (node.end_lineno - lines[0]) - (judge.end_line - judge.start_line)
+    return {"candidate": CANDIDATE_FILE, "lines": lines, "shift": shift,
+            "span": [judge.start_line + 1, judge.end_line + 1]}
 
 
 def _reuse(
@@ -713,6 +833,7 @@ def _outcome(
     target: PytestTarget,
     function_start: int | None,
     function_lines: int | None,
+    trusted: bool = False,
 ) -> TestOutcome:
     event = heard.outcomes.get(test.id)
     if event is None:
@@ -726,13 +847,15 @@ def _outcome(
                        if result.killed or _watchdog(result) else
                        f"the process died during this test (exit status {result.exit_code})")
             status = "timeout" if result.killed or _watchdog(result) else "error"
-            return TestOutcome(test_id=test.id, status=status, message=message)
+            return TestOutcome(test_id=test.id, status=status, message=message, trusted=trusted)
         elif heard.done is None:
             message = ("not run: the pytest process ended before this test "
                        f"(exit status {result.exit_code}{', killed at the time limit' if result.killed else ''})")
+        elif heard.done.get("exitstatus") == 2:  # pytest's ExitCode.INTERRUPTED
+            message = "not run: pytest was interrupted before this test (exit status 2)"
         else:
             message = "pytest did not collect this test any more (not found in its file)"
-        return TestOutcome(test_id=test.id, status="error", message=message)
+        return TestOutcome(test_id=test.id, status="error", message=message, trusted=trusted)
     status = _STATUS.get(str(event.get("outcome")), "error")
     message = str(event.get("message") or "")
     if event.get("outcome") == "xfailed":
@@ -748,8 +871,7 @@ def _outcome(
         message=message,
         seconds=float(event.get("duration") or 0.0),
     )
-    if "trusted" in TestOutcome.model_fields:  # the harness branch's flag: pytest's verdict
-        outcome.trusted = False  # comes from the process that runs the code under test
+    outcome.trusted = trusted  # False: decided in the process that ran the code under test
     frames = [frame for frame in event.get("traceback") or []
               if isinstance(frame, list) and len(frame) == 2]
     outcome.traceback = str(event.get("longrepr") or "") or "\n".join(
@@ -774,20 +896,36 @@ def _watchdog(result: ProcessResult) -> bool:
 
 
 def _check_consistency(outcomes: list[TestOutcome], heard: _Heard, result: ProcessResult) -> None:
-    """A run whose results disagree with pytest's exit status (all passed, yet pytest failed;
-    or no "done" line, yet outcomes for every test) is an error for every passed test: the
-    results cannot be trusted."""
+    """A run whose results disagree with pytest's exit status makes every passed test an
+    error: the results cannot be trusted. Passes stand only when pytest ended with a "done"
+    line whose exit status is the process's, whose outcome count is the outcome lines read
+    (each test reported once), and the exit status is what those outcomes give: 0 (OK) when
+    none failed (skips, xfails, deselected tests included), 1 (TESTS_FAILED) when one failed
+    or pytest reported a collection error; 2-5 (interrupted, internal or usage error, nothing
+    collected) or any other status never hold a pass."""
     passed = [o for o in outcomes if o.status == "passed"]
     if not passed:
         return
+    failing = any(str(e.get("outcome")) in _FAILING for e in heard.outcomes.values())
     reason = None
     if heard.done is None:
         reason = "pytest did not finish (no end-of-run report): the results are not trusted"
     elif heard.done.get("exitstatus") != result.exit_code:
         reason = (f"pytest's exit status ({result.exit_code}) disagrees with its end-of-run "
                   "report: the results are not trusted")
-    elif result.exit_code == 0 and any(o.status in ("failed", "error") for o in outcomes):
+    elif heard.repeated:
+        reason = (f"two outcome lines for {heard.repeated[0]}: the results are not trusted")
+    elif heard.done.get("outcomes") != heard.outcome_lines:
+        reason = (f"pytest's end-of-run report counts {heard.done.get('outcomes')} outcomes, "
+                  f"{heard.outcome_lines} were read: the results are not trusted")
+    elif result.exit_code == 0 and (failing or any(o.status in _FAILING for o in outcomes)):
         reason = "pytest exited 0 although a test failed: the results are not trusted"
+    elif result.exit_code == 1 and not (failing or heard.collect_errors):
+        reason = ("pytest exited 1 (a test failed) although every test passed: the results "
+                  "are not trusted")
+    elif result.exit_code not in (0, 1):
+        reason = (f"pytest's exit status {result.exit_code} (not 0 or 1) with passed tests: "
+                  "the results are not trusted")
     if reason is None:
         return
     for outcome in passed:

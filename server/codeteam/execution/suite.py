@@ -1,12 +1,13 @@
 """One run of a candidate's tests: the project's pytest tests by pytest itself
-(:func:`~codeteam.execution.pytest_run.run_pytest_tests`, with the candidate file laid over the
-original), the others (docstring examples, AI tests, hidden benchmark tests) by the stdlib
+(:func:`~codeteam.execution.pytest_run.run_pytest_tests`: pytest imports the judge view of the
+user's text and the candidate runs in a process of its own), the others (docstring examples, AI tests, hidden benchmark tests) by the stdlib
 harness (:func:`~codeteam.execution.runner.run_tests`), both at once; one report."""
 
 from __future__ import annotations
 
 import asyncio
 
+from codeteam.execution.judge_view import judge_view
 from codeteam.execution.models import RunReport, TestCase, TestOutcome
 from codeteam.execution.pytest_run import run_pytest_tests
 from codeteam.execution.runner import run_tests
@@ -41,6 +42,7 @@ async def run_suite(task: Task, program: Program, tests: list[TestCase],
             task.pytest_target, program.text, pytest_tests, policy,
             function_start=program.function_start, function_lines=program.function_lines,
             rootdir=task.pytest_target.rootdir,
+            judge=judge_view(task.module_source, task.qualname, task.start_line),
         ))
     runs += await asyncio.gather(*jobs)
     found = {o.test_id: o for run in runs for o in run.outcomes}

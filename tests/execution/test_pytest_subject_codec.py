@@ -1,0 +1,178 @@
+"""The judge/subject encoding of judged pytest runs (codeteam.execution.pytest_codec), in this
+process: what crosses, how, and what the judge refuses."""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import decimal
+import enum
+import fractions
+import functools
+import inspect
+import pathlib
+import sys
+
+import pytest
+
+from codeteam.execution import pytest_codec as ps
+from codeteam.execution.pytest_subject import JudgeError
+
+
+class Side:
+    def __init__(self, side):
+        self.side = side
+
+
+def pair(shared=None):
+    """A judge codec and a subject codec (the judge sends, the subject answers)."""
+    judge = ps.Codec(True, Side("judge"))
+    subject = ps.Codec(False, Side("subject"))
+    judge.shared = shared
+    return judge, subject
+
+
+class Point:
+    def __init__(self, x, y):
+        raise AssertionError("no constructor runs when an object is rebuilt")
+
+
+class Slotted:
+    __slots__ = ("a", "b")
+
+
+class Color(enum.Enum):
+    RED = 1
+
+
+Pair = collections.namedtuple("Pair", "left right")
+
+
+def make_point(x, y):
+    point = object.__new__(Point)
+    point.x, point.y = x, y
+    return point
+
+
+VALUES = [
+    None, True, 3, -2**70, 1.5, float("inf"), 2j, "ünï", b"\x00", [1, [2]], (1, (2,)),
+    {"a": {1, 2}}, frozenset({3}),
+    datetime.datetime(2024, 5, 6, 7, 8, 9, 10), datetime.date(2024, 1, 2),
+    datetime.timedelta(days=1, seconds=3), datetime.time(4, 5),
+    datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone(datetime.timedelta(hours=2))),
+    decimal.Decimal("1.10"), fractions.Fraction(1, 3), pathlib.PurePosixPath("/a/b"),
+    range(1, 10, 2), bytearray(b"xy"), collections.OrderedDict(a=1), collections.Counter("aab"),
+    collections.deque([1, 2], maxlen=3), Color.RED, Pair(1, 2), {"a": 1}.keys(),
+    {"a": 1}.items(),
+]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=[type(v).__name__ for v in VALUES])
+def test_values_cross_as_themselves(value):
+    judge, subject = pair()
+    back = judge.loads(subject.dumps(subject.loads(judge.dumps(value))))
+    assert type(back) is type(value)
+    assert back == value or repr(back) == repr(value)
+
+
+def test_objects_cross_by_state_without_running_their_class():
+    judge, subject = pair()
+    slotted = Slotted()
+    slotted.a = [1]
+    factory = collections.defaultdict(list, {"k": [1]})
+    value = subject.loads(judge.dumps([make_point(1, 2), slotted, factory]))
+    point, slots, made = value
+    assert type(point) is Point and (point.x, point.y) == (1, 2)
+    assert type(slots) is Slotted and slots.a == [1] and not hasattr(slots, "b")
+    assert made.default_factory is list and made["new"] == []
+
+
+def test_identity_is_kept_within_a_call_both_ways():
+    judge, subject = pair()
+    shared = [1]
+    point = make_point(shared, shared)
+    received = subject.loads(judge.dumps({"args": [point, shared]}))["args"]
+    assert received[0].x is received[0].y is received[1]
+    received[0].x.append(2)  # the code changes its argument in place and returns it
+    back = judge.loads(subject.dumps({"value": received[0]}))["value"]
+    assert back is point and shared == [1, 2] and point.x is shared
+
+
+def test_callbacks_and_iterators_of_the_test_cross_as_handles():
+    judge, subject = pair()
+
+    def add_one(x: int) -> int:
+        """Doc."""
+        return x + 1
+
+    value = subject.loads(judge.dumps([add_one, iter([1]), len]))
+    proxy, iterator, builtin = value
+    assert isinstance(proxy, ps.RemoteCallable) and isinstance(iterator, ps.RemoteIterator)
+    assert proxy.__name__ == "add_one" and proxy.__doc__ == "Doc."
+    assert proxy.__signature__ == inspect.signature(add_one)
+    assert builtin is len  # a builtin by name
+    assert judge.loads(subject.dumps(proxy)) is add_one  # back: the judge's own object
+
+
+def test_the_judge_resolves_names_strictly():
+    judge, subject = pair()
+    for value in (JudgeError, pytest.skip.Exception, sys.modules[__name__]._private):
+        data = subject.dumps(value) if not callable(value) or isinstance(value, type) else None
+        if data is None:
+            continue
+        with pytest.raises(ps.Unjudgeable):
+            judge.loads(data)
+    with pytest.raises(ps.Unjudgeable):  # a module the judge has not imported: not imported
+        judge.loads(b"R" + b"16:codeteam_nowhere" + b"1:X")
+
+    def local():
+        class Chameleon:
+            def __eq__(self, other):
+                return True
+
+        return Chameleon()
+
+    with pytest.raises(ps.Unjudgeable):  # a class of the code under test: cannot be judged
+        judge.loads(subject.dumps(local()))
+
+
+class _private:
+    pass
+
+
+def test_what_the_judge_cannot_send_is_refused():
+    judge, _ = pair(shared={"builtins"})  # the subject has not imported this test module
+
+    class Local:
+        pass
+
+    for value in (Local(), make_point(1, 2), sys, sys._getframe()):
+        with pytest.raises(ps.CannotCross):
+            judge.dumps(value)
+    monkeypatch = pytest.MonkeyPatch()
+    with pytest.raises(ps.CannotCross):  # nothing of pytest crosses, not even as a handle
+        judge.dumps(monkeypatch.setattr)
+
+
+def test_partials_cross_by_value():
+    judge, subject = pair()
+    made = subject.loads(judge.dumps(functools.partial(max, 3)))
+    assert isinstance(made, functools.partial) and made.func is max and made(5) == 5
+
+
+def test_what_runs_code_never_reaches_the_judge_by_name():
+    """``exec``, ``os.system``, ``getattr`` or a ``partial`` of them from the subject would run
+    the subject's strings in the judge if a test called them: they arrive as handles, whose
+    calls run in the subject."""
+    import os
+
+    judge, subject = pair()
+    for value in (exec, eval, getattr, os.system, functools.partial(exec, "x = 1"),
+                  functools.reduce):
+        assert isinstance(judge.loads(subject.dumps(value)), ps.RemoteCallable), value
+    assert judge.loads(subject.dumps(len)) is len
+    assert judge.loads(subject.dumps(str.lower)) is str.lower
+    import operator
+
+    assert judge.loads(subject.dumps(operator.add)) is operator.add
+    assert isinstance(judge.loads(subject.dumps(operator.call)), ps.RemoteCallable)
