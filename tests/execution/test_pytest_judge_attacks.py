@@ -118,10 +118,8 @@ DANGEROUS = [("builtins", "exec"), ("builtins", "eval"), ("builtins", "compile")
 
 
 @pytest.mark.parametrize("module, qualname", [
-    *DANGEROUS[:-1],
-    pytest.param("timeit", "timeit", marks=pytest.mark.xfail(strict=True, reason=(
-        "_dangerous is a deny list: timeit.timeit (runs a statement given as text), "
-        "doctest, codecs.open, pkgutil.resolve_name... still cross by name"))),
+    *DANGEROUS, ("subprocess", "Popen"), ("doctest", "run_docstring_examples"),
+    ("codecs", "open"), ("pkgutil", "resolve_name"), ("functools", "partial"),
 ])
 def test_a_reference_to_a_dangerous_function_is_refused(module, qualname):
     """Before 44cb83e every one of these was resolved and handed to the test."""
@@ -165,9 +163,6 @@ def probe_namespace(attribute: str) -> bytes:
             + b"P" + ref("codeteam_attack_probe", "record") + handle() + b"0:")
 
 
-@pytest.mark.xfail(strict=True, reason="objects of any Python class loaded in the judge are "
-                   "rebuilt from code-chosen state (threading.Thread): its __repr__ calls a "
-                   "judge function the subject names")
 def test_an_object_of_an_arbitrary_library_class_is_refused(probe):
     frame = (b"O" + ref("threading", "Thread") + b"2:" + text("_initialized") + b"T"
              + text("_started") + probe_namespace("is_set") + b"0:")
@@ -182,8 +177,6 @@ def test_an_object_of_an_arbitrary_library_class_is_refused(probe):
     assert probe == []
 
 
-@pytest.mark.xfail(strict=True, reason="tag G returns any non-dunder global of the view's module, "
-                   "modules included (an `import os` there crosses as the judge's os)")
 def test_a_module_global_that_is_a_module_does_not_cross():
     import os
 
@@ -612,16 +605,11 @@ async def test_an_honest_fallback_is_untrusted_and_counted(lab):
 
 
 @pytest.mark.sandbox
-@pytest.mark.xfail(strict=True, reason="the code can force a judged test to the one-process "
-                   "fallback (a callback answer of a module the subject lacked at start), then "
-                   "forge there: a judged failure becomes an (untrusted) pass")
 async def test_the_code_cannot_force_the_fallback_and_forge_a_pass(lab):
     report = await run(lab, "apply", FORCED_FALLBACK, ["test_apply"])
     assert verdicts(report)["test_apply"][0] != "passed", report.outcomes
 
 
-@pytest.mark.xfail(strict=True, reason="tag G sends the global's value after its name: a sentinel "
-                   "of a local class (boltons' make_sentinel) cannot cross, the test falls back")
 def test_a_sentinel_global_of_a_local_class_crosses_by_name():
     def make_sentinel():
         class Sentinel:
@@ -727,10 +715,7 @@ def value(x):  # the module's `value`
 
 @pytest.mark.sandbox
 @pytest.mark.parametrize("body", [
-    SHADOWED, REBOUND,
-    pytest.param(KEPT_ALIVE, marks=pytest.mark.xfail(strict=True, reason=(
-        "find_target takes the live function object whose code is the def at the original's "
-        "line: a first def kept alive (a registry) is judged, not the module's later `value`"))),
+    SHADOWED, REBOUND, KEPT_ALIVE,
 ], ids=["second-def", "rebinding", "first-kept-alive"])
 async def test_a_later_rebinding_of_the_name_is_what_is_judged(lab, body):
     report = await run(lab, "value", body, ["test_value"])
@@ -791,8 +776,6 @@ def test_decoding_a_value_runs_no_code_of_the_subjects_choice():
         vars(__import__("builtins")).pop("_codeteam_attack_ran", None)
 
 
-@pytest.mark.xfail(strict=True, reason="decoding hashes dict keys rebuilt from code-chosen slots "
-                   "(inspect.Signature): a judge function the subject names runs during decode")
 def test_decoding_calls_no_judge_function_of_the_subjects_choice(probe):
     key = (b"O" + ref("inspect", "Signature") + b"0:" + b"1:" + text("_parameters")
            + probe_namespace("values"))

@@ -141,6 +141,10 @@ class Subject(Channel):
         self.here = os.path.abspath(__file__)
 
     def start(self, config):
+        names = config.get("globals")
+        self.codec.peer = {n for n in names if type(n) is str} if type(names) is list else set()
+        root = config.get("root")
+        self.codec.roots = (str(root),) if type(root) is str else None
         sys.path[:] = [str(p) for p in config.get("sys_path") or []]
         os.chdir(config.get("cwd") or "/")
         with open(config["candidate"], encoding="utf-8") as handle:
@@ -155,8 +159,14 @@ class Subject(Channel):
             import importlib
 
             self.module = importlib.import_module(config["module"])
-            self.target = self.find_target(config)
-            if self.target is None:
+            try:
+                self.target = self.find_target(config)
+            except LookupError as error:
+                self.target = None
+                self.problem = {"kind": "raised", "type": "LookupError", "module": "builtins",
+                                "bases": [["builtins", "LookupError"]], "message": str(error),
+                                "frames": []}
+            if self.target is None and self.problem is None:
                 self.problem = {"kind": "raised", "type": "LookupError", "module": "builtins",
                                 "bases": [["builtins", "LookupError"]],
                                 "message": "the code under test defines no function {} at "
@@ -170,42 +180,109 @@ class Subject(Channel):
         if self.module is not None:
             self.codec.remember_globals(self.module.__dict__)
         self.send({"kind": "ready", "modules": sorted(k for k in list(sys.modules)
-                                                      if type(k) is str)})
+                                                      if type(k) is str),
+                   "globals": self.codec.global_names()})
 
     def find_target(self, config):
-        """The function object whose code is the ``def`` of the target (before decorators)."""
-        import gc
+        """The function to call: what the module's name ``qualname`` is bound to after the
+        import (looked up statically, no ``__getattr__`` runs), unwrapped (``__wrapped__``,
+        a static/class method's or bound method's ``__func__``, a property's ``fget``,
+        ``partial``/``cached_property``/``singledispatchmethod``'s ``func``) down to the
+        function of the ``def`` at the target's line, or to the plain function it is bound to
+        (``value = lambda x: ...``: that one). A wrapper that cannot be unwrapped (a closure
+        without ``__wrapped__``, an object) is looked into (closure cells, ``__dict__``) for
+        a function whose code is that ``def``'s: a function of that code elsewhere (a first
+        ``def`` kept in a registry, then rebound) is never the one judged. None when the name
+        is not bound; :class:`LookupError` when it is bound to something else."""
+        import inspect
         import types
 
         name = config["qualname"].rsplit(".", 1)[-1]
         lines = set(config.get("lines") or [])
         stack = [self.loader.code] if self.loader.code is not None else []
-        codes = []
+        codes = set()
         while stack:
             code = stack.pop()
             for const in code.co_consts:
                 if isinstance(const, types.CodeType):
                     if const.co_name == name and const.co_firstlineno in lines and getattr(
                             const, "co_qualname", config["qualname"]) == config["qualname"]:
-                        codes.append(const)
+                        codes.add(const)
                     stack.append(const)
-        for code in codes:
-            for holder in gc.get_referrers(code):
-                if isinstance(holder, types.FunctionType) and holder.__code__ is code:
-                    return holder
         found = self.module
         try:
             for part in config["qualname"].split("."):
-                found = getattr(found, part)
+                found = inspect.getattr_static(found, part)
         except AttributeError:
             return None
-        for _ in range(20):
-            inner = getattr(found, "__func__", None) or getattr(found, "__wrapped__", None)
-            if isinstance(found, types.FunctionType) and inner is None:
-                return found
+        bound = found
+        plain = None
+        for _ in range(50):
+            if isinstance(found, types.FunctionType):
+                if found.__code__ in codes:
+                    return found
+                inner = getattr(found, "__wrapped__", None)
+                if inner is None:
+                    plain = found
+                    break
+                found = inner
+                continue
+            inner = None
+            for attribute in ("__func__", "__wrapped__", "fget", "func"):
+                try:  # the candidate's own objects, in its own process
+                    inner = getattr(found, attribute, None)
+                except Exception:  # noqa: BLE001
+                    inner = None
+                if inner is not None and (callable(inner) or isinstance(
+                        inner, (staticmethod, classmethod, property))):
+                    break
+                inner = None
             if inner is None:
-                return None
+                break
             found = inner
+        inside = self.reachable(bound, codes)
+        if inside is not None:
+            return inside
+        if plain is not None:
+            return plain
+        raise LookupError(
+            "the code under test's module binds {} to {!r}, which is not (and does not wrap) "
+            "the function defined at line {}".format(
+                config["qualname"], type(bound).__name__, min(lines) if lines else "?"))
+
+    @staticmethod
+    def reachable(bound, codes, limit=500):
+        """A function whose code is one of ``codes`` reachable from ``bound`` through
+        unwrapping attributes, closure cells and instance ``__dict__`` values (not through
+        modules), or None."""
+        import types
+
+        seen = set()
+        queue = [bound]
+        while queue and len(seen) < limit:
+            item = queue.pop(0)
+            if id(item) in seen or isinstance(item, (types.ModuleType, type)):
+                continue
+            seen.add(id(item))
+            if isinstance(item, types.FunctionType):
+                if item.__code__ in codes:
+                    return item
+                for cell in item.__closure__ or ():
+                    try:
+                        queue.append(cell.cell_contents)
+                    except ValueError:  # an empty cell
+                        pass
+            try:
+                space = object.__getattribute__(item, "__dict__")
+            except AttributeError:
+                space = {}
+            if type(space) is dict:
+                queue.extend(space.values())
+            for attribute in ("__func__", "fget", "func"):
+                try:
+                    queue.append(object.__getattribute__(item, attribute))
+                except AttributeError:
+                    pass
         return None
 
     def frames(self, exc):
@@ -416,6 +493,12 @@ class JudgeClient(Channel):
         self.rfd = self.wfd = None
         self.depth = 0
         self.broken = None
+        self.ran = False  # the candidate has run for the current test (see new_test)
+
+    def new_test(self):
+        """A test starts: until its first call reaches the subject, an argument that cannot
+        cross makes it run the old way (:class:`OneProcess`); after that, nothing does."""
+        self.ran = False
 
     def deadline(self):
         return time.monotonic() + self.limit + 2.0 if self.limit else None
@@ -428,6 +511,8 @@ class JudgeClient(Channel):
         self.generation += 1
         self.codec = Codec(True, self)
         self.codec.generation = self.generation
+        root = self.config.get("root")
+        self.codec.roots = (str(root),) if type(root) is str else None
         if self.globals is not None:
             self.codec.remember_globals(self.globals)
         to_subject = os.pipe()
@@ -446,7 +531,7 @@ class JudgeClient(Channel):
         self.wfd, self.rfd = to_subject[1], from_subject[0]
         self.sent_env = self.sent_path = None
         config = dict(self.config, sys_path=[os.path.abspath(p or ".") for p in sys.path],
-                      cwd=os.getcwd())
+                      cwd=os.getcwd(), globals=self.codec.global_names())
         send_frame(self.wfd, self.codec.dumps(config))
         ready = self.codec.loads(receive_frame(
             self.rfd, time.monotonic() + (self.limit + 2.0 if self.limit else 60.0)))
@@ -455,6 +540,8 @@ class JudgeClient(Channel):
         modules = ready.get("modules")
         self.codec.shared = {m for m in modules if type(m) is str} if type(
             modules) is list else set()
+        names = ready.get("globals")
+        self.codec.peer = {n for n in names if type(n) is str} if type(names) is list else set()
 
     def end(self, quit=False):
         """End the subject; how it ended (text)."""
@@ -583,9 +670,14 @@ class JudgeClient(Channel):
         try:
             data = self.codec.dumps(request)
         except CannotCross as error:
-            reason = f"an argument cannot be sent to the code under test ({error})"
-            self.on_fallback(reason)
-            raise OneProcess(reason) from None
+            if self.depth == 0 and request.get("handle") is None and not self.ran:
+                # the test's own arguments, before the candidate ran for it: the old way
+                reason = f"an argument cannot be sent to the code under test ({error})"
+                self.on_fallback(reason)
+                raise OneProcess(reason) from None
+            self.fail(f"a value for the code under test could not cross ({error}) once it "
+                      "ran for this test: cannot be judged")
+        self.ran = True
         self.depth += 1
         try:
             send_frame(self.wfd, data)
@@ -658,10 +750,9 @@ class JudgeClient(Channel):
             return info
         try:
             self.codec.dumps(value)
-        except CannotCross as error:
-            reason = f"a value for the code under test cannot be sent ({error})"
-            self.on_fallback(reason)
-            raise OneProcess(reason) from None
+        except CannotCross as error:  # the candidate is running: never the old way
+            self.fail(f"the answer of a callback for the code under test could not cross "
+                      f"({error}): cannot be judged")
         return {"kind": "value", "value": value}
 
     def warn(self, found):
