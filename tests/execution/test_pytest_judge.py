@@ -573,7 +573,8 @@ async def test_a_forging_body_does_not_pass(shop, body):
     assert "passed" not in found.values() and "skipped" not in found.values()
 
 
-@pytest.mark.parametrize("name", ["module-level", "default-argument", "chameleon", "skip"])
+@pytest.mark.parametrize("name", ["module-level", "default-argument", "chameleon", "skip",
+                                  "xfail", "unittest-skip"])
 async def test_the_same_bodies_forge_a_one_process_run(shop, name):
     """Why the judge is needed: in one process these bodies make the tests pass (or skip)."""
     report = await judged(shop, "total", FORGING[name], judge=False,

@@ -370,6 +370,14 @@ def test_listing():
 
 def test_apply():
     assert apply(lambda v: v, 3) == 3
+
+
+class Box:  # an object of the test file: it cannot cross (the test runs the old way)
+    v = 3
+
+
+def test_apply_box():
+    assert apply(lambda box: box.v, Box()) == 3
 '''
 
 
@@ -597,17 +605,18 @@ FORCED_FALLBACK = (
 
 @pytest.mark.sandbox
 async def test_an_honest_fallback_is_untrusted_and_counted(lab):
-    wrong = ("def apply(f, x):\n    import iniconfig\n"
-             "    f(object.__new__(iniconfig.IniConfig))\n    return -1\n")
-    report = await run(lab, "apply", wrong, ["test_apply"])
-    assert verdicts(report) == {"test_apply": ("failed", False)}, report.outcomes
+    report = await run(lab, "apply", "def apply(f, x):\n    return -1\n", ["test_apply_box"])
+    assert verdicts(report) == {"test_apply_box": ("failed", False)}, report.outcomes
     assert len(report.untrusted) == 1
 
 
 @pytest.mark.sandbox
 async def test_the_code_cannot_force_the_fallback_and_forge_a_pass(lab):
+    """Before e89c79d (judge-13: modules the subject sent classes from count as shared) the
+    callback's answer (an IniConfig) could not cross back: the test ran the old way and the
+    forge there made a judged failure an (untrusted) pass."""
     report = await run(lab, "apply", FORCED_FALLBACK, ["test_apply"])
-    assert verdicts(report)["test_apply"][0] != "passed", report.outcomes
+    assert verdicts(report) == {"test_apply": ("failed", True)}, report.outcomes  # judged
 
 
 def test_a_sentinel_global_of_a_local_class_crosses_by_name():

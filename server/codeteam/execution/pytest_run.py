@@ -672,8 +672,9 @@ async def run_pytest_tests(
     With ``judge`` (:func:`~codeteam.execution.judge_view.judge_view` of the user's text),
     pytest imports that view and the code under test runs in a subject process of its own
     (:mod:`~codeteam.execution.pytest_subject`): those verdicts are ``trusted``. The tests
-    whose arguments could not cross are run again the old way (``text`` laid over the file,
-    one process) and, like every outcome of a run without ``judge``, are not trusted."""
+    whose arguments could not cross, and those the judge gets wrong on the user's own code
+    (:func:`_unjudgeable`), are run again the old way (``text`` laid over the file, one
+    process) and, like every outcome of a run without ``judge``, are not trusted."""
     runnable = [test for test in tests if test.skip_reason is None]
     if not runnable:
         return RunReport(outcomes=[_not_run(t) for t in tests], sandbox=policy.mode)
@@ -710,7 +711,8 @@ async def run_pytest_tests(
     unjudged = await _unjudgeable(target, args, runnable, policy, judge) if judged else {}
     again = [t for t in runnable if judged and (
         (heard.outcomes.get(t.id) or {}).get("fallback") or t.id in unjudged)]
-    if again:  # an argument could not cross: these run the old way (the code's own process)
+    if again:  # an argument could not cross, or the judge misjudges the user's own code: these
+        # run the old way (the code's own process)
         spec = _spec(target, "run", policy, keep=[t.id for t in again])
         second = await _pytest(target, args, spec, policy, text)
         heard = _read(second.results)
