@@ -687,8 +687,9 @@ class JudgeClient(Channel):
                     reply = self.codec.loads(frame)
                 except Unjudgeable as error:
                     self.end()
-                    self.fail("the function returned an object of a class the code under test "
-                              f"defines ({error}); it cannot be judged")
+                    self.fail("the code under test sent what the judge does not rebuild "
+                              f"({error}: only the project's own classes cross by state); it "
+                              "cannot be judged")
                 if type(reply) is not dict or type(reply.get("kind")) is not str:
                     raise ValueError("a malformed answer")
                 if reply["kind"] in ("value", "raised", "stop"):
