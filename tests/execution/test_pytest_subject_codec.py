@@ -201,10 +201,10 @@ def test_references_from_the_subject_are_an_allow_list():
     judge, subject = pair()
     for value in (math.sqrt, sorted, collections.deque, str.upper, ValueError, make_point):
         assert judge.loads(subject.dumps(value)) is value, value
-    for value in (timeit.timeit, str.format, print):
+    for value in (timeit.timeit, str.format, print, subprocess.Popen):
         assert isinstance(judge.loads(subject.dumps(value)), ps.RemoteCallable), value
-    with pytest.raises(ps.Unjudgeable):  # a class: no handle, an error
-        judge.loads(subject.dumps(subprocess.Popen))
+    with pytest.raises(ps.Unjudgeable):  # a crafted class reference without a handle
+        judge.loads(b"R" + b"10:subprocess" + b"5:Popen")
 
 
 def test_a_global_crosses_by_name_only_where_the_other_side_has_it():
@@ -308,3 +308,16 @@ def test_the_target_is_what_the_name_is_bound_to_unwrapped():
             "        return 4\n\n\nvalue = _C()\n"
     with pytest.raises(LookupError, match="binds value"):
         _target(other)
+
+
+def test_what_the_judge_sends_by_name_is_its_own_decision_not_the_subjects_list():
+    """The subject's module list comes after the candidate ran (its import): a list without
+    ``iniconfig`` made an argument of that class fail to cross, the test ran the old way."""
+    import iniconfig
+
+    errors: list = []
+    client = _client(errors)
+    client.share([])  # the code under test said it has no module at all
+    client.codec.dumps(object.__new__(iniconfig.IniConfig))  # crosses: no CannotCross
+    with pytest.raises(ps.CannotCross):  # a class of a test file: the honest fallback
+        client.codec.dumps(make_point(1, 2))

@@ -8,12 +8,19 @@ The protocol (:class:`Codec`): length-prefixed frames of a strict tagged encodin
 - plain data, exact types: None, bool, int, float, complex, str, bytes, list, tuple, dict,
   set, frozenset (shared and cyclic lists/dicts/sets/objects kept: back-references);
 - references to classes and functions by ``module`` + ``qualname`` (the judge looks them up
-  in ``sys.modules`` only, never imports, and takes no name starting with ``_``);
-- objects of such classes by state (``__dict__``, ``__slots__``; created with
-  ``object.__new__``, no class code runs), namedtuples, enum members by name, exceptions
-  (args and ``__dict__``), and a few standard value types (datetime, date, time, timedelta,
-  timezone, Decimal, Fraction, pathlib paths, range, bytearray, OrderedDict, defaultdict,
-  deque, Counter), the only constructors called;
+  in ``sys.modules`` only, never imports, and takes no name starting with ``_``). From the
+  subject the judge takes by name only an allow-list (:meth:`Codec.safe_reference`): the
+  project's own functions and classes (:func:`own_file`), builtins of :data:`SAFE_BUILTINS`,
+  functions and classes of :data:`PURE_MODULES`; anything else arrives as a handle;
+- objects of the project's own classes by state (``__dict__``, ``__slots__``; created with
+  ``object.__new__``, no class code runs; the judge rebuilds no other class's object from the
+  subject's state, so no library ``__repr__``/``__hash__`` runs on it), namedtuples, enum
+  members by name, exceptions (args and ``__dict__``; a library's only when it defines none of
+  :data:`HOOKS`), and a few standard value types (datetime, date, time, timedelta, timezone,
+  Decimal, Fraction, pathlib paths, range, bytearray, OrderedDict, defaultdict, deque,
+  Counter), the only constructors called;
+- a module global both sides have that is no plain data, module or callable (a sentinel) by
+  its name alone (tag ``G``): the receiver uses its own;
 - *handles*: a callable or iterator of one side that the protocol cannot copy crosses as an
   id; the other side gets a :class:`RemoteCallable` / :class:`RemoteIterator` that asks for
   each call or ``next`` (nested calls both ways work: each side serves the other's requests
@@ -548,6 +555,12 @@ class Codec:
             if ref is None or not self._shared(ref[0]):
                 return self._cannot("the class {}.{}".format(getattr(value, "__module__", "?"),
                                                          getattr(value, "__qualname__", "?")), out)
+            if self._to_judge() and not self.own(ref[0]) and not self.safe_reference(value):
+                self._check_exportable(value)  # a class the judge does not take: a handle
+                out.append(b"P")
+                self._enc_ref(ref, out)
+                self._export(value, b"c", out)
+                return
             out.append(b"R")
             self._enc_ref(ref, out)
             return

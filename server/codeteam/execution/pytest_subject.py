@@ -11,9 +11,9 @@ installs). That call goes to this process, started by the judge before any test 
 
 It loads the *candidate* text of the module under its dotted name (a ``sys.meta_path``
 finder: compiled with the original file's path as filename, ``__package__``/``__path__`` as
-the original's, so relative imports and ``pkg/__init__.py`` work), finds the undecorated
-target function (the function object whose code is the ``def`` at the target's line) and
-serves calls. It has nothing but its two pipes (no results descriptor, no pytest objects).
+the original's, so relative imports and ``pkg/__init__.py`` work), finds the target function
+(what the module's name is bound to after the import, undecorated: :meth:`Subject.find_target`)
+and serves calls. It has nothing but its two pipes (no results descriptor, no pytest objects).
 
 The encoding and the channel are :mod:`codeteam.execution.pytest_codec`'s.
 """
@@ -537,11 +537,18 @@ class JudgeClient(Channel):
             self.rfd, time.monotonic() + (self.limit + 2.0 if self.limit else 60.0)))
         if type(ready) is not dict or ready.get("kind") != "ready":
             raise ValueError("a malformed first answer")
-        modules = ready.get("modules")
-        self.codec.shared = {m for m in modules if type(m) is str} if type(
-            modules) is list else set()
+        self.share(ready.get("modules"))
         names = ready.get("globals")
         self.codec.peer = {n for n in names if type(n) is str} if type(names) is list else set()
+
+    def share(self, modules):
+        """The modules whose classes and functions the judge sends by name or state: those it
+        knows the subject can import by name (:func:`importable_modules`, the judge's own
+        decision: the subject's list, sent after the candidate ran, can add to it, never take
+        away, so the code cannot make an argument fail to cross and send its test the old
+        way), and ``modules``, the subject's."""
+        listed = {m for m in modules if type(m) is str} if type(modules) is list else set()
+        self.codec.shared = listed | importable_modules()
 
     def end(self, quit=False):
         """End the subject; how it ended (text)."""
@@ -815,6 +822,24 @@ class JudgeClient(Channel):
         except Exception:  # noqa: S110, BLE001
             pass
         return exc
+
+
+def importable_modules():
+    """Modules of this process the subject imports by name too (same ``sys.path``): a module
+    with a file that is not a test file (``test_*.py``, ``*_test.py``, ``conftest.py``: pytest's
+    own imports, never the subject's) nor one of :func:`forbidden`'s."""
+    found = set()
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if type(name) is not str or type(path) is not str or forbidden(name):
+            continue
+        base = os.path.basename(path)
+        if base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py":
+            continue
+        if getattr(getattr(module, "__spec__", None), "name", None) != name:
+            continue  # a module under another name (pytest's importlib mode, exec'd files)
+        found.add(name)
+    return found
 
 
 def _contents(value):
