@@ -724,10 +724,13 @@ def value(x):  # the module's `value`
 '''
 
 
+WRAPPED_BACK = KEPT_ALIVE + "\n\nvalue.__wrapped__ = _registry[0]  # 'unwrap me to the first'\n"
+
+
 @pytest.mark.sandbox
 @pytest.mark.parametrize("body", [
-    SHADOWED, REBOUND, KEPT_ALIVE,
-], ids=["second-def", "rebinding", "first-kept-alive"])
+    SHADOWED, REBOUND, KEPT_ALIVE, WRAPPED_BACK,
+], ids=["second-def", "rebinding", "first-kept-alive", "wrapped-points-back"])
 async def test_a_later_rebinding_of_the_name_is_what_is_judged(lab, body):
     report = await run(lab, "value", body, ["test_value"])
     assert verdicts(report)["test_value"][0] == "failed", report.outcomes

@@ -270,7 +270,7 @@ def test_only_the_first_calls_arguments_may_send_a_test_the_old_way():
     assert [e for e in errors if type(e) is tuple] and len(errors) == 3
 
 
-def _target(text, qualname="value"):
+def _target(text, qualname="value", plain=False):
     import types
 
     from codeteam.execution.pytest_subject import Subject, _Loader
@@ -286,7 +286,7 @@ def _target(text, qualname="value"):
     node = next(n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef)
                 and n.name == name)  # the first def (co_firstlineno: its first decorator)
     line = min([node.lineno] + [d.lineno for d in node.decorator_list])
-    return subject.find_target({"qualname": qualname, "lines": [line]})
+    return subject.find_target({"qualname": qualname, "lines": [line], "plain": plain})
 
 
 def test_the_target_is_what_the_name_is_bound_to_unwrapped():
@@ -308,6 +308,16 @@ def test_the_target_is_what_the_name_is_bound_to_unwrapped():
             "        return 4\n\n\nvalue = _C()\n"
     with pytest.raises(LookupError, match="binds value"):
         _target(other)
+
+
+def test_an_undecorated_targets_name_is_called_as_bound():
+    """The user's def has no decorator: a ``__wrapped__`` the code sets on what it binds the
+    name to (pointing to a good first def) is not followed."""
+    forged = ("def value(x):\n    return x + 1\n\n\n_good = value\n\n\n"
+              "def value(x):\n    return -1\n\n\nvalue.__wrapped__ = _good\n")
+    assert _target(forged, plain=True)(1) == -1
+    cached = "import functools\n\n\n@functools.lru_cache\ndef value(x):\n    return x\n"
+    assert hasattr(_target(cached, plain=True), "cache_info")  # the code's own decorator kept
 
 
 def test_what_the_judge_sends_by_name_is_its_own_decision_not_the_subjects_list():

@@ -135,6 +135,8 @@ class Subject(Channel):
     def __init__(self, rfd, wfd):
         super().__init__(rfd, wfd, strict=False)
         self.target = None
+        self.targets = {}  # plain -> (the function to call, or None; the problem, or None)
+        self.plain = False
         self.module = None
         self.problem = None
         self.environ = None
@@ -159,19 +161,9 @@ class Subject(Channel):
             import importlib
 
             self.module = importlib.import_module(config["module"])
-            try:
-                self.target = self.find_target(config)
-            except LookupError as error:
-                self.target = None
-                self.problem = {"kind": "raised", "type": "LookupError", "module": "builtins",
-                                "bases": [["builtins", "LookupError"]], "message": str(error),
-                                "frames": []}
-            if self.target is None and self.problem is None:
-                self.problem = {"kind": "raised", "type": "LookupError", "module": "builtins",
-                                "bases": [["builtins", "LookupError"]],
-                                "message": "the code under test defines no function {} at "
-                                "line {}".format(config["qualname"], config.get("lines")),
-                                "frames": []}
+            self.plain = bool(config.get("plain"))
+            for plain in (False, True):  # which one is called: the judge says (see apply)
+                self.targets[plain] = self.lookup(config, plain)
         except BaseException as exc:  # noqa: BLE001 - the candidate does not import
             self.problem = exception_info(exc, self.codec, self.frames(exc))
             self.problem["import_failed"] = True
@@ -183,9 +175,28 @@ class Subject(Channel):
                                                       if type(k) is str),
                    "globals": self.codec.global_names()})
 
+    def lookup(self, config, plain):
+        """``(target, problem)``: :meth:`find_target`'s function, or the ``raised`` reply
+        every call gets instead."""
+        def problem(message):
+            return None, {"kind": "raised", "type": "LookupError", "module": "builtins",
+                          "bases": [["builtins", "LookupError"]], "message": message,
+                          "frames": []}
+
+        try:
+            found = self.find_target(dict(config, plain=plain))
+        except LookupError as error:
+            return problem(str(error))
+        if found is None:
+            return problem("the code under test defines no function {} at line {}".format(
+                config["qualname"], config.get("lines")))
+        return found, None
+
     def find_target(self, config):
         """The function to call: what the module's name ``qualname`` is bound to after the
-        import (looked up statically, no ``__getattr__`` runs), unwrapped (``__wrapped__``,
+        import (looked up statically, no ``__getattr__`` runs); when the user's own ``def``
+        has no decorator (``plain``, decided by the judge from its view), that object itself
+        (a ``__wrapped__`` the code sets cannot point elsewhere); else unwrapped (``__wrapped__``,
         a static/class method's or bound method's ``__func__``, a property's ``fget``,
         ``partial``/``cached_property``/``singledispatchmethod``'s ``func``) down to the
         function of the ``def`` at the target's line, or to the plain function it is bound to
@@ -216,6 +227,8 @@ class Subject(Channel):
         except AttributeError:
             return None
         bound = found
+        if config.get("plain") and callable(bound) and not isinstance(bound, type):
+            return bound  # the user's def has no decorator: the very object the name calls
         plain = None
         for _ in range(50):
             if isinstance(found, types.FunctionType):
@@ -328,6 +341,12 @@ class Subject(Channel):
         path = request.get("path")
         if type(path) is list:
             sys.path[:] = [str(p) for p in path]
+        view = request.get("view")
+        if type(view) is dict:  # the judge's view, once imported (after this process started)
+            self.plain = view.get("plain") is True
+            names = view.get("globals")
+            if type(names) is list:
+                self.codec.peer = {n for n in names if type(n) is str}
         saved = {}
         names = request.get("globals")
         if type(names) is dict and self.module is not None:
@@ -393,9 +412,13 @@ class Subject(Channel):
         raise exc
 
     def call(self, request):
-        if request["kind"] == "call" and request.get("handle") is None and self.problem:
-            return dict(self.problem, out="", err="")
         saved = self.apply(request)
+        if request["kind"] == "call" and request.get("handle") is None:
+            self.target, problem = self.targets.get(self.plain, (None, self.problem))
+            problem = self.problem or problem
+            if problem:
+                self.restore(saved)
+                return dict(problem, out="", err="")
         streams = sys.stdout, sys.stderr
         out, err = _Capture(), _Capture()
         sys.stdout, sys.stderr = out, err
@@ -488,6 +511,7 @@ class JudgeClient(Channel):
         self.snapshot = {}
         self.sent_env = None
         self.sent_path = None
+        self.sent_view = None
         self.generation = 0
         self.codec = Codec(True, self)
         self.rfd = self.wfd = None
@@ -530,8 +554,9 @@ class JudgeClient(Channel):
             os.close(from_subject[1])
         self.wfd, self.rfd = to_subject[1], from_subject[0]
         self.sent_env = self.sent_path = None
+        self.sent_view = (self.plain(), tuple(self.codec.global_names()))
         config = dict(self.config, sys_path=[os.path.abspath(p or ".") for p in sys.path],
-                      cwd=os.getcwd(), globals=self.codec.global_names())
+                      cwd=os.getcwd(), globals=self.codec.global_names(), plain=self.plain())
         send_frame(self.wfd, self.codec.dumps(config))
         ready = self.codec.loads(receive_frame(
             self.rfd, time.monotonic() + (self.limit + 2.0 if self.limit else 60.0)))
@@ -540,6 +565,25 @@ class JudgeClient(Channel):
         self.share(ready.get("modules"))
         names = ready.get("globals")
         self.codec.peer = {n for n in names if type(n) is str} if type(names) is list else set()
+
+    def plain(self):
+        """Whether the view binds the target's name to a plain function of that name (the
+        user's ``def`` has no decorator): the subject then calls exactly what the candidate
+        binds the name to (:meth:`Subject.find_target`)."""
+        import inspect
+        import types
+
+        found = self.globals
+        if found is None or type(self.config.get("qualname")) is not str:
+            return False
+        try:
+            found = found[self.config["qualname"].split(".")[0]]
+            for part in self.config["qualname"].split(".")[1:]:
+                found = inspect.getattr_static(found, part)
+        except (KeyError, AttributeError, TypeError):
+            return False
+        return isinstance(found, types.FunctionType) and "__wrapped__" not in vars(found) and (
+            found.__name__ == self.config["qualname"].rsplit(".", 1)[-1])
 
     def share(self, modules):
         """The modules whose classes and functions the judge sends by name or state: those it
@@ -670,6 +714,10 @@ class JudgeClient(Channel):
                 request["path"] = path
                 self.sent_path = path
             request["globals"] = self.changed_globals()
+            view = (self.plain(), tuple(self.codec.global_names()))
+            if view != self.sent_view:  # the view was imported after the subject started
+                request["view"] = {"plain": view[0], "globals": list(view[1])}
+                self.sent_view = view
             for value in request["globals"].values():  # a new value crosses as itself
                 self.codec.globals.pop(id(value), None)
         if self.depth == 0:
