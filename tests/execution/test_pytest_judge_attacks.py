@@ -818,3 +818,67 @@ async def test_a_value_that_runs_code_while_decoded_cannot_forge(lab):
     body = HASHED.replace("PAYLOAD", repr(FORGE))
     report = await run(lab, "value", body, ["test_value"])
     assert verdicts(report)["test_value"][0] != "passed", report.outcomes
+
+
+# ------------------------------------------------------------------------------------------
+# Correct code keeps its trust: a sentinel of a local class crosses by name (boltons' style)
+
+SENTINEL_LAB = '''\
+def make_sentinel():
+    class Sentinel:
+        def __repr__(self):
+            return "_UNSET"
+
+        def __bool__(self):
+            return False
+
+    return Sentinel()
+
+
+_UNSET = make_sentinel()
+
+
+def first(xs, default=_UNSET):
+    """The first item, else default."""
+    for x in xs:
+        return x
+    return default
+'''
+
+SENTINEL_TESTS = '''\
+from lab.core import _UNSET, first
+
+
+def test_first():
+    assert first([], default=_UNSET) is _UNSET
+    assert first([2]) == 2
+'''
+
+
+@pytest.fixture(scope="module")
+def sentinel_lab(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("sentinel")
+    base.chmod(0o755)
+    root = base / "lab"
+    files = {"pyproject.toml": '[project]\nname = "lab"\nversion = "0"\n\n'
+                               '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+             "lab/__init__.py": "", "lab/core.py": SENTINEL_LAB,
+             "tests/test_lab.py": SENTINEL_TESTS}
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+    (root / ".git").mkdir()
+    return root.resolve()
+
+
+@pytest.mark.sandbox
+async def test_a_sentinel_of_a_local_class_keeps_the_test_judged(sentinel_lab):
+    """Before fix-13b the sentinel's value followed its name: it could not cross, the test ran
+    the old way (untrusted)."""
+    report = await run(sentinel_lab, "first", None, ["test_first"])
+    assert verdicts(report) == {"test_first": ("passed", True)}, report.outcomes
+    wrong = ("def first(xs, default=_UNSET):\n    for x in xs:\n        return x\n"
+             "    return None\n")
+    report = await run(sentinel_lab, "first", wrong, ["test_first"])
+    assert verdicts(report) == {"test_first": ("failed", True)}, report.outcomes
