@@ -468,7 +468,7 @@ class Subject(Channel):
             self.codec.session()
             try:
                 request = self.receive()
-            except ValueError as error:  # the judge sent what this side cannot rebuild
+            except (ValueError, ImportError) as error:  # what this side cannot rebuild
                 self.send({"kind": "raised", "type": "TypeError", "module": "builtins",
                            "bases": [["builtins", "TypeError"]], "frames": [],
                            "message": "the arguments could not be rebuilt for the code under "
