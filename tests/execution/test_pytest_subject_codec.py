@@ -331,3 +331,17 @@ def test_what_the_judge_sends_by_name_is_its_own_decision_not_the_subjects_list(
     client.codec.dumps(object.__new__(iniconfig.IniConfig))  # crosses: no CannotCross
     with pytest.raises(ps.CannotCross):  # a class of a test file: the honest fallback
         client.codec.dumps(make_point(1, 2))
+
+
+def test_the_judge_sends_its_sentinels_by_name_whatever_the_subject_has():
+    """A subject that drops its ``_UNSET`` must not make the judge's sentinel (of a local
+    class: it cannot cross by value) fail to cross and send the test the old way."""
+    class Sentinel:
+        pass
+
+    unset = Sentinel()
+    client = _client([])
+    client.share([])
+    client.codec.remember_globals({"_UNSET": unset})
+    assert client.codec.peer is None
+    assert client.codec.dumps([unset]).endswith(b"l1:G6:_UNSET")  # by name alone

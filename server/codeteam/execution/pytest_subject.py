@@ -172,8 +172,7 @@ class Subject(Channel):
         if self.module is not None:
             self.codec.remember_globals(self.module.__dict__)
         self.send({"kind": "ready", "modules": sorted(k for k in list(sys.modules)
-                                                      if type(k) is str),
-                   "globals": self.codec.global_names()})
+                                                      if type(k) is str)})
 
     def lookup(self, config, plain):
         """``(target, problem)``: :meth:`find_target`'s function, or the ``raised`` reply
@@ -563,8 +562,9 @@ class JudgeClient(Channel):
         if type(ready) is not dict or ready.get("kind") != "ready":
             raise ValueError("a malformed first answer")
         self.share(ready.get("modules"))
-        names = ready.get("globals")
-        self.codec.peer = {n for n in names if type(n) is str} if type(names) is list else set()
+        # codec.peer stays None: the judge sends each sentinel of its view by name, whatever
+        # the subject says it has (a name the code removed fails there, never sends the test
+        # the old way); the subject sends by name only what the judge has (its own list)
 
     def plain(self):
         """Whether the view binds the target's name to a plain function of that name (the
