@@ -118,10 +118,8 @@ DANGEROUS = [("builtins", "exec"), ("builtins", "eval"), ("builtins", "compile")
 
 
 @pytest.mark.parametrize("module, qualname", [
-    *DANGEROUS[:-1],
-    pytest.param("timeit", "timeit", marks=pytest.mark.xfail(strict=True, reason=(
-        "_dangerous is a deny list: timeit.timeit (runs a statement given as text), "
-        "doctest, codecs.open, pkgutil.resolve_name... still cross by name"))),
+    *DANGEROUS, ("subprocess", "Popen"), ("doctest", "run_docstring_examples"),
+    ("codecs", "open"), ("pkgutil", "resolve_name"), ("functools", "partial"),
 ])
 def test_a_reference_to_a_dangerous_function_is_refused(module, qualname):
     """Before 44cb83e every one of these was resolved and handed to the test."""
@@ -165,9 +163,6 @@ def probe_namespace(attribute: str) -> bytes:
             + b"P" + ref("codeteam_attack_probe", "record") + handle() + b"0:")
 
 
-@pytest.mark.xfail(strict=True, reason="objects of any Python class loaded in the judge are "
-                   "rebuilt from code-chosen state (threading.Thread): its __repr__ calls a "
-                   "judge function the subject names")
 def test_an_object_of_an_arbitrary_library_class_is_refused(probe):
     frame = (b"O" + ref("threading", "Thread") + b"2:" + text("_initialized") + b"T"
              + text("_started") + probe_namespace("is_set") + b"0:")
@@ -182,8 +177,6 @@ def test_an_object_of_an_arbitrary_library_class_is_refused(probe):
     assert probe == []
 
 
-@pytest.mark.xfail(strict=True, reason="tag G returns any non-dunder global of the view's module, "
-                   "modules included (an `import os` there crosses as the judge's os)")
 def test_a_module_global_that_is_a_module_does_not_cross():
     import os
 
@@ -621,13 +614,13 @@ async def test_an_honest_fallback_is_untrusted_and_counted(lab):
 async def test_the_code_cannot_force_the_fallback_and_forge_a_pass(lab):
     """Before e89c79d (judge-13: modules the subject sent classes from count as shared) the
     callback's answer (an IniConfig) could not cross back: the test ran the old way and the
-    forge there made a judged failure an (untrusted) pass."""
+    forge there made a judged failure an (untrusted) pass. Since fix-13b an IniConfig (a
+    library's class) from the subject is never rebuilt by state: an error, still judged."""
     report = await run(lab, "apply", FORCED_FALLBACK, ["test_apply"])
-    assert verdicts(report) == {"test_apply": ("failed", True)}, report.outcomes  # judged
+    status, trusted = verdicts(report)["test_apply"]
+    assert status in ("failed", "error") and trusted, report.outcomes  # judged, not passed
 
 
-@pytest.mark.xfail(strict=True, reason="tag G sends the global's value after its name: a sentinel "
-                   "of a local class (boltons' make_sentinel) cannot cross, the test falls back")
 def test_a_sentinel_global_of_a_local_class_crosses_by_name():
     def make_sentinel():
         class Sentinel:
@@ -731,13 +724,13 @@ def value(x):  # the module's `value`
 '''
 
 
+WRAPPED_BACK = KEPT_ALIVE + "\n\nvalue.__wrapped__ = _registry[0]  # 'unwrap me to the first'\n"
+
+
 @pytest.mark.sandbox
 @pytest.mark.parametrize("body", [
-    SHADOWED, REBOUND,
-    pytest.param(KEPT_ALIVE, marks=pytest.mark.xfail(strict=True, reason=(
-        "find_target takes the live function object whose code is the def at the original's "
-        "line: a first def kept alive (a registry) is judged, not the module's later `value`"))),
-], ids=["second-def", "rebinding", "first-kept-alive"])
+    SHADOWED, REBOUND, KEPT_ALIVE, WRAPPED_BACK,
+], ids=["second-def", "rebinding", "first-kept-alive", "wrapped-points-back"])
 async def test_a_later_rebinding_of_the_name_is_what_is_judged(lab, body):
     report = await run(lab, "value", body, ["test_value"])
     assert verdicts(report)["test_value"][0] == "failed", report.outcomes
@@ -797,8 +790,6 @@ def test_decoding_a_value_runs_no_code_of_the_subjects_choice():
         vars(__import__("builtins")).pop("_codeteam_attack_ran", None)
 
 
-@pytest.mark.xfail(strict=True, reason="decoding hashes dict keys rebuilt from code-chosen slots "
-                   "(inspect.Signature): a judge function the subject names runs during decode")
 def test_decoding_calls_no_judge_function_of_the_subjects_choice(probe):
     key = (b"O" + ref("inspect", "Signature") + b"0:" + b"1:" + text("_parameters")
            + probe_namespace("values"))
@@ -827,3 +818,67 @@ async def test_a_value_that_runs_code_while_decoded_cannot_forge(lab):
     body = HASHED.replace("PAYLOAD", repr(FORGE))
     report = await run(lab, "value", body, ["test_value"])
     assert verdicts(report)["test_value"][0] != "passed", report.outcomes
+
+
+# ------------------------------------------------------------------------------------------
+# Correct code keeps its trust: a sentinel of a local class crosses by name (boltons' style)
+
+SENTINEL_LAB = '''\
+def make_sentinel():
+    class Sentinel:
+        def __repr__(self):
+            return "_UNSET"
+
+        def __bool__(self):
+            return False
+
+    return Sentinel()
+
+
+_UNSET = make_sentinel()
+
+
+def first(xs, default=_UNSET):
+    """The first item, else default."""
+    for x in xs:
+        return x
+    return default
+'''
+
+SENTINEL_TESTS = '''\
+from lab.core import _UNSET, first
+
+
+def test_first():
+    assert first([], default=_UNSET) is _UNSET
+    assert first([2]) == 2
+'''
+
+
+@pytest.fixture(scope="module")
+def sentinel_lab(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("sentinel")
+    base.chmod(0o755)
+    root = base / "lab"
+    files = {"pyproject.toml": '[project]\nname = "lab"\nversion = "0"\n\n'
+                               '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+             "lab/__init__.py": "", "lab/core.py": SENTINEL_LAB,
+             "tests/test_lab.py": SENTINEL_TESTS}
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+    (root / ".git").mkdir()
+    return root.resolve()
+
+
+@pytest.mark.sandbox
+async def test_a_sentinel_of_a_local_class_keeps_the_test_judged(sentinel_lab):
+    """Before fix-13b the sentinel's value followed its name: it could not cross, the test ran
+    the old way (untrusted)."""
+    report = await run(sentinel_lab, "first", None, ["test_first"])
+    assert verdicts(report) == {"test_first": ("passed", True)}, report.outcomes
+    wrong = ("def first(xs, default=_UNSET):\n    for x in xs:\n        return x\n"
+             "    return None\n")
+    report = await run(sentinel_lab, "first", wrong, ["test_first"])
+    assert verdicts(report) == {"test_first": ("failed", True)}, report.outcomes

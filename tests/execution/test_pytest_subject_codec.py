@@ -176,3 +176,172 @@ def test_what_runs_code_never_reaches_the_judge_by_name():
 
     assert judge.loads(subject.dumps(operator.add)) is operator.add
     assert isinstance(judge.loads(subject.dumps(operator.call)), ps.RemoteCallable)
+
+
+# ------------------------------------------------------------------------------------------
+# fix-13b: allow-lists, globals by name, no fallback once the candidate ran, the bound target
+
+
+def test_an_object_of_a_library_class_from_the_subject_is_an_error_not_rebuilt():
+    import argparse
+
+    judge, subject = pair()
+    with pytest.raises(ps.Unjudgeable):  # the subject marks it; the judge refuses it
+        judge.loads(subject.dumps(argparse.Namespace(a=1)))
+    with pytest.raises(ps.Unjudgeable):  # a crafted frame: refused before anything is made
+        judge.loads(b"O" + b"8:argparse" + b"9:Namespace" + b"0:0:")
+    assert type(judge.loads(subject.dumps(make_point(1, 2)))) is Point  # this project's class
+
+
+def test_references_from_the_subject_are_an_allow_list():
+    import math
+    import subprocess
+    import timeit
+
+    judge, subject = pair()
+    for value in (math.sqrt, sorted, collections.deque, str.upper, ValueError, make_point):
+        assert judge.loads(subject.dumps(value)) is value, value
+    for value in (timeit.timeit, str.format, print, subprocess.Popen):
+        assert isinstance(judge.loads(subject.dumps(value)), ps.RemoteCallable), value
+    with pytest.raises(ps.Unjudgeable):  # a crafted class reference without a handle
+        judge.loads(b"R" + b"10:subprocess" + b"5:Popen")
+
+
+def test_a_global_crosses_by_name_only_where_the_other_side_has_it():
+    class Sentinel:
+        pass
+
+    unset = Sentinel()
+    judge, subject = pair()
+    subject.remember_globals({"_UNSET": unset, "os": sys, "LIMIT": 3})
+    assert subject.global_names() == ["_UNSET"]  # not a module, not plain data
+    judge.space = {"_UNSET": unset}
+    assert judge.loads(subject.dumps([unset]))[0] is unset
+    subject.peer = set()  # the judge has no such global: the value itself is sent
+    with pytest.raises(ps.Unjudgeable):  # a class of the code: cannot be judged
+        judge.loads(subject.dumps([unset]))
+    judge.space = {"_UNSET": len}
+    with pytest.raises(ps.Unjudgeable):  # a callable never crosses by name
+        judge.loads(b"G" + b"6:_UNSET")
+
+
+def _client(errors):
+    from codeteam.execution.pytest_subject import JudgeClient
+
+    client = JudgeClient({}, "", errors.append, lambda reason: errors.append(("fallback", reason)),
+                         TimeoutError, 0)
+    client.codec.shared = {"builtins"}  # the subject has not imported this test module
+    return client
+
+
+def test_a_callbacks_answer_that_cannot_cross_is_an_error_not_the_old_way():
+    errors: list = []
+    client = _client(errors)
+
+    class Local:
+        pass
+
+    client.codec.exported[1] = Local
+    with pytest.raises(JudgeError, match="cannot be judged"):
+        client.serve_judge({"kind": "call", "handle": 1, "args": [], "kwargs": {}})
+    assert not any(type(e) is tuple for e in errors), errors
+
+
+def test_only_the_first_calls_arguments_may_send_a_test_the_old_way():
+    from codeteam.execution.pytest_subject import OneProcess
+
+    class Local:
+        pass
+
+    errors: list = []
+    client = _client(errors)
+    client.process = object()  # a subject is running (none is started: the send fails first)
+    try:
+        with pytest.raises(OneProcess):
+            client.forward([Local()], {})
+        client.ran = True  # the candidate ran for this test (an earlier call)
+        with pytest.raises(JudgeError, match="could not cross"):
+            client.forward([Local()], {})
+        client.new_test()
+        with pytest.raises(OneProcess):
+            client.forward([Local()], {})
+    finally:
+        client.process = None
+    assert [e for e in errors if type(e) is tuple] and len(errors) == 3
+
+
+def _target(text, qualname="value", plain=False):
+    import types
+
+    from codeteam.execution.pytest_subject import Subject, _Loader
+
+    subject = Subject(-1, -1)
+    subject.loader = _Loader("codeteam_fix13b_probe", "/tmp/codeteam_fix13b_probe.py", text, False)
+    module = types.ModuleType("codeteam_fix13b_probe")
+    subject.loader.exec_module(module)
+    subject.module = module
+    import ast
+
+    name = qualname.rsplit(".", 1)[-1]
+    node = next(n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef)
+                and n.name == name)  # the first def (co_firstlineno: its first decorator)
+    line = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    return subject.find_target({"qualname": qualname, "lines": [line], "plain": plain})
+
+
+def test_the_target_is_what_the_name_is_bound_to_unwrapped():
+    kept = "def value(x):\n    return 1\n\n\n_keep = [value]\n\n\ndef value(x):\n    return 2\n"
+    assert _target(kept)(0) == 2  # the module's value, not the first def kept alive
+    cached = "import functools\n\n\n@functools.lru_cache\ndef value(x):\n    return x\n"
+    found = _target(cached)
+    assert found(5) == 5 and not hasattr(found, "cache_info")  # undecorated
+    closure = ("def deco(f):\n    def inner(x):\n        return f(x) * 10\n    return inner\n\n\n"
+               "@deco\ndef value(x):\n    return x\n")
+    assert _target(closure)(2) == 2  # a wrapper without __wrapped__: the def inside it
+    methods = ("class K:\n    @staticmethod\n    def value(x):\n        return x\n\n"
+               "    @property\n    def size(self):\n        return 7\n")
+    assert _target(methods, "K.value")(3) == 3
+    assert _target(methods, "K.size")(None) == 7
+    rebound = "def value(x):\n    return 1\n\n\nvalue = lambda x: 3  # noqa: E731\n"
+    assert _target(rebound)(0) == 3
+    other = "def value(x):\n    return 1\n\n\nclass _C:\n    def __call__(self, x):\n" \
+            "        return 4\n\n\nvalue = _C()\n"
+    with pytest.raises(LookupError, match="binds value"):
+        _target(other)
+
+
+def test_an_undecorated_targets_name_is_called_as_bound():
+    """The user's def has no decorator: a ``__wrapped__`` the code sets on what it binds the
+    name to (pointing to a good first def) is not followed."""
+    forged = ("def value(x):\n    return x + 1\n\n\n_good = value\n\n\n"
+              "def value(x):\n    return -1\n\n\nvalue.__wrapped__ = _good\n")
+    assert _target(forged, plain=True)(1) == -1
+    cached = "import functools\n\n\n@functools.lru_cache\ndef value(x):\n    return x\n"
+    assert hasattr(_target(cached, plain=True), "cache_info")  # the code's own decorator kept
+
+
+def test_what_the_judge_sends_by_name_is_its_own_decision_not_the_subjects_list():
+    """The subject's module list comes after the candidate ran (its import): a list without
+    ``iniconfig`` made an argument of that class fail to cross, the test ran the old way."""
+    import iniconfig
+
+    errors: list = []
+    client = _client(errors)
+    client.share([])  # the code under test said it has no module at all
+    client.codec.dumps(object.__new__(iniconfig.IniConfig))  # crosses: no CannotCross
+    with pytest.raises(ps.CannotCross):  # a class of a test file: the honest fallback
+        client.codec.dumps(make_point(1, 2))
+
+
+def test_the_judge_sends_its_sentinels_by_name_whatever_the_subject_has():
+    """A subject that drops its ``_UNSET`` must not make the judge's sentinel (of a local
+    class: it cannot cross by value) fail to cross and send the test the old way."""
+    class Sentinel:
+        pass
+
+    unset = Sentinel()
+    client = _client([])
+    client.share([])
+    client.codec.remember_globals({"_UNSET": unset})
+    assert client.codec.peer is None
+    assert client.codec.dumps([unset]).endswith(b"l1:G6:_UNSET")  # by name alone

@@ -8,12 +8,19 @@ The protocol (:class:`Codec`): length-prefixed frames of a strict tagged encodin
 - plain data, exact types: None, bool, int, float, complex, str, bytes, list, tuple, dict,
   set, frozenset (shared and cyclic lists/dicts/sets/objects kept: back-references);
 - references to classes and functions by ``module`` + ``qualname`` (the judge looks them up
-  in ``sys.modules`` only, never imports, and takes no name starting with ``_``);
-- objects of such classes by state (``__dict__``, ``__slots__``; created with
-  ``object.__new__``, no class code runs), namedtuples, enum members by name, exceptions
-  (args and ``__dict__``), and a few standard value types (datetime, date, time, timedelta,
-  timezone, Decimal, Fraction, pathlib paths, range, bytearray, OrderedDict, defaultdict,
-  deque, Counter), the only constructors called;
+  in ``sys.modules`` only, never imports, and takes no name starting with ``_``). From the
+  subject the judge takes by name only an allow-list (:meth:`Codec.safe_reference`): the
+  project's own functions and classes (:func:`own_file`), builtins of :data:`SAFE_BUILTINS`,
+  functions and classes of :data:`PURE_MODULES`; anything else arrives as a handle;
+- objects of the project's own classes by state (``__dict__``, ``__slots__``; created with
+  ``object.__new__``, no class code runs; the judge rebuilds no other class's object from the
+  subject's state, so no library ``__repr__``/``__hash__`` runs on it), namedtuples, enum
+  members by name, exceptions (args and ``__dict__``; a library's only when it defines none of
+  :data:`HOOKS`), and a few standard value types (datetime, date, time, timedelta, timezone,
+  Decimal, Fraction, pathlib paths, range, bytearray, OrderedDict, defaultdict, deque,
+  Counter), the only constructors called;
+- a module global both sides have that is no plain data, module or callable (a sentinel) by
+  its name alone (tag ``G``): the receiver uses its own;
 - *handles*: a callable or iterator of one side that the protocol cannot copy crosses as an
   id; the other side gets a :class:`RemoteCallable` / :class:`RemoteIterator` that asks for
   each call or ``next`` (nested calls both ways work: each side serves the other's requests
@@ -91,6 +98,113 @@ def _slot_names(cls):
     return names
 
 
+SAFE_BUILTINS = frozenset({
+    "abs", "all", "any", "ascii", "bin", "bool", "bytes", "bytearray", "callable", "chr",
+    "complex", "dict", "divmod", "enumerate", "filter", "float", "format", "frozenset", "hash",
+    "hex", "id", "int", "isinstance", "issubclass", "iter", "len", "list", "map", "max", "min",
+    "next", "object", "oct", "ord", "pow", "range", "repr", "reversed", "round", "set", "slice",
+    "sorted", "str", "sum", "tuple", "zip"})
+"""Builtins the judge takes from the subject by name (:meth:`Codec.safe_reference`): none runs
+code given as data, reaches attributes by name, files, the system or the interpreter (not
+``exec``, ``eval``, ``compile``, ``open``, ``getattr``, ``__import__``, ``type``, ``print``...);
+their methods too but ``str.format``/``format_map`` (which read attributes)."""
+SAFE_OPERATORS = frozenset({
+    "abs", "add", "and_", "concat", "contains", "countOf", "eq", "floordiv", "ge", "gt",
+    "index", "indexOf", "inv", "invert", "is_", "is_not", "le", "lshift", "lt", "matmul",
+    "mod", "mul", "ne", "neg", "not_", "or_", "pos", "pow", "rshift", "sub", "truediv",
+    "truth", "xor"})
+PURE_MODULES = {
+    "math": None, "cmath": None, "itertools": None, "statistics": None, "numbers": None,
+    "datetime": None, "heapq": None, "bisect": None, "textwrap": None, "unicodedata": None,
+    "struct": None, "difflib": None, "keyword": None, "fractions": None, "re": None,
+    "collections": None, "collections.abc": None, "string": {"capwords", "Template"},
+    "decimal": {"Decimal"}, "pathlib": {"PurePath", "PurePosixPath", "PureWindowsPath"}}
+"""Standard modules whose functions and classes the judge takes from the subject by name
+(``None``: all but :data:`PURE_EXCLUDED`; a set: only those); a leading ``_`` of the defining
+module is ignored (``_heapq.heappush``). ``operator``: :data:`SAFE_OPERATORS` only. Anything
+else of the subject (``timeit.timeit``, ``functools.partial``, ``subprocess.Popen``...) crosses
+as a handle (its calls run in the subject) or, for a class, not at all."""
+PURE_EXCLUDED = {"collections": {"namedtuple"}, "re": {"purge"}}
+
+
+def _env_dirs():
+    """Directories of the interpreter and its installed packages (never the project's own)."""
+    import sysconfig
+
+    dirs = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        try:
+            dirs.add(sysconfig.get_paths()[key])
+        except Exception:  # noqa: S110, BLE001
+            pass
+    try:
+        import site
+
+        dirs.update(site.getsitepackages())
+        dirs.add(site.getusersitepackages())
+    except Exception:  # noqa: S110, BLE001
+        pass
+    return tuple(os.path.join(os.path.realpath(d), "") for d in dirs if type(d) is str and d)
+
+
+_ENV_DIRS = []
+_OWN_FILES = {}
+
+
+def own_file(path, roots=None):
+    """Whether ``path`` (a module's ``__file__``) is one of the project's own files: under one
+    of ``roots`` (all directories when None) and not under the interpreter's library or any
+    ``site-packages``/``dist-packages`` (a virtualenv inside the project included)."""
+    key = (path, roots)
+    known = _OWN_FILES.get(key)
+    if known is None:
+        if not _ENV_DIRS:
+            _ENV_DIRS.append(_env_dirs())
+        real = os.path.realpath(path)
+        parts = real.split(os.sep)
+        known = not any(real.startswith(d) for d in _ENV_DIRS[0]) and not (
+            "site-packages" in parts or "dist-packages" in parts) and (
+            roots is None or any(real.startswith(os.path.join(r, "")) for r in roots))
+        _OWN_FILES[key] = known
+    return known
+
+
+def _sentinel_like(value):
+    """Whether a module global may cross by its name (tag ``G``): not a module, class,
+    function or any callable, not plain data (which crosses as itself)."""
+    import types
+
+    return not isinstance(value, (
+        str, bytes, int, float, complex, type(None), tuple, frozenset, type, list, dict, set,
+        types.ModuleType, types.FunctionType, types.BuiltinFunctionType)) and not callable(value)
+
+
+HOOKS = ("__repr__", "__str__", "__format__", "__hash__", "__eq__", "__ne__", "__lt__",
+         "__le__", "__gt__", "__ge__", "__bool__", "__len__", "__iter__", "__contains__",
+         "__getattr__", "__getattribute__", "__getitem__", "__del__", "__reduce__",
+         "__reduce_ex__", "__copy__", "__deepcopy__", "__setattr__", "__instancecheck__")
+"""Methods the judge (or pytest) calls on a value without the test asking: a class of a
+library rebuilt from the subject's state must define none of them in Python
+(:func:`_no_hooks`)."""
+
+
+def _no_hooks(cls, stop):
+    """Whether no class of ``cls``'s MRO before ``stop`` defines a method of :data:`HOOKS`
+    (a namedtuple's generated ``__repr__`` aside)."""
+    for base in cls.__mro__:
+        if base is stop:
+            return True
+        for name in HOOKS:
+            found = vars(base).get(name)
+            if found is None:
+                continue
+            if name == "__repr__" and getattr(found, "__qualname__", "") == (
+                    "namedtuple.<locals>.__repr__"):
+                continue
+            return False
+    return True
+
+
 _VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime",
                   "timedelta": "datetime", "timezone": "datetime", "Decimal": "decimal",
                   "Fraction": "fractions", "OrderedDict": "collections",
@@ -161,17 +275,64 @@ class Codec:
         self.session()
         self.globals = {}  # id(a module global's value) -> (name, value): sentinels
         self.space = None  # that module's namespace
+        self.peer = None  # names of the other side's such globals (None: unknown, all)
+        self.roots = None  # the project's directories (None: any outside the interpreter's)
+
+    def own(self, module):
+        """Whether ``module`` (a name in ``sys.modules``) is one of the project's own modules
+        (see :func:`own_file`): the judge rebuilds objects of its classes from the subject's
+        state and takes its functions and classes by name."""
+        if forbidden(module):
+            return False
+        found = sys.modules.get(module)
+        path = getattr(found, "__file__", None) if found is not None else None
+        return type(path) is str and own_file(path, self.roots)
+
+    def safe_reference(self, found):
+        """Whether the judge takes ``found`` (a function or class the subject named) as its
+        own object: defined in a project module, a builtin of :data:`SAFE_BUILTINS` (any
+        builtin exception class), or of :data:`PURE_MODULES`; its own ``__module__`` is what
+        counts (``from os import system`` in a project module does not make it the project's)."""
+        module = getattr(found, "__module__", None)
+        if module is None and hasattr(found, "__objclass__"):  # str.lower
+            module = getattr(found.__objclass__, "__module__", None)
+        qualname = getattr(found, "__qualname__", None)
+        if type(module) is not str or type(qualname) is not str or forbidden(module):
+            return False
+        if self.own(module):
+            return True
+        head, _, tail = qualname.partition(".")
+        if module == "builtins":
+            if isinstance(found, type) and issubclass(found, BaseException):
+                return not tail
+            return head in SAFE_BUILTINS and tail not in ("format", "format_map")
+        base = module[1:] if module.startswith("_") else module  # noqa: FURB188 - Python 3.8 too
+        if base == "operator":
+            return qualname in SAFE_OPERATORS
+        if base not in PURE_MODULES:
+            return False
+        allowed = PURE_MODULES[base]
+        return qualname in allowed if allowed is not None else (
+            qualname not in PURE_EXCLUDED.get(base, ()))
+
+    def rebuildable(self, cls, stop=object):
+        """Whether the judge rebuilds an object of ``cls`` from the other side's state: a
+        class of a project module, ``object`` itself, or (``stop`` given: exceptions,
+        namedtuples) a class that defines none of :data:`HOOKS` above ``stop``."""
+        if cls is object:
+            return True
+        module = getattr(cls, "__module__", None)
+        if type(module) is not str or forbidden(module):
+            return False
+        if self.own(module):
+            return True
+        return stop is not object and (module == "builtins" or _no_hooks(cls, stop))
 
     # -- encoding ----------------------------------------------------------------------------
 
     def dumps(self, value):
         out = []
-        try:
-            self._enc(value, out, {}, 0)
-        finally:
-            for key, found in list(self.globals.items()):
-                if len(found) == 3:
-                    self.globals[key] = found[:2]
+        self._enc(value, out, {}, 0)
         return b"".join(out)
 
     def session(self):
@@ -186,16 +347,15 @@ class Codec:
 
     def remember_globals(self, space):
         """The module's globals that may be sentinels (not plain scalars, functions, classes)."""
-        import types
-
         self.space = space
         self.globals = {}
         for name, value in list(space.items()):
-            if type(name) is str and not _is_dunder(name) and not isinstance(value, (
-                    str, bytes, int, float, complex, type(None), tuple, frozenset, type,
-                    list, dict, set, types.ModuleType, types.FunctionType,
-                    types.BuiltinFunctionType)):
+            if type(name) is str and not _is_dunder(name) and _sentinel_like(value):
                 self.globals[id(value)] = (name, value)
+
+    def global_names(self):
+        """The names :meth:`remember_globals` kept (sent to the other side: :attr:`peer`)."""
+        return sorted(name for name, _ in self.globals.values())
 
     def _str(self, text, out):
         data = str.encode(text, "utf-8", "surrogatepass")
@@ -320,7 +480,7 @@ class Codec:
         elif id(value) in memo:
             out.append(b"r%d;" % memo[id(value)][0])
         elif self._marked(value, kind, out):
-            self._enc(value, out, memo, depth)
+            pass
         elif kind in (list, dict, set):
             self._track(value, out)
             memo[id(value)] = (len(memo), value)
@@ -348,12 +508,13 @@ class Codec:
             self._enc_other(value, kind, out, memo, depth)
 
     def _marked(self, value, kind, out):
-        """A value of the module's globals (a sentinel such as ``_missing = object()``)
-        crosses by name too: the other side uses its own global of that name."""
+        """A value of the module's globals (a sentinel such as ``_missing = object()``, of a
+        class of its own or not) that the other side has too (:attr:`peer`) crosses by its
+        name alone: the other side uses its own global of that name (identity by name)."""
         found = self.globals.get(id(value))
-        if found is None or len(found) == 3 or found[1] is not value:
+        if found is None or found[1] is not value or (
+                self.peer is not None and found[0] not in self.peer):
             return False
-        self.globals[id(value)] = (found[0], value, True)  # once per value: then encoded
         out.append(b"G")
         self._str(found[0], out)
         return True
@@ -394,6 +555,12 @@ class Codec:
             if ref is None or not self._shared(ref[0]):
                 return self._cannot("the class {}.{}".format(getattr(value, "__module__", "?"),
                                                          getattr(value, "__qualname__", "?")), out)
+            if self._to_judge() and not self.own(ref[0]) and not self.safe_reference(value):
+                self._check_exportable(value)  # a class the judge does not take: a handle
+                out.append(b"P")
+                self._enc_ref(ref, out)
+                self._export(value, b"c", out)
+                return
             out.append(b"R")
             self._enc_ref(ref, out)
             return
@@ -427,7 +594,8 @@ class Codec:
                 self._enc_ref(ref, out)
                 self._str(str(value.name), out)
                 return
-            if isinstance(value, tuple) and hasattr(kind, "_fields"):
+            if isinstance(value, tuple) and hasattr(kind, "_fields") and (
+                    not self._to_judge() or self.rebuildable(kind, tuple)):
                 items = list(value)
                 out.append(b"n")
                 self._enc_ref(ref, out)
@@ -436,7 +604,7 @@ class Codec:
                     self._enc(item, out, memo, depth + 1)
                 memo[id(value)] = (len(memo), value)
                 return
-            if _python_class(kind):
+            if _python_class(kind) and (not self._to_judge() or self.rebuildable(kind)):
                 self._enc_object(value, kind, ref, out, memo, depth)
                 return
         if callable(value):
@@ -444,6 +612,9 @@ class Codec:
             self._export(value, b"c", out)
             return
         return self._cannot("an object of " + name, out)
+
+    def _to_judge(self):
+        return self.channel is not None and self.channel.side == "subject"
 
     def _check_exportable(self, value):
         import types
@@ -494,7 +665,8 @@ class Codec:
 
     def _enc_exception(self, value, kind, out, memo, depth):
         ref = self._ref_name(kind)
-        if ref is None or not self._shared(ref[0]):
+        if ref is None or not self._shared(ref[0]) or self._to_judge() and not self.rebuildable(
+                kind, next(b for b in kind.__mro__ if not b.__flags__ & HEAPTYPE)):
             return self._cannot("an exception of " + kind.__qualname__, out)
         memo[id(value)] = (len(memo), value)
         out.append(b"x")
@@ -592,8 +764,8 @@ class Codec:
                 found = vars(found)[part] if self.strict else getattr(found, part)
             except (KeyError, AttributeError, TypeError):
                 raise Unjudgeable(f"{module}.{qualname}") from None
-        if self.strict and not isinstance(found, type) and _dangerous(module, qualname):
-            raise Unjudgeable(f"{module}.{qualname}")  # runs code or reaches attributes
+        if self.strict and what == "any" and not self.safe_reference(found):
+            raise Unjudgeable(f"{module}.{qualname}")  # not the project's nor a pure one
 
         ok = isinstance(found, type) if what == "class" else isinstance(
             found, (type, types.FunctionType, types.BuiltinFunctionType,
@@ -685,7 +857,8 @@ class Codec:
             cls = None
             if tag == b"n":
                 cls, at = self._dec_ref(data, at)
-                if not (issubclass(cls, tuple) and hasattr(cls, "_fields")):
+                if not (issubclass(cls, tuple) and hasattr(cls, "_fields")) or (
+                        self.strict and not self.rebuildable(cls, tuple)):
                     raise Unjudgeable(cls.__qualname__)
             count, at = self._num(data, at, b":")
             count = int(count)
@@ -741,8 +914,9 @@ class Codec:
             return cls.__members__[name], at
         if tag == b"O":
             cls, at = self._dec_ref(data, at)
-            if not _python_class(cls) or issubclass(cls, BaseException):
-                raise Unjudgeable(cls.__qualname__)
+            if not _python_class(cls) or issubclass(cls, BaseException) or (
+                    self.strict and not self.rebuildable(cls)):
+                raise Unjudgeable(cls.__qualname__)  # the project's classes only
             made = object.__new__(cls)
             table.append(made)
             state, at = self._dec_state(data, at, table, depth)
@@ -763,6 +937,8 @@ class Codec:
             if not issubclass(cls, BaseException):
                 raise Unjudgeable(cls.__qualname__)
             base = next(b for b in cls.__mro__ if not b.__flags__ & HEAPTYPE)
+            if self.strict and not self.rebuildable(cls, base):
+                raise Unjudgeable(cls.__qualname__)
             made = base.__new__(cls)
             table.append(made)
             args, at = self._dec(data, at, table, depth + 1)
@@ -786,13 +962,10 @@ class Codec:
             return made, at
         if tag == b"G":
             name, at = self._text(data, at)
-            value, at = self._dec(data, at, table, depth + 1)
             space = self.space or {}
-            if name in space and not _is_dunder(name):
-                for i in range(len(table)):
-                    if table[i] is value:
-                        table[i] = space[name]
-                return space[name], at
+            value = space.get(name, space) if not _is_dunder(name) else space
+            if value is space or not _sentinel_like(value):
+                raise Unjudgeable(f"the global {name!r} of the module")
             return value, at
         if tag in (b"w", b"W"):
             index, at = self._num(data, at, b";")
@@ -903,37 +1076,6 @@ class Codec:
             raise
         except Exception as error:  # noqa: BLE001 - bad arguments for the type
             raise ValueError(f"bad {name}: {error}") from None
-
-
-DANGEROUS_BUILTINS = frozenset({
-    "eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "globals", "locals",
-    "vars", "breakpoint", "input", "help", "exit", "quit", "memoryview", "classmethod",
-    "staticmethod", "property", "super", "object", "type"})
-DANGEROUS_MODULES = frozenset({
-    "os", "posix", "nt", "sys", "subprocess", "importlib", "ctypes", "_ctypes", "shutil",
-    "pickle", "_pickle", "marshal", "code", "codeop", "runpy", "gc", "inspect", "types",
-    "socket", "_socket", "signal", "_signal", "pty", "multiprocessing", "threading", "_thread",
-    "faulthandler", "io", "_io", "tempfile", "pdb", "bdb", "trace", "site", "sysconfig",
-    "functools", "_functools", "operator", "_operator", "builtins", "weakref", "_weakref",
-    "copyreg", "atexit", "warnings", "_warnings", "asyncio", "concurrent", "pathlib"})
-SAFE_OPERATORS = frozenset({
-    "abs", "add", "and_", "concat", "contains", "countOf", "eq", "floordiv", "ge", "gt",
-    "index", "indexOf", "inv", "invert", "is_", "is_not", "le", "lshift", "lt", "matmul",
-    "mod", "mul", "ne", "neg", "not_", "or_", "pos", "pow", "rshift", "sub", "truediv",
-    "truth", "xor"})
-
-
-def _dangerous(module, qualname):
-    """Functions the judge never takes from the subject by name, even its own: what runs
-    code, reaches attributes, files or processes (``exec``, ``getattr``, ``os.system``,
-    ``functools.partial``...). Such a value of the subject arrives as a handle (its calls
-    run in the subject) or not at all."""
-    root = module.split(".")[0]
-    if module == "builtins":
-        return qualname in DANGEROUS_BUILTINS
-    if root in ("operator", "_operator"):
-        return qualname not in SAFE_OPERATORS
-    return root in DANGEROUS_MODULES
 
 
 def _update(original, fresh):

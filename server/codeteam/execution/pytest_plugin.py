@@ -249,7 +249,7 @@ def _install_judge(spec: dict) -> None:
     config = {"kind": "config", "module": target.get("module"), "qualname": target.get("qualname"),
               "file": os.path.join(root, target.get("file") or ""),
               "candidate": os.path.join(files, judge.get("candidate") or ""),
-              "lines": [int(n) for n in judge.get("lines") or []]}
+              "lines": [int(n) for n in judge.get("lines") or []], "root": root}
     _shield_from_subject()  # before the subject can start (a conftest importing the view)
     client = subject.JudgeClient(config, path, _judge_error, _judge_fallback,
                                  CodeteamTestTimeout, float(spec.get("test_timeout") or 0))
@@ -426,6 +426,8 @@ def pytest_runtest_protocol(item, nextitem):
     _state["phases"] = {}
     _state["fallback"] = None
     _state["forced"] = None
+    if _state.get("client") is not None:
+        _state["client"].new_test()
     if _state.get("rearm") is not None:
         _state["rearm"]()
     _emit({"event": "start", "nodeid": item.nodeid})

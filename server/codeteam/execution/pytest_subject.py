@@ -11,9 +11,9 @@ installs). That call goes to this process, started by the judge before any test 
 
 It loads the *candidate* text of the module under its dotted name (a ``sys.meta_path``
 finder: compiled with the original file's path as filename, ``__package__``/``__path__`` as
-the original's, so relative imports and ``pkg/__init__.py`` work), finds the undecorated
-target function (the function object whose code is the ``def`` at the target's line) and
-serves calls. It has nothing but its two pipes (no results descriptor, no pytest objects).
+the original's, so relative imports and ``pkg/__init__.py`` work), finds the target function
+(what the module's name is bound to after the import, undecorated: :meth:`Subject.find_target`)
+and serves calls. It has nothing but its two pipes (no results descriptor, no pytest objects).
 
 The encoding and the channel are :mod:`codeteam.execution.pytest_codec`'s.
 """
@@ -135,12 +135,18 @@ class Subject(Channel):
     def __init__(self, rfd, wfd):
         super().__init__(rfd, wfd, strict=False)
         self.target = None
+        self.targets = {}  # plain -> (the function to call, or None; the problem, or None)
+        self.plain = False
         self.module = None
         self.problem = None
         self.environ = None
         self.here = os.path.abspath(__file__)
 
     def start(self, config):
+        names = config.get("globals")
+        self.codec.peer = {n for n in names if type(n) is str} if type(names) is list else set()
+        root = config.get("root")
+        self.codec.roots = (str(root),) if type(root) is str else None
         sys.path[:] = [str(p) for p in config.get("sys_path") or []]
         os.chdir(config.get("cwd") or "/")
         with open(config["candidate"], encoding="utf-8") as handle:
@@ -155,13 +161,9 @@ class Subject(Channel):
             import importlib
 
             self.module = importlib.import_module(config["module"])
-            self.target = self.find_target(config)
-            if self.target is None:
-                self.problem = {"kind": "raised", "type": "LookupError", "module": "builtins",
-                                "bases": [["builtins", "LookupError"]],
-                                "message": "the code under test defines no function {} at "
-                                "line {}".format(config["qualname"], config.get("lines")),
-                                "frames": []}
+            self.plain = bool(config.get("plain"))
+            for plain in (False, True):  # which one is called: the judge says (see apply)
+                self.targets[plain] = self.lookup(config, plain)
         except BaseException as exc:  # noqa: BLE001 - the candidate does not import
             self.problem = exception_info(exc, self.codec, self.frames(exc))
             self.problem["import_failed"] = True
@@ -172,40 +174,127 @@ class Subject(Channel):
         self.send({"kind": "ready", "modules": sorted(k for k in list(sys.modules)
                                                       if type(k) is str)})
 
+    def lookup(self, config, plain):
+        """``(target, problem)``: :meth:`find_target`'s function, or the ``raised`` reply
+        every call gets instead."""
+        def problem(message):
+            return None, {"kind": "raised", "type": "LookupError", "module": "builtins",
+                          "bases": [["builtins", "LookupError"]], "message": message,
+                          "frames": []}
+
+        try:
+            found = self.find_target(dict(config, plain=plain))
+        except LookupError as error:
+            return problem(str(error))
+        if found is None:
+            return problem("the code under test defines no function {} at line {}".format(
+                config["qualname"], config.get("lines")))
+        return found, None
+
     def find_target(self, config):
-        """The function object whose code is the ``def`` of the target (before decorators)."""
-        import gc
+        """The function to call: what the module's name ``qualname`` is bound to after the
+        import (looked up statically, no ``__getattr__`` runs); when the user's own ``def``
+        has no decorator (``plain``, decided by the judge from its view), that object itself
+        (a ``__wrapped__`` the code sets cannot point elsewhere); else unwrapped (``__wrapped__``,
+        a static/class method's or bound method's ``__func__``, a property's ``fget``,
+        ``partial``/``cached_property``/``singledispatchmethod``'s ``func``) down to the
+        function of the ``def`` at the target's line, or to the plain function it is bound to
+        (``value = lambda x: ...``: that one). A wrapper that cannot be unwrapped (a closure
+        without ``__wrapped__``, an object) is looked into (closure cells, ``__dict__``) for
+        a function whose code is that ``def``'s: a function of that code elsewhere (a first
+        ``def`` kept in a registry, then rebound) is never the one judged. None when the name
+        is not bound; :class:`LookupError` when it is bound to something else."""
+        import inspect
         import types
 
         name = config["qualname"].rsplit(".", 1)[-1]
         lines = set(config.get("lines") or [])
         stack = [self.loader.code] if self.loader.code is not None else []
-        codes = []
+        codes = set()
         while stack:
             code = stack.pop()
             for const in code.co_consts:
                 if isinstance(const, types.CodeType):
                     if const.co_name == name and const.co_firstlineno in lines and getattr(
                             const, "co_qualname", config["qualname"]) == config["qualname"]:
-                        codes.append(const)
+                        codes.add(const)
                     stack.append(const)
-        for code in codes:
-            for holder in gc.get_referrers(code):
-                if isinstance(holder, types.FunctionType) and holder.__code__ is code:
-                    return holder
         found = self.module
         try:
             for part in config["qualname"].split("."):
-                found = getattr(found, part)
+                found = inspect.getattr_static(found, part)
         except AttributeError:
             return None
-        for _ in range(20):
-            inner = getattr(found, "__func__", None) or getattr(found, "__wrapped__", None)
-            if isinstance(found, types.FunctionType) and inner is None:
-                return found
+        bound = found
+        if config.get("plain") and callable(bound) and not isinstance(bound, type):
+            return bound  # the user's def has no decorator: the very object the name calls
+        plain = None
+        for _ in range(50):
+            if isinstance(found, types.FunctionType):
+                if found.__code__ in codes:
+                    return found
+                inner = getattr(found, "__wrapped__", None)
+                if inner is None:
+                    plain = found
+                    break
+                found = inner
+                continue
+            inner = None
+            for attribute in ("__func__", "__wrapped__", "fget", "func"):
+                try:  # the candidate's own objects, in its own process
+                    inner = getattr(found, attribute, None)
+                except Exception:  # noqa: BLE001
+                    inner = None
+                if inner is not None and (callable(inner) or isinstance(
+                        inner, (staticmethod, classmethod, property))):
+                    break
+                inner = None
             if inner is None:
-                return None
+                break
             found = inner
+        inside = self.reachable(bound, codes)
+        if inside is not None:
+            return inside
+        if plain is not None:
+            return plain
+        raise LookupError(
+            "the code under test's module binds {} to {!r}, which is not (and does not wrap) "
+            "the function defined at line {}".format(
+                config["qualname"], type(bound).__name__, min(lines) if lines else "?"))
+
+    @staticmethod
+    def reachable(bound, codes, limit=500):
+        """A function whose code is one of ``codes`` reachable from ``bound`` through
+        unwrapping attributes, closure cells and instance ``__dict__`` values (not through
+        modules), or None."""
+        import types
+
+        seen = set()
+        queue = [bound]
+        while queue and len(seen) < limit:
+            item = queue.pop(0)
+            if id(item) in seen or isinstance(item, (types.ModuleType, type)):
+                continue
+            seen.add(id(item))
+            if isinstance(item, types.FunctionType):
+                if item.__code__ in codes:
+                    return item
+                for cell in item.__closure__ or ():
+                    try:
+                        queue.append(cell.cell_contents)
+                    except ValueError:  # an empty cell
+                        pass
+            try:
+                space = object.__getattribute__(item, "__dict__")
+            except AttributeError:
+                space = {}
+            if type(space) is dict:
+                queue.extend(space.values())
+            for attribute in ("__func__", "fget", "func"):
+                try:
+                    queue.append(object.__getattribute__(item, attribute))
+                except AttributeError:
+                    pass
         return None
 
     def frames(self, exc):
@@ -251,6 +340,12 @@ class Subject(Channel):
         path = request.get("path")
         if type(path) is list:
             sys.path[:] = [str(p) for p in path]
+        view = request.get("view")
+        if type(view) is dict:  # the judge's view, once imported (after this process started)
+            self.plain = view.get("plain") is True
+            names = view.get("globals")
+            if type(names) is list:
+                self.codec.peer = {n for n in names if type(n) is str}
         saved = {}
         names = request.get("globals")
         if type(names) is dict and self.module is not None:
@@ -316,9 +411,13 @@ class Subject(Channel):
         raise exc
 
     def call(self, request):
-        if request["kind"] == "call" and request.get("handle") is None and self.problem:
-            return dict(self.problem, out="", err="")
         saved = self.apply(request)
+        if request["kind"] == "call" and request.get("handle") is None:
+            self.target, problem = self.targets.get(self.plain, (None, self.problem))
+            problem = self.problem or problem
+            if problem:
+                self.restore(saved)
+                return dict(problem, out="", err="")
         streams = sys.stdout, sys.stderr
         out, err = _Capture(), _Capture()
         sys.stdout, sys.stderr = out, err
@@ -368,7 +467,7 @@ class Subject(Channel):
             self.codec.session()
             try:
                 request = self.receive()
-            except ValueError as error:  # the judge sent what this side cannot rebuild
+            except (ValueError, ImportError) as error:  # what this side cannot rebuild
                 self.send({"kind": "raised", "type": "TypeError", "module": "builtins",
                            "bases": [["builtins", "TypeError"]], "frames": [],
                            "message": "the arguments could not be rebuilt for the code under "
@@ -411,11 +510,18 @@ class JudgeClient(Channel):
         self.snapshot = {}
         self.sent_env = None
         self.sent_path = None
+        self.sent_view = None
         self.generation = 0
         self.codec = Codec(True, self)
         self.rfd = self.wfd = None
         self.depth = 0
         self.broken = None
+        self.ran = False  # the candidate has run for the current test (see new_test)
+
+    def new_test(self):
+        """A test starts: until its first call reaches the subject, an argument that cannot
+        cross makes it run the old way (:class:`OneProcess`); after that, nothing does."""
+        self.ran = False
 
     def deadline(self):
         return time.monotonic() + self.limit + 2.0 if self.limit else None
@@ -428,6 +534,8 @@ class JudgeClient(Channel):
         self.generation += 1
         self.codec = Codec(True, self)
         self.codec.generation = self.generation
+        root = self.config.get("root")
+        self.codec.roots = (str(root),) if type(root) is str else None
         if self.globals is not None:
             self.codec.remember_globals(self.globals)
         to_subject = os.pipe()
@@ -445,16 +553,46 @@ class JudgeClient(Channel):
             os.close(from_subject[1])
         self.wfd, self.rfd = to_subject[1], from_subject[0]
         self.sent_env = self.sent_path = None
+        self.sent_view = (self.plain(), tuple(self.codec.global_names()))
         config = dict(self.config, sys_path=[os.path.abspath(p or ".") for p in sys.path],
-                      cwd=os.getcwd())
+                      cwd=os.getcwd(), globals=self.codec.global_names(), plain=self.plain())
         send_frame(self.wfd, self.codec.dumps(config))
         ready = self.codec.loads(receive_frame(
             self.rfd, time.monotonic() + (self.limit + 2.0 if self.limit else 60.0)))
         if type(ready) is not dict or ready.get("kind") != "ready":
             raise ValueError("a malformed first answer")
-        modules = ready.get("modules")
-        self.codec.shared = {m for m in modules if type(m) is str} if type(
-            modules) is list else set()
+        self.share(ready.get("modules"))
+        # codec.peer stays None: the judge sends each sentinel of its view by name, whatever
+        # the subject says it has (a name the code removed fails there, never sends the test
+        # the old way); the subject sends by name only what the judge has (its own list)
+
+    def plain(self):
+        """Whether the view binds the target's name to a plain function of that name (the
+        user's ``def`` has no decorator): the subject then calls exactly what the candidate
+        binds the name to (:meth:`Subject.find_target`)."""
+        import inspect
+        import types
+
+        found = self.globals
+        if found is None or type(self.config.get("qualname")) is not str:
+            return False
+        try:
+            found = found[self.config["qualname"].split(".")[0]]
+            for part in self.config["qualname"].split(".")[1:]:
+                found = inspect.getattr_static(found, part)
+        except (KeyError, AttributeError, TypeError):
+            return False
+        return isinstance(found, types.FunctionType) and "__wrapped__" not in vars(found) and (
+            found.__name__ == self.config["qualname"].rsplit(".", 1)[-1])
+
+    def share(self, modules):
+        """The modules whose classes and functions the judge sends by name or state: those it
+        knows the subject can import by name (:func:`importable_modules`, the judge's own
+        decision: the subject's list, sent after the candidate ran, can add to it, never take
+        away, so the code cannot make an argument fail to cross and send its test the old
+        way), and ``modules``, the subject's."""
+        listed = {m for m in modules if type(m) is str} if type(modules) is list else set()
+        self.codec.shared = listed | importable_modules()
 
     def end(self, quit=False):
         """End the subject; how it ended (text)."""
@@ -576,6 +714,10 @@ class JudgeClient(Channel):
                 request["path"] = path
                 self.sent_path = path
             request["globals"] = self.changed_globals()
+            view = (self.plain(), tuple(self.codec.global_names()))
+            if view != self.sent_view:  # the view was imported after the subject started
+                request["view"] = {"plain": view[0], "globals": list(view[1])}
+                self.sent_view = view
             for value in request["globals"].values():  # a new value crosses as itself
                 self.codec.globals.pop(id(value), None)
         if self.depth == 0:
@@ -583,9 +725,14 @@ class JudgeClient(Channel):
         try:
             data = self.codec.dumps(request)
         except CannotCross as error:
-            reason = f"an argument cannot be sent to the code under test ({error})"
-            self.on_fallback(reason)
-            raise OneProcess(reason) from None
+            if self.depth == 0 and request.get("handle") is None and not self.ran:
+                # the test's own arguments, before the candidate ran for it: the old way
+                reason = f"an argument cannot be sent to the code under test ({error})"
+                self.on_fallback(reason)
+                raise OneProcess(reason) from None
+            self.fail(f"a value for the code under test could not cross ({error}) once it "
+                      "ran for this test: cannot be judged")
+        self.ran = True
         self.depth += 1
         try:
             send_frame(self.wfd, data)
@@ -595,8 +742,9 @@ class JudgeClient(Channel):
                     reply = self.codec.loads(frame)
                 except Unjudgeable as error:
                     self.end()
-                    self.fail("the function returned an object of a class the code under test "
-                              f"defines ({error}); it cannot be judged")
+                    self.fail("the code under test sent what the judge does not rebuild "
+                              f"({error}: only the project's own classes cross by state); it "
+                              "cannot be judged")
                 if type(reply) is not dict or type(reply.get("kind")) is not str:
                     raise ValueError("a malformed answer")
                 if reply["kind"] in ("value", "raised", "stop"):
@@ -658,10 +806,9 @@ class JudgeClient(Channel):
             return info
         try:
             self.codec.dumps(value)
-        except CannotCross as error:
-            reason = f"a value for the code under test cannot be sent ({error})"
-            self.on_fallback(reason)
-            raise OneProcess(reason) from None
+        except CannotCross as error:  # the candidate is running: never the old way
+            self.fail(f"the answer of a callback for the code under test could not cross "
+                      f"({error}): cannot be judged")
         return {"kind": "value", "value": value}
 
     def warn(self, found):
@@ -723,6 +870,24 @@ class JudgeClient(Channel):
         except Exception:  # noqa: S110, BLE001
             pass
         return exc
+
+
+def importable_modules():
+    """Modules of this process the subject imports by name too (same ``sys.path``): a module
+    with a file that is not a test file (``test_*.py``, ``*_test.py``, ``conftest.py``: pytest's
+    own imports, never the subject's) nor one of :func:`forbidden`'s."""
+    found = set()
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if type(name) is not str or type(path) is not str or forbidden(name):
+            continue
+        base = os.path.basename(path)
+        if base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py":
+            continue
+        if getattr(getattr(module, "__spec__", None), "name", None) != name:
+            continue  # a module under another name (pytest's importlib mode, exec'd files)
+        found.add(name)
+    return found
 
 
 def _contents(value):
