@@ -23,6 +23,7 @@ from codeteam.execution.models import RunReport, TestCase, TestOutcome
 from codeteam.task import Program
 
 if TYPE_CHECKING:
+    from codeteam.execution.judge_view import JudgeView
     from codeteam.execution.sandbox import SandboxPolicy
 
 DETAIL_LIMIT = 400
@@ -199,8 +200,16 @@ async def score_pytest(bench_task: BenchTask, program: Program, *, policy: Sandb
     judged = [t for t in tests if judge is not None and t.id not in (one_process or set())]
     old = [t for t in tests if t not in judged]
     runs = []
+    reference = bench_task.reference
+    done = _calibration_runs.get(_calibration_key(bench_task, policy))
     for subset, view in ((judged, judge), (old, None)):
-        if subset:
+        if subset and done is not None and program.text == getattr(reference, "text", None):
+            # the reference itself: the calibration ran it both ways already
+            earlier = done["judged" if view else "one_process"]
+            found = {o.test_id: o for o in earlier.outcomes}
+            runs.append(earlier.model_copy(update={
+                "outcomes": [found[t.id] for t in subset if t.id in found]}))
+        elif subset:
             runs.append(await run_pytest_tests(
                 target, program.text, subset, policy,
                 function_start=program.function_start, function_lines=program.function_lines,
@@ -213,7 +222,7 @@ async def score_pytest(bench_task: BenchTask, program: Program, *, policy: Sandb
     return score
 
 
-def task_judge_view(bench_task: BenchTask):
+def task_judge_view(bench_task: BenchTask) -> JudgeView | None:
     """The judge view of a ``--repo`` task: its module as the model saw it (the body
     removed), or None when the view cannot be built (then every test runs the old way)."""
     from codeteam.execution.judge_view import judge_view
@@ -223,6 +232,11 @@ def task_judge_view(bench_task: BenchTask):
 
 
 _calibrations: dict[tuple, frozenset[str]] = {}
+_calibration_runs: dict[tuple, dict[str, RunReport]] = {}
+
+
+def _calibration_key(bench_task: BenchTask, policy: SandboxPolicy) -> tuple:
+    return (bench_task.fingerprint(), policy.mode, policy.timeout_s)
 
 
 async def judge_calibration(bench_task: BenchTask, policy: SandboxPolicy) -> frozenset[str]:
@@ -237,15 +251,16 @@ async def judge_calibration(bench_task: BenchTask, policy: SandboxPolicy) -> fro
     judge = task_judge_view(bench_task)
     if reference is None or judge is None:
         return frozenset()
-    key = (bench_task.fingerprint(), policy.mode, policy.timeout_s)
+    key = _calibration_key(bench_task, policy)
     if key not in _calibrations:
         target = bench_task.pytest_target
-        runs = {}
+        runs: dict[str, RunReport] = {}
         for name, view in (("one_process", None), ("judged", judge)):
             runs[name] = await run_pytest_tests(
                 target, reference.text, bench_task.hidden_tests, policy,
                 function_start=reference.function_start,
                 function_lines=reference.function_lines, rootdir=target.rootdir, judge=view)
+        _calibration_runs[key] = runs
         judged = {o.test_id: o for o in runs["judged"].outcomes}
         _calibrations[key] = frozenset(
             o.test_id for o in runs["one_process"].outcomes
@@ -256,6 +271,8 @@ async def judge_calibration(bench_task: BenchTask, policy: SandboxPolicy) -> fro
 def _merged(tests: list[TestCase], runs: list[RunReport], policy: SandboxPolicy) -> RunReport:
     """One report of ``runs`` (each of a part of ``tests``), outcomes in the order of
     ``tests``."""
+    if not runs:
+        return RunReport(outcomes=[], sandbox=policy.mode)
     if len(runs) == 1:
         return runs[0]
     found = {o.test_id: o for run in runs for o in run.outcomes}
