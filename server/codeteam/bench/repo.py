@@ -26,7 +26,11 @@ How the tasks are made (each step is reported, nothing is dropped silently):
    of any prompt context.
 4. **Scoring** runs the hidden node ids with pytest in the project's environment in the
    sandbox, the candidate file laid over the original
-   (:func:`codeteam.execution.pytest_run.run_pytest_tests`). The original body must pass them
+   (:func:`codeteam.execution.pytest_run.run_pytest_tests`), judged: pytest imports the
+   task's module as the model saw it and the candidate runs in a process of its own; the
+   tests the judge cannot decide (calibrated on the original body) run in the code's own
+   process and are counted as untrusted (:func:`codeteam.bench.scoring.score_pytest`,
+   ``tests_untrusted`` per row). The original body must pass them
    first (the runner's reference check); a task whose original fails is reported and left out
    of pass@1, and so is a task whose tests also pass with the body removed
    (:func:`check_empty_bodies`: they cannot tell the function from one that does nothing).

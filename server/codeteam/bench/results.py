@@ -34,7 +34,8 @@ class BenchRecord(BaseModel):
     ``error_type`` say why not. ``status`` is the pipeline's own verdict (on public and AI
     tests), ``calls``/``prompt_tokens``/``completion_tokens`` its LLM usage, ``seconds`` its
     wall-clock time and ``score_seconds`` the scoring run's. ``tests_passed``/``tests_total``
-    count hidden tests; ``detail`` describes the first failure. ``infra_error`` says why the run had no fair
+    count hidden tests, ``tests_untrusted`` how many of their verdicts were decided in the
+    code's own process rather than judged (``--repo`` tasks); ``detail`` describes the first failure. ``infra_error`` says why the run had no fair
     chance (every LLM call failed, or the pipeline raised): such pairs are run again on resume.
     ``candidates``: one entry per candidate the pipeline compared by execution (origin, seed,
     its public and AI tests, chosen or not) with ``passed``, its own verdict on the hidden
@@ -60,6 +61,7 @@ class BenchRecord(BaseModel):
     score_seconds: float = 0.0
     tests_passed: int = 0
     tests_total: int = 0
+    tests_untrusted: int = 0
     code: str | None = None
     notes: list[str] = Field(default_factory=list)
     detail: str = ""

@@ -216,6 +216,7 @@ async def run_one(
         score_seconds=round(score.seconds, 3),
         tests_passed=score.tests_passed,
         tests_total=score.tests_total,
+        tests_untrusted=score.tests_untrusted,
         code=result.code,
         notes=list(result.notes),
         detail=score.detail,
@@ -413,6 +414,11 @@ async def run_bench(
         summary["aborted"] = aborted
     if repo is not None:
         summary["repo"] = {k: v for k, v in repo[1].as_dict().items() if k != "skipped"}
+        scored = [r for r in records if r.pipeline in config.pipelines and r.code is not None
+                  and r.task_id in {t.task_id for t in selected} and r.task_id not in defective]
+        untrusted = sum(r.tests_untrusted for r in scored)
+        summary["repo"]["hidden_verdicts"] = {
+            "judged": sum(r.tests_total for r in scored) - untrusted, "untrusted": untrusted}
     write_summary(summary, out)
     extra = ""
     if repo is not None:
@@ -421,6 +427,10 @@ async def run_bench(
         (out / "selection.json").write_text(json.dumps(repo[1].as_dict(), indent=1) + "\n",
                                             encoding="utf-8")
         extra = selection_text(repo[1], defective)
+        verdicts = summary["repo"]["hidden_verdicts"]
+        extra += (f"- hidden-test verdicts: {verdicts['judged']} judged (the generated code in "
+                  f"a process of its own), {verdicts['untrusted']} untrusted (decided in the "
+                  "code's own process; `tests_untrusted` per row in results.jsonl)\n")
         with (out / "summary.md").open("a", encoding="utf-8") as handle:
             handle.write(extra)
     if echo:

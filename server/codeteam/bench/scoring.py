@@ -23,6 +23,7 @@ from codeteam.execution.models import RunReport, TestCase, TestOutcome
 from codeteam.task import Program
 
 if TYPE_CHECKING:
+    from codeteam.execution.judge_view import JudgeView
     from codeteam.execution.sandbox import SandboxPolicy
 
 DETAIL_LIMIT = 400
@@ -33,8 +34,10 @@ DETAIL_LIMIT = 400
 class Score:
     """The hidden tests' verdict on one program: ``passed`` when every hidden test passed;
     ``kind`` (None when passed), ``error_type`` (for kind "error"), the hidden tests
-    ``tests_passed`` of ``tests_total``, the scoring run's wall-clock ``seconds`` and a short
-    ``detail`` of the first failure."""
+    ``tests_passed`` of ``tests_total``, the scoring run's wall-clock ``seconds``, a short
+    ``detail`` of the first failure, and ``tests_untrusted``: how many of the hidden tests'
+    verdicts were decided in the code's own process rather than judged (``--repo`` tasks;
+    see :func:`score_pytest`)."""
 
     passed: bool
     kind: FailureKind | None = None
@@ -43,6 +46,7 @@ class Score:
     tests_total: int = 0
     seconds: float = 0.0
     detail: str = ""
+    tests_untrusted: int = 0
 
 
 def _short(text: str, limit: int = DETAIL_LIMIT) -> str:
@@ -177,19 +181,111 @@ async def score_pytest(bench_task: BenchTask, program: Program, *, policy: Sandb
     as pytest node ids) with pytest in the project's interpreter in the sandbox, ``program``
     laid over the function's file (:func:`~codeteam.execution.pytest_run.run_pytest_tests`),
     and classify the outcome. Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
+    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run.
+
+    The tests are *judged*: pytest imports the judge view of the task's module (the text the
+    model saw, the body removed: :func:`~codeteam.execution.judge_view.judge_view`, as
+    :func:`~codeteam.execution.suite.run_suite` builds it) and ``program`` runs in a subject
+    process of its own, so the code cannot write its own verdict. The tests the judge cannot
+    decide (:func:`judge_calibration`: they pass on the reference in one process but not
+    judged), and those whose arguments cannot cross to the subject, run the old way (the
+    code's own process); they are counted in :attr:`Score.tests_untrusted`."""
     from codeteam.execution.pytest_run import run_pytest_tests
 
     target = bench_task.pytest_target
     started = time.monotonic()
-    run = await run_pytest_tests(
-        target, program.text, bench_task.hidden_tests, policy,
-        function_start=program.function_start, function_lines=program.function_lines,
-        rootdir=target.rootdir,
-    )
-    score = classify(bench_task.hidden_tests, run)
+    judge = task_judge_view(bench_task)
+    one_process = await judge_calibration(bench_task, policy) if judge is not None else None
+    tests = bench_task.hidden_tests
+    judged = [t for t in tests if judge is not None and t.id not in (one_process or set())]
+    old = [t for t in tests if t not in judged]
+    runs = []
+    reference = bench_task.reference
+    done = _calibration_runs.get(_calibration_key(bench_task, policy))
+    for subset, view in ((judged, judge), (old, None)):
+        if subset and done is not None and program.text == getattr(reference, "text", None):
+            # the reference itself: the calibration ran it both ways already
+            earlier = done["judged" if view else "one_process"]
+            found = {o.test_id: o for o in earlier.outcomes}
+            runs.append(earlier.model_copy(update={
+                "outcomes": [found[t.id] for t in subset if t.id in found]}))
+        elif subset:
+            runs.append(await run_pytest_tests(
+                target, program.text, subset, policy,
+                function_start=program.function_start, function_lines=program.function_lines,
+                rootdir=target.rootdir, judge=view,
+            ))
+    run = _merged(tests, runs, policy)
+    score = classify(tests, run)
+    score.tests_untrusted = len(run.untrusted)
     score.seconds = time.monotonic() - started
     return score
+
+
+def task_judge_view(bench_task: BenchTask) -> JudgeView | None:
+    """The judge view of a ``--repo`` task: its module as the model saw it (the body
+    removed), or None when the view cannot be built (then every test runs the old way)."""
+    from codeteam.execution.judge_view import judge_view
+
+    task = bench_task.task
+    return judge_view(task.module_source, task.qualname, task.start_line)
+
+
+_calibrations: dict[tuple, frozenset[str]] = {}
+_calibration_runs: dict[tuple, dict[str, RunReport]] = {}
+
+
+def _calibration_key(bench_task: BenchTask, policy: SandboxPolicy) -> tuple:
+    return (bench_task.fingerprint(), policy.mode, policy.timeout_s)
+
+
+async def judge_calibration(bench_task: BenchTask, policy: SandboxPolicy) -> frozenset[str]:
+    """Node ids of ``bench_task``'s hidden tests the judge cannot decide faithfully: those the
+    reference (the project's own body, the original file) passes in one process but not
+    judged (e.g. a test that changes the state of another module the subject never sees).
+    Decided on the reference alone, never on a candidate: two runs per task, policy mode and
+    time limit, remembered for the process. Empty for a task without a reference."""
+    from codeteam.execution.pytest_run import run_pytest_tests
+
+    reference = bench_task.reference
+    judge = task_judge_view(bench_task)
+    if reference is None or judge is None:
+        return frozenset()
+    key = _calibration_key(bench_task, policy)
+    if key not in _calibrations:
+        target = bench_task.pytest_target
+        runs: dict[str, RunReport] = {}
+        for name, view in (("one_process", None), ("judged", judge)):
+            runs[name] = await run_pytest_tests(
+                target, reference.text, bench_task.hidden_tests, policy,
+                function_start=reference.function_start,
+                function_lines=reference.function_lines, rootdir=target.rootdir, judge=view)
+        _calibration_runs[key] = runs
+        judged = {o.test_id: o for o in runs["judged"].outcomes}
+        _calibrations[key] = frozenset(
+            o.test_id for o in runs["one_process"].outcomes
+            if o.passed and not (judged.get(o.test_id) and judged[o.test_id].passed))
+    return _calibrations[key]
+
+
+def _merged(tests: list[TestCase], runs: list[RunReport], policy: SandboxPolicy) -> RunReport:
+    """One report of ``runs`` (each of a part of ``tests``), outcomes in the order of
+    ``tests``."""
+    if not runs:
+        return RunReport(outcomes=[], sandbox=policy.mode)
+    if len(runs) == 1:
+        return runs[0]
+    found = {o.test_id: o for run in runs for o in run.outcomes}
+    return RunReport(
+        outcomes=[found.get(t.id) or TestOutcome(test_id=t.id, status="error",
+                                                 message="no outcome reported", trusted=False)
+                  for t in tests],
+        sandbox=policy.mode,
+        exit_code=next((r.exit_code for r in runs if r.exit_code), runs[0].exit_code),
+        killed=any(r.killed for r in runs),
+        output="\n".join(r.output for r in runs if r.output),
+        seconds=sum(r.seconds for r in runs),
+    )
 
 
 # --- defective hidden tests ----------------------------------------------------------------
