@@ -32,11 +32,20 @@ class Program(BaseModel):
     ``function_start`` is the 0-based line where the function starts in ``text`` and
     ``function_lines`` how many lines it has, so a 1-based traceback line of the program maps
     to a line of the function (:meth:`function_offset`).
+
+    ``original`` is the module as the user wrote it (before the candidate replaced the
+    function), ``qualname`` the function's qualified name and ``original_start`` its 0-based
+    first line there: the test harness's judge imports the judge view of ``original``
+    (:mod:`codeteam.execution.judge_view`), never ``text``. None for a program given as text
+    alone (then the harness judges calls of plain data only).
     """
 
     text: str
     function_start: int
     function_lines: int
+    original: str | None = None
+    qualname: str | None = None
+    original_start: int | None = None
 
     def function_offset(self, program_line: int) -> int | None:
         """0-based line within the function for 1-based ``program_line``; None outside it."""
@@ -158,6 +167,9 @@ class Task(BaseModel):
             text=text,
             function_start=self.start_line,
             function_lines=new_function.count("\n") or 1,
+            original=self.module_source,
+            qualname=self.qualname,
+            original_start=self.start_line,
         )
 
     def context(self) -> str:

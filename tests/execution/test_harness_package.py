@@ -11,9 +11,12 @@ import pytest
 
 from codeteam.execution.models import TestCase
 from codeteam.execution.runner import (
+    CODEC_NAME,
     HARNESS_PYC,
     SPEC_FILE,
+    SUBJECT_NAME,
     _outcomes,
+    _sibling_bytecode,
     harness_bytecode,
 )
 from codeteam.execution.sandbox import (
@@ -53,6 +56,8 @@ async def _run(tests: list[TestCase], policy: SandboxPolicy):
         "pkg/sub/units.py": "FACTOR = 3\n",
         "pkg/sub/mod.py": MOD,
         HARNESS_PYC: harness_bytecode(),
+        CODEC_NAME + ".pyc": _sibling_bytecode(CODEC_NAME),
+        SUBJECT_NAME + ".pyc": _sibling_bytecode(SUBJECT_NAME),
         SPEC_FILE: marshal.dumps(spec),
     }
     result = await run_sandboxed(files, python_argv(HARNESS_PYC, SPEC_FILE), policy)

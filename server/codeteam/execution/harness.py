@@ -151,157 +151,89 @@ class _Untrusted(BaseException):
 
 
 # ------------------------------------------------------------------------------------------
-# Plain data: a tagged, length-prefixed encoding (the judge never unpickles or unmarshals what
-# the subject sends).
+# Plain data between the two processes: the frames and encoding of pytest_codec (copied beside
+# this file as ``_codeteam_pytest_codec``; the judge never unpickles or unmarshals what the
+# subject sends), restricted here to plain data both ways.
 
 _SCALARS = (type(None), bool, int, float, complex, str, bytes)
-_CONTAINERS = {list: b"l", tuple: b"t", set: b"S", frozenset: b"Z"}
-_BUILD = {b"l": list, b"t": tuple, b"S": set, b"Z": frozenset}
+_PLAIN_CONTAINERS = (list, tuple, set, frozenset)
+_SIBLINGS = {}
 
 
-def encode(value, out, depth=0):
-    """Append the encoding of ``value`` to the list of bytes ``out``; False (and a partial
-    ``out``) when it is not plain data."""
+def _load_sibling(name):
+    """The module ``name`` from the file beside this script (``.pyc``, else ``.py``), loaded
+    by path: the judge's ``sys.path`` holds nothing writable."""
+    found = sys.modules.get(name)
+    if found is not None:
+        return found
+    from _frozen_importlib import module_from_spec
+    from _frozen_importlib_external import (
+        SourceFileLoader,
+        SourcelessFileLoader,
+        spec_from_file_location,
+    )
+
+    here = os.path.dirname(os.path.abspath(sys.argv[0]))
+    for suffix, loader in ((".pyc", SourcelessFileLoader), (".py", SourceFileLoader)):
+        path = os.path.join(here, name + suffix)
+        if os.path.exists(path):
+            spec = spec_from_file_location(name, path, loader=loader(name, path))
+            module = module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+            return module
+    raise ImportError(f"{name} is not beside the harness")
+
+
+def _codec():
+    return _load_sibling("_codeteam_pytest_codec")
+
+
+def is_plain(value, depth=0):
+    """Whether ``value`` is plain data: None, bool, int, float, complex, str, bytes and list,
+    tuple, dict, set, frozenset of those, exact types only (no subclasses)."""
     kind = type(value)
+    if kind in _SCALARS:
+        return True
     if depth > DEPTH_LIMIT:
         return False
-    if value is None:
-        out.append(b"N")
-    elif value is True:
-        out.append(b"T")
-    elif value is False:
-        out.append(b"F")
-    elif kind is int:
-        out.append(b"i" + int.__format__(value, "x").encode() + b";")
-    elif kind is float:
-        out.append(b"f" + float.hex(value).encode() + b";")
-    elif kind is complex:
-        out.append(b"c" + float.hex(value.real).encode() + b";" + float.hex(value.imag).encode()
-                   + b";")  # fmt: skip
-    elif kind is str:
-        data = str.encode(value, "utf-8", "surrogatepass")
-        out.append(b"s%d:" % len(data) + data)
-    elif kind is bytes:
-        out.append(b"b%d:" % len(value) + value)
-    elif kind in _CONTAINERS:
-        items = list(value)
-        out.append(_CONTAINERS[kind] + b"%d:" % len(items))
-        for item in items:
-            if not encode(item, out, depth + 1):
-                return False
-    elif kind is dict:
-        items = list(dict.items(value))
-        out.append(b"d%d:" % len(items))
-        for key, item in items:
-            if not encode(key, out, depth + 1) or not encode(item, out, depth + 1):
-                return False
-    else:
-        return False
-    return True
+    if kind in _PLAIN_CONTAINERS:
+        return all(is_plain(item, depth + 1) for item in list(value))
+    if kind is dict:
+        return all(is_plain(k, depth + 1) and is_plain(v, depth + 1)
+                   for k, v in list(dict.items(value)))  # fmt: skip
+    return False
 
 
-def decode(data):
-    """The value encoded in ``data`` (bytes); ``ValueError`` for anything malformed."""
-    value, end = _decode(data, 0, 0)
-    if end != len(data):
-        raise ValueError("trailing data")
-    return value
-
-
-def _number(data, at, stop):
-    end = data.index(stop, at)
-    return data[at:end].decode("ascii"), end + 1
-
-
-def _decode(data, at, depth):
-    if depth > DEPTH_LIMIT:
-        raise ValueError("too deep")
-    tag = data[at : at + 1]
-    at += 1
-    if tag == b"N":
-        return None, at
-    if tag == b"T":
-        return True, at
-    if tag == b"F":
-        return False, at
-    if tag == b"i":
-        text, at = _number(data, at, b";")
-        return int(text, 16), at
-    if tag == b"f":
-        text, at = _number(data, at, b";")
-        return float.fromhex(text), at
-    if tag == b"c":
-        real, at = _number(data, at, b";")
-        imag, at = _number(data, at, b";")
-        return complex(float.fromhex(real), float.fromhex(imag)), at
-    if tag in (b"s", b"b"):
-        size, at = _number(data, at, b":")
-        size = int(size)
-        if size < 0 or at + size > len(data):
-            raise ValueError("short data")
-        chunk = data[at : at + size]
-        return (chunk.decode("utf-8", "surrogatepass") if tag == b"s" else chunk), at + size
-    if tag in _BUILD or tag == b"d":
-        count, at = _number(data, at, b":")
-        count = int(count)
-        if count < 0 or count > len(data):
-            raise ValueError("bad count")
-        items = []
-        for _ in range(count * (2 if tag == b"d" else 1)):
-            item, at = _decode(data, at, depth + 1)
-            items.append(item)
-        try:
-            if tag == b"d":
-                return dict(zip(items[0::2], items[1::2])), at
-            return _BUILD[tag](items), at
-        except TypeError as error:  # an unhashable key
-            raise ValueError(str(error)) from None
-    raise ValueError(f"bad tag {tag!r}")
+def _encoded(value):
+    """The codec's bytes for plain ``value``; ``TypeError`` when it is not plain data."""
+    if not is_plain(value):
+        raise TypeError("not plain data")
+    codec = _codec()
+    try:
+        return codec.Codec(True).dumps(value)
+    except (codec.CannotCross, RecursionError) as error:
+        raise TypeError(str(error)) from None
 
 
 def _send(fd, value):
-    out = []
-    if not encode(value, out):
-        raise TypeError("not plain data")
-    data = b"".join(out)
-    view = memoryview(len(data).to_bytes(4, "big") + data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _read_exactly(fd, size, deadline):
-    parts = []
-    while size:
-        if deadline is not None:
-            _wait_readable(fd, deadline)
-        chunk = os.read(fd, min(size, 1 << 20))
-        if not chunk:
-            raise EOFError("the other side closed the channel")
-        parts.append(chunk)
-        size -= len(chunk)
-    return b"".join(parts)
-
-
-def _wait_readable(fd, deadline):
-    import select
-
-    poller = select.poll()
-    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("no answer in time")
-        if poller.poll(max(1, int(left * 1000))):
-            return
+    _codec().send_frame(fd, _encoded(value))
 
 
 def _receive(fd, deadline=None):
-    """One message from ``fd`` (a decoded value); ``EOFError``, ``TimeoutError`` or
+    """One message from ``fd`` (plain data); ``EOFError``, ``TimeoutError`` or
     ``ValueError`` when there is none."""
-    size = int.from_bytes(_read_exactly(fd, 4, deadline), "big")
-    if size > FRAME_LIMIT:
+    codec = _codec()
+    data = codec.receive_frame(fd, deadline)
+    if len(data) > FRAME_LIMIT:
         raise ValueError("message too large")
-    return decode(_read_exactly(fd, size, deadline))
+    try:
+        value = codec.Codec(True).loads(data)
+    except Exception as error:  # noqa: BLE001 - anything malformed
+        raise ValueError(f"malformed message ({type(error).__name__})") from None
+    if not is_plain(value):
+        raise ValueError("a message that is not plain data")
+    return value
 
 
 # ------------------------------------------------------------------------------------------
@@ -523,7 +455,8 @@ class _Base:
 
             def report_unexpected_exception(self, out, test, example, exc_info):
                 exc = exc_info[1]
-                if isinstance(exc, (_Rerun, _Untrusted, _SubjectDied, TestTimeout)):
+                if isinstance(exc, (_Rerun, _Untrusted, _SubjectDied, TestTimeout,
+                                    *passthrough)):  # fmt: skip
                     raise exc  # decided outside doctest
                 if example is target:
                     self.result = ("raised", exc)
@@ -531,6 +464,7 @@ class _Base:
                     self.setup_problem = f"raised {type(exc).__name__}: {exc}"
                     self.setup_example = example
 
+        passthrough = getattr(self, "passthrough", ())
         examples, target = _doctest_examples(test)
         case = doctest.DocTest(examples + [target], globs, test["id"], None, 0, None)
         runner = Runner(verbose=False, optionflags=0)
@@ -642,6 +576,16 @@ class _Subject(_Base):
 
     def import_program(self):
         name = self.module_name
+        candidate = self.config.get("candidate")
+        if candidate:  # the file at program_file is the judge view: the candidate is here
+            import importlib
+
+            with open(candidate, encoding="utf-8") as handle:
+                text = handle.read()
+            loader = _load_sibling("_codeteam_pytest_subject")._Loader(
+                name, self.program_file, text, os.path.basename(self.program_file) == "__init__.py")
+            sys.meta_path.insert(0, loader)
+            return importlib.import_module(name)
         lone = os.path.join(self.here, name + ".py")
         if "." not in name and self.program_file == lone:
             # A lone file: loaded from its path, so that a program called inspect.py is the
@@ -725,13 +669,11 @@ class _Subject(_Base):
         )
         reply = {"stdout": stdout, "seconds": seconds}
         if status == "ok":
-            out = []
-            if encode(value, out) and sum(map(len, out)) < FRAME_LIMIT // 2:
+            if _fits(value, FRAME_LIMIT // 2):
                 reply.update(kind="value", value=value)
             else:
                 reply.update(self.opaque(value), kind="opaque")
-            after = []
-            if encode([args, kwargs], after) and sum(map(len, after)) < FRAME_LIMIT // 4:
+            if _fits([args, kwargs], FRAME_LIMIT // 4):
                 reply.update(args=args, kwargs=kwargs)
             return reply
         outcome = {}
@@ -749,8 +691,7 @@ class _Subject(_Base):
                 for base in kind.__mro__
                 if getattr(builtins, base.__name__, None) is base
             ]
-            args_out = []
-            if encode(value.args, args_out):
+            if is_plain(value.args):
                 reply["args"] = value.args
         return reply
 
@@ -990,6 +931,7 @@ class _Judge(_Base):
             if self.spec.get("function_span")
             else None,
             "test_timeout": self.timeout,
+            "candidate": self.spec.get("candidate"),
         }
 
     def spawn(self):
@@ -1147,8 +1089,7 @@ class _Judge(_Base):
     def call(self, name, args, kwargs):
         if self.death is not None:  # the test caught _SubjectDied and called again
             raise _SubjectDied(self.death)
-        out = []
-        if not encode([list(args), dict(kwargs)], out):
+        if not is_plain([list(args), dict(kwargs)]):
             _FLAGS["rerun"] = True
             raise _Rerun("an argument is not plain data")
         left = self.deadline - time.monotonic() if self.deadline else self.timeout
@@ -1500,6 +1441,469 @@ class _Judge(_Base):
             self.bury()
 
 
+# ------------------------------------------------------------------------------------------
+# The judged mode: the judge imports the judge view of the module (the user's own text, the
+# target's body one call of ``__codeteam_forward__``) and evaluates every test itself; each
+# call of the target goes to a subject speaking pytest_codec (pytest_subject's Subject and
+# JudgeClient, copied beside this file).
+
+SHIELDED = ("SIGINT", "SIGQUIT", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGHUP", "SIGTERM",
+            "SIGUSR1", "SIGUSR2")  # fmt: skip
+"""Signals the judge catches in the judged mode: the subject (same uid) can ``kill`` it by
+pid; the signal makes the running test an error and nothing else happens."""
+
+
+def _kill_namespace():
+    """Under bwrap, SIGKILL every other process of the sandbox's pid namespace (what the
+    subject left behind; ``kill(-1)`` spares the caller and the namespace's init)."""
+    if os.environ.get("CODETEAM_PRIVATE_PIDNS") == "1" and os.getppid() == 1:
+        try:
+            os.kill(-1, _signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _client_class(subject_mod):
+    """pytest_subject's JudgeClient with the harness's care for its subject: each call carries
+    what is left of the test's time (the subject's own timer ends the code there, so a
+    timeout says where it was), the judge's timer waits while the subject works (it has the
+    receive deadline), a start is retried while a fork bomb's processes are still counted,
+    and an end that no timer interrupts takes what the subject started along."""
+
+    class Client(subject_mod.JudgeClient):
+        judge = None
+
+        def forward(self, args, kwargs):
+            request = {"kind": "call", "handle": None, "args": list(args), "kwargs": dict(kwargs)}
+            if self.judge.deadline is not None:
+                request["seconds"] = max(self.judge.deadline - time.monotonic(), 0.001)
+            return self.ask(request, args, kwargs)
+
+        def ask(self, request, args, kwargs):
+            outer, self.judge.waiting = self.judge.waiting, True
+            try:
+                return super().ask(request, args, kwargs)
+            finally:
+                self.judge.waiting = outer
+
+        def serve_judge(self, request):  # the test's callback runs under the judge's timer
+            outer, self.judge.waiting = self.judge.waiting, False
+            try:
+                return super().serve_judge(request)
+            finally:
+                self.judge.waiting = outer
+
+        def deadline(self):
+            if self.judge.deadline is not None:
+                return self.judge.deadline + WATCHDOG_GRACE + REPLY_GRACE
+            return super().deadline()
+
+        def rebuilt(self, reply):
+            """The exception, without the note pytest shows (doctest would compare it); the
+            subject's timer as a timeout where the code was."""
+            if reply.get("type") == "TestTimeout":
+                exc = TestTimeout()
+                exc.__codeteam_frames__ = [f for f in reply.get("frames") or []
+                                           if type(f) is list]  # fmt: skip
+                return exc
+            exc = super().rebuilt(reply)
+            try:
+                del exc.__notes__
+            except (AttributeError, TypeError):
+                pass
+            return exc
+
+        def start(self):
+            give_up = time.monotonic() + 2.0
+            while True:
+                try:
+                    return super().start()
+                except BlockingIOError:
+                    if time.monotonic() > give_up:
+                        raise
+                    time.sleep(0.01)
+
+        def end(self, quit=False):
+            blocked = _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGALRM})
+            try:
+                reason = super().end(quit)
+                _kill_namespace()
+                return reason
+            finally:
+                _signal.pthread_sigmask(_signal.SIG_SETMASK, blocked)
+
+    return Client
+
+
+def _view_subject_class(subject_mod):
+    """pytest_subject's Subject answering two more requests of the harness: ``status`` (how
+    the candidate's import went, as an outcome) and ``run`` (a whole test in this process,
+    for a test whose arguments cannot cross: its verdict is not trusted)."""
+
+    class ViewSubject(subject_mod.Subject):
+        armed = False
+
+        def start(self, config):
+            self.harness_config = config
+            super().start(config)
+            for plain, (target, problem) in list(self.targets.items()):
+                if target is not None:
+                    self.targets[plain] = (self.timed(target), problem)
+
+        def timed(self, target):
+            def timed(*args, **kwargs):
+                self.armed = True
+                try:
+                    return target(*args, **kwargs)
+                finally:
+                    self.armed = False
+
+            return timed
+
+        def alarm(self, signum, frame):
+            if self.armed:
+                raise TestTimeout()
+
+        def call(self, request):
+            seconds = request.get("seconds")
+            if type(seconds) not in (int, float) or request.get("handle") is not None:
+                return super().call(request)
+            _signal.signal(_signal.SIGALRM, self.alarm)
+            _signal.setitimer(_signal.ITIMER_REAL, max(seconds, 0.001), ALARM_REPEAT)
+            try:
+                return super().call(request)
+            finally:
+                _signal.setitimer(_signal.ITIMER_REAL, 0)
+                self.armed = False
+
+        def serve(self, request):
+            kind = request.get("kind")
+            if kind == "status":
+                return {"kind": "value", "value": self.status()}
+            if kind == "run":
+                return {"kind": "value", "value": self.run_test(request)}
+            return super().serve(request)
+
+        def status(self):
+            problem = self.problem
+            if problem is None:
+                return None
+            config = self.harness_config
+            kind, module = str(problem.get("type") or "?"), str(problem.get("module") or "")
+            name = kind if module in ("builtins", "") else module + "." + kind
+            frames = [f for f in problem.get("frames") or [] if type(f) is list and len(f) == 2]
+            own = [line for path, line in frames if path == config["file"]]
+            outcome = {"status": "error", "import_failed": True, "exception_type": name,
+                       "message": f"importing {config['module']} failed: "
+                       f"{str(problem.get('message', ''))[:FIELD_LIMIT]}",
+                       "traceback": _frames_text(frames, config["file"], os.getcwd())
+                       + f"{name}: {problem.get('message', '')}"}  # fmt: skip
+            if own:
+                outcome["program_line"] = own[-1]
+            return outcome
+
+        def run_test(self, request):
+            config = self.harness_config
+            if self.module is None:
+                return {"status": "error", "message": "the module did not import"}
+            helper = _Subject({"module": config["module"], "program_file": config["file"],
+                               "test_timeout": request.get("seconds")}, None, None)  # fmt: skip
+            helper.module = self.module
+            helper.dump_fd = 2
+            _signal.signal(_signal.SIGALRM, helper._alarm)
+            return helper.run(request)
+
+    return ViewSubject
+
+
+def _frames_text(frames, program_file, here):
+    """Traceback lines for the subject's frames ``[[path, line]]`` (the interpreter's own
+    files left out; the program file shown relative to ``here``)."""
+    prefixes = tuple({os.path.join(os.path.realpath(p), "") for p in
+                      (sys.prefix, sys.base_prefix, sys.exec_prefix)})  # fmt: skip
+    lines = []
+    for path, line in frames:
+        if type(path) is not str or type(line) is not int:
+            continue
+        if path != program_file and (os.path.realpath(path).startswith(prefixes)
+                                     or os.path.basename(path).startswith("_codeteam_")):
+            continue
+        shown = os.path.relpath(path, here) if path.startswith(here.rstrip("/") + "/") else path
+        lines.append(f'  File "{shown}", line {line}\n')
+    return "Traceback (most recent call last):\n" + "".join(lines) if lines else ""
+
+
+class _ViewJudge(_Judge):
+    """The judge of the judged mode (see the module docstring, 5.)."""
+
+    def __init__(self, spec):
+        super().__init__(spec)
+        self.view = spec["judge"]
+        self.subject_mod = _load_sibling("_codeteam_pytest_subject")
+        self.passthrough = (self.subject_mod.JudgeError, self.subject_mod.OneProcess)
+        self.forced = None
+        self.fallback = None
+        self.module = None
+        here = os.path.dirname(os.path.abspath(sys.argv[0]))
+        config = {"kind": "config", "module": self.module_name,
+                  "qualname": self.view["qualname"], "file": self.program_file,
+                  "candidate": os.path.join(here, spec["candidate"]),
+                  "lines": [int(n) for n in self.view.get("lines") or []],
+                  "root": self.view.get("root") or self.here}  # fmt: skip
+        self.client = _client_class(self.subject_mod)(
+            config, os.path.abspath(sys.argv[0]), self.on_error, self.on_fallback,
+            TestTimeout, self.timeout)
+        self.client.judge = self
+
+    def on_error(self, message):
+        if self.forced is None:
+            self.forced = str(message)
+
+    def on_fallback(self, reason):
+        if self.fallback is None:
+            self.fallback = str(reason)
+
+    def signalled(self, signum, frame):
+        self.on_error(f"the judge received signal {signum} during this test (the code under "
+                      "test signals its parent?): not judged")
+
+    def shield(self):
+        for name in SHIELDED:
+            number = getattr(_signal, name, None)
+            if number is not None:
+                try:
+                    _signal.signal(number, self.signalled)
+                except (OSError, ValueError):
+                    pass
+
+    # -- the view ----------------------------------------------------------------------------
+
+    def import_view(self):
+        """Import the judge view under the module's name (the judge's own code: the user's
+        text): ("ok", module) or the failure of :meth:`guarded`."""
+        import importlib
+
+        builtins.__codeteam_forward__ = self.client.forward
+        builtins.__codeteam_imported__ = self.client.imported
+        package = os.path.basename(self.program_file) == "__init__.py"
+        loader = self.subject_mod._Loader(self.module_name, self.program_file,
+                                          self.view["view"], package)  # fmt: skip
+        sys.meta_path.insert(0, loader)
+        status, value = self.guarded(lambda: importlib.import_module(self.module_name),
+                                     self.timeout)  # fmt: skip
+        if status != "ok":
+            sys.meta_path.remove(loader)
+            for name in [n for n in sys.modules if n == self.module_name
+                         or n.startswith(self.module_name + ".")]:  # fmt: skip
+                sys.modules.pop(name, None)
+        return status, value
+
+    def start_subject(self):
+        """Start the subject (it imports the candidate); the import's failure outcome or None."""
+        try:
+            self.client.ensure()
+        except self.passthrough:
+            pass
+        broken = self.client.broken or (self.forced if self.client.process is None else None)
+        if broken:
+            return {"status": "timeout" if "did not end" in broken else "error",
+                    "message": broken, "import_failed": True}  # fmt: skip
+        self.forced = None
+        status, value = self.guarded(
+            lambda: self.client.ask({"kind": "status", "handle": None}, None, None),
+            self.timeout + WATCHDOG_GRACE + REPLY_GRACE)
+        if status != "ok":
+            return {"status": "timeout" if status == "timeout" else "error",
+                    "message": self.forced or f"the subject did not answer: {value}",
+                    "import_failed": True}  # fmt: skip
+        return None if value is None else self.checked(value)
+
+    # -- one test ----------------------------------------------------------------------------
+
+    def namespace(self):
+        names = dict(vars(self.module))
+        names["__builtins__"] = builtins
+        return names
+
+    def frames(self, exc):
+        """The traceback's frames in the test code and the module (the view's lines: those
+        of the target's body dropped, those after it shifted to the candidate's lines)."""
+        start, end = self.view.get("span") or (0, -1)
+        shift = int(self.view.get("shift") or 0)
+        keep = []
+        for frame in super().frames(exc):
+            if frame.filename == self.program_shown:
+                if start <= frame.lineno <= end:
+                    continue
+                if frame.lineno > end:
+                    frame.lineno += shift
+            keep.append(frame)
+        return keep
+
+    def remote_frames(self, exc):
+        try:
+            found = object.__getattribute__(exc, "__codeteam_frames__")
+        except AttributeError:
+            return None
+        return [f for f in found if type(f) is list and len(f) == 2] if type(found) is list else None
+
+    def describe(self, exc, outcome):
+        super().describe(exc, outcome)
+        remote = self.remote_frames(exc)
+        if remote is None:
+            return
+        own = [line for path, line in remote if path == self.program_file]
+        if own:
+            outcome["program_line"] = own[-1]
+        import traceback
+
+        text = _frames_text(remote, self.program_file, self.here)
+        local = "".join(traceback.format_list(self.frames(exc)))
+        if text:
+            text = text.replace("Traceback (most recent call last):\n", "Traceback (most "
+                                "recent call last):\n" + local, 1)  # fmt: skip
+        else:
+            text = "Traceback (most recent call last):\n" + local if local else ""
+        text += "".join(traceback.format_exception_only(type(exc), exc))
+        outcome["traceback"] = text[-TRACEBACK_LIMIT:]
+
+    def is_failure(self, exc):
+        return self.remote_frames(exc) is None and super().is_failure(exc)
+
+    def finish(self, outcome, status, exc, import_error=False):
+        super().finish(outcome, status, exc, import_error)
+        remote = self.remote_frames(exc) if status == "timeout" else None
+        if remote:
+            own = [line for path, line in remote if path == self.program_file]
+            if own:
+                outcome["program_line"] = own[-1]
+            outcome["traceback"] = _frames_text(remote, self.program_file, self.here)
+
+    def run_one(self, index, test):
+        outcome = {"event": "outcome", "index": index, "test_id": test["id"], "status": "passed"}
+        started = time.perf_counter()
+        self.last = None
+        self.forced = None
+        self.fallback = None
+        if test.get("kind") not in ("doctest", "assert"):
+            outcome.update(status="error", message=f"this harness does not run {test.get('kind')!r} tests")
+            return outcome
+        if self.import_outcome is not None:
+            outcome.update(self.import_outcome)
+            outcome["seconds"] = 0.0
+            return outcome
+        self.client.new_test()
+        status, exc = self.run_in_judge(test, outcome)
+        if status == "timeout" and self.client.process is not None:
+            self.client.end()  # a fresh subject for the rest (and no stray children of this one)
+        if self.fallback is not None and self.forced is None:
+            return self.run_in_subject(index, test, started)
+        if self.forced is not None and status != "timeout":
+            outcome = {key: value for key, value in outcome.items()
+                       if key in ("event", "index", "test_id", "stdout")}  # fmt: skip
+            outcome.update(status="error", exception_type="JudgeError",
+                           message=self.forced[:FIELD_LIMIT])  # fmt: skip
+        else:
+            self.finish(outcome, status, exc)
+        outcome["seconds"] = time.perf_counter() - started
+        return outcome
+
+    def run_in_subject(self, index, test, started):
+        """The whole test in the subject (an argument could not cross): its verdict comes
+        from the code's own process."""
+        outcome = {"event": "outcome", "index": index, "test_id": test["id"], "status": "error",
+                   "trusted": False}  # fmt: skip
+        self.forced = None
+        request = {"kind": "run", "handle": None, "test": _plain_test(test),
+                   "seconds": self.timeout}  # fmt: skip
+        status, value = self.guarded(lambda: self.client.ask(request, None, None),
+                                     self.timeout + WATCHDOG_GRACE + REPLY_GRACE)  # fmt: skip
+        if status == "ok":
+            outcome.update(self.checked(value))
+            if outcome["status"] == "timeout":
+                self.client.end()  # a fresh subject for the rest
+        elif status == "timeout":
+            outcome.update(status="timeout", exception_type="TimeoutError",
+                           message=f"the test took longer than {self.timeout:g} s")  # fmt: skip
+        else:
+            outcome["message"] = self.forced or f"the subject failed: {value}"
+        outcome["trusted"] = False
+        outcome["seconds"] = time.perf_counter() - started
+        return outcome
+
+    def main(self):
+        tests = self.spec["tests"]
+        _signal.signal(_signal.SIGALRM, self._alarm)
+        self.emit({"event": "start", "index": -1})
+        captured = _Capture(STDOUT_LIMIT)
+        saved = sys.stdout
+        sys.stdout = captured
+        try:
+            self.import_outcome = self.start_subject()
+        finally:
+            sys.stdout = saved
+        self.emit({"event": "imported", "ok": self.import_outcome is None,
+                   "stdout": captured.getvalue()})  # fmt: skip
+        for index, test in enumerate(tests):
+            self.emit({"event": "start", "index": index})
+            try:
+                outcome = self.run_one(index, test)
+            except BaseException as exc:  # noqa: BLE001 - a harness bug must not lose the run
+                outcome = {"event": "outcome", "index": index, "test_id": test["id"],
+                           "status": "error", "exception_type": type(exc).__name__,
+                           "message": f"harness error: {exc}"}  # fmt: skip
+            self.emit(outcome)
+        self.emit({"event": "done"})
+        self.client.close()
+
+
+def _judged_main(spec):
+    """The judged mode's judge (already non-dumpable, the spec read and unlinked): import the
+    view, then run the tests. A view that does not import in the judge (a module the judge
+    cannot import) sends the run to the plain-data judge and its subject."""
+    here = os.path.dirname(os.path.abspath(sys.argv[0]))
+    stdlib = list(sys.path)
+    sys.path[:] = stdlib + [p for p in spec.get("sys_path") or []
+                            if os.path.abspath(p) not in (here, "/tmp") and p not in stdlib]
+    judge = _ViewJudge(spec)  # reads $CODETEAM_RESULTS_FD
+    os.environ.pop("CODETEAM_RESULTS_FD", None)  # the subject gets the rest of the environment
+    judge.shield()
+    _signal.signal(_signal.SIGALRM, judge._alarm)
+    saved = sys.stdout
+    sys.stdout = _Capture(STDOUT_LIMIT)
+    try:
+        status, value = judge.import_view()
+    finally:
+        sys.stdout = saved
+    if status == "ok":
+        judge.module = value
+        judge.main()
+        return
+    sys.path[:] = stdlib
+    spec = {**spec, "candidate": os.path.join(here, spec["candidate"])}
+    legacy = _Judge(spec)
+    legacy.results_fd = judge.results_fd
+    legacy.spawn()
+    legacy.main()
+
+
+def _view_subject_main(argv):
+    """A judged mode's subject (started by the judge's client: ``harness REQUESTS REPLIES``)."""
+    import faulthandler
+
+    os.environ.pop("CODETEAM_RESULTS_FD", None)
+    if os.environ.get("CODETEAM_PRIVATE_PIDNS") == "root":
+        _guard_forks(int(os.environ.get("CODETEAM_MAX_PROCESSES") or 64))
+    faulthandler.enable()
+    _install_exit_builtins()
+    _codec()
+    subject_mod = _load_sibling("_codeteam_pytest_subject")
+    subject = _view_subject_class(subject_mod)(int(argv[1]), int(argv[2]))
+    subject.main()
+    sys.stdout.flush()
+    os._exit(0)
+
+
 def _fork_when_possible(patience=2.0):
     """``os.fork()``, retried for up to ``patience`` seconds while the process limit refuses
     it (the processes of a fork bomb just killed count until bwrap's init has reaped them)."""
@@ -1511,6 +1915,14 @@ def _fork_when_possible(patience=2.0):
             if time.monotonic() > give_up:
                 raise
             time.sleep(0.01)
+
+
+def _fits(value, limit):
+    """Whether ``value`` is plain data whose encoding is under ``limit`` bytes."""
+    try:
+        return len(_encoded(value)) < limit
+    except TypeError:
+        return False
 
 
 def _plain_test(test):
@@ -1744,12 +2156,23 @@ def main(argv):
         config = _receive(requests)
         _subject_main(config, requests, replies, dump_fd)
         return 0
+    if len(argv) == 3 and argv[1].isdigit() and argv[2].isdigit():  # see _ViewJudge
+        _view_subject_main(argv)
+        return 0
     if not _dumpable(False):
         sys.stderr.write("codeteam harness: could not make the judge non-dumpable\n")
         return 70
     faulthandler.enable()  # a crash of the judge prints where it happened to stderr
     spec_fd = os.open(argv[1], os.O_RDONLY)
     os.unlink(argv[1])  # nobody but the judge reads the tests
+    _codec()  # loaded before any code of the project runs (and inherited by a forked subject)
+    if len(argv) > 2 and argv[2] == "--judged":  # the subject starts after the view's import
+        _judge_path()
+        with os.fdopen(spec_fd, "rb") as handle:
+            spec = marshal.load(handle)
+        _judged_main(spec)
+        sys.stdout.flush()
+        return 0
     to_subject = os.pipe()
     from_subject = os.pipe()
     dump = os.pipe()

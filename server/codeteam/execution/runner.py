@@ -19,17 +19,20 @@ process. A return value that is not plain data is judged by its repr as the subj
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import keyword
 import marshal
 import re
 import signal
+import sys
 from functools import cache
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from codeteam.execution.judge_view import def_lines, find_function, judge_view
 from codeteam.execution.models import RunReport, TestCase, TestOutcome
 from codeteam.execution.sandbox import (
     ProcessResult,
@@ -45,6 +48,9 @@ from codeteam.task import Program
 HARNESS_FILE = "_codeteam_harness.py"
 HARNESS_PYC = "_codeteam_harness.pyc"
 SPEC_FILE = "_codeteam_spec.marshal"
+CODEC_NAME = "_codeteam_pytest_codec"
+SUBJECT_NAME = "_codeteam_pytest_subject"
+CANDIDATE_FILE = "_codeteam_candidate.py"
 OUTPUT_TAIL = 4000
 """Characters of stdout and of stderr kept in :attr:`RunReport.output` (their ends)."""
 
@@ -64,8 +70,47 @@ def harness_bytecode() -> bytes:
     (the same one, :func:`~codeteam.execution.sandbox.sandbox_python`) runs directly: the
     harness is large, and compiling it in every run would cost more than the rest of its
     start-up (about 10 ms on a loaded machine)."""
-    code = compile(harness_source(), HARNESS_FILE, "exec", dont_inherit=True)
+    return _bytecode(harness_source(), HARNESS_FILE)
+
+
+@cache
+def _sibling_source(name: str) -> str:
+    """The text of ``pytest_codec.py`` / ``pytest_subject.py``, which the harness loads from
+    beside itself (``_codeteam_pytest_codec``, ``_codeteam_pytest_subject``)."""
+    return Path(__file__).with_name(name.removeprefix("_codeteam_") + ".py").read_text(
+        encoding="utf-8")
+
+
+@cache
+def _sibling_bytecode(name: str) -> bytes:
+    return _bytecode(_sibling_source(name), name + ".py")
+
+
+def _bytecode(source: str, filename: str) -> bytes:
+    code = compile(source, filename, "exec", dont_inherit=True)
     return importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(code)
+
+
+def _judge_entry(program: Program | str, module_name: str,
+                 root: str | None) -> dict | None:
+    """The spec's ``judge`` entry when the harness can judge with the judge view of the
+    user's text (``program`` a :class:`~codeteam.task.Program` that knows its original, a
+    view that can be built, a module name no standard module has), else None."""
+    if not isinstance(program, Program) or program.original is None or not program.qualname:
+        return None
+    if module_name.split(".")[0] in sys.stdlib_module_names:
+        return None  # the judge's own imports would find the user's module
+    view = judge_view(program.original, program.qualname, program.original_start)
+    if view is None:
+        return None
+    lines = def_lines(program.text, program.qualname, program.function_start)
+    shift = 0
+    if lines:
+        node = find_function(ast.parse(program.text), program.qualname, program.function_start)
+        if node is not None and node.end_lineno is not None:
+            shift = (node.end_lineno - lines[0]) - (view.end_line - view.start_line)
+    return {"view": view.text, "qualname": program.qualname, "lines": lines, "shift": shift,
+            "span": [view.start_line + 1, view.end_line + 1], "root": root}
 
 
 async def run_tests(
@@ -125,31 +170,44 @@ async def run_tests(
         "test_timeout": min(policy.per_test_timeout_s, policy.timeout_s),
         "sys_path": sandbox_site_packages(),
     }
+    judge = _judge_entry(program, module_name, project.root if in_project else None)
+    judged = ["--judged"] if judge is not None else []
+    if judge is not None:  # the judge imports the view; the subject loads the candidate
+        spec["judge"] = judge
+        spec["candidate"] = CANDIDATE_FILE
     if in_project:
-        mount = project_mount(project, text)
+        mount = project_mount(project, judge["view"] if judge is not None else text)
         spec["program_file"] = project.file
 
         def project_spec(root_here: str) -> bytes:
             # mode "none" runs in a copy of the project: its paths, not the project's
-            return marshal.dumps({
-                **spec,
-                "program_file": _moved(project.file, project.root, root_here),
-                "sys_path": [_moved(path, project.root, root_here)
-                             for path in project.sys_path()],
-            })  # fmt: skip
+            moved = {**spec, "program_file": _moved(project.file, project.root, root_here),
+                     "sys_path": [_moved(path, project.root, root_here)
+                                  for path in project.sys_path()]}  # fmt: skip
+            if judge is not None:
+                moved["judge"] = {**judge, "root": root_here}
+            return marshal.dumps(moved)
 
         # The source, not the .pyc: the project's interpreter may be another Python version.
-        files = {HARNESS_FILE: harness_source(), SPEC_FILE: project_spec}
-        argv = python_argv(HARNESS_FILE, SPEC_FILE, python=project.python)
+        files = {HARNESS_FILE: harness_source(), SPEC_FILE: project_spec,
+                 CODEC_NAME + ".py": _sibling_source(CODEC_NAME),
+                 SUBJECT_NAME + ".py": _sibling_source(SUBJECT_NAME)}  # fmt: skip
+        if judge is not None:
+            files[CANDIDATE_FILE] = text
+        argv = python_argv(HARNESS_FILE, SPEC_FILE, *judged, python=project.python)
         result = await run_sandboxed(files, argv, policy, project=mount)
         program_name = project.file
     else:
         files = {
-            f"{module_name}.py": text,
+            f"{module_name}.py": judge["view"] if judge is not None else text,
             HARNESS_PYC: harness_bytecode(),
+            CODEC_NAME + ".pyc": _sibling_bytecode(CODEC_NAME),
+            SUBJECT_NAME + ".pyc": _sibling_bytecode(SUBJECT_NAME),
             SPEC_FILE: marshal.dumps(spec),  # trusted data to the harness; loads without imports
         }
-        result = await run_sandboxed(files, python_argv(HARNESS_PYC, SPEC_FILE), policy)
+        if judge is not None:
+            files[CANDIDATE_FILE] = text
+        result = await run_sandboxed(files, python_argv(HARNESS_PYC, SPEC_FILE, *judged), policy)
         program_name = f"{module_name}.py"
     ran = iter(_outcomes(runnable, result, policy, module_name, program_name))
     outcomes = [_skipped(test) if test.skip_reason is not None else next(ran) for test in tests]
