@@ -92,6 +92,7 @@ REPLY_GRACE = 1.5  # seconds after the watchdog before the judge kills a silent 
 FRAME_LIMIT = 16 * 1024 * 1024  # bytes of one message between judge and subject
 DEPTH_LIMIT = 200  # nesting of plain data
 PR_SET_DUMPABLE = 4
+VIEW_REPLY_GRACE = 0.5  # seconds after a test's time the judged mode waits for the subject
 
 SAFE_MODULES = frozenset({
     "math", "cmath", "string", "itertools", "functools", "operator", "collections", "heapq",
@@ -1494,8 +1495,8 @@ def _client_class(subject_mod):
                 self.judge.waiting = outer
 
         def deadline(self):
-            if self.judge.deadline is not None:
-                return self.judge.deadline + WATCHDOG_GRACE + REPLY_GRACE
+            if self.judge.deadline is not None:  # the subject's own timer answers by then
+                return self.judge.deadline + VIEW_REPLY_GRACE
             return super().deadline()
 
         def rebuilt(self, reply):
@@ -1879,6 +1880,8 @@ def _judged_main(spec):
         judge.module = value
         judge.main()
         return
+    sys.stderr.write(f"codeteam harness: the judge view of {judge.module_name} did not import "
+                     f"({type(value).__name__}: {value}): the judge evaluates plain calls only\n")
     sys.path[:] = stdlib
     spec = {**spec, "candidate": os.path.join(here, spec["candidate"])}
     legacy = _Judge(spec)
