@@ -133,6 +133,27 @@ async def test_errors_and_timeouts_point_at_the_candidate(policy):
     assert after.status == "passed" and after.trusted  # a fresh subject for the rest
 
 
+async def test_a_dying_subject_is_an_error_and_a_fresh_one_runs_the_rest(policy):
+    body = "def apply_all(f, xs):\n    import os\n    if xs:\n        os._exit(3)\n    return []\n"
+    tests = [ai_test("dies", "assert apply_all(abs, [-1]) == [1]"),
+             ai_test("after", "assert apply_all(abs, []) == []")]
+    report = await run("apply_all", body, tests, policy)
+    dies, after = report.outcomes
+    assert (dies.status, dies.trusted) == ("error", True) and "status 3" in dies.message
+    assert (after.status, after.trusted) == ("passed", True)
+
+
+async def test_generators_and_closures_of_the_code_are_handles(policy):
+    tests = [ai_test("iterate", "assert list(apply_all(abs, [-2, 3])) == [2, 3]"),
+             ai_test("call", "assert apply_all(abs, [-2])() == [2]")]
+    generator = "def apply_all(f, xs):\n    return (f(x) for x in xs)\n"
+    closure = "def apply_all(f, xs):\n    return lambda: [f(x) for x in xs]\n"
+    assert verdicts(await run("apply_all", generator, tests, policy)) == [
+        ("passed", True), ("error", True)]  # a generator is not callable
+    assert verdicts(await run("apply_all", closure, tests, policy)) == [
+        ("error", True), ("passed", True)]  # nor a closure iterable
+
+
 async def test_an_argument_that_cannot_cross_runs_in_the_subject_untrusted(policy):
     """A test's own class cannot be sent: the test runs the old way, marked untrusted."""
     test = ai_test("own-class", "class Box:\n    pass\nb = Box()\n"

@@ -1,9 +1,12 @@
 """The test harness that runs *inside* the sandbox (standard library only; no codeteam): a
 *judge* that decides every verdict and a *subject* that runs the code under test.
 
-The runner copies this file into the sandbox and starts the judge::
+The runner copies this file into the sandbox, with ``_codeteam_pytest_codec`` and
+``_codeteam_pytest_subject`` (:mod:`codeteam.execution.pytest_codec` and
+:mod:`codeteam.execution.pytest_subject`, loaded from beside it by path), and starts the
+judge::
 
-    python -S -s -B _codeteam_harness.py _codeteam_spec.marshal
+    python -S -s -B _codeteam_harness.py _codeteam_spec.marshal [--judged]
 
 The spec (a :mod:`marshal` dump of a dict, written by the runner) holds ``module`` (the dotted
 name the program is imported by: ``solution`` for a lone file, ``pkg.sub.mod`` in a project),
@@ -12,7 +15,22 @@ path of the program file, whose lines ``program_line`` counts; default
 ``<working dir>/<module>.py``), ``function_span`` (``[first, last]``, 1-based lines of the
 function under test in that file, or None: then the whole file is the code under test),
 ``tests`` (objects with ``id``, ``kind`` -- ``doctest`` or ``assert`` --, ``source``,
-``expected``, ``setup``) and ``test_timeout`` (seconds per test).
+``expected``, ``setup``) and ``test_timeout`` (seconds per test). With ``--judged`` it also
+holds ``candidate`` (the file beside this one holding the candidate text) and ``judge``:
+``view`` (the judge view's text, :mod:`codeteam.execution.judge_view`), ``qualname``,
+``lines`` (1-based lines the candidate's ``def`` may start at), ``span`` (the function's
+1-based lines in the view), ``shift`` (how many lines longer the candidate's function is) and
+``root`` (the project root: its classes cross by state).
+
+**The judged mode** (``--judged``; 7. below): the judge imports the judge view under the
+module's name -- the user's own text of the module with the target's body one call of
+``__codeteam_forward__`` -- so the module's classes, constants, helpers and imports are the
+user's code running in the judge, and evaluates every test itself in (a copy of) that
+module's namespace with the full builtins: a test of a method, of a constant, with a lambda,
+importing any module is decided here. Only the target's calls go to the subject, speaking
+pytest_codec (pytest_subject's ``JudgeClient`` here, its ``Subject`` there, as in a judged
+pytest run). Without it (a program given as text alone, a view that cannot be built or does
+not import in the judge) the plain-data judge below (3.-5.) decides.
 
 Who can reach what (issue 13: the code under test must not be able to forge its verdict):
 
@@ -24,9 +42,10 @@ Who can reach what (issue 13: the code under test must not be able to forge its 
    standard streams before any code of the project is imported; only the judge holds the
    results descriptor (``$CODETEAM_RESULTS_FD``). The judge's ``sys.path`` is the standard
    library alone (nothing of the writable ``/sandbox`` or ``/tmp``, nothing of the project).
-3. Values cross as plain data, in a small tagged encoding of our own (no pickle or marshal
-   of what the subject sends): None, bool, int, float, complex, str, bytes and list, tuple,
-   dict, set, frozenset of those, exact types only (no subclasses). The judge evaluates each
+3. Values cross as plain data, in pytest_codec's frames and encoding restricted to plain
+   data both ways (no pickle or marshal of what the subject sends): None, bool, int, float,
+   complex, str, bytes and list, tuple, dict, set, frozenset of those, exact types only (no
+   subclasses). The judge evaluates each
    test itself -- a doctest example's source, an AI test's statements -- in a namespace of
    its own where the module's functions are *proxies*: a call sends its arguments to the
    subject, which calls the real function and answers with the return value (plus the
@@ -53,6 +72,22 @@ Who can reach what (issue 13: the code under test must not be able to forge its 
    C code past the watchdog) is an error (or a timeout) for the running test; the judge
    kills what is left of it and starts a fresh subject (a new interpreter, so no copy of the
    judge's memory) for the rest.
+7. The judged mode: the judge reads the spec before any subject exists; its subject is a
+   new interpreter (this file with two descriptor numbers) holding its two pipes alone, the
+   results descriptor's number dropped from its environment. The judge's ``sys.path`` is
+   the standard library, then the spec's folders (the project's import root and the
+   interpreter's site-packages, read-only), never ``/sandbox`` or ``/tmp``. Values cross in pytest_codec's
+   encoding (plain data; allow-listed references; objects of the project's own classes by
+   state, never by a constructor; callbacks for the test's lambdas and iterators; handles for
+   the code's generators and closures; in-place changes written back, ``self`` included):
+   a value of a class the code defines (a ``__repr__`` that prints what a doctest expects, an
+   ``int`` subclass equal to anything) cannot be rebuilt in the judge and makes the test an
+   error. Each call carries what is left of the test's time; the subject's own timer ends
+   the code there (the timeout says where), the judge ends a subject that has not answered
+   0.5 s later (and, under bwrap, every other process of the sandbox), and a fresh one serves
+   the rest. Signals the subject sends the judge (SIGINT, SIGTERM, SIGHUP, SIGUSR1...) make
+   the running test an error. A test whose own arguments cannot cross (an object of a class
+   the test defines) runs as a whole in the subject, ``"trusted": false``.
 
 Results go, one JSON object per line and written as soon as they are known, to the results
 descriptor: ``{"event": "start", "index": i}`` before a test, ``{"event": "outcome", "index":

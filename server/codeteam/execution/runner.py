@@ -11,10 +11,20 @@ when the judge dies mid-run (the wall-clock timeout, a crash), the finished test
 outcomes, the running one gets the reason and the rest are marked as not run; a run that ends
 without every expected outcome is an error for the missing ones, never a pass.
 
-Residuals, marked on each outcome (``TestOutcome.trusted`` False, counted in the summary): a
-test the judge cannot evaluate on its own (it uses other names of the module, ``open``, a
-lambda argument, ...) runs inside the subject, and its verdict comes from the code's own
-process. A return value that is not plain data is judged by its repr as the subject reports it.
+For a :class:`~codeteam.task.Program` that knows the user's text (``original``), the judge
+imports the *judge view* of that text (:mod:`codeteam.execution.judge_view`: the user's own
+module, the target's body one forwarding call; laid over the file, the candidate in a file
+of its own) and evaluates every test there, classes, constants, lambdas and imports
+included; only the target's calls go to the subject, through pytest_codec (the harness's
+judged mode).
+
+Residuals, marked on each outcome (``TestOutcome.trusted`` False, counted in the summary): in
+the judged mode, a test whose own arguments cannot cross to the subject runs inside it.
+Without a view (a program given as text alone; an ``async def``, nested or one-line target;
+a module named like a standard module; a view that does not import in the sandbox) the judge
+evaluates only tests that call the module's functions with plain data; the others run
+inside the subject, and a return value that is not plain data is judged by its repr as the
+subject reports it.
 """
 
 from __future__ import annotations
