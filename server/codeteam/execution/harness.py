@@ -1320,18 +1320,12 @@ class _Judge(_Base):
             faulthandler.cancel_dump_traceback_later()
 
     def run_one(self, index, test):
-        outcome = {"event": "outcome", "index": index, "test_id": test["id"], "status": "passed"}
         started = time.perf_counter()
-        self.last = None
         self.untrusted_reason = None
         self.death = None
         _FLAGS["rerun"] = False
-        if test.get("kind") not in ("doctest", "assert"):
-            outcome.update(status="error", message=f"this harness does not run {test.get('kind')!r} tests")
-            return outcome
-        if self.import_outcome is not None:
-            outcome.update(self.import_outcome)
-            outcome["seconds"] = 0.0
+        outcome, decided = self.begin(index, test)
+        if decided:
             return outcome
         problem = self.ensure_subject()
         if problem is not None:  # a restarted subject failed to import
@@ -1443,6 +1437,33 @@ class _Judge(_Base):
             kept["status"] = "error"
         return kept
 
+    def begin(self, index, test):
+        """A test's outcome so far, and whether it is already decided (a kind this harness
+        does not run, or the program did not import)."""
+        outcome = {"event": "outcome", "index": index, "test_id": test["id"], "status": "passed"}
+        self.last = None
+        if test.get("kind") not in ("doctest", "assert"):
+            outcome.update(status="error", message=f"this harness does not run {test.get('kind')!r} tests")
+            return outcome, True
+        if self.import_outcome is not None:
+            outcome.update(self.import_outcome)
+            outcome["seconds"] = 0.0
+            return outcome, True
+        return outcome, False
+
+    def run_all(self, tests):
+        """Each test's start and outcome lines, then the "done" line."""
+        for index, test in enumerate(tests):
+            self.emit({"event": "start", "index": index})
+            try:
+                outcome = self.run_one(index, test)
+            except BaseException as exc:  # noqa: BLE001 - a harness bug must not lose the run
+                outcome = {"event": "outcome", "index": index, "test_id": test["id"],
+                           "status": "error", "exception_type": type(exc).__name__,
+                           "message": f"harness error: {exc}"}  # fmt: skip
+            self.emit(outcome)
+        self.emit({"event": "done"})
+
     def main(self):
         tests = self.spec["tests"]
         _signal.signal(_signal.SIGALRM, self._alarm)
@@ -1453,21 +1474,7 @@ class _Judge(_Base):
             if self.subject is not None:
                 self.bury()
         self.emit({"event": "imported", "ok": problem is None, "stdout": stdout})
-        for index, test in enumerate(tests):
-            self.emit({"event": "start", "index": index})
-            try:
-                outcome = self.run_one(index, test)
-            except BaseException as exc:  # noqa: BLE001 - a harness bug must not lose the run
-                outcome = {
-                    "event": "outcome",
-                    "index": index,
-                    "test_id": test["id"],
-                    "status": "error",
-                    "exception_type": type(exc).__name__,
-                    "message": f"harness error: {exc}",
-                }
-            self.emit(outcome)
-        self.emit({"event": "done"})
+        self.run_all(tests)
         if self.subject is not None:
             _, requests, _, _ = self.subject
             try:
@@ -1816,17 +1823,11 @@ class _ViewJudge(_Judge):
             outcome["traceback"] = _frames_text(remote, self.program_file, self.here)
 
     def run_one(self, index, test):
-        outcome = {"event": "outcome", "index": index, "test_id": test["id"], "status": "passed"}
         started = time.perf_counter()
-        self.last = None
         self.forced = None
         self.fallback = None
-        if test.get("kind") not in ("doctest", "assert"):
-            outcome.update(status="error", message=f"this harness does not run {test.get('kind')!r} tests")
-            return outcome
-        if self.import_outcome is not None:
-            outcome.update(self.import_outcome)
-            outcome["seconds"] = 0.0
+        outcome, decided = self.begin(index, test)
+        if decided:
             return outcome
         self.client.new_test()
         status, exc = self.run_in_judge(test, outcome)
@@ -1880,16 +1881,7 @@ class _ViewJudge(_Judge):
             sys.stdout = saved
         self.emit({"event": "imported", "ok": self.import_outcome is None,
                    "stdout": captured.getvalue()})  # fmt: skip
-        for index, test in enumerate(tests):
-            self.emit({"event": "start", "index": index})
-            try:
-                outcome = self.run_one(index, test)
-            except BaseException as exc:  # noqa: BLE001 - a harness bug must not lose the run
-                outcome = {"event": "outcome", "index": index, "test_id": test["id"],
-                           "status": "error", "exception_type": type(exc).__name__,
-                           "message": f"harness error: {exc}"}  # fmt: skip
-            self.emit(outcome)
-        self.emit({"event": "done"})
+        self.run_all(tests)
         self.client.close()
 
 

@@ -151,3 +151,17 @@ def def_lines(text: str, qualname: str, start_line: int | None = None) -> list[i
     if node is None:
         return []
     return sorted({first_line(node), node.lineno})
+
+
+def placement(view: JudgeView, text: str, qualname: str) -> tuple[list[int], int]:
+    """Where the candidate's function is in ``text`` (the candidate module) relative to
+    ``view``: the 1-based lines its code object may start at (:func:`def_lines`, [] when
+    ``text`` has no such function) and how many lines longer it is than the view's function
+    (the view's later lines are the candidate's minus that)."""
+    lines = def_lines(text, qualname, view.start_line)
+    shift = 0
+    if lines:
+        node = find_function(ast.parse(text), qualname, view.start_line)
+        if node is not None and node.end_lineno is not None:
+            shift = (node.end_lineno - lines[0]) - (view.end_line - view.start_line)
+    return lines, shift

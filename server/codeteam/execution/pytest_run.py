@@ -49,7 +49,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from codeteam.execution.judge_view import JudgeView, def_lines, find_function
+from codeteam.execution.judge_view import JudgeView, placement
 from codeteam.execution.models import RunReport, TestCase, TestOutcome
 from codeteam.execution.sandbox import (
     ProcessResult,
@@ -781,12 +781,7 @@ async def _unjudgeable(target: PytestTarget, args: list[str], tests: list[TestCa
 
 def _judge_spec(target: PytestTarget, text: str, judge: JudgeView) -> dict:
     """The spec's ``judge`` entry (see :mod:`~codeteam.execution.pytest_plugin`)."""
-    lines = def_lines(text, target.qualname, judge.start_line)
-    shift = 0
-    if lines:
-        node = find_function(ast.parse(text), target.qualname, judge.start_line)
-        if node is not None and node.end_lineno is not None:
-            shift = (node.end_lineno - lines[0]) - (judge.end_line - judge.start_line)
+    lines, shift = placement(judge, text, target.qualname)
     return {"candidate": CANDIDATE_FILE, "lines": lines, "shift": shift,
             "span": [judge.start_line + 1, judge.end_line + 1]}
 

@@ -29,7 +29,6 @@ subject reports it.
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import json
 import keyword
@@ -42,7 +41,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from codeteam.execution.judge_view import def_lines, find_function, judge_view
+from codeteam.execution.judge_view import judge_view, placement
 from codeteam.execution.models import RunReport, TestCase, TestOutcome
 from codeteam.execution.sandbox import (
     ProcessResult,
@@ -113,12 +112,7 @@ def _judge_entry(program: Program | str, module_name: str,
     view = judge_view(program.original, program.qualname, program.original_start)
     if view is None:
         return None
-    lines = def_lines(program.text, program.qualname, program.function_start)
-    shift = 0
-    if lines:
-        node = find_function(ast.parse(program.text), program.qualname, program.function_start)
-        if node is not None and node.end_lineno is not None:
-            shift = (node.end_lineno - lines[0]) - (view.end_line - view.start_line)
+    lines, shift = placement(view, program.text, program.qualname)
     return {"view": view.text, "qualname": program.qualname, "lines": lines, "shift": shift,
             "span": [view.start_line + 1, view.end_line + 1], "root": root}
 
