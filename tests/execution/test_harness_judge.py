@@ -7,6 +7,7 @@ bodies that try to forge their verdict fail or error, never "passed, trusted".""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import pytest
@@ -352,3 +353,42 @@ async def test_a_subject_that_patches_itself_cannot_change_the_judges_comparison
              ai_test("op", "import operator\nassert operator.eq(apply_all(abs, [-1]), [1])")]
     report = await run("apply_all", body, tests, policy)
     assert verdicts(report) == [("failed", True), ("failed", True)], report.outcomes
+
+
+# -- hostile bodies in the judged mode ---------------------------------------------------------
+
+
+def _processes_named(comm: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() == comm:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+async def test_hostile_bodies_are_contained_and_the_rest_still_runs(policy):
+    comm = f"bomb{uuid.uuid4().hex[:8]}"
+    head = "def apply_all(f, xs):\n    import itertools, os\n    if not xs:\n        return []\n"
+    bomb = (head + f"    open('/proc/self/comm', 'w').write({comm!r})\n"
+            "    while True:\n        try:\n            os.fork()\n        except OSError:\n"
+            "            pass\n")
+    in_c = head + "    return sum(itertools.repeat(1))\n"
+    alloc = head + "    return bytearray(8 * 1024 ** 3)\n"
+    loud = head + "    for _ in range(50):\n        print('x' * 1_000_000)\n    return xs\n"
+    tests = [ai_test("hostile", "apply_all(abs, [1])"),
+             ai_test("after", "assert apply_all(abs, []) == []")]
+    expected = {bomb: "timeout", in_c: "timeout", alloc: "error", loud: "passed"}
+    for body, status in expected.items():
+        report = await run("apply_all", body, tests, policy)
+        hostile, after = report.outcomes
+        assert (hostile.status, hostile.trusted) == (status, True), (body, hostile)
+        assert after.status == "passed", (body, after)
+        assert not report.killed, body
+    assert _processes_named(comm) == []
+    report = await run("apply_all", alloc, tests[:1], policy)
+    assert report.outcomes[0].exception_type == "MemoryError"
+    report = await run("apply_all", loud, tests[:1], policy)
+    assert len(report.outcomes[0].stdout) < 5_000

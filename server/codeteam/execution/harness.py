@@ -1829,6 +1829,18 @@ class _ViewJudge(_Judge):
         outcome, decided = self.begin(index, test)
         if decided:
             return outcome
+        if self.client.process is None:  # a fresh subject, started outside the test's time
+            try:
+                self.client.ensure()
+            except self.passthrough:
+                pass
+            if self.client.process is None:
+                broken = self.client.broken
+                outcome.update(status="timeout" if broken and "did not end" in broken else "error",
+                               message=broken or self.forced or "the subject did not start",
+                               import_failed=bool(broken))  # fmt: skip
+                return outcome
+            self.forced = None
         self.client.new_test()
         status, exc = self.run_in_judge(test, outcome)
         if status == "timeout" and self.client.process is not None:
