@@ -345,3 +345,33 @@ def test_the_judge_sends_its_sentinels_by_name_whatever_the_subject_has():
     client.codec.remember_globals({"_UNSET": unset})
     assert client.codec.peer is None
     assert client.codec.dumps([unset]).endswith(b"l1:G6:_UNSET")  # by name alone
+
+
+@pytest.mark.parametrize("value", [
+    [1.5] * 20, list(range(-10, 30)), [2**63 - 1, -2**63] * 10, (0.1,) * 17, set(range(40)),
+    frozenset(range(40)), [1, 2.0] * 10, [float("inf"), -0.0] * 8, [[1] * 20, [2.0] * 20],
+])
+def test_many_numbers_cross_as_a_run_and_keep_their_types(value):
+    data = ps.Codec(False).dumps(value)
+    assert b"A" in data  # the run of machine numbers, not one item at a time
+    back = ps.Codec(True).loads(data)
+    assert back == value and type(back) is type(value)
+    if isinstance(value, list | tuple):
+        assert [type(x) for x in back] == [type(x) for x in value]
+
+
+@pytest.mark.parametrize("value", [[2**64] * 20, [True] * 20, [1] * 15, [1.0] * 19 + ["x"]])
+def test_what_is_not_a_run_still_crosses_item_by_item(value):
+    data = ps.Codec(False).dumps(value)
+    assert b"A" not in data
+    assert ps.Codec(True).loads(data) == value
+
+
+@pytest.mark.parametrize("data", [
+    b"l2:Aq2:" + b"\0" * 15, b"l2:Aq3:" + b"\0" * 24, b"l2:Ax2:" + b"\0" * 16,
+    b"l2:Am2:1:fi" + b"\0" * 15, b"l2:Am2:1:ff" + b"\0" * 16, b"l2:Am2:5:fi" + b"\0" * 16,
+    b"l2:Aq2:" + b"\0" * 17,
+])
+def test_a_malformed_run_is_refused(data):
+    with pytest.raises(ValueError):
+        ps.Codec(True).loads(data)
