@@ -1677,7 +1677,7 @@ def _frames_text(frames, program_file, here):
 
 
 class _ViewJudge(_Judge):
-    """The judge of the judged mode (see the module docstring, 5.)."""
+    """The judge of the judged mode (see the module docstring, 7.)."""
 
     def __init__(self, spec):
         super().__init__(spec)
