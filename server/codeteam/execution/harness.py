@@ -1850,8 +1850,9 @@ class _ViewJudge(_Judge):
         if self.forced is not None and status != "timeout":
             outcome = {key: value for key, value in outcome.items()
                        if key in ("event", "index", "test_id", "stdout")}  # fmt: skip
-            outcome.update(status="error", exception_type="JudgeError",
-                           message=self.forced[:FIELD_LIMIT])  # fmt: skip
+            outcome.update(status="error", message=self.forced[:FIELD_LIMIT])
+            if " died " not in self.forced:  # a death has no exception (as in the plain mode)
+                outcome["exception_type"] = "JudgeError"
         else:
             self.finish(outcome, status, exc)
         outcome["seconds"] = time.perf_counter() - started
