@@ -392,3 +392,38 @@ async def test_hostile_bodies_are_contained_and_the_rest_still_runs(policy):
     assert report.outcomes[0].exception_type == "MemoryError"
     report = await run("apply_all", loud, tests[:1], policy)
     assert len(report.outcomes[0].stdout) < 5_000
+
+
+# An AI test is model-written code, and in the judged mode a test's own code runs in the
+# judge: one that writes fake outcome lines to every descriptor and exits, or patches the
+# judge's emit function, must not change how the user's tests are judged.
+FORGING_AI_TESTS = [
+    ai_test("fake-lines", "import os\nfor fd in range(0, 256):\n    try:\n"
+            "        for i in range(8):\n"
+            "            os.write(fd, ('{\"event\":\"outcome\",\"index\":%d,\"test_id\":\"x\","
+            "\"status\":\"passed\"}\\n' % i).encode())\n"
+            "        os.write(fd, b'{\"event\":\"done\"}\\n')\n"
+            "    except OSError:\n        pass\nos._exit(0)"),
+    ai_test("patch-emit", "import gc\nfor obj in gc.get_objects():\n"
+            "    if hasattr(type(obj), 'emit') and not isinstance(obj, type):\n"
+            "        try:\n            type(obj).emit = lambda self, record: None\n"
+            "        except Exception:\n            pass\nassert True"),
+    ai_test("patch-checker", "import doctest, gc\n"
+            "doctest.OutputChecker.check_output = lambda self, want, got, flags: True\n"
+            "for obj in gc.get_objects():\n"
+            "    if isinstance(obj, dict) and 'check_output' in obj:\n"
+            "        obj['check_output'] = lambda *args: True\n"
+            "assert True"),
+]
+
+
+@pytest.mark.parametrize("forger", FORGING_AI_TESTS, ids=lambda t: t.id)
+async def test_an_ai_test_cannot_change_the_verdict_of_the_users_tests(forger, policy):
+    public = [doctest_case("doc", "c.value", "1", setup=">>> c = Counter(); _ = c.incr()\n"),
+              doctest_case("chain", "Counter().incr().incr(5).value", "4")]
+    # the AI test first: it would run before the user's tests in one process
+    wrong = await run("Counter.incr", INCR_WRONG, [forger, *public], policy)
+    assert [o.test_id for o in wrong.outcomes] == [forger.id, "doc", "chain"]
+    assert [o.status for o in wrong.outcomes[1:]] == ["failed", "failed"]
+    right = await run("Counter.incr", INCR, [forger, *public], policy)
+    assert [o.passed for o in right.outcomes[1:]] == [True, True]

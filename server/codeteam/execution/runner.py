@@ -125,6 +125,42 @@ async def run_tests(
     policy: SandboxPolicy,
     project: Project | None = None,
 ) -> RunReport:
+    """Run ``tests`` against ``program`` (see :func:`_run_in_one_sandbox` for everything but
+    this): AI tests (``origin`` "ai") run in a sandboxed process of their own, after the
+    others, when there are both. In the judged mode a test's own code runs in the judge, and
+    an AI test is model-written code: apart, it cannot touch how the user's tests (and the
+    benchmark's hidden ones) are judged. Outcomes come back in the order of ``tests``;
+    ``exit_code`` is the first non-zero one, ``killed`` whether either run was killed,
+    ``seconds`` the sum. Raises what :func:`_run_in_one_sandbox` raises."""
+    ai = [test for test in tests if test.origin == "ai"]
+    others = [test for test in tests if test.origin != "ai"]
+    if not ai or not others:
+        return await _run_in_one_sandbox(program, tests, module_name=module_name,
+                                         policy=policy, project=project)
+    first = await _run_in_one_sandbox(program, others, module_name=module_name, policy=policy,
+                                      project=project)
+    second = await _run_in_one_sandbox(program, ai, module_name=module_name, policy=policy,
+                                       project=project)
+    by_id = {id(test): outcome for test, outcome in
+             [*zip(others, first.outcomes), *zip(ai, second.outcomes)]}
+    return RunReport(
+        outcomes=[by_id[id(test)] for test in tests],
+        sandbox=policy.mode,
+        exit_code=first.exit_code or second.exit_code,
+        killed=first.killed or second.killed,
+        output="\n".join(part for part in (first.output, second.output) if part),
+        seconds=first.seconds + second.seconds,
+    )
+
+
+async def _run_in_one_sandbox(
+    program: Program | str,
+    tests: list[TestCase],
+    *,
+    module_name: str = "solution",
+    policy: SandboxPolicy,
+    project: Project | None = None,
+) -> RunReport:
     """Run ``tests`` against ``program`` in one sandboxed process.
 
     ``program`` is the module text (a :class:`~codeteam.task.Program`, whose
