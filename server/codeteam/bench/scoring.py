@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from codeteam.bench.datasets import BenchTask
 from codeteam.bench.results import FailureKind
-from codeteam.execution.models import RunReport, TestCase, TestOutcome
+from codeteam.execution.models import NOT_JUDGED, RunReport, TestCase, TestOutcome
 from codeteam.task import Program
 
 if TYPE_CHECKING:
@@ -32,7 +32,8 @@ DETAIL_LIMIT = 400
 
 @dataclass
 class Score:
-    """The hidden tests' verdict on one program: ``passed`` when every hidden test passed;
+    """The hidden tests' verdict on one program: ``passed`` when every hidden test passed,
+    judged (a pass decided in the code's own process does not count: kind "not_judged");
     ``kind`` (None when passed), ``error_type`` (for kind "error"), the hidden tests
     ``tests_passed`` of ``tests_total``, the scoring run's wall-clock ``seconds``, a short
     ``detail`` of the first failure, and ``tests_untrusted``: how many of the hidden tests'
@@ -58,7 +59,7 @@ def _describe(test: TestCase | None, outcome: TestOutcome | None) -> str:
     name = test.id if test is not None else "?"
     if outcome is None:
         return f"{name}: did not report"
-    parts = [f"{name}: {outcome.status}"]
+    parts = [f"{name}: {outcome.verdict}"]
     if outcome.exception_type:
         parts.append(f"{outcome.exception_type}: {outcome.message}".rstrip(": "))
     elif outcome.message:
@@ -70,6 +71,9 @@ def _describe(test: TestCase | None, outcome: TestOutcome | None) -> str:
 
 def classify(tests: list[TestCase], run: RunReport) -> Score:
     """The :class:`Score` of ``run`` (an executed :class:`RunReport` of ``tests``).
+    A hidden test passed only in the code's own process is not a pass
+    (:attr:`~codeteam.execution.models.TestOutcome.passed`): ``passed`` needs every hidden
+    test passed judged, and a run whose only shortfall is such passes is "not_judged".
 
     Precedence: a run the wall-clock limit killed, a test that timed out, or a process
     stopped by the CPU limit (SIGXCPU) is "timeout"; a process that ended abnormally (a
@@ -87,7 +91,8 @@ def classify(tests: list[TestCase], run: RunReport) -> Score:
         return score
     failing = [(t, by_id.get(t.id)) for t in tests
                if (o := by_id.get(t.id)) is None or not o.passed]
-    first_test, first_outcome = failing[0] if failing else (None, None)
+    real = [(t, o) for t, o in failing if o is None or not o.not_judged]  # not just unjudged
+    first_test, first_outcome = (real or failing)[0] if failing else (None, None)
     timed_out = [(t, o) for t, o in failing if o is not None and o.status == "timeout"]
     cpu_limit = run.exit_code == -signal.SIGXCPU
     if run.killed or timed_out or cpu_limit:
@@ -108,6 +113,14 @@ def classify(tests: list[TestCase], run: RunReport) -> Score:
                               f"{run.exit_code}); " + _describe(test, outcome))
         return score
     assert first_outcome is not None
+    if not real:
+        # nothing failed, but some passes were decided in the code's own process: they do
+        # not count for the code (TestOutcome.verdict), so the program did not pass
+        score.kind = "not_judged"
+        score.detail = _short(f"{len(failing)} of {total} hidden tests {NOT_JUDGED}: "
+                              + ", ".join(t.id for t, _ in failing[:3])
+                              + (" ..." if len(failing) > 3 else ""))
+        return score
     exception = first_outcome.exception_type
     # A "skipped" hidden test could not run (the module imports something the sandbox lacks):
     # no answer was checked, so it is that error rather than a wrong answer.
@@ -263,8 +276,10 @@ async def judge_calibration(bench_task: BenchTask, policy: SandboxPolicy) -> fro
         _calibration_runs[key] = runs
         judged = {o.test_id: o for o in runs["judged"].outcomes}
         _calibrations[key] = frozenset(
+            # the raw statuses: the one-process run is untrusted by construction
             o.test_id for o in runs["one_process"].outcomes
-            if o.passed and not (judged.get(o.test_id) and judged[o.test_id].passed))
+            if o.status == "passed" and not (judged.get(o.test_id)
+                                              and judged[o.test_id].status == "passed"))
     return _calibrations[key]
 
 
@@ -350,6 +365,10 @@ def reference_timeout(score_timeout_s: float) -> float:
 def defect_reason(entry: dict) -> str:
     """The text shown for a defective task, from its cache entry."""
     failed = entry["tests_total"] - entry["tests_passed"]
+    if entry["kind"] == "not_judged":
+        return (f"{failed} of {entry['tests_total']} hidden tests pass on the reference "
+                "solution only in the code's own process (not judged), so no answer can pass "
+                f"them: {entry['detail']}")
     return (f"{failed} of {entry['tests_total']} hidden tests fail on the reference solution "
             f"({entry['kind']}): {entry['detail']}")
 
