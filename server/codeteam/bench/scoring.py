@@ -362,13 +362,18 @@ def reference_timeout(score_timeout_s: float) -> float:
     return max(60.0, 2 * score_timeout_s)
 
 
+def reference_passed(entry: dict) -> bool:
+    """Whether a reference (or, :func:`codeteam.bench.repo.check_empty_bodies`, a stub) run's
+    cache entry passed its hidden tests. Its passes decided in its own process count here
+    (kind "not_judged"): it is the dataset's or the project's own code, not generated, so
+    the question is whether the tests are sound, not whether the code could forge them. A
+    generated answer gets no such credit (:func:`classify`)."""
+    return bool(entry["passed"]) or entry.get("kind") == "not_judged"
+
+
 def defect_reason(entry: dict) -> str:
     """The text shown for a defective task, from its cache entry."""
     failed = entry["tests_total"] - entry["tests_passed"]
-    if entry["kind"] == "not_judged":
-        return (f"{failed} of {entry['tests_total']} hidden tests pass on the reference "
-                "solution only in the code's own process (not judged), so no answer can pass "
-                f"them: {entry['detail']}")
     return (f"{failed} of {entry['tests_total']} hidden tests fail on the reference solution "
             f"({entry['kind']}): {entry['detail']}")
 
@@ -420,7 +425,7 @@ async def check_references(
         entry = cache.get(dataset, item)
         if entry is None:
             result.unchecked.append(item.task_id)
-        elif not entry["passed"]:
+        elif not reference_passed(entry):
             result.defective[item.task_id] = defect_reason(entry)
         elif entry.get("seconds", 0) > score_timeout_s:
             result.slow[item.task_id] = entry["seconds"]
