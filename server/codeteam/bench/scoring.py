@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 from codeteam.bench.datasets import BenchTask
 from codeteam.bench.results import FailureKind
-from codeteam.execution.models import NOT_JUDGED, RunReport, TestCase, TestOutcome
+from codeteam.execution.describe import NOT_JUDGED
+from codeteam.execution.models import RunReport, TestCase, TestOutcome
 from codeteam.task import Program
 
 if TYPE_CHECKING:

@@ -10,8 +10,6 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from codeteam.execution.describe import NOT_JUDGED  # noqa: F401 - part of the policy's words
-
 TestKind = Literal["doctest", "assert", "pytest"]
 TestOrigin = Literal["public", "ai", "hidden"]
 TestStatus = Literal["passed", "failed", "error", "timeout", "skipped"]
@@ -145,7 +143,7 @@ class TestOutcome(BaseModel):
 
     @property
     def not_judged(self) -> bool:
-        """It passed, but only in the code's own process: not counted (:data:`NOT_JUDGED`)."""
+        """It passed, but only in the code's own process: not counted (:data:`codeteam.execution.describe.NOT_JUDGED`)."""
         return self.verdict == "not judged"
 
     @property

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from codeteam.execution.models import NOT_JUDGED
+from codeteam.execution.describe import NOT_JUDGED
 from codeteam.llm.usage import UsageLedger
 from codeteam.roles.conversation import TranscriptEntry
 from codeteam.roles.tester import TesterReport

@@ -18,13 +18,14 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from codeteam.execution.describe import (  # noqa: F401 - the tester's vocabulary, re-exported
+    NOT_JUDGED,
     describe_failure,
     describe_not_judged,
     describe_skipped,
     failure_details,
     skipped_label,
 )
-from codeteam.execution.models import NOT_JUDGED, RunReport, TestCase
+from codeteam.execution.models import RunReport, TestCase
 from codeteam.roles.code_extraction import code_blocks
 from codeteam.roles.conversation import Conversation
 from codeteam.task import Task
