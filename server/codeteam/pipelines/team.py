@@ -47,7 +47,8 @@ stub every prompt shows."""
 
 async def run_team(task: Task, ctx: PipelineContext) -> Result:
     """Tester (AI tests from the requirement), then the answer ``direct`` gives as the first
-    candidate: if it passes every test that ran, the run ends there (the early exit). Else
+    candidate: if it passes every test that ran, judged, the run ends there (the early exit;
+    a pass decided in the code's own process is not one, so it never ends a run). Else
     ``ctx.candidates`` more are sampled, all are run, and the one chosen by execution
     (:mod:`codeteam.pipelines.candidates`: public tests, then CodeT's dual agreement, then the
     shorter code) starts the coder/tester revision rounds; the sampling counts as round 2 of
