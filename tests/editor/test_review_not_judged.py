@@ -60,6 +60,7 @@ async def test_a_test_decided_in_the_codes_own_process_is_shown_not_judged(
     assert shown.severity == types.DiagnosticSeverity.Information
     assert shown.message.startswith("test not judged: >>> running_max(eval(")
     assert "passed only in the code's own process, so not counted" in shown.message
+    assert "why: the sandbox's judge does not run this test itself" in shown.message
     summary = diagnostics["summary"].message
     assert summary.startswith("codeteam review: not judged: 1/2 public tests passed")
     assert "1 not judged" in summary

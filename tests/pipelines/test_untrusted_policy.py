@@ -62,6 +62,8 @@ async def test_a_review_whose_tests_run_in_the_codes_own_process_is_not_judged(
     assert result.status == "not judged" and run_report.passed == []
     assert result.summary().startswith("review: not judged; 0/2 tests passed; 2 not judged")
     assert result.last_report.summary.count("NOT JUDGED AI test") == 2
+    assert all("judge does not run this test itself" in o.untrusted_reason
+               for o in run_report.outcomes)
 
 
 async def test_an_untrusted_pass_does_not_end_a_team_run_early(scripted, run):
@@ -111,3 +113,21 @@ async def test_flow_does_not_pass_a_forger_on_untrusted_tests(scripted, run):
     assert result.status == "not judged", result.summary()
     # not an early exit: the approach's code and a sample were tried; no fix was asked for
     assert len(result.candidates) == 3 and scripted.count(FIX) == 0
+
+
+async def test_a_review_of_an_async_function_says_why_its_pytest_test_is_not_judged(
+        scripted, run_on_disk, tmp_path):
+    """An ``async def`` has no judge view: its pytest tests run in one process; the right
+    code's pass there is "not judged", with the reason, never "passed" nor "failed"."""
+    source = 'async def double(x):\n    """Twice x."""\n    return 2 * x\n'
+    module = tmp_path / "twice.py"
+    module.write_text(source)
+    (tmp_path / "test_twice.py").write_text(
+        "import asyncio\n\nfrom twice import double\n\n\n"
+        "def test_double():\n    assert asyncio.run(double(2)) == 4\n")
+    result = await run_on_disk("review", source, "double", path=module, root=tmp_path)
+    (outcome,) = result.last_report.run.outcomes
+    assert (outcome.status, outcome.trusted, outcome.verdict) == ("passed", False, "not judged")
+    assert "cannot be judged in a process of its own" in outcome.untrusted_reason
+    assert result.status == "not judged", result.last_report.summary
+    assert "(the function cannot be judged in a process of its own" in result.last_report.summary

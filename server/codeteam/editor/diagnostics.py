@@ -144,8 +144,9 @@ def not_judged_message(test: TestCase | None, outcome: TestOutcome) -> str:
     else:
         label = {"public": "test", "ai": "AI test", "hidden": "test"}[test.origin]
         what = test.describe()
+    why = f"\nwhy: {outcome.untrusted_reason}" if outcome.untrusted_reason else ""
     return (f"{label} not judged: {what}\n{NOT_JUDGED}: it could only be decided in the "
-            "process that ran the code under test, which could have forged it")
+            f"process that ran the code under test, which could have forged it{why}")
 
 
 class DiagnosticsStore:

@@ -49,7 +49,8 @@ def describe_not_judged(test: TestCase, outcome: TestOutcome) -> str:
     """A test that passed only in the code's own process (``outcome.not_judged``): not a pass
     and not a failure, and why."""
     origin = {"public": "public test", "ai": "AI test", "hidden": "test"}[test.origin]
-    return f"NOT JUDGED {origin} {test.describe()}: {NOT_JUDGED}"
+    why = f" ({outcome.untrusted_reason})" if outcome.untrusted_reason else ""
+    return f"NOT JUDGED {origin} {test.describe()}: {NOT_JUDGED}{why}"
 
 
 def describe_failure(test: TestCase, outcome: TestOutcome) -> str:

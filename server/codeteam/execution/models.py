@@ -107,7 +107,10 @@ class TestOutcome(BaseModel):
     a verdict decided in the code's own process counts against the code but never for it.
     An untrusted failure, error or timeout stays one; an untrusted pass is "not judged"
     (:attr:`verdict`): :attr:`passed` is False for it, and it is not a failure either.
-    ``status`` keeps what the process reported.
+    ``status`` keeps what the process reported; ``untrusted_reason`` says why the verdict
+    was decided in the code's own process, when the runner knows (an argument that cannot
+    cross, a test the judge misjudges on the user's own code, a function that cannot be
+    judged apart).
     """
 
     __test__ = False
@@ -125,6 +128,7 @@ class TestOutcome(BaseModel):
     seconds: float = 0.0
     import_failed: bool = False
     trusted: bool = True
+    untrusted_reason: str | None = None
     test_file: str | None = None
     test_line: int | None = None
 
