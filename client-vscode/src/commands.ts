@@ -127,7 +127,7 @@ export interface RunOutcome {
 }
 
 const ERROR_STATUSES = new Set(['error', 'failed', 'failure', 'invalid']);
-const WARNING_STATUSES = new Set(['cancelled', 'canceled', 'stale', 'not_applied', 'skipped', 'rejected', 'conflict']);
+const WARNING_STATUSES = new Set(['cancelled', 'canceled', 'stale', 'not_applied', 'skipped', 'rejected', 'conflict', 'not judged']);
 
 /**
  * How to show a run's reply `{status, message}`: statuses that name a failure are errors,

@@ -1,7 +1,8 @@
 """The ``codeteam`` command: ``serve`` (the language server), ``run`` (one pipeline on one
 function of a file), ``bench`` (benchmarks). It translates: the run itself is
 :mod:`codeteam.service.runs`. Exit codes of ``run``: 0 the code passed its tests or there were
-none to run; 1 no usable code, or tests still fail (the best code is still printed and, with
+none to run; 1 no usable code, or tests still fail, or some passed only in the code's own
+process ("not judged": such a pass does not count; the best code is still printed and, with
 --write, written), the model endpoint failed, or untested code was not written; 2 usage,
 settings or input errors, or the sandbox cannot run tests here (nothing is run then, no model
 call, unless ``--allow-untested`` or ``--write-untested``).
@@ -226,4 +227,4 @@ async def _run(args: argparse.Namespace) -> int:
             return 1
         path.write_bytes((bom + new_text).encode("utf-8"))
         print(f"# wrote {path}", file=sys.stderr)
-    return 1 if result.status in ("error", "failed") else 0
+    return 1 if result.status in ("error", "failed", "not judged") else 0

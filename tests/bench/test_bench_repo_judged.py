@@ -168,11 +168,16 @@ async def test_correct_bodies_pass_judged_and_the_one_process_tests_are_counted(
     script(scripted, ORACLE)
     out = tmp_path / "out"
     summary = await bench(scripted, out, repo=project, pipelines=["direct"])
-    assert summary["pipelines"]["direct"]["pass@1"] == 1.0
-    assert summary["pipelines"]["direct"]["tasks"] == 4
+    # area and scaled pass only in the code's own process: not counted, so their correct
+    # bodies do not pass (the policy: such a verdict counts against the code, never for it)
+    assert summary["pipelines"]["direct"]["pass@1"] == 0.5
+    assert summary["pipelines"]["direct"]["tasks"] == 4  # not left out as defective
     rows = {task: row for (task, _), row in ResultsLog(out / "results.jsonl").load().items()}
     assert set(rows) == {f"calc/ops.py::{n}" for n in ORACLE}
-    assert all(row.passed for row in rows.values())
+    assert rows["calc/ops.py::double"].passed and rows["calc/ops.py::triple"].passed
+    for name in ("area", "scaled"):
+        row = rows[f"calc/ops.py::{name}"]
+        assert not row.passed and row.kind == "not_judged" and row.tests_passed == 0, row
     # Judged: the verdicts of double and triple never came from the code's own process.
     assert (rows["calc/ops.py::double"].tests_total,
             rows["calc/ops.py::double"].tests_untrusted) == (2, 0)
@@ -187,6 +192,30 @@ async def test_correct_bodies_pass_judged_and_the_one_process_tests_are_counted(
     assert "- hidden-test verdicts: 3 judged" in text and "2 untrusted" in text
     assert json.loads((out / "summary.json").read_text())["repo"]["hidden_verdicts"][
         "untrusted"] == 2
+
+
+# Makes every test report of the process it runs in a pass, and is wrong: area's test runs in
+# the code's own process (its argument is an object of a class of the test file).
+PATCHED_AREA = PATCHED_RUNNER.replace("def triple(x):", "def area(shape):").replace(
+    '"""Three times x."""', '"""The area."""')
+
+
+async def test_an_untrusted_hidden_pass_does_not_make_a_task_pass(project):
+    from codeteam.bench.repo import load_repo
+    from codeteam.bench.scoring import score_code, scoring_policy
+
+    dataset, _ = await load_repo(project, mode="bwrap", patterns=["*area"])
+    (item,) = dataset.tasks
+    policy = scoring_policy("bwrap", 30.0)
+    right = await score_code(item, ORACLE["area"], policy=policy)
+    assert (right.passed, right.kind, right.tests_untrusted) == (False, "not_judged", 1), right
+    assert "passed only in the code's own process" in right.detail
+    forged = await score_code(item, PATCHED_AREA, policy=policy)
+    assert (forged.passed, forged.kind, forged.tests_passed) == (False, "not_judged", 0), forged
+    # an untrusted failure still fails
+    wrong = await score_code(item, "def area(shape):\n    return shape.width + shape.height",
+                             policy=policy)
+    assert (wrong.passed, wrong.kind, wrong.tests_untrusted) == (False, "wrong_answer", 1), wrong
 
 
 async def test_a_forging_body_fails_on_repo(scripted, project, tmp_path):

@@ -227,7 +227,7 @@ async def test_missing_bwrap_refuses_and_none_runs(monkeypatch, tmp_path, policy
     report = await run_tests(
         "", [_assert("a", "import os; print(os.getcwd())")], policy=SandboxPolicy(mode="none")
     )
-    assert report.sandbox == "none" and report.all_passed
+    assert report.sandbox == "none" and [o.status for o in report.outcomes] == ["passed"]
     workdir = report.outcomes[0].stdout.strip()
     assert workdir and not Path(workdir).exists()  # the temp dir is gone
 
@@ -254,7 +254,8 @@ async def test_concurrent_runs_are_independent(policy):
     reports = await asyncio.gather(
         *(run_tests(f"NAME = {name!r}\n", tests, policy=policy) for name in "abc")
     )
-    assert all(r.all_passed for r in reports)
+    # (open() runs in the code's own process: raw statuses, whatever the trust)
+    assert all([o.status for o in r.outcomes] == ["passed", "passed"] for r in reports)
 
 
 async def test_a_module_named_like_the_stdlib(policy):

@@ -32,7 +32,7 @@ async def test_team_on_a_method_with_a_column_0_string_does_not_raise(scripted, 
     scripted.reply(ANALYST_OR_PLANNER, "1. Return the title.", times=None)
     scripted.reply(CODER, "```python\ndef header(self):\n    return 'TITLE'\n```", times=None)
     result = await run_on_disk("team", METHOD_WITH_COLUMN_0_STRING, "Report.header")
-    assert result.status in ("passed", "failed", "error")
+    assert result.status in ("passed", "failed", "not judged", "error")
 
 
 ANALYST_OR_PLANNER = r"You are the analyst|You write short plans"
@@ -40,7 +40,12 @@ ANALYST_OR_PLANNER = r"You are the analyst|You write short plans"
 
 async def test_review_of_a_correct_method_with_a_column_0_string(scripted, run_on_disk):
     result = await run_on_disk("review", METHOD_WITH_COLUMN_0_STRING, "Report.header")
-    assert result.status == "passed", result.last_report.summary
+    run = result.last_report.run
+    assert run.outcomes and not run.failures, result.last_report.summary
+    # the user's correct code: "passed" when judged, "not judged" (never "failed") when the
+    # test could only be decided in the code's own process
+    judged = all(o.trusted for o in run.outcomes)
+    assert result.status == ("passed" if judged else "not judged"), result.last_report.summary
 
 
 async def test_review_does_not_pass_a_wrong_function_because_of_a_line_separator(
@@ -78,7 +83,11 @@ async def test_ai_tests_for_a_method_are_usable(scripted, run_on_disk):
     )
     result = await run_on_disk("review", METHOD, "Counter.bumped", ai_tests=2)
     report = result.last_report
-    assert report is not None and report.counts("ai") == (2, 2), result.notes
+    assert report is not None and report.counts("ai")[1] == 2, result.notes
+    # both ran and neither failed: judged passes, or (a method's test decided in the code's
+    # own process) "not judged", which counts neither way
+    assert not report.run.failures, report.summary
+    assert len(report.run.passed) + len(report.run.not_judged) == 2, report.summary
 
 
 async def test_bare_call_ai_tests_for_a_method_do_not_fail_a_correct_method(scripted, run_on_disk):

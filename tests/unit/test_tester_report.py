@@ -65,13 +65,55 @@ def test_nothing_ran_is_untested_and_notes_share_a_reason():
     assert everything.skipped_notes() == [f"all 4 tests not run: {MISSING}"]
 
 
-def test_verdicts_from_the_codes_own_process_are_counted():
+def test_a_pass_decided_in_the_codes_own_process_is_not_judged():
+    """The policy: a verdict decided in the code's own process counts against the code but
+    never for it. A judged pass and an untrusted one: the untrusted one is not a pass."""
     tests = [AI, TestCase(id="ai:2", kind="assert", origin="ai", source="assert K == 2")]
     run = RunReport(outcomes=[
         TestOutcome(test_id="ai:1", status="passed"),
         TestOutcome(test_id="ai:2", status="passed", trusted=False),
     ])
     assert [o.test_id for o in run.untrusted] == ["ai:2"]
+    assert [o.test_id for o in run.passed] == ["ai:1"]
+    assert [o.test_id for o in run.not_judged] == ["ai:2"] and run.failures == []
+    assert run.outcomes[1].verdict == "not judged" and not run.outcomes[1].passed
+    assert not run.all_passed
     report = build_report(tests, run, round_number=1)
-    result = Result(pipeline="review", status="passed", reports=[report])
-    assert "2/2 tests passed; 1 decided in the code's own process" in result.summary()
+    assert report.verdict == "not judged" and not report.passed
+    assert status_of(report) == "not judged"
+    assert report.counts("ai") == (1, 2)
+    head, _, details = report.summary.partition("\n\n")
+    assert head == ("not judged: 1/2 AI tests passed (ran 2: 1 passed, 0 failed, 1 not judged: "
+                    "passed only in the code's own process, so not counted)")
+    assert details == ("NOT JUDGED AI test assert K == 2: passed only in the code's own "
+                       "process, so not counted")
+    result = Result(pipeline="review", status=status_of(report), reports=[report])
+    assert result.summary().startswith(
+        "review: not judged; 1/2 tests passed; 1 not judged (passed only in the code's own "
+        "process, so not counted)")
+
+
+def test_every_pass_untrusted_is_not_judged_never_passed_nor_failed():
+    tests = [_pytest("test_a"), _pytest("test_b")]
+    run = RunReport(outcomes=[TestOutcome(test_id=t.id, status="passed", trusted=False)
+                              for t in tests])
+    report = build_report(tests, run, round_number=1)
+    assert (report.verdict, status_of(report)) == ("not judged", "not judged")
+    assert report.counts() == (0, 2) and run.passed == [] and run.failures == []
+    assert "passed" not in Result(pipeline="review", status=status_of(report),
+                                  reports=[report]).summary().split(";")[0]
+
+
+def test_an_untrusted_failure_still_fails():
+    tests = [AI, TestCase(id="ai:2", kind="assert", origin="ai", source="assert K == 2")]
+    run = RunReport(outcomes=[
+        TestOutcome(test_id="ai:1", status="passed", trusted=False),
+        TestOutcome(test_id="ai:2", status="failed", expected="2", actual="3", trusted=False),
+    ])
+    assert [o.test_id for o in run.failures] == ["ai:2"]
+    report = build_report(tests, run, round_number=1)
+    assert (report.verdict, status_of(report)) == ("fail", "failed")
+    assert "FAILED AI test assert K == 2" in report.summary
+    assert "NOT JUDGED AI test assert f(1) == 2" in report.summary
+    error = RunReport(outcomes=[TestOutcome(test_id="ai:1", status="error", trusted=False)])
+    assert build_report([AI], error, round_number=1).verdict == "fail"

@@ -87,6 +87,7 @@ describe('runOutcome', () => {
     assert.equal(runOutcome({ status: 'FAILED', message: 'm' }, 'x').severity, 'error');
     assert.equal(runOutcome({ status: 'cancelled', message: 'm' }, 'x').severity, 'warning');
     assert.equal(runOutcome({ status: 'stale', message: 'm' }, 'x').severity, 'warning');
+    assert.equal(runOutcome({ status: 'not judged', message: 'm' }, 'x').severity, 'warning');
   });
 
   test('copes with replies of another shape', () => {

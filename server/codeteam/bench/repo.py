@@ -30,7 +30,9 @@ How the tasks are made (each step is reported, nothing is dropped silently):
    task's module as the model saw it and the candidate runs in a process of its own; the
    tests the judge cannot decide (calibrated on the original body) run in the code's own
    process and are counted as untrusted (:func:`codeteam.bench.scoring.score_pytest`,
-   ``tests_untrusted`` per row). The original body must pass them
+   ``tests_untrusted`` per row); such a test's pass does not count for the generated code,
+   so a task with one passes for no pipeline (kind "not_judged",
+   :func:`codeteam.bench.scoring.classify`). The original body must pass them
    first (the runner's reference check); a task whose original fails is reported and left out
    of pass@1, and so is a task whose tests also pass with the body removed
    (:func:`check_empty_bodies`: they cannot tell the function from one that does nothing).
@@ -600,7 +602,12 @@ async def check_empty_bodies(
     task measures nothing and is left out of pass@1 like a defective one. ``skip``: task ids
     not to check (already left out). Raises
     :class:`~codeteam.execution.models.SandboxUnavailable`."""
-    from codeteam.bench.scoring import reference_timeout, score_hidden, scoring_policy
+    from codeteam.bench.scoring import (
+        reference_passed,
+        reference_timeout,
+        score_hidden,
+        scoring_policy,
+    )
 
     key = f"{dataset}#empty-body"
     timeout = reference_timeout(score_timeout_s)
@@ -617,7 +624,7 @@ async def check_empty_bodies(
                                   function_lines=task.end_line - task.start_line + 1)
                 entry = cache.put(key, item, await score_hidden(item, program, policy=policy),
                                   timeout)
-            if entry["passed"]:
+            if reference_passed(entry):  # in the stub's own process too: tests it passes
                 weak[item.task_id] = EMPTY_BODY_REASON
     finally:
         cache.save()

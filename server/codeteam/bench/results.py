@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-FailureKind = Literal["no_code", "wrong_answer", "error", "timeout", "crash"]
+FailureKind = Literal["no_code", "wrong_answer", "error", "timeout", "crash", "not_judged"]
 """Why a pair failed:
 
 - ``no_code``: the pipeline gave no code (``Result.code`` is None);
@@ -24,7 +24,9 @@ FailureKind = Literal["no_code", "wrong_answer", "error", "timeout", "crash"]
   of the candidate counts here too);
 - ``timeout``: the scoring run hit its wall-clock limit (an endless loop, or far too slow);
 - ``crash``: the test process died without reporting (``os._exit``, a segfault, killed by a
-  resource limit)."""
+  resource limit);
+- ``not_judged``: no hidden test failed, but some passed only in the code's own process
+  (``--repo`` tests run the old way): such a pass is not counted, so the pair did not pass."""
 
 
 class BenchRecord(BaseModel):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from codeteam.bench.datasets import BenchTask
 from codeteam.bench.results import FailureKind
+from codeteam.execution.describe import NOT_JUDGED
 from codeteam.execution.models import RunReport, TestCase, TestOutcome
 from codeteam.task import Program
 
@@ -32,7 +33,8 @@ DETAIL_LIMIT = 400
 
 @dataclass
 class Score:
-    """The hidden tests' verdict on one program: ``passed`` when every hidden test passed;
+    """The hidden tests' verdict on one program: ``passed`` when every hidden test passed,
+    judged (a pass decided in the code's own process does not count: kind "not_judged");
     ``kind`` (None when passed), ``error_type`` (for kind "error"), the hidden tests
     ``tests_passed`` of ``tests_total``, the scoring run's wall-clock ``seconds``, a short
     ``detail`` of the first failure, and ``tests_untrusted``: how many of the hidden tests'
@@ -58,7 +60,7 @@ def _describe(test: TestCase | None, outcome: TestOutcome | None) -> str:
     name = test.id if test is not None else "?"
     if outcome is None:
         return f"{name}: did not report"
-    parts = [f"{name}: {outcome.status}"]
+    parts = [f"{name}: {outcome.verdict}"]
     if outcome.exception_type:
         parts.append(f"{outcome.exception_type}: {outcome.message}".rstrip(": "))
     elif outcome.message:
@@ -70,6 +72,9 @@ def _describe(test: TestCase | None, outcome: TestOutcome | None) -> str:
 
 def classify(tests: list[TestCase], run: RunReport) -> Score:
     """The :class:`Score` of ``run`` (an executed :class:`RunReport` of ``tests``).
+    A hidden test passed only in the code's own process is not a pass
+    (:attr:`~codeteam.execution.models.TestOutcome.passed`): ``passed`` needs every hidden
+    test passed judged, and a run whose only shortfall is such passes is "not_judged".
 
     Precedence: a run the wall-clock limit killed, a test that timed out, or a process
     stopped by the CPU limit (SIGXCPU) is "timeout"; a process that ended abnormally (a
@@ -87,7 +92,8 @@ def classify(tests: list[TestCase], run: RunReport) -> Score:
         return score
     failing = [(t, by_id.get(t.id)) for t in tests
                if (o := by_id.get(t.id)) is None or not o.passed]
-    first_test, first_outcome = failing[0] if failing else (None, None)
+    real = [(t, o) for t, o in failing if o is None or not o.not_judged]  # not just unjudged
+    first_test, first_outcome = (real or failing)[0] if failing else (None, None)
     timed_out = [(t, o) for t, o in failing if o is not None and o.status == "timeout"]
     cpu_limit = run.exit_code == -signal.SIGXCPU
     if run.killed or timed_out or cpu_limit:
@@ -108,6 +114,14 @@ def classify(tests: list[TestCase], run: RunReport) -> Score:
                               f"{run.exit_code}); " + _describe(test, outcome))
         return score
     assert first_outcome is not None
+    if not real:
+        # nothing failed, but some passes were decided in the code's own process: they do
+        # not count for the code (TestOutcome.verdict), so the program did not pass
+        score.kind = "not_judged"
+        score.detail = _short(f"{len(failing)} of {total} hidden tests {NOT_JUDGED}: "
+                              + ", ".join(t.id for t, _ in failing[:3])
+                              + (" ..." if len(failing) > 3 else ""))
+        return score
     exception = first_outcome.exception_type
     # A "skipped" hidden test could not run (the module imports something the sandbox lacks):
     # no answer was checked, so it is that error rather than a wrong answer.
@@ -263,8 +277,10 @@ async def judge_calibration(bench_task: BenchTask, policy: SandboxPolicy) -> fro
         _calibration_runs[key] = runs
         judged = {o.test_id: o for o in runs["judged"].outcomes}
         _calibrations[key] = frozenset(
+            # the raw statuses: the one-process run is untrusted by construction
             o.test_id for o in runs["one_process"].outcomes
-            if o.passed and not (judged.get(o.test_id) and judged[o.test_id].passed))
+            if o.status == "passed" and not (judged.get(o.test_id)
+                                              and judged[o.test_id].status == "passed"))
     return _calibrations[key]
 
 
@@ -347,6 +363,15 @@ def reference_timeout(score_timeout_s: float) -> float:
     return max(60.0, 2 * score_timeout_s)
 
 
+def reference_passed(entry: dict) -> bool:
+    """Whether a reference (or, :func:`codeteam.bench.repo.check_empty_bodies`, a stub) run's
+    cache entry passed its hidden tests. Its passes decided in its own process count here
+    (kind "not_judged"): it is the dataset's or the project's own code, not generated, so
+    the question is whether the tests are sound, not whether the code could forge them. A
+    generated answer gets no such credit (:func:`classify`)."""
+    return bool(entry["passed"]) or entry.get("kind") == "not_judged"
+
+
 def defect_reason(entry: dict) -> str:
     """The text shown for a defective task, from its cache entry."""
     failed = entry["tests_total"] - entry["tests_passed"]
@@ -401,7 +426,7 @@ async def check_references(
         entry = cache.get(dataset, item)
         if entry is None:
             result.unchecked.append(item.task_id)
-        elif not entry["passed"]:
+        elif not reference_passed(entry):
             result.defective[item.task_id] = defect_reason(entry)
         elif entry.get("seconds", 0) > score_timeout_s:
             result.slow[item.task_id] = entry["seconds"]

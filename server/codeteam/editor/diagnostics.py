@@ -4,8 +4,10 @@ One diagnostic per failing test (source "codeteam", code = the test id): at the 
 failed inside the function when the run knows it (``outcome.function_line``), else at the
 doctest example's own line, else on the ``def`` line; Error for the user's tests, Warning for
 AI tests (they may be wrong). A failing pytest test points at the line of its own file where
-it failed (relatedInformation, a Location in the test file). Plus one Information summary on
-the ``def`` line.
+it failed (relatedInformation, a Location in the test file). A test that passed only in the
+code's own process (not judged: not a pass, not a failure) gets an Information diagnostic
+saying so, at its doctest line or on the ``def`` line, so it is never dropped silently. Plus
+one Information summary on the ``def`` line.
 
 Diagnostics are stored relative to the function's first line together with the function's
 text: when a change leaves the function's text as it was they follow it (lines typed above
@@ -24,7 +26,7 @@ from lsprotocol import types
 
 from codeteam.editor.actions import DIAGNOSTIC_SOURCE, SUMMARY_CODE
 from codeteam.editor.positions import column_to_units, first_code_column, strip_ending
-from codeteam.execution.describe import failure_details
+from codeteam.execution.describe import NOT_JUDGED, failure_details
 
 if TYPE_CHECKING:
     from codeteam.execution.models import TestCase, TestOutcome
@@ -95,13 +97,15 @@ def review_problems(result: Result, *, stub_start_line: int, def_offset: int,
     def within(line: int | None) -> int | None:
         return line if line is not None and 0 <= line < function_lines else None
 
-    for outcome in report.run.failures:
-        test = tests.get(outcome.test_id)
+    def place(test: TestCase | None, outcome: TestOutcome) -> int:
         line = within(outcome.function_line)
         if line is None and test is not None and test.kind == "doctest" and test.file is None:
             line = within(None if test.line is None else test.line - stub_start_line)
-        if line is None:
-            line = def_offset
+        return def_offset if line is None else line
+
+    for outcome in report.run.failures:
+        test = tests.get(outcome.test_id)
+        line = place(test, outcome)
         severity: Severity = "warning" if test is not None and test.origin == "ai" else "error"
         related = None
         if outcome.test_file is not None and outcome.test_line is not None:
@@ -109,6 +113,10 @@ def review_problems(result: Result, *, stub_start_line: int, def_offset: int,
             related = (outcome.test_file, outcome.test_line, f"{label} failed here")
         problems.append(Problem(line, failure_message(test, outcome), severity, outcome.test_id,
                                 related))
+    for outcome in report.run.not_judged:
+        test = tests.get(outcome.test_id)
+        problems.append(Problem(place(test, outcome), not_judged_message(test, outcome),
+                                "information", outcome.test_id))
     head = report.summary.split("\n", 1)[0]
     problems.append(Problem(def_offset, f"codeteam review: {head}", "information", SUMMARY_CODE))
     return problems
@@ -126,6 +134,19 @@ def failure_message(test: TestCase | None, outcome: TestOutcome) -> str:
     lines.extend(line for line in failure_details(outcome) if not line.startswith("timed out"))
     message = "\n".join(lines)
     return message if len(message) <= MESSAGE_LIMIT else message[: MESSAGE_LIMIT - 1] + "…"
+
+
+def not_judged_message(test: TestCase | None, outcome: TestOutcome) -> str:
+    """A test whose pass was decided in the process that ran the code (which could have
+    forged it): neither a pass nor a failure."""
+    if test is None:
+        label, what = "test", outcome.test_id
+    else:
+        label = {"public": "test", "ai": "AI test", "hidden": "test"}[test.origin]
+        what = test.describe()
+    why = f"\nwhy: {outcome.untrusted_reason}" if outcome.untrusted_reason else ""
+    return (f"{label} not judged: {what}\n{NOT_JUDGED}: it could only be decided in the "
+            f"process that ran the code under test, which could have forged it{why}")
 
 
 class DiagnosticsStore:

@@ -144,7 +144,7 @@ def _render_markdown(record: RunRecord) -> str:
                 described = test.describe() if test else outcome.test_id
                 origin = test.origin if test else ""
                 out.append(
-                    f"| {_cell(described)} | {origin} | {outcome.status} | "
+                    f"| {_cell(described)} | {origin} | {outcome.verdict} | "
                     f"{_cell(outcome.expected)} | {_cell(outcome.actual)} |"
                 )
             out.append("")

@@ -209,7 +209,7 @@ async def _execute(
     ls.log_info(f"{action.title} on {info.qualname} finished: {result.summary()}; {outcome}")
     if result.status == "error":
         kind = types.MessageType.Error
-    elif applied is False or result.status == "failed":
+    elif applied is False or result.status in ("failed", "not judged"):
         kind = types.MessageType.Warning
     else:
         kind = types.MessageType.Info

@@ -8,6 +8,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the editor imports this at start-up: no pydantic models until needed
     from codeteam.execution.models import TestCase, TestOutcome
 
+NOT_JUDGED = "passed only in the code's own process, so not counted"
+"""Why a "not judged" outcome (:attr:`codeteam.execution.models.TestOutcome.verdict`: a pass
+decided in the process that ran the code under test) counts neither way: reports,
+diagnostics, the CLI and the benchmark all say it in these words."""
+
 
 def failure_details(outcome: TestOutcome) -> list[str]:
     """The facts of a failed test, one per line: expected, actual, and the error (or the
@@ -38,6 +43,14 @@ def describe_skipped(test: TestCase, outcome: TestOutcome) -> str:
     origin = {"public": "public test", "ai": "AI test", "hidden": "test"}[test.origin]
     reason = outcome.message or "not runnable in the sandbox"
     return f"NOT RUN {origin} {skipped_label(test)}: {reason}"
+
+
+def describe_not_judged(test: TestCase, outcome: TestOutcome) -> str:
+    """A test that passed only in the code's own process (``outcome.not_judged``): not a pass
+    and not a failure, and why."""
+    origin = {"public": "public test", "ai": "AI test", "hidden": "test"}[test.origin]
+    why = f" ({outcome.untrusted_reason})" if outcome.untrusted_reason else ""
+    return f"NOT JUDGED {origin} {test.describe()}: {NOT_JUDGED}{why}"
 
 
 def describe_failure(test: TestCase, outcome: TestOutcome) -> str:

@@ -17,6 +17,12 @@ TestStatus = Literal["passed", "failed", "error", "timeout", "skipped"]
 (a module the test or the module under test imports is not available there, a workspace
 module the sandbox cannot see, ``pytest.skip``); it is neither a pass nor a failure."""
 
+Verdict = Literal["passed", "failed", "error", "timeout", "skipped", "not judged"]
+"""What an outcome counts as (:attr:`TestOutcome.verdict`): its ``status``, except that a pass
+decided in the process that ran the code under test is "not judged": it counts neither as a
+pass nor as a failure."""
+
+
 
 class TestCase(BaseModel):
     """One test of the function under test.
@@ -95,8 +101,16 @@ class TestOutcome(BaseModel):
 
     ``trusted`` is False when the verdict came from the process that ran the code under test
     (a test the harness's judge could not evaluate on its own, see
-    :mod:`codeteam.execution.harness`): such a verdict catches mistakes, but code that
-    tampers with its own process could forge it.
+    :mod:`codeteam.execution.harness`; a pytest test run the old way, see
+    :mod:`codeteam.execution.pytest_run`): such a verdict catches mistakes, but code that
+    tampers with its own process could forge it. The policy, decided here and nowhere else:
+    a verdict decided in the code's own process counts against the code but never for it.
+    An untrusted failure, error or timeout stays one; an untrusted pass is "not judged"
+    (:attr:`verdict`): :attr:`passed` is False for it, and it is not a failure either.
+    ``status`` keeps what the process reported; ``untrusted_reason`` says why the verdict
+    was decided in the code's own process, when the runner knows (an argument that cannot
+    cross, a test the judge misjudges on the user's own code, a function that cannot be
+    judged apart).
     """
 
     __test__ = False
@@ -114,12 +128,27 @@ class TestOutcome(BaseModel):
     seconds: float = 0.0
     import_failed: bool = False
     trusted: bool = True
+    untrusted_reason: str | None = None
     test_file: str | None = None
     test_line: int | None = None
 
     @property
+    def verdict(self) -> Verdict:
+        """What the outcome counts as: ``status``, or "not judged" for a pass that was not
+        ``trusted`` (see the class docstring)."""
+        if self.status == "passed" and not self.trusted:
+            return "not judged"
+        return self.status
+
+    @property
     def passed(self) -> bool:
-        return self.status == "passed"
+        """A pass that counts: the test passed and the verdict was judged (``trusted``)."""
+        return self.verdict == "passed"
+
+    @property
+    def not_judged(self) -> bool:
+        """It passed, but only in the code's own process: not counted (:data:`codeteam.execution.describe.NOT_JUDGED`)."""
+        return self.verdict == "not judged"
 
     @property
     def skipped(self) -> bool:
@@ -144,7 +173,14 @@ class RunReport(BaseModel):
 
     @property
     def passed(self) -> list[TestOutcome]:
-        return [o for o in self.outcomes if o.status == "passed"]
+        """The passes that count (judged; see :attr:`TestOutcome.passed`)."""
+        return [o for o in self.outcomes if o.passed]
+
+    @property
+    def not_judged(self) -> list[TestOutcome]:
+        """The tests that passed only in the code's own process: neither passes nor failures
+        (see :attr:`TestOutcome.verdict`)."""
+        return [o for o in self.outcomes if o.not_judged]
 
     @property
     def ran(self) -> list[TestOutcome]:
@@ -158,7 +194,8 @@ class RunReport(BaseModel):
 
     @property
     def failures(self) -> list[TestOutcome]:
-        """The tests that ran and did not pass (skipped tests are not failures)."""
+        """The tests that ran and did not pass (skipped tests are not failures, nor are "not
+        judged" ones; an untrusted failure is one)."""
         return [o for o in self.outcomes if o.status not in ("passed", "skipped")]
 
     @property
@@ -168,8 +205,9 @@ class RunReport(BaseModel):
 
     @property
     def all_passed(self) -> bool:
-        """Some test ran, and every test that ran passed."""
-        return bool(self.ran) and not self.failures
+        """Some test ran, and every test that ran passed judged (a "not judged" pass does not
+        count for the code, so a run with one is not all passed)."""
+        return bool(self.ran) and not self.failures and not self.not_judged
 
     def outcome(self, test_id: str) -> TestOutcome | None:
         return next((o for o in self.outcomes if o.test_id == test_id), None)

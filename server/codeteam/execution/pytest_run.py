@@ -370,6 +370,8 @@ class _Heard:
 
 
 _REPEATED = "two outcome lines for this test: the results are not trusted"
+_MISJUDGED = ("your own code passes it in one process but not judged (it changes state the "
+              "code's process never sees), so it runs in one process")
 _FAILING = ("failed", "error", "timeout")
 """Outcomes pytest counts as failures (exit status 1); the others leave it 0."""
 
@@ -713,6 +715,8 @@ async def run_pytest_tests(
         (heard.outcomes.get(t.id) or {}).get("fallback") or t.id in unjudged)]
     if again:  # an argument could not cross, or the judge misjudges the user's own code: these
         # run the old way (the code's own process)
+        why = {t.id: (heard.outcomes.get(t.id) or {}).get("fallback") or _MISJUDGED
+               for t in again}
         spec = _spec(target, "run", policy, keep=[t.id for t in again])
         second = await _pytest(target, args, spec, policy, text)
         heard = _read(second.results)
@@ -720,6 +724,8 @@ async def run_pytest_tests(
         rerun = {t.id: _outcome(t, heard, second, policy, problem, target, function_start,
                                 function_lines, trusted=False) for t in again}
         _check_consistency(list(rerun.values()), heard, second)
+        for test_id, outcome in rerun.items():
+            outcome.untrusted_reason = str(why[test_id])
         ran.update(rerun)
         results.append(second)
     outcomes = [_not_run(t) if t.skip_reason is not None else ran[t.id] for t in tests]

@@ -382,12 +382,21 @@ def _outcomes(
     return outcomes
 
 
+HARNESS_RESIDUAL = ("the sandbox's judge does not run this test itself (it uses more of the "
+                    "module than its functions, an import or builtin it does not run, or a "
+                    "value that is not plain data), so it ran in the code's own process")
+
+
 def _parse_outcome(test: TestCase, event: dict) -> TestOutcome:
     fields = {key: value for key, value in event.items() if key in TestOutcome.model_fields}
     fields["test_id"] = test.id
     fields.pop("function_line", None)
+    fields.pop("untrusted_reason", None)  # ours to say, never the code's
     try:
-        return TestOutcome.model_validate(fields)
+        outcome = TestOutcome.model_validate(fields)
+        if not outcome.trusted:
+            outcome.untrusted_reason = HARNESS_RESIDUAL
+        return outcome
     except ValidationError as error:
         return TestOutcome(
             test_id=test.id, status="error", message=f"malformed result from the harness: {error}"

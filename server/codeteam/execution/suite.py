@@ -14,6 +14,9 @@ from codeteam.execution.runner import run_tests
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.task import Program, Task
 
+NO_VIEW = ("the function cannot be judged in a process of its own (async def, nested in "
+           "another function, or its body on the def line), so its tests run in one process")
+
 
 async def run_suite(task: Task, program: Program, tests: list[TestCase],
                     policy: SandboxPolicy) -> RunReport:
@@ -37,14 +40,19 @@ async def run_suite(task: Task, program: Program, tests: list[TestCase],
     if others:
         jobs.append(run_tests(program, others, module_name=task.module_name, policy=policy,
                               project=task.project))
+    view = None
     if task.pytest_target is not None:
+        view = judge_view(task.module_source, task.qualname, task.start_line)
         jobs.append(run_pytest_tests(
             task.pytest_target, program.text, pytest_tests, policy,
             function_start=program.function_start, function_lines=program.function_lines,
-            rootdir=task.pytest_target.rootdir,
-            judge=judge_view(task.module_source, task.qualname, task.start_line),
+            rootdir=task.pytest_target.rootdir, judge=view,
         ))
     runs += await asyncio.gather(*jobs)
+    if task.pytest_target is not None and view is None:
+        for outcome in runs[-1].outcomes:  # the pytest run: the last job
+            if not outcome.trusted and outcome.untrusted_reason is None:
+                outcome.untrusted_reason = NO_VIEW
     found = {o.test_id: o for run in runs for o in run.outcomes}
     return RunReport(
         outcomes=[found.get(t.id) or TestOutcome(test_id=t.id, status="error",

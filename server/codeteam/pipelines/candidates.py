@@ -9,7 +9,9 @@ candidate runs in the sandbox against the public tests and the AI tests, and the
 ranked by
 
 1. public tests passed (the user's examples and tests are trusted: a candidate that passes
-   fewer never replaces one that passes more);
+   fewer never replaces one that passes more); a pass decided in the code's own process is
+   not counted here or below (:attr:`~codeteam.execution.models.TestOutcome.passed`), so
+   code that forges its verdict gains nothing;
 2. the dual execution agreement (CodeT section 2.2): candidates that behave alike on the AI
    tests' inputs (the same outputs, or the same exception) form a consensus set; a candidate's
    score is the size of its set times the number of AI tests it passes. An AI test that no
@@ -85,6 +87,8 @@ def behaviour(report: TesterReport | None) -> Behaviour:
             seen = "no outcome"
         elif outcome.passed:
             seen = "pass"
+        elif outcome.not_judged:  # passed only in its own process: no evidence either way
+            seen = "not judged"
         elif outcome.skipped:
             seen = "skipped"
         elif outcome.actual is not None:
@@ -135,7 +139,8 @@ def rank(pool: list[Candidate]) -> tuple[int, list[CandidateRecord]]:
 
 
 def passes_everything(report: TesterReport | None) -> bool:
-    """The early exit: some test ran and every test that ran passed."""
+    """The early exit: some test ran and every test that ran passed, judged (a pass decided
+    in the code's own process never ends a run early)."""
     return report is not None and report.passed
 
 

@@ -173,6 +173,8 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
                 outcome = current.run.outcome(test.id) if current.run else None
                 if outcome is None or outcome.skipped:  # the sandbox cannot run it: no fix
                     break
+                if outcome.not_judged:  # it passed, only in the code's own process: no
+                    break  # failure to fix, and no fix can make it judged
                 anchors = sorted(_passing(current))
                 try:
                     candidate = await fix_code(
@@ -203,7 +205,9 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
                 code, current = candidate, report
                 if score(report) > score(best_report):
                     best_code, best_report = code, report
-            if test.id not in _passing(current) and test.origin == "ai" and not budget_spent:
+            outcome = current.run.outcome(test.id) if current.run else None
+            if (test.id not in _passing(current) and test.origin == "ai" and not budget_spent
+                    and not (outcome is not None and outcome.not_judged)):
                 ctx.note(f"gave up on {test.id} ({test.describe()}): it may be a wrong AI test")
     return ctx.result("flow", status_of(best_report), best_code, reports=reports,
                       rounds=round_number)

@@ -6,13 +6,18 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from codeteam.execution.describe import NOT_JUDGED
 from codeteam.llm.usage import UsageLedger
 from codeteam.roles.conversation import TranscriptEntry
 from codeteam.roles.tester import TesterReport
 
-Status = Literal["passed", "failed", "untested", "error"]
-"""- passed: every executed test passed (public tests, and AI tests where the pipeline uses them);
+Status = Literal["passed", "failed", "not judged", "untested", "error"]
+"""- passed: every executed test passed, judged (public tests, and AI tests where the pipeline
+  uses them);
 - failed: code was produced but some test still fails (the best code so far is returned);
+- not judged: no test failed, but some passed only in the code's own process, which could
+  have forged the pass: such a pass does not count (see
+  :attr:`~codeteam.execution.models.TestOutcome.verdict`), so the code is not shown to pass;
 - untested: code was produced but there was nothing to run it against;
 - error: no usable code (the reason is in ``notes``)."""
 
@@ -78,8 +83,8 @@ class Result(BaseModel):
             parts.append(f"{len(run.passed)}/{len(run.ran)} tests passed")
             if run.skipped:
                 parts.append(f"{len(run.skipped)} not run (see the notes)")
-            if run.untrusted:  # verdicts the sandbox's judge could not decide itself
-                parts.append(f"{len(run.untrusted)} decided in the code's own process")
+            if run.not_judged:  # passes the sandbox's judge could not decide itself
+                parts.append(f"{len(run.not_judged)} not judged ({NOT_JUDGED})")
         if self.rounds:
             parts.append(f"{self.rounds} round(s)")
         parts.append(self.usage.summary())

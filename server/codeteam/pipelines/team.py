@@ -47,7 +47,8 @@ stub every prompt shows."""
 
 async def run_team(task: Task, ctx: PipelineContext) -> Result:
     """Tester (AI tests from the requirement), then the answer ``direct`` gives as the first
-    candidate: if it passes every test that ran, the run ends there (the early exit). Else
+    candidate: if it passes every test that ran, judged, the run ends there (the early exit;
+    a pass decided in the code's own process is not one, so it never ends a run). Else
     ``ctx.candidates`` more are sampled, all are run, and the one chosen by execution
     (:mod:`codeteam.pipelines.candidates`: public tests, then CodeT's dual agreement, then the
     shorter code) starts the coder/tester revision rounds; the sampling counts as round 2 of
@@ -163,7 +164,8 @@ async def _rounds(
     pool: list[Candidate] | None = None,
 ) -> Result:
     """Tester/coder rounds from ``code``: test, and revise while tests fail, at most
-    ``ctx.max_rounds`` rounds in all. ``current`` is ``code``'s report when it has been run
+    ``ctx.max_rounds`` rounds in all (a report whose only shortfall is "not judged" passes
+    has no failure to revise: the rounds end, with status "not judged"). ``current`` is ``code``'s report when it has been run
     already (``done_rounds`` rounds so far, their reports ``earlier``); a revision reply with
     no code is asked again ``revise_retries`` times. With a ``pool`` (the candidates compared
     so far, ``code``'s among them), each revision joins it and the best is the pool's choice
@@ -192,6 +194,8 @@ async def _rounds(
             best_code, best_report = code, report
         if report.passed or round_number >= ctx.max_rounds:
             break
+        if report.verdict == "not judged":  # nothing failed: nothing to revise, and no
+            break  # revision can make a test decided in the code's own process judged
         try:
             code = await revise_code(
                 conversation, task, code, report.summary, plan=plan,
@@ -207,10 +211,12 @@ async def _rounds(
         )
     if best_report is not None and not best_report.passed:
         public_ok, public_total = best_report.counts("public")
-        ai_ok, ai_total = best_report.counts("ai")
-        if public_total and public_ok == public_total and ai_ok < ai_total:
+        ai_ids = {t.id for t in best_report.tests if t.origin == "ai"}
+        ai_failed = sum(1 for o in best_report.run.failures
+                        if o.test_id in ai_ids) if best_report.run else 0
+        if public_total and public_ok == public_total and ai_failed:
             ctx.note(
-                f"all {public_total} public tests pass; {ai_total - ai_ok} AI test(s) fail "
+                f"all {public_total} public tests pass; {ai_failed} AI test(s) fail "
                 "(AI tests can be wrong: check them in the report)"
             )
     if not tests:

@@ -18,7 +18,9 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from codeteam.execution.describe import (  # noqa: F401 - the tester's vocabulary, re-exported
+    NOT_JUDGED,
     describe_failure,
+    describe_not_judged,
     describe_skipped,
     failure_details,
     skipped_label,
@@ -36,13 +38,15 @@ class TesterReport(BaseModel):
     """The tester's report on one candidate: the tests it ran and what happened.
 
     ``round`` counts from 1; ``run`` holds the executed outcomes; ``tests`` the test cases run,
-    in order; ``verdict`` is "pass" when some test ran and every test that ran passed (a
-    skipped test, one the sandbox could not run, counts neither way); ``summary`` is the text
-    shown to the user and given to the coder for its next revision.
+    in order; ``verdict`` is "pass" when some test ran and every test that ran passed judged
+    (a skipped test, one the sandbox could not run, counts neither way), "not judged" when no
+    test failed but some passed only in the code's own process (such a pass counts neither
+    way either: :attr:`~codeteam.execution.models.TestOutcome.verdict`), else "fail";
+    ``summary`` is the text shown to the user and given to the coder for its next revision.
     """
 
     round: int
-    verdict: Literal["pass", "fail"]
+    verdict: Literal["pass", "fail", "not judged"]
     summary: str
     tests: list[TestCase] = Field(default_factory=list)
     run: RunReport | None = None
@@ -53,7 +57,7 @@ class TesterReport(BaseModel):
 
     def counts(self, origin: str | None = None) -> tuple[int, int]:
         """(passed, total) over the tests of ``origin`` ("public", "ai"; None: all) that ran
-        (skipped tests are not counted)."""
+        (skipped tests are not counted; a "not judged" one is in the total, not a pass)."""
         if self.run is None:
             return 0, 0
         by_id = {t.id: t for t in self.tests}
@@ -223,21 +227,29 @@ def _short(message: str) -> str:
 def build_report(tests: list[TestCase], run: RunReport, *, round_number: int) -> TesterReport:
     """The report for executed ``run`` of ``tests``: verdict and the summary text."""
     by_id = {t.id: t for t in tests}
-    failures = run.failures
-    verdict: Literal["pass", "fail"] = "pass" if run.all_passed else "fail"
+    failures, not_judged = run.failures, run.not_judged
+    verdict: Literal["pass", "fail", "not judged"] = "fail"
+    if run.all_passed:
+        verdict = "pass"
+    elif run.ran and not failures:
+        verdict = "not judged"  # no failure, but passes that count neither way
     lines = []
     for origin, label in (("public", "public tests"), ("ai", "AI tests"), ("hidden", "tests")):
         chosen = [o for o in run.ran if by_id[o.test_id].origin == origin]
         if chosen:
             lines.append(f"{sum(o.passed for o in chosen)}/{len(chosen)} {label} passed")
     head = "; ".join(lines) or "no tests ran"
+    if verdict == "not judged":
+        head = "not judged: " + head
     if run.ran:
-        head += f" (ran {len(run.ran)}: {len(run.passed)} passed, {len(failures)} failed)"
+        head += f" (ran {len(run.ran)}: {len(run.passed)} passed, {len(failures)} failed"
+        head += f", {len(not_judged)} not judged: {NOT_JUDGED})" if not_judged else ")"
     if run.skipped:
         head += "; " + not_run_line(run)
     if run.killed:
         head += " (the run hit its time limit)"
     details = [describe_failure(by_id[o.test_id], o) for o in failures]
+    details += [describe_not_judged(by_id[o.test_id], o) for o in not_judged]
     details += [describe_skipped(by_id[o.test_id], o) for o in run.skipped]
     summary = head if not details else head + "\n\n" + "\n\n".join(details)
     if len(summary) > REPORT_LIMIT:

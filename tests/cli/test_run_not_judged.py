@@ -1,0 +1,30 @@
+"""``codeteam run`` on code whose only passes were decided in its own process: not "passed",
+exit status 1, and the report says why (issue 13's reproduction was exit 0, "passed")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_run_command import codeteam_run
+
+from scripted_replies import DIRECT
+
+pytestmark = pytest.mark.sandbox
+
+# The example calls eval: the sandbox's judge does not run it itself, the code's process does,
+# and there this object's repr is whatever the example expects.
+STUB = 'def double(x):\n    """Double x.\n\n    >>> double(eval("2"))\n    4\n    """\n'
+FORGER = ("```python\ndef double(x):\n    class Four:\n        def __repr__(self):\n"
+          "            return '4'\n\n    return Four()\n```")
+
+
+def test_a_forged_pass_in_the_codes_own_process_exits_1_not_judged(scripted, tmp_path: Path):
+    path = tmp_path / "m.py"
+    path.write_text(STUB)
+    scripted.reply(DIRECT, FORGER)
+    done = codeteam_run(scripted, str(path), "--function", "double", "--pipeline", "direct")
+    assert "# direct: not judged; 0/1 tests passed; 1 not judged" in done.stderr, done.stderr
+    assert "NOT JUDGED public test" in done.stderr
+    assert "passed only in the code's own process, so not counted" in done.stderr
+    assert done.returncode == 1

@@ -1,0 +1,87 @@
+"""Review with tester when a test could only be decided in the code's own process: its pass
+is not counted, and the editor says so (a diagnostic on the test's line, "not judged" in the
+summary and the answer), rather than dropping it or calling the code "failed"."""
+
+from __future__ import annotations
+
+import pytest
+from editor_harness import TESTER
+from lsprotocol import types
+from test_generate import position_argument
+
+from codeteam.editor.diagnostics import review_problems
+from codeteam.execution.models import RunReport, TestCase, TestOutcome
+from codeteam.pipelines.context import status_of
+from codeteam.pipelines.result import Result
+from codeteam.roles.tester import build_report
+
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
+]
+
+# Right code. The first example is judged; the second calls eval, which the sandbox's judge
+# does not run itself: it is decided in the code's own process.
+RIGHT = '''def running_max(xs):
+    """Return the running maximum of xs.
+
+    >>> running_max([1, 3, 2])
+    [1, 3, 3]
+    >>> running_max(eval("[2, 1]"))
+    [2, 2]
+    """
+    out = []
+    for x in xs:
+        out.append(x if not out else max(out[-1], x))
+    return out
+'''
+
+
+def by_code(diagnostics):
+    return {d.code: d for d in diagnostics}
+
+
+async def test_a_test_decided_in_the_codes_own_process_is_shown_not_judged(
+        start, scripted, client_kind):
+    started = await start(client_kind, ai_tests=0)
+    scripted.reply(TESTER, "no tests")
+    client = started.client
+    document = client.open(started.root / "maxes.py", RIGHT)
+    answer = await client.run_command(
+        "codeteam.review", position_argument(document, "return out"))
+    await client.wait_until(lambda: document.uri in client.diagnostics, what="diagnostics")
+
+    assert answer["status"] == "not judged", answer  # neither "passed" nor "failed"
+    assert "not judged" in answer["message"]
+    diagnostics = by_code(client.diagnostics[document.uri])
+    assert set(diagnostics) == {"doctest:2", "summary"}  # doctest:1 passed, judged
+    shown = diagnostics["doctest:2"]
+    assert shown.range.start.line == document.line_of('>>> running_max(eval("[2, 1]"))')
+    assert shown.severity == types.DiagnosticSeverity.Information
+    assert shown.message.startswith("test not judged: >>> running_max(eval(")
+    assert "passed only in the code's own process, so not counted" in shown.message
+    assert "why: the sandbox's judge does not run this test itself" in shown.message
+    summary = diagnostics["summary"].message
+    assert summary.startswith("codeteam review: not judged: 1/2 public tests passed")
+    assert "1 not judged" in summary
+
+
+def test_review_problems_show_each_not_judged_test_and_keep_failures():
+    tests = [TestCase(id="doctest:1", kind="doctest", origin="public", source="f(1)",
+                      expected="2", line=13),
+             TestCase(id="ai:1", kind="assert", origin="ai", source="assert f(2) == 3"),
+             TestCase(id="ai:2", kind="assert", origin="ai", source="assert f(3) == 4")]
+    run = RunReport(outcomes=[
+        TestOutcome(test_id="doctest:1", status="passed", trusted=False),
+        TestOutcome(test_id="ai:1", status="failed", expected="3", actual="5", trusted=False),
+        TestOutcome(test_id="ai:2", status="passed"),
+    ])
+    report = build_report(tests, run, round_number=1)
+    result = Result(pipeline="review", status=status_of(report), reports=[report])
+    assert result.status == "failed"  # an untrusted failure still fails
+    problems = {p.code: p for p in review_problems(result, stub_start_line=10, def_offset=0,
+                                                   function_lines=8)}
+    assert set(problems) == {"doctest:1", "ai:1", "summary"}
+    assert problems["doctest:1"].line == 3 and problems["doctest:1"].severity == "information"
+    assert "not judged" in problems["doctest:1"].message
+    assert problems["ai:1"].severity == "warning" and "failed" in problems["ai:1"].message
