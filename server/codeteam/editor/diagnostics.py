@@ -98,7 +98,8 @@ def review_problems(result: Result, *, stub_start_line: int, def_offset: int,
     for outcome in report.run.failures:
         test = tests.get(outcome.test_id)
         line = within(outcome.function_line)
-        if line is None and test is not None and test.kind == "doctest" and test.file is None:
+        # a docstring example (a doctest or a prose line): on its own line
+        if line is None and test is not None and test.kind != "pytest" and test.file is None:
             line = within(None if test.line is None else test.line - stub_start_line)
         if line is None:
             line = def_offset
