@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from codeteam.execution.discovery import doctest_cases
+from codeteam.execution.discovery import doctest_cases, example_cases
 from codeteam.execution.models import TestCase
 from codeteam.execution.pytest_run import (
     candidate_files,
@@ -41,13 +41,18 @@ def public_tests(
     path: Path | None = None,
     workspace_root: Path | None = None,
 ) -> list[TestCase]:
-    """The function's docstring examples (``path`` and ``workspace_root`` are accepted for
-    callers of old; the project's pytest tests are added by :func:`with_project_tests`)."""
+    """The function's docstring examples: its doctest examples or, when it has none, its prose
+    examples (``f(1) == 2``, ``f(1) ➞ 2``; see
+    :func:`~codeteam.execution.discovery.example_cases`). ``path`` and ``workspace_root`` are
+    accepted for callers of old; the project's pytest tests are added by
+    :func:`with_project_tests`."""
     tests: list[TestCase] = []
     if info.docstring:
         first = info.docstring_lines[0] if info.docstring_lines else None
         tests.extend(doctest_cases(info.docstring, info.name, docstring_first_line=first,
-                                   source=source))
+                                   source=source)
+                     or example_cases(info.docstring, info.name, docstring_first_line=first,
+                                  source=source))
     return tests
 
 

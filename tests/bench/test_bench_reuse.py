@@ -183,14 +183,15 @@ async def test_old_folders_without_digests_are_checked_against_their_dataset(scr
     answer_everything(scripted)
     he = tmp_path / "he"
     await bench(scripted, he, dataset="humaneval", task_ids=IDS[1:], pipelines=["direct"])
-    # What an earlier commit wrote: no digests in the rows, no settings or commit in run.json
-    # (the settings are in summary.json).
+    # What an earlier version wrote: no digests in the rows, no settings in run.json (they are
+    # in summary.json); run.json names the commit (this one: the same reading of the prompts).
     results = he / "results.jsonl"
     rows = [json.loads(line) for line in results.read_text().splitlines()]
     results.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "public_digest"})
                                + "\n" for r in rows))
     run = json.loads((he / "run.json").read_text())
-    (he / "run.json").write_text(json.dumps({k: run[k] for k in ("dataset", "source", "model")}))
+    kept = ("dataset", "source", "model", "commit")
+    (he / "run.json").write_text(json.dumps({k: run[k] for k in kept}))
     before = len(scripted.requests)
 
     first = await bench(scripted, tmp_path / "plus1", dataset="humaneval-plus",
@@ -200,7 +201,7 @@ async def test_old_folders_without_digests_are_checked_against_their_dataset(scr
     # The data file it names is gone (another checkout): the default humaneval file is used,
     # as its reference fingerprints in canonical.json show it is the same.
     run["source"] = str(tmp_path / "gone" / "HumanEval.jsonl.gz")
-    (he / "run.json").write_text(json.dumps({k: run[k] for k in ("dataset", "source", "model")}))
+    (he / "run.json").write_text(json.dumps({k: run[k] for k in kept}))
     moved = await bench(scripted, tmp_path / "plus2", dataset="humaneval-plus",
                         task_ids=IDS[1:], pipelines=["direct"], generations_from=he)
     assert moved["reused"]["rows"] == 2 and len(scripted.requests) == before
@@ -212,6 +213,27 @@ async def test_old_folders_without_digests_are_checked_against_their_dataset(scr
         await bench(scripted, tmp_path / "plus3", dataset="humaneval-plus",
                     task_ids=IDS[1:], pipelines=["direct"], generations_from=he)
     assert len(scripted.requests) == before
+
+
+@pytest.mark.parametrize("commit", [None, "0" * 40])
+async def test_rows_without_digests_from_other_code_are_generated_again(
+        scripted, tmp_path, commit):
+    # Another (or an unknown) commit may have read other docstring lines as public tests: the
+    # digest recomputed here would not be the one that run saw.
+    answer_everything(scripted)
+    he = tmp_path / "he"
+    await bench(scripted, he, dataset="humaneval", task_ids=IDS[1:], pipelines=["direct"])
+    results = he / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    results.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "public_digest"})
+                               + "\n" for r in rows))
+    run = json.loads((he / "run.json").read_text())
+    run["commit"] = commit
+    (he / "run.json").write_text(json.dumps(run))
+    before = len(scripted.requests)
+    summary = await bench(scripted, tmp_path / "plus", dataset="humaneval-plus",
+                          task_ids=IDS[1:], pipelines=["direct"], generations_from=he)
+    assert summary["reused"]["rows"] == 0 and len(scripted.requests) > before
 
 
 async def test_resume_keeps_working_with_reused_rows(scripted, tmp_path):

@@ -227,7 +227,9 @@ async def test_no_hidden_test_text_reaches_the_model(scripted, tmp_path, name):
     # The check means something: the public part, reports on public tests included, was sent.
     stubs = [normal(item.task.stub) for item in load_dataset(name).tasks if item.task_id in ids]
     assert all(stub in sent for stub in stubs)
-    assert "publictest" in sent or "FAILED" in "\n".join(scripted.texts())
+    # (the flow's AI-test stage lists the public tests; reports name failures)
+    assert ("publictest" in sent or "Testswealreadyhave" in sent
+            or "FAILED" in "\n".join(scripted.texts()))
     checked = 0
     for hidden in hidden_texts(name, ids):
         needle = normal(hidden)

@@ -86,6 +86,34 @@ async def test_review_publishes_failures_on_their_lines(start, scripted, client_
     assert "0/2 public tests passed" in summary.message and "0/1 AI tests passed" in summary.message
 
 
+PROSE = '''def will_it_fly(q, w):
+    """True if q is a palindrome whose sum is at most w.
+
+    Examples:
+    will_it_fly([1, 2], 5) \u279e False
+    will_it_fly([3, 2, 3], 9) \u279e True
+    """
+    return sum(q) <= w
+'''
+
+
+async def test_prose_docstring_examples_fail_on_their_lines(start, scripted, client_kind):
+    started = await start(client_kind, ai_tests=0)
+    client = started.client
+    document = client.open(started.root / "fly.py", PROSE)
+    answer = await client.run_command(
+        "codeteam.review", position_argument(document, "return sum(q) <= w"))
+    await client.wait_until(lambda: document.uri in client.diagnostics, what="diagnostics")
+    assert answer["status"] == "failed", answer
+    diagnostics = by_code(client.diagnostics[document.uri])
+    assert set(diagnostics) == {"example:1", "summary"}  # example:2 passes
+    wrong = diagnostics["example:1"]
+    assert wrong.range.start.line == document.line_of("will_it_fly([1, 2], 5)")
+    assert wrong.severity == types.DiagnosticSeverity.Error
+    assert "will_it_fly([1, 2], 5) == False" in wrong.message
+    assert "1/2 public tests passed" in diagnostics["summary"].message
+
+
 async def test_fix_with_team_is_offered_on_the_diagnostics(start, scripted, client_kind):
     started = await start(client_kind, ai_tests=1, max_rounds=2)
     client, document, _ = await review(started, scripted)

@@ -151,13 +151,18 @@ async def test_review_runs_stateful_doctests_like_doctest(scripted, run_on_disk)
 
 
 async def test_flow_survives_a_degenerate_yaml_reply(scripted, run_on_disk):
-    from scripted_replies import FLOW_CODE, REFLECT
+    from scripted_replies import AI_TESTS, DIRECT, FLOW_CODE, REFLECT
 
+    scripted.reply(AI_TESTS, "tests:\n- input: '3'\n  output: '6'\n")
     scripted.reply(REFLECT, "self_reflection:\n- " + "[" * 1000, times=None)
-    scripted.reply(FLOW_CODE, "```python\ndef double(x):\n    return 2 * x\n```", times=None)
+    scripted.reply(DIRECT, "```python\ndef double(x):\n    return x\n```", times=1)
+    scripted.reply(DIRECT, "```python\ndef double(x):\n    return 2 * x\n```", times=None)
+    scripted.reply(FLOW_CODE, "```python\ndef double(x):\n    return x - 1\n```", times=None)
     result = await run_on_disk("flow", 'def double(x):\n    """Double x.\n\n    >>> double(2)\n    4\n'
-                       '    """\n', "double")
+                       '    """\n', "double", max_rounds=3)
     assert result.status == "passed", result.notes
+    assert scripted.count(REFLECT) == 2 and scripted.count(FLOW_CODE) == 0  # YAML re-asked once
+    assert any("reflection skipped" in n for n in result.notes)
 
 
 async def test_user_tests_using_pytest_raises_without_the_dev_extra(

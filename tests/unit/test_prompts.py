@@ -32,9 +32,8 @@ VARIABLES = {
                                "report": "FAILED public test ..."},
     "tester": lambda t: {"task": t, "count": 4},
     "flow_reflect": lambda t: {"task": t, "tests": [">>> circle_area(1.0)"]},
-    "flow_solutions": lambda t: {"task": t, "reflection": ["r is a radius"]},
     "flow_tests": lambda t: {"task": t, "count": 3, "tests": []},
-    "flow_code": lambda t: {"task": t, "reflection": [], "approach": "formula"},
+    "flow_code": lambda t: {"task": t, "reflection": ["r is a radius"]},
     "flow_fix": lambda t: {"task": t, "code": "def circle_area(r):\n    return r",
                            "failure": "FAILED ...", "anchors": ["ai:1"]},
 }
@@ -143,7 +142,7 @@ def circle_area(r: float) -> float:
 
 # Every prompt file that shows the function shows its context.
 ROLES_WITH_CONTEXT = ["analyst", "coder", "coder_revise", "direct", "flow_code", "flow_fix",
-                      "flow_reflect", "flow_solutions", "flow_tests", "planner", "tester"]
+                      "flow_reflect", "flow_tests", "planner", "tester"]
 
 
 @pytest.mark.parametrize("name", ROLES_WITH_CONTEXT)

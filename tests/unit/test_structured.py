@@ -5,7 +5,7 @@ from pydantic import BaseModel
 
 from codeteam.llm.client import Endpoint, LLMClient
 from codeteam.roles.conversation import Conversation
-from codeteam.roles.flow_stages import AITests, Reflection, Solutions, ai_tests_to_cases
+from codeteam.roles.flow_stages import AITests, Reflection, ai_tests_to_cases
 from codeteam.roles.prompts import PromptLibrary
 from codeteam.roles.structured import (
     StructuredReplyError,
@@ -48,10 +48,6 @@ def test_schema_error_is_typed_and_names_the_field():
 def test_lenient_models_accept_strings_or_lists():
     r = parse_structured("self_reflection: |\n  - takes a list\n  - returns ints\n", Reflection)
     assert r.self_reflection == ["takes a list", "returns ints"]
-    s = parse_structured(
-        "possible_solutions:\n- name: sort\n  content: sort then pick\n- name: heap\n"
-        "chosen: heap\n", Solutions)
-    assert [x.name for x in s.ordered()] == ["heap", "sort"]
 
 
 def test_ai_tests_become_asserts_and_bad_items_are_dropped():

@@ -181,17 +181,20 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 
 
 def docstring_tests(source: str, info: FunctionInfo) -> list[TestCase]:
-    """The docstring's doctest examples as public tests (via
+    """The docstring's examples as public tests: its doctest examples (via
     :func:`codeteam.execution.discovery.doctest_cases` when available, else stdlib
-    :mod:`doctest` parsing)."""
+    :mod:`doctest` parsing), or, when it has none, its prose examples (``f(1) == 2``,
+    ``f(1) ➞ 2``: :func:`codeteam.execution.discovery.example_cases`)."""
     if not info.docstring:
         return []
     try:
-        from codeteam.execution.discovery import doctest_cases
+        from codeteam.execution.discovery import doctest_cases, example_cases
     except ImportError:
         return _stdlib_doctests(info)
     first = info.docstring_lines[0] if info.docstring_lines else None
-    return doctest_cases(info.docstring, info.name, docstring_first_line=first, source=source)
+    return (doctest_cases(info.docstring, info.name, docstring_first_line=first, source=source)
+            or example_cases(info.docstring, info.name, docstring_first_line=first,
+                                  source=source))
 
 
 def _stdlib_doctests(info: FunctionInfo) -> list[TestCase]:

@@ -10,7 +10,11 @@ generated again. A row of ``DIR/results.jsonl`` is reused for a (task, pipeline)
 - its task had the identical public part: the row's ``public_digest``
   (:func:`public_digest`), or for rows written before digests existed, the digest recomputed
   from DIR's dataset (``run.json``'s ``source`` file, or the named dataset's default file when
-  that moved, checked against the reference fingerprints in DIR's ``canonical.json``);
+  that moved, checked against the reference fingerprints in DIR's ``canonical.json``) — only
+  when DIR's ``run.json`` names this checkout's commit: the recomputed digest comes from this
+  codeteam's reading of the prompts (which docstring lines are public tests), and another
+  commit may have read them otherwise (a row without a digest from another or an unknown
+  commit is generated anew);
 - DIR was run with the same model and settings (``run.json``; older folders: the settings in
   ``summary.json``): otherwise the whole run is refused (:class:`ReuseError`).
 
@@ -143,8 +147,15 @@ class GenerationSource:
         row = self.rows.get((item.task_id, pipeline))
         if row is None or row.infra_error:
             return None
+        if row.public_digest is None and not self._same_code():
+            return None
         theirs = row.public_digest or self._recomputed_digest(item.task_id)
         return row if theirs == digest else None
+
+    def _same_code(self) -> bool:
+        """Whether DIR was written by this checkout's commit (unknown counts as not)."""
+        theirs = self.info.get("commit")
+        return theirs is not None and theirs == codeteam_commit()
 
     def _recomputed_digest(self, task_id: str) -> str | None:
         if task_id not in self._digests:

@@ -99,7 +99,8 @@ def review_problems(result: Result, *, stub_start_line: int, def_offset: int,
 
     def place(test: TestCase | None, outcome: TestOutcome) -> int:
         line = within(outcome.function_line)
-        if line is None and test is not None and test.kind == "doctest" and test.file is None:
+        # a docstring example (a doctest or a prose line): on its own line
+        if line is None and test is not None and test.kind != "pytest" and test.file is None:
             line = within(None if test.line is None else test.line - stub_start_line)
         return def_offset if line is None else line
 

@@ -1,7 +1,9 @@
 """A function's docstring examples as tests, without running anything of the user's.
 
 :func:`doctest_cases`: the examples in the function's docstring (stdlib
-:class:`doctest.DocTestParser`), one test per example. (The project's pytest tests are chosen
+:class:`doctest.DocTestParser`), one test per example. :func:`example_cases`: examples written
+as prose lines instead (``f(1, 2) == 3``, ``f([1]) ➞ [1]``, ``f("a") returns "b"``), one
+``assert`` test per line whose call and value are Python literals. (The project's pytest tests are chosen
 and run by pytest itself: :mod:`codeteam.execution.pytest_run`.)
 
 Nothing here imports or executes user code. Lines are 0-based document lines.
@@ -18,6 +20,13 @@ from codeteam.execution.models import TestCase, TestOrigin
 from codeteam.pysource.functions import split_lines
 
 _PROMPT = re.compile(r"^[ ]*>>>")
+_ARROW = re.compile(
+    r"\s*(?:==>|=>|==|->|-->|\u279e|\u2192|\u21d2|is\b|returns?\b|should\s+return\b|"
+    r"should\s+be\b|gives?\b|outputs?\b)\s*:?\s*",
+    re.IGNORECASE,
+)
+_BULLET = re.compile(r"^\s*(?:[-*\u2022+]|\d+[.)])?\s*")
+_WORD_LITERALS = {"true": "True", "false": "False", "none": "None", "null": "None"}
 _OPENING_QUOTE = re.compile(r"[rRuU]*('{3}|\"{3}|'|\")")
 
 
@@ -101,6 +110,126 @@ def doctest_cases(
         # by `>>> c.incr()` examples carries over.
         setup.append(_prompted(code) + example.want)
     return cases
+
+
+def example_cases(
+    docstring: str,
+    function_name: str,
+    *,
+    docstring_first_line: int | None = None,
+    origin: TestOrigin = "public",
+    source: str | None = None,
+) -> list[TestCase]:
+    """Docstring examples written as prose lines, for docstrings with no doctest example: one
+    ``assert`` :class:`TestCase` per line of the form ``<call> <arrow> <value>``, where
+    ``<call>`` calls ``function_name`` with Python literal arguments only (``f([1, 2], 3)``),
+    the arrow is one of ``==``, ``=>``, ``==>``, ``->``, ``➞``, ``→``, ``returns``, ``should
+    return``, ``should be``, ``gives``, ``is`` (a leading bullet ``-``/``*``/``1.`` is
+    ignored), and ``<value>`` is a Python literal (``true``/``false``/``null`` are read as
+    ``True``/``False``/``None``; a final ``.``/``,``/``;`` and a ``# comment`` are dropped).
+    A line that does not read this way in full is not a test (``f(x) returns the sum``,
+    ``f(5) -> 5 - 1 = 4``, a definition such as ``tri(1) = 3``): these are the user's own examples, so nothing is guessed.
+
+    Each case has ``id`` ``"example:<n>"`` (1-based, in order), ``source``
+    ``assert <call> == <value>``, ``call`` and ``expected`` (the value's source), and ``line``:
+    the 0-based document line when ``docstring_first_line`` (the opening quotes' line) is given:
+    exact when ``source`` (the document text) is given too (the line is found in the
+    document), else exact for the literal's raw value and off by the blank lines cleaning
+    dropped for a cleaned one, as in :func:`doctest_cases`. An empty list when the docstring has doctest
+    examples (those are the tests then). Nothing is run; nothing is raised.
+    """
+    cleaned = inspect.cleandoc(docstring)
+    if _examples(cleaned):
+        return []
+    blank = 0
+    for text in docstring.split("\n"):
+        if text.strip():
+            break
+        blank += 1
+    document = [line.strip() for line in split_lines(source)] if source is not None else None
+    cursor = docstring_first_line or 0
+    cases: list[TestCase] = []
+    seen: set[str] = set()
+    for offset, raw in enumerate(cleaned.split("\n")):
+        found = _example_line(raw, function_name)
+        if found is None:
+            continue
+        call, value = found
+        line = None if docstring_first_line is None else docstring_first_line + blank + offset
+        if document is not None and docstring_first_line is not None:
+            at = next((i for i in range(cursor, len(document))
+                       if raw.strip() and raw.strip() in document[i]), None)
+            if at is not None:
+                line, cursor = at, at + 1
+        source = f"assert {call} == {value}"
+        if source in seen:
+            continue
+        seen.add(source)
+        cases.append(TestCase(
+            id=f"example:{len(cases) + 1}", kind="assert", origin=origin, source=source,
+            call=call, expected=value, line=line,
+        ))
+    return cases
+
+
+def _example_line(text: str, function_name: str) -> tuple[str, str] | None:
+    """``(call, value)`` sources when ``text`` reads as one prose example (see
+    :func:`example_cases`), else None."""
+    body = _BULLET.sub("", text, count=1).rstrip()
+    if not body.startswith(function_name + "("):
+        return None
+    # the call ends at the first ")" that closes a literal-argument call of the function
+    for end in [i for i, ch in enumerate(body) if ch == ")"]:
+        call = _literal_call(body[: end + 1], function_name)
+        if call is None:
+            continue
+        rest = body[end + 1 :]
+        arrow = _ARROW.match(rest)
+        if not arrow or not arrow.group(0).strip():
+            return None
+        value = _literal_value(rest[arrow.end() :])
+        return None if value is None else (call, value)
+    return None
+
+
+def _literal_call(text: str, function_name: str) -> str | None:
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == function_name):
+        return None
+    try:
+        for argument in [*node.args, *(k.value for k in node.keywords)]:
+            if isinstance(argument, ast.Starred):
+                return None
+            ast.literal_eval(argument)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if any(k.arg is None for k in node.keywords):
+        return None
+    return ast.unparse(node)
+
+
+def _literal_value(text: str) -> str | None:
+    text = text.split("#", 1)[0].strip() if "#" in text and not _quoted_hash(text) else text
+    text = text.strip().rstrip(".,;").strip()
+    if not text:
+        return None
+    text = _WORD_LITERALS.get(text.lower(), text)
+    try:
+        node = ast.parse(text, mode="eval").body
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return ast.unparse(node)
+
+
+def _quoted_hash(text: str) -> bool:
+    """Whether the first ``#`` of ``text`` sits inside a string literal (``"#a"``)."""
+    first = text.index("#")
+    return text[:first].count("'") % 2 == 1 or text[:first].count('"') % 2 == 1
 
 
 def _examples(text: str) -> list[doctest.Example] | None:

@@ -1,19 +1,27 @@
 """``flow``: a test-driven flow after AlphaCodium (Ridnik et al., arXiv 2401.08500, section 3).
 
-Pre-processing: self-reflection on the problem and reasoning about the public tests (YAML);
-two or three possible approaches and a choice (YAML); AI tests ordered easy to hard (YAML).
-Code iterations: the answer ``direct`` gives comes first (a flow is never worse than direct);
-when it fails a test, the initial code for the chosen approach and sampled alternatives join
-it, and the one chosen by execution (AlphaCodium's "several candidate solutions", ranked by
-CodeT's dual agreement, arXiv 2207.10397, see :mod:`codeteam.pipelines.candidates`) is the
-starting point of the fixes: on the public tests first and the AI tests after,
-one failing test at a time, with *test anchors* (section 3, "test anchors"): a fix that
-breaks a test that passed before is reverted. The run stops as soon as every test passes, or
-when the LLM call budget (``max_calls``) is spent; the best code so far is returned.
+AI tests first, ordered easy to hard (YAML; section 3, "generate additional AI tests"), then
+the answer ``direct`` gives (a flow is never worse than direct): when it passes every public
+and AI test, the run ends there, at 2 calls. Else the pre-processing reasoning runs: a
+self-reflection on the problem and on the public tests (YAML; section 3, "problem
+reflection"), and the initial code written from that reflection joins the direct answer and
+``candidates - 2`` sampled alternatives (at least one); the one chosen by execution
+(AlphaCodium's "several candidate solutions", ranked by CodeT's dual agreement, arXiv
+2207.10397, see :mod:`codeteam.pipelines.candidates`) is the starting point of the fixes: on
+the public tests first and the AI tests after, one failing test at a time, with *test
+anchors* (section 3, "test anchors"): a fix that breaks a test that passed before is
+reverted. Rounds are counted as in ``team``: round 1 the direct answer, round 2 the
+candidates, then one fix a round up to ``max_rounds``; the LLM call budget (``max_calls``)
+also stops the fixes. The best code seen is returned.
 
-AlphaCodium spends 15-20 calls a problem; with the default budget of 15 and the early exit,
-a problem whose first answer passes costs 4 calls (reflection, approaches, AI tests, the
-direct answer).
+Changes from the paper, to keep the cost at team's (at most 6 calls a problem with the
+defaults ``candidates`` 3 and ``max_rounds`` 3: AI tests, direct, reflection, initial code,
+one sample, one fix): the AI tests come before the reflection, so a first answer that passes
+them ends the run before any reasoning is paid for; the reflection is asked only when that
+answer fails; the "possible solutions" stage (two or three approaches, one chosen) is left
+out: on the embedded model it cost a call a problem, its YAML often did not parse, and the
+approach's code solved no task the samples did not (docs/benchmarks.md, issue 17). AlphaCodium
+spends 15-20 calls a problem.
 """
 
 from __future__ import annotations
@@ -35,7 +43,6 @@ from codeteam.roles.conversation import CallBudgetExceeded
 from codeteam.roles.flow_stages import (
     fix_code,
     initial_code,
-    propose_solutions,
     reflect,
     write_ai_tests,
 )
@@ -46,9 +53,6 @@ from codeteam.task import Task
 FIX_ATTEMPTS_PER_TEST = 2
 """Fix attempts for one failing test before moving on (an AI test may simply be wrong)."""
 
-MAX_APPROACHES = 1
-"""Approaches whose initial code joins the candidates (the rest of ``candidates`` are samples
-of the direct prompt)."""
 
 
 def _passing(report: TesterReport) -> set[str]:
@@ -60,50 +64,28 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
     """The flow described in the module docstring. Degrades stage by stage (a note each);
     status "error" only when no code could be produced."""
     conversation = ctx.conversation
-    reflection: list[str] = []
-    approaches: list[str | None] = [None]
 
     # A model that could not write parseable YAML for a stage, even when shown its error, is
-    # not asked for YAML again in this run: the later structured stages are skipped (weak models
-    # would spend two calls on each for nothing).
+    # not asked for YAML again in this run: the later structured stage is skipped (weak models
+    # would spend two calls on it for nothing).
     yaml_failed: str | None = None
-    try:
-        reflection = (await reflect(conversation, task)).self_reflection
-    except StructuredReplyError as error:
-        yaml_failed = "reflection"
-        ctx.note(f"reflection skipped: {error}")
-    except LLMError as error:
-        ctx.note(f"reflection skipped: {error}")
-    if yaml_failed:
-        ctx.note(f"approaches skipped: the {yaml_failed} stage's YAML did not parse")
-    else:
-        try:
-            solutions = await propose_solutions(conversation, task, reflection)
-            approaches = [f"{s.name}: {s.content}".strip(": ") for s in solutions.ordered()]
-            conversation.event("analyst", "approaches", "\n".join(approaches))
-        except StructuredReplyError as error:
-            yaml_failed = "approaches"
-            ctx.note(f"approaches skipped: {error}")
-        except LLMError as error:
-            ctx.note(f"approaches skipped: {error}")
-
     ai_tests: list[TestCase] = []
     if ctx.ai_tests and task.is_method:
         ctx.note("AI tests skipped: the flow writes them as calls of a plain function, and "
                  f"{task.qualname} is reached through an object")
-    elif ctx.ai_tests and yaml_failed:
-        ctx.note(f"AI tests skipped: the {yaml_failed} stage's YAML did not parse; only the "
-                 "public tests are used")
     elif ctx.ai_tests:
         try:
             ai_tests = await write_ai_tests(conversation, task, ctx.ai_tests)
-        except (StructuredReplyError, LLMError) as error:
+        except StructuredReplyError as error:
+            yaml_failed = "AI tests"
+            ctx.note(f"AI tests skipped: {error}; only the public tests are used")
+        except LLMError as error:
             ctx.note(f"AI tests skipped: {error}; only the public tests are used")
     public = list(task.public_tests)
     tests = public + ai_tests
 
     # Candidates: the answer direct gives first (a flow is never worse than direct); when it
-    # fails a test, the code for the chosen approach and sampled alternatives, chosen by
+    # fails a test, the code written from the reflection and sampled alternatives, chosen by
     # execution (CodeT's dual agreement, see codeteam.pipelines.candidates).
     pool: list[Candidate] = []
     reports: list[TesterReport] = []
@@ -125,20 +107,36 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
                          "and the tests could not run")
             return ctx.result("flow", status_of(first), pool[0].code, rounds=round_number)
         reports.append(first)
-        if passes_everything(first):
-            return ctx.result("flow", "passed", pool[0].code, reports=reports,
+        if passes_everything(first) or ctx.max_rounds < 2:
+            return ctx.result("flow", status_of(first), pool[0].code, reports=reports,
                               rounds=round_number)
     elif not tests:
         return ctx.result("flow", "error", None)
-    if ctx.candidates:  # the approach's code and the samples
-        for approach in approaches[:MAX_APPROACHES]:
+
+    # The reflection's code takes one of the ``candidates`` slots and the reflection another
+    # (its call); at least one sample is drawn. Without the reflection's code, its slot is a
+    # sample.
+    samples = max(1, ctx.candidates - 2) if ctx.candidates else 0
+    if ctx.candidates and yaml_failed:
+        ctx.note(f"reflection skipped: the {yaml_failed} stage's YAML did not parse")
+    if ctx.candidates and not yaml_failed:
+        reflection: list[str] = []
+        try:
+            reflection = (await reflect(conversation, task)).self_reflection
+        except (StructuredReplyError, LLMError) as error:
+            ctx.note(f"reflection skipped: {error}")
+        if reflection:
             try:
-                pool.append(Candidate(
-                    code=await initial_code(conversation, task, reflection, approach),
-                    origin="approach"))
+                pool.append(Candidate(code=await initial_code(conversation, task, reflection),
+                                      origin="approach"))
+            except CallBudgetExceeded as error:
+                ctx.note(f"initial code failed: {error}")
+                samples = 0
             except (LLMError, CodeExtractionError) as error:
                 ctx.note(f"initial code failed: {error}")
-        pool += await sample(task, ctx, ctx.candidates - min(len(approaches), MAX_APPROACHES))
+    if samples and not any(c.origin == "approach" for c in pool):
+        samples += 1
+    pool += await sample(task, ctx, samples)
     if not pool:
         return ctx.result("flow", "error", None, reports=reports, rounds=round_number)
     if len(pool) > 1:
@@ -169,6 +167,9 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
                 break
             attempts = 0
             while test.id not in _passing(current) and attempts < FIX_ATTEMPTS_PER_TEST:
+                if round_number >= max(ctx.max_rounds, 2):
+                    budget_spent = True
+                    break
                 attempts += 1
                 outcome = current.run.outcome(test.id) if current.run else None
                 if outcome is None or outcome.skipped:  # the sandbox cannot run it: no fix
@@ -187,6 +188,7 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
                     budget_spent = True
                     break
                 except (LLMError, CodeExtractionError) as error:
+                    round_number += 1
                     ctx.note(f"a fix for {test.id} failed: {error}")
                     continue
                 round_number += 1
@@ -205,9 +207,10 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
                 code, current = candidate, report
                 if score(report) > score(best_report):
                     best_code, best_report = code, report
-            outcome = current.run.outcome(test.id) if current.run else None
             if (test.id not in _passing(current) and test.origin == "ai" and not budget_spent
-                    and not (outcome is not None and outcome.not_judged)):
+                    and attempts >= FIX_ATTEMPTS_PER_TEST):
                 ctx.note(f"gave up on {test.id} ({test.describe()}): it may be a wrong AI test")
+    if budget_spent and not best_report.passed and round_number >= ctx.max_rounds:
+        ctx.note(f"stopped after {round_number} rounds (max_rounds {ctx.max_rounds})")
     return ctx.result("flow", status_of(best_report), best_code, reports=reports,
                       rounds=round_number)

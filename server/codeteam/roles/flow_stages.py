@@ -52,29 +52,6 @@ class Reflection(BaseModel):
         return _as_lines(value)
 
 
-class Solution(BaseModel):
-    name: str
-    content: str = ""
-
-    @field_validator("name", "content", mode="before")
-    @classmethod
-    def _text(cls, value: Any) -> str:
-        return " ".join(_as_lines(value)) if not isinstance(value, str) else value.strip()
-
-
-class Solutions(BaseModel):
-    """Possible solutions and the chosen one (by name)."""
-
-    possible_solutions: list[Solution] = Field(min_length=1, max_length=5)
-    chosen: str | None = None
-
-    def ordered(self) -> list[Solution]:
-        """The solutions with the chosen one first."""
-        chosen = (self.chosen or "").strip().lower()
-        first = [s for s in self.possible_solutions if s.name.strip().lower() == chosen]
-        return first + [s for s in self.possible_solutions if s not in first]
-
-
 def _python_source(value: Any) -> str:
     """A YAML scalar or collection as Python source text."""
     if isinstance(value, str):
@@ -103,24 +80,12 @@ class AITests(BaseModel):
 
 
 async def reflect(conversation: Conversation, task: Task) -> Reflection:
-    """Stage 1: self-reflection on the problem and reasoning about the public tests."""
+    """Self-reflection on the problem and reasoning about the public tests."""
     stage = "flow: reflecting on the problem"
     conversation.report(stage)
     return await ask_structured(
         conversation, "analyst", stage, "flow_reflect", Reflection, task=task,
         tests=[t.describe() for t in task.public_tests],
-    )
-
-
-async def propose_solutions(
-    conversation: Conversation, task: Task, reflection: list[str]
-) -> Solutions:
-    """Stage 2: two or three approaches and the choice of one."""
-    stage = "flow: choosing an approach"
-    conversation.report(stage)
-    return await ask_structured(
-        conversation, "analyst", stage, "flow_solutions", Solutions, task=task,
-        reflection=reflection,
     )
 
 
@@ -153,7 +118,7 @@ def ai_tests_to_cases(tests: list[AITest], function_name: str, *, start: int = 1
 
 
 async def write_ai_tests(conversation: Conversation, task: Task, count: int) -> list[TestCase]:
-    """Stage 3: AI tests, easy to hard, as assert test cases."""
+    """AI tests, easy to hard, as assert test cases."""
     stage = "flow: writing AI tests"
     conversation.report(stage)
     reply = await ask_structured(
@@ -163,15 +128,15 @@ async def write_ai_tests(conversation: Conversation, task: Task, count: int) -> 
     return ai_tests_to_cases(reply.tests[:count], task.name)
 
 
-async def initial_code(
-    conversation: Conversation, task: Task, reflection: list[str], approach: str | None
-) -> str:
-    """Stage 4: code for the chosen approach."""
+async def initial_code(conversation: Conversation, task: Task, reflection: list[str]) -> str:
+    """The initial code written from the reflection (one call: a reply with no usable code
+    raises :class:`~codeteam.roles.code_extraction.CodeExtractionError`, not asked again, as
+    for a sample)."""
     stage = "flow: writing code"
     conversation.report(stage)
     return await ask_for_code(
-        conversation, task, role="coder", stage=stage, prompt="flow_code", retries=1,
-        reflection=reflection, approach=approach or "",
+        conversation, task, role="coder", stage=stage, prompt="flow_code", retries=0,
+        reflection=reflection,
     )
 
 
@@ -179,7 +144,7 @@ async def fix_code(
     conversation: Conversation, task: Task, code: str, failure: str, anchors: list[str],
     *, label: str,
 ) -> str:
-    """Stage 5/6: a fix of ``code`` for one failing test (``failure`` text), told which
+    """Code iterations: a fix of ``code`` for one failing test (``failure`` text), told which
     tests (``anchors``) must keep passing."""
     stage = f"flow: fixing ({label})"
     conversation.report(stage)
