@@ -179,16 +179,21 @@ async def test_rows_with_infrastructure_errors_are_generated_again(scripted, tmp
     assert summary["reused"]["rows"] == 1
 
 
+def without_digests(folder):
+    """Rewrite ``folder``'s rows as a version before public digests wrote them."""
+    results = folder / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    results.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "public_digest"})
+                               + "\n" for r in rows))
+
+
 async def test_old_folders_without_digests_are_checked_against_their_dataset(scripted, tmp_path):
     answer_everything(scripted)
     he = tmp_path / "he"
     await bench(scripted, he, dataset="humaneval", task_ids=IDS[1:], pipelines=["direct"])
     # What an earlier version wrote: no digests in the rows, no settings in run.json (they are
     # in summary.json); run.json names the commit (this one: the same reading of the prompts).
-    results = he / "results.jsonl"
-    rows = [json.loads(line) for line in results.read_text().splitlines()]
-    results.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "public_digest"})
-                               + "\n" for r in rows))
+    without_digests(he)
     run = json.loads((he / "run.json").read_text())
     kept = ("dataset", "source", "model", "commit")
     (he / "run.json").write_text(json.dumps({k: run[k] for k in kept}))
@@ -223,10 +228,7 @@ async def test_rows_without_digests_from_other_code_are_generated_again(
     answer_everything(scripted)
     he = tmp_path / "he"
     await bench(scripted, he, dataset="humaneval", task_ids=IDS[1:], pipelines=["direct"])
-    results = he / "results.jsonl"
-    rows = [json.loads(line) for line in results.read_text().splitlines()]
-    results.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "public_digest"})
-                               + "\n" for r in rows))
+    without_digests(he)
     run = json.loads((he / "run.json").read_text())
     run["commit"] = commit
     (he / "run.json").write_text(json.dumps(run))

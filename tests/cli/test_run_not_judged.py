@@ -12,9 +12,10 @@ from scripted_replies import DIRECT
 
 pytestmark = pytest.mark.sandbox
 
-# The example calls eval: the sandbox's judge does not run it itself, the code's process does,
+# The example passes an object of a class it defines: it cannot cross to the code's process, so
+# the judge does not run it itself, the code's process does,
 # and there this object's repr is whatever the example expects.
-STUB = 'def double(x):\n    """Double x.\n\n    >>> double(eval("2"))\n    4\n    """\n'
+STUB = 'def double(x):\n    """Double x.\n\n    >>> double(type("N", (int,), {})(2))\n    4\n    """\n'
 FORGER = ("```python\ndef double(x):\n    class Four:\n        def __repr__(self):\n"
           "            return '4'\n\n    return Four()\n```")
 

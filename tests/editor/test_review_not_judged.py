@@ -20,15 +20,16 @@ pytestmark = [
     pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
 ]
 
-# Right code. The first example is judged; the second calls eval, which the sandbox's judge
-# does not run itself: it is decided in the code's own process.
+# Right code. The first example passes an object of a class it defines (it cannot cross to
+# the code's process), which the sandbox's judge does not run itself: it is decided in the
+# code's own process; so is the second, whose setup replays the first (doctest state).
 RIGHT = '''def running_max(xs):
     """Return the running maximum of xs.
 
+    >>> running_max(type("L", (list,), {})([2, 1]))
+    [2, 2]
     >>> running_max([1, 3, 2])
     [1, 3, 3]
-    >>> running_max(eval("[2, 1]"))
-    [2, 2]
     """
     out = []
     for x in xs:
@@ -54,16 +55,16 @@ async def test_a_test_decided_in_the_codes_own_process_is_shown_not_judged(
     assert answer["status"] == "not judged", answer  # neither "passed" nor "failed"
     assert "not judged" in answer["message"]
     diagnostics = by_code(client.diagnostics[document.uri])
-    assert set(diagnostics) == {"doctest:2", "summary"}  # doctest:1 passed, judged
-    shown = diagnostics["doctest:2"]
-    assert shown.range.start.line == document.line_of('>>> running_max(eval("[2, 1]"))')
+    assert set(diagnostics) == {"doctest:1", "doctest:2", "summary"}
+    shown = diagnostics["doctest:1"]
+    assert shown.range.start.line == document.line_of('>>> running_max(type("L", (list,), {})([2, 1]))')
     assert shown.severity == types.DiagnosticSeverity.Information
-    assert shown.message.startswith("test not judged: >>> running_max(eval(")
+    assert shown.message.startswith('test not judged: >>> running_max(type("L"')
     assert "passed only in the code's own process, so not counted" in shown.message
     assert "why: the sandbox's judge does not run this test itself" in shown.message
     summary = diagnostics["summary"].message
-    assert summary.startswith("codeteam review: not judged: 1/2 public tests passed")
-    assert "1 not judged" in summary
+    assert summary.startswith("codeteam review: not judged: 0/2 public tests passed")
+    assert "2 not judged" in summary
 
 
 def test_review_problems_show_each_not_judged_test_and_keep_failures():

@@ -1,6 +1,7 @@
 """A verdict decided in the code's own process counts against the code but never for it
 (``TestOutcome.verdict``): through the team and flow pipelines, with the scripted model and
-the real sandbox. An AI test that calls ``eval`` is one the harness's judge cannot evaluate
+the real sandbox. An AI test that passes an object of a class it defines (``type("L", (list,), {})([5])``)
+is one the harness's judge cannot evaluate
 itself: it runs in the code's own process (``trusted`` False), where code that returns an
 object equal to anything passes it."""
 
@@ -22,13 +23,13 @@ FORGER = ('```python\ndef running_max(xs):\n    class Anything:\n'
           '        def __eq__(self, other):\n            return True\n\n'
           '        __hash__ = object.__hash__\n\n    return Anything()\n```')
 
-# Both decided in the code's own process (eval), both right.
-ONLY_UNTRUSTED = ('```python\nassert running_max(eval("[5]")) == [5]\n'
-                  'assert running_max(eval("[2, 1]")) == [2, 2]\n```')
+# Both decided in the code's own process (an argument of a class the test defines), both right.
+ONLY_UNTRUSTED = ('```python\nassert running_max(type("L", (list,), {})([5])) == [5]\n'
+                  'assert running_max(type("L", (list,), {})([2, 1])) == [2, 2]\n```')
 # One judged and right; two in the code's own process and wrong (an honest answer fails them).
 JUDGED_AND_WRONG_UNTRUSTED = ('```python\nassert running_max([5]) == [5]\n'
-                              'assert running_max(eval("[1, 2]")) == [2, 2]\n'
-                              'assert running_max(eval("[3, 1]")) == [1, 1]\n```')
+                              'assert running_max(type("L", (list,), {})([1, 2])) == [2, 2]\n'
+                              'assert running_max(type("L", (list,), {})([3, 1])) == [1, 1]\n```')
 
 
 def seed(value):
@@ -104,7 +105,7 @@ async def test_flow_does_not_pass_a_forger_on_untrusted_tests(scripted, run):
     scripted.reply(REFLECT, "self_reflection:\n- xs is a list of numbers\n")
     scripted.reply(SOLUTIONS, "possible_solutions:\n- name: loop\n  content: keep the max\n"
                               "chosen: loop\n")
-    scripted.reply(AI_TESTS, "tests:\n- input: 'eval(\"[2, 1]\")'\n  output: '[2, 2]'\n")
+    scripted.reply(AI_TESTS, "tests:\n- input: 'type(\"L\", (list,), {})([2, 1])'\n  output: '[2, 2]'\n")
     scripted.reply(seed(SEED), FORGER).reply(FLOW_CODE, FORGER)
     scripted.reply(sampled, FORGER, times=None).reply(FIX, FORGER, times=None)
     result, _ = await run("flow", source=BARE, ai_tests=1, candidates=2)

@@ -382,9 +382,11 @@ def _outcomes(
     return outcomes
 
 
-HARNESS_RESIDUAL = ("the sandbox's judge does not run this test itself (it uses more of the "
-                    "module than its functions, an import or builtin it does not run, or a "
-                    "value that is not plain data), so it ran in the code's own process")
+HARNESS_RESIDUAL = ("the sandbox's judge does not run this test itself (a value the test "
+                    "passes cannot cross to the code's process, such as an object of a class "
+                    "the test defines; or, for a function the judge cannot import apart, the "
+                    "test uses more of the module than its functions, an import or builtin it "
+                    "does not run), so it ran in the code's own process")
 
 
 def _parse_outcome(test: TestCase, event: dict) -> TestOutcome:
