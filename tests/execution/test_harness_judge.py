@@ -427,3 +427,38 @@ async def test_an_ai_test_cannot_change_the_verdict_of_the_users_tests(forger, p
     assert [o.status for o in wrong.outcomes[1:]] == ["failed", "failed"]
     right = await run("Counter.incr", INCR, [forger, *public], policy)
     assert [o.passed for o in right.outcomes[1:]] == [True, True]
+
+
+NAMESPACE_MODULE = '''\
+import argparse
+
+
+def options(verbose):
+    """The options as a namespace.
+
+    >>> options(True).verbose
+    True
+    >>> options(True)
+    Namespace(verbose=True)
+    """
+'''
+
+
+async def test_a_value_the_judge_cannot_rebuild_is_not_judged_not_a_failure(policy):
+    # Right code whose answer is an object of a library's class: the judge does not rebuild
+    # it (only the project's own classes cross by state). Not the code's failure, nor a pass.
+    body = "def options(verbose):\n    return argparse.Namespace(verbose=verbose)\n"
+    task = Task.from_source(NAMESPACE_MODULE, "options")
+    from codeteam.documents import task_for
+
+    tests = task_for(NAMESPACE_MODULE, "options").public_tests
+    report = await run_tests(task.program_with(body), tests, policy=policy)
+    assert [(o.status, o.unjudged, o.verdict) for o in report.outcomes] == [
+        ("error", True, "not judged")] * 2
+    assert all("cannot be judged" in o.message for o in report.outcomes)
+    assert report.failures == [] and len(report.not_judged) == 2 and not report.all_passed
+    # a wrong body that answers plain data is judged, and fails
+    wrong = await run_tests(task.program_with("def options(verbose):\n    return verbose\n"),
+                            tests, policy=policy)
+    assert [o.status for o in wrong.outcomes] == ["error", "failed"]
+    assert not any(o.unjudged for o in wrong.outcomes) and len(wrong.failures) == 2

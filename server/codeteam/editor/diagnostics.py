@@ -26,7 +26,7 @@ from lsprotocol import types
 
 from codeteam.editor.actions import DIAGNOSTIC_SOURCE, SUMMARY_CODE
 from codeteam.editor.positions import column_to_units, first_code_column, strip_ending
-from codeteam.execution.describe import NOT_JUDGED, failure_details
+from codeteam.execution.describe import NOT_JUDGED, UNJUDGED, failure_details
 
 if TYPE_CHECKING:
     from codeteam.execution.models import TestCase, TestOutcome
@@ -145,6 +145,8 @@ def not_judged_message(test: TestCase | None, outcome: TestOutcome) -> str:
     else:
         label = {"public": "test", "ai": "AI test", "hidden": "test"}[test.origin]
         what = test.describe()
+    if outcome.unjudged:
+        return f"{label} not judged: {what}\n{UNJUDGED}\nwhy: {outcome.message}"
     why = f"\nwhy: {outcome.untrusted_reason}" if outcome.untrusted_reason else ""
     return (f"{label} not judged: {what}\n{NOT_JUDGED}: it could only be decided in the "
             f"process that ran the code under test, which could have forged it{why}")

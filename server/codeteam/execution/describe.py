@@ -45,12 +45,24 @@ def describe_skipped(test: TestCase, outcome: TestOutcome) -> str:
     return f"NOT RUN {origin} {skipped_label(test)}: {reason}"
 
 
+UNJUDGED = "the judge could not rebuild a value it exchanged with the code, so not counted"
+"""Why an ``unjudged`` outcome (:attr:`codeteam.execution.models.TestOutcome.verdict`) counts
+neither way."""
+
+
+def not_judged_why(outcome: TestOutcome) -> str:
+    """Why ``outcome`` is "not judged", in one line: :data:`UNJUDGED` with the judge's message
+    for an ``unjudged`` error, else :data:`NOT_JUDGED` with ``untrusted_reason``."""
+    if outcome.unjudged:
+        return f"{UNJUDGED} ({outcome.message})" if outcome.message else UNJUDGED
+    return f"{NOT_JUDGED} ({outcome.untrusted_reason})" if outcome.untrusted_reason else NOT_JUDGED
+
+
 def describe_not_judged(test: TestCase, outcome: TestOutcome) -> str:
-    """A test that passed only in the code's own process (``outcome.not_judged``): not a pass
-    and not a failure, and why."""
+    """A test that is "not judged" (``outcome.not_judged``: it passed only in the code's own
+    process, or the judge could not rebuild a value): not a pass and not a failure, and why."""
     origin = {"public": "public test", "ai": "AI test", "hidden": "test"}[test.origin]
-    why = f" ({outcome.untrusted_reason})" if outcome.untrusted_reason else ""
-    return f"NOT JUDGED {origin} {test.describe()}: {NOT_JUDGED}{why}"
+    return f"NOT JUDGED {origin} {test.describe()}: {not_judged_why(outcome)}"
 
 
 def describe_failure(test: TestCase, outcome: TestOutcome) -> str:

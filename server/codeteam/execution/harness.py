@@ -1853,6 +1853,8 @@ class _ViewJudge(_Judge):
             outcome.update(status="error", message=self.forced[:FIELD_LIMIT])
             if " died " not in self.forced:  # a death has no exception (as in the plain mode)
                 outcome["exception_type"] = "JudgeError"
+            if self.client.unjudged:  # a value the judge cannot rebuild: neither way
+                outcome["unjudged"] = True
         else:
             self.finish(outcome, status, exc)
         outcome["seconds"] = time.perf_counter() - started

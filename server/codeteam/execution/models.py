@@ -129,14 +129,19 @@ class TestOutcome(BaseModel):
     import_failed: bool = False
     trusted: bool = True
     untrusted_reason: str | None = None
+    unjudged: bool = False
     test_file: str | None = None
     test_line: int | None = None
 
     @property
     def verdict(self) -> Verdict:
         """What the outcome counts as: ``status``, or "not judged" for a pass that was not
-        ``trusted`` (see the class docstring)."""
-        if self.status == "passed" and not self.trusted:
+        ``trusted`` (see the class docstring) and for an ``unjudged`` error: the judge could not
+        rebuild a value the test and the code exchanged once the code ran (a docstring example
+        or AI test whose answer is an object of a library's class, or of a subclass of a
+        builtin type such as a project ``dict`` subclass). Such an error is not the code's
+        failure, and not a pass either; ``status`` stays "error" and ``message`` says why."""
+        if (self.status == "passed" and not self.trusted) or self.unjudged:
             return "not judged"
         return self.status
 
@@ -196,7 +201,8 @@ class RunReport(BaseModel):
     def failures(self) -> list[TestOutcome]:
         """The tests that ran and did not pass (skipped tests are not failures, nor are "not
         judged" ones; an untrusted failure is one)."""
-        return [o for o in self.outcomes if o.status not in ("passed", "skipped")]
+        return [o for o in self.outcomes
+                if o.status not in ("passed", "skipped") and not o.unjudged]
 
     @property
     def untrusted(self) -> list[TestOutcome]:

@@ -528,11 +528,15 @@ class JudgeClient(Channel):
         self.depth = 0
         self.broken = None
         self.ran = False  # the candidate has run for the current test (see new_test)
+        self.unjudged = False  # the current test's error is "cannot be judged" (see new_test)
 
     def new_test(self):
         """A test starts: until its first call reaches the subject, an argument that cannot
-        cross makes it run the old way (:class:`OneProcess`); after that, nothing does."""
+        cross makes it run the old way (:class:`OneProcess`); after that, nothing does.
+        ``unjudged`` says whether the test's error was that a value could not cross once the
+        code ran ("cannot be judged": not the code's failure, nor a pass)."""
         self.ran = False
+        self.unjudged = False
 
     def deadline(self):
         return time.monotonic() + self.limit + 2.0 if self.limit else None
@@ -741,6 +745,7 @@ class JudgeClient(Channel):
                 reason = f"an argument cannot be sent to the code under test ({error})"
                 self.on_fallback(reason)
                 raise OneProcess(reason) from None
+            self.unjudged = True
             self.fail(f"a value for the code under test could not cross ({error}) once it "
                       "ran for this test: cannot be judged")
         self.ran = True
@@ -753,6 +758,7 @@ class JudgeClient(Channel):
                     reply = self.codec.loads(frame)
                 except Unjudgeable as error:
                     self.end()
+                    self.unjudged = True
                     self.fail("the code under test sent what the judge does not rebuild "
                               f"({error}: only the project's own classes cross by state); it "
                               "cannot be judged")
@@ -818,6 +824,7 @@ class JudgeClient(Channel):
         try:
             self.codec.dumps(value)
         except CannotCross as error:  # the candidate is running: never the old way
+            self.unjudged = True
             self.fail(f"the answer of a callback for the code under test could not cross "
                       f"({error}): cannot be judged")
         return {"kind": "value", "value": value}
