@@ -758,7 +758,9 @@ class JudgeClient(Channel):
                     reply = self.codec.loads(frame)
                 except Unjudgeable as error:
                     self.end()
-                    self.unjudged = True
+                    # a class the function itself defines (its qualname has <locals>) is
+                    # the code's doing: an error; a library's class is not: not judged
+                    self.unjudged = "<locals>" not in str(error)
                     self.fail("the code under test sent what the judge does not rebuild "
                               f"({error}: only the project's own classes cross by state); it "
                               "cannot be judged")
