@@ -37,7 +37,8 @@ from bench_editor import Client, big_module, env_for, percentile
 
 from scripted_llm import ScriptedLLM
 
-ANALYST = r"You are the analyst"
+CODER = r"You complete Python functions"
+"""The coder's first call (the direct prompt), which every team run makes."""
 
 
 def summary(name: str, times: list[float]) -> str:
@@ -49,8 +50,8 @@ def summary(name: str, times: list[float]) -> str:
 
 async def bench(args: argparse.Namespace, folder: Path) -> None:
     with ScriptedLLM() as llm:
-        # Slow replies: every run waits on its analyst for the whole measurement.
-        llm.hang(ANALYST, seconds=args.seconds + 60, times=None)
+        # Slow replies: every run waits on its coder for the whole measurement.
+        llm.hang(CODER, seconds=args.seconds + 60, times=None)
         client, _ = await Client.start(env_for(
             base_url=llm.base_url, ai_tests=0, max_rounds=1, timeout_s=600, max_retries=0,
         ))
