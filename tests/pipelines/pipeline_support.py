@@ -14,7 +14,6 @@ from scripted_replies import (  # noqa: F401 - re-exported for the pipeline test
     PLANNER,
     REFLECT,
     REVISE,
-    SOLUTIONS,
     TESTER,
 )
 

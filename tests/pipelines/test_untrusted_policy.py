@@ -100,11 +100,9 @@ async def test_untrusted_passes_do_not_rank_a_candidate_above_a_judged_pass(scri
 
 
 async def test_flow_does_not_pass_a_forger_on_untrusted_tests(scripted, run):
-    from pipeline_support import AI_TESTS, FIX, FLOW_CODE, REFLECT, SOLUTIONS
+    from pipeline_support import AI_TESTS, FIX, FLOW_CODE, REFLECT
 
     scripted.reply(REFLECT, "self_reflection:\n- xs is a list of numbers\n")
-    scripted.reply(SOLUTIONS, "possible_solutions:\n- name: loop\n  content: keep the max\n"
-                              "chosen: loop\n")
     scripted.reply(AI_TESTS, "tests:\n- input: 'type(\"L\", (list,), {})([2, 1])'\n  output: '[2, 2]'\n")
     scripted.reply(seed(SEED), FORGER).reply(FLOW_CODE, FORGER)
     scripted.reply(sampled, FORGER, times=None).reply(FIX, FORGER, times=None)
