@@ -224,3 +224,52 @@ def test_ai_tests_no_candidate_passes_count_for_nothing_but_outputs_still_agree(
     assert chosen == 1  # a: in the larger consensus set, and shorter than b
     with pytest.raises(ValueError):
         rank([])
+
+
+NONE = "```python\ndef running_max(xs):\n    return None\n```"  # fails every test
+
+
+async def test_when_no_candidate_passes_a_test_the_revision_round_is_one_more_sample(
+        scripted, run):
+    """The direct answer and both samples fail every public and AI test: round 3 is a sample
+    (seed 1234 + 3), not a revision of code that is wrong everywhere; it passes and is chosen."""
+    scripted.reply(TESTER, AI_OK).reply(seed(SEED), NONE)
+    scripted.reply(seed(SEED + 1), NONE).reply(seed(SEED + 2), NONE)
+    scripted.reply(seed(SEED + 3), GOOD)
+    result, _ = await run("team", ai_tests=2, candidates=2, max_rounds=3)
+    assert result.status == "passed" and "max(out[-1], x)" in result.code
+    assert not any(re.search(REVISE, str(r)) for r in scripted.requests)
+    assert [r.get("seed") for r in scripted.requests if sampled(r)] == [1235, 1236, 1237]
+    assert result.usage.total.calls == 5 and result.rounds == 3
+    chosen = [c for c in result.candidates if c.chosen]
+    assert len(result.candidates) == 4 and chosen[0].seed == 1237
+    assert any("spent on one more sample" in n for n in result.notes)
+    assert not scripted.unmatched
+
+
+async def test_a_candidate_passing_a_test_is_revised_not_sampled_again(scripted, run):
+    half = "```python\ndef running_max(xs):\n    return list(xs)\n```"  # passes [] and [5]
+    scripted.reply(TESTER, AI_OK).reply(seed(SEED), NONE)
+    scripted.reply(sampled, half, times=2).reply(REVISE, GOOD)
+    result, _ = await run("team", ai_tests=2, candidates=2, max_rounds=3)
+    assert result.status == "passed"
+    assert sum(map(sampled, scripted.requests)) == 2
+    assert sum(1 for r in scripted.requests if re.search(REVISE, str(r))) == 1
+    assert not any("spent on one more sample" in n for n in result.notes)
+
+
+async def test_with_max_rounds_2_there_is_no_extra_sample(scripted, run):
+    scripted.reply(TESTER, AI_OK).reply(DIRECT, NONE, times=None)
+    result, _ = await run("team", ai_tests=2, candidates=2, max_rounds=2)
+    assert result.status == "failed" and result.rounds == 2
+    assert sum(map(sampled, scripted.requests)) == 2 and result.usage.total.calls == 4
+
+
+async def test_when_no_answer_holds_code_one_more_sample_is_drawn(scripted, run):
+    prose = "I would loop over the list."
+    scripted.reply(TESTER, AI_OK).reply(seed(SEED), prose, times=None)
+    scripted.reply(seed(SEED + 1), prose).reply(seed(SEED + 2), prose)
+    scripted.reply(seed(SEED + 3), GOOD)
+    result, _ = await run("team", ai_tests=2, candidates=2, max_rounds=3)
+    assert result.status == "passed" and "max(out[-1], x)" in result.code
+    assert [r.get("seed") for r in scripted.requests if sampled(r)] == [1235, 1236, 1237]

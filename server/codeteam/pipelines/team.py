@@ -10,7 +10,8 @@ report comes from *executed* tests (the public tests and AI tests written from t
 alone) instead of the model's opinion; the coder's first draft is the answer ``direct`` gives
 (the same call: a team is never worse than direct), and when it fails a test, sampled
 alternatives are chosen by execution (CodeT's dual agreement, arXiv 2207.10397; see
-:mod:`codeteam.pipelines.candidates`) before the revision rounds; the code returned is the
+:mod:`codeteam.pipelines.candidates`) before the revision rounds (when no candidate passes
+any test, the first revision round draws one more sample instead); the code returned is the
 best candidate seen (public tests first), not merely the last, so a revision that breaks what
 worked is not what the user gets.
 """
@@ -52,8 +53,12 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
     ``ctx.candidates`` more are sampled, all are run, and the one chosen by execution
     (:mod:`codeteam.pipelines.candidates`: public tests, then CodeT's dual agreement, then the
     shorter code) starts the coder/tester revision rounds; the sampling counts as round 2 of
-    ``ctx.max_rounds``. The code returned is never one that passes fewer public tests than
-    the direct answer. Degrades with a note when a role fails (no plan, no AI tests, no
+    ``ctx.max_rounds``. When no candidate passes any test (judged) and some fail one, or no
+    candidate holds usable code, round 3 draws one more
+    sample instead of a revision: a revision of code that is wrong everywhere has no passing
+    test to keep, and on the embedded model such revisions never solved a task while samples
+    did (docs/benchmarks.md, issue 17); rounds after it revise. The code returned is never
+    one that passes fewer public tests than the direct answer. Degrades with a note when a role fails (no plan, no AI tests, no
     sandbox: one answer, no sampling); status "error" only when no code could be produced."""
     conversation = ctx.conversation
     plan = task.plan
@@ -103,16 +108,42 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
             plan = planned.plan
             samples -= 1
     pool += await sample(task, ctx, samples)
+    done_rounds = 2
+    if pool:
+        await run_pool(task, ctx, pool, tests, done_rounds)
+    if ctx.max_rounds > done_rounds and _nothing_to_revise_from(pool):
+        # Nothing passed a test, so a revision would start from code that is wrong
+        # everywhere (or there is no code): spend the round on one more sample instead.
+        ctx.note("no candidate passed a test: the round a revision would take was "
+                 "spent on one more sample")
+        done_rounds += 1
+        extra = await sample(task, ctx, 1, first_seed=ctx.seed + 1 + samples)
+        pool += extra
+        await run_pool(task, ctx, pool, tests, done_rounds)
     if not pool:
         return ctx.result("team", "error", None, plan=plan, reports=reports, rounds=1)
-    await run_pool(task, ctx, pool, tests, 2)
     chosen = choose(ctx, pool)
     if chosen.report is None:  # the sandbox went away between runs
-        return ctx.result("team", "untested", chosen.code, plan=plan, reports=reports, rounds=2)
+        return ctx.result("team", "untested", chosen.code, plan=plan, reports=reports,
+                          rounds=done_rounds)
     reports.append(chosen.report)
     return await _rounds(task, ctx, "team", chosen.code, tests, plan,
-                         current=chosen.report, done_rounds=2, earlier=reports,
+                         current=chosen.report, done_rounds=done_rounds, earlier=reports,
                          revise_retries=0, pool=pool)
+
+
+def _nothing_to_revise_from(pool: list[Candidate]) -> bool:
+    """True when no candidate holds code, or every candidate was run, none passed a test
+    (judged) and some failed one: a revision would start from code wrong on every test (see
+    :func:`run_team`). False when a candidate could not run or nothing failed (only "not
+    judged" passes: no round would revise it either)."""
+    if not pool:
+        return True
+    reports = [c.report for c in pool]
+    if any(r is None for r in reports):
+        return False
+    return (not any(r.counts()[0] for r in reports if r is not None)
+            and any(r.verdict == "fail" for r in reports if r is not None))
 
 
 async def _planned_candidate(
