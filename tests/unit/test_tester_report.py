@@ -117,3 +117,19 @@ def test_an_untrusted_failure_still_fails():
     assert "NOT JUDGED AI test assert f(1) == 2" in report.summary
     error = RunReport(outcomes=[TestOutcome(test_id="ai:1", status="error", trusted=False)])
     assert build_report([AI], error, round_number=1).verdict == "fail"
+
+
+def test_the_summary_says_why_per_kind_of_not_judged():
+    """An ``unjudged`` outcome (the judge could not rebuild a value) is not said to have
+    "passed only in the code's own process"; a run with both kinds counts them apart."""
+    tests = [AI, TestCase(id="ai:2", kind="assert", origin="ai", source="assert K == 2")]
+    rebuilt = TestOutcome(test_id="ai:1", status="error", unjudged=True,
+                          message="QueryParamDict cannot be rebuilt")
+    only = build_report(tests[:1], RunReport(outcomes=[rebuilt]), round_number=1)
+    assert "not judged: the judge could not rebuild a value" in only.summary
+    assert "code's own process" not in only.summary.partition("\n\n")[0]
+    both = build_report(tests, RunReport(outcomes=[
+        rebuilt, TestOutcome(test_id="ai:2", status="passed", trusted=False)]), round_number=1)
+    result = Result(pipeline="review", status=status_of(both), reports=[both])
+    assert ("2 not judged (1 passed only in the code's own process, 1 with a value the judge "
+            "could not rebuild; neither counted)") in result.summary()

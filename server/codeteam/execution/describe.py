@@ -75,3 +75,17 @@ def describe_failure(test: TestCase, outcome: TestOutcome) -> str:
         tail = outcome.traceback.strip().splitlines()[-6:]
         parts.append("  traceback (last lines):\n" + "\n".join("    " + line for line in tail))
     return "\n".join(parts)
+
+
+def not_judged_reason(outcomes: list[TestOutcome]) -> str:
+    """Why the "not judged" ``outcomes`` of one run count neither way, in one phrase:
+    :data:`NOT_JUDGED`, :data:`UNJUDGED`, or both counted apart when the run has some of
+    each. Used by the tester's report and the result's summary line."""
+    rebuilt = sum(1 for o in outcomes if o.unjudged)
+    own = len(outcomes) - rebuilt
+    if not rebuilt:
+        return NOT_JUDGED
+    if not own:
+        return UNJUDGED
+    return (f"{own} passed only in the code's own process, {rebuilt} with a value the judge "
+            "could not rebuild; neither counted")

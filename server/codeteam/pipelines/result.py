@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from codeteam.execution.describe import NOT_JUDGED
+from codeteam.execution.describe import not_judged_reason
 from codeteam.llm.usage import UsageLedger
 from codeteam.roles.conversation import TranscriptEntry
 from codeteam.roles.tester import TesterReport
@@ -84,7 +84,7 @@ class Result(BaseModel):
             if run.skipped:
                 parts.append(f"{len(run.skipped)} not run (see the notes)")
             if run.not_judged:  # passes the sandbox's judge could not decide itself
-                parts.append(f"{len(run.not_judged)} not judged ({NOT_JUDGED})")
+                parts.append(f"{len(run.not_judged)} not judged ({not_judged_reason(run.not_judged)})")
         if self.rounds:
             parts.append(f"{self.rounds} round(s)")
         parts.append(self.usage.summary())

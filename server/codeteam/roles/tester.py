@@ -23,6 +23,7 @@ from codeteam.execution.describe import (  # noqa: F401 - the tester's vocabular
     describe_not_judged,
     describe_skipped,
     failure_details,
+    not_judged_reason,
     skipped_label,
 )
 from codeteam.execution.models import RunReport, TestCase
@@ -243,7 +244,8 @@ def build_report(tests: list[TestCase], run: RunReport, *, round_number: int) ->
         head = "not judged: " + head
     if run.ran:
         head += f" (ran {len(run.ran)}: {len(run.passed)} passed, {len(failures)} failed"
-        head += f", {len(not_judged)} not judged: {NOT_JUDGED})" if not_judged else ")"
+        head += (f", {len(not_judged)} not judged: {not_judged_reason(not_judged)})"
+                 if not_judged else ")")
     if run.skipped:
         head += "; " + not_run_line(run)
     if run.killed:
