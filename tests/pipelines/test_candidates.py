@@ -273,3 +273,28 @@ async def test_when_no_answer_holds_code_one_more_sample_is_drawn(scripted, run)
     result, _ = await run("team", ai_tests=2, candidates=2, max_rounds=3)
     assert result.status == "passed" and "max(out[-1], x)" in result.code
     assert [r.get("seed") for r in scripted.requests if sampled(r)] == [1235, 1236, 1237]
+
+
+ASYNC_STUB = '''import asyncio
+
+
+async def running_max(xs):
+    """Return the running maximum of xs.
+
+    >>> asyncio.run(running_max([1, 3, 2]))
+    [1, 3, 3]
+    """
+'''
+ASYNC_GOOD = ("```python\nasync def running_max(xs):\n    out = []\n    for x in xs:\n"
+              "        out.append(x if not out else max(out[-1], x))\n    return out\n```")
+
+
+@pytest.mark.parametrize("pipeline", ["team", "flow"])
+async def test_no_sampling_when_no_candidate_could_be_judged(pipeline, scripted, run):
+    """An ``async def`` cannot be judged in a process of its own: the right answer's doctest
+    passes only in its own process ("not judged"), and so would any sample's. No sampling."""
+    scripted.reply(DIRECT, ASYNC_GOOD, times=None)
+    result, _ = await run(pipeline, source=ASYNC_STUB, ai_tests=0, candidates=3)
+    assert result.status == "not judged", result.summary()
+    assert not any(map(sampled, scripted.requests)) and result.usage.total.calls == 1
+    assert any("no sampling: nothing failed" in n for n in result.notes)

@@ -13,6 +13,12 @@ NOT_JUDGED = "passed only in the code's own process, so not counted"
 decided in the process that ran the code under test) counts neither way: reports,
 diagnostics, the CLI and the benchmark all say it in these words."""
 
+NO_VIEW = ("the function cannot be judged in a process of its own (async def, nested in "
+           "another function, or its body on the def line), so its tests run in one process")
+"""Why the tests of a function that has no judge view (:func:`codeteam.execution.judge_view.judge_view`
+gives None) are decided in the code's own process: a property of the user's code, the same
+for every candidate."""
+
 
 def failure_details(outcome: TestOutcome) -> list[str]:
     """The facts of a failed test, one per line: expected, actual, and the error (or the

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import asyncio
 
+from codeteam.execution.describe import NO_VIEW
 from codeteam.execution.judge_view import judge_view
 from codeteam.execution.models import RunReport, TestCase, TestOutcome
 from codeteam.execution.pytest_run import run_pytest_tests
 from codeteam.execution.runner import run_tests
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.task import Program, Task
-
-NO_VIEW = ("the function cannot be judged in a process of its own (async def, nested in "
-           "another function, or its body on the def line), so its tests run in one process")
 
 
 async def run_suite(task: Task, program: Program, tests: list[TestCase],

@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from codeteam.execution.describe import NO_VIEW
 from codeteam.execution.models import TestCase
 from codeteam.llm.client import LLMError
 from codeteam.pipelines.context import PipelineContext
@@ -142,6 +143,17 @@ def passes_everything(report: TesterReport | None) -> bool:
     """The early exit: some test ran and every test that ran passed, judged (a pass decided
     in the code's own process never ends a run early)."""
     return report is not None and report.passed
+
+
+def judged_nowhere(report: TesterReport | None) -> bool:
+    """True when ``report`` failed nothing and its passes are "not judged" because the
+    function itself cannot be judged in a process of its own (an ``async def``, a function
+    nested in another: :data:`codeteam.execution.describe.NO_VIEW`). No other candidate can do
+    better there: every pass of every candidate would be "not judged" for the same reason,
+    so sampling would buy nothing."""
+    if report is None or report.run is None or report.verdict != "not judged":
+        return False
+    return all(o.untrusted_reason == NO_VIEW for o in report.run.not_judged)
 
 
 async def sample(

@@ -31,6 +31,7 @@ from codeteam.llm.client import LLMError
 from codeteam.pipelines.candidates import (
     Candidate,
     choose,
+    judged_nowhere,
     passes_everything,
     run_pool,
     sample,
@@ -107,7 +108,10 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
                          "and the tests could not run")
             return ctx.result("flow", status_of(first), pool[0].code, rounds=round_number)
         reports.append(first)
-        if passes_everything(first) or ctx.max_rounds < 2:
+        if judged_nowhere(first):
+            ctx.note("no sampling: nothing failed, and no candidate's tests can be judged "
+                     "(the function cannot be judged in a process of its own)")
+        if passes_everything(first) or ctx.max_rounds < 2 or judged_nowhere(first):
             return ctx.result("flow", status_of(first), pool[0].code, reports=reports,
                               rounds=round_number)
     elif not tests:

@@ -23,6 +23,7 @@ from codeteam.llm.client import LLMError
 from codeteam.pipelines.candidates import (
     Candidate,
     choose,
+    judged_nowhere,
     passes_everything,
     rank,
     run_pool,
@@ -92,8 +93,11 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
         if report is None and ctx.sandbox_problem:
             ctx.note("one answer, no sampling: candidates are chosen by running them, and "
                      "the tests could not run")
+        if judged_nowhere(report):
+            ctx.note("no sampling: nothing failed, and no candidate's tests can be judged "
+                     "(the function cannot be judged in a process of its own)")
         if (report is None or passes_everything(report) or not ctx.candidates
-                or ctx.max_rounds < 2):
+                or ctx.max_rounds < 2 or judged_nowhere(report)):
             return await _rounds(task, ctx, "team", pool[0].code, tests, plan,
                                  current=report, done_rounds=1, earlier=reports, pool=pool)
     if not tests:
