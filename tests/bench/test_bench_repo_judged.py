@@ -5,7 +5,6 @@ old way and are counted as untrusted, per row and in summary.md."""
 
 from __future__ import annotations
 
-import json
 import re
 import textwrap
 from pathlib import Path
@@ -169,9 +168,15 @@ async def test_correct_bodies_pass_judged_and_the_one_process_tests_are_counted(
     out = tmp_path / "out"
     summary = await bench(scripted, out, repo=project, pipelines=["direct"])
     # area and scaled pass only in the code's own process: not counted, so their correct
-    # bodies do not pass (the policy: such a verdict counts against the code, never for it)
-    assert summary["pipelines"]["direct"]["pass@1"] == 0.5
-    assert summary["pipelines"]["direct"]["tasks"] == 4  # not left out as defective
+    # bodies do not pass (the policy: such a verdict counts against the code, never for it),
+    # and since their original bodies pass only that way too, no code could pass them: they
+    # are left out of pass@1, with the reason.
+    assert summary["pipelines"]["direct"]["pass@1"] == 1.0
+    assert summary["pipelines"]["direct"]["tasks"] == 2
+    left_out = summary["defective"]["tasks"]
+    assert set(left_out) == {"calc/ops.py::area", "calc/ops.py::scaled"}
+    assert all("cannot be judged outside the code's process" in why
+               for why in left_out.values())
     rows = {task: row for (task, _), row in ResultsLog(out / "results.jsonl").load().items()}
     assert set(rows) == {f"calc/ops.py::{n}" for n in ORACLE}
     assert rows["calc/ops.py::double"].passed and rows["calc/ops.py::triple"].passed
@@ -187,11 +192,11 @@ async def test_correct_bodies_pass_judged_and_the_one_process_tests_are_counted(
     # were scored the old way, and say so.
     assert rows["calc/ops.py::area"].tests_untrusted == 1
     assert rows["calc/ops.py::scaled"].tests_untrusted == 1
-    assert summary["repo"]["hidden_verdicts"] == {"judged": 3, "untrusted": 2}
+    # the verdicts counted are those of the tasks scored (area and scaled are left out)
+    assert summary["repo"]["hidden_verdicts"] == {"judged": 3, "untrusted": 0}
     text = (out / "summary.md").read_text()
-    assert "- hidden-test verdicts: 3 judged" in text and "2 untrusted" in text
-    assert json.loads((out / "summary.json").read_text())["repo"]["hidden_verdicts"][
-        "untrusted"] == 2
+    assert "- hidden-test verdicts: 3 judged" in text
+    assert "calc/ops.py::area" in text and "cannot be judged outside" in text
 
 
 # Makes every test report of the process it runs in a pass, and is wrong: area's test runs in

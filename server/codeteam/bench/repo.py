@@ -30,9 +30,10 @@ How the tasks are made (each step is reported, nothing is dropped silently):
    task's module as the model saw it and the candidate runs in a process of its own; the
    tests the judge cannot decide (calibrated on the original body) run in the code's own
    process and are counted as untrusted (:func:`codeteam.bench.scoring.score_pytest`,
-   ``tests_untrusted`` per row); such a test's pass does not count for the generated code,
-   so a task with one passes for no pipeline (kind "not_judged",
-   :func:`codeteam.bench.scoring.classify`). The original body must pass them
+   ``tests_untrusted`` per row); such a test's pass does not count for the generated code
+   (kind "not_judged", :func:`codeteam.bench.scoring.classify`), so a task whose original
+   body passes a test only that way can be passed by no pipeline: it is reported and left
+   out of pass@1. The original body must pass the tests
    first (the runner's reference check); a task whose original fails is reported and left out
    of pass@1, and so is a task whose tests also pass with the body removed
    (:func:`check_empty_bodies`: they cannot tell the function from one that does nothing).

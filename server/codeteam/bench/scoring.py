@@ -379,10 +379,20 @@ def defect_reason(entry: dict) -> str:
             f"({entry['kind']}): {entry['detail']}")
 
 
+def unjudgeable_reason(entry: dict) -> str:
+    """The text shown for a task whose reference passes its hidden tests only in its own
+    process (kind "not_judged"): such a pass never counts for generated code, so no pipeline
+    could pass the task and it is left out of pass@1 like a defective one."""
+    return ("its hidden tests cannot be judged outside the code's process (the reference "
+            f"passes them only in its own process, so no generated code can pass): "
+            f"{entry['detail']}")
+
+
 @dataclass
 class ReferenceCheck:
     """The reference solutions' verdicts on the selected tasks: ``defective`` maps task ids
-    whose hidden tests fail on the reference to the reason; ``slow`` maps task ids whose
+    whose hidden tests fail on the reference, or that it passes only in its own process
+    (:func:`unjudgeable_reason`), to the reason; ``slow`` maps task ids whose
     reference passed but needed more than the scoring time limit to the seconds it took
     (only a faster solution can pass those); ``unchecked`` lists tasks without a reference."""
 
@@ -428,6 +438,8 @@ async def check_references(
             result.unchecked.append(item.task_id)
         elif not reference_passed(entry):
             result.defective[item.task_id] = defect_reason(entry)
+        elif not entry["passed"]:  # kind "not_judged": no generated code can pass the task
+            result.defective[item.task_id] = unjudgeable_reason(entry)
         elif entry.get("seconds", 0) > score_timeout_s:
             result.slow[item.task_id] = entry["seconds"]
     return result

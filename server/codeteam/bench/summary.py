@@ -2,7 +2,8 @@
 
 pass@1 here is the fraction of tasks whose single generated solution (temperature 0 by
 default) passes every hidden test. Tasks with *defective* hidden tests (the dataset's own
-reference solution fails them) are excluded from pass@1 and from the per-pipeline means, and
+reference solution fails them, or passes them only in its own process, where no generated
+code gets credit) are excluded from pass@1 and from the per-pipeline means, and
 listed with the reason. Tokens are prompt + completion tokens as the endpoint reported them.
 """
 
