@@ -298,3 +298,25 @@ async def test_no_sampling_when_no_candidate_could_be_judged(pipeline, scripted,
     assert result.status == "not judged", result.summary()
     assert not any(map(sampled, scripted.requests)) and result.usage.total.calls == 1
     assert any("no sampling: nothing failed" in n for n in result.notes)
+
+
+async def test_without_tests_a_sample_with_code_beats_no_code(scripted, run):
+    """No public tests, no usable AI tests, and the direct answer holds no code: samples are
+    drawn until one holds code (at most ``candidates``), and it is returned untested."""
+    prose = "I would loop over the list."
+    scripted.reply(TESTER, "I cannot write tests.").reply(seed(SEED), prose, times=None)
+    scripted.reply(seed(SEED + 1), prose).reply(seed(SEED + 2), GOOD)
+    result, _ = await run("team", source=BARE, ai_tests=2, candidates=3)
+    assert result.status == "untested" and "max(out[-1], x)" in result.code
+    assert [r.get("seed") for r in scripted.requests if sampled(r)] == [1235, 1236]
+    assert any("returned sample seed 1236, untested" in n for n in result.notes)
+    assert any("1 of 2 sampled candidates held no usable code" in n for n in result.notes)
+    assert not scripted.unmatched
+
+
+async def test_without_tests_and_no_code_in_any_sample_the_run_is_an_error(scripted, run):
+    prose = "I would loop over the list."
+    scripted.reply(TESTER, "I cannot write tests.").reply(DIRECT, prose, times=None)
+    result, _ = await run("team", source=BARE, ai_tests=2, candidates=2)
+    assert result.status == "error" and result.code is None
+    assert sum(map(sampled, scripted.requests)) == 2

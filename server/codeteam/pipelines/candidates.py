@@ -157,12 +157,15 @@ def judged_nowhere(report: TesterReport | None) -> bool:
 
 
 async def sample(
-    task: Task, ctx: PipelineContext, count: int, *, first_seed: int | None = None
+    task: Task, ctx: PipelineContext, count: int, *, first_seed: int | None = None,
+    first_only: bool = False,
 ) -> list[Candidate]:
     """``count`` samples of the direct prompt at :data:`SAMPLE_TEMPERATURE`, seeds
-    ``first_seed``, ``first_seed + 1``, ... (default ``ctx.seed + 1``). A reply with no usable
-    code is dropped (a note counts them; it is not asked again: another sample is cheaper);
-    a model error ends the sampling with a note. Never raises for the model's failures."""
+    ``first_seed``, ``first_seed + 1``, ... (default ``ctx.seed + 1``); with ``first_only``,
+    sampling stops at the first reply that holds code (at most ``count`` calls). A reply with
+    no usable code is dropped (a note counts them; it is not asked again: another sample is
+    cheaper); a model error ends the sampling with a note. Never raises for the model's
+    failures."""
     seed = ctx.seed + 1 if first_seed is None else first_seed
     found: list[Candidate] = []
     unusable = 0
@@ -182,8 +185,11 @@ async def sample(
             ctx.note(f"sampling stopped after {i} of {count}: {error}")
             break
         found.append(Candidate(code=code, origin="sample", sampling=sampling))
+        if first_only:
+            break
     if unusable:
-        ctx.note(f"{unusable} of {count} sampled candidates held no usable code")
+        drawn = unusable + len(found)
+        ctx.note(f"{unusable} of {drawn} sampled candidates held no usable code")
     return found
 
 

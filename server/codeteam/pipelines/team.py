@@ -102,7 +102,14 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
                                  current=report, done_rounds=1, earlier=reports, pool=pool)
     if not tests:
         ctx.note("no public tests and no AI tests: nothing to choose a candidate by")
-        return ctx.result("team", "error", None, plan=plan)
+        # The direct answer held no code: a sample that does is better than nothing. It is
+        # returned untested, as the direct answer would have been.
+        found = await sample(task, ctx, ctx.candidates, first_only=True)
+        if not found:
+            return ctx.result("team", "error", None, plan=plan)
+        ctx.note(f"the direct answer held no code: returned sample seed "
+                 f"{found[0].sampling.seed if found[0].sampling else '?'}, untested")
+        return await _rounds(task, ctx, "team", found[0].code, tests, plan)
 
     samples = ctx.candidates
     if PLAN_CANDIDATE:
