@@ -273,6 +273,7 @@ async def test_when_no_answer_holds_code_one_more_sample_is_drawn(scripted, run)
     result, _ = await run("team", ai_tests=2, candidates=2, max_rounds=3)
     assert result.status == "passed" and "max(out[-1], x)" in result.code
     assert [r.get("seed") for r in scripted.requests if sampled(r)] == [1235, 1236, 1237]
+    assert any(n.startswith("no candidate held usable code: the round") for n in result.notes)
 
 
 ASYNC_STUB = '''import asyncio

@@ -55,12 +55,14 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
     (:mod:`codeteam.pipelines.candidates`: public tests, then CodeT's dual agreement, then the
     shorter code) starts the coder/tester revision rounds; the sampling counts as round 2 of
     ``ctx.max_rounds``. When no candidate passes any test (judged) and some fail one, or no
-    candidate holds usable code, round 3 draws one more
-    sample instead of a revision: a revision of code that is wrong everywhere has no passing
-    test to keep, and on the embedded model such revisions never solved a task while samples
-    did (docs/benchmarks.md, issue 17); rounds after it revise. The code returned is never
-    one that passes fewer public tests than the direct answer. Degrades with a note when a role fails (no plan, no AI tests, no
-    sandbox: one answer, no sampling); status "error" only when no code could be produced."""
+    candidate holds usable code, round 3 draws one more sample instead of a revision: a
+    revision of code that is wrong everywhere has no passing test to keep, and on the
+    embedded model such revisions never solved a task while samples did (docs/benchmarks.md,
+    issue 17); rounds after it revise. With no tests at all and no code in the direct answer,
+    samples are drawn until one holds code, returned untested. The code returned is never
+    one that passes fewer public tests than the direct answer. Degrades with a note when a
+    role fails (no plan, no AI tests, no sandbox: one answer, no sampling); status "error"
+    only when no code could be produced."""
     conversation = ctx.conversation
     plan = task.plan
     if plan:
@@ -125,8 +127,8 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
     if ctx.max_rounds > done_rounds and _nothing_to_revise_from(pool):
         # Nothing passed a test, so a revision would start from code that is wrong
         # everywhere (or there is no code): spend the round on one more sample instead.
-        ctx.note("no candidate passed a test: the round a revision would take was "
-                 "spent on one more sample")
+        ctx.note(("no candidate passed a test" if pool else "no candidate held usable code")
+                 + ": the round a revision would take was spent on one more sample")
         done_rounds += 1
         extra = await sample(task, ctx, 1, first_seed=ctx.seed + 1 + samples)
         pool += extra
