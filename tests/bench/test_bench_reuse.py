@@ -282,3 +282,23 @@ def test_bench_help_documents_the_option(capsys):
         main(["bench", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "--generations-from DIR" in text and "same model and settings required" in text
+
+
+def test_a_candidates_verdict_survives_a_second_reuse():
+    """A candidate's hidden verdict moves to ``passed_in_source`` on reuse; a row reused
+    twice (humaneval -> a filtered copy -> humaneval-plus) keeps the generating run's."""
+    from codeteam.bench.results import BenchRecord
+    from codeteam.bench.reuse import reused_record
+    from codeteam.bench.scoring import Score
+
+    row = BenchRecord(dataset="humaneval", task_id="HumanEval/7", pipeline="team", passed=True,
+                      status="passed", code="def f():\n    return 1\n",
+                      candidates=[{"index": 0, "passed": True}, {"index": 1, "passed": False}])
+    once = reused_record(row, dataset="humaneval", score=Score(passed=True), digest="d",
+                         origin=("first", None))
+    assert [(c["passed"], c["passed_in_source"]) for c in once.candidates] == [
+        (None, True), (None, False)]
+    twice = reused_record(once, dataset="humaneval-plus", score=Score(passed=False),
+                          digest="d", origin=("first", None))
+    assert [(c["passed"], c["passed_in_source"]) for c in twice.candidates] == [
+        (None, True), (None, False)]

@@ -213,8 +213,11 @@ def reused_record(row: BenchRecord, *, dataset: str, score: Any, digest: str,
     """This dataset's record of DIR's ``row``: its code scored here (``score``, a
     :class:`~codeteam.bench.scoring.Score`), with the generation's status, notes, calls,
     tokens and seconds. Candidates keep their entries; their ``passed`` (a verdict on DIR's
-    hidden tests) moves to ``passed_in_source``."""
-    candidates = [{**c, "passed": None, "passed_in_source": c.get("passed")}
+    hidden tests) moves to ``passed_in_source`` (a row DIR itself reused keeps the verdict of
+    the run that generated it)."""
+    candidates = [{**c, "passed": None,
+                   "passed_in_source": c.get("passed") if c.get("passed") is not None
+                   else c.get("passed_in_source")}
                   for c in row.candidates]
     return BenchRecord(
         dataset=dataset, task_id=row.task_id, pipeline=row.pipeline, passed=score.passed,
