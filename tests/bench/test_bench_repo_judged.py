@@ -197,6 +197,7 @@ async def test_correct_bodies_pass_judged_and_the_one_process_tests_are_counted(
     text = (out / "summary.md").read_text()
     assert "- hidden-test verdicts: 3 judged" in text
     assert "calc/ops.py::area" in text and "cannot be judged outside" in text
+    assert "or passes them only in its own process; excluded from pass@1): 2" in text
 
 
 # Makes every test report of the process it runs in a pass, and is wrong: area's test runs in

@@ -247,8 +247,9 @@ def markdown(summary: dict[str, Any]) -> str:
     defective = summary["defective"]
     lines.append("")
     if defective["count"]:
-        lines.append(f"Defective tasks (the reference solution fails their hidden tests; "
-                     f"excluded from pass@1): {defective['count']}")
+        lines.append(f"Defective tasks (the reference solution fails their hidden tests, or "
+                     f"passes them only in its own process; excluded from pass@1): "
+                     f"{defective['count']}")
         lines.append("")
         for task_id, reason in defective["tasks"].items():
             lines.append(f"- {task_id}: {reason}")
