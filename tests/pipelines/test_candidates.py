@@ -321,3 +321,14 @@ async def test_without_tests_and_no_code_in_any_sample_the_run_is_an_error(scrip
     result, _ = await run("team", source=BARE, ai_tests=2, candidates=2)
     assert result.status == "error" and result.code is None
     assert sum(map(sampled, scripted.requests)) == 2
+
+
+async def test_the_choice_note_claims_no_agreement_when_no_ai_test_ran(scripted, run):
+    """Without AI tests every candidate "behaves alike" (nothing was compared): the note says
+    that no AI test ran instead of counting agreeing candidates."""
+    scripted.reply(TESTER, "I cannot write tests.").reply(seed(SEED), SORTED)
+    scripted.reply(sampled, GOOD, times=None)
+    result, _ = await run("team", ai_tests=2, candidates=2)
+    assert result.status == "passed"
+    (note,) = [n for n in result.notes if n.startswith("chose candidate")]
+    assert note.endswith("public tests 2/2, no AI tests ran") and "agreeing" not in note

@@ -231,6 +231,7 @@ def choose(ctx: PipelineContext, pool: list[Candidate]) -> Candidate:
         r = records[chosen]
         ctx.note(f"chose candidate #{chosen} of {len(pool)} ({r.origin}"
                  + (f", seed {r.seed}" if r.seed is not None else "")
-                 + f"): public tests {r.public_passed}/{r.public_total}, AI tests "
-                 f"{r.ai_passed}/{r.ai_total}, agreeing with {r.agreement - 1} other(s)")
+                 + f"): public tests {r.public_passed}/{r.public_total}"
+                 + (f", AI tests {r.ai_passed}/{r.ai_total}, agreeing with "
+                    f"{r.agreement - 1} other(s)" if r.ai_total else ", no AI tests ran"))
     return pool[chosen]
