@@ -175,8 +175,7 @@ async def test_correct_bodies_pass_judged_and_the_one_process_tests_are_counted(
     assert summary["pipelines"]["direct"]["tasks"] == 2
     left_out = summary["defective"]["tasks"]
     assert set(left_out) == {"calc/ops.py::area", "calc/ops.py::scaled"}
-    assert all("cannot be judged outside the code's process" in why
-               for why in left_out.values())
+    assert all("could not be judged on the reference" in why for why in left_out.values())
     rows = {task: row for (task, _), row in ResultsLog(out / "results.jsonl").load().items()}
     assert set(rows) == {f"calc/ops.py::{n}" for n in ORACLE}
     assert rows["calc/ops.py::double"].passed and rows["calc/ops.py::triple"].passed
@@ -196,7 +195,7 @@ async def test_correct_bodies_pass_judged_and_the_one_process_tests_are_counted(
     assert summary["repo"]["hidden_verdicts"] == {"judged": 3, "untrusted": 0}
     text = (out / "summary.md").read_text()
     assert "- hidden-test verdicts: 3 judged" in text
-    assert "calc/ops.py::area" in text and "cannot be judged outside" in text
+    assert "calc/ops.py::area" in text and "could not be judged on the reference" in text
     assert "or passes them only in its own process; excluded from pass@1): 2" in text
 
 

@@ -332,3 +332,54 @@ async def test_the_choice_note_claims_no_agreement_when_no_ai_test_ran(scripted,
     assert result.status == "passed"
     (note,) = [n for n in result.notes if n.startswith("chose candidate")]
     assert note.endswith("public tests 2/2, no AI tests ran") and "agreeing" not in note
+
+
+HALF_NO_VIEW = '''from fractions import Fraction
+
+
+def half(x): """Half of x, an even int.
+
+    >>> half(4) == 2
+    True
+    """
+'''
+
+
+async def test_a_pass_not_judged_because_of_the_codes_value_still_samples(scripted, run):
+    """No judge view (the docstring on the def line), but that alone does not make every
+    candidate's tests "not judged": a Fraction cannot cross to the judge, an int can. So the
+    first answer's "not judged" does not stop the sampling, and the judged sample wins."""
+    fraction = "```python\ndef half(x):\n    return Fraction(x, 2)\n```"
+    floor = "```python\ndef half(x):\n    return x // 2\n```"
+    scripted.reply(seed(SEED), fraction).reply(sampled, floor, times=None)
+    result, _ = await run("team", source=HALF_NO_VIEW, qualname="half", ai_tests=0,
+                          candidates=1)
+    assert sum(map(sampled, scripted.requests)) == 1
+    assert result.status == "passed" and "x // 2" in result.code, result.summary()
+    assert not any("no sampling" in n for n in result.notes)
+
+
+ASYNC_TWO = ASYNC_STUB.replace('''    [1, 3, 3]
+    """''', '''    [1, 3, 3]
+    >>> asyncio.run(running_max([]))
+    []
+    """''')
+ASYNC_HALF = ("```python\nasync def running_max(xs):\n    if not xs:\n        return []\n"
+              "    return sorted(xs)\n```")  # passes [] (in its own process), fails [1, 3, 2]
+
+
+async def test_a_candidate_passing_a_test_in_its_own_process_is_revised(scripted, run):
+    """A pass decided in the code's own process is still something a revision keeps: round 3
+    revises it, it is not spent on another sample."""
+    scripted.reply(seed(SEED), ASYNC_HALF).reply(sampled, ASYNC_HALF, times=None)
+    scripted.reply(REVISE, ASYNC_GOOD, times=None)
+    result, _ = await run("team", source=ASYNC_TWO, ai_tests=0, candidates=2, max_rounds=3)
+    assert sum(map(sampled, scripted.requests)) == 2
+    assert sum(1 for r in scripted.requests if re.search(REVISE, str(r))) == 1
+    assert not any("spent on one more sample" in n for n in result.notes)
+
+
+async def test_no_candidates_means_no_extra_sample_either(scripted, run):
+    scripted.reply(TESTER, AI_OK).reply(DIRECT, "I would loop over the list.", times=None)
+    result, _ = await run("team", ai_tests=2, candidates=0, max_rounds=3)
+    assert result.status == "error" and not any(map(sampled, scripted.requests))

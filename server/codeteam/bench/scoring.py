@@ -381,11 +381,11 @@ def defect_reason(entry: dict) -> str:
 
 def unjudgeable_reason(entry: dict) -> str:
     """The text shown for a task whose reference passes its hidden tests only in its own
-    process (kind "not_judged"): such a pass never counts for generated code, so no pipeline
-    could pass the task and it is left out of pass@1 like a defective one."""
-    return ("its hidden tests cannot be judged outside the code's process (the reference "
-            f"passes them only in its own process, so no generated code can pass): "
-            f"{entry['detail']}")
+    process (kind "not_judged"): the tests could not be confirmed sound in the judged mode,
+    and when their cause is the test itself (a value it passes cannot cross) no generated
+    code can pass them either, so the task is left out of pass@1 like a defective one."""
+    return ("its hidden tests could not be judged on the reference (it passes them only in "
+            f"its own process, where a pass is not counted): {entry['detail']}")
 
 
 @dataclass
@@ -438,7 +438,7 @@ async def check_references(
             result.unchecked.append(item.task_id)
         elif not reference_passed(entry):
             result.defective[item.task_id] = defect_reason(entry)
-        elif not entry["passed"]:  # kind "not_judged": no generated code can pass the task
+        elif not entry["passed"]:  # kind "not_judged": its tests are unconfirmed
             result.defective[item.task_id] = unjudgeable_reason(entry)
         elif entry.get("seconds", 0) > score_timeout_s:
             result.slow[item.task_id] = entry["seconds"]

@@ -41,7 +41,6 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from codeteam.execution.describe import NO_VIEW
 from codeteam.execution.judge_view import judge_view, placement
 from codeteam.execution.models import RunReport, TestCase, TestOutcome
 from codeteam.execution.sandbox import (
@@ -212,11 +211,6 @@ async def _run_in_one_sandbox(
         "sys_path": sandbox_site_packages(),
     }
     judge = _judge_entry(program, module_name, project.root if in_project else None)
-    untrusted_reason = HARNESS_RESIDUAL
-    if (judge is None and isinstance(program, Program) and program.original is not None
-            and program.qualname
-            and judge_view(program.original, program.qualname, program.original_start) is None):
-        untrusted_reason = NO_VIEW
     judged = ["--judged"] if judge is not None else []
     if judge is not None:  # the judge imports the view; the subject loads the candidate
         spec["judge"] = judge
@@ -255,8 +249,7 @@ async def _run_in_one_sandbox(
             files[CANDIDATE_FILE] = text
         result = await run_sandboxed(files, python_argv(HARNESS_PYC, SPEC_FILE, *judged), policy)
         program_name = f"{module_name}.py"
-    ran = iter(_outcomes(runnable, result, policy, module_name, program_name,
-                         untrusted_reason))
+    ran = iter(_outcomes(runnable, result, policy, module_name, program_name))
     outcomes = [_skipped(test) if test.skip_reason is not None else next(ran) for test in tests]
     if isinstance(program, Program):
         for outcome in outcomes:
@@ -324,20 +317,12 @@ def _missing_module_of_the_module(outcome: TestOutcome) -> bool:
     )
 
 
-HARNESS_RESIDUAL = ("the sandbox's judge does not run this test itself (a value the test "
-                    "passes cannot cross to the code's process, such as an object of a class "
-                    "the test defines; or, for a function the judge cannot import apart, the "
-                    "test uses more of the module than its functions, an import or builtin it "
-                    "does not run), so it ran in the code's own process")
-
-
 def _outcomes(
     tests: list[TestCase],
     result: ProcessResult,
     policy: SandboxPolicy,
     module_name: str,
     program_name: str | None = None,
-    untrusted_reason: str = HARNESS_RESIDUAL,
 ) -> list[TestOutcome]:
     found: dict[int, TestOutcome] = {}
     running: int | None = None  # index of a started test without outcome; -1: the import
@@ -359,7 +344,7 @@ def _outcomes(
             running = None
         elif kind == "outcome" and isinstance(index, int) and 0 <= index < len(tests):
             if index not in found:
-                found[index] = _parse_outcome(tests[index], event, untrusted_reason)
+                found[index] = _parse_outcome(tests[index], event)
             running = None
         elif kind == "done":
             finished = True
@@ -397,7 +382,14 @@ def _outcomes(
     return outcomes
 
 
-def _parse_outcome(test: TestCase, event: dict, untrusted_reason: str) -> TestOutcome:
+HARNESS_RESIDUAL = ("the sandbox's judge does not run this test itself (a value the test "
+                    "passes cannot cross to the code's process, such as an object of a class "
+                    "the test defines; or, for a function the judge cannot import apart, the "
+                    "test uses more of the module than its functions, an import or builtin it "
+                    "does not run), so it ran in the code's own process")
+
+
+def _parse_outcome(test: TestCase, event: dict) -> TestOutcome:
     fields = {key: value for key, value in event.items() if key in TestOutcome.model_fields}
     fields["test_id"] = test.id
     fields.pop("function_line", None)
@@ -405,7 +397,7 @@ def _parse_outcome(test: TestCase, event: dict, untrusted_reason: str) -> TestOu
     try:
         outcome = TestOutcome.model_validate(fields)
         if not outcome.trusted:
-            outcome.untrusted_reason = untrusted_reason
+            outcome.untrusted_reason = HARNESS_RESIDUAL
         return outcome
     except ValidationError as error:
         return TestOutcome(

@@ -33,6 +33,8 @@ transcript and in :attr:`Result.candidates`.
 
 from __future__ import annotations
 
+import ast
+import textwrap
 from dataclasses import dataclass
 from typing import Literal
 
@@ -145,15 +147,29 @@ def passes_everything(report: TesterReport | None) -> bool:
     return report is not None and report.passed
 
 
-def judged_nowhere(report: TesterReport | None) -> bool:
-    """True when ``report`` failed nothing and its passes are "not judged" because the
-    function itself cannot be judged in a process of its own (an ``async def``, a function
-    nested in another: :data:`codeteam.execution.describe.NO_VIEW`). No other candidate can do
-    better there: every pass of every candidate would be "not judged" for the same reason,
-    so sampling would buy nothing."""
+def judged_nowhere(report: TesterReport | None, task: Task) -> bool:
+    """True when ``report`` failed nothing, passed nothing judged, and its passes are "not
+    judged" for a reason no candidate can change: the project's pytest tests of a function
+    that has no judge view (:data:`codeteam.execution.describe.NO_VIEW`: they all run in one
+    process), or an ``async def`` target (its calls return coroutines, which never cross to
+    the judge). Sampling would buy nothing there: every candidate's passes would be "not
+    judged" for the same reason. A pass decided in the code's own process for a reason that
+    depends on the code (a returned value that cannot cross) does not count here."""
     if report is None or report.run is None or report.verdict != "not judged":
         return False
-    return all(o.untrusted_reason == NO_VIEW for o in report.run.not_judged)
+    if report.run.passed:
+        return False
+    return _is_async(task) or all(o.untrusted_reason == NO_VIEW for o in report.run.not_judged)
+
+
+def _is_async(task: Task) -> bool:
+    """Whether the target is an ``async def`` (from the stub the user wrote)."""
+    try:
+        tree = ast.parse(textwrap.dedent(task.stub))
+    except SyntaxError:
+        return False
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return bool(defs) and isinstance(defs[0], ast.AsyncFunctionDef)
 
 
 async def sample(

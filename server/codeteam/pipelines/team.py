@@ -54,7 +54,7 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
     ``ctx.candidates`` more are sampled, all are run, and the one chosen by execution
     (:mod:`codeteam.pipelines.candidates`: public tests, then CodeT's dual agreement, then the
     shorter code) starts the coder/tester revision rounds; the sampling counts as round 2 of
-    ``ctx.max_rounds``. When no candidate passes any test (judged) and some fail one, or no
+    ``ctx.max_rounds``. When no candidate passes any test and some fail one, or no
     candidate holds usable code, round 3 draws one more sample instead of a revision: a
     revision of code that is wrong everywhere has no passing test to keep, and on the
     embedded model such revisions never solved a task while samples did (docs/benchmarks.md,
@@ -95,19 +95,20 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
         if report is None and ctx.sandbox_problem:
             ctx.note("one answer, no sampling: candidates are chosen by running them, and "
                      "the tests could not run")
-        if judged_nowhere(report):
+        if judged_nowhere(report, task):
             ctx.note("no sampling: nothing failed, and no candidate's tests can be judged "
                      "(the function cannot be judged in a process of its own)")
         if (report is None or passes_everything(report) or not ctx.candidates
-                or ctx.max_rounds < 2 or judged_nowhere(report)):
+                or ctx.max_rounds < 2 or judged_nowhere(report, task)):
             return await _rounds(task, ctx, "team", pool[0].code, tests, plan,
                                  current=report, done_rounds=1, earlier=reports, pool=pool)
     if not tests:
-        ctx.note("no public tests and no AI tests: nothing to choose a candidate by")
         # The direct answer held no code: a sample that does is better than nothing. It is
         # returned untested, as the direct answer would have been.
-        found = await sample(task, ctx, ctx.candidates, first_only=True)
+        found = (await sample(task, ctx, ctx.candidates, first_only=True)
+                 if ctx.max_rounds >= 2 else [])
         if not found:
+            ctx.note("no public tests and no AI tests: nothing to choose a candidate by")
             return ctx.result("team", "error", None, plan=plan)
         ctx.note(f"the direct answer held no code: returned sample seed "
                  f"{found[0].sampling.seed if found[0].sampling else '?'}, untested")
@@ -124,7 +125,7 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
     done_rounds = 2
     if pool:
         await run_pool(task, ctx, pool, tests, done_rounds)
-    if ctx.max_rounds > done_rounds and _nothing_to_revise_from(pool):
+    if ctx.candidates and ctx.max_rounds > done_rounds and _nothing_to_revise_from(pool):
         # Nothing passed a test, so a revision would start from code that is wrong
         # everywhere (or there is no code): spend the round on one more sample instead.
         ctx.note(("no candidate passed a test" if pool else "no candidate held usable code")
@@ -134,7 +135,8 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
         pool += extra
         await run_pool(task, ctx, pool, tests, done_rounds)
     if not pool:
-        return ctx.result("team", "error", None, plan=plan, reports=reports, rounds=1)
+        return ctx.result("team", "error", None, plan=plan, reports=reports,
+                          rounds=done_rounds)
     chosen = choose(ctx, pool)
     if chosen.report is None:  # the sandbox went away between runs
         return ctx.result("team", "untested", chosen.code, plan=plan, reports=reports,
@@ -146,17 +148,17 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
 
 
 def _nothing_to_revise_from(pool: list[Candidate]) -> bool:
-    """True when no candidate holds code, or every candidate was run, none passed a test
-    (judged) and some failed one: a revision would start from code wrong on every test (see
-    :func:`run_team`). False when a candidate could not run or nothing failed (only "not
-    judged" passes: no round would revise it either)."""
+    """True when no candidate holds code, or every candidate was run, none passed a single
+    test (judged or in its own process: either is something a revision would keep) and some
+    failed one: a revision would start from code wrong on every test (see :func:`run_team`).
+    False when a candidate could not run."""
     if not pool:
         return True
     reports = [c.report for c in pool]
-    if any(r is None for r in reports):
+    if any(r is None or r.run is None for r in reports):
         return False
-    return (not any(r.counts()[0] for r in reports if r is not None)
-            and any(r.verdict == "fail" for r in reports if r is not None))
+    return (not any(o.status == "passed" for r in reports for o in r.run.outcomes)
+            and any(r.verdict == "fail" for r in reports))
 
 
 async def _planned_candidate(
