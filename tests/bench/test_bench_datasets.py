@@ -116,10 +116,16 @@ def test_no_hidden_test_is_in_the_public_part(name):
     data = load_dataset(name)
     for item in data.tasks:
         public = public_part(item)
-        public_sources = {t.source for t in item.task.public_tests}
+        public_ids = {t.source: t.id for t in item.task.public_tests}
         for test in item.hidden_tests:
-            if test.source in public_sources:  # MBPP's first assert: public by convention
-                assert name == "mbpp" and test.id == "hidden:mbpp:1"
+            if test.source in public_ids:
+                # MBPP's first assert is public by convention; HumanEval-ET's hidden tests
+                # include the docstring's own prose examples, which are public tests too
+                # ("example:N"): both are in the prompt anyway.
+                assert ((name == "mbpp" and test.id == "hidden:mbpp:1")
+                        or (name == "humaneval-et"
+                            and public_ids[test.source].startswith("example:"))), (
+                    item.task_id, test.id, public_ids[test.source])
                 continue
             assert test.source not in public, (item.task_id, test.id)
 
