@@ -33,8 +33,6 @@ transcript and in :attr:`Result.candidates`.
 
 from __future__ import annotations
 
-import ast
-import textwrap
 from dataclasses import dataclass
 from typing import Literal
 
@@ -43,6 +41,7 @@ from codeteam.execution.models import TestCase
 from codeteam.llm.client import LLMError
 from codeteam.pipelines.context import PipelineContext
 from codeteam.pipelines.result import CandidateRecord
+from codeteam.pysource.functions import SourceError, locate
 from codeteam.roles.code_extraction import CodeExtractionError
 from codeteam.roles.coder import write_code
 from codeteam.roles.conversation import CallBudgetExceeded, Sampling
@@ -163,13 +162,11 @@ def judged_nowhere(report: TesterReport | None, task: Task) -> bool:
 
 
 def _is_async(task: Task) -> bool:
-    """Whether the target is an ``async def`` (from the stub the user wrote)."""
+    """Whether the target is an ``async def`` in the user's module."""
     try:
-        tree = ast.parse(textwrap.dedent(task.stub))
-    except SyntaxError:
+        return locate(task.module_source, task.qualname).is_async
+    except (LookupError, SourceError):  # not found, ambiguous, or it does not parse
         return False
-    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    return bool(defs) and isinstance(defs[0], ast.AsyncFunctionDef)
 
 
 async def sample(
