@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
@@ -38,6 +38,15 @@ from codeteam.settings_messages import (
 
 ROLES = ("analyst", "planner", "coder", "tester")
 """Role names that ``models`` may override (``{"coder": "gpt-4o"}``)."""
+
+EMBEDDED_DEFAULTS: dict[str, int] = {"ai_tests": 0, "candidates": 4}
+"""The embedded model's own defaults, used when no ``base_url`` is set and the key is not
+given in any layer: no AI tests, and the tester's call spent on a fourth sample. Measured
+with the shipped prompts (docs/benchmarks.md, "The embedded model writes no usable AI
+tests"): the tester's reply held a usable assert in 29 of 164 HumanEval tasks, 0 of 20 MBPP
+tasks and 0 of 8 boltons functions (it writes the function instead), flow's YAML AI tests
+parsed in 0 of 164 and 0 of 20; samples are what solved the tasks direct did not. An
+endpoint (``base_url``) keeps the field defaults."""
 
 
 class Settings(BaseSettings):
@@ -98,7 +107,9 @@ class Settings(BaseSettings):
         '"flow" (AlphaCodium-style test-driven flow).',
     )
     ai_tests: int = Field(
-        default=5, ge=0, le=30, description="How many AI tests the tester writes."
+        default=5, ge=0, le=30,
+        description="How many AI tests the tester writes (the embedded model: 0, see "
+        "EMBEDDED_DEFAULTS).",
     )
     max_calls: int = Field(
         default=15, ge=1, le=100, description="LLM call budget of one flow run."
@@ -111,7 +122,8 @@ class Settings(BaseSettings):
     candidates: int = Field(
         default=3, ge=0, le=20,
         description="Sampled alternatives (temperature 0.5, one seed each) that team and flow "
-        "write when the first answer fails a test; chosen by execution (0: none).",
+        "write when the first answer fails a test; chosen by execution (0: none; the "
+        "embedded model: 4, see EMBEDDED_DEFAULTS).",
     )
     prompts_dir: str | None = Field(
         default=None, description="A folder of prompt files that override the shipped ones."
@@ -127,6 +139,18 @@ class Settings(BaseSettings):
         description="Tokens (estimated as characters / 4) of project context in each role's "
         "prompt: the definitions the function likely uses, nearest first; 0 sends none.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _embedded_defaults(cls, data: Any) -> Any:
+        """:data:`EMBEDDED_DEFAULTS` for the keys not given, when no ``base_url`` is."""
+        if not isinstance(data, dict):
+            return data
+        base_url = data.get("base_url")
+        if isinstance(base_url, str) and base_url.strip():
+            return data
+        missing = {k: v for k, v in EMBEDDED_DEFAULTS.items() if data.get(k) is None}
+        return {**data, **missing} if missing else data
 
     @field_validator("base_url", "model", "prompts_dir", "python", mode="before")
     @classmethod
@@ -316,8 +340,8 @@ def _shown_value(key: str, merged: dict[str, Any]) -> str:
         return "the previous key" if key in merged else "no key"
     if key in merged:
         return shown_kept_value(key, getattr(Settings(**merged), key))
-    default = Settings.model_fields[key].get_default(call_default_factory=True)
-    return f"the default {shown_kept_value(key, default)}"
+    # The default in effect: the field's, or the embedded model's (EMBEDDED_DEFAULTS).
+    return f"the default {shown_kept_value(key, getattr(Settings(**merged), key))}"
 
 
 def parse_overrides(pairs: list[str]) -> dict[str, object]:

@@ -247,6 +247,26 @@ async def test_when_no_candidate_passes_a_test_the_revision_round_is_one_more_sa
     assert not scripted.unmatched
 
 
+async def test_the_embedded_defaults_spend_the_testers_call_on_a_fourth_sample(scripted, run):
+    """ai_tests 0 and candidates 4 (the embedded model's defaults, settings.EMBEDDED_DEFAULTS):
+    no tester call; the direct answer and four samples fail the docstring's examples, round 3
+    is a fifth sample (seed 1234 + 5), which passes: six calls, the default's number."""
+    from codeteam.settings import EMBEDDED_DEFAULTS
+
+    scripted.reply(seed(SEED), NONE)
+    for i in range(1, 5):
+        scripted.reply(seed(SEED + i), NONE)
+    scripted.reply(seed(SEED + 5), GOOD)
+    result, _ = await run("team", **EMBEDDED_DEFAULTS)
+    assert result.status == "passed" and "max(out[-1], x)" in result.code
+    assert not any(re.search(TESTER, str(r["messages"][0])) for r in scripted.requests)
+    assert [r.get("seed") for r in scripted.requests if sampled(r)] == [1235, 1236, 1237,
+                                                                        1238, 1239]
+    assert result.usage.total.calls == 6 and result.rounds == 3
+    assert result.reports[-1].counts("ai") == (0, 0)
+    assert not scripted.unmatched
+
+
 async def test_a_candidate_passing_a_test_is_revised_not_sampled_again(scripted, run):
     half = "```python\ndef running_max(xs):\n    return list(xs)\n```"  # passes [] and [5]
     scripted.reply(TESTER, AI_OK).reply(seed(SEED), NONE)

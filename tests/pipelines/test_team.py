@@ -147,6 +147,14 @@ async def test_review_says_when_the_tester_wrote_no_usable_tests(scripted, run):
     assert "tester: wrote no usable AI tests; only the public tests were run" in result.notes
 
 
+async def test_review_with_ai_tests_0_asks_the_model_nothing_and_says_so(scripted, run):
+    result, _ = await run("review", source=STUB + "    return sorted(xs)\n", ai_tests=0)
+    assert result.status == "failed"  # the docstring's examples still ran
+    assert result.usage.total.calls == 0 and scripted.requests == []
+    assert any(n.startswith("no AI tests asked for (ai_tests 0") for n in result.notes)
+    assert result.reports[0].counts("ai") == (0, 0)
+
+
 async def test_review_reports_failures_without_changing_code(scripted, run):
     source = STUB + "    return sorted(xs)\n"
     scripted.reply(TESTER, AI_OK)

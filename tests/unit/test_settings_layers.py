@@ -88,3 +88,37 @@ def test_a_misspelled_or_camelcase_key_gets_a_did_you_mean():
     assert any("max_roundz" in p and "did you mean max_rounds?" in p for p in problems)
     assert any("baseUrl" in p and "did you mean base_url?" in p for p in problems)
     assert any("nonsense" in p and "did you mean" not in p for p in problems)
+
+
+def _clean_env(monkeypatch):
+    for name in ("CODETEAM_BASE_URL", "CODETEAM_AI_TESTS", "CODETEAM_CANDIDATES"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_the_embedded_model_has_its_own_defaults_for_ai_tests_and_candidates(monkeypatch):
+    _clean_env(monkeypatch)
+    embedded, _ = load_settings()
+    assert (embedded.ai_tests, embedded.candidates) == (0, 4)
+    # an empty base_url is the embedded model too
+    assert load_settings({"base_url": " "})[0].candidates == 4
+    endpoint, problems = load_settings({"base_url": "http://127.0.0.1:9/v1"})
+    assert problems == []
+    assert (endpoint.ai_tests, endpoint.candidates) == (5, 3)
+
+
+def test_a_value_given_in_any_layer_beats_the_embedded_default(monkeypatch):
+    _clean_env(monkeypatch)
+    monkeypatch.setenv("CODETEAM_AI_TESTS", "2")
+    settings, problems = load_settings({"candidates": 1})
+    assert problems == []
+    assert (settings.ai_tests, settings.candidates) == (2, 1)
+    settings, _ = load_settings({"ai_tests": 5, "candidates": 3})  # the field defaults, explicit
+    assert (settings.ai_tests, settings.candidates) == (5, 3)
+
+
+def test_a_bad_value_keeps_the_default_in_effect(monkeypatch):
+    _clean_env(monkeypatch)
+    _, problems = load_settings({"candidates": -1})
+    assert problems and problems[0].endswith("kept the default 4")
+    _, problems = load_settings({"base_url": "http://127.0.0.1:9/v1", "candidates": -1})
+    assert problems and problems[0].endswith("kept the default 3")

@@ -62,12 +62,13 @@ const SERVER_DEFAULTS: Record<string, unknown> = {
   test_timeout_s: 10,
   apply_timeout_s: 30,
   generate_pipeline: 'team',
-  ai_tests: 5,
+  // Not set: the server's default depends on the model (EMBEDDED_DEFAULTS in settings.py).
+  ai_tests: null,
   max_calls: 15,
   prompts_dir: '',
   python: '',
   context_tokens: 1500,
-  candidates: 3,
+  candidates: null,
 };
 
 /** The package.json property of a server key (`max_rounds` -> `codeteam.maxRounds`). */
@@ -130,7 +131,7 @@ describe('package.json settings', () => {
   test('ranges, enums and units', () => {
     assert.deepEqual([p('temperature').minimum, p('temperature').maximum], [0, 2]);
     assert.deepEqual([p('max_rounds').type, p('max_rounds').minimum, p('max_rounds').maximum], ['integer', 1, 20]);
-    assert.deepEqual([p('ai_tests').type, p('ai_tests').minimum, p('ai_tests').maximum], ['integer', 0, 30]);
+    assert.deepEqual([p('ai_tests').type, p('ai_tests').minimum, p('ai_tests').maximum], [['integer', 'null'], 0, 30]);
     assert.deepEqual(p('sandbox').enum, ['bwrap', 'none']);
     assert.match(p('sandbox').markdownDescription ?? '', /warning/i);
     assert.deepEqual(p('generate_pipeline').enum, ['team', 'flow']);
@@ -140,7 +141,7 @@ describe('package.json settings', () => {
     }
     assert.match(p('max_tokens').description ?? '', /tokens/i);
     assert.match(p('context_tokens').description ?? '', /tokens/i);
-    assert.deepEqual([p('context_tokens').type, p('candidates').type], ['integer', 'integer']);
+    assert.deepEqual([p('context_tokens').type, p('candidates').type], ['integer', ['integer', 'null']]);
   });
 });
 

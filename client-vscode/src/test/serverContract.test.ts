@@ -27,10 +27,11 @@ const CONSTRAINTS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum
 
 const DUMP = `
 import json
-from codeteam.settings import Settings
+from codeteam.settings import EMBEDDED_DEFAULTS, Settings
 schema = Settings.model_json_schema()["properties"]
 print(json.dumps({
-    name: {"default": field.get_default(call_default_factory=True), "schema": schema[name]}
+    name: {"default": field.get_default(call_default_factory=True), "schema": schema[name],
+           "model_dependent": name in EMBEDDED_DEFAULTS}
     for name, field in Settings.model_fields.items()
 }))
 `;
@@ -38,6 +39,9 @@ print(json.dumps({
 interface ServerField {
   default: unknown;
   schema: Record<string, unknown>;
+  /** The default differs for the embedded model (EMBEDDED_DEFAULTS): VS Code must leave the
+   * key unset (null), or it would send the field default and override the server's choice. */
+  model_dependent: boolean;
 }
 
 function serverSettings(): Record<string, ServerField> | string {
@@ -80,13 +84,13 @@ test('package.json settings match the server Settings model (keys, defaults, ran
     const property = properties[`${SECTION}.${vscodeKey(key)}`];
     const field = server[key];
     // The server's "not set" (None) is VS Code's empty string.
-    const expectedDefault = field.default === null ? '' : field.default;
+    const expectedDefault = field.model_dependent ? null : field.default === null ? '' : field.default;
     assert.deepEqual(property.default, expectedDefault, `${key}: default`);
     for (const constraint of CONSTRAINTS) {
       assert.deepEqual(property[constraint], field.schema[constraint], `${key}: ${constraint}`);
     }
     if (field.schema.type === 'integer') {
-      assert.equal(property.type, 'integer', `${key}: type`);
+      assert.deepEqual(property.type, field.model_dependent ? ['integer', 'null'] : 'integer', `${key}: type`);
     }
   }
 });
