@@ -14,8 +14,8 @@ async def run_review(task: Task, ctx: PipelineContext) -> Result:
     """Test the function as written. ``code`` in the result is the function unchanged."""
     ai_tests = []
     if not ctx.ai_tests:
-        ctx.note("no AI tests asked for (ai_tests 0, the embedded model's default: it writes no "
-                 "usable tests); only the public tests were run")
+        ctx.note("no AI tests asked for (ai_tests 0; the embedded model's default: it writes "
+                 "no usable tests)")
     try:
         ai_tests = await write_tests(ctx.conversation, task, ctx.ai_tests)
         if ctx.ai_tests and not ai_tests:
