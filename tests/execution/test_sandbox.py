@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from codeteam.execution import sandbox as sandbox_module
+from codeteam.execution import sandbox_command
 from codeteam.execution.models import TestCase
 from codeteam.execution.runner import run_tests
 from codeteam.execution.sandbox import SandboxPolicy, python_argv, run_sandboxed
@@ -179,7 +180,7 @@ for pid in children:
 async def test_process_limit_is_per_run(monkeypatch, tools):
     """A bounded number of forks (20) against max_processes=5: at most 5 succeed."""
     if not tools:
-        monkeypatch.setattr(sandbox_module, "_tool", lambda name: None)
+        monkeypatch.setattr(sandbox_command, "_tool", lambda name: None)
     policy = SandboxPolicy(max_processes=5, timeout_s=10)
     result = await run_sandboxed({"a.py": FORKS}, python_argv("a.py"), policy)
     assert result.exit_code == 0, result.stderr
