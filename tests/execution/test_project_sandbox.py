@@ -171,3 +171,57 @@ async def test_project_mount_paths_are_checked(tmp_path):
         with pytest.raises(ValueError):
             await run_sandboxed({}, python_argv("-c", "pass"), SandboxPolicy(), project=project)
     assert PROJECT_ROOT_ENV == "CODETEAM_PROJECT_ROOT" and FILES_DIR_ENV == "CODETEAM_FILES_DIR"
+
+
+SUBJECT_PROBE = PROBE.replace("print(json.dumps(", "SEEN = (").replace(
+    '"bytecode": sys.dont_write_bytecode,\n}))', '"bytecode": sys.dont_write_bytecode,\n})'
+) + """
+import socket
+SEEN["own_files"] = sorted(os.listdir(os.environ["CODETEAM_FILES_DIR"]))
+channel = socket.socket(fileno=int(sys.argv[-1]))
+channel.sendall(json.dumps(SEEN).encode() + b"\\n")
+"""
+
+JUDGE = """
+import json, os
+channel, _ = start()
+subject = json.loads(channel.makefile("rb").readline())
+root = os.environ["CODETEAM_PROJECT_ROOT"]
+print(json.dumps({"subject": subject,
+                  "judge_mod": open(os.path.join(root, "src/pkg/mod.py")).read(),
+                  "judge_files": sorted(os.listdir(os.environ["CODETEAM_FILES_DIR"]))}))
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+async def test_a_subject_sees_the_project_with_its_own_overlay(tmp_path, mode):
+    """The judge sees its overlay (the judge view), the subject the candidate; both see the
+    project's other files; the hidden paths are hidden from the subject too; each has its own
+    files folder (the judge's holds only judge.py, the subject's only probe.py)."""
+    from subject_client import JUDGE_CLIENT
+
+    from codeteam.execution.sandbox import SubjectLaunch
+
+    root = make_project(tmp_path)
+    judge_view = {str(root / "src/pkg/mod.py"): "VALUE = 'judge view'\n"}
+    subject = SubjectLaunch(argv=python_argv("probe.py", "{channel}"),
+                            files={"probe.py": SUBJECT_PROBE},
+                            overlays={str(root / "src/pkg/mod.py"): "VALUE = 'candidate'\n"})
+    result = await run_sandboxed(
+        {"judge.py": JUDGE_CLIENT + JUDGE}, python_argv("judge.py"),
+        SandboxPolicy(mode=mode, timeout_s=20), project=mount(root, overlays=judge_view),
+        subject=subject,
+    )  # fmt: skip
+    assert result.exit_code == 0, (result.stderr, result.subject_output)
+    seen = json.loads(result.stdout)
+    assert seen["judge_mod"] == "VALUE = 'judge view'\n"
+    assert seen["judge_files"] == ["judge.py"]
+    probe = seen["subject"]
+    assert probe["mod"] == "VALUE = 'candidate'\n" and probe["other"] == "OTHER = 1\n"
+    assert probe["env"] in ("", "FileNotFoundError")
+    assert probe["deep_env"] in ("", "FileNotFoundError")
+    assert probe["git"] in ([], "FileNotFoundError")
+    assert probe["own_files"] == ["probe.py"]
+    assert probe["argv"][0] == str(Path(probe["files_dir"], "probe.py"))
+    assert "sk-secret" not in result.stdout
+    assert (root / "src/pkg/mod.py").read_text() == "VALUE = 'original'\n"

@@ -21,7 +21,9 @@ per run, in one of two modes (:class:`SandboxPolicy` ``mode``):
 
 The only writable places are three size-capped tmpfs mounts private to the run (``/sandbox``,
 the working directory that holds the run's files; ``/tmp``; ``/dev/shm``); they vanish with
-the run. There is no network (a private loopback only), no $HOME, no workspace, no access to
+the run. (A run with subjects binds a folder of the host's temporary directory at ``/tmp``
+instead, shared by its sandboxes, owned by the run's uid and deleted after the run; it is not
+size-capped.) There is no network (a private loopback only), no $HOME, no workspace, no access to
 the server's environment variables (API keys): the command gets a minimal environment.
 
 A *project run* (``run_sandboxed(..., project=ProjectMount(...))``) adds the project the
@@ -30,6 +32,34 @@ version of the target's file laid over the original (``--ro-bind-data`` of a mem
 ``.env*`` and other secrets emptied (a read-only tmpfs over folders, an empty file over files),
 the project's interpreter with its prefix and site-packages read-only, the working directory
 in the project, ``$HOME`` a private writable folder. The run's files still go to ``/sandbox``.
+
+*Subjects* (``run_sandboxed(..., subject=SubjectLaunch(...))``): the command is then the
+*judge* (pytest and codeteam's plugin), and the code under test runs in subject sandboxes the
+judge asks for, each one a bwrap of its own (own pid, ipc, net, uts and mount namespaces; the
+same uid as the judge, see below): it sees the project (read-only, with
+:attr:`SubjectLaunch.overlays`, the hidden paths hidden), the interpreter, its own ``/sandbox``
+holding :attr:`SubjectLaunch.files`, and a ``/tmp`` (which is ``$HOME``) shared with the judge
+(a test's ``tmp_path`` is written by the code under test and read by the test); nothing of the
+judge's ``/sandbox``, and no process of the judge (it cannot signal or trace what it cannot
+name). The protocol, on the AF_UNIX stream socket whose descriptor number is in the judge's
+``$CODETEAM_SUBJECT_FD``::
+
+    judge  -> server   b"S"                       start a subject
+    server -> judge    b"S" + 1 descriptor        (SCM_RIGHTS, ``socket.send_fds``) the judge's
+                                                  end of the new subject's channel, or
+                       b"E" + one line + b"\n"    none was started, and why
+
+The channel is a connected AF_UNIX stream socket; its other end is, inside the subject, the
+descriptor whose number replaced ``{channel}`` in :attr:`SubjectLaunch.argv`. What travels on
+it is the judge's and subject's business. The judge may ask again (a subject died, or a fresh
+one is wanted); after :attr:`SubjectLaunch.max_starts` starts every request gets ``b"E"``.
+A subject's sandbox ends when the judge's end of its channel is closed everywhere (the server
+watches for the hang-up), when the subject exits (the judge then reads end of file), and at
+the latest when the run ends. Under a root server the judge and its subjects share the run's
+uid: pytest makes ``tmp_path`` folders of mode 0700, which a subject of another uid could not
+write; the namespaces above are what keep the subject from the judge. Mode ``"none"`` serves
+the same protocol with plain subprocesses (same ``TMPDIR`` and ``HOME`` as the judge, the
+project copied once per subject with its overlays): one code path for the judge, no isolation.
 
 ``"none"`` runs the same command as a plain subprocess in a fresh temporary directory (deleted
 afterwards) with the same rlimits and timeouts. This is NOT isolation: the code can read and
@@ -86,7 +116,9 @@ import contextlib
 import logging
 import os
 import shutil
+import socket
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -96,10 +128,13 @@ from codeteam.execution.sandbox_command import (
     _Capped,
     _copied_project,
     _disable_userns_ok,
+    _in_thread_owned,
     _kill_group,
     _Prepared,
+    _run_uids,
     _Sink,
     python_argv,
+    run_nproc,
     sandbox_python,
     sandbox_site_packages,
 )
@@ -113,16 +148,20 @@ from codeteam.execution.sandbox_policy import (
     RUN_UID_SLOTS,
     SANDBOX_DIR,
     SANDBOX_UID,
+    SUBJECT_FD_ENV,
     FileContent,
     ProcessResult,
     ProjectMount,
     SandboxPolicy,
+    SubjectLaunch,
 )
+from codeteam.execution.sandbox_subjects import SubjectServer
 
 __all__ = [
     "FILES_DIR_ENV", "NOT_INSTALLED", "PRIVATE_PIDNS_ENV", "PROJECT_ROOT_ENV", "RESULTS_FD_ENV",
-    "RUN_UID_BASE", "RUN_UID_SLOTS", "SANDBOX_DIR", "SANDBOX_UID", "FileContent",
-    "ProcessResult", "ProjectMount", "SandboxPolicy", "python_argv", "run_sandboxed",
+    "RUN_UID_BASE", "RUN_UID_SLOTS", "SANDBOX_DIR", "SANDBOX_UID", "SUBJECT_FD_ENV",
+    "FileContent", "ProcessResult", "ProjectMount", "SandboxPolicy", "SubjectLaunch",
+    "python_argv", "run_sandboxed",
     "sandbox_problem", "sandbox_python", "sandbox_site_packages",
 ]  # fmt: skip
 
@@ -245,6 +284,7 @@ async def run_sandboxed(
     policy: SandboxPolicy,
     *,
     project: ProjectMount | None = None,
+    subject: SubjectLaunch | None = None,
 ) -> ProcessResult:
     """Run ``argv`` in a fresh sandbox holding ``files`` and return what it did.
 
@@ -264,6 +304,11 @@ async def run_sandboxed(
     root is in this run (``project.root`` under bwrap, the copy in mode "none") and returns
     the file's text or bytes (e.g. a spec holding the import root's path).
 
+    With ``subject`` (a :class:`SubjectLaunch`), the command is the *judge* of a run whose
+    code under test runs in subject sandboxes it asks for (the protocol on
+    ``$CODETEAM_SUBJECT_FD`` is in this module's docstring); ``/tmp`` (and ``$HOME``) is then
+    one folder shared by the judge and its subjects. Every subject ends when the run ends.
+
     ``files`` maps relative paths to text (written as UTF-8) or bytes, written into the working directory of the
     run (``/sandbox`` under bwrap, a temporary directory with ``"none"``); relative paths in
     ``argv`` refer to it (:func:`python_argv` builds an interpreter command line). The run
@@ -275,19 +320,24 @@ async def run_sandboxed(
     ``"bwrap"`` and bwrap is not usable (see :func:`sandbox_problem`), ``ValueError`` for a
     file name that is absolute or leaves the directory, ``OSError`` when the process cannot
     be started, ``ValueError`` for a ``project`` whose paths are not usable
-    (:meth:`ProjectMount.check`). On cancellation the process group is killed, the run cleaned up, and
+    (:meth:`ProjectMount.check`) or subject overlays without a project. On cancellation the
+    process group is killed (and every subject), the run cleaned up, and
     :class:`asyncio.CancelledError` re-raised.
     """
     from codeteam.execution.models import SandboxUnavailable
 
-    for name in files:
+    for name in (*files, *(subject.files if subject else ())):
         parts = Path(name).parts
         if not parts or Path(name).is_absolute() or ".." in parts:
             raise ValueError(f"bad file name for the sandbox: {name!r}")
     if project is not None:
         project.check()
-    elif any(callable(content) for content in files.values()):
+    elif any(callable(content) for content in files.values()) or (
+        subject is not None and any(callable(content) for content in subject.files.values())
+    ):
         raise ValueError("a callable in files needs a project")
+    if subject is not None and subject.overlays and project is None:
+        raise ValueError("subject overlays need a project")
     bwrap = None
     if policy.mode == "bwrap":
         problem = (
@@ -302,74 +352,117 @@ async def run_sandboxed(
         raise ValueError(f"unknown sandbox mode {policy.mode!r}")
     else:
         _warn_unsandboxed()
+    async with contextlib.AsyncExitStack() as stack:
+        return await _run(stack, files, list(argv), policy, bwrap, project, subject)
 
+
+async def _run(
+    stack: contextlib.AsyncExitStack,
+    files: dict[str, FileContent],
+    argv: list[str],
+    policy: SandboxPolicy,
+    bwrap: str | None,
+    project: ProjectMount | None,
+    subject: SubjectLaunch | None,
+) -> ProcessResult:
+    """:func:`run_sandboxed` once its arguments are checked; everything the run holds is
+    released by ``stack`` (subjects first, then the judge's files, then the shared folders)."""
     loop = asyncio.get_running_loop()
     out = _Capped(policy.output_limit_bytes)
     err = _Capped(policy.output_limit_bytes)
     res = _Capped(RESULTS_LIMIT_BYTES)
     eofs = [loop.create_future() for _ in range(3)]
     transports: list[asyncio.BaseTransport] = []
+    stack.callback(lambda: [transport.close() for transport in transports])
     proc: subprocess.Popen | None = None
     killed = False
+    run_uid = nproc = None
+    if bwrap is not None and os.geteuid() == 0:  # one uid for the judge and its subjects
+        run_uid = _run_uids.acquire()
+        stack.callback(_run_uids.release, run_uid)
+        nproc = run_nproc(run_uid, policy)
+    shared_tmp = None
+    env_fds: dict[str, int] = {}
+    if subject is not None:
+        if bwrap is not None:
+            shared_tmp = tempfile.mkdtemp(prefix="codeteam-tmp-")
+            stack.callback(shutil.rmtree, shared_tmp, ignore_errors=True)
+            if run_uid is not None:  # the run's uid owns it; bwrap (root without
+                os.chown(shared_tmp, run_uid, run_uid)  # CAP_DAC_OVERRIDE) passes through it
+                os.chmod(shared_tmp, 0o711)
+        server_end, judge_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        stack.callback(server_end.close)
+        stack.callback(judge_end.close)
+        env_fds[SUBJECT_FD_ENV] = judge_end.fileno()
     copied = None
     if project is not None and bwrap is None:  # a copy may take a while: not on the loop
         copied = await _in_thread_owned(_copied_project, project)
-    read_fd, write_fd = os.pipe()
+    pipe_fds = list(os.pipe())  # the results channel: read end, write end (-1 once closed)
+    stack.callback(_close_fds, pipe_fds)
+    read_fd, write_fd = pipe_fds
+    env_fds[RESULTS_FD_ENV] = write_fd
+    prepared = stack.enter_context(_Prepared(
+        bwrap, files, argv, policy, env_fds=env_fds, project=project, shared_tmp=shared_tmp,
+        run_uid=run_uid, nproc=nproc, _tmp=copied,
+    ))  # fmt: skip
+    subjects = None
+    if subject is not None:
+        shared_env = {} if bwrap else {k: prepared.env[k] for k in ("TMPDIR", "HOME")
+                                       if k in prepared.env}  # fmt: skip
+        subjects = await stack.enter_async_context(SubjectServer(
+            subject, policy, bwrap=bwrap, project=project, run_uid=run_uid, nproc=nproc,
+            shared_tmp=shared_tmp, shared_env=shared_env,
+        ))  # fmt: skip
     try:
-        with _Prepared(
-            bwrap, files, list(argv), policy, results_fd=write_fd, project=project, _tmp=copied
-        ) as prepared:
-            try:
-                started = time.monotonic()
-                # Popen, not asyncio's subprocess: asyncio would start a watcher thread per
-                # run (~4 ms); the exit is awaited through a pidfd instead (see _exited).
-                proc = subprocess.Popen(  # noqa: ASYNC220 - fork+exec only, the wait is async
-                    prepared.argv,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    pass_fds=prepared.pass_fds,
-                    env=prepared.env,
-                    cwd=prepared.cwd,
-                    start_new_session=True,
-                    preexec_fn=prepared.preexec,  # noqa: PLW1509 - only setrlimit, see _preexec
-                )
-                prepared.close_fds()
-                os.close(write_fd)
-                write_fd = -1
-                results_pipe = os.fdopen(read_fd, "rb", buffering=0)
-                read_fd = -1
-                for pipe, sink, eof in zip(
-                    (proc.stdout, proc.stderr, results_pipe), (out, err, res), eofs, strict=True
-                ):
-                    transport, _ = await loop.connect_read_pipe(
-                        lambda s=sink, e=eof: _Sink(s, e), pipe
-                    )
-                    transports.append(transport)
-                if not await _exited(proc, policy.timeout_s):
-                    killed = True
-                    _kill_group(proc.pid)  # the leader is not reaped yet: the group id is ours
-                proc.wait()  # reaps: it has exited (or was just killed)
-                seconds = time.monotonic() - started
-                if bwrap is None and not killed:
-                    # Stragglers of "none" (children still holding the pipes) die with the
-                    # group; while members exist the group id is theirs and names no other.
-                    _kill_group(proc.pid)
-                await asyncio.wait(eofs, timeout=_DRAIN_GRACE_S)
-            except BaseException:
-                # cancelled (or failed): kill before the run's files are deleted
-                if proc is not None and proc.returncode is None:
-                    _kill_group(proc.pid)
-                    with contextlib.suppress(Exception):
-                        proc.wait(timeout=5)
-                raise
-    finally:
-        for fd in (read_fd, write_fd):
-            if fd >= 0:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-        for transport in transports:
-            transport.close()
+        started = time.monotonic()
+        # Popen, not asyncio's subprocess: asyncio would start a watcher thread per run
+        # (~4 ms); the exit is awaited through a pidfd instead (see _exited).
+        proc = subprocess.Popen(  # noqa: ASYNC220 - fork+exec only, the wait is async
+            prepared.argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=prepared.pass_fds,
+            env=prepared.env,
+            cwd=prepared.cwd,
+            start_new_session=True,
+            preexec_fn=prepared.preexec,  # noqa: PLW1509 - only setrlimit, see _preexec
+        )
+        prepared.close_fds()
+        os.close(write_fd)
+        pipe_fds[1] = -1
+        results_pipe = os.fdopen(os.dup(read_fd), "rb", buffering=0)
+        if subjects is not None:
+            judge_end.close()  # the judge's copy is the only one left
+            serving = asyncio.ensure_future(subjects.serve(server_end))
+            stack.push_async_callback(_cancelled, serving)
+        for pipe, sink, eof in zip(
+            (proc.stdout, proc.stderr, results_pipe), (out, err, res), eofs, strict=True
+        ):
+            transport, _ = await loop.connect_read_pipe(lambda s=sink, e=eof: _Sink(s, e), pipe)
+            transports.append(transport)
+        if not await _exited(proc, policy.timeout_s):
+            killed = True
+            _kill_group(proc.pid)  # the leader is not reaped yet: the group id is ours
+        proc.wait()  # reaps: it has exited (or was just killed)
+        seconds = time.monotonic() - started
+        if bwrap is None and not killed:
+            # Stragglers of "none" (children still holding the pipes) die with the group;
+            # while members exist the group id is theirs and names no other.
+            _kill_group(proc.pid)
+        if subjects is not None:
+            await _cancelled(serving)
+            subjects.close()  # every subject ends with the run
+        await asyncio.wait(eofs, timeout=_DRAIN_GRACE_S)
+    except BaseException:
+        # cancelled (or failed): kill before the run's files are deleted
+        if proc is not None and proc.returncode is None:
+            _kill_group(proc.pid)
+            with contextlib.suppress(Exception):
+                proc.wait(timeout=5)
+        raise
+    if subjects is not None:
+        await subjects.drained()
     return ProcessResult(
         exit_code=_normalise_exit(proc.returncode, bwrap is not None),
         stdout=out.text("stdout"),
@@ -379,24 +472,22 @@ async def run_sandboxed(
         results=b"".join(res.parts).decode("utf-8", "replace"),
         killed=killed,
         seconds=seconds,
-        sandbox=policy.mode,
+        sandbox="none" if bwrap is None else "bwrap",
+        subjects=subjects.started if subjects is not None else 0,
+        subject_output=subjects.output if subjects is not None else "",
     )
 
 
-async def _in_thread_owned(make, *args) -> str:
-    """``make(*args)`` in a thread; it returns a directory that the caller owns. When the
-    caller is cancelled meanwhile, the directory is deleted once ``make`` is done."""
-    future = asyncio.get_running_loop().run_in_executor(None, make, *args)
-    try:
-        return await asyncio.shield(future)
-    except asyncio.CancelledError:
+def _close_fds(fds: list[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
-        def clean(done: asyncio.Future) -> None:
-            if not done.cancelled() and done.exception() is None:
-                shutil.rmtree(done.result(), ignore_errors=True)
 
-        future.add_done_callback(clean)
-        raise
+async def _cancelled(task: asyncio.Future) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
 
 
 def _known() -> bool:

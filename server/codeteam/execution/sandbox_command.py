@@ -26,7 +26,6 @@ from codeteam.execution.sandbox_policy import (
     NPROC_ENV,
     PRIVATE_PIDNS_ENV,
     PROJECT_ROOT_ENV,
-    RESULTS_FD_ENV,
     RUN_UID_BASE,
     RUN_UID_SLOTS,
     SANDBOX_DIR,
@@ -166,6 +165,13 @@ def _count_tasks(uid: int) -> int:
         if real_uid == uid:
             total += threads or 1
     return total
+
+
+def run_nproc(uid: int, policy: SandboxPolicy) -> int:
+    """``RLIMIT_NPROC`` for the sandboxes of a root server's run as ``uid``: the tasks that uid
+    has already (normally none), ``max_processes``, and the command itself. Every sandbox of
+    the run (judge and subjects) gets this value, so they share one process budget."""
+    return _count_tasks(uid) + policy.max_processes + 1
 
 
 def _clamp(value: int, limit: int) -> int:
@@ -326,14 +332,27 @@ def _parents(path: str, made: set[str]) -> list[str]:
 
 @dataclass
 class _Prepared:
-    """Everything needed to spawn one run: argv, environment, descriptors, cleanup."""
+    """Everything needed to spawn one sandbox: argv, environment, descriptors, cleanup.
+
+    ``env_fds``: environment variable -> descriptor, passed to the command (same number inside)
+    and named in its environment; ``keep_fds``: more descriptors passed (not named).
+    ``shared_tmp`` (bwrap): a host folder bound read-write at ``/tmp`` (and ``$HOME``) instead of
+    a private tmpfs, shared by the run's sandboxes; ``shared_env`` (mode "none"): variables
+    (``TMPDIR``, ``HOME``) that point the command at the judge's folders. ``run_uid``/``nproc``
+    (bwrap as root): the uid the run's sandboxes share and its ``RLIMIT_NPROC``; acquired here
+    (and released on close) when not given.
+    """
 
     bwrap: str | None
     files: dict[str, FileContent]
     command: list[str]
     policy: SandboxPolicy
-    results_fd: int | None = None
+    env_fds: dict[str, int] = field(default_factory=dict)
     project: ProjectMount | None = None
+    keep_fds: tuple[int, ...] = ()
+    shared_tmp: str | None = None
+    shared_env: dict[str, str] = field(default_factory=dict)
+    nproc: int | None = None
     argv: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
@@ -342,6 +361,7 @@ class _Prepared:
     _close: list[int] = field(default_factory=list)
     _tmp: str | None = None
     run_uid: int | None = None
+    _owns_uid: bool = False
 
     def __enter__(self) -> Self:
         try:
@@ -366,17 +386,20 @@ class _Prepared:
 
     def close(self) -> None:
         self.close_fds()
-        if self.run_uid is not None:
+        if self._owns_uid and self.run_uid is not None:
             _run_uids.release(self.run_uid)
             self.run_uid = None
+            self._owns_uid = False
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
 
     def _fds_env(self, env: dict[str, str]) -> dict[str, str]:
-        if self.results_fd is not None:
-            env[RESULTS_FD_ENV] = str(self.results_fd)
+        env.update({name: str(fd) for name, fd in self.env_fds.items()})
         return env
+
+    def _passed_fds(self) -> tuple[int, ...]:
+        return (*self._close, *self.env_fds.values(), *self.keep_fds)
 
     def _command(self, files_dir: str, project_root: str | None = None) -> list[str]:
         """``command`` with, in a project run, each element naming a key of ``files``
@@ -436,7 +459,8 @@ class _Prepared:
             self.argv = self._command(files_dir, copy)
             self.cwd = _moved(project.workdir, project.root, copy)
             self.env.update({"HOME": home, PROJECT_ROOT_ENV: copy, FILES_DIR_ENV: files_dir})
-        self.pass_fds = (self.results_fd,) if self.results_fd is not None else ()
+        self.env.update(self.shared_env)
+        self.pass_fds = self._passed_fds()
         self.preexec = _preexec(_rlimits(self.policy, nproc))
 
     def _prepare_bwrap(self, bwrap: str) -> None:
@@ -446,7 +470,9 @@ class _Prepared:
         args = [bwrap]
         uid = SANDBOX_UID
         if root:
-            self.run_uid = uid = _run_uids.acquire()
+            if self.run_uid is None:
+                self.run_uid, self._owns_uid = _run_uids.acquire(), True
+            uid = self.run_uid
             args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
             args += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
@@ -480,7 +506,8 @@ class _Prepared:
             "--proc", "/proc",
             "--dev", "/dev", "--remount-ro", "/dev",
             "--perms", "1777", "--size", scratch, "--tmpfs", "/dev/shm",
-            "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp",
+            *(["--bind", self.shared_tmp, "/tmp"] if self.shared_tmp else
+              ["--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]),
             "--perms", "0777", "--size", scratch, "--tmpfs", SANDBOX_DIR,
         ]  # fmt: skip  (not sticky: the harness unlinks its spec, which bwrap made as root)
         made.update({"/proc", "/dev", "/dev/shm", "/tmp", SANDBOX_DIR})
@@ -510,7 +537,7 @@ class _Prepared:
             log.warning("no seccomp filter for this machine type: nested user namespaces "
                         "are not blocked in the sandbox")
         if root:  # this run's own uid (normally no task yet), plus the command itself
-            nproc = _count_tasks(uid) + self.policy.max_processes + 1
+            nproc = self.nproc or run_nproc(uid, self.policy)
         else:
             nproc = self.policy.max_processes + 2  # bwrap's init and the command itself
         args += _guard_argv(self._command(SANDBOX_DIR), nproc, drop_root=root, uid=uid)
@@ -521,9 +548,7 @@ class _Prepared:
             self.env.update(
                 {"HOME": "/tmp", PROJECT_ROOT_ENV: self.project.root, FILES_DIR_ENV: SANDBOX_DIR}
             )
-        self.pass_fds = tuple(self._close) + (
-            (self.results_fd,) if self.results_fd is not None else ()
-        )
+        self.pass_fds = self._passed_fds()
         self.preexec = _preexec(_rlimits(self.policy, None))
 
     def _project_args(self, project: ProjectMount, made: set[str], bound: list[str]) -> list[str]:
@@ -683,3 +708,19 @@ class _Sink(asyncio.Protocol):
 def _kill_group(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+async def _in_thread_owned(make, *args) -> str:
+    """``make(*args)`` in a thread; it returns a directory that the caller owns. When the
+    caller is cancelled meanwhile, the directory is deleted once ``make`` is done."""
+    future = asyncio.get_running_loop().run_in_executor(None, make, *args)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+
+        def clean(done: asyncio.Future) -> None:
+            if not done.cancelled() and done.exception() is None:
+                shutil.rmtree(done.result(), ignore_errors=True)
+
+        future.add_done_callback(clean)
+        raise

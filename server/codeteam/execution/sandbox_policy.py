@@ -137,6 +137,42 @@ NOT_COPIED = frozenset({".tox", ".nox", "node_modules", "__pycache__", ".mypy_ca
 holding a ``pyvenv.cfg``, i.e. a virtualenv)."""
 
 
+SUBJECT_FD_ENV = "CODETEAM_SUBJECT_FD"
+"""Set in the judge's environment when :func:`~codeteam.execution.sandbox.run_sandboxed` is
+given a :class:`SubjectLaunch`: the descriptor number of the judge's end of the subject
+protocol's socket (see :mod:`codeteam.execution.sandbox`)."""
+
+CHANNEL_PLACEHOLDER = "{channel}"
+"""Replaced in each element of :attr:`SubjectLaunch.argv` by the descriptor number of the
+subject's end of its channel."""
+
+
+class SubjectLaunch(BaseModel):
+    """How the run's *subject* sandboxes start: the processes that run the code under test,
+    apart from the judge (the run's command), each in a sandbox of its own, started when the
+    judge asks (the protocol is in :mod:`codeteam.execution.sandbox`'s docstring).
+
+    - ``argv``: the subject's command line (e.g. :func:`~codeteam.execution.sandbox.python_argv`
+      with ``python=`` the project's interpreter); :data:`CHANNEL_PLACEHOLDER` in any element is
+      replaced by the descriptor number of the subject's end of its channel (an ``AF_UNIX``
+      stream socket whose other end the judge receives). As for the run's command, relative
+      paths refer to the working directory (the subject's ``/sandbox`` without a project), and
+      with a project an element equal to a key of ``files`` is replaced by that file's path.
+    - ``files``: relative path -> content (as the run's ``files``: text, bytes, or with a
+      project a callable given the project root's place), copied into the subject's own
+      ``/sandbox`` (its working directory without a project); the judge's files are not there.
+    - ``overlays``: absolute path -> text, for a run with a project: files of the project the
+      subject sees with this text (the candidate module) instead of the judge's overlays;
+      the project's hidden paths, interpreter and read-only folders are the judge's.
+    - ``max_starts``: subjects one run may start (each request after that is refused).
+    """
+
+    argv: list[str] = Field(min_length=1)
+    files: dict[str, FileContent] = Field(default_factory=dict)
+    overlays: dict[str, str] = Field(default_factory=dict)
+    max_starts: int = Field(default=64, ge=0)
+
+
 class ProcessResult(BaseModel):
     """What one sandboxed process did.
 
@@ -147,7 +183,9 @@ class ProcessResult(BaseModel):
     note appended when more was written (``stdout_bytes``/``stderr_bytes`` are the totals).
     ``results`` is the text the command wrote to the results channel (``$CODETEAM_RESULTS_FD``).
     ``killed`` is True when the wall-clock timeout ended the run; ``seconds`` is the wall-clock
-    time from start to exit.
+    time from start to exit. ``subjects``: how many subject sandboxes the run started
+    (:class:`SubjectLaunch`); ``subject_output``: what they wrote to their stdout and stderr,
+    together (the first ``output_limit_bytes``, a note appended when more was written).
     """
 
     exit_code: int | None = None
@@ -159,6 +197,8 @@ class ProcessResult(BaseModel):
     killed: bool = False
     seconds: float = 0.0
     sandbox: Literal["bwrap", "none"] = "bwrap"
+    subjects: int = 0
+    subject_output: str = ""
 
 
 def _under(path: str, roots: list[str]) -> bool:
