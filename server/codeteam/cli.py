@@ -225,6 +225,12 @@ async def _run(args: argparse.Namespace) -> int:
         if path.read_bytes().decode("utf-8", errors="replace") != raw:
             print(f"codeteam: {path} changed while the pipeline ran; not written", file=sys.stderr)
             return 1
-        path.write_bytes((bom + new_text).encode("utf-8"))
+        from codeteam.atomic_write import AtomicWriteError, write_atomic
+
+        try:
+            write_atomic(path, (bom + new_text).encode("utf-8"))
+        except AtomicWriteError as error:
+            print(f"codeteam: {error}", file=sys.stderr)
+            return 1
         print(f"# wrote {path}", file=sys.stderr)
     return 1 if result.status in ("error", "failed", "not judged") else 0
