@@ -2,10 +2,16 @@
 function of a file), ``bench`` (benchmarks). It translates: the run itself is
 :mod:`codeteam.service.runs`. Exit codes of ``run``: 0 the code passed its tests or there were
 none to run; 1 no usable code, or tests still fail, or some passed only in the code's own
-process ("not judged": such a pass does not count; the best code is still printed and, with
---write, written), the model endpoint failed, or untested code was not written; 2 usage,
-settings or input errors, or the sandbox cannot run tests here (nothing is run then, no model
-call, unless ``--allow-untested`` or ``--write-untested``).
+process ("not judged": such a pass does not count; the best code is still printed), the model
+endpoint failed, or ``--write`` did not write; 2 usage, settings or input errors, or the
+sandbox cannot run tests here (nothing is run then, no model call, unless ``--allow-untested``
+or ``--write-untested``).
+
+``--write`` writes what :func:`codeteam.service.write_policy.write_decision` allows (code that
+passed; untested code with ``--write-untested``; code that did not pass with
+``--write-failing``, never over a function that passes more public tests; never code holding
+the API key), atomically (:mod:`codeteam.atomic_write`), and only when the file is as it was
+read.
 
 Everything ``run`` prints passes through :func:`codeteam.redaction.redact` (the API key and
 URL userinfo masked); a failure is one line, not a traceback (``-v`` adds it to the log)."""
@@ -58,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
                      "printed untested; --write does not write it)")
     run.add_argument("--write-untested", action="store_true",
                      help="like --allow-untested, and --write writes the untested code")
+    run.add_argument("--write-failing", action="store_true",
+                     help="with --write, also write code that did not pass its tests (never "
+                     "over a function that passes more of the public tests)")
 
     from codeteam.bench.cli import add_bench_parser
 
@@ -217,20 +226,43 @@ async def _run(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"# note: {note}", file=sys.stderr)
 
-    if args.write and new_text is not None and outcome.untested and not args.write_untested:
-        print(f"# not written: no test could run ({outcome.untested}); pass --write-untested "
-              "to write untested code", file=sys.stderr)
-        return 1
     if args.write and new_text is not None:
-        if path.read_bytes().decode("utf-8", errors="replace") != raw:
-            print(f"codeteam: {path} changed while the pipeline ran; not written", file=sys.stderr)
-            return 1
-        from codeteam.atomic_write import AtomicWriteError, write_atomic
-
-        try:
-            write_atomic(path, (bom + new_text).encode("utf-8"))
-        except AtomicWriteError as error:
-            print(f"codeteam: {error}", file=sys.stderr)
-            return 1
-        print(f"# wrote {path}", file=sys.stderr)
+        written = await _write(args, path, raw, bom + new_text, outcome, settings)
+        if written is not None:
+            return written
     return 1 if result.status in ("error", "failed", "not judged") else 0
+
+
+WRITE_HINTS = {
+    "untested": "; pass --write-untested to write untested code",
+    "failing": "; pass --write-failing to write code that did not pass",
+}
+
+
+async def _write(args, path: Path, raw: str, new_raw: str, outcome, settings) -> int | None:
+    """``--write``: the new text written to ``path`` atomically when
+    :func:`~codeteam.service.write_policy.write_decision` allows it and the file is as it was
+    read (``raw``). Returns the exit code when the file was not written (1), else None (the
+    run's own code stands)."""
+    from codeteam.atomic_write import AtomicWriteError, write_atomic
+    from codeteam.service.write_policy import write_decision
+
+    decision = await write_decision(outcome, settings, allow_untested=args.write_untested,
+                                    allow_failing=args.write_failing)
+    if decision.action != "write":
+        print(f"# not written: {decision.reason}{WRITE_HINTS.get(decision.kind, '')}",
+              file=sys.stderr)
+        return 1
+    if path.read_bytes().decode("utf-8", errors="replace") != raw:
+        print(f"codeteam: {path} changed while the pipeline ran; not written", file=sys.stderr)
+        return 1
+    try:
+        write_atomic(path, new_raw.encode("utf-8"))
+    except AtomicWriteError as error:
+        print(f"codeteam: {error}", file=sys.stderr)
+        return 1
+    if decision.kind == "failing":
+        print(f"# wrote {path} though {decision.reason} (--write-failing)", file=sys.stderr)
+    else:
+        print(f"# wrote {path}", file=sys.stderr)
+    return None

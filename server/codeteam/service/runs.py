@@ -120,7 +120,8 @@ class RunOutcome:
     out of the run); ``new_text`` the request's text with the function replaced by
     ``result.code`` in its place (its line endings kept), None when the pipeline only
     reports (review), gave no code, or the code does not parse in place (then ``result.status`` is
-    "error" and a note says why); ``applicable`` whether ``new_text`` may be written."""
+    "error" and a note says why); ``applicable`` whether there is a ``new_text`` (whether it
+    may be written is :func:`codeteam.service.write_policy.write_decision`'s)."""
 
     result: Result
     task: Task
@@ -128,6 +129,8 @@ class RunOutcome:
     new_text: str | None = None
     untested: str | None = None
     """Why no test could run (the request allowed it), or None."""
+    pipeline: str = ""
+    """The pipeline that ran (a key of PIPELINES or ACTIONS)."""
 
     @property
     def applicable(self) -> bool:
@@ -306,7 +309,8 @@ async def run(
         result.notes.insert(0, readable.run_note())
     if fallback_note:
         result.notes.insert(0, fallback_note)
-    outcome = RunOutcome(result=result, task=task, readable=readable, untested=untested)
+    outcome = RunOutcome(result=result, task=task, readable=readable, untested=untested,
+                         pipeline=name)
     if name not in REPORTING_ONLY and result.code is not None:
         outcome.new_text = _new_text(request, readable, task, result)
     return outcome
