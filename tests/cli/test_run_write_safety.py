@@ -146,3 +146,21 @@ def test_write_failing_writes_over_a_stub_that_fails_too(scripted, tmp_path):
             in done.stderr), done.stderr
     assert "    return x + 1\n" in path.read_text()
 
+
+# --- item 9: the file's own line ending, everywhere in the new function -----------------------
+@pytest.mark.parametrize("ending", ["\r", "\r\n"])
+def test_write_keeps_the_files_line_ending(scripted, tmp_path, ending):
+    path = tmp_path / "m.py"
+    before = "import os" + ending * 3
+    after = ending * 2 + "def after():" + ending + "    return 1" + ending
+    path.write_bytes((before + STUB.replace("\n", ending) + after).encode())
+    scripted.reply(DIRECT, '```python\ndef double(x):\n    """Double x.\n\n    >>> double(2)\n'
+                   '    4\n    """\n    text = """two\nlines"""\n    return 2 * x\n```')
+    done = codeteam_run(scripted, str(path), "--function", "double", "--pipeline", "direct",
+                        "--write")
+    assert done.returncode == 0, done.stderr
+    written = path.read_bytes().decode()
+    assert written.replace(ending, "").count("\n") == 0 and "\r" in written
+    assert written.startswith(before + "def double(x):" + ending)
+    assert written.endswith("    return 2 * x" + ending + after)
+    assert f'text = """two{ending}lines"""' in written
