@@ -91,7 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         install_log_redaction()
         sys.stdout, sys.stderr = _Redacting(sys.stdout), _Redacting(sys.stderr)
         try:
-            code = asyncio.run(_run(args))
+            code = _run_interruptibly(args)
+        except KeyboardInterrupt:  # before the run's loop took over SIGINT
+            print("codeteam: interrupted", file=sys.stderr)
+            code = 130
         except Exception as error:
             log.debug("codeteam run failed", exc_info=True)
             print(f"codeteam: the run failed: {type(error).__name__}: {error}"
@@ -128,6 +131,80 @@ class _Redacting:
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
+
+
+INTERRUPT_GRACE_S = 1.5
+"""Seconds a run may take to stop after Ctrl-C before the process ends without waiting."""
+
+
+class _Interrupt:
+    """Ctrl-C during ``codeteam run``: the first SIGINT cancels the run (its model calls and
+    test processes are stopped; ``--write`` writes nothing from then on), prints one line and
+    ends the process with 130 at most :data:`INTERRUPT_GRACE_S` seconds later; a second
+    SIGINT ends it at once. Sandboxed processes die with it (``bwrap --die-with-parent``)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.at: float | None = None
+        self.written = False
+        """Whether --write had replaced the file before the interrupt."""
+        self._task: asyncio.Task | None = None
+
+    def line(self) -> str:
+        if not self.args.write:
+            return "codeteam: interrupted"
+        if self.written:
+            return f"codeteam: interrupted after {self.args.file} was written"
+        return f"codeteam: interrupted; {self.args.file} was not changed"
+
+    def install(self) -> None:
+        import signal
+
+        self._task = asyncio.current_task()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self._interrupted)
+
+    def _interrupted(self) -> None:
+        if self.at is not None:
+            self._exit_now()
+        self.at = time.monotonic()
+        print(self.line(), file=sys.stderr, flush=True)
+        import threading
+
+        threading.Timer(INTERRUPT_GRACE_S, self._exit_now).start()
+        if self._task is not None:
+            self._task.cancel()
+
+    @staticmethod
+    def _exit_now() -> None:
+        import os
+
+        sys.stderr.flush()
+        os._exit(130)
+
+
+_interrupt: _Interrupt | None = None
+
+
+def _run_interruptibly(args: argparse.Namespace) -> int:
+    """``_run(args)`` on an event loop whose SIGINT is :class:`_Interrupt`'s; 130 when it was
+    interrupted."""
+    global _interrupt
+    _interrupt = _Interrupt(args)
+
+    async def main() -> int:
+        assert _interrupt is not None
+        _interrupt.install()
+        try:
+            return await _run(args)
+        except asyncio.CancelledError:
+            if _interrupt.at is None:
+                raise
+            return 130
+
+    code = asyncio.run(main())
+    if _interrupt.at is not None:
+        _interrupt._exit_now()  # do not wait for the model's stop or worker threads
+    return code
 
 
 def _progress(stage: str) -> None:
@@ -256,11 +333,15 @@ async def _write(args, path: Path, raw: str, new_raw: str, outcome, settings) ->
     if path.read_bytes().decode("utf-8", errors="replace") != raw:
         print(f"codeteam: {path} changed while the pipeline ran; not written", file=sys.stderr)
         return 1
+    if _interrupt is not None and _interrupt.at is not None:
+        return 130  # Ctrl-C came while the decision was made: nothing is written
     try:
         write_atomic(path, new_raw.encode("utf-8"))
     except AtomicWriteError as error:
         print(f"codeteam: {error}", file=sys.stderr)
         return 1
+    if _interrupt is not None:
+        _interrupt.written = True
     if decision.kind == "failing":
         print(f"# wrote {path} though {decision.reason} (--write-failing)", file=sys.stderr)
     else:

@@ -179,7 +179,9 @@ async def run_one(
 
     started = time.monotonic()
     try:
-        result = await run_pipeline(pipeline, item.task, settings=settings, client=client)
+        # A view per run: one run's timeout or connection failure stops only that run.
+        view = client.session() if hasattr(client, "session") else client
+        result = await run_pipeline(pipeline, item.task, settings=settings, client=view)
     except asyncio.CancelledError:
         raise
     except Exception as error:  # a pipeline bug or an unexpected failure: keep going
