@@ -140,8 +140,11 @@ INTERRUPT_GRACE_S = 1.5
 class _Interrupt:
     """Ctrl-C during ``codeteam run``: the first SIGINT cancels the run (its model calls and
     test processes are stopped; ``--write`` writes nothing from then on), prints one line and
-    ends the process with 130 at most :data:`INTERRUPT_GRACE_S` seconds later; a second
-    SIGINT ends it at once. Sandboxed processes die with it (``bwrap --die-with-parent``)."""
+    ends the process with 130 at most :data:`INTERRUPT_GRACE_S` seconds later (a watchdog
+    process sends the default SIGINT then); a second SIGINT ends it at once. Sandboxed
+    processes die with it (``bwrap --die-with-parent``). The handler runs when Python gets
+    the GIL back: during the embedded model's start (a C call of about a second) it runs
+    after that call."""
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
@@ -158,21 +161,48 @@ class _Interrupt:
         return f"codeteam: interrupted; {self.args.file} was not changed"
 
     def install(self) -> None:
+        """Take SIGINT for the running task (a Python signal handler, which runs even while
+        the event loop is busy in a blocking call)."""
         import signal
 
         self._task = asyncio.current_task()
-        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self._interrupted)
+        self._loop = asyncio.get_running_loop()
+        signal.signal(signal.SIGINT, self._interrupted)
 
-    def _interrupted(self) -> None:
+    def _interrupted(self, signum=None, frame=None) -> None:
+        import os
+        import signal
+
         if self.at is not None:
             self._exit_now()
         self.at = time.monotonic()
-        print(self.line(), file=sys.stderr, flush=True)
-        import threading
-
-        threading.Timer(INTERRUPT_GRACE_S, self._exit_now).start()
+        os.write(2, (self.line() + "\n").encode())  # not print: safe inside a signal handler
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a second Ctrl-C ends it at once
+        self._watchdog()
         if self._task is not None:
-            self._task.cancel()
+            self._loop.call_soon_threadsafe(self._task.cancel)
+
+    @staticmethod
+    def _watchdog() -> None:
+        """A child process that sends this one SIGINT (now its default action: the process
+        ends, status 130 to a shell) :data:`INTERRUPT_GRACE_S` seconds from now if it is still
+        there: no thread of this process can be counted on, since the embedded model's C code
+        may hold the GIL while it stops."""
+        import os
+        import signal
+
+        parent = os.getpid()
+        try:
+            child = os.fork()
+        except OSError:
+            return
+        if child == 0:
+            try:
+                time.sleep(INTERRUPT_GRACE_S)
+                if os.getppid() == parent:
+                    os.kill(parent, signal.SIGINT)
+            finally:
+                os._exit(0)
 
     @staticmethod
     def _exit_now() -> None:
