@@ -98,13 +98,14 @@ def redact(text: str) -> str:
     return text
 
 
-def holds_secret(text: str) -> bool:
+def holds_secret(text: str, min_chars: int = 8) -> bool:
     """True when ``text`` holds a registered secret (an API key from any settings layer, a
-    password of URL userinfo), as :func:`redact` would mask it."""
+    password of URL userinfo) of at least ``min_chars`` characters: a shorter one is a
+    placeholder (``ollama``, ``none``) that ordinary code may hold."""
     if not text:
         return False
     with _lock:
-        secrets = list(_secrets)
+        secrets = [secret for secret in _secrets if len(secret) >= min_chars]
     return any(secret in text for secret in secrets)
 
 

@@ -4,8 +4,9 @@
 The rules, in order:
 
 1. Code that holds the configured API key (from any settings layer, or another registered
-   secret such as a URL's password: :func:`codeteam.redaction.holds_secret`) is never
-   written or applied, whatever the user asks: the model echoed the key into the code, and a
+   secret such as a URL's password: :func:`codeteam.redaction.holds_secret`; of 8 characters
+   or more, shorter ones being placeholders such as ``ollama``) is never written or
+   applied, whatever the user asks: the model echoed the key into the code, and a
    source file reaches version control. The message says why, never the key.
 2. Code the sandbox could not test here (the run was allowed to go on untested:
    ``outcome.untested``), or code whose tests all could not run, needs the user's consent
@@ -47,10 +48,16 @@ class WriteDecision:
     current: TesterReport | None = None
 
 
+KEY_MIN_CHARS = 8
+"""A configured key shorter than this is a placeholder (``ollama``, ``none``): code holding
+that word is not refused."""
+
+
 def holds_key(code: str, settings: Settings) -> bool:
-    """True when ``code`` holds the configured API key or another registered secret."""
+    """True when ``code`` holds the configured API key or another registered secret (of at
+    least :data:`KEY_MIN_CHARS` characters)."""
     key = settings.api_key.get_secret_value() if settings.api_key else ""
-    return bool(key and key in code) or holds_secret(code)
+    return (len(key) >= KEY_MIN_CHARS and key in code) or holds_secret(code, KEY_MIN_CHARS)
 
 
 def _public_passes(report: TesterReport | None) -> tuple[int, int]:
