@@ -21,17 +21,20 @@ per run, in one of two modes (:class:`SandboxPolicy` ``mode``):
 
 The only writable places are three size-capped tmpfs mounts private to the run (``/sandbox``,
 the working directory that holds the run's files; ``/tmp``; ``/dev/shm``); they vanish with
-the run. (A run with subjects binds a folder of the host's temporary directory at ``/tmp``
-instead, shared by its sandboxes, owned by the run's uid and deleted after the run; it is not
-size-capped.) There is no network (a private loopback only), no $HOME, no workspace, no access to
+the run. (In a run with subjects, ``/tmp`` is one tmpfs of the same size shared by the judge
+and its subjects, made in codeteam's mount namespace: :mod:`codeteam.execution.sandbox_mounts`.) There is no network (a private loopback only), no $HOME, no workspace, no access to
 the server's environment variables (API keys): the command gets a minimal environment.
 
 A *project run* (``run_sandboxed(..., project=ProjectMount(...))``) adds the project the
-function lives in: its root mounted read-only at its own path (``--ro-bind``), the candidate
-version of the target's file laid over the original (``--ro-bind-data`` of a memfd), ``.git``,
-``.env*`` and other secrets emptied (a read-only tmpfs over folders, an empty file over files),
-the project's interpreter with its prefix and site-packages read-only, the working directory
-in the project, ``$HOME`` a private writable folder. The run's files still go to ``/sandbox``.
+function lives in: its root mounted read-only at its own path (``--ro-bind``), or with
+``writable`` a copy-on-write view of it (an overlay whose writes go to a tmpfs private to each
+sandbox: the project on disk never changes), the candidate version of the target's file laid
+over the original (``--ro-bind-data`` of a memfd), ``.git`` folders and secret files at any
+depth emptied (:func:`codeteam.project.project_tree`; a read-only tmpfs over folders, an empty
+file over files), the project's interpreter with its prefix and site-packages read-only, the
+working directory in the project, ``$HOME`` a private writable folder. The run's files still go
+to ``/sandbox``. A run with subjects or a copy-on-write project starts its sandboxes through
+``nsenter`` in the mount holder's namespaces (:mod:`codeteam.execution.sandbox_mounts`).
 
 *Subjects* (``run_sandboxed(..., subject=SubjectLaunch(...))``): the command is then the
 *judge* (pytest and codeteam's plugin), and the code under test runs in subject sandboxes the
@@ -115,10 +118,8 @@ import asyncio
 import contextlib
 import logging
 import os
-import shutil
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -138,6 +139,7 @@ from codeteam.execution.sandbox_command import (
     sandbox_python,
     sandbox_site_packages,
 )
+from codeteam.execution.sandbox_mounts import MountHolderError, RunMounts, mount_holder
 from codeteam.execution.sandbox_policy import (
     FILES_DIR_ENV,
     PRIVATE_PIDNS_ENV,
@@ -156,6 +158,7 @@ from codeteam.execution.sandbox_policy import (
     SubjectLaunch,
 )
 from codeteam.execution.sandbox_subjects import SubjectServer
+from codeteam.project import project_tree
 
 __all__ = [
     "FILES_DIR_ENV", "NOT_INSTALLED", "PRIVATE_PIDNS_ENV", "PROJECT_ROOT_ENV", "RESULTS_FD_ENV",
@@ -209,26 +212,16 @@ def sandbox_problem(mode: str) -> str | None:
 
 
 def _probe(bwrap: str) -> str | None:
-    policy = SandboxPolicy(timeout_s=10)
+    """Start one sandboxed interpreter (with ``--disable-userns`` if bwrap has it), then one
+    in the mount holder's namespaces (where runs with subjects and copy-on-write projects
+    start); None when both work, else the message for the user."""
     for disable_userns in (True, False):
         _disable_userns_ok[bwrap] = disable_userns
-        with _Prepared(bwrap, {}, python_argv("-c", "pass"), policy) as prepared:
-            try:
-                done = subprocess.run(
-                    prepared.argv,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    pass_fds=prepared.pass_fds,
-                    env=prepared.env,
-                    cwd=prepared.cwd,
-                    preexec_fn=prepared.preexec,
-                    timeout=20,
-                    check=False,
-                )
-            except (OSError, subprocess.SubprocessError) as error:
-                return f"bubblewrap (bwrap) at {bwrap} cannot be started: {error}"
+        done = _probe_run(bwrap, ())
+        if isinstance(done, str):
+            return done
         if done.returncode == 0:
-            return None
+            break
         err = done.stderr.decode("utf-8", "replace").strip()
         if disable_userns and "disable-userns" in err:
             continue  # bwrap older than 0.8: retry without that option
@@ -239,7 +232,41 @@ def _probe(bwrap: str) -> str | None:
             "kernel.unprivileged_userns_clone, or an AppArmor userns restriction). Fix that, "
             'or set sandbox = "none" to run generated code unsandboxed at your own risk'
         )
-    return None  # pragma: no cover
+    try:
+        enter = tuple(mount_holder().enter_argv())
+    except MountHolderError as error:
+        return f"{error}. Fix that, or set sandbox = \"none\" (no isolation)"
+    done = _probe_run(bwrap, enter)
+    if isinstance(done, str):
+        return done
+    if done.returncode != 0:
+        err = done.stderr.decode("utf-8", "replace").strip()
+        detail = err.splitlines()[-1] if err else f"exit status {done.returncode}"
+        return (
+            f"bubblewrap (bwrap) works, but not started through nsenter in codeteam's mount "
+            f'namespace ({detail}). Fix that, or set sandbox = "none" (no isolation)'
+        )
+    return None
+
+
+def _probe_run(bwrap: str, enter: tuple[str, ...]) -> subprocess.CompletedProcess | str:
+    """One sandboxed ``python -c pass`` (through ``enter``), or why it could not start."""
+    policy = SandboxPolicy(timeout_s=10)
+    with _Prepared(bwrap, {}, python_argv("-c", "pass"), policy, enter=enter) as prepared:
+        try:
+            return subprocess.run(
+                prepared.argv,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                pass_fds=prepared.pass_fds,
+                env=prepared.env,
+                cwd=prepared.cwd,
+                preexec_fn=prepared.preexec,
+                timeout=20,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            return f"bubblewrap (bwrap) at {bwrap} cannot be started: {error}"
 
 
 def _normalise_exit(code: int | None, bwrap: bool) -> int | None:
@@ -366,7 +393,9 @@ async def _run(
     subject: SubjectLaunch | None,
 ) -> ProcessResult:
     """:func:`run_sandboxed` once its arguments are checked; everything the run holds is
-    released by ``stack`` (subjects first, then the judge's files, then the shared folders)."""
+    released by ``stack`` (subjects first, then the judge's files, then the mounts)."""
+    from codeteam.execution.models import SandboxUnavailable
+
     loop = asyncio.get_running_loop()
     out = _Capped(policy.output_limit_bytes)
     err = _Capped(policy.output_limit_bytes)
@@ -381,15 +410,29 @@ async def _run(
         run_uid = _run_uids.acquire()
         stack.callback(_run_uids.release, run_uid)
         nproc = run_nproc(run_uid, policy)
-    shared_tmp = None
+    tree = None
+    if project is not None:  # the project's secrets at any depth are hidden too
+        tree = await asyncio.to_thread(project_tree, project.root)
+        project = project.model_copy(
+            update={"hidden": sorted({*project.hidden, *tree.secrets})}
+        )
+    mounts = None
+    shared_tmp = view = None
+    writable = bwrap is not None and project is not None and project.writable
+    if bwrap is not None and (subject is not None or writable):
+        try:
+            mounts = await stack.enter_async_context(
+                RunMounts(run_uid, policy.scratch_mb * 1024 * 1024)
+            )
+            if subject is not None:
+                shared_tmp = await mounts.shared_tmp()
+            if writable:
+                assert project is not None and tree is not None
+                view = await mounts.project_view("judge", project.root, tree.folders)
+        except MountHolderError as error:
+            raise SandboxUnavailable(str(error)) from error
     env_fds: dict[str, int] = {}
     if subject is not None:
-        if bwrap is not None:
-            shared_tmp = tempfile.mkdtemp(prefix="codeteam-tmp-")
-            stack.callback(shutil.rmtree, shared_tmp, ignore_errors=True)
-            if run_uid is not None:  # the run's uid owns it; bwrap (root without
-                os.chown(shared_tmp, run_uid, run_uid)  # CAP_DAC_OVERRIDE) passes through it
-                os.chmod(shared_tmp, 0o711)
         server_end, judge_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         stack.callback(server_end.close)
         stack.callback(judge_end.close)
@@ -403,7 +446,8 @@ async def _run(
     env_fds[RESULTS_FD_ENV] = write_fd
     prepared = stack.enter_context(_Prepared(
         bwrap, files, argv, policy, env_fds=env_fds, project=project, shared_tmp=shared_tmp,
-        run_uid=run_uid, nproc=nproc, _tmp=copied,
+        run_uid=run_uid, nproc=nproc, enter=mounts.enter if mounts else (), project_view=view,
+        _tmp=copied,
     ))  # fmt: skip
     subjects = None
     if subject is not None:
@@ -411,7 +455,8 @@ async def _run(
                                        if k in prepared.env}  # fmt: skip
         subjects = await stack.enter_async_context(SubjectServer(
             subject, policy, bwrap=bwrap, project=project, run_uid=run_uid, nproc=nproc,
-            shared_tmp=shared_tmp, shared_env=shared_env,
+            shared_tmp=shared_tmp, shared_env=shared_env, mounts=mounts,
+            folders=tree.folders if tree else (),
         ))  # fmt: skip
     try:
         started = time.monotonic()

@@ -340,7 +340,10 @@ class _Prepared:
     a private tmpfs, shared by the run's sandboxes; ``shared_env`` (mode "none"): variables
     (``TMPDIR``, ``HOME``) that point the command at the judge's folders. ``run_uid``/``nproc``
     (bwrap as root): the uid the run's sandboxes share and its ``RLIMIT_NPROC``; acquired here
-    (and released on close) when not given.
+    (and released on close) when not given. ``enter`` (bwrap): a prefix that starts bwrap in
+    the mount holder's namespaces (:mod:`codeteam.execution.sandbox_mounts`), where
+    ``shared_tmp`` and ``project_view`` live; ``project_view``: the copy-on-write view of the
+    project (an overlay) bound read-write at the project root instead of the root itself.
     """
 
     bwrap: str | None
@@ -353,6 +356,8 @@ class _Prepared:
     shared_tmp: str | None = None
     shared_env: dict[str, str] = field(default_factory=dict)
     nproc: int | None = None
+    enter: tuple[str, ...] = ()
+    project_view: str | None = None
     argv: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
@@ -541,7 +546,7 @@ class _Prepared:
         else:
             nproc = self.policy.max_processes + 2  # bwrap's init and the command itself
         args += _guard_argv(self._command(SANDBOX_DIR), nproc, drop_root=root, uid=uid)
-        self.argv = args
+        self.argv = [*self.enter, *args]
         self.env = self._fds_env(_env("/tmp"))
         self.env[PRIVATE_PIDNS_ENV] = "1"
         if self.project is not None:
@@ -553,7 +558,8 @@ class _Prepared:
 
     def _project_args(self, project: ProjectMount, made: set[str], bound: list[str]) -> list[str]:
         """bwrap options for a project run: ``extra_ro`` folders outside the root, the root
-        (read-only), the hidden paths, ``extra_ro`` folders inside the root, the overlays."""
+        (read-only, or its copy-on-write view read-write), the hidden paths, ``extra_ro``
+        folders inside the root, the overlays."""
         args: list[str] = []
         root = project.root
 
@@ -572,7 +578,13 @@ class _Prepared:
         for path in extra:
             if not _under(path, [root]) and not _under(path, bound):
                 bind(path)
-        bind(root)
+        if self.project_view is None:
+            bind(root)
+        else:
+            if not _under(root, bound):
+                args += _parents(root, made)
+            args += ["--bind", self.project_view, root]
+            bound.append(root)
         emptied: list[str] = []
         for path in sorted(project.hidden):
             if not os.path.lexists(path):

@@ -96,6 +96,16 @@ class ProjectMount(BaseModel):
     - ``extra_ro``: more folders mounted read-only at their own paths: the interpreter's
       prefix, base prefix and site-packages (a project ``.venv`` with its dependencies and
       pytest plugins, even under ``$HOME``); paths that do not exist are ignored.
+    - ``writable``: under bwrap, the run sees the root *copy-on-write* instead of read-only
+      (overlayfs over the project, the writes going to a tmpfs of ``scratch_mb`` private to
+      each sandbox of the run): tests create and change files anywhere in the project
+      (coverage data, caches, files next to a test) and the project on disk stays as it was;
+      the overlays, hidden paths and ``extra_ro`` folders stay read-only. Mode "none" always
+      runs in a copy.
+
+    Besides ``hidden``, every sandbox hides the project's secrets at any depth
+    (:func:`codeteam.project.project_tree`: ``.env*``, ``*.pem``, ``id_rsa*``, ``.netrc``,
+    ``.pypirc`` files and ``.git`` folders).
     """
 
     root: str
@@ -104,6 +114,7 @@ class ProjectMount(BaseModel):
     python: str
     workdir: str
     extra_ro: list[str] = Field(default_factory=list)
+    writable: bool = False
 
     def check(self) -> None:
         """Raise ``ValueError`` unless the paths are usable (see the field descriptions)."""

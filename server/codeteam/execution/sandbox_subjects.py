@@ -25,6 +25,7 @@ from codeteam.execution.sandbox_command import (
     _Prepared,
     _Sink,
 )
+from codeteam.execution.sandbox_mounts import MountHolderError, RunMounts
 from codeteam.execution.sandbox_policy import (
     CHANNEL_PLACEHOLDER,
     ProjectMount,
@@ -61,8 +62,11 @@ class SubjectServer:
     ``bwrap`` is the bwrap binary (None: mode "none", plain subprocesses); ``project`` the
     judge's :class:`ProjectMount` (the subject sees the same project with
     ``launch.overlays``); ``run_uid``/``nproc`` the uid and process limit a root server's run
-    shares; ``shared_tmp`` (bwrap) the host folder every sandbox of the run sees as ``/tmp``;
-    ``shared_env`` (mode "none") the judge's ``TMPDIR``/``HOME``.
+    shares; ``shared_tmp`` (bwrap) the folder every sandbox of the run sees as ``/tmp``;
+    ``shared_env`` (mode "none") the judge's ``TMPDIR``/``HOME``; ``mounts`` (bwrap) the run's
+    mounts, where ``shared_tmp`` is and where each subject of a ``writable`` project gets its
+    own copy-on-write view (``folders``: the project's, see
+    :meth:`~codeteam.execution.sandbox_mounts.RunMounts.project_view`).
     """
 
     def __init__(
@@ -76,6 +80,8 @@ class SubjectServer:
         nproc: int | None = None,
         shared_tmp: str | None = None,
         shared_env: dict[str, str] | None = None,
+        mounts: RunMounts | None = None,
+        folders: tuple[str, ...] = (),
     ):
         if launch.overlays and project is None:
             raise ValueError("subject overlays need a project")
@@ -90,6 +96,8 @@ class SubjectServer:
         self.nproc = nproc
         self.shared_tmp = shared_tmp
         self.shared_env = dict(shared_env or {})
+        self.mounts = mounts
+        self.folders = folders
         self.started = 0
         self._subjects: list[_Subject] = []
         self._output = _Capped(policy.output_limit_bytes)
@@ -173,26 +181,36 @@ class SubjectServer:
                 f"(SubjectLaunch.max_starts)"
             )
         self.started += 1
-        copied = None
+        copied = view = None
         if self.bwrap is None and self.mount is not None:
             try:
                 copied = await _in_thread_owned(_copied_project, self.mount)
             except OSError as error:
                 raise SubjectRefused(f"the project could not be copied: {error}") from error
+        elif self.mount is not None and self.mount.writable and self.mounts is not None:
+            try:
+                view = await self.mounts.project_view(f"s{self.started}", self.mount.root,
+                                                      self.folders)  # fmt: skip
+            except MountHolderError as error:
+                raise SubjectRefused(str(error)) from error
         if self._closed:  # the run ended while the project was copied
             if copied:
                 shutil.rmtree(copied, ignore_errors=True)
             raise SubjectRefused("the run has ended")
         judge_end, subject_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            return self._spawn(judge_end, subject_end, copied)
+            return self._spawn(judge_end, subject_end, copied, view)
         except BaseException:
             judge_end.close()
             subject_end.close()
             raise
 
     def _spawn(
-        self, judge_end: socket.socket, subject_end: socket.socket, copied: str | None
+        self,
+        judge_end: socket.socket,
+        subject_end: socket.socket,
+        copied: str | None,
+        view: str | None,
     ) -> socket.socket:
         number = str(subject_end.fileno())
         argv = [arg.replace(CHANNEL_PLACEHOLDER, number) for arg in self.launch.argv]
@@ -200,6 +218,7 @@ class SubjectServer:
             self.bwrap, dict(self.launch.files), argv, self.policy, project=self.mount,
             keep_fds=(subject_end.fileno(),), shared_tmp=self.shared_tmp,
             shared_env=self.shared_env, run_uid=self.run_uid, nproc=self.nproc, _tmp=copied,
+            enter=self.mounts.enter if self.mounts else (), project_view=view,
         )  # fmt: skip
         try:
             prepared.__enter__()
