@@ -124,6 +124,7 @@ import threading
 import time
 from pathlib import Path
 
+from codeteam.execution.run_budget import RunBudget
 from codeteam.execution.sandbox_command import (
     _bwrap_path,
     _Capped,
@@ -135,6 +136,7 @@ from codeteam.execution.sandbox_command import (
     _run_uids,
     _Sink,
     python_argv,
+    reap,
     run_nproc,
     sandbox_python,
     sandbox_site_packages,
@@ -410,6 +412,9 @@ async def _run(
         run_uid = _run_uids.acquire()
         stack.callback(_run_uids.release, run_uid)
         nproc = run_nproc(run_uid, policy)
+    budget = RunBudget(policy.memory_mb * 1024 * 1024)
+    budget.open()  # one memory budget (a cgroup, or the watcher) for all the run starts
+    stack.callback(budget.close)
     tree = None
     if project is not None:  # the project's secrets at any depth are hidden too
         tree = await asyncio.to_thread(project_tree, project.root)
@@ -447,7 +452,7 @@ async def _run(
     prepared = stack.enter_context(_Prepared(
         bwrap, files, argv, policy, env_fds=env_fds, project=project, shared_tmp=shared_tmp,
         run_uid=run_uid, nproc=nproc, enter=mounts.enter if mounts else (), project_view=view,
-        _tmp=copied,
+        join_fds=budget.join_fds, _tmp=copied,
     ))  # fmt: skip
     subjects = None
     if subject is not None:
@@ -456,7 +461,7 @@ async def _run(
         subjects = await stack.enter_async_context(SubjectServer(
             subject, policy, bwrap=bwrap, project=project, run_uid=run_uid, nproc=nproc,
             shared_tmp=shared_tmp, shared_env=shared_env, mounts=mounts,
-            folders=tree.folders if tree else (),
+            folders=tree.folders if tree else (), budget=budget,
         ))  # fmt: skip
     try:
         started = time.monotonic()
@@ -474,8 +479,18 @@ async def _run(
             preexec_fn=prepared.preexec,  # noqa: PLW1509 - only setrlimit, see _preexec
         )
         prepared.close_fds()
+        budget.add_root(proc.pid)
         os.close(write_fd)
         pipe_fds[1] = -1
+
+        def over_budget() -> None:  # end everything the run started
+            _kill_group(proc.pid)
+            if subjects is not None:
+                subjects.close()
+            budget.end_all()
+
+        watching = asyncio.ensure_future(budget.watch(over_budget))
+        stack.push_async_callback(_cancelled, watching)
         results_pipe = os.fdopen(os.dup(read_fd), "rb", buffering=0)
         if subjects is not None:
             judge_end.close()  # the judge's copy is the only one left
@@ -487,9 +502,10 @@ async def _run(
             transport, _ = await loop.connect_read_pipe(lambda s=sink, e=eof: _Sink(s, e), pipe)
             transports.append(transport)
         if not await _exited(proc, policy.timeout_s):
-            killed = True
+            killed = not budget.exceeded
+            budget.before_kill()
             _kill_group(proc.pid)  # the leader is not reaped yet: the group id is ours
-        proc.wait()  # reaps: it has exited (or was just killed)
+        budget.add_reaped(reap(proc))  # it has exited (or was just killed)
         seconds = time.monotonic() - started
         if bwrap is None and not killed:
             # Stragglers of "none" (children still holding the pipes) die with the group;
@@ -498,6 +514,7 @@ async def _run(
         if subjects is not None:
             await _cancelled(serving)
             subjects.close()  # every subject ends with the run
+        await _cancelled(watching)
         await asyncio.wait(eofs, timeout=_DRAIN_GRACE_S)
     except BaseException:
         # cancelled (or failed): kill before the run's files are deleted
@@ -508,6 +525,7 @@ async def _run(
         raise
     if subjects is not None:
         await subjects.drained()
+    budget.finish()
     return ProcessResult(
         exit_code=_normalise_exit(proc.returncode, bwrap is not None),
         stdout=out.text("stdout"),
@@ -520,6 +538,11 @@ async def _run(
         sandbox="none" if bwrap is None else "bwrap",
         subjects=subjects.started if subjects is not None else 0,
         subject_output=subjects.output if subjects is not None else "",
+        memory_exceeded=budget.exceeded,
+        memory_budget_mb=policy.memory_mb,
+        memory_peak_bytes=budget.peak_bytes,
+        budget=budget.kind,
+        cpu_seconds=budget.cpu_seconds,
     )
 
 

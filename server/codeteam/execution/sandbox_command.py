@@ -13,6 +13,7 @@ import resource
 import shutil
 import signal
 import site
+import subprocess
 import sys
 import tempfile
 import threading
@@ -192,17 +193,36 @@ def _rlimits(policy: SandboxPolicy, nproc: int | None) -> list[tuple[int, tuple[
     return [(kind, (_clamp(soft, kind), _clamp(hard, kind))) for kind, soft, hard in wanted]
 
 
-def _preexec(limits: list[tuple[int, tuple[int, int]]]):
-    """The function run in the child between fork and exec: only ``setrlimit`` calls on
-    values computed beforehand (no imports, locks or allocation-heavy work, so it is safe
-    enough in a threaded server)."""
+def _preexec(limits: list[tuple[int, tuple[int, int]]], join_fds: tuple[int, ...] = ()):
+    """The function run in the child between fork and exec: ``write(fd, b"0")`` on each of
+    ``join_fds`` (a cgroup's ``cgroup.procs``, opened beforehand: the child joins the run's
+    cgroups before anything of it runs) and ``setrlimit`` calls on values computed beforehand
+    (no imports, locks or allocation-heavy work, so it is safe enough in a threaded server)."""
     setrlimit = resource.setrlimit
+    write = os.write
 
     def apply() -> None:
+        for fd in join_fds:
+            write(fd, b"0")
         for kind, value in limits:
             setrlimit(kind, value)
 
     return apply
+
+
+def reap(proc: subprocess.Popen) -> float:
+    """Reap ``proc`` (it has exited, or was just killed: this waits for it) with ``wait4``,
+    set its ``returncode``, and return the CPU seconds it and the descendants it waited for
+    used (0.0 when it was reaped already)."""
+    if proc.returncode is not None:
+        return 0.0
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    except ChildProcessError:  # reaped elsewhere
+        proc.wait()
+        return 0.0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime
 
 
 _SHIM = """\
@@ -344,6 +364,8 @@ class _Prepared:
     the mount holder's namespaces (:mod:`codeteam.execution.sandbox_mounts`), where
     ``shared_tmp`` and ``project_view`` live; ``project_view``: the copy-on-write view of the
     project (an overlay) bound read-write at the project root instead of the root itself.
+    ``join_fds``: ``cgroup.procs`` descriptors the child writes itself into before ``exec``
+    (:class:`~codeteam.execution.run_budget.RunBudget`).
     """
 
     bwrap: str | None
@@ -358,6 +380,7 @@ class _Prepared:
     nproc: int | None = None
     enter: tuple[str, ...] = ()
     project_view: str | None = None
+    join_fds: tuple[int, ...] = ()
     argv: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
@@ -466,7 +489,7 @@ class _Prepared:
             self.env.update({"HOME": home, PROJECT_ROOT_ENV: copy, FILES_DIR_ENV: files_dir})
         self.env.update(self.shared_env)
         self.pass_fds = self._passed_fds()
-        self.preexec = _preexec(_rlimits(self.policy, nproc))
+        self.preexec = _preexec(_rlimits(self.policy, nproc), self.join_fds)
 
     def _prepare_bwrap(self, bwrap: str) -> None:
         layout = _python_layout()
@@ -554,7 +577,7 @@ class _Prepared:
                 {"HOME": "/tmp", PROJECT_ROOT_ENV: self.project.root, FILES_DIR_ENV: SANDBOX_DIR}
             )
         self.pass_fds = self._passed_fds()
-        self.preexec = _preexec(_rlimits(self.policy, None))
+        self.preexec = _preexec(_rlimits(self.policy, None), self.join_fds)
 
     def _project_args(self, project: ProjectMount, made: set[str], bound: list[str]) -> list[str]:
         """bwrap options for a project run: ``extra_ro`` folders outside the root, the root

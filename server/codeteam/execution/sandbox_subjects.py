@@ -17,6 +17,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Self
 
+from codeteam.execution.run_budget import RunBudget
 from codeteam.execution.sandbox_command import (
     _Capped,
     _copied_project,
@@ -24,6 +25,7 @@ from codeteam.execution.sandbox_command import (
     _kill_group,
     _Prepared,
     _Sink,
+    reap,
 )
 from codeteam.execution.sandbox_mounts import MountHolderError, RunMounts
 from codeteam.execution.sandbox_policy import (
@@ -66,7 +68,8 @@ class SubjectServer:
     ``shared_env`` (mode "none") the judge's ``TMPDIR``/``HOME``; ``mounts`` (bwrap) the run's
     mounts, where ``shared_tmp`` is and where each subject of a ``writable`` project gets its
     own copy-on-write view (``folders``: the project's, see
-    :meth:`~codeteam.execution.sandbox_mounts.RunMounts.project_view`).
+    :meth:`~codeteam.execution.sandbox_mounts.RunMounts.project_view`); ``budget`` the run's
+    memory budget and CPU account, which every subject joins.
     """
 
     def __init__(
@@ -82,6 +85,7 @@ class SubjectServer:
         shared_env: dict[str, str] | None = None,
         mounts: RunMounts | None = None,
         folders: tuple[str, ...] = (),
+        budget: RunBudget | None = None,
     ):
         if launch.overlays and project is None:
             raise ValueError("subject overlays need a project")
@@ -98,6 +102,7 @@ class SubjectServer:
         self.shared_env = dict(shared_env or {})
         self.mounts = mounts
         self.folders = folders
+        self.budget = budget
         self.started = 0
         self._subjects: list[_Subject] = []
         self._output = _Capped(policy.output_limit_bytes)
@@ -219,6 +224,7 @@ class SubjectServer:
             keep_fds=(subject_end.fileno(),), shared_tmp=self.shared_tmp,
             shared_env=self.shared_env, run_uid=self.run_uid, nproc=self.nproc, _tmp=copied,
             enter=self.mounts.enter if self.mounts else (), project_view=view,
+            join_fds=self.budget.join_fds if self.budget else (),
         )  # fmt: skip
         try:
             prepared.__enter__()
@@ -240,6 +246,8 @@ class SubjectServer:
             prepared.close()
             raise SubjectRefused(f"the subject could not be started: {error}") from error
         prepared.close_fds()
+        if self.budget is not None:
+            self.budget.add_root(proc.pid)
         subject = _Subject(proc, prepared, subject_end, None)
         self._subjects.append(subject)
         try:
@@ -279,8 +287,9 @@ class SubjectServer:
     def _ended(self, subject: _Subject) -> None:
         """The subject's process exited: reap it, let go of its channel (the judge then reads
         end-of-file) and its files."""
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            subject.proc.wait(timeout=5)
+        cpu = reap(subject.proc)
+        if self.budget is not None:
+            self.budget.add_reaped(cpu)
         if subject.pidfd is not None:
             self._unwatch(subject.pidfd)
             os.close(subject.pidfd)
@@ -296,10 +305,10 @@ class SubjectServer:
         """End every subject still running (the whole sandbox: its process group, and under
         bwrap its pid namespace) and reap it; no subject starts after this."""
         self._closed = True
+        if self.budget is not None and self._subjects:
+            self.budget.before_kill()
         for subject in list(self._subjects):
             _kill_group(subject.proc.pid)
-            with contextlib.suppress(Exception):
-                subject.proc.wait(timeout=5)
             self._ended(subject)
         if self._epoll is not None:
             if self._loop is not None:
