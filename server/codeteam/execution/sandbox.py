@@ -89,8 +89,12 @@ Limits, in both modes (values from :class:`SandboxPolicy`):
     /etc/passwd), so the rlimit applies and counts this run's tasks only: a concurrent run's
     fork bomb cannot exhaust it. Root's privileges are gone for real, not only renamed.
 
-  Memory and CPU are per-process rlimits (``RLIMIT_AS``, ``RLIMIT_CPU``), and the scratch
-  tmpfs mounts are the run's own, so no budget is shared between runs.
+  CPU time is a per-process rlimit (``RLIMIT_CPU``); memory is one budget for everything
+  the run starts (:mod:`codeteam.execution.run_budget`: a cgroup of the run's own, else a
+  watcher), plus ``RLIMIT_AS`` per process; the scratch tmpfs mounts are the run's own, so
+  no budget is shared between runs.
+  Under a root server the judge and its subjects share the run's uid, hence its process
+  limit; otherwise each sandbox (judge, subject) has its own user namespace and limit.
 - Nested user namespaces. Inside the sandbox ``unshare(CLONE_NEWUSER)`` and ``clone`` with
   that flag fail with EPERM, and ``clone3`` with ENOSYS (the C library then falls back to
   ``clone``): a seccomp filter (classic BPF built by :func:`_no_userns_filter`, loaded by
