@@ -37,6 +37,7 @@ import itertools
 import logging
 import os
 import signal
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -100,12 +101,38 @@ def _hierarchies() -> dict[str, _Hierarchy]:
             if os.access(folder, os.W_OK) and os.access(os.path.join(folder, "cgroup.procs"),
                                                         os.W_OK):  # fmt: skip
                 found[controller] = _Hierarchy(controller, folder)
-    if "memory" not in found:
+    if "memory" not in found or not _joinable(found.values()):
         found = {}  # no budget without memory: the watcher then does both
     _sweep(found.values())
     with _found_lock:
         _found[os.getpid()] = found
     return found
+
+
+def _joinable(hierarchies: Iterable[_Hierarchy]) -> bool:
+    """Whether a child process can join a cgroup made here (one ``true`` started the way the
+    run's processes are): a folder that is writable is not always one a process may enter."""
+    folders: list[str] = []
+    fds: list[int] = []
+    try:
+        for hierarchy in hierarchies:
+            folder = os.path.join(hierarchy.folder, f"codeteam-{os.getpid()}-probe")
+            os.mkdir(folder)
+            folders.append(folder)
+            fds.append(os.open(os.path.join(folder, "cgroup.procs"), os.O_WRONLY))
+        from codeteam.execution.sandbox_command import _preexec
+
+        subprocess.run(["true"], preexec_fn=_preexec([], tuple(fds)), check=True, timeout=10)
+        return True
+    except (OSError, subprocess.SubprocessError) as error:
+        log.warning("no cgroup can be made for runs here (%s): their memory is watched", error)
+        return False
+    finally:
+        for fd in fds:
+            os.close(fd)
+        for folder in reversed(folders):
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
 
 
 def _membership(text: str) -> dict[str, str]:
