@@ -178,6 +178,7 @@ SUBJECT_PROBE = PROBE.replace("print(json.dumps(", "SEEN = (").replace(
 ) + """
 import socket
 SEEN["own_files"] = sorted(os.listdir(os.environ["CODETEAM_FILES_DIR"]))
+SEEN["where"] = open(os.path.join(os.environ["CODETEAM_FILES_DIR"], "where.txt")).read()
 channel = socket.socket(fileno=int(sys.argv[-1]))
 channel.sendall(json.dumps(SEEN).encode() + b"\\n")
 """
@@ -205,7 +206,7 @@ async def test_a_subject_sees_the_project_with_its_own_overlay(tmp_path, mode):
     root = make_project(tmp_path)
     judge_view = {str(root / "src/pkg/mod.py"): "VALUE = 'judge view'\n"}
     subject = SubjectLaunch(argv=python_argv("probe.py", "{channel}"),
-                            files={"probe.py": SUBJECT_PROBE},
+                            files={"probe.py": SUBJECT_PROBE, "where.txt": lambda place: place},
                             overlays={str(root / "src/pkg/mod.py"): "VALUE = 'candidate'\n"})
     result = await run_sandboxed(
         {"judge.py": JUDGE_CLIENT + JUDGE}, python_argv("judge.py"),
@@ -221,7 +222,8 @@ async def test_a_subject_sees_the_project_with_its_own_overlay(tmp_path, mode):
     assert probe["env"] in ("", "FileNotFoundError")
     assert probe["deep_env"] in ("", "FileNotFoundError")
     assert probe["git"] in ([], "FileNotFoundError")
-    assert probe["own_files"] == ["probe.py"]
+    assert probe["own_files"] == ["probe.py", "where.txt"]
+    assert probe["where"] == probe["root"]  # a callable file is given the root's place
     assert probe["argv"][0] == str(Path(probe["files_dir"], "probe.py"))
     assert "sk-secret" not in result.stdout
     assert (root / "src/pkg/mod.py").read_text() == "VALUE = 'original'\n"

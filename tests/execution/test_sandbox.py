@@ -435,3 +435,20 @@ async def test_subject_overlays_need_a_project():
     with pytest.raises(ValueError, match="subject overlays need a project"):
         await run_sandboxed({}, python_argv("-c", "pass"), SandboxPolicy(),
                             subject=_subject(overlays={"/x.py": "x"}))  # fmt: skip
+
+
+async def test_without_the_mount_holder_a_run_with_subjects_is_unavailable(monkeypatch):
+    """Where codeteam's mount namespace cannot be made, a run that needs it says why (the
+    sandbox is unavailable), rather than running with a /tmp the subject does not share."""
+    from codeteam.execution import sandbox_mounts
+    from codeteam.execution.models import SandboxUnavailable
+
+    def refuse():
+        raise sandbox_mounts.MountHolderError("codeteam could not make the mount namespace")
+
+    monkeypatch.setattr(sandbox_mounts, "mount_holder", refuse)
+    with pytest.raises(SandboxUnavailable, match="could not make the mount namespace"):
+        await run_sandboxed({"judge.py": "pass"}, python_argv("judge.py"), SandboxPolicy(),
+                            subject=_subject())  # fmt: skip
+    result = await run_sandboxed({}, python_argv("-c", "print('plain')"), SandboxPolicy())
+    assert result.stdout == "plain\n"  # a plain run does not need it
