@@ -408,7 +408,8 @@ keep = channel  # the judge exits holding it
 @pytest.mark.parametrize("mode", ["bwrap", "none"])
 async def test_judge_and_subject_share_tmp_and_home(mode):
     """pytest's tmp_path is a 0700 folder the judge makes; the code under test writes there
-    and the test reads it back. $HOME and $TMPDIR are the judge's too."""
+    (under a root server as a uid of its own: /tmp is idmapped for it) and the test reads it
+    back, the file its own. $HOME and $TMPDIR are the judge's too."""
     subject = """\
 import json, os, socket, sys
 channel = socket.socket(fileno=int(sys.argv[1]))
@@ -424,11 +425,14 @@ os.makedirs(folder, mode=0o700)
 channel, _ = start()
 channel.sendall(folder.encode() + b"\\n")
 seen = json.loads(channel.makefile("rb").readline())
-print(json.dumps({"read": open(os.path.join(folder, "written.txt")).read(),
+written = os.path.join(folder, "written.txt")
+print(json.dumps({"read": open(written).read(),
+                  "judge_owns_it": os.stat(written).st_uid == os.getuid(),
                   "same_env": seen == [os.environ.get("HOME"), os.environ.get("TMPDIR")]}))
 """
     result = await _judge(judge, _subject(subject), mode=mode)
-    assert json.loads(result.stdout) == {"read": "by the subject", "same_env": True}
+    assert json.loads(result.stdout) == {"read": "by the subject", "judge_owns_it": True,
+                                         "same_env": True}
 
 
 async def test_subject_overlays_need_a_project():

@@ -43,6 +43,8 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from codeteam.execution.sandbox_command import descendants
+
 log = logging.getLogger(__name__)
 
 WATCH_INTERVAL_S = 0.1
@@ -240,7 +242,7 @@ class RunBudget:
     def _look(self) -> int:
         """The watcher's look: the run's resident memory now (bytes); CPU seen is kept."""
         total = 0
-        for pid in _descendants(self._roots):
+        for pid in descendants(self._roots):
             rss, cpu = _usage(pid)
             total += rss
             if cpu is not None:
@@ -331,27 +333,6 @@ def _kill_cgroup(folder: str) -> None:
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
-
-
-def _descendants(roots: list[int]) -> list[int]:
-    """``roots`` that are alive and all their descendants (one pass over ``/proc``)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as handle:
-                parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(parent, []).append(int(entry.name))
-    found: list[int] = []
-    pending = [pid for pid in roots if os.path.exists(f"/proc/{pid}")]
-    while pending:
-        pid = pending.pop()
-        found.append(pid)
-        pending.extend(children.get(pid, ()))
-    return found
 
 
 def _usage(pid: int) -> tuple[int, float | None]:

@@ -38,8 +38,8 @@ to ``/sandbox``. A run with subjects or a copy-on-write project starts its sandb
 
 *Subjects* (``run_sandboxed(..., subject=SubjectLaunch(...))``): the command is then the
 *judge* (pytest and codeteam's plugin), and the code under test runs in subject sandboxes the
-judge asks for, each one a bwrap of its own (own pid, ipc, net, uts and mount namespaces; the
-same uid as the judge, see below): it sees the project (read-only, with
+judge asks for, each one a bwrap of its own (own pid, ipc, net, uts and mount namespaces;
+under a root server its own uid, see below): it sees the project (read-only, with
 :attr:`SubjectLaunch.overlays`, the hidden paths hidden), the interpreter, its own ``/sandbox``
 holding :attr:`SubjectLaunch.files`, and a ``/tmp`` (which is ``$HOME``) shared with the judge
 (a test's ``tmp_path`` is written by the code under test and read by the test); nothing of the
@@ -58,9 +58,12 @@ it is the judge's and subject's business. The judge may ask again (a subject die
 one is wanted); after :attr:`SubjectLaunch.max_starts` starts every request gets ``b"E"``.
 A subject's sandbox ends when the judge's end of its channel is closed everywhere (the server
 watches for the hang-up), when the subject exits (the judge then reads end of file), and at
-the latest when the run ends. Under a root server the judge and its subjects share the run's
-uid: pytest makes ``tmp_path`` folders of mode 0700, which a subject of another uid could not
-write; the namespaces above are what keep the subject from the judge. Mode ``"none"`` serves
+the latest when the run ends. Under a root server each subject runs as a uid of its own (from
+the same allocator as the run's), and its ``/tmp`` is an *idmapped* view of the judge's on
+which the judge's uid is the subject's: pytest makes ``tmp_path`` folders of mode 0700, which
+the subject can then write, and what it writes belongs to the judge (Linux 6.3 for idmapped
+tmpfs; where the kernel refuses, subjects run as the judge's uid, with a warning, and the
+namespaces alone keep them from the judge). Mode ``"none"`` serves
 the same protocol with plain subprocesses (same ``TMPDIR`` and ``HOME`` as the judge, the
 project copied once per subject with its overlays): one code path for the judge, no isolation.
 
@@ -93,8 +96,8 @@ Limits, in both modes (values from :class:`SandboxPolicy`):
   the run starts (:mod:`codeteam.execution.run_budget`: a cgroup of the run's own, else a
   watcher), plus ``RLIMIT_AS`` per process; the scratch tmpfs mounts are the run's own, so
   no budget is shared between runs.
-  Under a root server the judge and its subjects share the run's uid, hence its process
-  limit; otherwise each sandbox (judge, subject) has its own user namespace and limit.
+  Each sandbox of a run (judge, subject) has its own process limit: its own uid under a
+  root server, its own user namespace otherwise.
 - Nested user namespaces. Inside the sandbox ``unshare(CLONE_NEWUSER)`` and ``clone`` with
   that flag fail with EPERM, and ``clone3`` with ENOSYS (the C library then falls back to
   ``clone``): a seccomp filter (classic BPF built by :func:`_no_userns_filter`, loaded by
@@ -139,6 +142,7 @@ from codeteam.execution.sandbox_command import (
     _Prepared,
     _run_uids,
     _Sink,
+    kill_tree,
     python_argv,
     reap,
     run_nproc,
@@ -488,7 +492,7 @@ async def _run(
         pipe_fds[1] = -1
 
         def over_budget() -> None:  # end everything the run started
-            _kill_group(proc.pid)
+            kill_tree(proc.pid)
             if subjects is not None:
                 subjects.close()
             budget.end_all()
@@ -508,7 +512,7 @@ async def _run(
         if not await _exited(proc, policy.timeout_s):
             killed = not budget.exceeded
             budget.before_kill()
-            _kill_group(proc.pid)  # the leader is not reaped yet: the group id is ours
+            kill_tree(proc.pid)  # the leader is not reaped yet: the group id is ours
         budget.add_reaped(reap(proc))  # it has exited (or was just killed)
         seconds = time.monotonic() - started
         if bwrap is None and not killed:
@@ -523,7 +527,7 @@ async def _run(
     except BaseException:
         # cancelled (or failed): kill before the run's files are deleted
         if proc is not None and proc.returncode is None:
-            _kill_group(proc.pid)
+            kill_tree(proc.pid)
             with contextlib.suppress(Exception):
                 proc.wait(timeout=5)
         raise

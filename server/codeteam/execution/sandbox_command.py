@@ -250,9 +250,9 @@ def _guard_argv(argv: list[str], nproc: int, drop_root: bool, uid: int = SANDBOX
     return python_argv("-c", _SHIM, str(nproc), "1" if drop_root else "0", str(uid), *argv)
 
 
-_SECCOMP_ARCH = {  # machine -> (AUDIT_ARCH_*, unshare, clone, clone3)
-    "x86_64": (0xC000003E, 272, 56, 435),
-    "aarch64": (0xC00000B7, 97, 220, 435),
+_SECCOMP_ARCH = {  # machine -> (AUDIT_ARCH_*, unshare, clone, clone3, (ptrace, vm_readv, vm_writev))
+    "x86_64": (0xC000003E, 272, 56, 435, (101, 310, 311)),
+    "aarch64": (0xC00000B7, 97, 220, 435, (117, 270, 271)),
 }
 CLONE_NEWUSER = 0x10000000
 
@@ -260,10 +260,13 @@ CLONE_NEWUSER = 0x10000000
 def _no_userns_filter() -> bytes | None:
     """A seccomp (classic BPF) program for bwrap's ``--seccomp``: ``unshare`` and ``clone``
     with ``CLONE_NEWUSER`` fail with EPERM, ``clone3`` (whose flags a classic filter cannot
-    read) with ENOSYS, so the C library falls back to ``clone``; other architectures' system
-    calls (32-bit compat, x32) fail with EPERM/ENOSYS. Nested user namespaces (``unshare
-    -r``) are then impossible in the sandbox, whoever runs the server. Everything else is
-    allowed. None on a machine type it has no numbers for."""
+    read) with ENOSYS, so the C library falls back to ``clone``; ``ptrace``,
+    ``process_vm_readv`` and ``process_vm_writev`` fail with EPERM (the sandboxed code cannot
+    stop, trace or rewrite bwrap's init, the one other process of its own uid it can see when
+    the server is not root); other architectures' system calls (32-bit compat, x32) fail with
+    EPERM/ENOSYS. Nested user namespaces (``unshare -r``) are then impossible in the sandbox,
+    whoever runs the server. Everything else is allowed. None on a machine type it has no
+    numbers for."""
     import errno
     import platform
     import struct
@@ -271,7 +274,7 @@ def _no_userns_filter() -> bytes | None:
     machine = platform.machine()
     if machine not in _SECCOMP_ARCH:
         return None
-    arch, unshare, clone, clone3 = _SECCOMP_ARCH[machine]
+    arch, unshare, clone, clone3, (ptrace, vm_readv, vm_writev) = _SECCOMP_ARCH[machine]
     allow, eperm = 0x7FFF0000, 0x00050000 | errno.EPERM
     enosys = 0x00050000 | errno.ENOSYS
     ld, jeq, jset, ret = 0x20, 0x15, 0x45, 0x06
@@ -280,16 +283,19 @@ def _no_userns_filter() -> bytes | None:
         (jeq, 1, 0, arch),  # 1
         (ret, 0, 0, eperm),  # 2: another ABI
         (ld, 0, 0, 0),  # 3: the system call's number
-        (jset, 8, 0, 0x40000000),  # 4: x32 -> 13
-        (jeq, 7, 0, clone3),  # 5 -> 13
-        (jeq, 2, 0, unshare),  # 6 -> 9
-        (jeq, 1, 0, clone),  # 7 -> 9
-        (ret, 0, 0, allow),  # 8
-        (ld, 0, 0, 16),  # 9: the low half of the first argument (the flags)
-        (jset, 0, 1, CLONE_NEWUSER),  # 10
-        (ret, 0, 0, eperm),  # 11
-        (ret, 0, 0, allow),  # 12
-        (ret, 0, 0, enosys),  # 13
+        (jset, 11, 0, 0x40000000),  # 4: x32 -> 16
+        (jeq, 10, 0, clone3),  # 5 -> 16
+        (jeq, 5, 0, unshare),  # 6 -> 12
+        (jeq, 4, 0, clone),  # 7 -> 12
+        (jeq, 5, 0, ptrace),  # 8 -> 14
+        (jeq, 4, 0, vm_readv),  # 9 -> 14
+        (jeq, 3, 0, vm_writev),  # 10 -> 14
+        (ret, 0, 0, allow),  # 11
+        (ld, 0, 0, 16),  # 12: the low half of the first argument (the flags)
+        (jset, 0, 1, CLONE_NEWUSER),  # 13
+        (ret, 0, 0, eperm),  # 14
+        (ret, 0, 0, allow),  # 15
+        (ret, 0, 0, enosys),  # 16
     ]
     return b"".join(struct.pack("<HBBI", *insn) for insn in program)
 
@@ -738,6 +744,40 @@ class _Sink(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.done.done():
             self.done.set_result(None)
+
+
+def descendants(roots: list[int]) -> list[int]:
+    """``roots`` that are alive and all their descendants (one pass over ``/proc``)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    found: list[int] = []
+    pending = [pid for pid in roots if os.path.exists(f"/proc/{pid}")]
+    while pending:
+        pid = pending.pop()
+        found.append(pid)
+        pending.extend(children.get(pid, ()))
+    return found
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL every descendant of ``pid`` (found through ``/proc``), then its process group
+    (``pid`` is a sandbox's leader, not reaped yet). A bwrap sandbox dies with its init, the
+    child of ``pid``: killed here even when the code made it outlive its parent (rewriting it
+    through ``/proc/1/mem`` is possible when the server is not root); in mode "none" this also
+    ends children that left the group."""
+    for found in descendants([pid]):
+        if found != pid:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(found, signal.SIGKILL)
+    _kill_group(pid)
 
 
 def _kill_group(pgid: int) -> None:

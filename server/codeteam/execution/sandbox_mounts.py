@@ -10,7 +10,8 @@ server is not root also ``CLONE_NEWUSER``, mapping the server's uid to root ther
 mount a slave of the host's (host mounts still appear, none of its own leak out), mounts a tmpfs
 over an empty folder of the host's temporary directory (:attr:`MountHolder.base`) and then
 serves one JSON request per line on its stdin (replies on stdout): ``run`` (a tmpfs for one
-run's mount points), ``tmp`` (the shared ``/tmp``), ``overlay`` (a sandbox's project view),
+run's mount points), ``tmp`` (the shared ``/tmp``), ``idmap`` (that ``/tmp`` as a subject of
+another uid sees it: an idmapped clone; root only), ``overlay`` (a sandbox's project view),
 ``drop`` (detach a run's mounts). It ends at end of file on stdin, so when the server dies.
 
 A sandbox that uses these mounts is started *in* the holder's namespaces: its bwrap command is
@@ -51,6 +52,53 @@ libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
 MS_NOSUID, MS_NODEV, MS_BIND, MS_REC, MS_SLAVE = 2, 4, 4096, 16384, 1 << 19
 MNT_DETACH = 2
+SYS_OPEN_TREE, SYS_MOVE_MOUNT, SYS_MOUNT_SETATTR = 428, 429, 442  # the same on every arch
+OPEN_TREE_CLONE, AT_EMPTY_PATH, MOVE_MOUNT_F_EMPTY_PATH = 1, 0x1000, 4
+MOUNT_ATTR_IDMAP, AT_FDCWD = 0x00100000, -100
+libc.syscall.restype = ctypes.c_long
+
+def syscall(number, *args):
+    result = libc.syscall(number, *args)
+    if result < 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"system call {number}: {os.strerror(errno)}")
+    return result
+
+def idmapped(source, target, inside, outside):
+    # Mount at target a clone of the mount at source on which uid/gid inside (on disk) is
+    # seen as outside, and outside writes as inside (an idmapped mount).
+    ready_r, ready_w = os.pipe()
+    done_r, done_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # holds a user namespace whose mapping the mount takes
+        code = 0 if libc.unshare(CLONE_NEWUSER) == 0 else 1
+        os.write(ready_w, b"x")
+        os.read(done_r, 1)
+        os._exit(code)
+    try:
+        os.read(ready_r, 1)
+        for name in ("uid_map", "gid_map"):
+            with open(f"/proc/{pid}/{name}", "w") as handle:
+                handle.write(f"{inside} {outside} 1\n")
+        userns = os.open(f"/proc/{pid}/ns/user", os.O_RDONLY)
+    finally:
+        os.write(done_w, b"x")
+        os.waitpid(pid, 0)
+        for fd in (ready_r, ready_w, done_r, done_w):
+            os.close(fd)
+    try:
+        tree = syscall(SYS_OPEN_TREE, AT_FDCWD, enc(source), OPEN_TREE_CLONE | os.O_CLOEXEC)
+        try:
+            attr = ctypes.create_string_buffer(
+                int.to_bytes(MOUNT_ATTR_IDMAP, 8, "little") + bytes(16)
+                + int.to_bytes(userns, 8, "little"))
+            syscall(SYS_MOUNT_SETATTR, tree, b"", AT_EMPTY_PATH, attr, 32)
+            os.makedirs(target, exist_ok=True)
+            syscall(SYS_MOVE_MOUNT, tree, b"", AT_FDCWD, enc(target), MOVE_MOUNT_F_EMPTY_PATH)
+        finally:
+            os.close(tree)
+    finally:
+        os.close(userns)
 
 def check(result, what):
     if result != 0:
@@ -120,6 +168,10 @@ def handle(request):
         except OSError:  # kernels that want the user.* xattrs in a user namespace
             mount("overlay", merged, "overlay", 0, options + ",userxattr")
         return {"path": merged}
+    if op == "idmap":
+        path = place(request["path"])
+        idmapped(place(request["source"]), path, request["inside"], request["outside"])
+        return {"path": path}
     if op == "drop":
         path = place(request["path"])
         check(libc.umount2(enc(path), MNT_DETACH), f"umount {path}")
@@ -310,15 +362,28 @@ class RunMounts:
         return await self._request({"op": "tmp", "path": f"{self.run}/tmp", "size": self.size,
                                     "uid": self.uid})  # fmt: skip
 
-    async def project_view(self, name: str, root: str, folders: tuple[str, ...]) -> str:
+    async def shared_tmp_as(self, name: str, judge_uid: int, uid: int) -> str:
+        """The shared ``/tmp`` as the sandbox ``name`` running as ``uid`` sees it: an idmapped
+        mount on which the judge's ``judge_uid`` is ``uid`` (so a subject of its own uid
+        writes into the judge's 0700 folders, pytest's ``tmp_path``, and what it writes
+        belongs to the judge). Needs Linux 6.3 (idmapped tmpfs); raises
+        :class:`MountHolderError` where the kernel refuses."""
+        return await self._request({"op": "idmap", "source": f"{self.run}/tmp",
+                                    "path": f"{self.run}/{name}-tmp", "inside": judge_uid,
+                                    "outside": uid})  # fmt: skip
+
+    async def project_view(
+        self, name: str, root: str, folders: tuple[str, ...], uid: int | None = None
+    ) -> str:
         """A copy-on-write view of project ``root`` for the sandbox ``name`` (an overlay whose
         upper layer is a tmpfs of its own; under a root server holding ``folders``, the
-        project's folders, owned by the run's uid: :func:`mirror_dirs`); its path in the
-        holder."""
-        dirs = [] if self.uid is None else await asyncio.to_thread(mirror_dirs, root, list(folders))
+        project's folders, owned by ``uid``, default the run's: :func:`mirror_dirs`); its path
+        in the holder."""
+        owner = self.uid if uid is None else uid
+        dirs = [] if owner is None else await asyncio.to_thread(mirror_dirs, root, list(folders))
         return await self._request({
             "op": "overlay", "path": f"{self.run}/{name}", "lower": root, "size": self.size,
-            "uid": self.uid, "root_mode": root_mode(root), "dirs": dirs,
+            "uid": owner, "root_mode": root_mode(root), "dirs": dirs,
         })  # fmt: skip
 
     async def _request(self, request: dict) -> str:
