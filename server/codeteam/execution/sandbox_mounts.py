@@ -31,6 +31,7 @@ in place).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import json
 import os
@@ -302,6 +303,7 @@ def mount_holder() -> MountHolder:
             _holder.close()
         _holder = MountHolder()
         _holder_pid = os.getpid()
+        atexit.register(_holder.close)  # its empty folder on the host goes too
         return _holder
 
 
