@@ -1,6 +1,7 @@
 """Start-up cost of a trivial judged run: a judge and one subject exchanging one message.
 
     .venv/bin/python scripts/bench_sandbox_subject.py [--runs 30] [--mode bwrap]
+        [--kinds inside,protocol] [--server PATH]
 
 Two kinds of run, interleaved so that both see the same machine load:
 
@@ -10,7 +11,9 @@ Two kinds of run, interleaved so that both see the same machine load:
   (:class:`~codeteam.execution.sandbox.SubjectLaunch`), a sandbox of its own.
 
 Each run is one :func:`~codeteam.execution.sandbox.run_sandboxed` call measured from the
-caller's side (median and 90th percentile in ms). A benchmark, not a test.
+caller's side (median and 90th percentile in ms). ``--server`` imports codeteam from another
+checkout's ``server/`` folder (e.g. main before subjects, from ``git archive``: only
+``inside`` exists there). A benchmark, not a test.
 """
 
 from __future__ import annotations
@@ -23,9 +26,17 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from codeteam.execution.sandbox import SandboxPolicy, SubjectLaunch, python_argv, run_sandboxed
+def _server() -> str:
+    if "--server" in sys.argv:
+        return sys.argv[sys.argv.index("--server") + 1]
+    return str(Path(__file__).resolve().parents[1] / "server")
+
+
+sys.path.insert(0, _server())
+
+from codeteam.execution import sandbox
+from codeteam.execution.sandbox import SandboxPolicy, python_argv, run_sandboxed
 
 SUBJECT = """\
 import socket, sys
@@ -63,8 +74,8 @@ async def once(kind: str, policy: SandboxPolicy) -> float:
         result = await run_sandboxed({"judge.py": INSIDE, "subject.py": SUBJECT},
                                      python_argv("judge.py"), policy)  # fmt: skip
     else:
-        launch = SubjectLaunch(argv=python_argv("subject.py", "{channel}"),
-                               files={"subject.py": SUBJECT})  # fmt: skip
+        launch = sandbox.SubjectLaunch(argv=python_argv("subject.py", "{channel}"),
+                                       files={"subject.py": SUBJECT})  # fmt: skip
         result = await run_sandboxed({"judge.py": PROTOCOL}, python_argv("judge.py"), policy,
                                      subject=launch)  # fmt: skip
     elapsed = (time.perf_counter() - started) * 1000
@@ -77,9 +88,11 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--mode", default="bwrap", choices=["bwrap", "none"])
+    parser.add_argument("--kinds", default="inside,protocol")
+    parser.add_argument("--server", default=_server())
     args = parser.parse_args()
     policy = SandboxPolicy(mode=args.mode, timeout_s=30)
-    kinds = ("inside", "protocol")
+    kinds = tuple(args.kinds.split(","))
     for kind in kinds:
         await once(kind, policy)  # warm-up (and the one-time bwrap check)
     times: dict[str, list[float]] = {kind: [] for kind in kinds}
@@ -87,8 +100,8 @@ async def main() -> None:
         for kind in kinds:
             times[kind].append(await once(kind, policy))
     load = os.getloadavg()[0]
-    print(f"mode {args.mode}, {args.runs} runs each, load average {load:.2f}, "
-          f"{os.cpu_count()} cores")  # fmt: skip
+    print(f"server {args.server}, mode {args.mode}, {args.runs} runs each, load average "
+          f"{load:.2f}, {os.cpu_count()} cores")  # fmt: skip
     for kind in kinds:
         ordered = sorted(times[kind])
         p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]

@@ -40,6 +40,7 @@ def test_no_lsp_types_below_the_editor():
 
 RUNS_CODE = {"codeteam.execution.runner", "codeteam.execution.sandbox",
              "codeteam.execution.sandbox_command", "codeteam.execution.sandbox_subjects",
+             "codeteam.execution.sandbox_mounts", "codeteam.execution.run_budget",
              "codeteam.execution.pytest_run",
              "codeteam.execution.suite"}
 

@@ -266,12 +266,22 @@ for pid in range(1, 4096):
     if pid != me and libc.ptrace(16, pid, None, None) == 0:  # PTRACE_ATTACH
         traced[pid] = seen.get(pid, "?")
         libc.ptrace(17, pid, None, None)  # PTRACE_DETACH
+child = os.fork()
+if child == 0:
+    signal.pause()
+    os._exit(0)
+own_child = libc.ptrace(16, child, None, None)  # even its own child: ptrace is refused
+own_child_errno = ctypes.get_errno()
+os.kill(child, signal.SIGKILL)
+os.waitpid(child, 0)
 def attempt(action):
     try:
         return action()
     except OSError as error:
         return type(error).__name__
 report = {
+    "ptrace_own_child": [own_child, own_child_errno],
+    "uid": os.getuid(),
     "processes": seen,
     "traced": traced,
     "read_judge_file": attempt(lambda: open("/sandbox/judge_secret.txt").read()),
@@ -291,6 +301,7 @@ report = json.loads(channel.makefile("rb").readline())
 assert channel.recv(1) == b""  # the subject killed everything it could reach, itself included
 status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
 report["judge_alive_pid"] = os.getpid()
+report["judge_uid"] = os.getuid()
 report["judge_cmdline_seen"] = any("judge.py" in cmd for cmd in report["processes"].values())
 report["judge_tracer"] = status["TracerPid"].strip()
 report["judge_secret"] = open("/sandbox/judge_secret.txt").read()
@@ -302,8 +313,9 @@ print(json.dumps(report))
 
 async def test_the_subject_cannot_reach_its_judge():
     """The code under test, in its subject sandbox, sees none of the judge's processes,
-    cannot ptrace or kill it (``kill(-1, SIGKILL)``), cannot read or write the judge's
-    /sandbox; what it writes to the shared /tmp the judge reads (data, like a return value)."""
+    cannot ptrace (at all: not even its own child) or kill it (``kill(-1, SIGKILL)``), cannot
+    read or write the judge's /sandbox; what it writes to the shared /tmp the judge reads
+    (data, like a return value)."""
     from subject_client import JUDGE_CLIENT
 
     from codeteam.execution.sandbox import SubjectLaunch, python_argv, run_sandboxed
@@ -320,8 +332,11 @@ async def test_the_subject_cannot_reach_its_judge():
                for cmd in report["processes"].values()), report["processes"]
     assert all("judge" not in cmd for cmd in report["traced"].values()), report["traced"]
     assert report["judge_tracer"] == "0"
+    assert report["ptrace_own_child"] == [-1, 1]  # EPERM: the seccomp filter refuses ptrace
     assert report["read_judge_file"] == "FileNotFoundError"
     assert report["sandbox_listing"] == ["attacker.py", "evil.py"]  # its own folder
     assert report["judge_secret"] == "the judge's own"
     assert "evil.py" not in report["judge_listing"]
     assert report["tmp_data"] == 2 and report["tmp_read_by_judge"] == "42"
+    if os.geteuid() == 0:  # a root server: the subject runs as a uid of its own too
+        assert report["uid"] != report["judge_uid"]

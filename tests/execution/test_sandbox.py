@@ -408,7 +408,8 @@ keep = channel  # the judge exits holding it
 @pytest.mark.parametrize("mode", ["bwrap", "none"])
 async def test_judge_and_subject_share_tmp_and_home(mode):
     """pytest's tmp_path is a 0700 folder the judge makes; the code under test writes there
-    and the test reads it back. $HOME and $TMPDIR are the judge's too."""
+    (under a root server as a uid of its own: /tmp is idmapped for it) and the test reads it
+    back, the file its own. $HOME and $TMPDIR are the judge's too."""
     subject = """\
 import json, os, socket, sys
 channel = socket.socket(fileno=int(sys.argv[1]))
@@ -424,14 +425,34 @@ os.makedirs(folder, mode=0o700)
 channel, _ = start()
 channel.sendall(folder.encode() + b"\\n")
 seen = json.loads(channel.makefile("rb").readline())
-print(json.dumps({"read": open(os.path.join(folder, "written.txt")).read(),
+written = os.path.join(folder, "written.txt")
+print(json.dumps({"read": open(written).read(),
+                  "judge_owns_it": os.stat(written).st_uid == os.getuid(),
                   "same_env": seen == [os.environ.get("HOME"), os.environ.get("TMPDIR")]}))
 """
     result = await _judge(judge, _subject(subject), mode=mode)
-    assert json.loads(result.stdout) == {"read": "by the subject", "same_env": True}
+    assert json.loads(result.stdout) == {"read": "by the subject", "judge_owns_it": True,
+                                         "same_env": True}
 
 
 async def test_subject_overlays_need_a_project():
     with pytest.raises(ValueError, match="subject overlays need a project"):
         await run_sandboxed({}, python_argv("-c", "pass"), SandboxPolicy(),
                             subject=_subject(overlays={"/x.py": "x"}))  # fmt: skip
+
+
+async def test_without_the_mount_holder_a_run_with_subjects_is_unavailable(monkeypatch):
+    """Where codeteam's mount namespace cannot be made, a run that needs it says why (the
+    sandbox is unavailable), rather than running with a /tmp the subject does not share."""
+    from codeteam.execution import sandbox_mounts
+    from codeteam.execution.models import SandboxUnavailable
+
+    def refuse():
+        raise sandbox_mounts.MountHolderError("codeteam could not make the mount namespace")
+
+    monkeypatch.setattr(sandbox_mounts, "mount_holder", refuse)
+    with pytest.raises(SandboxUnavailable, match="could not make the mount namespace"):
+        await run_sandboxed({"judge.py": "pass"}, python_argv("judge.py"), SandboxPolicy(),
+                            subject=_subject())  # fmt: skip
+    result = await run_sandboxed({}, python_argv("-c", "print('plain')"), SandboxPolicy())
+    assert result.stdout == "plain\n"  # a plain run does not need it

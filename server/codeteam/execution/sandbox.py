@@ -21,22 +21,25 @@ per run, in one of two modes (:class:`SandboxPolicy` ``mode``):
 
 The only writable places are three size-capped tmpfs mounts private to the run (``/sandbox``,
 the working directory that holds the run's files; ``/tmp``; ``/dev/shm``); they vanish with
-the run. (A run with subjects binds a folder of the host's temporary directory at ``/tmp``
-instead, shared by its sandboxes, owned by the run's uid and deleted after the run; it is not
-size-capped.) There is no network (a private loopback only), no $HOME, no workspace, no access to
+the run. (In a run with subjects, ``/tmp`` is one tmpfs of the same size shared by the judge
+and its subjects, made in codeteam's mount namespace: :mod:`codeteam.execution.sandbox_mounts`.) There is no network (a private loopback only), no $HOME, no workspace, no access to
 the server's environment variables (API keys): the command gets a minimal environment.
 
 A *project run* (``run_sandboxed(..., project=ProjectMount(...))``) adds the project the
-function lives in: its root mounted read-only at its own path (``--ro-bind``), the candidate
-version of the target's file laid over the original (``--ro-bind-data`` of a memfd), ``.git``,
-``.env*`` and other secrets emptied (a read-only tmpfs over folders, an empty file over files),
-the project's interpreter with its prefix and site-packages read-only, the working directory
-in the project, ``$HOME`` a private writable folder. The run's files still go to ``/sandbox``.
+function lives in: its root mounted read-only at its own path (``--ro-bind``), or with
+``writable`` a copy-on-write view of it (an overlay whose writes go to a tmpfs private to each
+sandbox: the project on disk never changes), the candidate version of the target's file laid
+over the original (``--ro-bind-data`` of a memfd), ``.git`` folders and secret files at any
+depth emptied (:func:`codeteam.project.project_tree`; a read-only tmpfs over folders, an empty
+file over files), the project's interpreter with its prefix and site-packages read-only, the
+working directory in the project, ``$HOME`` a private writable folder. The run's files still go
+to ``/sandbox``. A run with subjects or a copy-on-write project starts its sandboxes through
+``nsenter`` in the mount holder's namespaces (:mod:`codeteam.execution.sandbox_mounts`).
 
 *Subjects* (``run_sandboxed(..., subject=SubjectLaunch(...))``): the command is then the
 *judge* (pytest and codeteam's plugin), and the code under test runs in subject sandboxes the
-judge asks for, each one a bwrap of its own (own pid, ipc, net, uts and mount namespaces; the
-same uid as the judge, see below): it sees the project (read-only, with
+judge asks for, each one a bwrap of its own (own pid, ipc, net, uts and mount namespaces;
+under a root server its own uid, see below): it sees the project (read-only, with
 :attr:`SubjectLaunch.overlays`, the hidden paths hidden), the interpreter, its own ``/sandbox``
 holding :attr:`SubjectLaunch.files`, and a ``/tmp`` (which is ``$HOME``) shared with the judge
 (a test's ``tmp_path`` is written by the code under test and read by the test); nothing of the
@@ -55,9 +58,12 @@ it is the judge's and subject's business. The judge may ask again (a subject die
 one is wanted); after :attr:`SubjectLaunch.max_starts` starts every request gets ``b"E"``.
 A subject's sandbox ends when the judge's end of its channel is closed everywhere (the server
 watches for the hang-up), when the subject exits (the judge then reads end of file), and at
-the latest when the run ends. Under a root server the judge and its subjects share the run's
-uid: pytest makes ``tmp_path`` folders of mode 0700, which a subject of another uid could not
-write; the namespaces above are what keep the subject from the judge. Mode ``"none"`` serves
+the latest when the run ends. Under a root server each subject runs as a uid of its own (from
+the same allocator as the run's), and its ``/tmp`` is an *idmapped* view of the judge's on
+which the judge's uid is the subject's: pytest makes ``tmp_path`` folders of mode 0700, which
+the subject can then write, and what it writes belongs to the judge (Linux 6.3 for idmapped
+tmpfs; where the kernel refuses, subjects run as the judge's uid, with a warning, and the
+namespaces alone keep them from the judge). Mode ``"none"`` serves
 the same protocol with plain subprocesses (same ``TMPDIR`` and ``HOME`` as the judge, the
 project copied once per subject with its overlays): one code path for the judge, no isolation.
 
@@ -86,8 +92,12 @@ Limits, in both modes (values from :class:`SandboxPolicy`):
     /etc/passwd), so the rlimit applies and counts this run's tasks only: a concurrent run's
     fork bomb cannot exhaust it. Root's privileges are gone for real, not only renamed.
 
-  Memory and CPU are per-process rlimits (``RLIMIT_AS``, ``RLIMIT_CPU``), and the scratch
-  tmpfs mounts are the run's own, so no budget is shared between runs.
+  CPU time is a per-process rlimit (``RLIMIT_CPU``); memory is one budget for everything
+  the run starts (:mod:`codeteam.execution.run_budget`: a cgroup of the run's own, else a
+  watcher), plus ``RLIMIT_AS`` per process; the scratch tmpfs mounts are the run's own, so
+  no budget is shared between runs.
+  Each sandbox of a run (judge, subject) has its own process limit: its own uid under a
+  root server, its own user namespace otherwise.
 - Nested user namespaces. Inside the sandbox ``unshare(CLONE_NEWUSER)`` and ``clone`` with
   that flag fail with EPERM, and ``clone3`` with ENOSYS (the C library then falls back to
   ``clone``): a seccomp filter (classic BPF built by :func:`_no_userns_filter`, loaded by
@@ -115,14 +125,13 @@ import asyncio
 import contextlib
 import logging
 import os
-import shutil
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
 
+from codeteam.execution.run_budget import RunBudget
 from codeteam.execution.sandbox_command import (
     _bwrap_path,
     _Capped,
@@ -133,11 +142,14 @@ from codeteam.execution.sandbox_command import (
     _Prepared,
     _run_uids,
     _Sink,
+    kill_tree,
     python_argv,
+    reap,
     run_nproc,
     sandbox_python,
     sandbox_site_packages,
 )
+from codeteam.execution.sandbox_mounts import MountHolderError, RunMounts, mount_holder
 from codeteam.execution.sandbox_policy import (
     FILES_DIR_ENV,
     PRIVATE_PIDNS_ENV,
@@ -156,6 +168,7 @@ from codeteam.execution.sandbox_policy import (
     SubjectLaunch,
 )
 from codeteam.execution.sandbox_subjects import SubjectServer
+from codeteam.project import project_tree
 
 __all__ = [
     "FILES_DIR_ENV", "NOT_INSTALLED", "PRIVATE_PIDNS_ENV", "PROJECT_ROOT_ENV", "RESULTS_FD_ENV",
@@ -209,26 +222,16 @@ def sandbox_problem(mode: str) -> str | None:
 
 
 def _probe(bwrap: str) -> str | None:
-    policy = SandboxPolicy(timeout_s=10)
+    """Start one sandboxed interpreter (with ``--disable-userns`` if bwrap has it), then one
+    in the mount holder's namespaces (where runs with subjects and copy-on-write projects
+    start); None when both work, else the message for the user."""
     for disable_userns in (True, False):
         _disable_userns_ok[bwrap] = disable_userns
-        with _Prepared(bwrap, {}, python_argv("-c", "pass"), policy) as prepared:
-            try:
-                done = subprocess.run(
-                    prepared.argv,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    pass_fds=prepared.pass_fds,
-                    env=prepared.env,
-                    cwd=prepared.cwd,
-                    preexec_fn=prepared.preexec,
-                    timeout=20,
-                    check=False,
-                )
-            except (OSError, subprocess.SubprocessError) as error:
-                return f"bubblewrap (bwrap) at {bwrap} cannot be started: {error}"
+        done = _probe_run(bwrap, ())
+        if isinstance(done, str):
+            return done
         if done.returncode == 0:
-            return None
+            break
         err = done.stderr.decode("utf-8", "replace").strip()
         if disable_userns and "disable-userns" in err:
             continue  # bwrap older than 0.8: retry without that option
@@ -239,7 +242,41 @@ def _probe(bwrap: str) -> str | None:
             "kernel.unprivileged_userns_clone, or an AppArmor userns restriction). Fix that, "
             'or set sandbox = "none" to run generated code unsandboxed at your own risk'
         )
-    return None  # pragma: no cover
+    try:
+        enter = tuple(mount_holder().enter_argv())
+    except MountHolderError as error:
+        return f"{error}. Fix that, or set sandbox = \"none\" (no isolation)"
+    done = _probe_run(bwrap, enter)
+    if isinstance(done, str):
+        return done
+    if done.returncode != 0:
+        err = done.stderr.decode("utf-8", "replace").strip()
+        detail = err.splitlines()[-1] if err else f"exit status {done.returncode}"
+        return (
+            f"bubblewrap (bwrap) works, but not started through nsenter in codeteam's mount "
+            f'namespace ({detail}). Fix that, or set sandbox = "none" (no isolation)'
+        )
+    return None
+
+
+def _probe_run(bwrap: str, enter: tuple[str, ...]) -> subprocess.CompletedProcess | str:
+    """One sandboxed ``python -c pass`` (through ``enter``), or why it could not start."""
+    policy = SandboxPolicy(timeout_s=10)
+    with _Prepared(bwrap, {}, python_argv("-c", "pass"), policy, enter=enter) as prepared:
+        try:
+            return subprocess.run(
+                prepared.argv,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                pass_fds=prepared.pass_fds,
+                env=prepared.env,
+                cwd=prepared.cwd,
+                preexec_fn=prepared.preexec,
+                timeout=20,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            return f"bubblewrap (bwrap) at {bwrap} cannot be started: {error}"
 
 
 def _normalise_exit(code: int | None, bwrap: bool) -> int | None:
@@ -366,7 +403,9 @@ async def _run(
     subject: SubjectLaunch | None,
 ) -> ProcessResult:
     """:func:`run_sandboxed` once its arguments are checked; everything the run holds is
-    released by ``stack`` (subjects first, then the judge's files, then the shared folders)."""
+    released by ``stack`` (subjects first, then the judge's files, then the mounts)."""
+    from codeteam.execution.models import SandboxUnavailable
+
     loop = asyncio.get_running_loop()
     out = _Capped(policy.output_limit_bytes)
     err = _Capped(policy.output_limit_bytes)
@@ -381,15 +420,32 @@ async def _run(
         run_uid = _run_uids.acquire()
         stack.callback(_run_uids.release, run_uid)
         nproc = run_nproc(run_uid, policy)
-    shared_tmp = None
+    budget = RunBudget(policy.memory_mb * 1024 * 1024)
+    budget.open()  # one memory budget (a cgroup, or the watcher) for all the run starts
+    stack.callback(budget.close)
+    tree = None
+    if project is not None:  # the project's secrets at any depth are hidden too
+        tree = await asyncio.to_thread(project_tree, project.root)
+        project = project.model_copy(
+            update={"hidden": sorted({*project.hidden, *tree.secrets})}
+        )
+    mounts = None
+    shared_tmp = view = None
+    writable = bwrap is not None and project is not None and project.writable
+    if bwrap is not None and (subject is not None or writable):
+        try:
+            mounts = await stack.enter_async_context(
+                RunMounts(run_uid, policy.scratch_mb * 1024 * 1024)
+            )
+            if subject is not None:
+                shared_tmp = await mounts.shared_tmp()
+            if writable:
+                assert project is not None and tree is not None
+                view = await mounts.project_view("judge", project.root, tree.folders)
+        except MountHolderError as error:
+            raise SandboxUnavailable(str(error)) from error
     env_fds: dict[str, int] = {}
     if subject is not None:
-        if bwrap is not None:
-            shared_tmp = tempfile.mkdtemp(prefix="codeteam-tmp-")
-            stack.callback(shutil.rmtree, shared_tmp, ignore_errors=True)
-            if run_uid is not None:  # the run's uid owns it; bwrap (root without
-                os.chown(shared_tmp, run_uid, run_uid)  # CAP_DAC_OVERRIDE) passes through it
-                os.chmod(shared_tmp, 0o711)
         server_end, judge_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         stack.callback(server_end.close)
         stack.callback(judge_end.close)
@@ -403,7 +459,8 @@ async def _run(
     env_fds[RESULTS_FD_ENV] = write_fd
     prepared = stack.enter_context(_Prepared(
         bwrap, files, argv, policy, env_fds=env_fds, project=project, shared_tmp=shared_tmp,
-        run_uid=run_uid, nproc=nproc, _tmp=copied,
+        run_uid=run_uid, nproc=nproc, enter=mounts.enter if mounts else (), project_view=view,
+        join_fds=budget.join_fds, _tmp=copied,
     ))  # fmt: skip
     subjects = None
     if subject is not None:
@@ -411,7 +468,8 @@ async def _run(
                                        if k in prepared.env}  # fmt: skip
         subjects = await stack.enter_async_context(SubjectServer(
             subject, policy, bwrap=bwrap, project=project, run_uid=run_uid, nproc=nproc,
-            shared_tmp=shared_tmp, shared_env=shared_env,
+            shared_tmp=shared_tmp, shared_env=shared_env, mounts=mounts,
+            folders=tree.folders if tree else (), budget=budget,
         ))  # fmt: skip
     try:
         started = time.monotonic()
@@ -429,8 +487,18 @@ async def _run(
             preexec_fn=prepared.preexec,  # noqa: PLW1509 - only setrlimit, see _preexec
         )
         prepared.close_fds()
+        budget.add_root(proc.pid)
         os.close(write_fd)
         pipe_fds[1] = -1
+
+        def over_budget() -> None:  # end everything the run started
+            kill_tree(proc.pid)
+            if subjects is not None:
+                subjects.close()
+            budget.end_all()
+
+        watching = asyncio.ensure_future(budget.watch(over_budget))
+        stack.push_async_callback(_cancelled, watching)
         results_pipe = os.fdopen(os.dup(read_fd), "rb", buffering=0)
         if subjects is not None:
             judge_end.close()  # the judge's copy is the only one left
@@ -442,9 +510,10 @@ async def _run(
             transport, _ = await loop.connect_read_pipe(lambda s=sink, e=eof: _Sink(s, e), pipe)
             transports.append(transport)
         if not await _exited(proc, policy.timeout_s):
-            killed = True
-            _kill_group(proc.pid)  # the leader is not reaped yet: the group id is ours
-        proc.wait()  # reaps: it has exited (or was just killed)
+            killed = not budget.exceeded
+            budget.before_kill()
+            kill_tree(proc.pid)  # the leader is not reaped yet: the group id is ours
+        budget.add_reaped(reap(proc))  # it has exited (or was just killed)
         seconds = time.monotonic() - started
         if bwrap is None and not killed:
             # Stragglers of "none" (children still holding the pipes) die with the group;
@@ -453,16 +522,18 @@ async def _run(
         if subjects is not None:
             await _cancelled(serving)
             subjects.close()  # every subject ends with the run
+        await _cancelled(watching)
         await asyncio.wait(eofs, timeout=_DRAIN_GRACE_S)
     except BaseException:
         # cancelled (or failed): kill before the run's files are deleted
         if proc is not None and proc.returncode is None:
-            _kill_group(proc.pid)
+            kill_tree(proc.pid)
             with contextlib.suppress(Exception):
                 proc.wait(timeout=5)
         raise
     if subjects is not None:
         await subjects.drained()
+    budget.finish()
     return ProcessResult(
         exit_code=_normalise_exit(proc.returncode, bwrap is not None),
         stdout=out.text("stdout"),
@@ -475,6 +546,11 @@ async def _run(
         sandbox="none" if bwrap is None else "bwrap",
         subjects=subjects.started if subjects is not None else 0,
         subject_output=subjects.output if subjects is not None else "",
+        memory_exceeded=budget.exceeded,
+        memory_budget_mb=policy.memory_mb,
+        memory_peak_bytes=budget.peak_bytes,
+        budget=budget.kind,
+        cpu_seconds=budget.cpu_seconds,
     )
 
 

@@ -13,6 +13,7 @@ import resource
 import shutil
 import signal
 import site
+import subprocess
 import sys
 import tempfile
 import threading
@@ -192,17 +193,36 @@ def _rlimits(policy: SandboxPolicy, nproc: int | None) -> list[tuple[int, tuple[
     return [(kind, (_clamp(soft, kind), _clamp(hard, kind))) for kind, soft, hard in wanted]
 
 
-def _preexec(limits: list[tuple[int, tuple[int, int]]]):
-    """The function run in the child between fork and exec: only ``setrlimit`` calls on
-    values computed beforehand (no imports, locks or allocation-heavy work, so it is safe
-    enough in a threaded server)."""
+def _preexec(limits: list[tuple[int, tuple[int, int]]], join_fds: tuple[int, ...] = ()):
+    """The function run in the child between fork and exec: ``write(fd, b"0")`` on each of
+    ``join_fds`` (a cgroup's ``cgroup.procs``, opened beforehand: the child joins the run's
+    cgroups before anything of it runs) and ``setrlimit`` calls on values computed beforehand
+    (no imports, locks or allocation-heavy work, so it is safe enough in a threaded server)."""
     setrlimit = resource.setrlimit
+    write = os.write
 
     def apply() -> None:
+        for fd in join_fds:
+            write(fd, b"0")
         for kind, value in limits:
             setrlimit(kind, value)
 
     return apply
+
+
+def reap(proc: subprocess.Popen) -> float:
+    """Reap ``proc`` (it has exited, or was just killed: this waits for it) with ``wait4``,
+    set its ``returncode``, and return the CPU seconds it and the descendants it waited for
+    used (0.0 when it was reaped already)."""
+    if proc.returncode is not None:
+        return 0.0
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    except ChildProcessError:  # reaped elsewhere
+        proc.wait()
+        return 0.0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime
 
 
 _SHIM = """\
@@ -230,9 +250,9 @@ def _guard_argv(argv: list[str], nproc: int, drop_root: bool, uid: int = SANDBOX
     return python_argv("-c", _SHIM, str(nproc), "1" if drop_root else "0", str(uid), *argv)
 
 
-_SECCOMP_ARCH = {  # machine -> (AUDIT_ARCH_*, unshare, clone, clone3)
-    "x86_64": (0xC000003E, 272, 56, 435),
-    "aarch64": (0xC00000B7, 97, 220, 435),
+_SECCOMP_ARCH = {  # machine -> (AUDIT_ARCH_*, unshare, clone, clone3, (ptrace, vm_readv, vm_writev))
+    "x86_64": (0xC000003E, 272, 56, 435, (101, 310, 311)),
+    "aarch64": (0xC00000B7, 97, 220, 435, (117, 270, 271)),
 }
 CLONE_NEWUSER = 0x10000000
 
@@ -240,10 +260,13 @@ CLONE_NEWUSER = 0x10000000
 def _no_userns_filter() -> bytes | None:
     """A seccomp (classic BPF) program for bwrap's ``--seccomp``: ``unshare`` and ``clone``
     with ``CLONE_NEWUSER`` fail with EPERM, ``clone3`` (whose flags a classic filter cannot
-    read) with ENOSYS, so the C library falls back to ``clone``; other architectures' system
-    calls (32-bit compat, x32) fail with EPERM/ENOSYS. Nested user namespaces (``unshare
-    -r``) are then impossible in the sandbox, whoever runs the server. Everything else is
-    allowed. None on a machine type it has no numbers for."""
+    read) with ENOSYS, so the C library falls back to ``clone``; ``ptrace``,
+    ``process_vm_readv`` and ``process_vm_writev`` fail with EPERM (the sandboxed code cannot
+    stop, trace or rewrite bwrap's init, the one other process of its own uid it can see when
+    the server is not root); other architectures' system calls (32-bit compat, x32) fail with
+    EPERM/ENOSYS. Nested user namespaces (``unshare -r``) are then impossible in the sandbox,
+    whoever runs the server. Everything else is allowed. None on a machine type it has no
+    numbers for."""
     import errno
     import platform
     import struct
@@ -251,7 +274,7 @@ def _no_userns_filter() -> bytes | None:
     machine = platform.machine()
     if machine not in _SECCOMP_ARCH:
         return None
-    arch, unshare, clone, clone3 = _SECCOMP_ARCH[machine]
+    arch, unshare, clone, clone3, (ptrace, vm_readv, vm_writev) = _SECCOMP_ARCH[machine]
     allow, eperm = 0x7FFF0000, 0x00050000 | errno.EPERM
     enosys = 0x00050000 | errno.ENOSYS
     ld, jeq, jset, ret = 0x20, 0x15, 0x45, 0x06
@@ -260,16 +283,19 @@ def _no_userns_filter() -> bytes | None:
         (jeq, 1, 0, arch),  # 1
         (ret, 0, 0, eperm),  # 2: another ABI
         (ld, 0, 0, 0),  # 3: the system call's number
-        (jset, 8, 0, 0x40000000),  # 4: x32 -> 13
-        (jeq, 7, 0, clone3),  # 5 -> 13
-        (jeq, 2, 0, unshare),  # 6 -> 9
-        (jeq, 1, 0, clone),  # 7 -> 9
-        (ret, 0, 0, allow),  # 8
-        (ld, 0, 0, 16),  # 9: the low half of the first argument (the flags)
-        (jset, 0, 1, CLONE_NEWUSER),  # 10
-        (ret, 0, 0, eperm),  # 11
-        (ret, 0, 0, allow),  # 12
-        (ret, 0, 0, enosys),  # 13
+        (jset, 11, 0, 0x40000000),  # 4: x32 -> 16
+        (jeq, 10, 0, clone3),  # 5 -> 16
+        (jeq, 5, 0, unshare),  # 6 -> 12
+        (jeq, 4, 0, clone),  # 7 -> 12
+        (jeq, 5, 0, ptrace),  # 8 -> 14
+        (jeq, 4, 0, vm_readv),  # 9 -> 14
+        (jeq, 3, 0, vm_writev),  # 10 -> 14
+        (ret, 0, 0, allow),  # 11
+        (ld, 0, 0, 16),  # 12: the low half of the first argument (the flags)
+        (jset, 0, 1, CLONE_NEWUSER),  # 13
+        (ret, 0, 0, eperm),  # 14
+        (ret, 0, 0, allow),  # 15
+        (ret, 0, 0, enosys),  # 16
     ]
     return b"".join(struct.pack("<HBBI", *insn) for insn in program)
 
@@ -340,7 +366,12 @@ class _Prepared:
     a private tmpfs, shared by the run's sandboxes; ``shared_env`` (mode "none"): variables
     (``TMPDIR``, ``HOME``) that point the command at the judge's folders. ``run_uid``/``nproc``
     (bwrap as root): the uid the run's sandboxes share and its ``RLIMIT_NPROC``; acquired here
-    (and released on close) when not given.
+    (and released on close) when not given. ``enter`` (bwrap): a prefix that starts bwrap in
+    the mount holder's namespaces (:mod:`codeteam.execution.sandbox_mounts`), where
+    ``shared_tmp`` and ``project_view`` live; ``project_view``: the copy-on-write view of the
+    project (an overlay) bound read-write at the project root instead of the root itself.
+    ``join_fds``: ``cgroup.procs`` descriptors the child writes itself into before ``exec``
+    (:class:`~codeteam.execution.run_budget.RunBudget`).
     """
 
     bwrap: str | None
@@ -353,6 +384,9 @@ class _Prepared:
     shared_tmp: str | None = None
     shared_env: dict[str, str] = field(default_factory=dict)
     nproc: int | None = None
+    enter: tuple[str, ...] = ()
+    project_view: str | None = None
+    join_fds: tuple[int, ...] = ()
     argv: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
@@ -461,7 +495,7 @@ class _Prepared:
             self.env.update({"HOME": home, PROJECT_ROOT_ENV: copy, FILES_DIR_ENV: files_dir})
         self.env.update(self.shared_env)
         self.pass_fds = self._passed_fds()
-        self.preexec = _preexec(_rlimits(self.policy, nproc))
+        self.preexec = _preexec(_rlimits(self.policy, nproc), self.join_fds)
 
     def _prepare_bwrap(self, bwrap: str) -> None:
         layout = _python_layout()
@@ -541,7 +575,7 @@ class _Prepared:
         else:
             nproc = self.policy.max_processes + 2  # bwrap's init and the command itself
         args += _guard_argv(self._command(SANDBOX_DIR), nproc, drop_root=root, uid=uid)
-        self.argv = args
+        self.argv = [*self.enter, *args]
         self.env = self._fds_env(_env("/tmp"))
         self.env[PRIVATE_PIDNS_ENV] = "1"
         if self.project is not None:
@@ -549,11 +583,12 @@ class _Prepared:
                 {"HOME": "/tmp", PROJECT_ROOT_ENV: self.project.root, FILES_DIR_ENV: SANDBOX_DIR}
             )
         self.pass_fds = self._passed_fds()
-        self.preexec = _preexec(_rlimits(self.policy, None))
+        self.preexec = _preexec(_rlimits(self.policy, None), self.join_fds)
 
     def _project_args(self, project: ProjectMount, made: set[str], bound: list[str]) -> list[str]:
         """bwrap options for a project run: ``extra_ro`` folders outside the root, the root
-        (read-only), the hidden paths, ``extra_ro`` folders inside the root, the overlays."""
+        (read-only, or its copy-on-write view read-write), the hidden paths, ``extra_ro``
+        folders inside the root, the overlays."""
         args: list[str] = []
         root = project.root
 
@@ -572,7 +607,13 @@ class _Prepared:
         for path in extra:
             if not _under(path, [root]) and not _under(path, bound):
                 bind(path)
-        bind(root)
+        if self.project_view is None:
+            bind(root)
+        else:
+            if not _under(root, bound):
+                args += _parents(root, made)
+            args += ["--bind", self.project_view, root]
+            bound.append(root)
         emptied: list[str] = []
         for path in sorted(project.hidden):
             if not os.path.lexists(path):
@@ -703,6 +744,40 @@ class _Sink(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.done.done():
             self.done.set_result(None)
+
+
+def descendants(roots: list[int]) -> list[int]:
+    """``roots`` that are alive and all their descendants (one pass over ``/proc``)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    found: list[int] = []
+    pending = [pid for pid in roots if os.path.exists(f"/proc/{pid}")]
+    while pending:
+        pid = pending.pop()
+        found.append(pid)
+        pending.extend(children.get(pid, ()))
+    return found
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL every descendant of ``pid`` (found through ``/proc``), then its process group
+    (``pid`` is a sandbox's leader, not reaped yet). A bwrap sandbox dies with its init, the
+    child of ``pid``: killed here even when the code made it outlive its parent (rewriting it
+    through ``/proc/1/mem`` is possible when the server is not root); in mode "none" this also
+    ends children that left the group."""
+    for found in descendants([pid]):
+        if found != pid:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(found, signal.SIGKILL)
+    _kill_group(pid)
 
 
 def _kill_group(pgid: int) -> None:

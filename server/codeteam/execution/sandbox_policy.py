@@ -50,8 +50,12 @@ class SandboxPolicy(BaseModel):
     - ``per_test_timeout_s``: seconds one test may take inside a run (enforced by the test
       harness with ``SIGALRM``; capped at ``timeout_s``).
     - ``cpu_s``: CPU seconds per process (``RLIMIT_CPU``; SIGXCPU, then SIGKILL 1 s later).
-    - ``memory_mb``: address space per process in MiB (``RLIMIT_AS``); allocations beyond it
-      fail (``MemoryError`` in Python).
+    - ``memory_mb``: memory in MiB for *everything a run starts together* (the judge, its
+      subjects and all their children: :mod:`codeteam.execution.run_budget`, a cgroup where
+      the machine allows it, else a watcher of their resident memory); a run that goes beyond
+      is ended (:attr:`ProcessResult.memory_exceeded`). Each process also has it as its
+      address-space limit (``RLIMIT_AS``), so one allocation larger than that fails at once
+      (``MemoryError`` in Python).
     - ``file_size_mb``: largest file a process may write, in MiB (``RLIMIT_FSIZE``).
     - ``max_processes``: processes plus threads the command may run at once
       (``RLIMIT_NPROC``, see the module docstring for how it is made per-run).
@@ -96,6 +100,16 @@ class ProjectMount(BaseModel):
     - ``extra_ro``: more folders mounted read-only at their own paths: the interpreter's
       prefix, base prefix and site-packages (a project ``.venv`` with its dependencies and
       pytest plugins, even under ``$HOME``); paths that do not exist are ignored.
+    - ``writable``: under bwrap, the run sees the root *copy-on-write* instead of read-only
+      (overlayfs over the project, the writes going to a tmpfs of ``scratch_mb`` private to
+      each sandbox of the run): tests create and change files anywhere in the project
+      (coverage data, caches, files next to a test) and the project on disk stays as it was;
+      the overlays, hidden paths and ``extra_ro`` folders stay read-only. Mode "none" always
+      runs in a copy.
+
+    Besides ``hidden``, every sandbox hides the project's secrets at any depth
+    (:func:`codeteam.project.project_tree`: ``.env*``, ``*.pem``, ``id_rsa*``, ``.netrc``,
+    ``.pypirc`` files and ``.git`` folders).
     """
 
     root: str
@@ -104,6 +118,7 @@ class ProjectMount(BaseModel):
     python: str
     workdir: str
     extra_ro: list[str] = Field(default_factory=list)
+    writable: bool = False
 
     def check(self) -> None:
         """Raise ``ValueError`` unless the paths are usable (see the field descriptions)."""
@@ -136,6 +151,9 @@ NOT_COPIED = frozenset({".tox", ".nox", "node_modules", "__pycache__", ".mypy_ca
 """Folders left out of the project's copy in mode "none" (besides hidden paths and any folder
 holding a ``pyvenv.cfg``, i.e. a virtualenv)."""
 
+
+MEMORY_NOTE = "the run used more than {mib} MiB in all (memory_mb is one budget for the whole run)"
+"""What a run ended for memory says (:attr:`ProcessResult.memory_note`)."""
 
 SUBJECT_FD_ENV = "CODETEAM_SUBJECT_FD"
 """Set in the judge's environment when :func:`~codeteam.execution.sandbox.run_sandboxed` is
@@ -186,6 +204,13 @@ class ProcessResult(BaseModel):
     time from start to exit. ``subjects``: how many subject sandboxes the run started
     (:class:`SubjectLaunch`); ``subject_output``: what they wrote to their stdout and stderr,
     together (the first ``output_limit_bytes``, a note appended when more was written).
+    ``memory_exceeded``: the run was ended because everything it started used more than
+    ``memory_budget_mb`` MiB together (:attr:`memory_note` says so in words); ``memory_peak_bytes``
+    the most it used at once (the cgroup's peak, page cache included, or the watcher's largest
+    sum), None when unknown; ``budget`` how the budget was kept (``"cgroup"`` or
+    ``"watcher"``). ``cpu_seconds``: the CPU time (user + system, seconds) the run's processes
+    used, None when unknown: a run cut by the wall clock (``killed``) whose ``cpu_seconds`` is
+    well below its ``seconds`` was held up by a busy machine, not by its own code.
     """
 
     exit_code: int | None = None
@@ -199,6 +224,18 @@ class ProcessResult(BaseModel):
     sandbox: Literal["bwrap", "none"] = "bwrap"
     subjects: int = 0
     subject_output: str = ""
+    memory_exceeded: bool = False
+    memory_budget_mb: int = 0
+    memory_peak_bytes: int | None = None
+    budget: Literal["cgroup", "watcher"] = "watcher"
+    cpu_seconds: float | None = None
+
+    @property
+    def memory_note(self) -> str | None:
+        """"the run used more than N MiB in all ..." when the run was ended for memory."""
+        if not self.memory_exceeded:
+            return None
+        return MEMORY_NOTE.format(mib=self.memory_budget_mb)
 
 
 def _under(path: str, roots: list[str]) -> bool:

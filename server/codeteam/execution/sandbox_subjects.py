@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import select
 import shutil
@@ -17,14 +18,19 @@ import subprocess
 from dataclasses import dataclass
 from typing import Self
 
+from codeteam.execution.run_budget import RunBudget
 from codeteam.execution.sandbox_command import (
     _Capped,
     _copied_project,
     _in_thread_owned,
-    _kill_group,
     _Prepared,
+    _run_uids,
     _Sink,
+    kill_tree,
+    reap,
+    run_nproc,
 )
+from codeteam.execution.sandbox_mounts import MountHolderError, RunMounts
 from codeteam.execution.sandbox_policy import (
     CHANNEL_PLACEHOLDER,
     ProjectMount,
@@ -32,11 +38,16 @@ from codeteam.execution.sandbox_policy import (
     SubjectLaunch,
 )
 
+log = logging.getLogger(__name__)
+
 START = b"S"
 """The judge's request (one byte), and the server's answer when it carries a channel."""
 
 REFUSED = b"E"
 """The server's answer when no subject was started; one line of text follows."""
+
+_idmaps = [True]
+"""Whether this kernel gave an idmapped mount (set to False at the first refusal)."""
 
 _MESSAGE_LIMIT = 500
 """Characters of a refusal's reason sent (one line)."""
@@ -61,8 +72,12 @@ class SubjectServer:
     ``bwrap`` is the bwrap binary (None: mode "none", plain subprocesses); ``project`` the
     judge's :class:`ProjectMount` (the subject sees the same project with
     ``launch.overlays``); ``run_uid``/``nproc`` the uid and process limit a root server's run
-    shares; ``shared_tmp`` (bwrap) the host folder every sandbox of the run sees as ``/tmp``;
-    ``shared_env`` (mode "none") the judge's ``TMPDIR``/``HOME``.
+    shares; ``shared_tmp`` (bwrap) the folder every sandbox of the run sees as ``/tmp``;
+    ``shared_env`` (mode "none") the judge's ``TMPDIR``/``HOME``; ``mounts`` (bwrap) the run's
+    mounts, where ``shared_tmp`` is and where each subject of a ``writable`` project gets its
+    own copy-on-write view (``folders``: the project's, see
+    :meth:`~codeteam.execution.sandbox_mounts.RunMounts.project_view`); ``budget`` the run's
+    memory budget and CPU account, which every subject joins.
     """
 
     def __init__(
@@ -76,6 +91,9 @@ class SubjectServer:
         nproc: int | None = None,
         shared_tmp: str | None = None,
         shared_env: dict[str, str] | None = None,
+        mounts: RunMounts | None = None,
+        folders: tuple[str, ...] = (),
+        budget: RunBudget | None = None,
     ):
         if launch.overlays and project is None:
             raise ValueError("subject overlays need a project")
@@ -90,6 +108,9 @@ class SubjectServer:
         self.nproc = nproc
         self.shared_tmp = shared_tmp
         self.shared_env = dict(shared_env or {})
+        self.mounts = mounts
+        self.folders = folders
+        self.budget = budget
         self.started = 0
         self._subjects: list[_Subject] = []
         self._output = _Capped(policy.output_limit_bytes)
@@ -173,34 +194,81 @@ class SubjectServer:
                 f"(SubjectLaunch.max_starts)"
             )
         self.started += 1
-        copied = None
+        unowned: list[int] = []  # the subject's own uid until its sandbox owns it
+        try:
+            own_uid, uid, nproc, tmp = await self._identity()
+            if own_uid is not None:
+                unowned.append(own_uid)
+            return await self._start(unowned, uid, nproc, tmp)
+        finally:
+            for own_uid in unowned:
+                _run_uids.release(own_uid)
+
+    async def _identity(self) -> tuple[int | None, int | None, int | None, str | None]:
+        """(the subject's own uid or None, its uid, process limit, shared /tmp): under a root
+        server a uid of its own with the judge's /tmp idmapped to it (see
+        :meth:`~codeteam.execution.sandbox_mounts.RunMounts.shared_tmp_as`), where the
+        kernel has idmapped mounts; else the judge's."""
+        if self.bwrap is None or self.run_uid is None or self.mounts is None or not _idmaps[0]:
+            return None, self.run_uid, self.nproc, self.shared_tmp
+        own = _run_uids.acquire()
+        try:
+            tmp = await self.mounts.shared_tmp_as(f"s{self.started}", self.run_uid, own)
+        except MountHolderError as error:
+            _run_uids.release(own)
+            _idmaps[0] = False
+            log.warning("no idmapped mounts here (%s): subjects run as their judge's uid", error)
+            return None, self.run_uid, self.nproc, self.shared_tmp
+        return own, own, run_nproc(own, self.policy), tmp
+
+    async def _start(
+        self, unowned: list[int], uid: int | None, nproc: int | None, tmp: str | None
+    ) -> socket.socket:
+        copied = view = None
         if self.bwrap is None and self.mount is not None:
             try:
                 copied = await _in_thread_owned(_copied_project, self.mount)
             except OSError as error:
                 raise SubjectRefused(f"the project could not be copied: {error}") from error
+        elif self.mount is not None and self.mount.writable and self.mounts is not None:
+            try:
+                view = await self.mounts.project_view(f"s{self.started}", self.mount.root,
+                                                      self.folders, uid=uid)  # fmt: skip
+            except MountHolderError as error:
+                raise SubjectRefused(str(error)) from error
         if self._closed:  # the run ended while the project was copied
             if copied:
                 shutil.rmtree(copied, ignore_errors=True)
             raise SubjectRefused("the run has ended")
         judge_end, subject_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            return self._spawn(judge_end, subject_end, copied)
+            return self._spawn(judge_end, subject_end, copied, view, (uid, nproc, tmp), unowned)
         except BaseException:
             judge_end.close()
             subject_end.close()
             raise
 
     def _spawn(
-        self, judge_end: socket.socket, subject_end: socket.socket, copied: str | None
+        self,
+        judge_end: socket.socket,
+        subject_end: socket.socket,
+        copied: str | None,
+        view: str | None,
+        identity: tuple[int | None, int | None, str | None],
+        unowned: list[int],
     ) -> socket.socket:
+        uid, nproc, tmp = identity
         number = str(subject_end.fileno())
         argv = [arg.replace(CHANNEL_PLACEHOLDER, number) for arg in self.launch.argv]
         prepared = _Prepared(
             self.bwrap, dict(self.launch.files), argv, self.policy, project=self.mount,
-            keep_fds=(subject_end.fileno(),), shared_tmp=self.shared_tmp,
-            shared_env=self.shared_env, run_uid=self.run_uid, nproc=self.nproc, _tmp=copied,
+            keep_fds=(subject_end.fileno(),), shared_tmp=tmp,
+            shared_env=self.shared_env, run_uid=uid, nproc=nproc, _tmp=copied,
+            _owns_uid=bool(unowned),
+            enter=self.mounts.enter if self.mounts else (), project_view=view,
+            join_fds=self.budget.join_fds if self.budget else (),
         )  # fmt: skip
+        unowned.clear()  # the sandbox's now: released when it is closed
         try:
             prepared.__enter__()
         except (OSError, ValueError) as error:
@@ -221,6 +289,8 @@ class SubjectServer:
             prepared.close()
             raise SubjectRefused(f"the subject could not be started: {error}") from error
         prepared.close_fds()
+        if self.budget is not None:
+            self.budget.add_root(proc.pid)
         subject = _Subject(proc, prepared, subject_end, None)
         self._subjects.append(subject)
         try:
@@ -249,7 +319,7 @@ class SubjectServer:
                 self._ended(subject)
             else:  # every reference to the judge's end is closed: nobody can call it
                 self._unwatch(fd)
-                _kill_group(subject.proc.pid)
+                kill_tree(subject.proc.pid)
 
     def _unwatch(self, fd: int) -> None:
         self._watched.pop(fd, None)
@@ -260,8 +330,9 @@ class SubjectServer:
     def _ended(self, subject: _Subject) -> None:
         """The subject's process exited: reap it, let go of its channel (the judge then reads
         end-of-file) and its files."""
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            subject.proc.wait(timeout=5)
+        cpu = reap(subject.proc)
+        if self.budget is not None:
+            self.budget.add_reaped(cpu)
         if subject.pidfd is not None:
             self._unwatch(subject.pidfd)
             os.close(subject.pidfd)
@@ -277,10 +348,10 @@ class SubjectServer:
         """End every subject still running (the whole sandbox: its process group, and under
         bwrap its pid namespace) and reap it; no subject starts after this."""
         self._closed = True
+        if self.budget is not None and self._subjects:
+            self.budget.before_kill()
         for subject in list(self._subjects):
-            _kill_group(subject.proc.pid)
-            with contextlib.suppress(Exception):
-                subject.proc.wait(timeout=5)
+            kill_tree(subject.proc.pid)
             self._ended(subject)
         if self._epoll is not None:
             if self._loop is not None:

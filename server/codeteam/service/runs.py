@@ -234,7 +234,10 @@ async def build_task(
     except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
         raise TargetError(str(error)) from error
     name, _ = pipeline_name(request.pipeline, request.settings)
-    if name != "plan_docstring":
+    if name != "plan_docstring" and not (
+        project is not None
+        and await asyncio.to_thread(untestable_reason, request.settings, name, project)
+    ):  # a project the sandbox cannot read runs nothing: run() says why
         task = await _with_project_tests(request, task, progress)
     return readable, task
 
@@ -291,7 +294,7 @@ async def run(
         readable, task = await build_task(request, progress)
     settings = request.settings
     report("checking the sandbox")
-    untested = await asyncio.to_thread(untestable_reason, settings, name)
+    untested = await asyncio.to_thread(untestable_reason, settings, name, task.project)
     if untested and not request.allow_untested:
         raise Untestable(untested)
     client = RunClient(clients, settings, report)
