@@ -133,3 +133,83 @@ def test_a_body_whose_content_length_counts_characters_and_the_next_six(raw):
         answer["error"]["message"]
     for msg_id in range(8, 14):
         assert "result" in raw.response(msg_id), msg_id
+
+
+# --- found by attacking issue 25's work (helper break25) ------------------------------------
+def alive(raw: RawClient, msg_id: Any) -> bool:
+    raw.send(code_action(msg_id, GOOD_RANGE))
+    return "result" in raw.response(msg_id)
+
+
+def test_a_content_length_larger_than_the_body_loses_no_later_request(raw):
+    # The body is read up to the next message's header (a JSON body never holds the raw bytes
+    # "Content-Length: N\r\n"), so it is whole and answered: before, the 10 bytes too many
+    # were taken from the next message, and neither was answered.
+    cut = code_action(20, GOOD_RANGE)
+    raw.send(cut, content_length=len(json.dumps(cut, ensure_ascii=False).encode()) + 10)
+    raw.send(code_action(21, GOOD_RANGE))
+    assert "result" in raw.response(20)
+    assert "result" in raw.response(21)
+    assert alive(raw, 22)
+
+
+def test_an_absurd_content_length_does_not_end_the_server(raw):
+    # Before: read(10**14) raised MemoryError in the reader thread and the server exited.
+    assert raw.process.stdin is not None
+    raw.process.stdin.write(b"Content-Length: 100000000000000\r\n\r\n")
+    raw.process.stdin.flush()
+    raw.send(code_action(30, GOOD_RANGE))
+    assert "result" in raw.response(30)
+    assert raw.process.poll() is None
+
+
+def send_body(raw: RawClient, body: bytes) -> None:
+    assert raw.process.stdin is not None
+    raw.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    raw.process.stdin.flush()
+
+
+def test_a_body_nested_too_deeply_for_the_decoder_is_answered(raw):
+    # json.loads raises RecursionError (not a JSONDecodeError): the request went unanswered.
+    send_body(raw, b'{"jsonrpc": "2.0", "id": 40, "method": "textDocument/codeAction", '
+                   b'"params": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    assert raw.response(40)["error"]["code"] == -32700
+    assert alive(raw, 41)
+
+
+@pytest.mark.parametrize(("message", "answered_id"), [
+    ({"id": 50, "method": "textDocument/codeAction", "params": {}}, 50),  # no "jsonrpc"
+    ({"jsonrpc": "1.0", "id": 50, "method": "shutdown"}, 50),
+    ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "shutdown"}, None),  # an id of no JSON-RPC type
+    ({"jsonrpc": "2.0", "id": [50], "method": "shutdown"}, None),
+    ({"jsonrpc": "2.0", "id": 50, "method": 5, "params": {}}, 50),
+])
+def test_a_request_that_is_not_json_rpc_2_is_answered_with_invalid_request(
+        raw, message, answered_id):
+    send_body(raw, json.dumps(message).encode())
+    answer = raw.response(answered_id)
+    assert answer["error"]["code"] == -32600
+    assert "Traceback" not in answer["error"]["message"]
+    assert alive(raw, 51)
+
+
+def test_a_batch_gets_an_answer_for_each_of_its_requests(raw):
+    # LSP has no batches; before, pygls raised on the list and none of its requests was answered.
+    send_body(raw, json.dumps([code_action(60, GOOD_RANGE), code_action(61, GOOD_RANGE),
+                               {"jsonrpc": "2.0", "method": "initialized", "params": {}}]).encode())
+    for msg_id in (60, 61):
+        answer = raw.response(msg_id)
+        assert answer["error"]["code"] == -32600
+        assert "batch" in answer["error"]["message"]
+    send_body(raw, json.dumps([[code_action(62, GOOD_RANGE)]]).encode())
+    assert raw.response(62)["error"]["code"] == -32600
+    assert alive(raw, 63)
+
+
+def test_a_request_after_shutdown_is_answered_with_invalid_request(raw):
+    # LSP: "requests after a shutdown request ... should error with InvalidRequest"; before,
+    # pygls dropped them and the editor waited.
+    send_body(raw, json.dumps({"jsonrpc": "2.0", "id": 70, "method": "shutdown"}).encode())
+    assert raw.response(70)["result"] is None
+    raw.send(code_action(71, GOOD_RANGE))
+    assert raw.response(71)["error"]["code"] == -32600

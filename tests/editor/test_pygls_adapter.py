@@ -91,3 +91,21 @@ def test_a_resyncing_stream_starts_a_line_at_its_header():
     assert stream.readline() == b"Content-Length: 2\r\n"
     assert stream.dropped_bytes == 3
     assert stream.readline() == b"\r\n" and stream.read(2) == b"{}"
+
+
+def test_a_resyncing_stream_ends_a_body_at_the_next_header():
+    import io
+
+    from codeteam.editor.protocol import ResyncingStream
+
+    def frames(data: bytes, size: int) -> list[bytes]:
+        stream = ResyncingStream(io.BytesIO(data))
+        return [stream.read(size), stream.readline(), stream.readline(), stream.read(2)]
+
+    following = b"Content-Length: 2\r\n\r\n{}"
+    for size in (2, 3, 4, 12, 10**14):  # exact, a header cut after 1, 2 bytes, 10 over, absurd
+        assert frames(b"{}" + following, size) == [b"{}", b"Content-Length: 2\r\n", b"\r\n",
+                                                   b"{}"], size
+    # A body may hold the header's words, just not the raw header line.
+    body = b'{"a": "Content-Length: 2"}'
+    assert frames(body + following, len(body))[0] == body

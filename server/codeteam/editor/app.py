@@ -77,7 +77,7 @@ def serve(tcp: str | None = None, log_file: str | None = None) -> int:
     server = create_server()
     log.info("codeteam %s on stdio", server.version)
     # Lines start at a header even after a body whose Content-Length was wrong.
-    server.start_io(ResyncingStream(sys.stdin.buffer), stdout)
+    server.start_io(ResyncingStream(sys.stdin.buffer, on_body=server.protocol.body_read), stdout)
     _exit_now_if_the_model_is_stuck()
     return 0
 

@@ -25,7 +25,16 @@
 - Framing: after such a body, the rest of it and the next header arrive on one line, which
   pygls's reader does not take for a header, and every later message is lost.
   :class:`ResyncingStream` (the stdin pygls reads) starts a line at its ``Content-Length:``
-  header, dropping the bytes before it, so the next message is read again.
+  header, dropping the bytes before it, so the next message is read again. A Content-Length
+  larger than the body is found the same way: the body is read as it arrives (never
+  allocated at its announced size, which raised MemoryError for 10^14 and ended the server)
+  and ends where the next header starts (a JSON body never holds the raw bytes
+  ``Content-Length: N\r\n``).
+- Messages that are not JSON-RPC 2.0 requests but carry an id (no ``"jsonrpc": "2.0"``, an
+  id that is an object or a list, a method that is not a string, a batch, which LSP does not
+  have), a request after ``shutdown`` (LSP: "should error with InvalidRequest") and a body
+  nested too deeply for the JSON decoder (RecursionError) are answered too: InvalidRequest
+  (-32600), or ParseError for the last; pygls dropped each of them.
 
 This module is the one place that touches pygls's private members; each has a test in
 tests/editor/test_pygls_adapter.py: ``Workspace._text_documents`` and ``._sync_kind``,
@@ -48,7 +57,7 @@ from urllib.parse import unquote
 import cattrs
 from cattrs.v import format_exception
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcParseError
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcParseError
 from pygls.protocol import JsonRPCRequestMessage, LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 from pygls.workspace import TextDocument, Workspace
@@ -118,22 +127,74 @@ class LspWorkspace(Workspace):
 
 
 HEADER = b"Content-Length:"
+_HEADER_LINE = re.compile(rb"Content-Length: \d+\r\n")
+_HEADER_LINE_MAX = 40
+"""At most the bytes of a header line (``Content-Length: `` and 20 digits and CRLF)."""
+READ_CHUNK = 1 << 20
+"""Bytes asked of the stream at a time while a body is read (1 MiB)."""
+
+
+_HEADER_PART = re.compile(rb"Content-Length: \d*\r?")
+
+
+def _starts_a_header(rest: bytes) -> bool:
+    """Whether ``rest`` is the start of a header line, without its end."""
+    if len(rest) <= len(b"Content-Length: "):
+        return b"Content-Length: ".startswith(rest)
+    return _HEADER_PART.fullmatch(rest) is not None
+
+
+def _ends_in_a_header(body: bytearray, size: int) -> bool:
+    """Whether the bytes from some place before ``size`` to the end of ``body`` are the start
+    of a header line (more bytes are needed to tell). Never so for a body of exactly
+    ``size`` bytes that is JSON: JSON text ends in ``}``, ``]``, a quote, a digit, a letter
+    of ``true``/``false``/``null`` or white space, never inside such a start."""
+    low = max(0, size - _HEADER_LINE_MAX)
+    at = body.rfind(b"C", low, size)
+    while at >= 0:
+        if _starts_a_header(bytes(body[at:at + _HEADER_LINE_MAX + 1])):
+            return True
+        at = body.rfind(b"C", low, at)
+    return False
 
 
 class ResyncingStream:
-    """A binary stream (``readline``, ``read``) over ``stream`` whose lines start at a
-    ``Content-Length:`` header when one appears inside a line: the bytes before it (the rest
-    of a body whose Content-Length was too small) are dropped and logged. A JSON body holds
-    no raw line break inside a string, so a header can only be inside a line when the framing
-    was lost."""
+    """A binary stream (``readline``, ``read``) over ``stream`` that finds the framing again
+    after a message whose Content-Length did not match its body:
 
-    def __init__(self, stream: BinaryIO) -> None:
+    - a line starts at a ``Content-Length:`` header when one appears inside it (the bytes
+      before it, the rest of a body whose Content-Length was too small, are dropped and
+      logged: a JSON body holds no raw line break inside a string, so a header can only be
+      inside a line when the framing was lost);
+    - ``read(n)`` returns the body as it arrives, at most ``n`` bytes, and stops before a
+      header line it holds (``Content-Length: N\r\n``, which no JSON text contains: the
+      Content-Length was too large), leaving that header to the next ``readline``. Memory
+      grows with the bytes that arrived, not with ``n``.
+
+    ``on_body`` (optional) hears each body read, for the protocol to answer one the JSON
+    decoder cannot read."""
+
+    def __init__(self, stream: BinaryIO,
+                 on_body: Callable[[bytes], None] | None = None) -> None:
         self._stream = stream
+        self._pending = b""
+        """Bytes read from the stream that belong to what comes next."""
+        self.on_body = on_body
         self.dropped_bytes = 0
         """Bytes dropped so far to find a header."""
 
+    def _next_line(self) -> bytes:
+        if not self._pending:
+            return self._stream.readline()
+        end = self._pending.find(b"\n") + 1
+        if end:
+            line, self._pending = self._pending[:end], self._pending[end:]
+            return line
+        line, self._pending = self._pending + self._stream.readline(), b""
+        return line
+
     def readline(self) -> bytes:
-        line = self._stream.readline()
+        line = self._next_line()
         at = line.find(HEADER)
         if at > 0:
             self.dropped_bytes += at
@@ -142,8 +203,44 @@ class ResyncingStream:
             return line[at:]
         return line
 
+    def _read_some(self, size: int) -> bytes:
+        read1 = getattr(self._stream, "read1", None)
+        return read1(size) if read1 is not None else self._stream.read(size)
+
     def read(self, size: int = -1) -> bytes:
-        return self._stream.read(size)
+        if size < 0:
+            body = self._pending + self._stream.read()
+            self._pending = b""
+        else:
+            body = self._read_body(size)
+        if self.on_body is not None:
+            self.on_body(body)
+        return body
+
+    def _read_body(self, size: int) -> bytes:
+        body = bytearray(self._pending)
+        self._pending = b""
+        searched = 0
+        while True:
+            header = _HEADER_LINE.search(body, searched, size + _HEADER_LINE_MAX)
+            if header is not None and header.start() < size:
+                log.warning("a message body ended %d bytes before its Content-Length (%d): "
+                            "the next message's header came first", size - header.start(),
+                            size)
+                # Never empty: pygls's reader ends the server on an empty body.
+                return self._keep_after(body, header.start()) or b" "
+            if len(body) >= size and not _ends_in_a_header(body, size):
+                return self._keep_after(body, size)
+            chunk = self._read_some(min(READ_CHUNK, max(size - len(body), _HEADER_LINE_MAX)))
+            if not chunk:  # the end of the input
+                return self._keep_after(body, size)
+            searched = max(0, len(body) - _HEADER_LINE_MAX)
+            body += chunk
+
+    def _keep_after(self, body: bytearray, end: int) -> bytes:
+        """``body[:end]``; what follows is kept for the next read."""
+        self._pending = bytes(body[end:])
+        return bytes(body[:end])
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -151,13 +248,21 @@ class ResyncingStream:
 
 @dataclass(frozen=True)
 class UnreadableRequest:
-    """A request whose params do not structure into the method's type; it is answered with
-    ``error`` instead of running a handler."""
+    """A request whose params do not structure into the method's type (or that is not a
+    JSON-RPC 2.0 request); it is answered with ``error`` instead of running a handler."""
 
     id: MsgId | None
     method: str
     error: types.ResponseError
     jsonrpc: str = "2.0"
+
+
+def _invalid_request(msg_id: Any, message: str) -> UnreadableRequest:
+    if not isinstance(msg_id, int | float | str):
+        msg_id = None
+    log.warning("request %r: %s", msg_id, message)
+    return UnreadableRequest(id=msg_id, method="", error=types.ResponseError(
+        code=JsonRpcInvalidRequest.CODE, message=message))
 
 
 _RANGE_ERROR = re.compile(
@@ -213,7 +318,7 @@ def _complete_members(text: str) -> dict[str, Any]:
             if text[at:at + 1] != ":":
                 return members
             value, at = decoder.raw_decode(text, space.match(text, at + 1).end())
-        except ValueError:  # the text breaks off in this member
+        except (ValueError, RecursionError):  # the text breaks off (or nests too deep) here
             return members
         members[key] = value
         at = space.match(text, at).end()
@@ -232,6 +337,9 @@ class CodeteamProtocol(LanguageServerProtocol):
         self.on_cancel_request: Callable[[MsgId], None] | None = None
         self.on_text_change: Callable[[str, str], None] | None = None
         """Called with (uri, the document's whole text) after each content change."""
+        self.last_body: bytes = b""
+        """The last message body read (:meth:`body_read`), for a body the decoder cannot
+        read without saying what it was (RecursionError)."""
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):
@@ -266,17 +374,28 @@ class CodeteamProtocol(LanguageServerProtocol):
             self.on_cancel_request(msg_id)
 
     # --- every request gets an answer --------------------------------------------------------
+    def body_read(self, body: bytes) -> None:
+        """Hear a message body before it is decoded (:class:`ResyncingStream`'s ``on_body``)."""
+        self.last_body = body
+
     def structure_message(self, data: dict[str, Any]):
-        """pygls's, except that a request whose params do not structure becomes an
+        """pygls's, except that a request whose params do not structure, whose id is not a
+        string or a number or whose method is not a string becomes an
         :class:`UnreadableRequest` (answered by :meth:`handle_message`) instead of an
-        exception that drops it."""
+        exception (or a handler whose answer cannot be sent) that drops it."""
         if "jsonrpc" in data and "method" in data and "id" in data and "error" not in data:
-            method = data["method"] if isinstance(data["method"], str) else ""
+            msg_id = data["id"]
+            if not isinstance(msg_id, int | float | str | None):
+                return _invalid_request(None, "the id of a request must be a string or a "
+                                        f"number, got {type(msg_id).__name__}")
+            if not isinstance(data["method"], str):
+                return _invalid_request(msg_id, "the method of a request must be a string, "
+                                        f"got {type(data['method']).__name__}")
+            method = data["method"]
             request_type = self.get_message_type(method) or JsonRPCRequestMessage
             try:
                 return self._converter.structure(data, request_type)
             except Exception as error:  # noqa: BLE001 - answered below, never dropped
-                msg_id = data["id"] if isinstance(data["id"], int | str) else None
                 message = invalid_params_message(method or "the request", error)
                 log.warning("request %r: %s", msg_id, message)
                 return UnreadableRequest(
@@ -289,17 +408,61 @@ class CodeteamProtocol(LanguageServerProtocol):
         if isinstance(message, UnreadableRequest):
             self._send_response(message.id, None, message.error)
             return
+        if isinstance(message, list):
+            self._answer_batch(message)
+            return
+        if isinstance(message, dict):  # no "jsonrpc" member: pygls kept the plain object
+            if "method" in message and "id" in message:
+                self._answer_invalid(message["id"], 'not a JSON-RPC 2.0 request (it needs '
+                                     '"jsonrpc": "2.0")')
+            else:
+                log.warning("dropped a message that is not JSON-RPC 2.0")
+            return
+        if not hasattr(message, "jsonrpc"):  # null, a number, a string
+            log.warning("dropped a message that is not a JSON object")
+            return
+        is_request = hasattr(message, "method") and hasattr(message, "id")
+        if is_request and message.jsonrpc != self.VERSION:
+            self._answer_invalid(message.id, f"not a JSON-RPC 2.0 request (jsonrpc is "
+                                 f"{str(message.jsonrpc)[:10]!r})")
+            return
+        if is_request and self._shutdown and message.method != types.EXIT:
+            self._answer_invalid(message.id, f"{message.method}: the server is shutting down "
+                                 "(shutdown was requested)")
+            return
         super().handle_message(message)
+
+    def _answer_batch(self, messages: list) -> None:
+        """LSP has no batches: each request in one (at any depth) is answered with
+        InvalidRequest; nothing in it runs."""
+        for message in messages:
+            if isinstance(message, list):
+                self._answer_batch(message)
+                continue
+            msg_id = (message.get("id") if isinstance(message, dict)
+                      else getattr(message, "id", None))
+            method = (message.get("method") if isinstance(message, dict)
+                      else getattr(message, "method", None))
+            if method is not None and isinstance(msg_id, int | float | str):
+                self._answer_invalid(msg_id, "LSP has no batches: send each request in a "
+                                     "message of its own")
+        log.warning("dropped a batch of %d messages (LSP has none)", len(messages))
+
+    def _answer_invalid(self, msg_id: Any, message: str) -> None:
+        self.handle_message(_invalid_request(msg_id, message))
 
     def answer_unreadable_body(self, error: Exception) -> bool:
         """Answer the request of a message body that is not JSON (``error`` is what
-        ``json.loads`` raised on it: a JSONDecodeError or a UnicodeDecodeError) with ParseError,
+        ``json.loads`` raised on it: a JSONDecodeError, a UnicodeDecodeError or a RecursionError
+        for :attr:`last_body`) with ParseError,
         when the body's complete part names a request (an ``id`` and a ``method``). Returns
         True when it answered."""
         if isinstance(error, json.JSONDecodeError):
             text = error.doc
         elif isinstance(error, UnicodeDecodeError) and isinstance(error.object, bytes):
             text = error.object.decode("utf-8", errors="replace")
+        elif isinstance(error, RecursionError):  # nested too deeply: the body as it was read
+            text = self.last_body.decode("utf-8", errors="replace")
         else:
             return False
         members = _complete_members(text)
