@@ -18,6 +18,7 @@ settings change.
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 import threading
@@ -38,12 +39,17 @@ _lock = threading.Lock()
 
 def register_secret(value: str | None) -> None:
     """Mask ``value`` (an API key, a password) in everything :func:`redact` sees from now on.
-    Also registers its URL-quoted and unquoted forms."""
+    Also registers its URL-quoted and unquoted forms, and the value in base64 (standard and
+    URL-safe, without padding), base32 and hex, as code that encodes it would show it."""
     if not value or len(value) < MIN_SECRET_CHARS:
         return
+    raw = value.encode("utf-8")
+    encoded = (base64.b64encode(raw).decode().rstrip("="),
+               base64.urlsafe_b64encode(raw).decode().rstrip("="),
+               base64.b32encode(raw).decode().rstrip("="), raw.hex(), raw.hex().upper())
     with _lock:
         _secrets.add(value)
-        for form in (unquote(value), value.strip()):
+        for form in (unquote(value), value.strip(), *encoded):
             if len(form) >= MIN_SECRET_CHARS:
                 _secrets.add(form)
 

@@ -164,3 +164,17 @@ def test_write_keeps_the_files_line_ending(scripted, tmp_path, ending):
     assert written.startswith(before + "def double(x):" + ending)
     assert written.endswith("    return 2 * x" + ending + after)
     assert f'text = """two{ending}lines"""' in written
+
+
+def test_code_holding_the_key_split_across_lines_is_never_written(scripted, tmp_path):
+    # Found attacking issue 25's work: the key in two literals (or escaped, or in base64)
+    # was written, since only its characters in one piece counted.
+    path = tmp_path / "m.py"
+    path.write_text(STUB)
+    scripted.reply(DIRECT, f'```python\ndef double(x):\n    token = ("{KEY[:10]}"\n'
+                           f'             "{KEY[10:]}")\n    return 2 * x\n```')
+    done = codeteam_run(scripted, str(path), "--function", "double", "--pipeline", "direct",
+                        "--write", "--set", f"api_key={KEY}")
+    assert done.returncode == 1, done.stderr
+    assert "# not written: the new code holds the configured API key" in done.stderr
+    assert path.read_text() == STUB

@@ -5,8 +5,9 @@ The rules, in order:
 
 1. Code that holds the configured API key (from any settings layer, or another registered
    secret such as a URL's password: :func:`codeteam.redaction.holds_secret`; of 8 characters
-   or more, shorter ones being placeholders such as ``ollama``) is never written or
-   applied, whatever the user asks: the model echoed the key into the code, and a
+   or more, shorter ones being placeholders such as ``ollama``), however it spells it (split
+   over literals, escaped, reversed, base64, base32, hex: :func:`holds_key`), is never
+   written or applied, whatever the user asks: the model echoed the key into the code, and a
    source file reaches version control. The message says why, never the key.
 2. Code the sandbox could not test here (the run was allowed to go on untested:
    ``outcome.untested``), or code whose tests all could not run, needs the user's consent
@@ -24,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from codeteam.pysource.literals import spellings
 from codeteam.redaction import holds_secret
 
 if TYPE_CHECKING:
@@ -55,9 +57,14 @@ that word is not refused."""
 
 def holds_key(code: str, settings: Settings) -> bool:
     """True when ``code`` holds the configured API key or another registered secret (of at
-    least :data:`KEY_MIN_CHARS` characters)."""
+    least :data:`KEY_MIN_CHARS` characters), however the code spells it: in its text (a
+    comment too), split over string literals, lines or variables, escaped, reversed, or
+    encoded in base64, base32 or hex (:func:`codeteam.pysource.literals.spellings`)."""
     key = settings.api_key.get_secret_value() if settings.api_key else ""
-    return (len(key) >= KEY_MIN_CHARS and key in code) or holds_secret(code, KEY_MIN_CHARS)
+    for text in spellings(code):
+        if (len(key) >= KEY_MIN_CHARS and key in text) or holds_secret(text, KEY_MIN_CHARS):
+            return True
+    return False
 
 
 def _public_passes(report: TesterReport | None) -> tuple[int, int]:
