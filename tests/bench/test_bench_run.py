@@ -336,3 +336,19 @@ async def test_team_records_each_candidate_with_its_hidden_verdict(scripted, tmp
     assert all("code" not in c for c in team.candidates)
     paired = summary["pipelines"]["team"]["paired_vs_direct"]
     assert (paired["only_this"], paired["only_baseline"]) == (1, 0)
+
+
+async def test_the_api_key_the_model_echoes_is_not_written_into_the_results(scripted, tmp_path):
+    # Found attacking issue 25's work: results.jsonl kept the generated code as it was, key
+    # and all (a file users share and commit).
+    key = "sk-bench-echo-0123456789abcdef"
+    data = tiny_data(tmp_path, names=("inc_a",))
+    route(scripted, DIRECT, "inc_a", code(f'def inc_a(x):\n    assert "{key}"\n    return x + 1'))
+    out = tmp_path / "out"
+    await bench(scripted, out, data=data, pipelines=["direct"],
+                settings=scripted_settings(scripted, api_key=key))
+    written = {path.name: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    assert "results.jsonl" in written
+    assert [name for name, data in written.items() if key.encode() in data] == []
+    record = ResultsLog(out / "results.jsonl").load()[("T/0", "direct")]
+    assert record.passed and 'assert "**********"' in record.code

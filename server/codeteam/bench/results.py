@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from codeteam.atomic_write import write_atomic
+from codeteam.redaction import redact
 
 FailureKind = Literal["no_code", "wrong_answer", "error", "timeout", "crash", "not_judged"]
 """Why a pair failed:
@@ -115,7 +116,9 @@ class ResultsLog:
         return records
 
     def append(self, record: BenchRecord) -> None:
-        """Add ``record`` as one line: the file is rewritten atomically with it (a file of a
+        """Add ``record`` as one line, its texts redacted (:func:`codeteam.redaction.redact`:
+        code the model wrote with the API key in it keeps ``**********`` there instead): the
+        file is rewritten atomically with it (a file of a
         few MB at most: a record is a few kB), so it holds either every earlier record or
         every earlier record and this one. Raises
         :class:`~codeteam.atomic_write.AtomicWriteError` (the file unchanged)."""
@@ -126,5 +129,16 @@ class ResultsLog:
             old = b""
         if old and not old.endswith(b"\n"):
             old += b"\n"  # a line cut by an older version's kill stays a line of its own
-        line = json.dumps(record.model_dump(mode="json"), ensure_ascii=False) + "\n"
+        line = json.dumps(_redacted(record.model_dump(mode="json")), ensure_ascii=False) + "\n"
         write_atomic(self.path, old + line.encode("utf-8"))
+
+
+def _redacted(value):
+    """``value`` (JSON data) with every text in it redacted."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    return value
