@@ -106,3 +106,42 @@ async def test_cpu_seconds_tell_a_busy_clock_from_busy_code(budget_kind):
                                    SandboxPolicy(timeout_s=6))  # fmt: skip
     least = 0.8 if budget_kind == "cgroup" else 0.8 - 2 * 0.15
     assert children.killed and children.cpu_seconds >= least, children.cpu_seconds
+
+
+# --- found by attacking issue 25's work (helper break25) ------------------------------------
+UNSEEN = """\
+import ctypes, os, sys
+held = []
+try:
+    for _ in range(30):  # 30 x 15 MiB, the budget is 256 MiB
+        if sys.argv[1] == "memfd":  # an anonymous file: no process's resident memory
+            fd = os.memfd_create("x")
+            for _ in range(15):
+                os.write(fd, b"\\1" * (1 << 20))
+            held.append(fd)
+        else:  # a SysV segment, written and detached: in no process's resident memory
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.shmat.restype = ctypes.c_void_p
+            segment = libc.shmget(0, 15 << 20, 0o1600)
+            if segment < 0:
+                raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+            address = libc.shmat(segment, None, 0)
+            ctypes.memset(address, 1, 15 << 20)
+            libc.shmdt(ctypes.c_void_p(address))
+            held.append(segment)
+except OSError as error:
+    print("refused:", error)
+    sys.exit(0)
+print("held", len(held) * 15, "MiB")
+"""
+
+
+@pytest.mark.parametrize("kind", ["memfd", "sysv"])
+async def test_memory_in_no_process_is_not_a_way_around_the_budget(budget_kind, kind):
+    # Before: with the watcher (a cgroup v2 machine, most laptops) a run held 450 MiB in
+    # memfds or detached SysV segments under a 256 MiB budget, unseen (peak 4 MiB).
+    policy = SandboxPolicy(memory_mb=256, timeout_s=60)
+    result = await run_sandboxed({"unseen.py": UNSEEN}, python_argv("unseen.py", kind), policy)
+    assert "held 450 MiB" not in result.stdout, (result.stdout, result.stderr)
+    assert result.stdout.startswith("refused: [Errno 38]") or result.memory_exceeded, (
+        result.stdout, result.stderr)

@@ -250,9 +250,10 @@ def _guard_argv(argv: list[str], nproc: int, drop_root: bool, uid: int = SANDBOX
     return python_argv("-c", _SHIM, str(nproc), "1" if drop_root else "0", str(uid), *argv)
 
 
-_SECCOMP_ARCH = {  # machine -> (AUDIT_ARCH_*, unshare, clone, clone3, (ptrace, vm_readv, vm_writev))
-    "x86_64": (0xC000003E, 272, 56, 435, (101, 310, 311)),
-    "aarch64": (0xC00000B7, 97, 220, 435, (117, 270, 271)),
+_SECCOMP_ARCH = {  # machine -> (AUDIT_ARCH_*, unshare, clone, clone3,
+    #                          (ptrace, vm_readv, vm_writev), (memfd_create, shmget))
+    "x86_64": (0xC000003E, 272, 56, 435, (101, 310, 311), (319, 29)),
+    "aarch64": (0xC00000B7, 97, 220, 435, (117, 270, 271), (279, 194)),
 }
 CLONE_NEWUSER = 0x10000000
 
@@ -263,7 +264,11 @@ def _no_userns_filter() -> bytes | None:
     read) with ENOSYS, so the C library falls back to ``clone``; ``ptrace``,
     ``process_vm_readv`` and ``process_vm_writev`` fail with EPERM (the sandboxed code cannot
     stop, trace or rewrite bwrap's init, the one other process of its own uid it can see when
-    the server is not root); other architectures' system calls (32-bit compat, x32) fail with
+    the server is not root); ``memfd_create`` and ``shmget`` fail with ENOSYS, as on a kernel
+    without them (memory in an anonymous file or a detached SysV segment is in no process's
+    resident memory, so the run budget's watcher could not see it: 450 MiB were held under
+    a 256 MiB budget; ``/dev/shm`` and ``multiprocessing.shared_memory`` still work, in a
+    size-capped tmpfs); other architectures' system calls (32-bit compat, x32) fail with
     EPERM/ENOSYS. Nested user namespaces (``unshare -r``) are then impossible in the sandbox,
     whoever runs the server. Everything else is allowed. None on a machine type it has no
     numbers for."""
@@ -274,7 +279,8 @@ def _no_userns_filter() -> bytes | None:
     machine = platform.machine()
     if machine not in _SECCOMP_ARCH:
         return None
-    arch, unshare, clone, clone3, (ptrace, vm_readv, vm_writev) = _SECCOMP_ARCH[machine]
+    arch, unshare, clone, clone3, (ptrace, vm_readv, vm_writev), (memfd, shmget) = \
+        _SECCOMP_ARCH[machine]
     allow, eperm = 0x7FFF0000, 0x00050000 | errno.EPERM
     enosys = 0x00050000 | errno.ENOSYS
     ld, jeq, jset, ret = 0x20, 0x15, 0x45, 0x06
@@ -283,19 +289,21 @@ def _no_userns_filter() -> bytes | None:
         (jeq, 1, 0, arch),  # 1
         (ret, 0, 0, eperm),  # 2: another ABI
         (ld, 0, 0, 0),  # 3: the system call's number
-        (jset, 11, 0, 0x40000000),  # 4: x32 -> 16
-        (jeq, 10, 0, clone3),  # 5 -> 16
-        (jeq, 5, 0, unshare),  # 6 -> 12
-        (jeq, 4, 0, clone),  # 7 -> 12
-        (jeq, 5, 0, ptrace),  # 8 -> 14
-        (jeq, 4, 0, vm_readv),  # 9 -> 14
-        (jeq, 3, 0, vm_writev),  # 10 -> 14
-        (ret, 0, 0, allow),  # 11
-        (ld, 0, 0, 16),  # 12: the low half of the first argument (the flags)
-        (jset, 0, 1, CLONE_NEWUSER),  # 13
-        (ret, 0, 0, eperm),  # 14
-        (ret, 0, 0, allow),  # 15
-        (ret, 0, 0, enosys),  # 16
+        (jset, 13, 0, 0x40000000),  # 4: x32 -> 18
+        (jeq, 12, 0, clone3),  # 5 -> 18
+        (jeq, 7, 0, unshare),  # 6 -> 14
+        (jeq, 6, 0, clone),  # 7 -> 14
+        (jeq, 7, 0, ptrace),  # 8 -> 16
+        (jeq, 6, 0, vm_readv),  # 9 -> 16
+        (jeq, 5, 0, vm_writev),  # 10 -> 16
+        (jeq, 6, 0, memfd),  # 11 -> 18
+        (jeq, 5, 0, shmget),  # 12 -> 18
+        (ret, 0, 0, allow),  # 13
+        (ld, 0, 0, 16),  # 14: the low half of the first argument (the flags)
+        (jset, 0, 1, CLONE_NEWUSER),  # 15
+        (ret, 0, 0, eperm),  # 16
+        (ret, 0, 0, allow),  # 17
+        (ret, 0, 0, enosys),  # 18
     ]
     return b"".join(struct.pack("<HBBI", *insn) for insn in program)
 
