@@ -38,9 +38,12 @@ VISIBLE_DOTFILES = frozenset({".pytest.ini", ".coveragerc"})
 """Top-level dotfiles that test tools read (pytest's ini file, coverage's configuration):
 not hidden from sandboxed runs."""
 
-SECRET_FILES = (".env*", "*.pem", "id_rsa*", ".netrc", ".pypirc")
+SECRET_FILES = (".env*", "*.env", "*.pem", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+                ".netrc", ".pypirc", ".npmrc")
 """Names (``fnmatch`` patterns) of files hidden from every sandbox wherever they are in the
-project (:func:`project_tree`)."""
+project (:func:`project_tree`): dotenv files (``.env.local``, compose's ``app.env``), private
+keys, credential files. A folder whose name matches (``.envs/``, as cookiecutter-django lays
+out its secrets) is hidden whole, unless it is a virtualenv (``python -m venv .env``)."""
 
 SECRET_FOLDERS = frozenset({".git"})
 """Folders hidden from every sandbox wherever they are in the project (not walked)."""
@@ -196,7 +199,9 @@ class Project(BaseModel):
     - ``hidden``: paths under ``root`` that sandboxed runs must not see: the other top-level
       dotfiles and dot-folders (but :data:`VISIBLE_DOTFILES` and the interpreter's own
       virtualenv), and at any depth ``.git`` folders and the files named in
-      :data:`SECRET_FILES` (``.env*``, ``*.pem``, ``id_rsa*``, ``.netrc``, ``.pypirc``).
+      :data:`SECRET_FILES` (``.env*``, ``*.env``, ``*.pem``, ssh keys, ``.netrc``,
+      ``.pypirc``, ``.npmrc``; folders so named too; a hard link to such a file, the file a
+      symbolic link so named points to).
     - ``lone``: no project around the file: tested as a copied file, as before.
     - ``notes``: sentences for the user (the ``python`` setting could not be used, the
       interpreter has no pytest), to show once.
@@ -291,9 +296,23 @@ def _unchanged(tree: ProjectTree) -> bool:
     return True
 
 
+def _secret_name(name: str) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_FILES)
+
+
+def _link_target(path: str, root: str) -> str | None:
+    """The file or folder inside ``root`` that the symbolic link ``path`` leads to."""
+    target = os.path.realpath(path)
+    return target if target.startswith(root.rstrip("/") + "/") and os.path.exists(target) \
+        else None
+
+
 def _walk(root: str) -> ProjectTree:
     folders: list[str] = []
     secrets: list[str] = []
+    linked: dict[tuple[int, int], list[str]] = {}
+    """Files with more than one hard link, by (device, inode)."""
+    secret_inodes: set[tuple[int, int]] = set()
     closed: list[str] = []
     mtimes: list[tuple[str, int]] = []
     seen = 0
@@ -318,26 +337,37 @@ def _walk(root: str) -> ProjectTree:
             except OSError:
                 continue
             if stat.S_ISDIR(info.st_mode):
-                if entry.name in SECRET_FOLDERS:
+                venv = os.path.isfile(os.path.join(entry.path, "pyvenv.cfg"))
+                if entry.name in SECRET_FOLDERS or (_secret_name(entry.name) and not venv):
                     secrets.append(entry.path)
                     continue
-                if entry.name in NOT_WALKED or os.path.isfile(os.path.join(entry.path,
-                                                                           "pyvenv.cfg")):
+                if entry.name in NOT_WALKED or venv:
                     continue
                 if info.st_mode & 0o005 != 0o005 and len(closed) < _CLOSED_SHOWN:
                     closed.append(entry.path)
                 folders.append(os.path.relpath(entry.path, root))
                 pending.append(entry.path)
-            elif any(fnmatch.fnmatchcase(entry.name, pattern) for pattern in SECRET_FILES):
+            elif _secret_name(entry.name):
                 secrets.append(entry.path)
+                if stat.S_ISLNK(info.st_mode):  # the file it names holds the secret
+                    target = _link_target(entry.path, root)
+                    if target is not None:
+                        secrets.append(target)
+                elif info.st_nlink > 1:
+                    secret_inodes.add((info.st_dev, info.st_ino))
             elif (stat.S_ISREG(info.st_mode) and not info.st_mode & 0o004
                   and len(closed) < _CLOSED_SHOWN):  # fmt: skip
                 closed.append(entry.path)
+            if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                linked.setdefault((info.st_dev, info.st_ino), []).append(entry.path)
+    for inode in secret_inodes:  # another name of a secret file is the same secret
+        secrets.extend(path for path in linked.get(inode, ()) if path not in secrets)
     try:
         if os.stat(root).st_mode & 0o005 != 0o005:
             closed.insert(0, root)
     except OSError:
         closed.insert(0, root)
+    secrets = sorted(set(secrets))
     return ProjectTree(root, tuple(folders), tuple(secrets), tuple(closed[:_CLOSED_SHOWN]),
                        complete, tuple(mtimes))  # fmt: skip
 

@@ -4,6 +4,7 @@ laid over the original, secrets hidden, the project's interpreter, mode "none" o
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -382,3 +383,51 @@ async def test_secrets_at_any_depth_are_hidden_though_not_named(tmp_path, mode):
     assert seen == expected
     for secret in ("hunter2", "t0k3n", "BEGIN", "password"):
         assert secret not in result.stdout
+
+
+# --- found by attacking issue 25's work (helper break25) ------------------------------------
+SECRET_PLACES = {
+    ".envs/.production/.django": "DJANGO_SECRET_KEY=from-envs-folder",  # cookiecutter-django
+    "config/app.env": "DB_PASSWORD=from-compose-env-file",  # docker compose env_file
+    "deploy/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY----- ed25519",
+    "deploy/id_ecdsa": "-----BEGIN OPENSSH PRIVATE KEY----- ecdsa",
+    ".npmrc": "//registry.npmjs.org/:_authToken=npm-token",
+    "settings/prod.txt": "TOKEN=behind-a-link-named-env",
+}
+
+READ_ALL = """\
+import json, os, sys
+root = os.environ["CODETEAM_PROJECT_ROOT"]
+seen = {}
+for name in sys.argv[1:]:
+    try:
+        with open(os.path.join(root, name)) as handle:
+            seen[name] = handle.read()
+    except OSError as error:
+        seen[name] = type(error).__name__
+print(json.dumps(seen))
+"""
+
+
+async def test_common_secret_files_and_folders_are_hidden_wherever_they_are(tmp_path):
+    # Before: each of these was readable by the code under test (only .env* files, *.pem,
+    # id_rsa*, .netrc and .pypirc were hidden; not a folder named .envs, a compose file.env,
+    # other ssh keys, a hard link to .env or the file a link named .env points to).
+    root = make_project(tmp_path)
+    for name, text in SECRET_PLACES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text + "\n")
+    (root / "src" / "pkg" / ".env").symlink_to(root / "settings" / "prod.txt")
+    os.link(root / ".env", root / "notes.txt")  # a hard link to .env: the same file
+    names = [*SECRET_PLACES, "notes.txt", "src/pkg/other.py"]
+    result = await run_sandboxed(
+        {"read.py": READ_ALL}, python_argv("read.py", *names, python=sys.executable),
+        SandboxPolicy(timeout_s=10), project=mount(root, hidden=[]),
+    )
+    assert result.exit_code == 0, result.stderr
+    seen = json.loads(result.stdout)
+    assert seen.pop("src/pkg/other.py") == "OTHER = 1\n"
+    # an empty file in its place, or (inside a hidden folder) no file at all
+    assert {name: text for name, text in seen.items()
+            if text not in ("", "FileNotFoundError")} == {}
+    assert seen[".envs/.production/.django"] == "FileNotFoundError"

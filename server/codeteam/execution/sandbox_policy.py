@@ -108,8 +108,9 @@ class ProjectMount(BaseModel):
       runs in a copy.
 
     Besides ``hidden``, every sandbox hides the project's secrets at any depth
-    (:func:`codeteam.project.project_tree`: ``.env*``, ``*.pem``, ``id_rsa*``, ``.netrc``,
-    ``.pypirc`` files and ``.git`` folders).
+    (:func:`codeteam.project.project_tree`: ``.env*``, ``*.env``, ``*.pem``, ssh keys,
+    ``.netrc``, ``.pypirc``, ``.npmrc`` files and folders, ``.git`` folders, hard links to
+    such files and the files links so named point to).
     """
 
     root: str
