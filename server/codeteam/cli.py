@@ -141,7 +141,10 @@ class _Interrupt:
     """Ctrl-C during ``codeteam run``: the first SIGINT cancels the run (its model calls and
     test processes are stopped; ``--write`` writes nothing from then on), prints one line and
     ends the process with 130 at most :data:`INTERRUPT_GRACE_S` seconds later (a watchdog
-    process sends the default SIGINT then); a second SIGINT ends it at once. Sandboxed
+    process sends the default SIGINT then; it holds none of the run's files, so a pipe
+    reading the output ends with the run); a second SIGINT ends it at once. A SIGINT while
+    ``--write`` replaces the file lets that write end (it is atomic and short), then says
+    whether the file was written and exits 130. Sandboxed
     processes die with it (``bwrap --die-with-parent``). The handler runs when Python gets
     the GIL back: during the embedded model's start (a C call of about a second) it runs
     after that call."""
@@ -151,6 +154,9 @@ class _Interrupt:
         self.at: float | None = None
         self.written = False
         """Whether --write had replaced the file before the interrupt."""
+        self.writing = False
+        """Whether --write is replacing the file now: an interrupt then lets the write end
+        (a second one still ends the process at once) and the write says the line."""
         self._task: asyncio.Task | None = None
 
     def line(self) -> str:
@@ -170,17 +176,24 @@ class _Interrupt:
         signal.signal(signal.SIGINT, self._interrupted)
 
     def _interrupted(self, signum=None, frame=None) -> None:
-        import os
         import signal
 
         if self.at is not None:
             self._exit_now()
         self.at = time.monotonic()
-        os.write(2, (self.line() + "\n").encode())  # not print: safe inside a signal handler
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # a second Ctrl-C ends it at once
+        if self.writing:  # the write ends first (atomic, short), then says the line
+            return
+        self.say()
         self._watchdog()
         if self._task is not None:
             self._loop.call_soon_threadsafe(self._task.cancel)
+
+    def say(self) -> None:
+        """Print :meth:`line` (with ``os.write``: safe inside a signal handler)."""
+        import os
+
+        os.write(2, (self.line() + "\n").encode())
 
     @staticmethod
     def _watchdog() -> None:
@@ -198,6 +211,12 @@ class _Interrupt:
             return
         if child == 0:
             try:
+                # Hold none of the run's files: a caller reading its output to the end (a
+                # pipe to tee) must not wait for the watchdog once the run has exited.
+                devnull = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(devnull, fd)
+                os.closerange(3, os.sysconf("SC_OPEN_MAX"))
                 time.sleep(INTERRUPT_GRACE_S)
                 if os.getppid() == parent:
                     os.kill(parent, signal.SIGINT)
@@ -365,13 +384,24 @@ async def _write(args, path: Path, raw: str, new_raw: str, outcome, settings) ->
         return 1
     if _interrupt is not None and _interrupt.at is not None:
         return 130  # Ctrl-C came while the decision was made: nothing is written
+    if _interrupt is not None:
+        _interrupt.writing = True
     try:
         write_atomic(path, new_raw.encode("utf-8"))
     except AtomicWriteError as error:
+        if _interrupt is not None and _interrupt.at is not None:
+            _interrupt.say()  # "... was not changed"
+            return 130
         print(f"codeteam: {error}", file=sys.stderr)
         return 1
+    finally:
+        if _interrupt is not None:
+            _interrupt.writing = False
     if _interrupt is not None:
         _interrupt.written = True
+        if _interrupt.at is not None:  # Ctrl-C during the write, which was let finish
+            _interrupt.say()
+            return 130
     if decision.kind == "failing":
         print(f"# wrote {path} though {decision.reason} (--write-failing)", file=sys.stderr)
     else:
