@@ -11,7 +11,7 @@ or ``--write-untested``).
 passed; untested code with ``--write-untested``; code that did not pass with
 ``--write-failing``, never over a function that passes more public tests; never code holding
 the API key), atomically (:mod:`codeteam.atomic_write`), and only when the file is as it was
-read.
+read and not read-only (no write bit: the rename would replace it all the same).
 
 Everything ``run`` prints passes through :func:`codeteam.redaction.redact` (the API key and
 URL userinfo masked); a failure is one line, not a traceback (``-v`` adds it to the log)."""
@@ -381,6 +381,10 @@ async def _write(args, path: Path, raw: str, new_raw: str, outcome, settings) ->
         return 1
     if path.read_bytes().decode("utf-8", errors="replace") != raw:
         print(f"codeteam: {path} changed while the pipeline ran; not written", file=sys.stderr)
+        return 1
+    mode = path.stat().st_mode & 0o7777
+    if not mode & 0o222:  # the rename would replace it all the same (it needs the folder)
+        print(f"codeteam: {path} is read-only (mode {mode:04o}); not written", file=sys.stderr)
         return 1
     if _interrupt is not None and _interrupt.at is not None:
         return 130  # Ctrl-C came while the decision was made: nothing is written

@@ -178,3 +178,18 @@ def test_code_holding_the_key_split_across_lines_is_never_written(scripted, tmp_
     assert done.returncode == 1, done.stderr
     assert "# not written: the new code holds the configured API key" in done.stderr
     assert path.read_text() == STUB
+
+
+def test_a_read_only_file_is_not_replaced(scripted, tmp_path):
+    # Found attacking issue 25's work: the atomic write renames a new file over the old one,
+    # which needs only the folder to be writable: a file the user made read-only (0444) was
+    # replaced, where main's in-place write failed for its owner.
+    path = tmp_path / "m.py"
+    path.write_text(STUB)
+    path.chmod(0o444)
+    scripted.reply(DIRECT, "```python\ndef double(x):\n    return 2 * x\n```")
+    done = codeteam_run(scripted, str(path), "--function", "double", "--pipeline", "direct",
+                        "--write")
+    assert done.returncode == 1, done.stderr
+    assert f"codeteam: {path} is read-only (mode 0444); not written" in done.stderr
+    assert path.read_text() == STUB and "# wrote" not in done.stderr
