@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import shlex
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -46,7 +47,9 @@ def unreadable_reason(project: Project, mode: str) -> str | None:
     reads the project as "other". A folder others cannot list and enter, or a file they cannot
     read (not one of the hidden paths), anywhere in the project (:func:`codeteam.project.project_tree`),
     or one of the interpreter's folders, would fail correct code: the answer names the first,
-    its mode and owner, and what to do."""
+    its mode and owner, and what to do: ``chmod o+rX`` of the paths named, never of the whole
+    project (``-R`` would open every file kept private on purpose to every user), or running
+    codeteam as the project's owner."""
     if mode != "bwrap" or os.geteuid() != 0 or project.lone:
         return None
     from codeteam.project import project_tree
@@ -72,11 +75,14 @@ def unreadable_reason(project: Project, mode: str) -> str | None:
     except OSError:
         what = first
     more = f" and {len(closed) - 1} more" if len(closed) > 1 else ""
+    named = " ".join(shlex.quote(path) for path in closed[:3]) + (" ..." if len(closed) > 3
+                                                                  else "")
     return (
         f"the sandbox cannot read the project {project.root}: {what}{more} cannot be read by "
         "other users, and codeteam runs as root, so the tests run as an unprivileged user of "
-        "their own; correct code would fail. Make the project readable by others "
-        f"(chmod -R o+rX {project.root}), or run codeteam as the project's owner"
+        "their own; correct code would fail. Make what the tests need readable by others "
+        f"(chmod o+rX {named}), or, for files kept private on purpose, run codeteam as the "
+        "project's owner instead of root"
     )
 
 

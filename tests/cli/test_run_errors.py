@@ -214,7 +214,10 @@ def test_a_project_the_sandbox_cannot_read_runs_nothing(scripted, tmp_path, clos
     mode = "0700" if closed == "folder" else "0600"
     assert f"the sandbox cannot read the project {root}: {closed_path} (mode {mode}, owner root)" \
         in done.stderr
-    assert "chmod -R o+rX" in done.stderr and "nothing was run (no model call)" in done.stderr
+    # Only the paths named: "chmod -R o+rX" of the project would open every private file
+    # in it to every user (found attacking issue 25's work).
+    assert f"(chmod o+rX {closed_path})" in done.stderr and "chmod -R" not in done.stderr
+    assert "nothing was run (no model call)" in done.stderr
     assert "selecting the project's tests" not in done.stderr  # no test was run either
     assert scripted.requests == []
     assert path.read_text() == STUB

@@ -47,3 +47,17 @@ def test_a_server_that_is_not_root_reads_as_the_owner(tmp_path, monkeypatch):
     project = find_project(root / "pkg/mod.py")
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert unreadable_reason(project, "bwrap") is None
+
+
+@root_only
+def test_the_advice_opens_only_the_paths_named_never_the_whole_project(tmp_path):
+    # Found attacking issue 25's work: the advice was "chmod -R o+rX <project>", which also
+    # makes every file kept private on purpose (a deploy key of mode 0600) world-readable.
+    root = _project(tmp_path)
+    (root / "pkg").chmod(0o700)
+    (root / "deploy.key").write_text("private\n")
+    (root / "deploy.key").chmod(0o600)
+    reason = unreadable_reason(find_project(root / "pkg/mod.py"), "bwrap")
+    assert reason is not None and "chmod -R" not in reason
+    assert f"(chmod o+rX {root / 'deploy.key'} {root / 'pkg'})" in reason
+    assert "run codeteam as the project's owner instead of root" in reason
