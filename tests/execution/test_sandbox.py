@@ -456,3 +456,34 @@ async def test_without_the_mount_holder_a_run_with_subjects_is_unavailable(monke
                             subject=_subject())  # fmt: skip
     result = await run_sandboxed({}, python_argv("-c", "print('plain')"), SandboxPolicy())
     assert result.stdout == "plain\n"  # a plain run does not need it
+
+
+def test_a_killed_server_leaves_no_holder_folder_for_long():
+    """Found attacking issue 25's work: a server ended by SIGKILL (no atexit) left its empty
+    ``codeteam-mounts-*`` folder in the host's temporary directory, one per kill, forever;
+    the next holder removes those of servers that are gone (never a live server's)."""
+    import subprocess
+    import tempfile
+
+    from codeteam.execution.sandbox_mounts import MountHolder, MountHolderError
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid that no longer runs
+    tmp = tempfile.gettempdir()
+    stale = tempfile.mkdtemp(prefix=f"codeteam-mounts-{gone.pid}-", dir=tmp)
+    live = tempfile.mkdtemp(prefix=f"codeteam-mounts-{os.getppid()}-", dir=tmp)
+    try:
+        try:
+            holder = MountHolder()
+        except MountHolderError as error:
+            pytest.skip(f"no mount holder here: {error}")
+        try:
+            assert os.path.basename(holder.base).startswith(f"codeteam-mounts-{os.getpid()}-")
+            assert not os.path.exists(stale) and os.path.isdir(live)
+        finally:
+            holder.close()
+        assert not os.path.exists(holder.base)
+    finally:
+        for folder in (stale, live):
+            if os.path.isdir(folder):
+                os.rmdir(folder)

@@ -190,6 +190,25 @@ for line in sys.stdin:
 """
 
 
+FOLDER_PREFIX = "codeteam-mounts-"
+"""How a holder's folder on the host is named: the prefix, the server's pid, ``-`` and a random
+part (``codeteam-mounts-4711-k2j3_x``)."""
+
+
+def _sweep_folders() -> None:
+    """Remove the folders that holders of servers now gone left in the temporary directory (a
+    server ended by SIGKILL runs no ``atexit``): empty ones only (``rmdir``), and never one of
+    a server that still runs."""
+    folder = tempfile.gettempdir()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            pid, _, rest = entry.name.removeprefix(FOLDER_PREFIX).partition("-")
+            if (entry.name.startswith(FOLDER_PREFIX) and pid.isdigit() and rest
+                    and not os.path.exists(f"/proc/{pid}")):  # fmt: skip
+                with contextlib.suppress(OSError):
+                    os.rmdir(entry.path)
+
+
 class MountHolderError(OSError):
     """The mount holder could not start, died, or refused a request (the message says why)."""
 
@@ -201,7 +220,8 @@ class MountHolder:
 
     def __init__(self) -> None:
         self.user = os.geteuid() != 0
-        self.base = tempfile.mkdtemp(prefix="codeteam-mounts-")
+        _sweep_folders()
+        self.base = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
         os.chmod(self.base, 0o711)
         self._lock = threading.Lock()
         self._runs = 0
