@@ -379,10 +379,16 @@ async def _write(args, path: Path, raw: str, new_raw: str, outcome, settings) ->
         print(f"# not written: {decision.reason}{WRITE_HINTS.get(decision.kind, '')}",
               file=sys.stderr)
         return 1
-    if path.read_bytes().decode("utf-8", errors="replace") != raw:
+    try:
+        now = path.read_bytes().decode("utf-8", errors="replace")
+        mode = path.stat().st_mode & 0o7777
+    except OSError as error:  # deleted, or a folder now
+        print(f"codeteam: {path} cannot be read any more ({error.strerror}); not written",
+              file=sys.stderr)
+        return 1
+    if now != raw:
         print(f"codeteam: {path} changed while the pipeline ran; not written", file=sys.stderr)
         return 1
-    mode = path.stat().st_mode & 0o7777
     if not mode & 0o222:  # the rename would replace it all the same (it needs the folder)
         print(f"codeteam: {path} is read-only (mode {mode:04o}); not written", file=sys.stderr)
         return 1

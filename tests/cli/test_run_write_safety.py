@@ -193,3 +193,34 @@ def test_a_read_only_file_is_not_replaced(scripted, tmp_path):
     assert done.returncode == 1, done.stderr
     assert f"codeteam: {path} is read-only (mode 0444); not written" in done.stderr
     assert path.read_text() == STUB and "# wrote" not in done.stderr
+
+
+@pytest.mark.parametrize("change", ["edited", "deleted", "a folder now"])
+def test_a_file_changed_while_the_run_worked_is_not_written(scripted, tmp_path, change):
+    # Found attacking issue 25's work: a file deleted (or replaced by a folder) during the run
+    # ended it with "the run failed: FileNotFoundError: ..."; an edit was already caught.
+    path = tmp_path / "m.py"
+    path.write_text(STUB)
+
+    def change_the_file(body) -> bool:  # when the model is asked: before anything is written
+        if change == "edited":
+            path.write_text(STUB + "\nY = 2\n")
+        else:
+            path.unlink()
+            if change == "a folder now":
+                path.mkdir()
+        return True
+
+    scripted.reply(change_the_file, "```python\ndef double(x):\n    return 2 * x\n```")
+    done = codeteam_run(scripted, str(path), "--function", "double", "--pipeline", "direct",
+                        "--write")
+    assert done.returncode == 1, done.stderr
+    assert "# wrote" not in done.stderr and "the run failed" not in done.stderr, done.stderr
+    if change == "edited":
+        assert f"codeteam: {path} changed while the pipeline ran; not written" in done.stderr
+        assert path.read_text() == STUB + "\nY = 2\n"
+    else:
+        reason = "No such file or directory" if change == "deleted" else "Is a directory"
+        assert f"codeteam: {path} cannot be read any more ({reason}); not written" in \
+            done.stderr, done.stderr
+        assert not path.is_file()
