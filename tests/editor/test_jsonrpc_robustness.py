@@ -189,6 +189,7 @@ def test_a_request_that_is_not_json_rpc_2_is_answered_with_invalid_request(
     send_body(raw, json.dumps(message).encode())
     answer = raw.response(answered_id)
     assert answer["error"]["code"] == -32600
+    assert answer["id"] == answered_id  # "id": null when it cannot be told (JSON-RPC 2.0)
     assert "Traceback" not in answer["error"]["message"]
     assert alive(raw, 51)
 

@@ -406,7 +406,11 @@ class CodeteamProtocol(LanguageServerProtocol):
 
     def handle_message(self, message):
         if isinstance(message, UnreadableRequest):
-            self._send_response(message.id, None, message.error)
+            if message.id is None:  # JSON-RPC: "id": null, which pygls would leave out
+                self._send_data({"jsonrpc": self.VERSION, "id": None, "error": {
+                    "code": message.error.code, "message": message.error.message}})
+            else:
+                self._send_response(message.id, None, message.error)
             return
         if isinstance(message, list):
             self._answer_batch(message)
