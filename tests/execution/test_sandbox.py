@@ -487,3 +487,61 @@ def test_a_killed_server_leaves_no_holder_folder_for_long():
         for folder in (stale, live):
             if os.path.isdir(folder):
                 os.rmdir(folder)
+
+
+async def test_an_ended_subjects_project_view_is_freed_at_once(tmp_path):
+    """Found attacking issue 25's work: each subject's copy-on-write view (a tmpfs) stayed
+    mounted until the run ended, so subjects that wrote into the project and died piled up
+    memory (10 x 60 MiB under a 256 MiB budget, unseen by the watcher): now a view goes with
+    its subject."""
+    import asyncio
+    import re
+
+    from test_project_sandbox import make_project, mount
+
+    from codeteam.execution import sandbox_mounts
+
+    root = make_project(tmp_path)
+    subject = """\
+import os, socket, sys, time
+channel = socket.socket(fileno=int(sys.argv[1]))
+if os.path.exists("/tmp/fill-the-last"):
+    channel.sendall(b"ready\\n")
+    time.sleep(120)
+with open(os.path.join(os.environ["CODETEAM_PROJECT_ROOT"], "fill.bin"), "wb") as out:
+    out.write(b"\\1" * (8 << 20))
+os._exit(3)
+"""
+    judge = JUDGE_CLIENT + """
+for _ in range(5):
+    channel, _ = start()
+    assert channel.recv(10) == b""  # it wrote 8 MiB into the project and died
+open("/tmp/fill-the-last", "w").close()
+last, _ = start()
+assert last.recv(10) == b"ready\\n"
+last.recv(10)  # until the run is cancelled
+"""
+    run = asyncio.ensure_future(run_sandboxed(
+        {"judge.py": judge}, python_argv("judge.py"), SandboxPolicy(timeout_s=60),
+        project=mount(root, writable=True, overlays={}), subject=_subject(subject)))
+
+    def views() -> set[int]:
+        holder = sandbox_mounts._holder
+        if holder is None or not holder.alive:
+            return set()
+        with open(f"/proc/{holder.proc.pid}/mountinfo") as handle:
+            return {int(n) for n in re.findall(r" \S*/r\d+/s(\d+) ", handle.read())}
+
+    try:
+        for _ in range(600):  # at most 60 s: until the sixth subject's view is there
+            if 6 in views() or run.done():
+                break
+            await asyncio.sleep(0.1)
+        for _ in range(100):  # the ended ones' views go as their subjects end
+            if views() <= {6} or run.done():
+                break
+            await asyncio.sleep(0.1)
+        assert views() == {6}, views()
+    finally:
+        run.cancel()
+        await asyncio.gather(run, return_exceptions=True)

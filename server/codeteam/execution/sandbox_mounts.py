@@ -408,6 +408,18 @@ class RunMounts:
             "uid": owner, "root_mode": root_mode(root), "dirs": dirs,
         })  # fmt: skip
 
+    async def drop_view(self, name: str) -> None:
+        """Detach the view of the sandbox ``name`` (:meth:`project_view`) once that sandbox is
+        gone, so that what it wrote into its upper layer stops holding memory then, not when
+        the run ends (a run's subjects could otherwise pile up ``max_starts`` tmpfs of
+        ``size`` each, unseen by a watcher budget). A holder that refuses is ignored (the
+        run's own drop detaches it later)."""
+        if self.holder is None or self.run is None or not self.holder.alive:
+            return
+        with contextlib.suppress(MountHolderError):
+            await asyncio.to_thread(self.holder.request,
+                                    {"op": "drop", "path": f"{self.run}/{name}"})
+
     async def _request(self, request: dict) -> str:
         assert self.holder is not None
         return (await asyncio.to_thread(self.holder.request, request))["path"]

@@ -63,6 +63,7 @@ class _Subject:
     prepared: _Prepared
     channel: socket.socket | None  # the server's reference to the subject's end (watched)
     pidfd: int | None
+    view: str | None = None  # the name of its copy-on-write project view, dropped at its end
 
 
 class SubjectServer:
@@ -121,6 +122,7 @@ class SubjectServer:
         self._out_transport: asyncio.BaseTransport | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
+        self._drops: list[asyncio.Future] = []
 
     async def __aenter__(self) -> Self:
         self._loop = asyncio.get_running_loop()
@@ -140,6 +142,8 @@ class SubjectServer:
 
     async def __aexit__(self, *exc: object) -> None:
         self.close()
+        if self._drops:
+            await asyncio.gather(*self._drops, return_exceptions=True)
         await self.drained()
         if self._out_transport is not None:
             self._out_transport.close()
@@ -225,6 +229,7 @@ class SubjectServer:
         self, unowned: list[int], uid: int | None, nproc: int | None, tmp: str | None
     ) -> socket.socket:
         copied = view = None
+        name = f"s{self.started}"
         if self.bwrap is None and self.mount is not None:
             try:
                 copied = await _in_thread_owned(_copied_project, self.mount)
@@ -232,8 +237,8 @@ class SubjectServer:
                 raise SubjectRefused(f"the project could not be copied: {error}") from error
         elif self.mount is not None and self.mount.writable and self.mounts is not None:
             try:
-                view = await self.mounts.project_view(f"s{self.started}", self.mount.root,
-                                                      self.folders, uid=uid)  # fmt: skip
+                view = await self.mounts.project_view(name, self.mount.root, self.folders,
+                                                      uid=uid)  # fmt: skip
             except MountHolderError as error:
                 raise SubjectRefused(str(error)) from error
         if self._closed:  # the run ended while the project was copied
@@ -242,11 +247,17 @@ class SubjectServer:
             raise SubjectRefused("the run has ended")
         judge_end, subject_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            return self._spawn(judge_end, subject_end, copied, view, (uid, nproc, tmp), unowned)
+            subject = self._spawn(judge_end, subject_end, copied, view, (uid, nproc, tmp),
+                                  unowned)
         except BaseException:
             judge_end.close()
             subject_end.close()
+            if view is not None and self.mounts is not None:
+                await self.mounts.drop_view(name)
             raise
+        if view is not None:
+            subject.view = name  # dropped when it ends (_ended)
+        return judge_end
 
     def _spawn(
         self,
@@ -256,7 +267,7 @@ class SubjectServer:
         view: str | None,
         identity: tuple[int | None, int | None, str | None],
         unowned: list[int],
-    ) -> socket.socket:
+    ) -> _Subject:
         uid, nproc, tmp = identity
         number = str(subject_end.fileno())
         argv = [arg.replace(CHANNEL_PLACEHOLDER, number) for arg in self.launch.argv]
@@ -301,13 +312,13 @@ class SubjectServer:
             # when the run ends.
             subject.channel = None
             subject_end.close()
-            return judge_end
+            return subject
         assert self._epoll is not None
         self._epoll.register(subject.pidfd, select.EPOLLIN)
         self._epoll.register(subject_end.fileno(), 0)  # EPOLLHUP only: the judge's end closed
         self._watched[subject.pidfd] = subject
         self._watched[subject_end.fileno()] = subject
-        return judge_end
+        return subject
 
     def _events(self) -> None:
         assert self._epoll is not None
@@ -343,6 +354,15 @@ class SubjectServer:
             subject.channel = None
         subject.prepared.close()
         self._subjects.remove(subject)
+        self._drop_view(subject)
+
+    def _drop_view(self, subject: _Subject) -> None:
+        """Free the ended ``subject``'s project view now (not at the run's end; when the run
+        ends, the run's own drop frees them all)."""
+        if subject.view is None or self.mounts is None or self._closed:
+            return
+        self._drops.append(asyncio.ensure_future(self.mounts.drop_view(subject.view)))
+        subject.view = None
 
     def close(self) -> None:
         """End every subject still running (the whole sandbox: its process group, and under
