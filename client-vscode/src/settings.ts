@@ -40,6 +40,7 @@ export const SERVER_SETTING_KEYS = [
   'python',
   'context_tokens',
   'candidates',
+  'plan_candidate',
 ] as const;
 
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];

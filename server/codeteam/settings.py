@@ -39,14 +39,22 @@ from codeteam.settings_messages import (
 ROLES = ("analyst", "planner", "coder", "tester")
 """Role names that ``models`` may override (``{"coder": "gpt-4o"}``)."""
 
-EMBEDDED_DEFAULTS: dict[str, int] = {"ai_tests": 0, "candidates": 4}
-"""The embedded model's own defaults, used when no ``base_url`` is set and the key is not
-given in any layer: no AI tests, and the tester's call spent on a fourth sample. Measured
-with the shipped prompts (docs/benchmarks.md, "The embedded model writes no usable AI
-tests"): the tester's reply held a usable assert in 29 of 164 HumanEval tasks, 0 of 20 MBPP
-tasks and 0 of 8 boltons functions (it writes the function instead), flow's YAML AI tests
-parsed in 0 of 164 and 0 of 20; samples are what solved the tasks direct did not. An
-endpoint (``base_url``) keeps the field defaults."""
+EMBEDDED_DEFAULTS: dict[str, Any] = {"ai_tests": 0, "candidates": 4, "plan_candidate": False}
+"""The embedded model's own defaults: the one mechanism for every default that depends on the
+model. Used when no ``base_url`` is set and the key is not given in any layer (environment,
+``initializationOptions``, ``workspace/configuration``, ``--set``: a value given anywhere
+wins); an endpoint (``base_url``) keeps the field defaults. Measured with the shipped prompts
+(docs/benchmarks.md):
+
+- ``ai_tests`` 0 and ``candidates`` 4 ("The embedded model writes no usable AI tests"): the
+  tester's reply held a usable assert in 29 of 164 HumanEval tasks, 0 of 20 MBPP tasks and 0 of
+  8 boltons functions (it writes the function instead), flow's YAML AI tests parsed in 0 of 164
+  and 0 of 20; samples are what solved the tasks direct did not, so the tester's call goes to
+  one more sample;
+- ``plan_candidate`` False: code written from its plans solved 1 of 164 HumanEval tasks to the
+  direct answer's 4, none that direct did not, and its analyst often wrote no usable plan, so
+  the analyst's two calls buy nothing on it (a plan written into the docstring is still
+  followed)."""
 
 
 class Settings(BaseSettings):
@@ -138,6 +146,13 @@ class Settings(BaseSettings):
         default=1500, ge=0, le=50_000,
         description="Tokens (estimated as characters / 4) of project context in each role's "
         "prompt: the definitions the function likely uses, nearest first; 0 sends none.",
+    )
+    plan_candidate: bool = Field(
+        default=True,
+        description="Whether team calls the analyst when the first answer fails a test, and one "
+        "of the sampled candidates is the coder's answer following its plan (self-collaboration's "
+        "analyst -> coder -> tester, arXiv 2304.07590); the plan then guides the revisions. "
+        "The embedded model: false, see EMBEDDED_DEFAULTS.",
     )
 
     @model_validator(mode="before")

@@ -69,6 +69,7 @@ const SERVER_DEFAULTS: Record<string, unknown> = {
   python: '',
   context_tokens: 1500,
   candidates: null,
+  plan_candidate: null,
 };
 
 /** The package.json property of a server key (`max_rounds` -> `codeteam.maxRounds`). */

@@ -37,6 +37,7 @@ const vscodeSection = {
   python: '',
   contextTokens: 1500,
   candidates: 3,
+  planCandidate: true,
 };
 
 describe('VS Code ids and server keys', () => {

@@ -25,6 +25,7 @@ class PipelineContext:
     ``max_rounds`` bounds the coder/tester rounds (team), ``ai_tests`` is how many AI tests the
     tester writes, ``max_calls`` the flow pipeline's LLM call budget; ``candidates`` how many
     alternatives team and flow sample when the first answer fails (seeds ``seed + 1``, ...);
+    ``plan_candidate`` whether one of team's candidates follows the analyst's plan;
     ``notes`` collects what the user should know about the run (degraded stages, reverts).
     """
 
@@ -34,6 +35,7 @@ class PipelineContext:
     ai_tests: int = 5
     max_calls: int = 15
     candidates: int = 3
+    plan_candidate: bool = False
     seed: int = 1234
     notes: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
@@ -67,6 +69,7 @@ class PipelineContext:
             ai_tests=settings.ai_tests,
             max_calls=settings.max_calls,
             candidates=settings.candidates,
+            plan_candidate=settings.plan_candidate,
             seed=settings.seed,
         )
 
