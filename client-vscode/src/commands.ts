@@ -153,6 +153,22 @@ export function runOutcome(reply: unknown, title: string): RunOutcome {
   return { severity: 'info', message: `codeteam ${title}: ${JSON.stringify(reply)}`, status: '' };
 }
 
+/**
+ * The cost line of a run's reply (`cost.text`: "3 LLM calls, 2,500 prompt + 500 completion
+ * tokens, 12.3 s, $0.0089"), or undefined when the reply has none (a run that did not start).
+ */
+export function runCost(reply: unknown): string | undefined {
+  if (typeof reply !== 'object' || reply === null) {
+    return undefined;
+  }
+  const cost = (reply as Record<string, unknown>).cost;
+  if (typeof cost !== 'object' || cost === null) {
+    return undefined;
+  }
+  const text = (cost as Record<string, unknown>).text;
+  return typeof text === 'string' && text.trim() !== '' ? text.trim() : undefined;
+}
+
 /** The markdown of a `codeteam.transcript` reply, or undefined when there is no run yet. */
 export function transcriptMarkdown(reply: unknown): string | undefined {
   if (typeof reply !== 'object' || reply === null) {

@@ -30,6 +30,7 @@ import {
   RUN_TITLES,
   type RunKind,
   type RunOutcome,
+  runCost,
   runKindOf,
   runOutcome,
   runParams,
@@ -398,6 +399,7 @@ function createClient(apiKey: string | undefined, detected: string[] | undefined
         const result: unknown = await next(command, args);
         const kind = runKindOf(command);
         if (kind !== undefined) {
+          runStatus?.finishedWithCost(RUN_TITLES[kind], runCost(result));
           void showOutcome(runOutcome(result, RUN_TITLES[kind]));
         }
         return result;
@@ -530,6 +532,7 @@ async function runOnEditor(kind: RunKind): Promise<void> {
     }
     return;
   }
+  runStatus?.finishedWithCost(RUN_TITLES[kind], runCost(reply));
   await showOutcome(runOutcome(reply, RUN_TITLES[kind]));
 }
 
@@ -618,9 +621,10 @@ export function activate(context: vscode.ExtensionContext): void {
   item.command = CLIENT_COMMANDS.cancelRun;
   context.subscriptions.push(item);
   runStatus = new RunStatus({
-    show(text, tooltip) {
+    show(text, tooltip, clickOpens) {
       item.text = text;
       item.tooltip = tooltip;
+      item.command = clickOpens === 'cancel' ? CLIENT_COMMANDS.cancelRun : CLIENT_COMMANDS.openTranscript;
       item.show();
     },
     hide() {

@@ -40,6 +40,8 @@ export const SERVER_SETTING_KEYS = [
   'python',
   'context_tokens',
   'candidates',
+  'prices',
+  'token_budget',
   'plan_candidate',
 ] as const;
 

@@ -61,7 +61,7 @@ M.state = {
   clients = {}, -- root dir -> client id
   progress = {}, -- progress token -> { client_id, title, message }
   pending = {}, -- "client_id:request_id" -> { client_id, request_id, command, bufnr }
-  last = nil, -- { command, status, message, applied, error, argument }
+  last = nil, -- { command, status, message, applied, cost, error, argument }
   last_argument = nil, -- the argument object of the last command sent
   messages = {}, -- the last window/showMessage texts of codeteam (at most 50)
 }
@@ -302,6 +302,44 @@ function M.client_for(bufnr)
   return nil
 end
 
+-- "1 call, 85+40 tokens, 0.4 s, $0.0004": a run's cost (the answer's `cost`) in short.
+function M.cost_text(cost)
+  if type(cost) ~= "table" or type(cost.calls) ~= "number" then
+    return nil
+  end
+  local text = string.format(
+    "%d call%s, %d+%d tokens, %.1f s",
+    cost.calls,
+    cost.calls == 1 and "" or "s",
+    cost.prompt_tokens or 0,
+    cost.completion_tokens or 0,
+    cost.seconds or 0
+  )
+  if type(cost.usd) == "number" then
+    text = text .. string.format(cost.usd < 1 and ", $%.4f" or ", $%.2f", cost.usd)
+  end
+  if type(cost.unpriced) == "table" and #cost.unpriced > 0 then
+    text = text .. " (no price: " .. table.concat(cost.unpriced, ", ") .. ")"
+  end
+  return text
+end
+
+-- After a run's answer: its status and cost on one line ("codeteam: passed, applied — cost: 2
+-- calls, 120+48 tokens, 1.2 s, $0.0008"); the whole cost line is in the message (:messages).
+local function echo_cost(last)
+  local cost = M.cost_text(last.cost)
+  if not cost or M.config.messages ~= "line" then
+    return
+  end
+  local applied = last.applied and "applied" or "not applied"
+  local text = string.format("codeteam: %s, %s — cost: %s", tostring(last.status), applied, cost)
+  local width = math.max(20, (vim.v.echospace or 80) - 1)
+  if vim.fn.strdisplaywidth(text) > width then
+    text = vim.fn.strcharpart(text, 0, width - 3) .. "..."
+  end
+  api.nvim_echo({ { text } }, true, {})
+end
+
 local function finish(key, entry, err, result)
   M.state.pending[key] = nil
   local last = { command = entry.command, argument = entry.argument }
@@ -319,11 +357,15 @@ local function finish(key, entry, err, result)
     last.status = result.status
     last.message = result.message
     last.applied = result.applied
+    last.cost = result.cost
   else
     last.status = "unknown"
     last.applied = false
   end
   M.state.last = last
+  if last.cost then
+    echo_cost(last)
+  end
   fire("CodeteamDone")
 end
 

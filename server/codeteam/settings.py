@@ -20,7 +20,7 @@ import difflib
 import json
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -147,6 +147,18 @@ class Settings(BaseSettings):
         description="Tokens (estimated as characters / 4) of project context in each role's "
         "prompt: the definitions the function likely uses, nearest first; 0 sends none.",
     )
+    prices: dict[str, tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)]]] = Field(
+        default_factory=dict,
+        description="USD per million prompt and completion tokens by model name, e.g. "
+        '{"gpt-4o": [2.5, 10]}: each action\'s cost then includes its money (models without a '
+        "price are named). Empty: tokens only.",
+    )
+    token_budget: int = Field(
+        default=0, ge=0, le=100_000_000,
+        description="Prompt + completion tokens one action may use (0: no limit). Checked before "
+        "each LLM call: once the calls so far used it, no further call is made and the run "
+        "ends with the best code so far and a note.",
+    )
     plan_candidate: bool = Field(
         default=True,
         description="Whether team calls the analyst when the first answer fails a test, and one "
@@ -197,7 +209,7 @@ class Settings(BaseSettings):
 
     @field_validator(
         "max_tokens", "max_rounds", "max_retries", "ai_tests", "max_calls", "seed",
-        "context_tokens", "candidates", mode="before"
+        "context_tokens", "candidates", "token_budget", mode="before"
     )
     @classmethod
     def _no_booleans(cls, value: Any) -> Any:
@@ -210,6 +222,23 @@ class Settings(BaseSettings):
     def _models_from_json(cls, value: Any) -> Any:
         if isinstance(value, str):
             value = json.loads(value) if value.strip() else {}
+        return value
+
+    @field_validator("prices", mode="before")
+    @classmethod
+    def _price_pairs(cls, value: Any) -> Any:
+        if isinstance(value, str):  # an environment variable: JSON
+            value = json.loads(value) if value.strip() else {}
+        if not isinstance(value, dict):
+            return value
+        for price in value.values():
+            if not (isinstance(price, (list, tuple)) and len(price) == 2
+                    and all(isinstance(p, (int, float)) and not isinstance(p, bool)
+                            for p in price)):
+                raise ValueError(
+                    'each model\'s price is [prompt, completion] in USD per million tokens, '
+                    'e.g. {"gpt-4o": [2.5, 10]}'
+                )
         return value
 
     @field_validator("models")

@@ -5,6 +5,7 @@ import {
   CLIENT_COMMANDS,
   editorProblem,
   runArgument,
+  runCost,
   runKindOf,
   runOutcome,
   runParams,
@@ -105,5 +106,17 @@ describe('transcriptMarkdown', () => {
     assert.equal(transcriptMarkdown({ markdown: '' }), undefined);
     assert.equal(transcriptMarkdown({ markdown: 42 }), undefined);
     assert.equal(transcriptMarkdown({ markdown: '# Run\n\nplan...' }), '# Run\n\nplan...');
+  });
+});
+
+describe('runCost', () => {
+  test("the cost line of a run's reply, or undefined", () => {
+    const text = '2 LLM calls, 120 prompt + 48 completion tokens, 1.2 s, $0.0008';
+    assert.equal(runCost({ status: 'passed', message: 'm', applied: true, cost: { calls: 2, usd: 0.0008, text } }), text);
+    assert.equal(runCost({ status: 'error', message: 'no model', applied: false }), undefined);
+    assert.equal(runCost({ cost: { text: '  ' } }), undefined);
+    assert.equal(runCost({ cost: 'free' }), undefined);
+    assert.equal(runCost(null), undefined);
+    assert.equal(runCost('x'), undefined);
   });
 });

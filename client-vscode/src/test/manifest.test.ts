@@ -69,6 +69,8 @@ const SERVER_DEFAULTS: Record<string, unknown> = {
   python: '',
   context_tokens: 1500,
   candidates: null,
+  prices: {},
+  token_budget: 0,
   plan_candidate: null,
 };
 

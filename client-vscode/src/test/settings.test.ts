@@ -37,6 +37,8 @@ const vscodeSection = {
   python: '',
   contextTokens: 1500,
   candidates: 3,
+  prices: {},
+  tokenBudget: 0,
   planCandidate: true,
 };
 

@@ -100,6 +100,7 @@ def _render_markdown(record: RunRecord) -> str:
     if record.outcome:
         out.append(f"- outcome: {record.outcome}")
     out.append(f"- rounds: {result.rounds}; time: {result.seconds:.1f} s")
+    out.append(f"- cost: {result.cost_line()}")
     out.append("")
 
     if result.plan:
@@ -154,12 +155,15 @@ def _render_markdown(record: RunRecord) -> str:
     out += [f"- {note}" for note in result.notes] or ["(none)"]
     out.append("")
 
-    out += ["## Usage", "", f"- total: {result.usage.summary()}"]
+    out += ["## Usage", "", f"- total: {result.cost_line()}"]
     for role, usage in result.usage.by_role.items():
         out.append(
             f"- {role}: {usage.calls} call(s), {usage.prompt_tokens} + "
             f"{usage.completion_tokens} tokens, {usage.seconds:.1f} s"
         )
+    for model, usage in result.usage.by_model.items():
+        out.append(f"- model {model}: {usage.calls} call(s), {usage.prompt_tokens} + "
+                   f"{usage.completion_tokens} tokens")
     out.append("")
 
     out += ["## Code", ""]

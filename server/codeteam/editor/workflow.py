@@ -20,8 +20,9 @@ call, a run whose result depends on tests checks that the sandbox can run them; 
 no call is made. A run whose first model call could not connect stops there with one message
 naming the endpoint (the LLM client makes no further request).
 
-Every outcome returns ``{"status", "message", "applied"}`` and is shown with
-window/showMessage; no exception escapes to pygls.
+Every outcome returns ``{"status", "message", "applied"}`` (a finished run also ``"cost"``:
+calls, tokens, seconds, money, see :func:`cost_answer`) and is shown with window/showMessage;
+no exception escapes to pygls.
 """
 
 from __future__ import annotations
@@ -202,7 +203,8 @@ async def _execute(
         outcome = f"The result could not be used ({type(error).__name__}: {error}). {KEPT}"
     record.applied, record.outcome = applied, outcome
     message = "\n".join(
-        [f"{action.title} · {info.qualname}: {result.summary()}", outcome]
+        [f"{action.title} · {info.qualname}: {result.verdict_line()}", outcome,
+         f"cost: {result.cost_line()}"]
         + [f"note: {note}" for note in result.notes]
     )
     progress.end(result.summary())
@@ -214,7 +216,15 @@ async def _execute(
     else:
         kind = types.MessageType.Info
     ls.show_run_message(message, kind)
-    return {"status": result.status, "message": message, "applied": bool(applied)}
+    return {"status": result.status, "message": message, "applied": bool(applied),
+            "cost": cost_answer(result)}
+
+
+def cost_answer(result: Result) -> dict[str, Any]:
+    """The ``cost`` of a command's answer: calls, prompt and completion tokens, seconds, USD
+    (None without prices), the models without a price, and ``text``, the one line shown."""
+    cost = result.cost or result.usage.cost(result.seconds)
+    return {**cost.model_dump(mode="json"), "text": cost.line()}
 
 
 async def _produce(
