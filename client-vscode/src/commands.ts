@@ -14,6 +14,8 @@ export const SERVER_COMMANDS = {
   generate: 'codeteam.generate',
   review: 'codeteam.review',
   transcript: 'codeteam.transcript',
+  /** Applies a kept result (a discarded preview, or code kept for your consent). */
+  apply: 'codeteam.apply',
 } as const;
 
 export type RunKind = 'plan' | 'generate' | 'review';
@@ -35,6 +37,7 @@ export const CLIENT_COMMANDS = {
   clearApiKey: 'codeteam.clearApiKey',
   restartServer: 'codeteam.restartServer',
   cancelRun: 'codeteam.cancelRun',
+  applyKept: 'codeteam.applyKept',
 } as const;
 
 export type ClientCommandName = keyof typeof CLIENT_COMMANDS;
@@ -111,6 +114,11 @@ export function runArgument(editor: Pick<EditorState, 'uri' | 'selection'>): Run
 /** workspace/executeCommand params for a run on this editor. */
 export function runParams(kind: RunKind, editor: Pick<EditorState, 'uri' | 'selection'>): { command: string; arguments: [RunArgument] } {
   return { command: SERVER_COMMANDS[kind], arguments: [runArgument(editor)] };
+}
+
+/** workspace/executeCommand params that apply the latest kept result (no argument). */
+export function applyKeptParams(): { command: string; arguments: [] } {
+  return { command: SERVER_COMMANDS.apply, arguments: [] };
 }
 
 /** workspace/executeCommand params for the transcript (an empty argument list). */

@@ -23,6 +23,7 @@ import {
 } from 'vscode-languageclient/node';
 
 import {
+  applyKeptParams,
   CLIENT_COMMANDS,
   type ClientCommandName,
   editorProblem,
@@ -560,6 +561,20 @@ async function cancelRuns(): Promise<void> {
   }
 }
 
+/** "codeteam: Apply the kept result": the server applies the latest result it kept. */
+async function applyKept(): Promise<void> {
+  const languageClient = await runningClient();
+  if (languageClient === undefined) {
+    return;
+  }
+  try {
+    const reply: unknown = await languageClient.sendRequest(ExecuteCommandRequest.type, applyKeptParams());
+    await showOutcome(runOutcome(reply, 'Apply the kept result'));
+  } catch (error) {
+    void vscode.window.showErrorMessage(`codeteam: could not apply the kept result: ${errorText(error)}`);
+  }
+}
+
 async function openTranscript(): Promise<void> {
   const languageClient = await runningClient();
   if (languageClient === undefined) {
@@ -641,6 +656,7 @@ export function activate(context: vscode.ExtensionContext): void {
     clearApiKey: () => clearApiKey(context),
     restartServer: () => restart(context, 'requested'),
     cancelRun: () => cancelRuns(),
+    applyKept: () => applyKept(),
   };
   for (const name of Object.keys(handlers) as ClientCommandName[]) {
     context.subscriptions.push(vscode.commands.registerCommand(CLIENT_COMMANDS[name], handlers[name]));

@@ -32,6 +32,7 @@ export const SERVER_SETTING_KEYS = [
   'max_tokens',
   'sandbox',
   'test_timeout_s',
+  'preview',
   'apply_timeout_s',
   'generate_pipeline',
   'ai_tests',

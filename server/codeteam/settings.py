@@ -122,6 +122,15 @@ class Settings(BaseSettings):
     max_calls: int = Field(
         default=15, ge=1, le=100, description="LLM call budget of one flow run."
     )
+    preview: Literal["auto", "always", "never"] = Field(
+        default="auto",
+        description='How "Generate with team", "Plan this docstring" and "Fix with team" '
+        'offer their edit: "auto" as a preview the user accepts or discards where the editor '
+        "can show one (workspace.workspaceEdit.changeAnnotationSupport), else applied; "
+        '"always" as a preview, else not applied (kept, with codeteam.apply to apply it); '
+        '"never" applied without a preview. Code that fails its tests is never applied '
+        "without a preview: without one it is kept and its failures shown.",
+    )
     apply_timeout_s: float = Field(
         default=30.0, gt=0, le=600,
         description="Seconds the editor may take to answer an edit (workspace/applyEdit); "

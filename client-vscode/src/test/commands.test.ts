@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import {
+  applyKeptParams,
   CLIENT_COMMANDS,
   editorProblem,
   runArgument,
@@ -118,5 +119,13 @@ describe('runCost', () => {
     assert.equal(runCost({ cost: 'free' }), undefined);
     assert.equal(runCost(null), undefined);
     assert.equal(runCost('x'), undefined);
+  });
+});
+
+describe('applyKeptParams', () => {
+  test('asks the server to apply the latest kept result', () => {
+    assert.deepEqual(applyKeptParams(), { command: 'codeteam.apply', arguments: [] });
+    assert.equal(SERVER_COMMANDS.apply, 'codeteam.apply');
+    assert.ok(!(Object.values(CLIENT_COMMANDS) as string[]).includes('codeteam.apply'));
   });
 });
