@@ -488,19 +488,16 @@ async def _settled(
     ls: CodeteamServer, uri: str, replacement: Replacement, landed: Expectation
 ) -> str:
     """After the client answered applied=true: "applied" once the server's copy of the
-    document passed through exactly the planned text (later typing does not matter) or now
-    holds the new function where it belongs; else, after :data:`APPLY_CHECK_S` seconds,
-    "missing" or "misplaced" (see :func:`check_replacement`)."""
-
-    def state() -> str:
-        if landed.reached:
-            return "applied"
-        now = ls.open_document(uri)
-        return check_replacement(now.source, replacement) if now is not None else "missing"
-
-    if await ls.watch.wait_for(uri, lambda: state() == "applied", APPLY_CHECK_S):
+    document passed through exactly the planned text (later typing does not matter), else,
+    when it did not within :data:`APPLY_CHECK_S` seconds, what the document holds now:
+    "applied" (the new function where it belongs), "missing" or "misplaced" (see
+    :func:`check_replacement`; in the parse worker: it parses the module)."""
+    if await ls.watch.wait_for(uri, lambda: landed.reached, APPLY_CHECK_S):
         return "applied"
-    return state()
+    now = ls.open_document(uri)
+    if now is None:
+        return "missing"
+    return await ls.parser.run(check_replacement, now.source, replacement)
 
 
 def _changed_since(ls: CodeteamServer, uri: str, version: int) -> bool:
