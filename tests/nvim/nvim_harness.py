@@ -42,7 +42,7 @@ SETTINGS = {
 }
 """Server settings for the suite (cases override): no AI tests and one round, so that a generate
 needs just the analyst and the coder; edits applied without a preview (``preview = "never"``)
-except in the preview tests (tests/nvim/test_preview.py), which set ``preview = "auto"``, the
+except in the preview tests (tests/nvim/test_neovim_preview.py), which set ``preview = "auto"``, the
 default."""
 
 

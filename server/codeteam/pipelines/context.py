@@ -63,6 +63,9 @@ class PipelineContext:
             progress=progress,
             max_calls=max_calls,
             token_budget=settings.token_budget or None,
+            # As the endpoint is given it (llm.provider): the embedded model is one name.
+            default_model=("embedded" if settings.uses_embedded_model
+                           else settings.model or "default"),
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
         )

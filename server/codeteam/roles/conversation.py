@@ -60,7 +60,8 @@ class TokenBudgetExceeded(CallBudgetExceeded):
 class Conversation:
     """The state shared by the roles of one run.
 
-    ``models`` maps role names to model names (missing: the client's default model);
+    ``models`` maps role names to model names (missing: the client's default model, whose
+    name is ``default_model``: what the usage per model is recorded under);
     ``max_calls`` bounds the number of LLM calls (None: unbounded); ``token_budget`` the
     prompt + completion tokens of the run (None: unbounded; checked before each call, so the
     call that crosses it completes and the next is refused); ``progress`` receives stage
@@ -76,6 +77,7 @@ class Conversation:
         progress: ProgressCallback | None = None,
         max_calls: int | None = None,
         token_budget: int | None = None,
+        default_model: str | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
     ) -> None:
@@ -84,6 +86,7 @@ class Conversation:
         self.models = dict(models or {})
         self.progress = progress or (lambda stage: None)
         self.max_calls = max_calls
+        self.default_model = default_model
         self.token_budget = token_budget
         self.token_budget_spent = False
         """Set when a call was refused because :attr:`token_budget` was used up."""
@@ -140,8 +143,7 @@ class Conversation:
         entry = TranscriptEntry(
             role=role, stage=stage, prompt=prompt, messages=messages, sampling=sampling
         )
-        # The name the request carries (the role's override, else the endpoint's model).
-        sent_to = model or getattr(getattr(self.client, "endpoint", None), "model", None)
+        sent_to = model or self.default_model  # the name the request carries
         self.transcript.append(entry)
         started = time.monotonic()
         try:
