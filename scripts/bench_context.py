@@ -16,11 +16,14 @@ Measured per function, on the request the scripted model received:
 
 - *context recall*: the fraction of the project definitions the original body uses (found
   with jedi, searching the project's own folders: each name and attribute of the body,
-  ``goto(follow_imports=True)``, kept when it leads to a function, class, method or
-  module-level constant of a project file, not inside the function itself nor local to an
-  enclosing function) whose signature (``def name(``, ``class name``, ``name =``/``name:``)
+  ``goto(follow_imports=True)``, kept when it leads to a function, class, method,
+  module-level constant, or an instance attribute a method of a class assigns
+  (``self._path = ...``), of a project file, not inside the function itself nor local to an
+  enclosing function) whose signature (``def name(``, ``class name``, ``name =``/``name:``;
+  an attribute: ``self.name``, its name in a class's ``# instance attributes`` line, or a
+  class field of that name)
   appears in the request, in the section of that definition's file; split same-module /
-  cross-module; cross-module also without the names the body imports itself (``from .core
+  cross-module, and instance attributes counted apart too; cross-module also without the names the body imports itself (``from .core
   import X`` inside the function: nothing outside the body says it needs them);
 - the prompt tokens (characters / 4 over all messages, as the budget counts them);
 - the milliseconds ``task_for`` takes (the project context is nearly all of it), its result
@@ -52,6 +55,7 @@ sys.path.insert(0, str(REPO / "tests"))
 import jedi
 
 from codeteam.documents import task_for
+from codeteam.project import project_for
 from codeteam.llm.provider import client_for
 from codeteam.pipelines.runner import run_pipeline
 from codeteam.project_context import build as context_build
@@ -159,14 +163,30 @@ def used_definitions(root: Path, path: Path, text: str, project, info) -> list[U
                 if name.type not in ("function", "class", "statement"):
                     continue
                 parent = name.parent()
-                if parent is None or parent.type not in ("module", "class") or (
+                if parent is None:
+                    continue
+                if instance_attribute(name, parent):
+                    kind = "attribute"
+                elif parent.type not in ("module", "class") or (
                         name.type == "statement" and parent.type != "module"):
-                    continue  # locals of an enclosing function, attributes: not definitions
-                kind = {"function": "def", "class": "class"}.get(name.type, "constant")
+                    continue  # locals of an enclosing function: not definitions
+                else:
+                    kind = {"function": "def", "class": "class"}.get(name.type, "constant")
                 key = (str(where), name.line)
                 seen.setdefault(key, Used(name.name, kind, relative(Path(where), root),
                                           Path(where).resolve() == path.resolve(), local))
     return list(seen.values())
+
+
+def instance_attribute(name, parent) -> bool:
+    """Whether jedi's ``name`` is an instance attribute a method assigns (``self.x = ...``
+    in a method of a class)."""
+    if name.type != "statement" or parent.type != "function":
+        return False
+    owner = parent.parent()
+    code = name.get_line_code() or ""
+    return owner is not None and owner.type == "class" and re.search(
+        rf"\bself\.{re.escape(name.name)}\b", code) is not None
 
 
 def blanked(text: str, info) -> str:
@@ -188,6 +208,10 @@ def sections(prompt: str) -> dict[str, str]:
 
 def shown(text: str, used: Used) -> bool:
     name = re.escape(used.name)
+    if used.kind == "attribute":  # assigned by a method, or a class field of that name
+        return re.search(rf"\bself\.{name}\b", text) is not None or re.search(
+            rf"^\s*# instance attributes:.*\b{name}\b", text, re.MULTILINE) is not None or (
+            re.search(rf"^\s+{name}\s*(?::|=)", text, re.MULTILINE) is not None)
     if used.kind == "def":
         return re.search(rf"\bdef {name}\(", text) is not None
     if used.kind == "class":
@@ -203,8 +227,11 @@ def choose(root: Path, per_project: int) -> list[tuple[Path, object, list[Used],
     for path in project_modules(root):
         text = path.read_text(encoding="utf-8")
         try:
-            functions = [f for f in find_functions(text)
-                         if f.end_line - f.body_start_line >= 2 and f.body_start_line > f.def_line]
+            every = find_functions(text)
+            names = [f.qualname for f in every]
+            functions = [f for f in every  # by name: a name defined twice cannot be asked for
+                         if f.end_line - f.body_start_line >= 2 and f.body_start_line > f.def_line
+                         and names.count(f.qualname) == 1]
         except Exception:  # noqa: BLE001, S112 - a module that does not parse is not sampled
             continue
         project = jedi.Project(root, sys_path=[str(import_root(path)), str(root)],
@@ -239,8 +266,8 @@ async def measure(root: Path, per_project: int, budget: int) -> list[Sample]:
                 source = blanked(text, info)
                 context_build._RESULTS.clear()
                 started = time.perf_counter()
-                task = task_for(source, info.qualname, path=path, project_root=root,
-                                context_tokens=budget)
+                task = task_for(source, info.qualname, path=path,
+                                project=project_for(path, root), context_tokens=budget)
                 build_ms = (time.perf_counter() - started) * 1000
                 stub_info = locate(source, info.qualname)
                 started = time.perf_counter()  # the same text again: the cached context
@@ -274,15 +301,19 @@ async def measure(root: Path, per_project: int, budget: int) -> list[Sample]:
     return samples
 
 
-def recall(samples: list[Sample], same: bool, before: bool = False,
-           body_imports: bool = True) -> tuple[int, int]:
+def recall(samples: list[Sample], same: bool | None, before: bool = False,
+           body_imports: bool = True, kind: str | None = None) -> tuple[int, int]:
+    """(found, used) over the samples: same-module (``same``), cross-module (not), or both
+    (None); of one ``kind`` only ("attribute", "constant", ...) when given."""
     hits = total = 0
     for sample in samples:
         marks = sample.found_before if before else sample.found
         for used, mark in zip(sample.used, marks):
             if used.body_import and not body_imports:
                 continue
-            if used.same_module == same:
+            if kind is not None and used.kind != kind:
+                continue
+            if same is None or used.same_module == same:
                 total += 1
                 hits += mark
     return hits, total
@@ -290,10 +321,11 @@ def recall(samples: list[Sample], same: bool, before: bool = False,
 
 def table(samples_by_project: dict[str, list[Sample]]) -> str:
     rows = [("| project | functions | same-module recall | cross-module recall | cross-module, "
-             "without names the body imports itself | mean prompt tokens (max) | mean context "
+             "without names the body imports itself | instance attributes | module constants | "
+             "mean prompt tokens (max) | mean context "
              "tokens | build ms: first, mean of rest (max) | cached ms | before: "
              "same / cross recall, mean prompt tokens |"),
-            "|---|---|---|---|---|---|---|---|---|---|"]
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     every: list[Sample] = []
     for name, samples in list(samples_by_project.items()) + [("all", None)]:
         if samples is None:
@@ -312,8 +344,11 @@ def table(samples_by_project: dict[str, list[Sample]]) -> str:
             return f"{pair[0]}/{pair[1]} = {pair[0] / pair[1]:.0%}" if pair[1] else "-"
 
         own = recall(samples, False, body_imports=False)
+        attributes = recall(samples, None, kind="attribute")
+        constants = recall(samples, None, kind="constant")
         rows.append(
             f"| {name} | {len(samples)} | {pct(same)} | {pct(cross)} | {pct(own)} | "
+            f"{pct(attributes)} | {pct(constants)} | "
             f"{statistics.mean(tokens):.0f} ({max(tokens)}) | "
             f"{statistics.mean(s.context_tokens for s in samples):.0f} | "
             f"{first}, {statistics.mean(rest):.0f} ({max(rest):.0f}) | "

@@ -14,6 +14,8 @@ export const SERVER_COMMANDS = {
   generate: 'codeteam.generate',
   review: 'codeteam.review',
   transcript: 'codeteam.transcript',
+  /** Applies a kept result (a discarded preview, or code kept for your consent). */
+  apply: 'codeteam.apply',
 } as const;
 
 export type RunKind = 'plan' | 'generate' | 'review';
@@ -35,6 +37,7 @@ export const CLIENT_COMMANDS = {
   clearApiKey: 'codeteam.clearApiKey',
   restartServer: 'codeteam.restartServer',
   cancelRun: 'codeteam.cancelRun',
+  applyKept: 'codeteam.applyKept',
 } as const;
 
 export type ClientCommandName = keyof typeof CLIENT_COMMANDS;
@@ -113,6 +116,11 @@ export function runParams(kind: RunKind, editor: Pick<EditorState, 'uri' | 'sele
   return { command: SERVER_COMMANDS[kind], arguments: [runArgument(editor)] };
 }
 
+/** workspace/executeCommand params that apply the latest kept result (no argument). */
+export function applyKeptParams(): { command: string; arguments: [] } {
+  return { command: SERVER_COMMANDS.apply, arguments: [] };
+}
+
 /** workspace/executeCommand params for the transcript (an empty argument list). */
 export function transcriptParams(): { command: string; arguments: [] } {
   return { command: SERVER_COMMANDS.transcript, arguments: [] };
@@ -151,6 +159,22 @@ export function runOutcome(reply: unknown, title: string): RunOutcome {
     return { severity: 'info', message: `codeteam ${title}: finished (the server sent no report).`, status: '' };
   }
   return { severity: 'info', message: `codeteam ${title}: ${JSON.stringify(reply)}`, status: '' };
+}
+
+/**
+ * The cost line of a run's reply (`cost.text`: "3 LLM calls, 2,500 prompt + 500 completion
+ * tokens, 12.3 s, $0.0089"), or undefined when the reply has none (a run that did not start).
+ */
+export function runCost(reply: unknown): string | undefined {
+  if (typeof reply !== 'object' || reply === null) {
+    return undefined;
+  }
+  const cost = (reply as Record<string, unknown>).cost;
+  if (typeof cost !== 'object' || cost === null) {
+    return undefined;
+  }
+  const text = (cost as Record<string, unknown>).text;
+  return typeof text === 'string' && text.trim() !== '' ? text.trim() : undefined;
 }
 
 /** The markdown of a `codeteam.transcript` reply, or undefined when there is no run yet. */

@@ -23,6 +23,7 @@ import {
 } from 'vscode-languageclient/node';
 
 import {
+  applyKeptParams,
   CLIENT_COMMANDS,
   type ClientCommandName,
   editorProblem,
@@ -30,6 +31,7 @@ import {
   RUN_TITLES,
   type RunKind,
   type RunOutcome,
+  runCost,
   runKindOf,
   runOutcome,
   runParams,
@@ -398,6 +400,7 @@ function createClient(apiKey: string | undefined, detected: string[] | undefined
         const result: unknown = await next(command, args);
         const kind = runKindOf(command);
         if (kind !== undefined) {
+          runStatus?.finishedWithCost(RUN_TITLES[kind], runCost(result));
           void showOutcome(runOutcome(result, RUN_TITLES[kind]));
         }
         return result;
@@ -530,6 +533,7 @@ async function runOnEditor(kind: RunKind): Promise<void> {
     }
     return;
   }
+  runStatus?.finishedWithCost(RUN_TITLES[kind], runCost(reply));
   await showOutcome(runOutcome(reply, RUN_TITLES[kind]));
 }
 
@@ -554,6 +558,20 @@ async function cancelRuns(): Promise<void> {
   } catch (error) {
     output.error(`${SERVER_CANCEL} failed: ${errorText(error)}`);
     void vscode.window.showErrorMessage(`codeteam: could not cancel: ${errorText(error)}`);
+  }
+}
+
+/** "codeteam: Apply the kept result": the server applies the latest result it kept. */
+async function applyKept(): Promise<void> {
+  const languageClient = await runningClient();
+  if (languageClient === undefined) {
+    return;
+  }
+  try {
+    const reply: unknown = await languageClient.sendRequest(ExecuteCommandRequest.type, applyKeptParams());
+    await showOutcome(runOutcome(reply, 'Apply the kept result'));
+  } catch (error) {
+    void vscode.window.showErrorMessage(`codeteam: could not apply the kept result: ${errorText(error)}`);
   }
 }
 
@@ -618,9 +636,10 @@ export function activate(context: vscode.ExtensionContext): void {
   item.command = CLIENT_COMMANDS.cancelRun;
   context.subscriptions.push(item);
   runStatus = new RunStatus({
-    show(text, tooltip) {
+    show(text, tooltip, clickOpens) {
       item.text = text;
       item.tooltip = tooltip;
+      item.command = clickOpens === 'cancel' ? CLIENT_COMMANDS.cancelRun : CLIENT_COMMANDS.openTranscript;
       item.show();
     },
     hide() {
@@ -637,6 +656,7 @@ export function activate(context: vscode.ExtensionContext): void {
     clearApiKey: () => clearApiKey(context),
     restartServer: () => restart(context, 'requested'),
     cancelRun: () => cancelRuns(),
+    applyKept: () => applyKept(),
   };
   for (const name of Object.keys(handlers) as ClientCommandName[]) {
     context.subscriptions.push(vscode.commands.registerCommand(CLIENT_COMMANDS[name], handlers[name]));

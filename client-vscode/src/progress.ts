@@ -168,10 +168,27 @@ export class WorkDoneProgressTracker {
   }
 }
 
-/** The status-bar item as the extension shows it (a vscode.StatusBarItem fits behind it). */
+/** The status-bar item as the extension shows it (a vscode.StatusBarItem fits behind it).
+ * `clickOpens` is what a click does: cancel the runs, or open the last run's transcript. */
 export interface StatusItemView {
-  show(text: string, tooltip: string): void;
+  show(text: string, tooltip: string, clickOpens: 'cancel' | 'transcript'): void;
   hide(): void;
+}
+
+/** The cost of a finished run, as the status bar shows it once no run is open. */
+export interface LastCost {
+  /** The run's title, e.g. "Generate with team". */
+  title: string;
+  /** The server's cost line: "3 LLM calls, 2,500 prompt + 500 completion tokens, 12.3 s, $0.0089". */
+  cost: string;
+}
+
+/** What the status-bar item says about the last finished run's cost. */
+export function costText(last: LastCost): { text: string; tooltip: string } {
+  return {
+    text: `$(credit-card) ${last.cost}`,
+    tooltip: `codeteam: the cost of the last run (${last.title}): ${last.cost}.\nClick to open its transcript.`,
+  };
 }
 
 /** What the status-bar item says about `runs` (open trackers, oldest first), or undefined. */
@@ -195,11 +212,13 @@ export function statusText(
 }
 
 /**
- * The status-bar item of the running codeteam runs: the latest stage while any run is open,
- * hidden otherwise. {@link cancelAll} is what a click on it does.
+ * The status-bar item of the running codeteam runs: the latest stage while any run is open
+ * ({@link cancelAll} is what a click does then); once none is, the last finished run's cost
+ * (a click opens its transcript), or hidden before any.
  */
 export class RunStatus {
   private readonly runs: WorkDoneProgressTracker[] = [];
+  private last: LastCost | undefined;
 
   constructor(private readonly view: StatusItemView) {}
 
@@ -229,6 +248,19 @@ export class RunStatus {
     this.render();
   }
 
+  /** A run answered with its cost line (the reply's `cost.text`; undefined: none). */
+  finishedWithCost(title: string, cost: string | undefined): void {
+    if (cost !== undefined) {
+      this.last = { title, cost };
+      this.render();
+    }
+  }
+
+  /** The last finished run's cost, if any. */
+  get lastCost(): LastCost | undefined {
+    return this.last;
+  }
+
   /** Cancels every open, cancellable run. Returns how many cancels were sent. */
   cancelAll(): number {
     let sent = 0;
@@ -242,10 +274,13 @@ export class RunStatus {
 
   private render(): void {
     const shown = statusText(this.runs);
-    if (shown === undefined) {
-      this.view.hide();
+    if (shown !== undefined) {
+      this.view.show(shown.text, shown.tooltip, 'cancel');
+    } else if (this.last !== undefined) {
+      const cost = costText(this.last);
+      this.view.show(cost.text, cost.tooltip, 'transcript');
     } else {
-      this.view.show(shown.text, shown.tooltip);
+      this.view.hide();
     }
   }
 }

@@ -32,6 +32,7 @@ export const SERVER_SETTING_KEYS = [
   'max_tokens',
   'sandbox',
   'test_timeout_s',
+  'preview',
   'apply_timeout_s',
   'generate_pipeline',
   'ai_tests',
@@ -40,6 +41,9 @@ export const SERVER_SETTING_KEYS = [
   'python',
   'context_tokens',
   'candidates',
+  'prices',
+  'token_budget',
+  'plan_candidate',
 ] as const;
 
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];

@@ -1,6 +1,14 @@
 -- codeteam for Neovim 0.7 and later: starts `codeteam serve` for Python buffers (one client per
 -- project root) and adds :CodeteamPlan, :CodeteamGenerate, :CodeteamReview, :CodeteamFix,
--- :CodeteamTranscript and :CodeteamCancel.
+-- :CodeteamTranscript, :CodeteamCancel, and :CodeteamAccept / :CodeteamDiscard for a preview.
+--
+-- Preview before apply (option `preview`, on by default): the module announces
+-- workspace.workspaceEdit.changeAnnotationSupport, so codeteam sends its edits with a change
+-- annotation that needs confirmation. Such an edit is not applied: its diff opens in a scratch
+-- window (`a` accepts, `d` or `q` discards; :CodeteamAccept, :CodeteamDiscard), and the module
+-- answers the server that it is shown as a preview. Accept asks the server to apply the result
+-- (codeteam.apply, on the current text); discard closes the window, and the server keeps the
+-- result (:CodeteamTranscript). The `User CodeteamPreview` autocommand fires when one opens.
 --
 -- Install: copy this file to ~/.config/nvim/lua/codeteam.lua, then in init.lua
 --
@@ -35,6 +43,8 @@ local COMMANDS = {
   CodeteamFix = "codeteam.fix",
 }
 local TRANSCRIPT = "codeteam.transcript"
+local APPLY = "codeteam.apply"
+local ANNOTATION_PREFIX = "codeteam:"
 
 local defaults = {
   name = "codeteam",
@@ -45,6 +55,7 @@ local defaults = {
   root_markers = { "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", ".git" },
   root_dir = nil, -- a directory, or function(bufnr) -> directory
   progress = true, -- echo the stages of a run ("analyst: planning", ...)
+  preview = true, -- show codeteam's edits as a diff to accept or discard first
   messages = "line", -- the server's info messages on one line; "full": Neovim's own display
   versioned_edits = not has_011,
   guard_stale_edits = not has_011,
@@ -61,9 +72,10 @@ M.state = {
   clients = {}, -- root dir -> client id
   progress = {}, -- progress token -> { client_id, title, message }
   pending = {}, -- "client_id:request_id" -> { client_id, request_id, command, bufnr }
-  last = nil, -- { command, status, message, applied, error, argument }
+  last = nil, -- { command, status, message, applied, cost, error, argument }
   last_argument = nil, -- the argument object of the last command sent
   messages = {}, -- the last window/showMessage texts of codeteam (at most 50)
+  preview = nil, -- the preview shown: { client_id, result, label, description, bufnr, winid, target }
 }
 
 -- Client methods are called with ":" from Neovim 0.11 on, with "." before.
@@ -268,11 +280,129 @@ local function stale_reason(edit)
   return nil
 end
 
+-- The change annotation of `edit` that needs the user's confirmation, with its id (nil: none).
+local function confirmation(edit)
+  if type(edit) ~= "table" or type(edit.changeAnnotations) ~= "table" then
+    return nil
+  end
+  for _, change in ipairs(edit.documentChanges or {}) do
+    for _, text_edit in ipairs(change.edits or {}) do
+      local id = text_edit.annotationId
+      local annotation = id and edit.changeAnnotations[id]
+      if type(annotation) == "table" and annotation.needsConfirmation then
+        return id, annotation
+      end
+    end
+  end
+  return nil
+end
+
+local function close_preview()
+  local preview = M.state.preview
+  M.state.preview = nil
+  if preview and preview.winid and api.nvim_win_is_valid(preview.winid) then
+    pcall(api.nvim_win_close, preview.winid, true)
+  end
+  if preview and preview.bufnr and api.nvim_buf_is_valid(preview.bufnr) then
+    pcall(api.nvim_buf_delete, preview.bufnr, { force = true })
+  end
+  return preview
+end
+
+-- The lines of `bufnr` after `edits` (LSP TextEdits in `encoding`), computed on a copy.
+local function edited_lines(bufnr, edits, encoding)
+  local copy = api.nvim_create_buf(false, true)
+  api.nvim_buf_set_lines(copy, 0, -1, false, api.nvim_buf_get_lines(bufnr, 0, -1, false))
+  vim.lsp.util.apply_text_edits(edits, copy, encoding)
+  local lines = api.nvim_buf_get_lines(copy, 0, -1, false)
+  api.nvim_buf_delete(copy, { force = true })
+  return lines
+end
+
+-- Open the diff of the annotated `edit` from client `client_id` in a scratch window.
+local function show_preview(edit, id, annotation, client_id)
+  close_preview()
+  local client = get_client(client_id)
+  local encoding = client and client.offset_encoding or "utf-16"
+  local lines = {
+    "codeteam preview: " .. (annotation.label or "an edit"),
+  }
+  for _, line in ipairs(vim.split(annotation.description or "", "\n", { plain = true, trimempty = true })) do
+    table.insert(lines, line)
+  end
+  table.insert(lines, "a: accept (:CodeteamAccept)   d or q: discard (:CodeteamDiscard)")
+  table.insert(lines, "")
+  local target
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if change.textDocument and change.edits then
+      local bufnr = vim.uri_to_bufnr(change.textDocument.uri)
+      vim.fn.bufload(bufnr)
+      target = target or bufnr
+      local old = api.nvim_buf_get_lines(bufnr, 0, -1, false)
+      local new = edited_lines(bufnr, change.edits, encoding)
+      local name = vim.fn.fnamemodify(api.nvim_buf_get_name(bufnr), ":~:.")
+      table.insert(lines, "--- a/" .. name)
+      table.insert(lines, "+++ b/" .. name)
+      local diff = vim.diff(table.concat(old, "\n") .. "\n", table.concat(new, "\n") .. "\n")
+      for _, line in ipairs(vim.split(diff, "\n", { plain = true, trimempty = true })) do
+        table.insert(lines, line)
+      end
+    end
+  end
+  vim.cmd("botright new")
+  local winid = api.nvim_get_current_win()
+  local bufnr = api.nvim_get_current_buf()
+  vim.bo[bufnr].buftype = "nofile"
+  vim.bo[bufnr].bufhidden = "wipe"
+  vim.bo[bufnr].swapfile = false
+  api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  vim.bo[bufnr].modifiable = false
+  vim.bo[bufnr].modified = false
+  vim.bo[bufnr].filetype = "diff"
+  pcall(api.nvim_buf_set_name, bufnr, "codeteam://preview/" .. bufnr)
+  api.nvim_win_set_height(winid, math.min(#lines + 1, math.max(10, math.floor(vim.o.lines / 2))))
+  for key, action in pairs({ a = "accept", d = "discard", q = "discard" }) do
+    api.nvim_buf_set_keymap(bufnr, "n", key, "", {
+      noremap = true,
+      nowait = true,
+      desc = "codeteam: " .. action .. " the preview",
+      callback = function()
+        M[action]()
+      end,
+    })
+  end
+  M.state.preview = {
+    client_id = client_id,
+    result = id:sub(1, #ANNOTATION_PREFIX) == ANNOTATION_PREFIX and id:sub(#ANNOTATION_PREFIX + 1) or id,
+    label = annotation.label,
+    description = annotation.description,
+    bufnr = bufnr,
+    winid = winid,
+    target = target,
+  }
+  fire("CodeteamPreview")
+end
+
 local function on_apply_edit(err, result, ctx, config)
   if M.config.guard_stale_edits and result then
     local reason = stale_reason(result.edit)
     if reason then
       return { applied = false, failureReason = reason }
+    end
+  end
+  if M.config.preview and result then
+    local id, annotation = confirmation(result.edit)
+    if id then
+      -- Neovim answers a server's request when its handler returns: the user decides later,
+      -- so the answer is "not applied (yet)", and accept asks the server to apply it.
+      vim.schedule(function()
+        show_preview(result.edit, id, annotation, ctx.client_id)
+      end)
+      return {
+        applied = false,
+        failureReason = "shown as a preview in Neovim: :CodeteamAccept (a) applies it, "
+          .. ":CodeteamDiscard (d) discards it",
+      }
     end
   end
   return default_handler("workspace/applyEdit")(err, result, ctx, config)
@@ -302,6 +432,44 @@ function M.client_for(bufnr)
   return nil
 end
 
+-- "1 call, 85+40 tokens, 0.4 s, $0.0004": a run's cost (the answer's `cost`) in short.
+function M.cost_text(cost)
+  if type(cost) ~= "table" or type(cost.calls) ~= "number" then
+    return nil
+  end
+  local text = string.format(
+    "%d call%s, %d+%d tokens, %.1f s",
+    cost.calls,
+    cost.calls == 1 and "" or "s",
+    cost.prompt_tokens or 0,
+    cost.completion_tokens or 0,
+    cost.seconds or 0
+  )
+  if type(cost.usd) == "number" then
+    text = text .. string.format(cost.usd < 1 and ", $%.4f" or ", $%.2f", cost.usd)
+  end
+  if type(cost.unpriced) == "table" and #cost.unpriced > 0 then
+    text = text .. " (no price: " .. table.concat(cost.unpriced, ", ") .. ")"
+  end
+  return text
+end
+
+-- After a run's answer: its status and cost on one line ("codeteam: passed, applied — cost: 2
+-- calls, 120+48 tokens, 1.2 s, $0.0008"); the whole cost line is in the message (:messages).
+local function echo_cost(last)
+  local cost = M.cost_text(last.cost)
+  if not cost or M.config.messages ~= "line" then
+    return
+  end
+  local applied = last.applied and "applied" or "not applied"
+  local text = string.format("codeteam: %s, %s — cost: %s", tostring(last.status), applied, cost)
+  local width = math.max(20, (vim.v.echospace or 80) - 1)
+  if vim.fn.strdisplaywidth(text) > width then
+    text = vim.fn.strcharpart(text, 0, width - 3) .. "..."
+  end
+  api.nvim_echo({ { text } }, true, {})
+end
+
 local function finish(key, entry, err, result)
   M.state.pending[key] = nil
   local last = { command = entry.command, argument = entry.argument }
@@ -319,11 +487,15 @@ local function finish(key, entry, err, result)
     last.status = result.status
     last.message = result.message
     last.applied = result.applied
+    last.cost = result.cost
   else
     last.status = "unknown"
     last.applied = false
   end
   M.state.last = last
+  if last.cost then
+    echo_cost(last)
+  end
   fire("CodeteamDone")
 end
 
@@ -460,6 +632,34 @@ function M.transcript(on_open)
   end)
 end
 
+-- Accept the preview shown: the server applies its result on the current text (codeteam.apply).
+-- Returns the request id (nil when there is no preview or no server).
+function M.accept()
+  local preview = close_preview()
+  if not preview then
+    notify("no preview to accept")
+    return nil
+  end
+  local client = get_client(preview.client_id)
+  if not client then
+    notify("the server that made the preview is not running", vim.log.levels.ERROR)
+    return nil
+  end
+  return M.execute(client, APPLY, { { result = preview.result } }, preview.target)
+end
+
+-- Discard the preview shown: nothing changes; the server keeps the result (:CodeteamTranscript).
+function M.discard()
+  local preview = close_preview()
+  if not preview then
+    notify("no preview to discard")
+    return false
+  end
+  notify("preview discarded; nothing was changed (the result is kept: :CodeteamTranscript)")
+  fire("CodeteamPreviewDiscarded")
+  return true
+end
+
 -- One line for a statusline: the stage of the run in progress, or "".
 function M.status()
   for _, entry in pairs(M.state.progress) do
@@ -480,11 +680,15 @@ local function client_config(root)
     settings = vim.empty_dict()
   end
   local capabilities = config.capabilities or vim.lsp.protocol.make_client_capabilities()
-  if config.versioned_edits then
+  if config.versioned_edits or config.preview then
     capabilities = vim.deepcopy(capabilities)
     capabilities.workspace = capabilities.workspace or {}
     capabilities.workspace.workspaceEdit = capabilities.workspace.workspaceEdit or {}
     capabilities.workspace.workspaceEdit.documentChanges = true
+    if config.preview then
+      -- The edits that need confirmation are shown as a diff first (show_preview).
+      capabilities.workspace.workspaceEdit.changeAnnotationSupport = { groupsOnLabel = false }
+    end
   end
   local handlers = vim.tbl_extend("force", {
     ["window/workDoneProgress/create"] = on_progress_create,
@@ -608,6 +812,12 @@ local function define_commands()
   api.nvim_create_user_command("CodeteamCancel", function()
     M.cancel()
   end, { desc = "codeteam: cancel the runs in progress" })
+  api.nvim_create_user_command("CodeteamAccept", function()
+    M.accept()
+  end, { desc = "codeteam: apply the edit shown as a preview" })
+  api.nvim_create_user_command("CodeteamDiscard", function()
+    M.discard()
+  end, { desc = "codeteam: discard the edit shown as a preview" })
 end
 
 function M.setup(opts)

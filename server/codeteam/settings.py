@@ -20,7 +20,7 @@ import difflib
 import json
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -39,14 +39,22 @@ from codeteam.settings_messages import (
 ROLES = ("analyst", "planner", "coder", "tester")
 """Role names that ``models`` may override (``{"coder": "gpt-4o"}``)."""
 
-EMBEDDED_DEFAULTS: dict[str, int] = {"ai_tests": 0, "candidates": 4}
-"""The embedded model's own defaults, used when no ``base_url`` is set and the key is not
-given in any layer: no AI tests, and the tester's call spent on a fourth sample. Measured
-with the shipped prompts (docs/benchmarks.md, "The embedded model writes no usable AI
-tests"): the tester's reply held a usable assert in 29 of 164 HumanEval tasks, 0 of 20 MBPP
-tasks and 0 of 8 boltons functions (it writes the function instead), flow's YAML AI tests
-parsed in 0 of 164 and 0 of 20; samples are what solved the tasks direct did not. An
-endpoint (``base_url``) keeps the field defaults."""
+EMBEDDED_DEFAULTS: dict[str, Any] = {"ai_tests": 0, "candidates": 4, "plan_candidate": False}
+"""The embedded model's own defaults: the one mechanism for every default that depends on the
+model. Used when no ``base_url`` is set and the key is not given in any layer (environment,
+``initializationOptions``, ``workspace/configuration``, ``--set``: a value given anywhere
+wins); an endpoint (``base_url``) keeps the field defaults. Measured with the shipped prompts
+(docs/benchmarks.md):
+
+- ``ai_tests`` 0 and ``candidates`` 4 ("The embedded model writes no usable AI tests"): the
+  tester's reply held a usable assert in 29 of 164 HumanEval tasks, 0 of 20 MBPP tasks and 0 of
+  8 boltons functions (it writes the function instead), flow's YAML AI tests parsed in 0 of 164
+  and 0 of 20; samples are what solved the tasks direct did not, so the tester's call goes to
+  one more sample;
+- ``plan_candidate`` False: code written from its plans solved 1 of 164 HumanEval tasks to the
+  direct answer's 4, none that direct did not, and its analyst often wrote no usable plan, so
+  the analyst's two calls buy nothing on it (a plan written into the docstring is still
+  followed)."""
 
 
 class Settings(BaseSettings):
@@ -114,6 +122,15 @@ class Settings(BaseSettings):
     max_calls: int = Field(
         default=15, ge=1, le=100, description="LLM call budget of one flow run."
     )
+    preview: Literal["auto", "always", "never"] = Field(
+        default="auto",
+        description='How "Generate with team", "Plan this docstring" and "Fix with team" '
+        'offer their edit: "auto" as a preview the user accepts or discards where the editor '
+        "can show one (workspace.workspaceEdit.changeAnnotationSupport), else applied; "
+        '"always" as a preview, else not applied (kept, with codeteam.apply to apply it); '
+        '"never" applied without a preview. Code that fails its tests is never applied '
+        "without a preview: without one it is kept and its failures shown.",
+    )
     apply_timeout_s: float = Field(
         default=30.0, gt=0, le=600,
         description="Seconds the editor may take to answer an edit (workspace/applyEdit); "
@@ -138,6 +155,25 @@ class Settings(BaseSettings):
         default=1500, ge=0, le=50_000,
         description="Tokens (estimated as characters / 4) of project context in each role's "
         "prompt: the definitions the function likely uses, nearest first; 0 sends none.",
+    )
+    prices: dict[str, tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)]]] = Field(
+        default_factory=dict,
+        description="USD per million prompt and completion tokens by model name, e.g. "
+        '{"gpt-4o": [2.5, 10]}: each action\'s cost then includes its money (models without a '
+        "price are named). Empty: tokens only.",
+    )
+    token_budget: int = Field(
+        default=0, ge=0, le=100_000_000,
+        description="Prompt + completion tokens one action may use (0: no limit). Checked before "
+        "each LLM call: once the calls so far used it, no further call is made and the run "
+        "ends with the best code so far and a note.",
+    )
+    plan_candidate: bool = Field(
+        default=True,
+        description="Whether team calls the analyst when the first answer fails a test, and one "
+        "of the sampled candidates is the coder's answer following its plan (self-collaboration's "
+        "analyst -> coder -> tester, arXiv 2304.07590); the plan then guides the revisions. "
+        "The embedded model: false, see EMBEDDED_DEFAULTS.",
     )
 
     @model_validator(mode="before")
@@ -182,7 +218,7 @@ class Settings(BaseSettings):
 
     @field_validator(
         "max_tokens", "max_rounds", "max_retries", "ai_tests", "max_calls", "seed",
-        "context_tokens", "candidates", mode="before"
+        "context_tokens", "candidates", "token_budget", mode="before"
     )
     @classmethod
     def _no_booleans(cls, value: Any) -> Any:
@@ -195,6 +231,23 @@ class Settings(BaseSettings):
     def _models_from_json(cls, value: Any) -> Any:
         if isinstance(value, str):
             value = json.loads(value) if value.strip() else {}
+        return value
+
+    @field_validator("prices", mode="before")
+    @classmethod
+    def _price_pairs(cls, value: Any) -> Any:
+        if isinstance(value, str):  # an environment variable: JSON
+            value = json.loads(value) if value.strip() else {}
+        if not isinstance(value, dict):
+            return value
+        for price in value.values():
+            if not (isinstance(price, (list, tuple)) and len(price) == 2
+                    and all(isinstance(p, (int, float)) and not isinstance(p, bool)
+                            for p in price)):
+                raise ValueError(
+                    'each model\'s price is [prompt, completion] in USD per million tokens, '
+                    'e.g. {"gpt-4o": [2.5, 10]}'
+                )
         return value
 
     @field_validator("models")

@@ -48,9 +48,12 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 
 
 def scripted_settings(scripted, **overrides):
+    """Settings for the scripted model; ``plan_candidate`` (on with an endpoint) off unless
+    given, so that the candidates the tests script are the samples (the analyst's call is
+    tested in tests/pipelines/test_team_plan.py)."""
     settings, problems = load_settings(
         {"base_url": scripted.base_url, "model": "scripted", "max_retries": 0, "timeout_s": 10,
-         **overrides},
+         "plan_candidate": False, **overrides},
         env=False,
     )
     assert problems == []

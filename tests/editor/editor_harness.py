@@ -139,7 +139,8 @@ class EditorClient(LanguageClient):
     """pytest-lsp's client plus documents, applyEdit handling and raw replies.
 
     ``apply_mode``: "apply" (like VS Code: a versioned edit for another version is refused),
-    "ignore" (answer applied=true but change nothing, like Neovim 0.7.2 with a stale edit),
+    "discard" (an edit that needs confirmation is discarded, as in VS Code's refactor preview;
+    others are applied), "ignore" (answer applied=true but change nothing, like Neovim 0.7.2 with a stale edit),
     "refuse" (answer applied=false), "never" (never answer: only with
     :func:`make_silent_client`).
     """
@@ -318,8 +319,17 @@ class EditorClient(LanguageClient):
         return [m.message for m in self.messages]
 
 
+def needs_confirmation(edit: types.WorkspaceEdit) -> bool:
+    """Whether ``edit`` carries a change annotation that needs the user's confirmation."""
+    return any(a.needs_confirmation for a in (edit.change_annotations or {}).values())
+
+
 def apply_edit(ls: EditorClient, params: types.ApplyWorkspaceEditParams):
     """workspace/applyEdit, answered like an editor (see :class:`EditorClient`)."""
+    if ls.apply_mode == "discard" and needs_confirmation(params.edit):
+        # VS Code's refactor preview, discarded: applied=false, no reason.
+        ls.edits.append(EditLog(params, False, "discarded"))
+        return types.ApplyWorkspaceEditResult(applied=False)
     if ls.apply_mode == "refuse":
         ls.edits.append(EditLog(params, False, "refused by the test"))
         return types.ApplyWorkspaceEditResult(applied=False, failure_reason="refused by the test")

@@ -30,7 +30,10 @@ async def _generate_again_lands(client, scripted, document):
 
 
 async def test_an_unanswered_apply_times_out_and_keeps_the_result(start, scripted):
-    started = await start("vscode", client_factory=make_silent_client, apply_timeout_s=1)
+    # An edit applied without a preview (apply_timeout_s bounds it; a preview waits for the
+    # user: tests/editor/test_preview.py).
+    started = await start("vscode", client_factory=make_silent_client, apply_timeout_s=1,
+                          preview="never")
     client = started.client
     scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)
     document = client.open(started.root / "helpers.py", MODULE)
@@ -52,7 +55,8 @@ async def test_an_unanswered_apply_times_out_and_keeps_the_result(start, scripte
 
 @pytest.mark.parametrize("how", ["progress", "request", "command"])
 async def test_a_cancel_reaches_the_wait_for_the_editor(start, scripted, how):
-    started = await start("vscode", client_factory=make_silent_client)  # 30 s default
+    started = await start("vscode", client_factory=make_silent_client,
+                          preview="never")  # 30 s default
     client = started.client
     scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)
     document = client.open(started.root / "helpers.py", MODULE)

@@ -18,6 +18,10 @@
 --   wait_diagnostics   true: wait until codeteam's diagnostics arrive
 --   then_step          {action, cursor, wait_diagnostics?, wait_diagnostics_cleared?}: a second
 --                      action after the first (recorded under "then_step")
+--   preview_action     "accept" or "discard": when the run's edit opens as a preview, record the
+--                      preview window's text ("preview") and press its key (a or d); after
+--                      accept, wait for the answer of codeteam.apply ("accepted")
+--   preview_key        the key to press instead of the default for preview_action
 --   transcript         true: open :CodeteamTranscript after the run and record its text
 --   timeout_ms         bound of every wait
 --
@@ -200,6 +204,32 @@ local function main()
     record.last = codeteam.state.last
     record.argument = codeteam.state.last.argument
 
+    if step.preview_action then
+      wait_for("the preview", function()
+        return codeteam.state.preview ~= nil
+      end)
+      local preview = codeteam.state.preview
+      record.preview = table.concat(vim.api.nvim_buf_get_lines(preview.bufnr, 0, -1, true), "\n")
+      record.preview_filetype = vim.bo[preview.bufnr].filetype
+      record.preview_modifiable = vim.bo[preview.bufnr].modifiable
+      record.text_during_preview = buffer_text(bufnr)
+      codeteam.state.last = nil
+      vim.api.nvim_set_current_win(preview.winid)
+      local key = step.preview_key or (step.preview_action == "accept" and "a" or "d")
+      event("press " .. key .. " in the preview")
+      vim.cmd("normal " .. key)
+      record.preview_open_after = codeteam.state.preview ~= nil
+        or vim.api.nvim_win_is_valid(preview.winid)
+      if step.preview_action == "accept" then
+        wait_for("the answer of codeteam.apply", function()
+          return codeteam.state.last ~= nil
+        end)
+        record.accepted = codeteam.state.last
+        event("accepted: " .. tostring(codeteam.state.last.applied))
+      end
+      vim.api.nvim_set_current_win(vim.fn.bufwinid(bufnr))
+    end
+
     if step.wait_diagnostics then
       wait_for("diagnostics", function()
         return #vim.diagnostic.get(bufnr) > 0
@@ -233,6 +263,8 @@ local function main()
 
   local first = { action = spec.action, cursor = spec.cursor }
   first.wait_diagnostics = spec.wait_diagnostics
+  first.preview_action = spec.preview_action
+  first.preview_key = spec.preview_key
   run_step(first, out)
   if spec.then_step then
     out.then_step = {}

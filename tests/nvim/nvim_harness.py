@@ -38,9 +38,12 @@ SETTINGS = {
     "ai_tests": 0,
     "max_rounds": 1,
     "sandbox": "bwrap",
+    "preview": "never",
 }
 """Server settings for the suite (cases override): no AI tests and one round, so that a generate
-needs just the analyst and the coder."""
+needs just the analyst and the coder; edits applied without a preview (``preview = "never"``)
+except in the preview tests (tests/nvim/test_neovim_preview.py), which set ``preview = "auto"``, the
+default."""
 
 
 def nvim_version() -> tuple[int, int, int] | None:

@@ -8,6 +8,7 @@ checks the buffer Neovim ends up with, the diagnostics it holds and what the ser
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -125,6 +126,11 @@ def test_generate_replaces_the_function(nvim, scripted, tmp_path):
         e.startswith("codeteam: Generate with team · running_max") and e.endswith(" — Applied.")
         for e in run["echoes"]
     ), run["echoes"]
+    # Then its status and cost, on one line too.
+    assert run["last"]["cost"]["calls"] == 1, run.explain()
+    assert any(re.fullmatch(r"codeteam: untested, applied — cost: 1 call, \d+\+\d+ tokens, "
+                            r"\d+\.\d s", e) for e in run["echoes"]), run["echoes"]
+    assert any(m.splitlines()[2].startswith("cost: 1 LLM call, ") for m in messages(run))
     assert all("\n" not in e and len(e) < 80 for e in run["echoes"])
     assert run["diagnostics"] == []
     # :CodeteamTranscript opened the last run as Markdown in a scratch buffer.

@@ -38,6 +38,19 @@ def test_the_placeholder_is_gone_and_the_first_commands_stay():
     assert "client-vscode/README.md" in section and "ci.sh" in section
 
 
+def test_the_preview_is_shown_for_each_editor():
+    section = editors_section()
+    preview = section[section.index("### Preview before apply"):]
+    preview = preview[:preview.index("\n### ", 5)]
+    for needle in ("**VS Code**", "refactor preview", "**Neovim**", ":CodeteamAccept",
+                   ":CodeteamDiscard", "**Helix**", "applied as before", "codeteam.apply",
+                   "never applied without you seeing it and its failures",
+                   "No plan was produced"):
+        assert needle in preview, needle
+    [row] = [line for line in section.splitlines() if line.startswith("| preview before apply |")]
+    assert "refactor preview" in row and ":CodeteamAccept" in row and "codeteam.apply" in row
+
+
 def test_the_helix_snippet_is_the_shipped_file():
     [snippet] = blocks("toml")
     shipped = tomllib.loads((REPO / "editors" / "helix" / "languages.toml").read_text())

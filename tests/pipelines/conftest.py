@@ -11,6 +11,12 @@ from codeteam.pipelines.runner import run_pipeline
 from codeteam.settings import load_settings
 
 
+ENDPOINT_DEFAULTS = {"max_retries": 0, "timeout_s": 5, "plan_candidate": False}
+"""Settings of every pipeline test. ``plan_candidate`` (on with an endpoint) is off unless a
+test turns it on: the analyst's call and the planned candidate would change the calls and
+candidates of every test about sampling; tests/pipelines/test_team_plan.py tests it."""
+
+
 @pytest.fixture
 async def run(scripted):
     """``await run(pipeline, source=STUB, qualname="running_max", **settings)``."""
@@ -18,7 +24,7 @@ async def run(scripted):
 
     async def go(pipeline, source=STUB, qualname="running_max", **overrides):
         settings, problems = load_settings(
-            {"base_url": scripted.base_url, "max_retries": 0, "timeout_s": 5, **overrides},
+            {"base_url": scripted.base_url, **ENDPOINT_DEFAULTS, **overrides},
             env=False,
         )
         assert problems == []
@@ -50,7 +56,7 @@ async def run_on_disk(scripted):
 
     async def go(pipeline, source, qualname, *, path=None, root=None, **overrides):
         settings, problems = load_settings(
-            {"base_url": scripted.base_url, "max_retries": 0, "timeout_s": 5, "ai_tests": 0,
+            {"base_url": scripted.base_url, **ENDPOINT_DEFAULTS, "ai_tests": 0,
              "max_rounds": 1, **overrides},
             env=False,
         )

@@ -18,7 +18,7 @@ from pipeline_support import (
     TESTER,
 )
 
-from codeteam.pipelines import candidates, team
+from codeteam.pipelines import candidates
 from codeteam.pipelines.candidates import Candidate, rank
 from codeteam.roles.tester import build_report
 
@@ -77,15 +77,14 @@ async def test_the_same_call_as_direct_gives_the_same_first_answer(scripted, run
     assert direct.code == teamed.code
 
 
-async def test_the_direct_answer_stays_when_the_planned_one_is_wrong(scripted, run, monkeypatch):
-    monkeypatch.setattr(team, "PLAN_CANDIDATE", True)
+async def test_the_direct_answer_stays_when_the_planned_one_is_wrong(scripted, run):
     wrong = "```python\nassert running_max([2, 1]) == [2, 1]\n```"  # fails the right answer
     scripted.reply(TESTER, wrong).reply(seed(SEED), GOOD)
     scripted.reply(r"You are the analyst", "1. Sort xs.\n2. Return it.")
     scripted.reply(CODER, SORTED)  # the planned answer: fails a public test, passes ai:1
     scripted.reply(sampled, "```python\ndef running_max(xs):\n    return list(xs)\n```",
                    times=None)  # fails a public test, passes the wrong ai:1
-    result, _ = await run("team", ai_tests=1, candidates=3, max_rounds=2)
+    result, _ = await run("team", ai_tests=1, candidates=3, max_rounds=2, plan_candidate=True)
     assert result.status == "failed"
     assert "max(out[-1], x)" in result.code  # direct's answer, though it fails ai:1
     origins = [(c.origin, c.public_passed, c.ai_passed, c.chosen) for c in result.candidates]

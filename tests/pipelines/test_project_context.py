@@ -156,7 +156,7 @@ async def test_a_method_sees_its_class_and_a_dataclass_from_another_module(gener
     # Named by the target, short: its body too.
     assert "        return sum(i.price * i.quantity for i in self.items)" in prompt
     assert "def _audit(self): ..." in prompt  # its own class: private methods too
-    assert "# instance attributes: items" in prompt
+    assert "    # instance attributes:\n    #   self.items: list[Item]  (__init__)\n" in prompt
     assert "@dataclass\nclass Item:" in prompt and "price: float" in prompt
     assert "quantity: int = 1" in prompt
     assert prompt.count("def discounted") == 1  # only the stub itself

@@ -92,11 +92,16 @@ async def test_code_that_does_not_parse_in_place_is_not_applicable(scripted):
     request = service.RunRequest(text=STUB, settings=_settings(scripted), pipeline="direct",
                                  qualname="running_max")
     outcome = await _run(request)
-    result = outcome.result
-    result.code = "def running_max(xs):\n    return [x for x in xs if x >]\n"
-    assert service._new_text(request, outcome.readable, outcome.task, result) is None
-    assert result.status == "error"
-    assert any("does not parse" in note for note in result.notes)
+    task = outcome.task
+    broken = "def running_max(xs):\n    return [x for x in xs if x >]\n"
+    new_text, problem = service.new_module_text(
+        request.text, outcome.readable.text, task.start_line, task.end_line, task.indent,
+        broken, "<document>")
+    assert new_text is None and "invalid syntax" in problem
+    good, problem = service.new_module_text(
+        request.text, outcome.readable.text, task.start_line, task.end_line, task.indent,
+        outcome.result.code, "<document>")
+    assert problem is None and good == outcome.new_text
 
 
 async def test_review_reports_and_never_replaces(scripted):

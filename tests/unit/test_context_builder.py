@@ -150,3 +150,104 @@ def test_the_project_root_is_found_from_the_file(tmp_path):
     context = context_of(root, "src/pk/b.py", "g")
     assert context.root == str(root.resolve()) and context.path == "src/pk/b.py"
     assert [d.path for d in context.definitions] == ["src/pk/a.py"]
+
+
+STORE = '''
+    import threading
+    from pathlib import Path
+
+    DEFAULT_MODE = "r+"
+    UNRELATED_LIMIT = 99
+
+
+    class Store:
+        """Documents kept in one JSON file."""
+
+        VERSION = 2
+
+        def __init__(self, path: str, cache_size: int = 10) -> None:
+            self._path = Path(path)
+            self._lock = threading.Lock()
+            self._query_cache: dict[str, list] = {}
+            self.size, self.count = cache_size, 0
+
+        def open(self):
+            self._handle = open(self._path, DEFAULT_MODE)
+            return self._handle
+
+        def close(self) -> None:
+            with self._lock:
+                self._handle.close()
+
+        def flush(self) -> None:
+            """Write the cached documents to the file, under the lock."""
+'''
+
+
+def test_a_method_sees_the_attributes_its_class_assigns_and_the_constants_it_reads(tmp_path):
+    root = project(tmp_path, {"store.py": STORE})
+    context = context_of(root, "store.py", "Store.flush")
+    [own] = [f for f in context.files if f.own]
+    # Every instance attribute a method assigns, with its value (or annotation) and where.
+    assert ("    # instance attributes:\n"
+            "    #   self._path = Path(path)  (__init__)\n"
+            "    #   self._lock = threading.Lock()  (__init__)\n"
+            "    #   self._query_cache: dict[str, list]  (__init__)\n"
+            "    #   self.size = ...  (__init__)\n"
+            "    #   self.count = ...  (__init__)\n"
+            "    #   self._handle = open(self._path, DEFAULT_MODE)  (open)\n") in own.text
+    assert "    VERSION = 2" in own.text  # the class's constants
+    # The module constant its class's methods read is pulled in, by name, with the reason.
+    found = {d.qualname: d for d in context.definitions}
+    assert found["DEFAULT_MODE"].reason == "read by the methods of Store"
+    assert found["DEFAULT_MODE"].pulled_by == "DEFAULT_MODE"
+    assert "DEFAULT_MODE = 'r+'" in own.text
+
+
+def _helpers(count: int, docstring: str) -> str:
+    return "".join(
+        f"def helper_{i}(value: int, other: int = {i}) -> int:\n"
+        f'    """Helper {i}: {docstring}"""\n'
+        "    return value + other\n\n\n" for i in range(count))
+
+
+def test_the_constants_a_class_reads_stay_when_the_budget_is_tight(tmp_path):
+    uses = "".join(f"    helper_{i}(helper_{i}(1))\n" for i in range(40))
+    text = (textwrap.dedent(STORE).lstrip("\n") + "\n\n"
+            + _helpers(40, "a docstring long enough to cost something in a prompt, and more.")
+            + "def main():\n" + uses)
+    root = project(tmp_path, {"store.py": text})
+    context = context_of(root, "store.py", "Store.flush", budget=250)
+    names = {d.qualname for d in context.definitions}
+    assert {"DEFAULT_MODE", "Store", "Store.open", "Store.close", "Store.__init__"} <= names
+    assert context.left_out and all(not item.qualname.startswith("Store")
+                                    for item in context.left_out)
+
+
+def test_a_method_of_a_container_class_sees_its_class_whatever_its_size(tmp_path):
+    """The class's members come before the module's much-used helpers (up to a share of the
+    budget), though the module never calls them; what does not fit is named (the prompt's
+    "Not shown, for space"); a class with many fields still shows its header first."""
+    methods = "".join(f"    def method_{i}(self):\n        return {i}\n\n" for i in range(10))
+    fields = "".join(f"    FIELD_{i} = {i}\n" for i in range(60))
+    uses = "".join(f"    helper_{i}(helper_{i}(helper_{i}(1)))\n" for i in range(40))
+    text = ("class Container:\n    \"\"\"A mapping with a limit.\"\"\"\n\n" + fields
+            + "\n    def __init__(self, limit):\n        self._data = {}\n"
+            "        self._limit = limit\n\n" + methods
+            + "    def __getitem__(self, key):\n"
+            '        """The value of key; KeyError when it is missing."""\n\n\n'
+            + _helpers(40, "used all over the module, with a long docstring that takes room.")
+            + "def main():\n" + uses)
+    root = project(tmp_path, {"container.py": text})
+    context = context_of(root, "container.py", "Container.__getitem__", budget=450)
+    names = {d.qualname for d in context.definitions}
+    assert {f"Container.method_{i}" for i in range(10)} <= names
+    assert {"Container", "Container.__init__"} <= names
+    [own] = [f for f in context.files if f.own]
+    assert own.text.startswith("class Container:\n")
+    assert "_data" in own.text and "_limit" in own.text
+    # The helpers pay for it: those left out are named.
+    assert context.left_out and {item.qualname for item in context.left_out} <= {
+        f"helper_{i}" for i in range(40)} | {"main"}
+    assert context.left_out_names.startswith("helper_")
+    assert context.tokens <= 450

@@ -33,3 +33,14 @@ async def test_without_a_worker_the_work_runs_in_a_thread(monkeypatch):
     monkeypatch.setenv("CODETEAM_PARSE_IN_THREAD", "1")
     pool = ParsePool()
     assert await pool.run(os.getpid) == os.getpid()
+
+
+async def test_the_worker_runs_below_the_servers_priority():
+    """On a busy machine the event loop that answers the editor gets the CPU first."""
+    from codeteam.editor.parsing import WORKER_NICENESS
+
+    pool = ParsePool()
+    try:
+        assert await pool.run(os.nice, 0) == min(19, os.nice(0) + WORKER_NICENESS)
+    finally:
+        pool.shutdown()

@@ -187,3 +187,20 @@ def test_the_context_block_can_be_overridden_like_a_prompt(tmp_path):
     task = Task.from_source(HELPERS, "circle_area")
     user = PromptLibrary(tmp_path).render("coder", task=task, plan=[]).messages[1].content
     assert user.startswith("MY CONTEXT circle_area")
+
+
+def test_an_edited_prompt_file_is_read_again_and_templates_are_compiled_once(tmp_path):
+    """Parsed files and compiled templates are shared by every library of the process (the
+    editor makes one per run), and a file edited since is read again."""
+    from codeteam.roles import prompts
+
+    task = Task.from_source("def f(x):\n    \"\"\"Return x.\"\"\"\n", "f")
+    (tmp_path / "direct.yaml").write_text("system: one\nuser: '{{ task.name }} first'\n")
+    assert PromptLibrary(tmp_path).render("direct", task=task).messages[1].content == "f first"
+    compiled = prompts._template.cache_info().currsize
+    PromptLibrary(tmp_path).render("direct", task=task)
+    assert prompts._template.cache_info().currsize == compiled  # no new compile
+    (tmp_path / "direct.yaml").write_text("system: two\nuser: '{{ task.name }} second, longer'\n")
+    rendered = PromptLibrary(tmp_path).render("direct", task=task)
+    assert rendered.messages[0].content == "two"
+    assert rendered.messages[1].content == "f second, longer"

@@ -1,5 +1,7 @@
 """codeteam.settings: layers, validation and the API key."""
 
+import json
+
 from codeteam.settings import load_settings
 
 
@@ -91,19 +93,63 @@ def test_a_misspelled_or_camelcase_key_gets_a_did_you_mean():
 
 
 def _clean_env(monkeypatch):
-    for name in ("CODETEAM_BASE_URL", "CODETEAM_AI_TESTS", "CODETEAM_CANDIDATES"):
-        monkeypatch.delenv(name, raising=False)
+    from codeteam.settings import EMBEDDED_DEFAULTS
+
+    for name in ("base_url", *EMBEDDED_DEFAULTS):
+        monkeypatch.delenv(f"CODETEAM_{name.upper()}", raising=False)
 
 
 def test_the_embedded_model_has_its_own_defaults_for_ai_tests_and_candidates(monkeypatch):
     _clean_env(monkeypatch)
     embedded, _ = load_settings()
     assert (embedded.ai_tests, embedded.candidates) == (0, 4)
+    assert embedded.plan_candidate is False
     # an empty base_url is the embedded model too
     assert load_settings({"base_url": " "})[0].candidates == 4
     endpoint, problems = load_settings({"base_url": "http://127.0.0.1:9/v1"})
     assert problems == []
     assert (endpoint.ai_tests, endpoint.candidates) == (5, 3)
+    assert endpoint.plan_candidate is True
+
+
+def test_every_model_dependent_default_follows_the_model_and_yields_to_every_layer(monkeypatch):
+    """EMBEDDED_DEFAULTS is the one mechanism: each key has the embedded value without a
+    base_url and the field default with one, and a value given in any layer (environment,
+    initializationOptions, workspace/configuration, --set) wins over both."""
+    from codeteam.settings import EMBEDDED_DEFAULTS, Settings
+
+    _clean_env(monkeypatch)
+    endpoint = {"base_url": "http://127.0.0.1:9/v1"}
+    for key, embedded_value in EMBEDDED_DEFAULTS.items():
+        field_default = Settings.model_fields[key].default
+        assert field_default != embedded_value, key
+        assert getattr(load_settings(env=False)[0], key) == embedded_value, key
+        assert getattr(load_settings(endpoint, env=False)[0], key) == field_default, key
+        for layers in ([{key: field_default}], [{}, {key: field_default}],
+                       [{}, {}, {key: field_default}]):
+            settings, problems = load_settings(*layers, env=False)
+            assert problems == [] and getattr(settings, key) == field_default, (key, layers)
+        settings, problems = load_settings(endpoint, {key: embedded_value}, env=False)
+        assert problems == [] and getattr(settings, key) == embedded_value, key
+        monkeypatch.setenv(f"CODETEAM_{key.upper()}", json.dumps(field_default))
+        assert getattr(load_settings()[0], key) == field_default, key
+        monkeypatch.delenv(f"CODETEAM_{key.upper()}")
+
+
+def test_readme_lists_every_model_dependent_default():
+    """README's settings table names each key's default with an endpoint and with the
+    embedded model."""
+    from pathlib import Path
+
+    from codeteam.settings import EMBEDDED_DEFAULTS, Settings
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip().strip("`"): line for line in readme.splitlines()
+            if line.startswith("| `")}
+    for key, embedded_value in EMBEDDED_DEFAULTS.items():
+        row = rows[key]
+        field_default = json.dumps(Settings.model_fields[key].default)
+        assert f"`{field_default}`; `{json.dumps(embedded_value)}` with the embedded model" in row, row
 
 
 def test_a_value_given_in_any_layer_beats_the_embedded_default(monkeypatch):

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import {
+  applyKeptParams,
   CLIENT_COMMANDS,
   editorProblem,
   runArgument,
+  runCost,
   runKindOf,
   runOutcome,
   runParams,
@@ -105,5 +107,25 @@ describe('transcriptMarkdown', () => {
     assert.equal(transcriptMarkdown({ markdown: '' }), undefined);
     assert.equal(transcriptMarkdown({ markdown: 42 }), undefined);
     assert.equal(transcriptMarkdown({ markdown: '# Run\n\nplan...' }), '# Run\n\nplan...');
+  });
+});
+
+describe('runCost', () => {
+  test("the cost line of a run's reply, or undefined", () => {
+    const text = '2 LLM calls, 120 prompt + 48 completion tokens, 1.2 s, $0.0008';
+    assert.equal(runCost({ status: 'passed', message: 'm', applied: true, cost: { calls: 2, usd: 0.0008, text } }), text);
+    assert.equal(runCost({ status: 'error', message: 'no model', applied: false }), undefined);
+    assert.equal(runCost({ cost: { text: '  ' } }), undefined);
+    assert.equal(runCost({ cost: 'free' }), undefined);
+    assert.equal(runCost(null), undefined);
+    assert.equal(runCost('x'), undefined);
+  });
+});
+
+describe('applyKeptParams', () => {
+  test('asks the server to apply the latest kept result', () => {
+    assert.deepEqual(applyKeptParams(), { command: 'codeteam.apply', arguments: [] });
+    assert.equal(SERVER_COMMANDS.apply, 'codeteam.apply');
+    assert.ok(!(Object.values(CLIENT_COMMANDS) as string[]).includes('codeteam.apply'));
   });
 });

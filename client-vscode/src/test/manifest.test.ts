@@ -60,6 +60,7 @@ const SERVER_DEFAULTS: Record<string, unknown> = {
   max_tokens: 1024,
   sandbox: 'bwrap',
   test_timeout_s: 10,
+  preview: 'auto',
   apply_timeout_s: 30,
   generate_pipeline: 'team',
   // Not set: the server's default depends on the model (EMBEDDED_DEFAULTS in settings.py).
@@ -69,6 +70,9 @@ const SERVER_DEFAULTS: Record<string, unknown> = {
   python: '',
   context_tokens: 1500,
   candidates: null,
+  prices: {},
+  token_budget: 0,
+  plan_candidate: null,
 };
 
 /** The package.json property of a server key (`max_rounds` -> `codeteam.maxRounds`). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { DEFAULT_TITLE, type ProgressToken, type ProgressUi, RunStatus, statusText, WorkDoneProgressTracker } from '../progress';
+import { costText, DEFAULT_TITLE, type ProgressToken, type ProgressUi, RunStatus, statusText, WorkDoneProgressTracker } from '../progress';
 
 interface Opened {
   title: string;
@@ -110,15 +110,15 @@ describe('WorkDoneProgressTracker', () => {
 describe('RunStatus (the status-bar item)', () => {
   function setup(): {
     status: RunStatus;
-    shown: { text: string; tooltip: string; visible: boolean };
+    shown: { text: string; tooltip: string; visible: boolean; clickOpens: string };
     cancelled: ProgressToken[];
     track: (token: ProgressToken) => WorkDoneProgressTracker;
   } {
     const { ui } = fakeUi();
-    const shown = { text: '', tooltip: '', visible: false };
+    const shown = { text: '', tooltip: '', visible: false, clickOpens: '' };
     const status = new RunStatus({
-      show(text, tooltip) {
-        Object.assign(shown, { text, tooltip, visible: true });
+      show(text, tooltip, clickOpens) {
+        Object.assign(shown, { text, tooltip, visible: true, clickOpens });
       },
       hide() {
         shown.visible = false;
@@ -179,5 +179,26 @@ describe('RunStatus (the status-bar item)', () => {
     assert.equal(statusText([{ title: undefined, stage: undefined, cancelRequested: false, cancellable: false }]), undefined);
     const cancelling = statusText([{ title: 't', stage: 's', cancelRequested: true, cancellable: true }]);
     assert.equal(cancelling?.text, '$(sync~spin) cancelling…');
+  });
+
+  test('after a run, the status bar shows its cost until the next run begins', () => {
+    const { status, shown, track } = setup();
+    const cost = '3 LLM calls, 2,500 prompt + 500 completion tokens, 12.3 s, $0.0089';
+    status.finishedWithCost('Generate with team', undefined);
+    assert.equal(shown.visible, false);
+    const run = track('a');
+    run.handle({ kind: 'begin', title: 'codeteam: Generate with team', cancellable: true, message: 'coder: writing code' });
+    run.handle({ kind: 'end', message: 'team: passed' });
+    status.finishedWithCost('Generate with team', cost);
+    assert.deepEqual(shown, { ...costText({ title: 'Generate with team', cost }), visible: true, clickOpens: 'transcript' });
+    assert.equal(shown.text, `$(credit-card) ${cost}`);
+    assert.match(shown.tooltip, /the cost of the last run \(Generate with team\)/);
+    const next = track('b');
+    next.handle({ kind: 'begin', title: 'codeteam: Review with tester', cancellable: true, message: 'tester: running 2 tests' });
+    assert.equal(shown.text, '$(sync~spin) tester: running 2 tests');
+    assert.equal(shown.clickOpens, 'cancel');
+    next.handle({ kind: 'end' });
+    assert.equal(shown.text, `$(credit-card) ${cost}`);
+    assert.equal(status.lastCost?.cost, cost);
   });
 });

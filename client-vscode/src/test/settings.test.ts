@@ -29,6 +29,7 @@ const vscodeSection = {
   maxTokens: 1024,
   sandbox: 'bwrap',
   testTimeoutS: 10,
+  preview: 'auto',
   applyTimeoutS: 30,
   generatePipeline: 'team',
   aiTests: 5,
@@ -37,6 +38,9 @@ const vscodeSection = {
   python: '',
   contextTokens: 1500,
   candidates: 3,
+  prices: {},
+  tokenBudget: 0,
+  planCandidate: true,
 };
 
 describe('VS Code ids and server keys', () => {

@@ -4,7 +4,10 @@
 "position": {"line": int, "character": int}?}``: that function's latest run, see
 :func:`transcript`), ``codeteam.cancel`` (optional ``{"uri": str}``: cancel the runs on that
 document, or every run; for clients with no cancel button, e.g. Helix's
-``:lsp-workspace-command codeteam.cancel``).
+``:lsp-workspace-command codeteam.cancel``), ``codeteam.apply`` (no argument: the latest result
+kept, not applied; ``{"result": id}``: the result of a preview, its change annotation's id;
+``{"uri": str, "qualname": str?}``: that function's latest: applies it, see
+:func:`~codeteam.editor.workflow.apply_kept`).
 
 pygls 2.x passes the command's arguments unpacked; ``*arguments`` keeps them as sent.
 """
@@ -15,10 +18,16 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from codeteam.editor.actions import ALL_ACTIONS, CANCEL_COMMAND, TRANSCRIPT_COMMAND, Action
+from codeteam.editor.actions import (
+    ALL_ACTIONS,
+    APPLY_COMMAND,
+    CANCEL_COMMAND,
+    TRANSCRIPT_COMMAND,
+    Action,
+)
 from codeteam.editor.server import CodeteamServer
 from codeteam.editor.transcript import render_markdown, render_with_kept
-from codeteam.editor.workflow import run_action
+from codeteam.editor.workflow import apply_kept, kept_record, run_action
 
 TRANSCRIPT_CONTRACT = (
     'no argument, or {"uri": str, "qualname": str?, "position": {"line": int, '
@@ -93,6 +102,14 @@ def register(server: CodeteamServer) -> None:
     @server.command(CANCEL_COMMAND)
     def cancel(ls: CodeteamServer, *arguments: Any) -> dict[str, Any]:
         return cancel_runs(ls, arguments)
+
+    @server.command(APPLY_COMMAND)
+    async def apply(ls: CodeteamServer, *arguments: Any) -> dict:
+        try:
+            record = kept_record(ls, arguments)
+        except ValueError as error:
+            raise JsonRpcInvalidParams(str(error)) from error
+        return await apply_kept(ls, record, ls.protocol.msg_id)
 
     @server.command(TRANSCRIPT_COMMAND)
     def show_transcript(ls: CodeteamServer, *arguments: Any) -> dict[str, str] | None:

@@ -177,20 +177,37 @@ def text_edit(replacement: Replacement, lines: list[str], encoding: str) -> type
 
 
 def workspace_edit(
-    uri: str, version: int | None, edit: types.TextEdit, *, document_changes: bool
+    uri: str,
+    version: int | None,
+    edit: types.TextEdit,
+    *,
+    document_changes: bool,
+    annotation: tuple[str, types.ChangeAnnotation] | None = None,
 ) -> types.WorkspaceEdit:
     """A WorkspaceEdit with ``edit``: versioned ``documentChanges`` when the client supports
-    them, else ``changes``."""
+    them, else ``changes``. With ``annotation`` (its id and the change annotation; only with
+    ``documentChanges``, where an edit can carry one) the edit is an AnnotatedTextEdit and the
+    annotation is in ``changeAnnotations``: a preview the user confirms
+    (:mod:`codeteam.editor.preview`)."""
     if document_changes:
+        edits: list[types.TextEdit | types.AnnotatedTextEdit] = [edit]
+        annotations = None
+        if annotation is not None:
+            annotation_id, change = annotation
+            edits = [types.AnnotatedTextEdit(
+                range=edit.range, new_text=edit.new_text, annotation_id=annotation_id
+            )]
+            annotations = {annotation_id: change}
         return types.WorkspaceEdit(
             document_changes=[
                 types.TextDocumentEdit(
                     text_document=types.OptionalVersionedTextDocumentIdentifier(
                         uri=uri, version=version
                     ),
-                    edits=[edit],
+                    edits=edits,
                 )
-            ]
+            ],
+            change_annotations=annotations,
         )
     return types.WorkspaceEdit(changes={uri: [edit]})
 

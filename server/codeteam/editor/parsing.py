@@ -32,8 +32,18 @@ DISABLE_ENV = "CODETEAM_PARSE_IN_THREAD"
 """Set to 1 to parse in a thread of the server instead (no worker process)."""
 
 
+WORKER_NICENESS = 10
+"""The worker runs at a lower CPU priority than the server: on a busy machine (the runs' own
+test processes are busy too) the event loop that answers the editor gets the CPU first."""
+
+
 def _warm_worker() -> None:
-    """The worker's start: import what parsing needs once."""
+    """The worker's start: lower its priority (:data:`WORKER_NICENESS`), then import what
+    parsing needs once."""
+    try:
+        os.nice(WORKER_NICENESS)
+    except OSError:  # not allowed here: it runs at the server's priority
+        pass
     import codeteam.editor.edits
     import codeteam.editor.targets
     import codeteam.pysource.tolerant  # noqa: F401

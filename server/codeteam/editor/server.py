@@ -103,6 +103,16 @@ class CodeteamServer(LanguageServer):
             return default
         return get_capability(capabilities, field, default)
 
+    @property
+    def shows_previews(self) -> bool:
+        """Whether the client can show an edit as a preview the user confirms: it applies
+        edits, takes versioned ``documentChanges`` (where an edit can carry a change
+        annotation) and announces ``workspace.workspaceEdit.changeAnnotationSupport``."""
+        return (bool(self.capability("workspace.apply_edit", False))
+                and bool(self.capability("workspace.workspace_edit.document_changes", False))
+                and self.capability("workspace.workspace_edit.change_annotation_support")
+                is not None)
+
     def open_document(self, uri: str) -> TextDocument | None:
         """The document if the client has it open (didOpen), else None."""
         try:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
@@ -22,6 +23,7 @@ from codeteam.redaction import redact
 
 if TYPE_CHECKING:
     from codeteam.pipelines.result import Result
+    from codeteam.pysource.functions import FunctionInfo
 
 
 @dataclass
@@ -36,6 +38,14 @@ class RunRecord:
     result: Result
     applied: bool | None
     outcome: str
+    command: str = ""
+    """The action's command (``codeteam.generate``, ...)."""
+    info: FunctionInfo | None = None
+    """The function as the run found it (its name and signature re-locate it)."""
+    old_function: str = ""
+    """The function's text when the run started (to tell the user it was edited since)."""
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    """This result's id: ``codeteam.apply`` takes ``{"result": id}``."""
 
     @property
     def kept(self) -> bool:
@@ -71,6 +81,11 @@ class RunRecords:
                 return record
         return None
 
+    def by_id(self, result_id: str) -> RunRecord | None:
+        """The record whose result has ``result_id`` (None: unknown, or replaced by a later
+        run on the same function)."""
+        return next((r for r in self._records.values() if r.id == result_id), None)
+
     def kept(self) -> list[RunRecord]:
         """The records whose code was not applied, most recent first."""
         return [record for record in reversed(self._records.values()) if record.kept]
@@ -100,6 +115,7 @@ def _render_markdown(record: RunRecord) -> str:
     if record.outcome:
         out.append(f"- outcome: {record.outcome}")
     out.append(f"- rounds: {result.rounds}; time: {result.seconds:.1f} s")
+    out.append(f"- cost: {result.cost_line()}")
     out.append("")
 
     if result.plan:
@@ -154,12 +170,15 @@ def _render_markdown(record: RunRecord) -> str:
     out += [f"- {note}" for note in result.notes] or ["(none)"]
     out.append("")
 
-    out += ["## Usage", "", f"- total: {result.usage.summary()}"]
+    out += ["## Usage", "", f"- total: {result.cost_line()}"]
     for role, usage in result.usage.by_role.items():
         out.append(
             f"- {role}: {usage.calls} call(s), {usage.prompt_tokens} + "
             f"{usage.completion_tokens} tokens, {usage.seconds:.1f} s"
         )
+    for model, usage in result.usage.by_model.items():
+        out.append(f"- model {model}: {usage.calls} call(s), {usage.prompt_tokens} + "
+                   f"{usage.completion_tokens} tokens")
     out.append("")
 
     out += ["## Code", ""]

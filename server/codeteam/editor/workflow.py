@@ -9,8 +9,15 @@ per function). Applies to one document take turns. After ``workspace/applyEdit``
 checks that its own copy of the document passed through the planned text or holds the new
 function: some clients (Neovim 0.7.2) answer applied=true for edits they skipped.
 
+How the edit is offered is :func:`codeteam.editor.preview.edit_mode`'s (setting ``preview``):
+as a preview the user accepts or discards (a change annotation that needs confirmation, where
+the client supports them), applied at once, or kept (code that did not pass, where no preview
+can be shown: never applied without the user's consent). A discarded preview is kept;
+``codeteam.apply`` (:func:`apply_kept`) applies a kept result later.
+
 The wait for the editor's answer to ``workspace/applyEdit`` is bounded (setting
-``apply_timeout_s``, 30 s by default) and cancellable like the rest of the run (the apply runs
+``apply_timeout_s``, 30 s by default; a preview: the user's decision, up to
+:data:`~codeteam.editor.preview.PREVIEW_WAIT_S`) and cancellable like the rest of the run (the apply runs
 as the run's task): either way the document's apply lock is released and the result kept. A
 client whose capabilities do not include ``workspace.applyEdit`` gets no edit: the message
 carries the new code instead (and the transcript keeps it).
@@ -20,8 +27,9 @@ call, a run whose result depends on tests checks that the sandbox can run them; 
 no call is made. A run whose first model call could not connect stops there with one message
 naming the endpoint (the LLM client makes no further request).
 
-Every outcome returns ``{"status", "message", "applied"}`` and is shown with
-window/showMessage; no exception escapes to pygls.
+Every outcome returns ``{"status", "message", "applied"}`` (a finished run also ``"cost"``:
+calls, tokens, seconds, money, see :func:`cost_answer`) and is shown with window/showMessage;
+no exception escapes to pygls.
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ from codeteam.editor.edits import (
     workspace_edit,
 )
 from codeteam.editor.positions import split_lines
+from codeteam.editor.preview import PREVIEW_WAIT_S, Preview, edit_mode, preview_for
 from codeteam.editor.progress import RunProgress
 from codeteam.editor.runs import Run
 from codeteam.editor.targets import (
@@ -81,6 +90,11 @@ APPLY_ATTEMPTS = 3
 """How many times an edit refused for a stale version is made again on the current text."""
 
 KEPT = 'The result is kept: run "codeteam: Show transcript" (codeteam.transcript).'
+APPLY_KEPT = (
+    "The result is kept: codeteam.apply applies it (VS Code: \"codeteam: Apply the kept "
+    "result\"; Neovim: :CodeteamAccept; Helix: :lsp-workspace-command codeteam.apply), "
+    "codeteam.transcript shows it."
+)
 
 _SHOWN_NOTES: set[str] = set()
 """Project notes (the python setting unusable, no pytest in the interpreter) already shown:
@@ -174,24 +188,30 @@ async def _execute(
 
     record = RunRecord(
         title=action.title, uri=run.uri, qualname=info.qualname, result=result,
-        applied=False if action.applies_code else None, outcome="",
+        applied=False if action.applies_code else None, outcome="", command=action.command,
+        info=info, old_function=function_text(text, info),
     )
     ls.records.put(record)  # the result stays available whatever happens next
+    mode, why = ("apply", "") if decision is None else edit_mode(
+        decision, preview=ls.settings.preview, client_previews=ls.shows_previews
+    )
+    preview = (preview_for(record.id, action.title, info.qualname, result)
+               if mode == "preview" else None)
     try:
-        if action.applies_code and decision is not None and decision.action == "refuse":
-            applied, outcome = False, f"Not applied: {decision.reason}. {KEPT}"
-        elif action.applies_code and decision is not None and decision.action == "confirm":
-            # Code that did not pass is never applied without the user's consent.
-            progress.report("publishing diagnostics")
-            shown = await publish_review(ls, run, text, info, result, unapplied=True)
-            applied, outcome = False, (
-                f"Not applied: {decision.reason}; it needs your consent, which this editor "
-                f"cannot ask for. {shown} {KEPT}"
-            )
+        if action.applies_code and mode == "keep":
+            if decision is not None and decision.action == "confirm":
+                # Code that did not pass and is not applied: its failures are still shown.
+                progress.report("publishing diagnostics")
+                shown = await publish_review(ls, run, text, info, result, unapplied=True)
+                why = f"{why}. {shown}" if shown else why
+            applied, outcome = False, _kept_outcome(why, result.code)
         elif action.applies_code:
-            progress.report("applying the result")
+            progress.report("waiting for you to accept or discard the preview" if preview
+                            else "applying the result")
             # The run's task again, so that every cancel reaches the wait for the editor.
-            run.task = asyncio.create_task(apply_result(ls, run, text, info, result))
+            run.task = asyncio.create_task(
+                apply_result(ls, run, record.old_function, info, result, preview=preview)
+            )
             if run.cancelled:
                 run.task.cancel()
             try:
@@ -213,19 +233,36 @@ async def _execute(
         outcome = f"The result could not be used ({type(error).__name__}: {error}). {KEPT}"
     record.applied, record.outcome = applied, outcome
     message = "\n".join(
-        [f"{action.title} · {info.qualname}: {result.summary()}", outcome]
+        [f"{action.title} · {info.qualname}: {result.verdict_line()}", outcome,
+         f"cost: {result.cost_line()}"]
         + [f"note: {note}" for note in result.notes]
     )
     progress.end(result.summary())
     ls.log_info(f"{action.title} on {info.qualname} finished: {result.summary()}; {outcome}")
     if result.status == "error":
         kind = types.MessageType.Error
-    elif applied is False or result.status in ("failed", "not judged"):
+    elif result.status in ("failed", "not judged") or (applied is False and preview is None):
         kind = types.MessageType.Warning
-    else:
+    else:  # applied, reported, or a preview the user discarded (or has yet to decide on)
         kind = types.MessageType.Info
     ls.show_run_message(message, kind)
-    return {"status": result.status, "message": message, "applied": bool(applied)}
+    return {"status": result.status, "message": message, "applied": bool(applied),
+            "cost": cost_answer(result)}
+
+
+def cost_answer(result: Result) -> dict[str, Any]:
+    """The ``cost`` of a command's answer: calls, prompt and completion tokens, seconds, USD
+    (None without prices), the models without a price, and ``text``, the one line shown."""
+    cost = result.cost or result.usage.cost(result.seconds)
+    return {**cost.model_dump(mode="json"), "text": cost.line()}
+
+
+def _kept_outcome(why: str, code: str | None) -> str:
+    """The outcome of code that is kept, not applied, for ``why``: the code itself (to read
+    or paste) and how to apply it."""
+    if code is None:
+        return f"Not applied: {why}. {KEPT}"
+    return f"Not applied: {why}. The new code:\n{_fenced(code)}\n{APPLY_KEPT}"
 
 
 async def _produce(
@@ -319,10 +356,20 @@ def _unchanged(ls: CodeteamServer, uri: str, document: Any, version: int, text: 
 
 
 async def apply_result(
-    ls: CodeteamServer, run: Run, original: str, info: FunctionInfo, result: Result
+    ls: CodeteamServer,
+    run: Run,
+    old_function: str,
+    info: FunctionInfo,
+    result: Result,
+    *,
+    preview: Preview | None = None,
 ) -> tuple[bool, str]:
     """Replace the function with ``result.code`` in the current document. Returns (applied,
-    a sentence for the user).
+    a sentence for the user). ``old_function`` is the function's text when the run started
+    (to say that it was edited since). With ``preview`` the edit carries its change
+    annotation (:mod:`codeteam.editor.preview`): the user accepts or discards it, for up to
+    :data:`~codeteam.editor.preview.PREVIEW_WAIT_S` seconds; a discarded one is kept, not
+    made again.
 
     Applies are serialised per document (:attr:`CodeteamServer.apply_locks`): from locating
     the function to seeing the client's didChange with the edit, no other run edits the
@@ -331,15 +378,16 @@ async def apply_result(
     because the user typed meanwhile (its version is stale) is made again on the new text, up
     to :data:`APPLY_ATTEMPTS` times."""
     if result.code is None:
-        return False, "No code was produced; nothing was changed."
+        return False, run.action.nothing_produced
     if not ls.capability("workspace.apply_edit", False):
         return False, _code_instead_of_edit(result.code)
     async with ls.apply_locks.hold(run.uri):
-        return await _apply_locked(ls, run, original, info, result.code)
+        return await _apply_locked(ls, run, old_function, info, result.code, preview)
 
 
 async def _apply_locked(
-    ls: CodeteamServer, run: Run, original: str, info: FunctionInfo, code: str
+    ls: CodeteamServer, run: Run, old_function: str, info: FunctionInfo, code: str,
+    preview: Preview | None,
 ) -> tuple[bool, str]:
     document_changes = bool(ls.capability("workspace.workspace_edit.document_changes", False))
     attempt = 0
@@ -359,10 +407,11 @@ async def _apply_locked(
             return False, "The code is unchanged; nothing to apply."
         if run.cancelled:
             return False, "Cancelled; nothing was changed."
-        edited_meanwhile = function_text(current, located) != function_text(original, info)
+        edited_meanwhile = function_text(current, located) != old_function
         edit = text_edit(replacement, ls.document_lines(document), ls.position_encoding)
+        annotation = (preview.id, preview.annotation()) if preview is not None else None
         with ls.watch.expect(run.uri, replacement.new_text) as landed:
-            timeout_s = ls.settings.apply_timeout_s
+            timeout_s = PREVIEW_WAIT_S if preview is not None else ls.settings.apply_timeout_s
             try:
                 # Shielded: a timeout or cancel stops only our wait, so that a late answer
                 # still finds its request (pygls fails on an answer to a cancelled one).
@@ -370,9 +419,10 @@ async def _apply_locked(
                     asyncio.shield(ls.workspace_apply_edit_async(
                         types.ApplyWorkspaceEditParams(
                             edit=workspace_edit(
-                                run.uri, version, edit, document_changes=document_changes
+                                run.uri, version, edit, document_changes=document_changes,
+                                annotation=annotation,
                             ),
-                            label=f"codeteam: {run.action.title}",
+                            label=preview.label if preview else f"codeteam: {run.action.title}",
                         )
                     )),
                     timeout_s,
@@ -389,6 +439,10 @@ async def _apply_locked(
             if answer.applied:
                 state = await _settled(ls, run.uri, replacement, landed)
                 return _applied_outcome(state, edited_meanwhile)
+        if preview is not None and not _changed_since(ls, run.uri, version):
+            # The user saw it and discarded it (or decides later): kept, not made again.
+            reason = answer.failure_reason or "the preview was discarded"
+            return False, f"Not applied: {reason}. {APPLY_KEPT}"
         if attempt < APPLY_ATTEMPTS and document_changes and await _newer_version(
             ls, run.uri, version
         ):
@@ -439,19 +493,24 @@ async def _settled(
     ls: CodeteamServer, uri: str, replacement: Replacement, landed: Expectation
 ) -> str:
     """After the client answered applied=true: "applied" once the server's copy of the
-    document passed through exactly the planned text (later typing does not matter) or now
-    holds the new function where it belongs; else, after :data:`APPLY_CHECK_S` seconds,
-    "missing" or "misplaced" (see :func:`check_replacement`)."""
-
-    def state() -> str:
-        if landed.reached:
-            return "applied"
-        now = ls.open_document(uri)
-        return check_replacement(now.source, replacement) if now is not None else "missing"
-
-    if await ls.watch.wait_for(uri, lambda: state() == "applied", APPLY_CHECK_S):
+    document passed through exactly the planned text (later typing does not matter), else,
+    when it did not within :data:`APPLY_CHECK_S` seconds, what the document holds now:
+    "applied" (the new function where it belongs), "missing" or "misplaced" (see
+    :func:`check_replacement`; in the parse worker: it parses the module)."""
+    if await ls.watch.wait_for(uri, lambda: landed.reached, APPLY_CHECK_S):
         return "applied"
-    return state()
+    now = ls.open_document(uri)
+    if now is None:
+        return "missing"
+    return await ls.parser.run(check_replacement, now.source, replacement)
+
+
+def _changed_since(ls: CodeteamServer, uri: str, version: int) -> bool:
+    """Whether the server's copy of ``uri`` is newer than ``version`` now (a preview refused
+    because the user typed is made again on the new text; one refused otherwise was
+    discarded)."""
+    latest = ls.open_document(uri)
+    return latest is not None and latest.version != version
 
 
 async def _newer_version(ls: CodeteamServer, uri: str, version: int) -> bool:
@@ -504,6 +563,69 @@ async def publish_review(
     if failing:
         return f"{failing} failing test(s) shown as diagnostics on {located.qualname}."
     return "No failing tests."
+
+
+APPLY_CONTRACT = 'no argument, {"result": id}, or {"uri": str, "qualname": str?}'
+
+
+def kept_record(ls: CodeteamServer, arguments: Sequence[Any]) -> RunRecord | None:
+    """The record ``codeteam.apply`` names: with no argument the latest result kept (not
+    applied), with ``{"result": id}`` that result (the id of a preview's change annotation
+    after :data:`~codeteam.editor.preview.ANNOTATION_PREFIX`), with ``{"uri", "qualname"?}``
+    the latest run on that function (or document). None when there is none. Raises
+    ValueError for any other argument."""
+    raw = arguments[0] if len(arguments) == 1 else None
+    if len(arguments) > 1 or (raw is not None and not isinstance(raw, dict)):
+        raise ValueError(f"codeteam.apply takes {APPLY_CONTRACT}")
+    if not raw:
+        kept = ls.records.kept()
+        return kept[0] if kept else None
+    result_id, uri, qualname = raw.get("result"), raw.get("uri"), raw.get("qualname")
+    if isinstance(result_id, str) and result_id:
+        return ls.records.by_id(result_id.removeprefix("codeteam:"))
+    if isinstance(uri, str) and uri and (qualname is None or isinstance(qualname, str)):
+        return ls.records.latest(uri, qualname or None)
+    raise ValueError(f"codeteam.apply takes {APPLY_CONTRACT}")
+
+
+async def apply_kept(ls: CodeteamServer, record: RunRecord | None, request_id: Any) -> dict:
+    """Apply a kept result (``codeteam.apply``: the user's accept after a preview in Neovim,
+    or the consent to code that was kept): re-located in the current text like any edit,
+    without a preview (the user asked for it). Returns ``{"status", "message", "applied"}``."""
+    from codeteam.editor.actions import BY_COMMAND
+
+    if record is None or record.result.code is None or record.info is None:
+        return _failed(ls, "codeteam.apply: no kept result to apply (it may have been replaced "
+                       "by a later run on the same function)")
+    if record.applied:
+        message = f"{record.title} · {record.qualname}: already applied."
+        ls.show_run_message(message, types.MessageType.Info)
+        return {"status": record.result.status, "message": message, "applied": False}
+    action = BY_COMMAND.get(record.command)
+    if action is None or not action.applies_code:
+        return _failed(ls, f"codeteam.apply: {record.title} results cannot be applied")
+    run = ls.runs.start(record.uri, record.qualname, action, request_id)
+    if run is None:
+        message = (f"codeteam is working on {record.qualname}; wait for it or cancel it "
+                   "before applying a kept result.")
+        ls.show_run_message(message, types.MessageType.Warning)
+        return {"status": "busy", "message": message, "applied": False}
+    try:
+        run.task = asyncio.create_task(
+            apply_result(ls, run, record.old_function, record.info, record.result)
+        )
+        try:
+            applied, outcome = await run.task
+        except asyncio.CancelledError:
+            if not run.cancelled:
+                raise
+            return _cancelled(ls, run, while_applying=True)
+    finally:
+        ls.runs.finish(run)
+    record.applied, record.outcome = applied, outcome
+    message = f"{record.title} · {record.qualname}: {outcome}"
+    ls.show_run_message(message, types.MessageType.Info if applied else types.MessageType.Warning)
+    return {"status": record.result.status, "message": message, "applied": applied}
 
 
 def _failed(ls: CodeteamServer, message: str) -> dict:

@@ -10,6 +10,7 @@ from codeteam.execution.models import SandboxUnavailable, TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import run_suite
 from codeteam.llm.client import LLMClient
+from codeteam.llm.usage import Prices
 from codeteam.pipelines.result import CandidateRecord, Result, Status
 from codeteam.roles.conversation import Conversation, ProgressCallback
 from codeteam.roles.prompts import PromptLibrary
@@ -25,6 +26,9 @@ class PipelineContext:
     ``max_rounds`` bounds the coder/tester rounds (team), ``ai_tests`` is how many AI tests the
     tester writes, ``max_calls`` the flow pipeline's LLM call budget; ``candidates`` how many
     alternatives team and flow sample when the first answer fails (seeds ``seed + 1``, ...);
+    ``plan_candidate`` whether one of team's candidates follows the analyst's plan;
+    ``prices`` the USD per million prompt and completion tokens by model, for the result's
+    :class:`~codeteam.llm.usage.Cost` (the token budget is the conversation's);
     ``notes`` collects what the user should know about the run (degraded stages, reverts).
     """
 
@@ -34,11 +38,13 @@ class PipelineContext:
     ai_tests: int = 5
     max_calls: int = 15
     candidates: int = 3
+    plan_candidate: bool = False
     seed: int = 1234
     notes: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     sandbox_problem: str | None = None
     candidate_records: list[CandidateRecord] = field(default_factory=list)
+    prices: Prices = field(default_factory=dict)
 
     @classmethod
     def from_settings(
@@ -56,6 +62,10 @@ class PipelineContext:
             models={role: settings.model_for(role) for role in settings.models},
             progress=progress,
             max_calls=max_calls,
+            token_budget=settings.token_budget or None,
+            # As the endpoint is given it (llm.provider): the embedded model is one name.
+            default_model=("embedded" if settings.uses_embedded_model
+                           else settings.model or "default"),
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
         )
@@ -67,7 +77,9 @@ class PipelineContext:
             ai_tests=settings.ai_tests,
             max_calls=settings.max_calls,
             candidates=settings.candidates,
+            plan_candidate=settings.plan_candidate,
             seed=settings.seed,
+            prices=dict(settings.prices),
         )
 
     def note(self, text: str) -> None:
@@ -113,6 +125,8 @@ class PipelineContext:
         reports: list[TesterReport] | None = None,
         rounds: int = 0,
     ) -> Result:
+        seconds = time.monotonic() - self.started
+        ledger = self.conversation.ledger.model_copy(deep=True)
         return Result(
             pipeline=pipeline,
             status=status,
@@ -120,10 +134,11 @@ class PipelineContext:
             plan=plan,
             reports=list(reports or []),
             transcript=list(self.conversation.transcript),
-            usage=self.conversation.ledger.model_copy(deep=True),
+            usage=ledger,
+            cost=ledger.cost(seconds, self.prices),
             notes=list(self.notes),
             rounds=rounds,
-            seconds=time.monotonic() - self.started,
+            seconds=seconds,
             candidates=list(self.candidate_records),
         )
 

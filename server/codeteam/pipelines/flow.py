@@ -187,8 +187,8 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
                         [by_id[a].describe() for a in anchors],
                         label=f"{group_name} {test.id}",
                     )
-                except CallBudgetExceeded:
-                    ctx.note(f"the LLM call budget ({ctx.max_calls}) is spent")
+                except CallBudgetExceeded as error:  # max_calls, or the token budget
+                    ctx.note(str(error))
                     budget_spent = True
                     break
                 except (LLMError, CodeExtractionError) as error:

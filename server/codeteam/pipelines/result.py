@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from codeteam.execution.describe import not_judged_reason
-from codeteam.llm.usage import UsageLedger
+from codeteam.llm.usage import Cost, UsageLedger
 from codeteam.roles.conversation import TranscriptEntry
 from codeteam.roles.tester import TesterReport
 
@@ -52,8 +52,9 @@ class Result(BaseModel):
     ``code`` is the new function at column 0 (the user's decorators, header and docstring
     kept; for "plan", the stub with the plan written into its docstring), or None on error;
     ``plan`` the steps the coder followed; ``reports`` the tester's reports, one per round;
-    ``transcript`` every role's messages in order; ``usage`` calls, tokens and seconds in total
-    and per role; ``notes`` anything the user should know (a degraded stage, a revert, a
+    ``transcript`` every role's messages in order; ``usage`` calls, tokens and seconds in total,
+    per role and per model; ``cost`` the action's calls, tokens, seconds and money (at the
+    ``prices`` setting; see :class:`~codeteam.llm.usage.Cost`); ``notes`` anything the user should know (a degraded stage, a revert, a
     budget reached); ``seconds`` the run's wall-clock time; ``candidates`` the candidates
     compared by execution, when there were several (see :class:`CandidateRecord`).
     """
@@ -65,6 +66,7 @@ class Result(BaseModel):
     reports: list[TesterReport] = Field(default_factory=list)
     transcript: list[TranscriptEntry] = Field(default_factory=list)
     usage: UsageLedger = Field(default_factory=UsageLedger)
+    cost: Cost | None = None
     notes: list[str] = Field(default_factory=list)
     rounds: int = 0
     seconds: float = 0.0
@@ -74,8 +76,19 @@ class Result(BaseModel):
     def last_report(self) -> TesterReport | None:
         return self.reports[-1] if self.reports else None
 
+    def cost_line(self) -> str:
+        """The action's cost in one line (:meth:`~codeteam.llm.usage.Cost.line`): LLM calls,
+        prompt and completion tokens, seconds and, with prices, money."""
+        cost = self.cost or self.usage.cost(self.seconds)
+        return cost.line()
+
     def summary(self) -> str:
         """A short text for a message or the CLI (status, tests, cost)."""
+        return f"{self.verdict_line()}; {self.cost_line()}"
+
+    def verdict_line(self) -> str:
+        """Status, tests and rounds in one line (``team: passed; 5/5 tests passed; 1
+        round(s)``), without the cost."""
         parts = [f"{self.pipeline}: {self.status}"]
         report = self.last_report
         if report and report.run:
@@ -87,5 +100,4 @@ class Result(BaseModel):
                 parts.append(f"{len(run.not_judged)} not judged ({not_judged_reason(run.not_judged)})")
         if self.rounds:
             parts.append(f"{self.rounds} round(s)")
-        parts.append(self.usage.summary())
         return "; ".join(parts)

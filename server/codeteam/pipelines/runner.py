@@ -65,8 +65,16 @@ async def run_pipeline(
         # What context every prompt carries, and which name pulled each definition in.
         ctx.conversation.event("context", "project context", task.project_context.describe())
     try:
-        return await pipeline(task, ctx)
+        result = await pipeline(task, ctx)
     except PromptError as error:
         # A broken prompt file (usually a user's prompts_dir override): no result is possible.
         ctx.note(f"prompt files: {error}")
         return ctx.result(name, "error", None)
+    conversation = ctx.conversation
+    if conversation.token_budget_spent:
+        kept = "the best code so far is returned" if result.code else "no code was produced"
+        result.notes.append(
+            f"stopped at the token budget: {conversation.ledger.total.total_tokens:,} of "
+            f"{conversation.token_budget:,} tokens used (token_budget); {kept}"
+        )
+    return result

@@ -38,20 +38,13 @@ from codeteam.roles.conversation import CallBudgetExceeded
 from codeteam.roles.tester import TesterReport, write_tests
 from codeteam.task import Task
 
-PLAN_CANDIDATE = False
-"""Whether the analyst's plan guides one of the sampled candidates (it then takes one of the
-``candidates`` slots and guides the revisions). Off: on the embedded model, code written from
-a plan solved fewer HumanEval tasks than the direct answer (the ``plan`` pipeline 1/164, direct
-4/164, none solved by plan alone, in the full run of docs/benchmarks.md), and the analyst's
-reply often held no usable plan, so its two calls bought nothing. A plan the user wrote into the docstring is always followed: it is part of the
-stub every prompt shows."""
-
-
 async def run_team(task: Task, ctx: PipelineContext) -> Result:
     """Tester (AI tests from the requirement), then the answer ``direct`` gives as the first
     candidate: if it passes every test that ran, judged, the run ends there (the early exit;
     a pass decided in the code's own process is not one, so it never ends a run). Else
-    ``ctx.candidates`` more are sampled, all are run, and the one chosen by execution
+    ``ctx.candidates`` more are sampled (with ``ctx.plan_candidate``, the first of them is the
+    coder's answer following the analyst's plan, or the docstring's: self-collaboration's
+    analyst -> coder -> tester; that plan then guides the revisions), all are run, and the one chosen by execution
     (:mod:`codeteam.pipelines.candidates`: public tests, then CodeT's dual agreement, then the
     shorter code) starts the coder/tester revision rounds; the sampling counts as round 2 of
     ``ctx.max_rounds``. When no candidate passes any test and some fail one, or no
@@ -115,7 +108,7 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
         return await _rounds(task, ctx, "team", found[0].code, tests, plan)
 
     samples = ctx.candidates
-    if PLAN_CANDIDATE:
+    if ctx.plan_candidate:
         planned = await _planned_candidate(task, ctx, plan)
         if planned is not None:
             pool.append(planned)

@@ -64,11 +64,20 @@ DEFAULT_BUDGET = 1500
 FILE_OVERHEAD = len("```python\n# \n```\n\n")
 """Characters the prompt adds around each file's definitions (fence and path)."""
 
-LEFT_OUT_RESERVE = 40 * CHARS_PER_TOKEN
+LEFT_OUT_RESERVE = 60 * CHARS_PER_TOKEN
 """Characters kept for the line naming what was left out."""
+
+OWN_CLASS_SHARE = 0.3
+"""The share of the budget the members of the target's own class that it does not name take
+in the first pass (at their smallest): a class of a hundred methods still leaves room for
+what the module imports; what is left after everything else goes to the rest of them."""
 
 MAX_IMPORT_LINES = 12
 """Import statements of the target's module shown."""
+
+UNUSED_MODULE_MEMBERS = 12
+"""Public definitions shown of a project module the target's module imports whole but uses
+nowhere outside the target (the body that is being written must be what uses it)."""
 
 _WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _BUILTINS = set(dir(builtins))
@@ -104,10 +113,12 @@ class _Candidate:
         if self.kind == "imports":
             return (0, 9, 0, 0)  # after what the target names, before the rest
         if self.referenced:
-            return (0, self.distance, -self.weight, self.order)
-        # Its class's members the module calls first, then by how much the module uses them.
-        tier = 0 if self.container and self.weight else 1
-        return (1, tier, -self.weight, self.distance, self.order)
+            return (0, self.distance, 0, -self.weight, self.order)
+        if self.container:
+            # A member of the target's own class, whatever the class's size: right after
+            # what the target names (here and in other modules), the most used first.
+            return (0, 3, 1, -self.weight, self.order)
+        return (1, -self.weight, self.distance, self.order)
 
     def first(self) -> int:
         """The level sent in the first pass: the full signature for what the target names,
@@ -342,6 +353,14 @@ class _Builder:
                              reason=f"a base class of {cls.name}", pulled_by=head)
                     if depth < 2:
                         queue.append((found.module, base_node, depth + 1))
+        # The module's constants its methods read (``self._path = DEFAULT_PATH``, ``if n >
+        # LIMIT``): the target, a method too, likely reads them as well.
+        for name in _names_read(node, skip_line=self.info.def_line):
+            member = self.own.top_level.get(name)
+            if member is not None and isinstance(member.node, (ast.Assign, ast.AnnAssign)) \
+                    and name not in self.shadowed:
+                self.add(self.own, member, referenced=True, distance=1,
+                         reason=f"read by the methods of {node.name}", pulled_by=name)
         # The types of its attributes (``self.loader.load()`` needs the loader's class).
         for name in _attribute_type_names(node):
             for found in self.resolve_in(self.own, name):
@@ -352,7 +371,7 @@ class _Builder:
     def module_definitions(self) -> None:
         """The rest of the module's top level and what it imports from the project."""
         for name, member in self.own.top_level.items():
-            if name.startswith("__") or name in self.shadowed:
+            if (name.startswith("__") and name.endswith("__")) or name in self.shadowed:
                 continue
             if member.node.lineno - 1 == self.info.def_line:
                 continue
@@ -384,6 +403,16 @@ class _Builder:
                     self.add(found.module, found.member, referenced=False, distance=2,
                              reason="used by the module", pulled_by=f"{alias}.{attr}",
                              weight=count)
+        # One the rest of the module never uses: the import is there for the function
+        # itself, so its public definitions are what the body would call.
+        for alias, module in aliases.items():
+            if self.name_uses[alias] or any(key[0] == alias for key in uses):
+                continue
+            public = [m for name, m in module.top_level.items() if not name.startswith("_")]
+            for member in public[:UNUSED_MODULE_MEMBERS]:
+                self.add(module, member, referenced=False, distance=2,
+                         reason="in a module the module imports and uses nowhere else",
+                         pulled_by=alias)
 
     def signature_types(self) -> None:
         """One level further: the project types in the signatures (and a class's bases) of
@@ -473,6 +502,21 @@ def _signature_names(node: ast.AST) -> list[str]:
     return [n for n in dict.fromkeys(names) if n not in _BUILTINS]
 
 
+def _names_read(node: ast.ClassDef, *, skip_line: int) -> list[str]:
+    """The names the methods of class ``node`` read (``ast.Name`` loads), in order of first
+    use, without the method whose ``def`` is on 0-based line ``skip_line`` (the target)."""
+    names: list[str] = []
+    for child in node.body:
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if child.lineno - 1 == skip_line:
+            continue
+        for sub in ast.walk(child):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                names.append(sub.id)
+    return [n for n in dict.fromkeys(names) if n not in _BUILTINS]
+
+
 def _attribute_type_names(node: ast.ClassDef) -> list[str]:
     """Names in the annotations of a class's fields, of its ``__init__`` parameters and of
     the ``self.x: T`` assignments there."""
@@ -538,6 +582,8 @@ def _pack(candidates: list[_Candidate], budget_chars: int, own_rel: str) -> None
     used = 0
     files: set[str] = set()
     limit = budget_chars - LEFT_OUT_RESERVE
+    own_members = 0
+    deferred: list[_Candidate] = []
     for candidate in candidates:
         first = candidate.first()
         cost = len(candidate.levels[first]) + 2
@@ -545,10 +591,20 @@ def _pack(candidates: list[_Candidate], budget_chars: int, own_rel: str) -> None
             cost += FILE_OVERHEAD + len(candidate.module.rel)
         if used + cost > limit and first > 0:
             first, cost = 0, cost - len(candidate.levels[first]) + len(candidate.levels[0])
+        member = candidate.container is not None and not candidate.referenced
+        if member and own_members + cost > OWN_CLASS_SHARE * limit:
+            deferred.append(candidate)  # a big class: the rest first, then what still fits
+            continue
         if used + cost <= limit:
             candidate.chosen = first
             used += cost
             files.add(candidate.module.rel)
+            own_members += cost if member else 0
+    for candidate in deferred:
+        cost = len(candidate.levels[0]) + 2
+        if used + cost <= limit:
+            candidate.chosen = 0
+            used += cost
     if all(c.chosen >= 0 for c in candidates):
         limit = budget_chars
     # Grow one level at a time, in rank order, round after round: a big class near the top

@@ -176,30 +176,82 @@ def class_header(node: ast.ClassDef, indent: str = "") -> str:
     ])
 
 
-def class_fields(node: ast.ClassDef, indent: str) -> list[str]:
-    """Class-level fields and the instance attributes ``__init__`` sets, at most
-    :data:`MAX_FIELDS`."""
+ATTRIBUTE_CHARS = 40
+"""An instance attribute's value (or annotation) longer than this is cut with ``...``."""
+
+
+def instance_attributes(node: ast.ClassDef) -> list[tuple[str, str, str]]:
+    """The instance attributes the class's own methods assign (``self.x = ...``,
+    ``self.x: T = ...``, ``self.x, self.y = ...``, ``with ... as self.x``, ``for self.x in``),
+    as (name, what it is set to, the method), first assignment first, ``__init__`` and
+    ``__post_init__`` before the other methods. What it is set to is the annotation when
+    there is one, else the assigned value (``...`` when it is one of several unpacked),
+    shortened to :data:`ATTRIBUTE_CHARS`."""
+    methods = [c for c in node.body if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    methods.sort(key=lambda m: m.name not in ("__init__", "__post_init__"))
+    found: dict[str, tuple[str, str, str]] = {}
+
+    def note(target: ast.expr, value: ast.expr | None, annotation: ast.expr | None,
+             method: str) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                note(element, None, None, method)
+            return
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                and target.value.id == "self") or target.attr in found:
+            return
+        shown = ast.unparse(annotation) if annotation is not None else (
+            ast.unparse(value) if value is not None else "...")
+        if len(shown) > ATTRIBUTE_CHARS or "\n" in shown:
+            shown = shown.split("\n", 1)[0][: ATTRIBUTE_CHARS - 3] + "..."
+        found[target.attr] = (target.attr, f": {shown}" if annotation is not None
+                              else f" = {shown}", method)
+
+    for method in methods:
+        for sub in ast.walk(method):
+            if isinstance(sub, ast.Assign):
+                for target in sub.targets:
+                    note(target, sub.value, None, method.name)
+            elif isinstance(sub, ast.AnnAssign):
+                note(sub.target, sub.value, sub.annotation, method.name)
+            elif isinstance(sub, (ast.For, ast.AsyncFor)):
+                note(sub.target, None, None, method.name)
+            elif isinstance(sub, (ast.With, ast.AsyncWith)):
+                for item in sub.items:
+                    if item.optional_vars is not None:
+                        note(item.optional_vars, None, None, method.name)
+    return list(found.values())
+
+
+def class_fields(node: ast.ClassDef, indent: str, *, detail: bool = True,
+                 limit: int | None = MAX_FIELDS) -> list[str]:
+    """Class-level fields (constants included) and the instance attributes its methods
+    assign (:func:`instance_attributes`), at most ``limit`` of each (None: all; the
+    target's own class): with ``detail`` each attribute on its own comment line with what it
+    is set to and where (``#   self._path = Path(path)  (__init__)``), else their names on
+    one line."""
     out: list[str] = []
+    fields: set[str] = set()
     for child in node.body:
         if isinstance(child, (ast.Assign, ast.AnnAssign)):
             targets = child.targets if isinstance(child, ast.Assign) else [child.target]
             if all(isinstance(t, ast.Name) and not t.id.startswith("__") for t in targets):
                 out.append(constant_text(child, indent))
-    attributes: list[str] = []
-    for child in node.body:
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child.name in (
-            "__init__", "__post_init__"
-        ):
-            for sub in ast.walk(child):
-                targets = (sub.targets if isinstance(sub, ast.Assign)
-                           else [sub.target] if isinstance(sub, ast.AnnAssign) else [])
-                for target in targets:
-                    if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                            and target.value.id == "self" and target.attr not in attributes):
-                        attributes.append(target.attr)
-    if attributes:
-        out.append(f"{indent}# instance attributes: {', '.join(attributes[:MAX_FIELDS])}")
-    return out[: MAX_FIELDS + 1]
+                fields |= {t.id for t in targets if isinstance(t, ast.Name)}
+    out = out[:limit]
+    attributes = [a for a in instance_attributes(node) if a[0] not in fields]
+    if not attributes:
+        return out
+    shown = attributes[:limit]
+    more = len(attributes) - len(shown)
+    if not detail:
+        names = ", ".join(name for name, _, _ in shown) + (f" and {more} more" if more > 0 else "")
+        return out + [f"{indent}# instance attributes: {names}"]
+    out.append(f"{indent}# instance attributes:")
+    out += [f"{indent}#   self.{name}{value}  ({method})" for name, value, method in shown]
+    if more > 0:
+        out.append(f"{indent}#   ... and {more} more")
+    return out
 
 
 def class_levels(
@@ -218,7 +270,8 @@ def class_levels(
     names seen in it); then every public method's signature (every method's with
     ``private``); then the class docstring's summary and the ``wanted`` members' summaries.
     ``skip`` names members never shown (the target itself); ``methods=False`` shows no
-    methods (they are separate definitions: the target's own class)."""
+    methods (they are separate definitions: the target's own class) and every field and
+    instance attribute (no :data:`MAX_FIELDS` cut: it is the class the target works on)."""
     inner = indent + "    "
     functions = [c for c in node.body if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef))
                  and c.name not in skip] if methods else []
@@ -249,12 +302,13 @@ def class_levels(
             full[id(child)] = [level for level in levels if head in level]
         return full[id(child)]
 
-    def render(everything: bool, docs: bool) -> str:
+    def render(everything: bool, docs: bool, capped: bool = False) -> str:
         out = [class_header(node, indent)]
         summary = docstring_summary(node) if docs else None
         if summary:
             out += _quoted(summary, inner)
-        out += class_fields(node, inner)
+        out += class_fields(node, inner, detail=everything,
+                            limit=MAX_FIELDS if methods or capped else None)
         picked = [m for m in functions if shown(m, everything)]
         seen: set[str] = set()
         unique = []
@@ -280,6 +334,8 @@ def class_levels(
         return "\n".join(out)
 
     levels = [render(False, False), render(True, False), render(True, True)]
+    if not methods:  # its own class: first with at most MAX_FIELDS fields, so it always fits
+        levels.insert(0, render(False, False, capped=True))
     unique_levels: list[str] = []
     for level in levels:
         if not unique_levels or level != unique_levels[-1]:

@@ -47,14 +47,24 @@ class TranscriptEntry(BaseModel):
 
 
 class CallBudgetExceeded(LLMError):
-    """A pipeline reached its LLM call budget (``max_calls``)."""
+    """A pipeline reached its LLM call budget (``max_calls``), or its token budget
+    (:class:`TokenBudgetExceeded`)."""
+
+
+class TokenBudgetExceeded(CallBudgetExceeded):
+    """The run's calls used its token budget (``token_budget``, prompt + completion tokens):
+    no further call is made; the pipelines stop as at the call budget, with the best code so
+    far."""
 
 
 class Conversation:
     """The state shared by the roles of one run.
 
-    ``models`` maps role names to model names (missing: the client's default model);
-    ``max_calls`` bounds the number of LLM calls (None: unbounded); ``progress`` receives stage
+    ``models`` maps role names to model names (missing: the client's default model, whose
+    name is ``default_model``: what the usage per model is recorded under);
+    ``max_calls`` bounds the number of LLM calls (None: unbounded); ``token_budget`` the
+    prompt + completion tokens of the run (None: unbounded; checked before each call, so the
+    call that crosses it completes and the next is refused); ``progress`` receives stage
     labels; ``temperature`` and ``max_tokens`` apply to prompts that do not set their own.
     """
 
@@ -66,6 +76,8 @@ class Conversation:
         models: dict[str, str] | None = None,
         progress: ProgressCallback | None = None,
         max_calls: int | None = None,
+        token_budget: int | None = None,
+        default_model: str | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
     ) -> None:
@@ -74,6 +86,10 @@ class Conversation:
         self.models = dict(models or {})
         self.progress = progress or (lambda stage: None)
         self.max_calls = max_calls
+        self.default_model = default_model
+        self.token_budget = token_budget
+        self.token_budget_spent = False
+        """Set when a call was refused because :attr:`token_budget` was used up."""
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.transcript: list[TranscriptEntry] = []
@@ -111,21 +127,29 @@ class Conversation:
         :class:`~codeteam.roles.prompts.PromptError`."""
         if self.max_calls is not None and self.calls >= self.max_calls:
             raise CallBudgetExceeded(f"the LLM call budget ({self.max_calls}) is spent")
+        used = self.ledger.total.total_tokens
+        if self.token_budget is not None and used >= self.token_budget:
+            self.token_budget_spent = True
+            raise TokenBudgetExceeded(
+                f"the token budget ({self.token_budget:,} tokens) is spent ({used:,} used)"
+            )
         rendered = self.prompts.render(prompt, **variables)
         messages = rendered.messages + list(history or [])
         temperature = rendered.temperature if rendered.temperature is not None else self.temperature
         max_tokens = rendered.max_tokens or self.max_tokens
         if sampling is not None:
             temperature = sampling.temperature
+        model = self.models.get(role)
         entry = TranscriptEntry(
             role=role, stage=stage, prompt=prompt, messages=messages, sampling=sampling
         )
+        sent_to = model or self.default_model  # the name the request carries
         self.transcript.append(entry)
         started = time.monotonic()
         try:
             reply = await self.client.chat(
                 messages,
-                model=self.models.get(role),
+                model=model,
                 temperature=temperature,
                 max_tokens=max_tokens,
                 seed=sampling.seed if sampling is not None else None,
@@ -134,9 +158,9 @@ class Conversation:
             entry.error = str(error)
             # Every HTTP request the endpoint received (0 when none was made).
             entry.usage = Usage(calls=error.requests, seconds=time.monotonic() - started)
-            self.ledger.record(role, entry.usage)
+            self.ledger.record(role, entry.usage, sent_to)
             raise
         entry.reply = reply.text
         entry.usage = reply.usage
-        self.ledger.record(role, reply.usage)
+        self.ledger.record(role, reply.usage, sent_to)
         return reply.text

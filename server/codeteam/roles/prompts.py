@@ -68,7 +68,10 @@ def shipped_prompts_dir() -> Path:
     raise PromptError(f"no prompts folder next to {package_dir}")
 
 
-def _environment(dirs: list[Path]) -> SandboxedEnvironment:
+@functools.lru_cache(maxsize=16)
+def _environment(dirs: tuple[Path, ...]) -> SandboxedEnvironment:
+    """The Jinja environment for prompt folders ``dirs`` (one per set of folders: Jinja
+    checks the included files' modification times itself)."""
     env = SandboxedEnvironment(
         # Shared blocks (``{% include "project_context.jinja" %}``) come from the same folders.
         loader=jinja2.FileSystemLoader([str(d) for d in dirs]),
@@ -87,14 +90,33 @@ def _environment(dirs: list[Path]) -> SandboxedEnvironment:
     return env
 
 
+@functools.lru_cache(maxsize=256)
+def _parsed(path: Path, stamp: tuple[int, int], name: str) -> PromptFile:
+    """Prompt file ``path`` parsed, for its modification time and size ``stamp`` (an edited
+    file is read again). Raises :class:`PromptError`."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return PromptFile(name=name, **data)
+    except (yaml.YAMLError, TypeError, ValidationError) as error:
+        raise PromptError(f"prompt file {path} is malformed: {error}") from error
+
+
+@functools.lru_cache(maxsize=256)
+def _template(dirs: tuple[Path, ...], source: str) -> jinja2.Template:
+    """``source`` compiled once per process (compiling a prompt's template took milliseconds
+    of the server's event loop at every call)."""
+    return _environment(dirs).from_string(source)
+
+
 class PromptLibrary:
     """Loads and renders prompt files. ``override_dir`` (the ``prompts_dir`` setting) is
-    searched before the shipped folder."""
+    searched before the shipped folder. Parsed files and compiled templates are shared by
+    every library of the process (a file edited since is read again)."""
 
     def __init__(self, override_dir: str | Path | None = None) -> None:
         self.dirs = [Path(override_dir)] if override_dir else []
         self.dirs.append(shipped_prompts_dir())
-        self._env = _environment(self.dirs)
+        self._dirs = tuple(self.dirs)
 
     def names(self) -> list[str]:
         """All prompt names available (file stems)."""
@@ -104,17 +126,16 @@ class PromptLibrary:
                 found.update(p.stem for p in folder.glob("*.yaml"))
         return sorted(found)
 
-    @functools.cache  # noqa: B019 - the library lives as long as the process
     def load(self, name: str) -> PromptFile:
         """Parse prompt ``name``. Raises :class:`PromptError`."""
         for folder in self.dirs:
             path = folder / f"{name}.yaml"
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
             if path.is_file():
-                try:
-                    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-                    return PromptFile(name=name, **data)
-                except (yaml.YAMLError, TypeError, ValidationError) as error:
-                    raise PromptError(f"prompt file {path} is malformed: {error}") from error
+                return _parsed(path, (stat.st_mtime_ns, stat.st_size), name)
         raise PromptError(f"no prompt named {name!r} in {[str(d) for d in self.dirs]}")
 
     def render(self, name: str, **variables: Any) -> RenderedPrompt:
@@ -122,8 +143,8 @@ class PromptLibrary:
         variable is missing or the template is broken."""
         prompt = self.load(name)
         try:
-            system = self._env.from_string(prompt.system).render(**variables).strip()
-            user = self._env.from_string(prompt.user).render(**variables).strip()
+            system = _template(self._dirs, prompt.system).render(**variables).strip()
+            user = _template(self._dirs, prompt.user).render(**variables).strip()
         except jinja2.TemplateError as error:
             raise PromptError(f"prompt {name!r} failed to render: {error}") from error
         return RenderedPrompt(
@@ -142,7 +163,7 @@ class PromptLibrary:
         ``system``. Raises :class:`PromptError` like :meth:`render`."""
         prompt = self.load(name)
         try:
-            text = self._env.from_string(prompt.user).render(**variables).strip()
+            text = _template(self._dirs, prompt.user).render(**variables).strip()
         except jinja2.TemplateError as error:
             raise PromptError(f"prompt {name!r} failed to render: {error}") from error
         return ChatMessage(role="user", content=text)

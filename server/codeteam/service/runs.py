@@ -319,7 +319,17 @@ async def run(
     outcome = RunOutcome(result=result, task=task, readable=readable, untested=untested,
                          pipeline=name)
     if name not in REPORTING_ONLY and result.code is not None:
-        outcome.new_text = _new_text(request, readable, task, result)
+        # Compiling the whole module holds the GIL (tens of ms for a big one): elsewhere.
+        offload = request.offload or asyncio.to_thread
+        new_text, problem = await offload(
+            new_module_text, request.text, readable.text, task.start_line, task.end_line,
+            task.indent, result.code, str(request.path or "<document>"),
+        )
+        if problem is not None:
+            where = request.path or "the document"
+            result.notes.append(f"the new code does not parse in {where} ({problem}); not used")
+            result.status = "error"
+        outcome.new_text = new_text
     return outcome
 
 
@@ -389,24 +399,22 @@ def _stopped_once(notes: list[str], failure: str) -> list[str]:
     return kept
 
 
-def _new_text(
-    request: RunRequest, readable: ParseableModule, task: Task, result: Result
-) -> str | None:
-    """The request's text with the function replaced (its line endings kept), or None with a
-    note and status "error" when the code does not parse in its place (checked on the text
-    without the blocks left out, whose lines are blank there: same line numbers)."""
+def new_module_text(
+    text: str, readable_text: str, start_line: int, end_line: int, indent: str, code: str,
+    filename: str,
+) -> tuple[str | None, str | None]:
+    """``text`` with lines ``start_line..end_line`` (0-based, inclusive) replaced by the
+    function ``code`` at ``indent`` (the text's line endings kept), and None; or None and why,
+    when the code does not compile in its place (checked on ``readable_text``, the text
+    without the blocks left out, whose lines are blank there: same line numbers). Pure and
+    picklable: the editor runs it in its parse worker."""
     from codeteam.pysource.functions import line_ending
 
-    assert result.code is not None
-    newline = line_ending(request.text)
     try:
-        compile(replace_span(readable.text, task.start_line, task.end_line,
-                             indent_function(result.code, task.indent, "\n")),
-                str(request.path or "<document>"), "exec", dont_inherit=True)
+        compile(replace_span(readable_text, start_line, end_line,
+                             indent_function(code, indent, "\n")),
+                filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:
-        where = request.path or "the document"
-        result.notes.append(f"the new code does not parse in {where} ({error}); not used")
-        result.status = "error"
-        return None
-    return replace_span(request.text, task.start_line, task.end_line,
-                        indent_function(result.code, task.indent, newline))
+        return None, str(error)
+    return replace_span(text, start_line, end_line,
+                        indent_function(code, indent, line_ending(text))), None
