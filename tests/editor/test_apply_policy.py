@@ -40,13 +40,17 @@ async def test_code_holding_the_api_key_is_not_applied(start, scripted, client_k
     assert client.edits == [] and document.text == STUB
     shown = "\n".join(client.message_texts()) + answer["message"]
     assert KEY not in shown
+    refused = await client.run_command("codeteam.apply")
+    assert refused["applied"] is False and client.edits == [] and document.text == STUB
+    assert KEY not in refused["message"]
     transcript = await client.run_command("codeteam.transcript")
     assert KEY not in str(transcript)
 
 
-async def test_failing_code_is_not_applied_and_its_failures_are_shown(start, scripted,
-                                                                       client_kind):
-    editor = await start(client_kind)
+async def test_failing_code_is_not_applied_and_its_failures_are_shown(start, scripted):
+    """On a client that cannot show a preview (Neovim's own capabilities); where one can be
+    shown, the preview that needs confirmation is the consent (test_preview.py)."""
+    editor = await start("neovim")
     scripted.reply(CODER, "```python\ndef double(x):\n    return x + 1\n```")
     client = editor.client
     document = client.open(editor.root / "m.py", STUB)
@@ -55,9 +59,10 @@ async def test_failing_code_is_not_applied_and_its_failures_are_shown(start, scr
                                       position_argument(document, "def double", 0))
 
     assert answer["applied"] is False and answer["status"] == "failed", answer
-    assert "Not applied: the new code fails 1 of its 1 tests; it needs your consent" in \
-        answer["message"]
-    assert "Its 1 failing test(s) are shown as diagnostics on double." in answer["message"]
+    assert ("Not applied: the new code fails 1 of its 1 tests, and this editor cannot show an "
+            "edit as a preview first: code that fails its tests is not applied without your "
+            "consent. Its 1 failing test(s) are shown as diagnostics on double. The new code:"
+            ) in answer["message"]
     assert client.edits == [] and document.text == STUB
     await client.wait_until(lambda: document.uri in client.diagnostics, what="diagnostics")
     diagnostics = {d.code: d for d in client.diagnostics[document.uri]}

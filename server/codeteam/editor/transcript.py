@@ -46,11 +46,14 @@ class RunRecord:
     """The function's text when the run started (to tell the user it was edited since)."""
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     """This result's id: ``codeteam.apply`` takes ``{"result": id}``."""
+    refused: str = ""
+    """Why the service refused to write this code at all (it holds the API key, ...): such a
+    result is never applied, ``codeteam.apply`` included, nor its code shown."""
 
     @property
     def kept(self) -> bool:
         """True when the run produced code that was not applied (it lives only here)."""
-        return self.applied is False and self.result.code is not None
+        return self.applied is False and self.result.code is not None and not self.refused
 
 
 class RunRecords:

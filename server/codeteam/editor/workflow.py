@@ -203,8 +203,13 @@ async def _execute(
                 # Code that did not pass and is not applied: its failures are still shown.
                 progress.report("publishing diagnostics")
                 shown = await publish_review(ls, run, text, info, result, unapplied=True)
-                why = f"{why}. {shown}" if shown else why
-            applied, outcome = False, _kept_outcome(why, result.code)
+                why = f"{why}. {shown.rstrip('.')}" if shown else why
+            if decision is not None and decision.action == "refuse":
+                # Never applied, codeteam.apply included, and the code is not echoed.
+                record.refused = decision.reason
+                applied, outcome = False, f"Not applied: {why}."
+            else:
+                applied, outcome = False, _kept_outcome(why, result.code)
         elif action.applies_code:
             progress.report("waiting for you to accept or discard the preview" if preview
                             else "applying the result")
@@ -597,6 +602,9 @@ async def apply_kept(ls: CodeteamServer, record: RunRecord | None, request_id: A
     if record is None or record.result.code is None or record.info is None:
         return _failed(ls, "codeteam.apply: no kept result to apply (it may have been replaced "
                        "by a later run on the same function)")
+    if record.refused:
+        return _failed(ls, f"codeteam.apply: {record.title} · {record.qualname} is never "
+                       f"applied: {record.refused}")
     if record.applied:
         message = f"{record.title} · {record.qualname}: already applied."
         ls.show_run_message(message, types.MessageType.Info)

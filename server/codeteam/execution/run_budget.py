@@ -218,9 +218,13 @@ class RunBudget:
         """A process the run started (the watcher looks at it and its descendants)."""
         self._roots.append(pid)
 
-    def add_reaped(self, cpu_seconds: float) -> None:
-        """CPU seconds of a process of the run that was reaped (``wait4``), for the watcher."""
+    def add_reaped(self, cpu_seconds: float, max_rss_bytes: int = 0) -> None:
+        """The ``wait4`` usage of a process of the run that was reaped, for the watcher: its
+        CPU seconds, and its largest resident set size (bytes; a lower bound of the peak when
+        the run ended before the watcher's first look)."""
         self._reaped_cpu += cpu_seconds
+        if max_rss_bytes and not self.cgroups:
+            self.peak_bytes = max(self.peak_bytes or 0, max_rss_bytes)
 
     async def watch(self, end: Callable[[], None]) -> None:
         """Look at the run's memory every :data:`WATCH_INTERVAL_S` until cancelled; when over

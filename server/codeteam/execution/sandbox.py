@@ -513,7 +513,7 @@ async def _run(
             killed = not budget.exceeded
             budget.before_kill()
             kill_tree(proc.pid)  # the leader is not reaped yet: the group id is ours
-        budget.add_reaped(reap(proc))  # it has exited (or was just killed)
+        budget.add_reaped(*reap(proc))  # it has exited (or was just killed)
         seconds = time.monotonic() - started
         if bwrap is None and not killed:
             # Stragglers of "none" (children still holding the pipes) die with the group;

@@ -19,7 +19,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Self
+from typing import NamedTuple, Self
 
 from codeteam.execution.sandbox_policy import (
     FILES_DIR_ENV,
@@ -210,19 +210,27 @@ def _preexec(limits: list[tuple[int, tuple[int, int]]], join_fds: tuple[int, ...
     return apply
 
 
-def reap(proc: subprocess.Popen) -> float:
+class Reaped(NamedTuple):
+    """What ``wait4`` reports of a reaped process and the descendants it waited for: CPU
+    seconds (user + system) and the largest resident set size among them, in bytes."""
+
+    cpu_seconds: float
+    max_rss_bytes: int
+
+
+def reap(proc: subprocess.Popen) -> Reaped:
     """Reap ``proc`` (it has exited, or was just killed: this waits for it) with ``wait4``,
-    set its ``returncode``, and return the CPU seconds it and the descendants it waited for
-    used (0.0 when it was reaped already)."""
+    set its ``returncode``, and return its :class:`Reaped` usage (zeros when it was reaped
+    already)."""
     if proc.returncode is not None:
-        return 0.0
+        return Reaped(0.0, 0)
     try:
         _, status, usage = os.wait4(proc.pid, 0)
     except ChildProcessError:  # reaped elsewhere
         proc.wait()
-        return 0.0
+        return Reaped(0.0, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return usage.ru_utime + usage.ru_stime
+    return Reaped(usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024)  # KiB on Linux
 
 
 _SHIM = """\

@@ -341,9 +341,9 @@ class SubjectServer:
     def _ended(self, subject: _Subject) -> None:
         """The subject's process exited: reap it, let go of its channel (the judge then reads
         end-of-file) and its files."""
-        cpu = reap(subject.proc)
+        usage = reap(subject.proc)
         if self.budget is not None:
-            self.budget.add_reaped(cpu)
+            self.budget.add_reaped(*usage)
         if subject.pidfd is not None:
             self._unwatch(subject.pidfd)
             os.close(subject.pidfd)
