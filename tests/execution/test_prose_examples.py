@@ -7,7 +7,7 @@ import ast
 
 from codeteam.documents import task_for
 from codeteam.execution.discovery import example_cases
-from codeteam.execution.runner import run_tests
+from judge_support import run_tests
 
 MODULE = '''\
 def will_it_fly(q, w):

@@ -47,9 +47,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codeteam.execution.models import TestCase
+from codeteam.execution.models import Program, TestCase
 from codeteam.pysource.functions import FunctionInfo, locate
-from codeteam.task import Program, Task
+from codeteam.task import Task
 
 
 def _shared_data() -> Path:
@@ -90,7 +90,7 @@ class BenchTask:
     public_text: str = ""
     pytest_target: Any = None
     """For a ``--repo`` task: where pytest runs its hidden tests (a
-    :class:`~codeteam.execution.pytest_run.PytestTarget`; hidden from the pipeline)."""
+    :class:`~codeteam.execution.models.PytestTarget`; hidden from the pipeline)."""
 
     def fingerprint(self) -> str:
         """A short hash of the hidden tests and the reference (cache key of the canonical
@@ -248,13 +248,12 @@ def _humaneval_task(record: dict[str, Any]) -> tuple[Task, FunctionInfo]:
     return task, info
 
 
-def _humaneval_reference(record: dict[str, Any], info: FunctionInfo) -> Program | None:
+def _humaneval_reference(record: dict[str, Any], task: Task, info: FunctionInfo) -> Program | None:
     solution = record.get("canonical_solution")
     if not solution:
         return None
     text = record["prompt"].replace("\r\n", "\n") + solution
-    lines = text.count("\n") - info.start_line
-    return Program(text=text, function_start=info.start_line, function_lines=max(lines, 1))
+    return task.program_of(text, info.start_line, max(text.count("\n") - info.start_line, 1))
 
 
 def _check_test(record: dict[str, Any]) -> list[TestCase]:
@@ -424,7 +423,7 @@ def humaneval_task(record: dict[str, Any], style: str | None = None) -> BenchTas
         task_id=str(record["task_id"]),
         task=task,
         hidden_tests=hidden,
-        reference=_humaneval_reference(record, info),
+        reference=_humaneval_reference(record, task, info),
         public_text=task.module_source,
     )
 
@@ -494,11 +493,8 @@ def mbpp_task(record: dict[str, Any]) -> BenchTask:
                        setup=setup, line=example_line)]
     task = Task.from_info(stub, info, module_name=MODULE, public_tests=public, task_id=task_id)
     hidden = _assert_tests(asserts, "hidden:mbpp", setup)
-    reference = Program(
-        text=code if code.endswith("\n") else code + "\n",
-        function_start=node.lineno - 1,
-        function_lines=(node.end_lineno or node.lineno) - node.lineno + 1,
-    )
+    reference = task.program_of(code if code.endswith("\n") else code + "\n", node.lineno - 1,
+                                (node.end_lineno or node.lineno) - node.lineno + 1)
     return BenchTask(task_id=task_id, task=task, hidden_tests=hidden, reference=reference,
                      public_text=stub)
 

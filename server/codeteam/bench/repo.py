@@ -66,7 +66,7 @@ from codeteam.pysource.functions import (
     is_placeholder_body,
     locate,
 )
-from codeteam.task import Program, Task
+from codeteam.task import Task
 
 TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)\.py$")
 """File names of test files (pytest's default ``python_files``, and conftest.py)."""
@@ -539,8 +539,8 @@ async def load_repo(
         target = target_for(root, candidate.path, public_project.module, info.qualname,
                             info.start_line, project.python)
         target = target.model_copy(update={"rootdir": found.rootdir})
-        reference = Program(text=candidate.text, function_start=info.start_line,
-                            function_lines=info.end_line - info.start_line + 1)
+        reference = task.program_of(candidate.text, info.start_line,
+                                    info.end_line - info.start_line + 1)
         tasks.append(BenchTask(
             task_id=candidate.task_id, task=task, hidden_tests=_hidden_tests(nodeids, found.rootdir),
             reference=reference, public_text=stub_text, pytest_target=target,
@@ -621,8 +621,8 @@ async def check_empty_bodies(
             entry = cache.get(key, item, timeout)
             if entry is None:
                 task = item.task
-                program = Program(text=task.module_source, function_start=task.start_line,
-                                  function_lines=task.end_line - task.start_line + 1)
+                program = task.program_of(task.module_source, task.start_line,
+                                          task.end_line - task.start_line + 1)
                 entry = cache.put(key, item, await score_hidden(item, program, policy=policy),
                                   timeout)
             if reference_passed(entry):  # in the stub's own process too: tests it passes

@@ -12,7 +12,8 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
   in a container cross as one run of machine numbers (``A``);
 - references to classes and functions by ``module`` + ``qualname`` (``R``; ``P`` with a handle
   for the case the receiver lacks it): the judge looks them up in ``sys.modules`` only, never
-  imports, takes no name starting with ``_``, and from the subject only an allow-list
+  imports, takes no name starting with ``_`` but the project's own, and from the subject only
+  an allow-list
   (:meth:`Codec.safe_reference`); anything else arrives as a handle;
 - objects of the project's own classes by state (``O``: ``__dict__`` and slots, made with
   ``object.__new__``), namedtuples (``n``), enum members (``e``), exceptions (``x``), a few
@@ -65,19 +66,26 @@ def _is_dunder(name):
 _PYTHON_CLASSES = {}
 
 
-def _python_class(cls):
-    """Whether every class of ``cls``'s MRO but ``object`` is defined in Python (its
-    instances' state is their ``__dict__`` and slots; ``object.__new__`` makes one)."""
-    known = _PYTHON_CLASSES.get(cls)
+def _python_class(cls, builtin=object):
+    """Whether every class of ``cls``'s MRO above ``builtin`` (``object``, or a builtin type
+    it subclasses) is defined in Python: its instances' state is their builtin value,
+    ``__dict__`` and slots, and ``builtin.__new__`` makes one without running its code."""
+    known = _PYTHON_CLASSES.get((cls, builtin))
     if known is None:
         try:
-            known = all(base.__flags__ & HEAPTYPE for base in cls.__mro__[:-1])
-            if known:
+            above = cls.__mro__[: cls.__mro__.index(builtin)]
+            known = all(base.__flags__ & HEAPTYPE for base in above) and all(
+                b in (builtin, object) or b.__flags__ & HEAPTYPE for b in cls.__mro__)
+            if known and builtin is object:
                 object.__new__(cls)  # "not safe" for a C type (itemgetter, partial...)
-        except (AttributeError, TypeError):
+        except (AttributeError, TypeError, ValueError):
             known = False
-        _PYTHON_CLASSES[cls] = known
+        _PYTHON_CLASSES[(cls, builtin)] = known
     return known
+
+
+_BUILTIN_BASES = (list, dict, set, frozenset, tuple, str, bytes, int, float)
+"""Builtin types a project's class may subclass and still cross by state (tag ``K``)."""
 
 
 def _slot_names(cls):
@@ -430,6 +438,10 @@ class Codec:
             return self._save_class(value, out)
         if self._save_value(value, kind, out, memo, depth):
             return
+        if isinstance(value, types.ModuleType) and not self._to_judge() and not forbidden(
+                value.__name__) and sys.modules.get(value.__name__) is value:
+            out.append(b"M")  # a module the test gives the code: by name, to the subject only
+            return self._str(value.__name__, out)
         if forbidden(getattr(kind, "__module__", None)) or isinstance(value, (
                 types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)):
             return self._cannot("an object of " + _name(kind), out)
@@ -464,8 +476,14 @@ class Codec:
                 return
             if _python_class(kind) and (not self._to_judge() or self.rebuildable(kind)):
                 return self._save_object(value, kind, ref, out, memo, depth)
+            base = _builtin_base(kind)
+            if base in _BUILTIN_BASES and kind is not base and _python_class(
+                    kind, base) and (not self._to_judge() or self.rebuildable(kind)):
+                return self._save_subclass(value, kind, base, ref, out, memo, depth)
         if callable(value):
             return self._export(value, b"c", out)
+        if ref is None:  # no module holds the class under its name: made at run time
+            return self._cannot(f"an object of {_name(kind)}, a class made at run time", out)
         return self._cannot("an object of " + _name(kind), out)
 
     def _save_class(self, value, out):
@@ -500,6 +518,28 @@ class Codec:
         self._save_ref(ref, out)
         self._save_state(state, out, memo, depth)
         self._save_state(slots, out, memo, depth)
+
+    def _save_subclass(self, value, kind, base, ref, out, memo, depth):
+        """``K``: an object of a Python subclass of a builtin container or scalar (a project's
+        ``class Kind(tuple)``): its builtin value, then its ``__dict__``."""
+        if base in (list, dict, set):
+            self._track(value, out)
+        memo[id(value)] = (len(memo), value)
+        out.append(b"K")
+        self._save_ref(ref, out)
+        self._str(base.__name__, out)
+        plain = base.__new__(base) if base in (list, dict, set) else None
+        if plain is not None:
+            (dict.update if base is dict else list.extend if base is list else set.update)(
+                plain, value)
+        else:
+            plain = base(value) if base is not bytes else bytes(value)
+        self._enc(plain, out, {}, depth + 1)
+        try:
+            state = dict(object.__getattribute__(value, "__dict__"))
+        except AttributeError:
+            state = {}
+        self._save_state(state, out, memo, depth)
 
     def _save_state(self, state, out, memo, depth):
         out.append(b"%d:" % len(state))
@@ -877,6 +917,42 @@ class Codec:
             object.__setattr__(made, key, item)
         return made, at
 
+    def load_subclass(self, data, at, table, depth):
+        cls, at = self._dec_ref(data, at)
+        name, at = self._text(data, at)
+        base = {b.__name__: b for b in _BUILTIN_BASES}.get(name)
+        if base is None or not issubclass(cls, base) or cls is base or not _python_class(
+                cls, base) or (self.strict and not self.rebuildable(cls)):
+            raise Unjudgeable(cls.__qualname__)
+        mutable = base in (list, dict, set)
+        made = base.__new__(cls) if mutable else None
+        if mutable:
+            table.append(made)
+        plain, at = self._dec(data, at, table, depth + 1)
+        if type(plain) is not base:
+            raise ValueError("a subclass's value of another type")
+        if mutable:
+            (dict.update if base is dict else list.extend if base is list else set.update)(
+                made, plain)
+        else:
+            made = base.__new__(cls, plain)
+            table.append(made)
+        state, at = self._dec_state(data, at, table, depth)
+        if state:
+            try:
+                object.__getattribute__(made, "__dict__").update(state)
+            except AttributeError:
+                raise ValueError("state for an object without __dict__") from None
+        return made, at
+
+    def load_module(self, data, at, table, depth):
+        name, at = self._text(data, at)
+        if self.strict or forbidden(name):
+            raise Unjudgeable(f"the module {name}")
+        import importlib
+
+        return importlib.import_module(name), at
+
     def load_exception(self, data, at, table, depth):
         cls, at = self._dec_ref(data, at)
         if not issubclass(cls, BaseException):
@@ -959,8 +1035,9 @@ class Codec:
             import importlib
 
             found = importlib.import_module(module)
+        private = self.strict and not self.own(module)  # the project's own private names ok
         for index, part in enumerate(qualname.split(".")):
-            if _is_dunder(part) or (self.strict and part.startswith("_")) or "<" in part or (
+            if _is_dunder(part) or (private and part.startswith("_")) or "<" in part or (
                     index and not isinstance(found, type)):  # through modules and classes only
                 raise Unjudgeable(f"{module}.{qualname}")
             try:
@@ -1093,6 +1170,7 @@ _LOAD = {
     b"e": Codec.load_enum, b"O": Codec.load_object, b"x": Codec.load_exception,
     b"v": Codec.load_value, b"G": Codec.load_global, b"w": Codec.load_tracked,
     b"W": Codec.load_mine, b"U": Codec.load_unsent, b"A": Codec.load_run,
+    b"K": Codec.load_subclass, b"M": Codec.load_module,
 }
 """The decoder's table: tag byte -> ``load_<op>``."""
 
@@ -1348,3 +1426,44 @@ def _raisable(cls):
         return False
     skip = getattr(sys.modules.get("unittest"), "SkipTest", None)
     return not (isinstance(skip, type) and issubclass(cls, skip))
+
+
+def guard_forks(sessions):
+    """Last resort for sandbox "none" as root, where ``RLIMIT_NPROC`` does not apply
+    (``$CODETEAM_PRIVATE_PIDNS`` is "root"): refuse ``os.fork`` and friends (EAGAIN, like the
+    rlimit) once the run's processes (those in the session ids ``sessions()`` gives) have
+    ``$CODETEAM_MAX_PROCESSES`` tasks. Code that forks from C bypasses it."""
+    import errno
+
+    if os.environ.get("CODETEAM_PRIVATE_PIDNS") != "root":
+        return
+    limit = int(os.environ.get("CODETEAM_MAX_PROCESSES") or 0)
+
+    def members():
+        wanted, count = sessions(), 0
+        for name in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{name}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+                count += int(fields[17]) if int(fields[3]) in wanted else 0  # threads
+            except (OSError, IndexError, ValueError):
+                continue
+        return count
+
+    def guarded(function):
+        def wrapper(*args, **kwargs):
+            if members() >= limit:
+                raise BlockingIOError(errno.EAGAIN, f"process limit reached ({limit})")
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    for name in ("fork", "forkpty", "posix_spawn", "posix_spawnp"):
+        if hasattr(os, name):
+            setattr(os, name, guarded(getattr(os, name)))
+    try:
+        import _posixsubprocess
+
+        _posixsubprocess.fork_exec = guarded(_posixsubprocess.fork_exec)
+    except ImportError:  # pragma: no cover
+        pass

@@ -88,7 +88,7 @@ class PipelineContext:
         conversation = self.conversation
         conversation.report(f"tester: running {len(tests)} test{'s' if len(tests) != 1 else ''}")
         try:
-            run = await run_suite(task, task.program_with(code), tests, self.policy)
+            run = await run_suite(task.program_with(code), tests, self.policy)
         except SandboxUnavailable as error:
             self.sandbox_problem = str(error)
             self.note(f"tests were not run: {error}")

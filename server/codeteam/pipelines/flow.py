@@ -110,7 +110,7 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
         reports.append(first)
         if judged_nowhere(first, task):
             ctx.note("no sampling: nothing failed, and no candidate's tests can be judged "
-                     "(the function cannot be judged in a process of its own)")
+                     "(the tests' own arguments cannot cross to the code under test)")
         if passes_everything(first) or ctx.max_rounds < 2 or judged_nowhere(first, task):
             return ctx.result("flow", status_of(first), pool[0].code, reports=reports,
                               rounds=round_number)

@@ -97,7 +97,7 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
                      "the tests could not run")
         if judged_nowhere(report, task):
             ctx.note("no sampling: nothing failed, and no candidate's tests can be judged "
-                     "(the function cannot be judged in a process of its own)")
+                     "(the tests' own arguments cannot cross to the code under test)")
         if (report is None or passes_everything(report) or not ctx.candidates
                 or ctx.max_rounds < 2 or judged_nowhere(report, task)):
             return await _rounds(task, ctx, "team", pool[0].code, tests, plan,
