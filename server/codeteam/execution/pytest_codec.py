@@ -35,7 +35,8 @@ import sys
 import time
 
 FRAME_LIMIT = 64 * 1024 * 1024  # bytes of one message
-DEPTH_LIMIT = 150  # nesting of encoded values
+DEPTH_LIMIT = 1000  # nesting of encoded values (objects linked to their parents: token trees)
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 8 * DEPTH_LIMIT))
 OUTPUT_LIMIT = 100_000  # characters of stdout/stderr sent back per call
 FRAMES_LIMIT = 40
 HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
@@ -84,7 +85,10 @@ def _python_class(cls, builtin=object):
     return known
 
 
+_CHAINED = ("__cause__", "__context__", "__suppress_context__")
+"""An exception's chaining, crossing with it (in its state)."""
 _BUILTIN_BASES = (list, dict, set, frozenset, tuple, str, bytes, int, float)
+_PLAIN = {list: b"l", tuple: b"t", set: b"S", frozenset: b"Z", dict: b"d"}
 """Builtin types a project's class may subclass and still cross by state (tag ``K``)."""
 
 
@@ -245,6 +249,46 @@ class RemoteIterator:
 
     def __reduce__(self):
         raise TypeError("an iterator of the code under test's process cannot be pickled")
+
+
+class RemoteObject:
+    """An object of the test's (a class made in a test function) that cannot cross: the code
+    under test may pass it around, compare it by identity and hash it (the judge's hash);
+    anything else it does with it makes the test "not judged" (the judge cannot tell)."""
+
+    def __init__(self, channel, handle, name):
+        object.__setattr__(self, "_channel", channel)
+        object.__setattr__(self, "_handle", handle)
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_meta", {})
+
+    def __hash__(self):
+        found = self._meta.get("hash")
+        if type(found) is not int:
+            self._misused("hash")
+        return found
+
+    def __eq__(self, other):
+        return self is other
+
+    def __getattr__(self, name):
+        self._misused(f".{name}")
+
+    def __setattr__(self, name, value):
+        self._misused(f".{name} =")
+
+    def __repr__(self):
+        return f"<object of the test: {self._meta.get('class', self._name)}>"
+
+    def _misused(self, what):
+        reason = (f"the code used an object of the test's that cannot cross "
+                  f"({self._meta.get('class', self._name)}: {what})")
+        if getattr(self._channel, "misused", None) is None:
+            try:
+                self._channel.misused = reason
+            except Exception:  # noqa: S110, BLE001
+                pass
+        raise AttributeError(reason)
 
 
 _META_DUNDERS = ("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__",
@@ -482,6 +526,8 @@ class Codec:
                 return self._save_subclass(value, kind, base, ref, out, memo, depth)
         if callable(value):
             return self._export(value, b"c", out)
+        if self.channel is not None and self.channel.side == "judge":
+            return self._export(value, b"o", out)  # the test's object: opaque to the code
         if ref is None:  # no module holds the class under its name: made at run time
             return self._cannot(f"an object of {_name(kind)}, a class made at run time", out)
         return self._cannot("an object of " + _name(kind), out)
@@ -521,20 +567,32 @@ class Codec:
 
     def _save_subclass(self, value, kind, base, ref, out, memo, depth):
         """``K``: an object of a Python subclass of a builtin container or scalar (a project's
-        ``class Kind(tuple)``): its builtin value, then its ``__dict__``."""
-        if base in (list, dict, set):
+        ``class Kind(tuple)``): its builtin value, then its ``__dict__``. The numbering of
+        back-references follows the receiver's table: for a mutable value the object, then
+        its value's container, then the items; for an immutable one its value, then it."""
+        mutable = base in (list, dict, set)
+        if mutable:
             self._track(value, out)
-        memo[id(value)] = (len(memo), value)
+            memo[id(value)] = (len(memo), value)
         out.append(b"K")
         self._save_ref(ref, out)
         self._str(base.__name__, out)
-        plain = base.__new__(base) if base in (list, dict, set) else None
-        if plain is not None:
-            (dict.update if base is dict else list.extend if base is list else set.update)(
-                plain, value)
+        if base in _PLAIN:  # its items (the container is no object of its own here)
+            items = list(dict.items(value)) if base is dict else list(base.__iter__(value))
+            out.append(_PLAIN[base] + b"%d:" % len(items))
+            if mutable:
+                memo[("items", id(value))] = (len(memo), None)
+            for item in items if base is not dict else []:
+                self._enc(item, out, memo, depth + 1)
+            for key, item in items if base is dict else []:
+                self._enc(key, out, memo, depth + 1)
+                self._enc(item, out, memo, depth + 1)
+            if not mutable:
+                memo[("items", id(value))] = (len(memo), None)
         else:
-            plain = base(value) if base is not bytes else bytes(value)
-        self._enc(plain, out, {}, depth + 1)
+            self._enc(base(value) if base is not bytes else bytes(value), out, memo, depth + 1)
+        if not mutable:
+            memo[id(value)] = (len(memo), value)
         try:
             state = dict(object.__getattribute__(value, "__dict__"))
         except AttributeError:
@@ -562,8 +620,12 @@ class Codec:
             state = dict(object.__getattribute__(value, "__dict__"))
         except AttributeError:
             state = {}
-        self._save_state({k: v for k, v in state.items() if not k.startswith("_codeteam")},
-                         out, memo, depth)
+        state = {k: v for k, v in state.items() if not k.startswith("_codeteam")}
+        for name in _CHAINED:  # how it was raised: `raise ... from`, the exception handled
+            found = getattr(value, name, None)
+            if found not in (None, False) and (type(found) is bool or self._sendable(found)):
+                state[name] = found
+        self._save_state(state, out, memo, depth)
 
     def _save_value(self, value, kind, out, memo, depth):
         """The standard value types (``v``); True when ``value`` was one."""
@@ -658,7 +720,13 @@ class Codec:
             name = "?"
         out.append(b"H" + kind + b"%d;" % handle)
         self._str(name, out)
-        self._enc(self._meta(obj) if kind == b"c" else {}, out, {}, DEPTH_LIMIT - 20)
+        meta = self._meta(obj) if kind == b"c" else {}
+        if kind == b"o":
+            try:
+                meta = {"hash": hash(obj), "class": _name(type(obj))}
+            except Exception:  # noqa: BLE001 - an unhashable object
+                meta = {"class": _name(type(obj))}
+        self._enc(meta, out, {}, DEPTH_LIMIT - 20)
 
     def _meta(self, obj):
         """What the other side's proxy copies: names, docstring, signature, attributes."""
@@ -866,7 +934,7 @@ class Codec:
 
     def load_handle(self, data, at, table, depth):
         kind = data[at : at + 1].decode("ascii")
-        if kind not in ("c", "i"):
+        if kind not in ("c", "i", "o") or kind == "o" and self.strict:
             raise ValueError("bad handle")
         handle, at = self._num(data, at + 1, b";")
         name, at = self._text(data, at)
@@ -874,9 +942,11 @@ class Codec:
         key = (self.generation, kind, int(handle))
         proxy = self.proxies.get(key)
         if proxy is None:
-            cls = RemoteCallable if kind == "c" else RemoteIterator
+            cls = {"c": RemoteCallable, "i": RemoteIterator, "o": RemoteObject}[kind]
             proxy = self.proxies[key] = cls(self.channel, (self.generation, int(handle)), name)
-        if type(meta) is dict:
+        if type(meta) is dict and kind == "o":
+            object.__setattr__(proxy, "_meta", meta)
+        elif type(meta) is dict:
             _dress(proxy, meta)
         return proxy, at
 
@@ -967,6 +1037,12 @@ class Codec:
             raise ValueError("exception args must be a tuple")
         made.args = args
         state, at = self._dec_state(data, at, table, depth)
+        for name in _CHAINED:
+            found = state.pop(name, None)
+            if name == "__suppress_context__":
+                made.__suppress_context__ = found is True
+            elif found is None or isinstance(found, BaseException):
+                setattr(made, name, found)
         if state:
             try:
                 object.__getattribute__(made, "__dict__").update(state)
@@ -1158,7 +1234,8 @@ _SCALARS = {type(None): Codec.save_none, bool: Codec.save_bool, int: Codec.save_
 """The encoder's table for values that are never shared (no back-reference)."""
 _SAVE = {list: Codec.save_container, dict: Codec.save_container, set: Codec.save_container,
          tuple: Codec.save_tuple, frozenset: Codec.save_tuple,
-         RemoteCallable: Codec.save_handle, RemoteIterator: Codec.save_handle}
+         RemoteCallable: Codec.save_handle, RemoteIterator: Codec.save_handle,
+         RemoteObject: Codec.save_handle}
 """The encoder's table: exact type -> ``save_<type>`` (anything else: ``save_other``)."""
 _LOAD = {
     b"N": Codec.load_none, b"T": Codec.load_true, b"F": Codec.load_false, b"i": Codec.load_int,

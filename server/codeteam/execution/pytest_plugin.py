@@ -133,6 +133,8 @@ class Judge:
         self.root = os.path.realpath(os.environ.get("CODETEAM_PROJECT_ROOT") or os.getcwd())
         self.keep = None if spec.get("keep") is None else set(spec["keep"])
         self.cpu_limit = float(spec.get("cpu_limit") or 0)
+        self.judge_cpu_limit = max(4 * self.cpu_limit, 20.0) if self.cpu_limit else 0.0
+        """The test's own code runs here, and so does the crossing of every value: more."""
         self.wall_limit = float(spec.get("wall_limit") or 0)
         self.test: _Test | None = None
         self.outcomes = 0
@@ -343,7 +345,8 @@ class Judge:
 
     def _alarm(self, signum, frame):
         if signum == signal.SIGPROF:
-            raise CodeteamTestTimeout(f"the test used its {self.cpu_limit:g} CPU seconds")
+            raise CodeteamTestTimeout(f"the test used {self.judge_cpu_limit:g} CPU seconds in "
+                                      "the judge (its own code and the values crossing)")
         raise CodeteamBusy(f"the test did not end within {self.wall_limit:g} s of wall-clock "
                            "time while under its CPU limit")
 
@@ -356,9 +359,9 @@ class Judge:
         self.send("start", nodeid=item.nodeid, ids=getattr(item, "codeteam_ids", None))
         armed = threading.current_thread() is threading.main_thread()
         if armed:
-            if self.cpu_limit:
+            if self.judge_cpu_limit:
                 signal.signal(signal.SIGPROF, self._alarm)
-                signal.setitimer(signal.ITIMER_PROF, self.cpu_limit)
+                signal.setitimer(signal.ITIMER_PROF, self.judge_cpu_limit)
             if self.wall_limit:
                 signal.signal(signal.SIGALRM, self._alarm)
                 signal.setitimer(signal.ITIMER_REAL, self.wall_limit)

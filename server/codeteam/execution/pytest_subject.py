@@ -155,6 +155,7 @@ class Subject(Channel):
         self.environ = None
         self.here = os.path.abspath(__file__)
         self.budget = None  # (CPU start, CPU limit, wall start, wait start) of the running call
+        self.misused = None  # what the call did with an object of the test's it could not use
         self.stuck = None  # the watchdog's reply for a call stuck in C
         self.lock = threading.Lock()
 
@@ -498,6 +499,8 @@ class Subject(Channel):
         reply["out"] = out.getvalue()
         reply["err"] = err.getvalue()
         reply["cpu"] = time.process_time() - started
+        if self.misused is not None:  # it used an object of the test's it could not have
+            reply["misused"], self.misused = self.misused, None
         if request["kind"] == "call":
             reply["after"] = [list(args), dict(kwargs)]
         try:
@@ -678,6 +681,7 @@ class JudgeClient(Channel):
         self.rfd = self.wfd = None
         self.depth = 0
         self.broken = None
+        self.calls = threading.RLock()
         self.known_modules = 0
         self.watched = {}  # module name -> (module, its globals, its classes' attributes)
         self.cpu = 0.0  # CPU seconds the code used in the running test
@@ -852,21 +856,24 @@ class JudgeClient(Channel):
 
     def forward(self, args, kwargs):
         __tracebackhide__ = True
-        value = self.ask({"kind": "call", "handle": None, "args": list(args),
-                          "kwargs": dict(kwargs)})
+        with self.calls:  # one call at a time on the channel, whatever thread the test runs
+            value = self.ask({"kind": "call", "handle": None, "args": list(args),
+                              "kwargs": dict(kwargs)})
         self.returned.append(value)
         return value
 
     def call_handle(self, proxy, args, kwargs):
         __tracebackhide__ = True
         self.check_handle(proxy)
-        return self.ask({"kind": "call", "handle": proxy._handle[1], "args": list(args),
-                         "kwargs": dict(kwargs)})
+        with self.calls:
+            return self.ask({"kind": "call", "handle": proxy._handle[1], "args": list(args),
+                             "kwargs": dict(kwargs)})
 
     def next_handle(self, proxy):
         __tracebackhide__ = True
         self.check_handle(proxy)
-        return self.ask({"kind": "next", "handle": proxy._handle[1]})
+        with self.calls:
+            return self.ask({"kind": "next", "handle": proxy._handle[1]})
 
     def check_handle(self, proxy):
         if self.process is None or proxy._handle[0] != self.generation:
@@ -990,6 +997,8 @@ class JudgeClient(Channel):
             raise exc
         if reply["kind"] == "uncrossable":
             self.not_crossing(reply.get("message"))
+        if type(reply.get("misused")) is str:
+            self.fail(reply["misused"], not_judged=True)
         if reply["kind"] == "stop":
             raise StopIteration
         if reply["kind"] == "raised":
