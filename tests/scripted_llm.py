@@ -64,6 +64,7 @@ class ScriptedLLM:
         self.requests: list[dict[str, Any]] = []
         self.unmatched: list[dict[str, Any]] = []
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -117,6 +118,12 @@ class ScriptedLLM:
             for body in self.requests
         ]
 
+    def wait_for_requests(self, count: int = 1, timeout_s: float = 60.0) -> bool:
+        """Block until at least ``count`` requests arrived (an event, not a sleep); False
+        when ``timeout_s`` passed first."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: len(self.requests) >= count, timeout_s)
+
     def count(self, pattern: str) -> int:
         """How many recorded requests contain ``pattern`` (a regex)."""
         return sum(1 for text in self.texts() if re.search(pattern, text, re.DOTALL))
@@ -131,6 +138,7 @@ class ScriptedLLM:
     def _take(self, body: dict[str, Any]) -> Rule | None:
         with self._lock:
             self.requests.append(body)
+            self._arrived.notify_all()
             for rule in self.rules:
                 if rule.available() and rule.match(body):
                     rule.used += 1

@@ -2,10 +2,16 @@
 function of a file), ``bench`` (benchmarks). It translates: the run itself is
 :mod:`codeteam.service.runs`. Exit codes of ``run``: 0 the code passed its tests or there were
 none to run; 1 no usable code, or tests still fail, or some passed only in the code's own
-process ("not judged": such a pass does not count; the best code is still printed and, with
---write, written), the model endpoint failed, or untested code was not written; 2 usage,
-settings or input errors, or the sandbox cannot run tests here (nothing is run then, no model
-call, unless ``--allow-untested`` or ``--write-untested``).
+process ("not judged": such a pass does not count; the best code is still printed), the model
+endpoint failed, or ``--write`` did not write; 2 usage, settings or input errors, or the
+sandbox cannot run tests here (nothing is run then, no model call, unless ``--allow-untested``
+or ``--write-untested``).
+
+``--write`` writes what :func:`codeteam.service.write_policy.write_decision` allows (code that
+passed; untested code with ``--write-untested``; code that did not pass with
+``--write-failing``, never over a function that passes more public tests; never code holding
+the API key), atomically (:mod:`codeteam.atomic_write`), and only when the file is as it was
+read.
 
 Everything ``run`` prints passes through :func:`codeteam.redaction.redact` (the API key and
 URL userinfo masked); a failure is one line, not a traceback (``-v`` adds it to the log)."""
@@ -58,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
                      "printed untested; --write does not write it)")
     run.add_argument("--write-untested", action="store_true",
                      help="like --allow-untested, and --write writes the untested code")
+    run.add_argument("--write-failing", action="store_true",
+                     help="with --write, also write code that did not pass its tests (never "
+                     "over a function that passes more of the public tests)")
 
     from codeteam.bench.cli import add_bench_parser
 
@@ -82,7 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         install_log_redaction()
         sys.stdout, sys.stderr = _Redacting(sys.stdout), _Redacting(sys.stderr)
         try:
-            code = asyncio.run(_run(args))
+            code = _run_interruptibly(args)
+        except KeyboardInterrupt:  # before the run's loop took over SIGINT
+            print("codeteam: interrupted", file=sys.stderr)
+            code = 130
         except Exception as error:
             log.debug("codeteam run failed", exc_info=True)
             print(f"codeteam: the run failed: {type(error).__name__}: {error}"
@@ -119,6 +131,110 @@ class _Redacting:
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
+
+
+INTERRUPT_GRACE_S = 1.5
+"""Seconds a run may take to stop after Ctrl-C before the process ends without waiting."""
+
+
+class _Interrupt:
+    """Ctrl-C during ``codeteam run``: the first SIGINT cancels the run (its model calls and
+    test processes are stopped; ``--write`` writes nothing from then on), prints one line and
+    ends the process with 130 at most :data:`INTERRUPT_GRACE_S` seconds later (a watchdog
+    process sends the default SIGINT then); a second SIGINT ends it at once. Sandboxed
+    processes die with it (``bwrap --die-with-parent``). The handler runs when Python gets
+    the GIL back: during the embedded model's start (a C call of about a second) it runs
+    after that call."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.at: float | None = None
+        self.written = False
+        """Whether --write had replaced the file before the interrupt."""
+        self._task: asyncio.Task | None = None
+
+    def line(self) -> str:
+        if not self.args.write:
+            return "codeteam: interrupted"
+        if self.written:
+            return f"codeteam: interrupted after {self.args.file} was written"
+        return f"codeteam: interrupted; {self.args.file} was not changed"
+
+    def install(self) -> None:
+        """Take SIGINT for the running task (a Python signal handler, which runs even while
+        the event loop is busy in a blocking call)."""
+        import signal
+
+        self._task = asyncio.current_task()
+        self._loop = asyncio.get_running_loop()
+        signal.signal(signal.SIGINT, self._interrupted)
+
+    def _interrupted(self, signum=None, frame=None) -> None:
+        import os
+        import signal
+
+        if self.at is not None:
+            self._exit_now()
+        self.at = time.monotonic()
+        os.write(2, (self.line() + "\n").encode())  # not print: safe inside a signal handler
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a second Ctrl-C ends it at once
+        self._watchdog()
+        if self._task is not None:
+            self._loop.call_soon_threadsafe(self._task.cancel)
+
+    @staticmethod
+    def _watchdog() -> None:
+        """A child process that sends this one SIGINT (now its default action: the process
+        ends, status 130 to a shell) :data:`INTERRUPT_GRACE_S` seconds from now if it is still
+        there: no thread of this process can be counted on, since the embedded model's C code
+        may hold the GIL while it stops."""
+        import os
+        import signal
+
+        parent = os.getpid()
+        try:
+            child = os.fork()
+        except OSError:
+            return
+        if child == 0:
+            try:
+                time.sleep(INTERRUPT_GRACE_S)
+                if os.getppid() == parent:
+                    os.kill(parent, signal.SIGINT)
+            finally:
+                os._exit(0)
+
+    @staticmethod
+    def _exit_now() -> None:
+        import os
+
+        sys.stderr.flush()
+        os._exit(130)
+
+
+_interrupt: _Interrupt | None = None
+
+
+def _run_interruptibly(args: argparse.Namespace) -> int:
+    """``_run(args)`` on an event loop whose SIGINT is :class:`_Interrupt`'s; 130 when it was
+    interrupted."""
+    global _interrupt
+    _interrupt = _Interrupt(args)
+
+    async def main() -> int:
+        assert _interrupt is not None
+        _interrupt.install()
+        try:
+            return await _run(args)
+        except asyncio.CancelledError:
+            if _interrupt.at is None:
+                raise
+            return 130
+
+    code = asyncio.run(main())
+    if _interrupt.at is not None:
+        _interrupt._exit_now()  # do not wait for the model's stop or worker threads
+    return code
 
 
 def _progress(stage: str) -> None:
@@ -217,14 +333,47 @@ async def _run(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"# note: {note}", file=sys.stderr)
 
-    if args.write and new_text is not None and outcome.untested and not args.write_untested:
-        print(f"# not written: no test could run ({outcome.untested}); pass --write-untested "
-              "to write untested code", file=sys.stderr)
-        return 1
     if args.write and new_text is not None:
-        if path.read_bytes().decode("utf-8", errors="replace") != raw:
-            print(f"codeteam: {path} changed while the pipeline ran; not written", file=sys.stderr)
-            return 1
-        path.write_bytes((bom + new_text).encode("utf-8"))
-        print(f"# wrote {path}", file=sys.stderr)
+        written = await _write(args, path, raw, bom + new_text, outcome, settings)
+        if written is not None:
+            return written
     return 1 if result.status in ("error", "failed", "not judged") else 0
+
+
+WRITE_HINTS = {
+    "untested": "; pass --write-untested to write untested code",
+    "failing": "; pass --write-failing to write code that did not pass",
+}
+
+
+async def _write(args, path: Path, raw: str, new_raw: str, outcome, settings) -> int | None:
+    """``--write``: the new text written to ``path`` atomically when
+    :func:`~codeteam.service.write_policy.write_decision` allows it and the file is as it was
+    read (``raw``). Returns the exit code when the file was not written (1), else None (the
+    run's own code stands)."""
+    from codeteam.atomic_write import AtomicWriteError, write_atomic
+    from codeteam.service.write_policy import write_decision
+
+    decision = await write_decision(outcome, settings, allow_untested=args.write_untested,
+                                    allow_failing=args.write_failing)
+    if decision.action != "write":
+        print(f"# not written: {decision.reason}{WRITE_HINTS.get(decision.kind, '')}",
+              file=sys.stderr)
+        return 1
+    if path.read_bytes().decode("utf-8", errors="replace") != raw:
+        print(f"codeteam: {path} changed while the pipeline ran; not written", file=sys.stderr)
+        return 1
+    if _interrupt is not None and _interrupt.at is not None:
+        return 130  # Ctrl-C came while the decision was made: nothing is written
+    try:
+        write_atomic(path, new_raw.encode("utf-8"))
+    except AtomicWriteError as error:
+        print(f"codeteam: {error}", file=sys.stderr)
+        return 1
+    if _interrupt is not None:
+        _interrupt.written = True
+    if decision.kind == "failing":
+        print(f"# wrote {path} though {decision.reason} (--write-failing)", file=sys.stderr)
+    else:
+        print(f"# wrote {path}", file=sys.stderr)
+    return None

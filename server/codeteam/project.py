@@ -7,19 +7,23 @@ marker, or the workspace folder given), the ``sys.path`` entry the module is imp
 (``<root>/src`` in a src/ layout), its dotted name, the interpreter (setting ``python``, else the
 project's ``.venv``/``venv``, else the one running codeteam) with a probe of what that
 interpreter has (:class:`Interpreter`), and the paths a sandboxed run must not see (``.git``,
-``.env*`` files and other top-level dotfiles). A file with no project around it (a benchmark
+top-level dotfiles, and secret files at any depth: :func:`project_tree`). A file with no project around it (a benchmark
 stub, a lone file in /tmp) is a *lone module* (:attr:`Project.lone`): tested as a file copied
 into the sandbox, as before projects were known.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import keyword
 import os
+import stat
 import subprocess
 import sys
 import threading
+from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -33,6 +37,21 @@ VENV_DIRS = (".venv", "venv")
 VISIBLE_DOTFILES = frozenset({".pytest.ini", ".coveragerc"})
 """Top-level dotfiles that test tools read (pytest's ini file, coverage's configuration):
 not hidden from sandboxed runs."""
+
+SECRET_FILES = (".env*", "*.pem", "id_rsa*", ".netrc", ".pypirc")
+"""Names (``fnmatch`` patterns) of files hidden from every sandbox wherever they are in the
+project (:func:`project_tree`)."""
+
+SECRET_FOLDERS = frozenset({".git"})
+"""Folders hidden from every sandbox wherever they are in the project (not walked)."""
+
+NOT_WALKED = frozenset({"node_modules", "__pycache__", ".tox", ".nox", ".mypy_cache",
+                        ".pytest_cache", ".ruff_cache", ".hg", ".svn"})  # fmt: skip
+"""Folders :func:`project_tree` does not enter (nor virtualenvs: a folder with ``pyvenv.cfg``)."""
+
+MAX_WALKED = 200_000
+"""Entries :func:`project_tree` looks at, at most; beyond, the tree is incomplete (said in
+:attr:`ProjectTree.complete`)."""
 
 PROBE_TIMEOUT_S = 30.0
 """Seconds the interpreter probe may take (it imports pytest once)."""
@@ -174,10 +193,10 @@ class Project(BaseModel):
       ``<root>/.venv/bin/python`` or ``<root>/venv/bin/python``, else the one running
       codeteam); ``interpreter`` its probe (None for a lone module, which runs with the
       server's interpreter as before).
-    - ``hidden``: paths under ``root`` that sandboxed runs must not see: ``.git``, ``.env*``
-      files and the other top-level dotfiles and dot-folders (but :data:`VISIBLE_DOTFILES` and
-      the interpreter's own virtualenv), and ``.env*`` files in the folders between the file
-      and the root.
+    - ``hidden``: paths under ``root`` that sandboxed runs must not see: the other top-level
+      dotfiles and dot-folders (but :data:`VISIBLE_DOTFILES` and the interpreter's own
+      virtualenv), and at any depth ``.git`` folders and the files named in
+      :data:`SECRET_FILES` (``.env*``, ``*.pem``, ``id_rsa*``, ``.netrc``, ``.pypirc``).
     - ``lone``: no project around the file: tested as a copied file, as before.
     - ``notes``: sentences for the user (the ``python`` setting could not be used, the
       interpreter has no pytest), to show once.
@@ -218,6 +237,109 @@ def _is_stdlib(path: str, interpreter: Interpreter) -> bool:
     bases = {os.path.realpath(interpreter.base_prefix), *map(os.path.realpath,
                                                              interpreter.exec_prefixes)}  # fmt: skip
     return any(path == base or path.startswith(base.rstrip("/") + "/") for base in bases)
+
+
+@dataclass(frozen=True)
+class ProjectTree:
+    """One walk of a project (:func:`project_tree`).
+
+    ``folders``: the real folders under ``root`` (relative, parents first; no symlinks, none of
+    :data:`NOT_WALKED`, virtualenvs or secret folders); ``secrets``: absolute paths of the
+    files matching :data:`SECRET_FILES` and folders in :data:`SECRET_FOLDERS`, at any depth;
+    ``closed``: absolute paths (at most 20) of folders others cannot list and enter and of
+    files others cannot read (what a sandbox running as another uid cannot use);
+    ``complete``: False when :data:`MAX_WALKED` entries were reached before the end.
+    """
+
+    root: str
+    folders: tuple[str, ...]
+    secrets: tuple[str, ...]
+    closed: tuple[str, ...]
+    complete: bool
+    mtimes: tuple[tuple[str, int], ...] = ()
+
+
+_trees: dict[str, ProjectTree] = {}
+_trees_lock = threading.Lock()
+_CLOSED_SHOWN = 20
+
+
+def project_tree(root: str) -> ProjectTree:
+    """The :class:`ProjectTree` of the project folder ``root`` (absolute, resolved): an
+    ``os.scandir`` walk that does not follow symlinks, skips virtualenvs and
+    :data:`NOT_WALKED` folders, and stops after :data:`MAX_WALKED` entries. Cached per root
+    while no walked folder's mtime changed (a file added, removed or renamed anywhere changes
+    one: checked with one ``stat`` per folder); a tree with ``closed`` paths is walked again
+    each time (a ``chmod`` changes no folder's mtime). Blocking: call it off an event loop."""
+    with _trees_lock:
+        cached = _trees.get(root)
+    if cached is not None and not cached.closed and _unchanged(cached):
+        return cached
+    tree = _walk(root)
+    with _trees_lock:
+        _trees[root] = tree
+    return tree
+
+
+def _unchanged(tree: ProjectTree) -> bool:
+    for path, mtime in tree.mtimes:
+        try:
+            if os.stat(path).st_mtime_ns != mtime:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _walk(root: str) -> ProjectTree:
+    folders: list[str] = []
+    secrets: list[str] = []
+    closed: list[str] = []
+    mtimes: list[tuple[str, int]] = []
+    seen = 0
+    complete = True
+    pending = deque([root])
+    while pending:
+        folder = pending.popleft()
+        try:
+            mtimes.append((folder, os.stat(folder).st_mtime_ns))
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > MAX_WALKED:
+                complete = False
+                pending.clear()
+                break
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                if entry.name in SECRET_FOLDERS:
+                    secrets.append(entry.path)
+                    continue
+                if entry.name in NOT_WALKED or os.path.isfile(os.path.join(entry.path,
+                                                                           "pyvenv.cfg")):
+                    continue
+                if info.st_mode & 0o005 != 0o005 and len(closed) < _CLOSED_SHOWN:
+                    closed.append(entry.path)
+                folders.append(os.path.relpath(entry.path, root))
+                pending.append(entry.path)
+            elif any(fnmatch.fnmatchcase(entry.name, pattern) for pattern in SECRET_FILES):
+                secrets.append(entry.path)
+            elif (stat.S_ISREG(info.st_mode) and not info.st_mode & 0o004
+                  and len(closed) < _CLOSED_SHOWN):  # fmt: skip
+                closed.append(entry.path)
+    try:
+        if os.stat(root).st_mode & 0o005 != 0o005:
+            closed.insert(0, root)
+    except OSError:
+        closed.insert(0, root)
+    return ProjectTree(root, tuple(folders), tuple(secrets), tuple(closed[:_CLOSED_SHOWN]),
+                       complete, tuple(mtimes))  # fmt: skip
 
 
 def lone_module_name(path: Path | None) -> str:
@@ -310,12 +432,6 @@ def find_project(
                 notes.append(f"{error}; the tests run with {sys.executable} instead")
         if interpreter is None:
             interpreter = probe_interpreter(sys.executable)
-    if os.geteuid() == 0 and os.stat(root).st_mode & 0o005 != 0o005:
-        notes.append(
-            f"the project folder {root} is not readable by other users, and the sandbox runs "
-            "the tests as nobody (the server runs as root): chmod o+rx it, or run codeteam as "
-            "another user"
-        )
     if not interpreter.has_pytest:
         notes.append(
             f"the project's interpreter {interpreter.executable} has no pytest "
@@ -369,24 +485,17 @@ def _module_of(file: Path) -> tuple[Path, str | None]:
 
 def _hidden_paths(root: Path, folder: Path, interpreter: Interpreter) -> list[str]:
     """Top-level dotfiles and dot-folders of ``root`` (not :data:`VISIBLE_DOTFILES`, not the
-    interpreter's virtualenv, not a folder holding the file) and ``.env*`` files of the folders from ``folder`` up to
-    ``root`` (one ``os.scandir`` each: no tree walk)."""
+    interpreter's virtualenv, not a folder holding the file) and the secrets of the project at
+    any depth (:func:`project_tree`)."""
     keep = {os.path.realpath(interpreter.prefix)}
-    hidden: list[str] = []
+    hidden: set[str] = set()
     for entry in _entries(root):
         if entry.name.startswith(".") and entry.name not in VISIBLE_DOTFILES:
             path = os.path.join(root, entry.name)
             holds_the_file = folder == Path(path) or Path(path) in folder.parents
             if os.path.realpath(path) not in keep and not holds_the_file:
-                hidden.append(path)
-    for directory in (folder, *folder.parents):
-        if directory == root or root not in directory.parents:
-            break
-        hidden.extend(
-            os.path.join(directory, entry.name)
-            for entry in _entries(directory)
-            if entry.name.startswith(".env") and not entry.is_dir(follow_symlinks=False)
-        )
+                hidden.add(path)
+    hidden.update(project_tree(str(root)).secrets)
     return sorted(hidden)
 
 

@@ -8,7 +8,9 @@ Three tools, used by the settings, the LLM client, the CLI and the editor:
   numbers, booleans and null are shown as they are;
 - :func:`redact`: a text with every registered secret (the configured API key, passwords of
   URL userinfo; :func:`register_secret`) replaced by ``**********`` and any URL userinfo
-  masked. :class:`RedactingFilter` applies it to every log record.
+  masked. :class:`RedactingFilter` applies it to every log record;
+- :func:`holds_secret`: whether a text holds a registered secret (code that must never be
+  written to a file).
 
 The registry is process-wide and only grows: a key seen once stays masked even after the
 settings change.
@@ -94,6 +96,17 @@ def redact(text: str) -> str:
     if "@" in text:
         text = _URL_USERINFO.sub(lambda m: f"{m['scheme']}***@", text)
     return text
+
+
+def holds_secret(text: str, min_chars: int = 8) -> bool:
+    """True when ``text`` holds a registered secret (an API key from any settings layer, a
+    password of URL userinfo) of at least ``min_chars`` characters: a shorter one is a
+    placeholder (``ollama``, ``none``) that ordinary code may hold."""
+    if not text:
+        return False
+    with _lock:
+        secrets = [secret for secret in _secrets if len(secret) >= min_chars]
+    return any(secret in text for secret in secrets)
 
 
 class RedactingFilter(logging.Filter):

@@ -39,7 +39,10 @@ def test_no_lsp_types_below_the_editor():
 
 
 RUNS_CODE = {"codeteam.execution.runner", "codeteam.execution.sandbox",
-             "codeteam.execution.pytest_run", "codeteam.execution.suite"}
+             "codeteam.execution.sandbox_command", "codeteam.execution.sandbox_subjects",
+             "codeteam.execution.sandbox_mounts", "codeteam.execution.run_budget",
+             "codeteam.execution.pytest_run",
+             "codeteam.execution.suite"}
 
 
 def test_roles_render_and_parse_and_never_run_code():

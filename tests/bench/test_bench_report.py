@@ -3,7 +3,9 @@ No execution here: run reports are built by hand."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 
 import pytest
 
@@ -43,6 +45,48 @@ def test_results_log_survives_a_line_cut_by_a_kill(tmp_path):
     assert list(log.load()) == [("T/0", "direct")] and log.skipped_lines == 1
     log.append(record("T/1", "plan", True))
     assert set(log.load()) == {("T/0", "direct"), ("T/1", "plan")}
+
+
+def _disk_full_after(monkeypatch, allowed: int) -> None:
+    """Make the atomic writer's os.write fail with ENOSPC after ``allowed`` calls."""
+    from codeteam import atomic_write
+
+    real_write, calls = atomic_write.os.write, []
+
+    def write(fd, data):
+        calls.append(1)
+        if len(calls) > allowed:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(atomic_write.os, "write", write)
+
+
+def test_results_log_keeps_every_earlier_record_when_the_disk_fills(tmp_path, monkeypatch):
+    from codeteam.atomic_write import AtomicWriteError
+
+    log = ResultsLog(tmp_path / "results.jsonl")
+    log.append(record("T/0", "direct", True))
+    before = log.path.read_bytes()
+    _disk_full_after(monkeypatch, 0)
+    with pytest.raises(AtomicWriteError, match="No space left on device; the file is unchanged"):
+        log.append(record("T/1", "direct", True))
+    assert log.path.read_bytes() == before and list(log.load()) == [("T/0", "direct")]
+
+
+def test_the_summary_files_are_whole_when_the_disk_fills(tmp_path, monkeypatch):
+    from codeteam.atomic_write import AtomicWriteError
+
+    summary = summarize([record("T/0", "direct", True)], pipelines=["direct"], task_ids=["T/0"], defective={})
+    paths = write_summary(summary, tmp_path)
+    before = {kind: path.read_bytes() for kind, path in paths.items()}
+    changed = summarize([record("T/0", "direct", False)], pipelines=["direct"], task_ids=["T/0"], defective={})
+    _disk_full_after(monkeypatch, 1)  # summary.json is written, summary.md is not
+    with pytest.raises(AtomicWriteError):
+        write_summary(changed, tmp_path)
+    assert json.loads(paths["json"].read_text())["pipelines"]["direct"]["passed"] == 0
+    assert paths["md"].read_bytes() == before["md"]
+    assert paths["chart"].read_bytes() == before["chart"]
 
 
 TESTS = [TestCase(id=f"hidden:{i}", kind="assert", origin="hidden", source=f"assert f({i})")

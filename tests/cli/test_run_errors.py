@@ -185,3 +185,36 @@ def test_a_set_without_equals_is_not_echoed(tmp_path):
     done = codeteam_run(None, str(stub(tmp_path)), "--function", "double", "--set", KEY)
     assert done.returncode != 0 and KEY not in done.stderr
     assert "--set takes KEY=VALUE" in done.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox drops to another uid only as root")
+@pytest.mark.parametrize("closed", ["folder", "file"])
+def test_a_project_the_sandbox_cannot_read_runs_nothing(scripted, tmp_path, closed):
+    """Issue 25 item 6: as root the sandbox runs as an unprivileged uid; a 0700 project folder
+    (or a 0600 test file) would fail correct code. Said once, before any model call or test
+    run, naming the path, its mode and owner; exit 2, the file untouched."""
+    from codeteam.execution.sandbox import sandbox_problem
+
+    if sandbox_problem("bwrap") is not None:
+        pytest.skip("bwrap unusable here")
+    scripted.reply(DIRECT, GOOD, times=None)
+    root = tmp_path / "private-project"
+    (root / "tests").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'm'\n")
+    path = root / "m.py"
+    path.write_text(STUB)
+    test_file = root / "tests" / "test_m.py"
+    test_file.write_text("from m import double\n\n\ndef test_double():\n    assert double(2) == 4\n")
+    tmp_path.chmod(0o755)
+    closed_path = root if closed == "folder" else test_file
+    closed_path.chmod(0o700 if closed == "folder" else 0o600)
+    done = codeteam_run(scripted.base_url, str(path), "--function", "double",
+                        "--pipeline", "review", "--write")
+    assert done.returncode == 2, done.stderr
+    mode = "0700" if closed == "folder" else "0600"
+    assert f"the sandbox cannot read the project {root}: {closed_path} (mode {mode}, owner root)" \
+        in done.stderr
+    assert "chmod -R o+rX" in done.stderr and "nothing was run (no model call)" in done.stderr
+    assert "selecting the project's tests" not in done.stderr  # no test was run either
+    assert scripted.requests == []
+    assert path.read_text() == STUB

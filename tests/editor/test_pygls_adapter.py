@@ -61,3 +61,33 @@ def test_lsp_workspace_copies_a_pygls_workspace():
     copied = LspWorkspace.like(plain, types.TextDocumentSyncKind.Incremental)
     assert copied.root_uri == "file:///root"
     assert copied._sync_kind == types.TextDocumentSyncKind.Incremental
+
+
+def test_protocol_has__converter_and__send_response():
+    protocol = _server().protocol
+    assert hasattr(protocol._converter, "structure")
+    parameters = list(inspect.signature(JsonRPCProtocol._send_response).parameters)
+    assert parameters == ["self", "msg_id", "result", "error"]
+
+
+def test_the_reader_loop_reads_lines_and_bodies_from_the_stream_it_is_given():
+    # pygls.io_.run_async: headers by readline(), bodies by readexactly(n), which pygls's
+    # StdinAsyncReader maps to the stream's read(n): codeteam's ResyncingStream sits there.
+    from pygls import io_
+
+    source = inspect.getsource(io_.run_async)
+    assert "reader.readline()" in source and "reader.readexactly(content_length)" in source
+    reader_source = inspect.getsource(io_.StdinAsyncReader)
+    assert "self.stdin.readline" in reader_source and "self.stdin.read, n" in reader_source
+    assert "json.loads(body, object_hook=protocol.structure_message)" in source
+
+
+def test_a_resyncing_stream_starts_a_line_at_its_header():
+    import io
+
+    from codeteam.editor.protocol import ResyncingStream
+
+    stream = ResyncingStream(io.BytesIO(b'"}}Content-Length: 2\r\n\r\n{}'))
+    assert stream.readline() == b"Content-Length: 2\r\n"
+    assert stream.dropped_bytes == 3
+    assert stream.readline() == b"\r\n" and stream.read(2) == b"{}"

@@ -4,6 +4,7 @@ the run returns within a bounded time. Nothing outside the run's scratch space c
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import time
@@ -153,7 +154,7 @@ async def test_a_loop_in_c_is_ended_by_the_cpu_limit():
     report = await _run(program, "total()", "pass", policy=policy)
     stuck, never = report.outcomes
     assert not report.killed
-    assert stuck.status == "timeout" and "stuck outside Python" in stuck.message
+    assert stuck.status == "timeout" and "outside Python" in stuck.message
     assert never.status == "passed"  # the stuck subject was ended; a fresh one runs the rest
 
 
@@ -240,3 +241,99 @@ async def test_cancellation_kills_the_process_group(mode):
         await task
     await asyncio.sleep(0.2)
     assert [pid for pid in started if _alive(pid)] == []
+
+
+# --------------------------------------------------------------------------------------------
+# The subject (the code under test) against its judge, each in a sandbox of its own.
+
+ATTACKER = """\
+import ctypes, json, os, signal, socket, sys
+channel = socket.socket(fileno=int(sys.argv[1]))
+me = os.getpid()
+seen = {}
+for entry in os.listdir("/proc"):
+    if entry.isdigit():
+        try:
+            seen[int(entry)] = open(f"/proc/{entry}/cmdline", "rb").read().decode(errors="replace")
+        except OSError:
+            pass
+libc = ctypes.CDLL(None, use_errno=True)
+traced = {}
+for pid in range(1, 4096):
+    if pid != me and libc.ptrace(16, pid, None, None) == 0:  # PTRACE_ATTACH
+        traced[pid] = seen.get(pid, "?")
+        libc.ptrace(17, pid, None, None)  # PTRACE_DETACH
+child = os.fork()
+if child == 0:
+    signal.pause()
+    os._exit(0)
+own_child = libc.ptrace(16, child, None, None)  # even its own child: ptrace is refused
+own_child_errno = ctypes.get_errno()
+os.kill(child, signal.SIGKILL)
+os.waitpid(child, 0)
+def attempt(action):
+    try:
+        return action()
+    except OSError as error:
+        return type(error).__name__
+report = {
+    "ptrace_own_child": [own_child, own_child_errno],
+    "uid": os.getuid(),
+    "processes": seen,
+    "traced": traced,
+    "read_judge_file": attempt(lambda: open("/sandbox/judge_secret.txt").read()),
+    "write_judge_folder": attempt(lambda: open("/sandbox/evil.py", "w").write("HACKED = 1")),
+    "sandbox_listing": sorted(os.listdir("/sandbox")),
+    "tmp_data": attempt(lambda: open("/tmp/answer.txt", "w").write("42")),
+}
+channel.sendall(json.dumps(report).encode() + b"\\n")
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+os.kill(-1, signal.SIGKILL)  # every process this one can signal
+"""
+
+VICTIM_JUDGE = """
+import json, os
+channel, _ = start()
+report = json.loads(channel.makefile("rb").readline())
+assert channel.recv(1) == b""  # the subject killed everything it could reach, itself included
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
+report["judge_alive_pid"] = os.getpid()
+report["judge_uid"] = os.getuid()
+report["judge_cmdline_seen"] = any("judge.py" in cmd for cmd in report["processes"].values())
+report["judge_tracer"] = status["TracerPid"].strip()
+report["judge_secret"] = open("/sandbox/judge_secret.txt").read()
+report["judge_listing"] = sorted(os.listdir("/sandbox"))
+report["tmp_read_by_judge"] = open("/tmp/answer.txt").read()
+print(json.dumps(report))
+"""
+
+
+async def test_the_subject_cannot_reach_its_judge():
+    """The code under test, in its subject sandbox, sees none of the judge's processes,
+    cannot ptrace (at all: not even its own child) or kill it (``kill(-1, SIGKILL)``), cannot
+    read or write the judge's /sandbox; what it writes to the shared /tmp the judge reads
+    (data, like a return value)."""
+    from subject_client import JUDGE_CLIENT
+
+    from codeteam.execution.sandbox import SubjectLaunch, python_argv, run_sandboxed
+
+    subject = SubjectLaunch(argv=python_argv("attacker.py", "{channel}"),
+                            files={"attacker.py": ATTACKER})  # fmt: skip
+    files = {"judge.py": JUDGE_CLIENT + VICTIM_JUDGE, "judge_secret.txt": "the judge's own"}
+    result = await run_sandboxed(files, python_argv("judge.py"),
+                                 SandboxPolicy(timeout_s=20), subject=subject)  # fmt: skip
+    assert result.exit_code == 0 and not result.killed, (result.stderr, result.subject_output)
+    report = json.loads(result.stdout)
+    assert report["judge_cmdline_seen"] is False
+    assert all("attacker.py" in cmd or "bwrap" in cmd or cmd == ""
+               for cmd in report["processes"].values()), report["processes"]
+    assert all("judge" not in cmd for cmd in report["traced"].values()), report["traced"]
+    assert report["judge_tracer"] == "0"
+    assert report["ptrace_own_child"] == [-1, 1]  # EPERM: the seccomp filter refuses ptrace
+    assert report["read_judge_file"] == "FileNotFoundError"
+    assert report["sandbox_listing"] == ["attacker.py", "evil.py"]  # its own folder
+    assert report["judge_secret"] == "the judge's own"
+    assert "evil.py" not in report["judge_listing"]
+    assert report["tmp_data"] == 2 and report["tmp_read_by_judge"] == "42"
+    if os.geteuid() == 0:  # a root server: the subject runs as a uid of its own too
+        assert report["uid"] != report["judge_uid"]

@@ -141,7 +141,7 @@ async def test_a_dying_subject_is_an_error_and_a_fresh_one_runs_the_rest(policy)
              ai_test("after", "assert apply_all(abs, []) == []")]
     report = await run("apply_all", body, tests, policy)
     dies, after = report.outcomes
-    assert dies.status == "error" and "status 3" in dies.message
+    assert dies.status == "error" and "died during this call" in dies.message
     assert after.status == "passed"
 
 
@@ -156,16 +156,18 @@ async def test_generators_and_closures_of_the_code_are_handles(policy):
         "failed", "passed"]  # nor a closure iterable
 
 
-async def test_an_argument_that_cannot_cross_is_not_judged_with_the_reason(policy):
+async def test_an_object_of_a_class_the_test_makes_is_passed_around_judged(policy):
     """A class the test defines inside its own function has no name the code's process can
-    import: the test is not judged, and says exactly why (never run in one process)."""
+    import: its object crosses as an opaque handle, which the code may pass around (here to
+    the test's own lambda and back), so the test is judged; using it is not (not judged)."""
     test = ai_test("own-class", "class Box:\n    pass\nb = Box()\n"
                                 "assert apply_all(lambda x: x, [b]) == [b]")
     report = await run("apply_all", APPLY, [test], policy)
-    (outcome,) = report.outcomes
-    assert outcome.status == "not judged", outcome
-    assert outcome.message.startswith("the test's arguments could not cross")
-    assert "test.<locals>.Box" in outcome.message
+    assert verdicts(report) == ["passed"], report.outcomes
+    used = ai_test("used", "class Box:\n    v = 2\nassert apply_all(None, [Box()]) == [2]")
+    peek = "def apply_all(f, xs):\n    return [x.v for x in xs]\n"
+    (outcome,) = (await run("apply_all", peek, [used], policy)).outcomes
+    assert outcome.status == "not judged" and "cannot cross" in outcome.message, outcome
 
 
 async def test_a_benchmark_stub_is_judged(policy):
@@ -327,9 +329,9 @@ def incr(self, step=1):
 
 
 @pytest.mark.parametrize("body", [FAKE_LINES, PATCH_EVERYTHING, CHAMELEON, CHAMELEON_INT,
-                                  SIGNALS, REACH_PARENT],
+                                  REACH_PARENT],
                          ids=["fake-lines-and-exit", "patch-builtins-modules-emit", "chameleon",
-                              "int-subclass", "signals-to-the-judge", "reach-the-judge"])
+                              "int-subclass", "reach-the-judge"])
 async def test_forging_bodies_are_never_passed(body, policy):
     report = await run("Counter.incr", body, FORGE_TESTS, policy)
     assert len(report.outcomes) == len(FORGE_TESTS)
@@ -337,6 +339,14 @@ async def test_forging_bodies_are_never_passed(body, policy):
         assert outcome.status in ("failed", "error", "timeout", "not judged"), outcome
     if body is REACH_PARENT:  # nothing of the judge (or another process) was reachable
         assert [o.actual for o in report.outcomes] == ["2", "2", "2"]
+
+
+async def test_signals_the_code_sends_never_reach_the_judge(policy):
+    """The code's process is in a sandbox of its own: its parent is not the judge. The
+    verdicts are the code's own (it sets the value to 1 whatever the step)."""
+    report = await run("Counter.incr", SIGNALS, FORGE_TESTS, policy)
+    assert verdicts(report) == ["passed", "failed", "passed"], report.outcomes
+    assert not any("the judge received" in o.message for o in report.outcomes)
 
 
 async def test_the_honest_body_passes_the_forging_tests(policy):

@@ -365,3 +365,44 @@ async def test_f5_a_value_that_cannot_cross_is_no_type_error_a_test_can_catch(tm
         assert outcome.status != "passed", (body, outcome)
     _, right = await review(root, "lab/core.py", "value")
     assert by_name(right)["test_d_type_error"].status == "passed"
+
+
+COVERED = {
+    "pyproject.toml": """\
+        [project]
+        name = "pkg"
+        version = "0"
+
+        [tool.pytest.ini_options]
+        addopts = "--cov=pkg --cov-report=term"
+        """,
+    "pkg/__init__.py": "",
+    "pkg/mod.py": '''\
+        def double(x):
+            """Twice x."""
+            return 2 * x
+        ''',
+    "tests/test_mod.py": '''\
+        from pkg.mod import double
+
+
+        def test_double(tmp_path):
+            (tmp_path / "seen").write_text("x")
+            assert double(2) == 4
+        ''',
+}
+
+
+async def test_a_project_running_coverage_is_judged_and_left_unchanged(tmp_path):
+    """Issue 24: with ``addopts = --cov PKG`` every test was an error ("exit status 3"): the
+    coverage data could not be written into the read-only project."""
+    pytest.importorskip("pytest_cov")
+    root = make(tmp_path / "covered", COVERED)
+    before = sorted((str(p.relative_to(root)), p.stat().st_mtime_ns) for p in root.rglob("*"))
+    _, right = await review(root, "pkg/mod.py", "double")
+    assert [(o.test_id, o.status) for o in right.outcomes] == [
+        ("tests/test_mod.py::test_double", "passed")], right.outcomes
+    _, wrong = await review(root, "pkg/mod.py", "double", "def double(x):\n    return x\n")
+    assert [o.status for o in wrong.outcomes] == ["failed"]
+    after = sorted((str(p.relative_to(root)), p.stat().st_mtime_ns) for p in root.rglob("*"))
+    assert after == before  # no .coverage, no cache, nothing changed on disk

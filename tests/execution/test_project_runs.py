@@ -122,9 +122,12 @@ async def test_secrets_are_not_visible_and_the_project_cannot_be_written(tmp_pat
         ai_test("assert snoop('.env') == ''", "env"),
         ai_test("assert snoop('src/greeting/.env.local') == ''", "deep-env"),
         ai_test("assert snoop('pyproject.toml').startswith('[project]')", "visible"),
-        ai_test("assert scribble('pyproject.toml') == 'OSError:30'", "write-file"),
+        # the code writes into its own copy-on-write view of the project, as under plain
+        # pytest; the project on disk is unchanged (below); its own file and .git stay read-only
+        ai_test("assert scribble('pyproject.toml') in ('written', 'PermissionError:13')",
+                "write-file"),  # (a root server's subject has a uid of its own)
         ai_test("assert scribble('src/greeting/snoop.py') == 'OSError:30'", "write-self"),
-        ai_test("assert scribble('new.txt') == 'OSError:30'", "write-new"),
+        ai_test("assert scribble('new.txt') == 'written'", "write-new"),
         ai_test("assert scribble('.git/config') == 'OSError:30'", "write-git"),
     ]
     report = await run_tests(task.program_with(task.stub), tests, policy=policy,

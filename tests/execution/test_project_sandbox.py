@@ -171,3 +171,214 @@ async def test_project_mount_paths_are_checked(tmp_path):
         with pytest.raises(ValueError):
             await run_sandboxed({}, python_argv("-c", "pass"), SandboxPolicy(), project=project)
     assert PROJECT_ROOT_ENV == "CODETEAM_PROJECT_ROOT" and FILES_DIR_ENV == "CODETEAM_FILES_DIR"
+
+
+SUBJECT_PROBE = PROBE.replace("print(json.dumps(", "SEEN = (").replace(
+    '"bytecode": sys.dont_write_bytecode,\n}))', '"bytecode": sys.dont_write_bytecode,\n})'
+) + """
+import socket
+SEEN["own_files"] = sorted(os.listdir(os.environ["CODETEAM_FILES_DIR"]))
+SEEN["where"] = open(os.path.join(os.environ["CODETEAM_FILES_DIR"], "where.txt")).read()
+channel = socket.socket(fileno=int(sys.argv[-1]))
+channel.sendall(json.dumps(SEEN).encode() + b"\\n")
+"""
+
+JUDGE = """
+import json, os
+channel, _ = start()
+subject = json.loads(channel.makefile("rb").readline())
+root = os.environ["CODETEAM_PROJECT_ROOT"]
+print(json.dumps({"subject": subject,
+                  "judge_mod": open(os.path.join(root, "src/pkg/mod.py")).read(),
+                  "judge_files": sorted(os.listdir(os.environ["CODETEAM_FILES_DIR"]))}))
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+async def test_a_subject_sees_the_project_with_its_own_overlay(tmp_path, mode):
+    """The judge sees its overlay (the judge view), the subject the candidate; both see the
+    project's other files; the hidden paths are hidden from the subject too; each has its own
+    files folder (the judge's holds only judge.py, the subject's only probe.py)."""
+    from subject_client import JUDGE_CLIENT
+
+    from codeteam.execution.sandbox import SubjectLaunch
+
+    root = make_project(tmp_path)
+    judge_view = {str(root / "src/pkg/mod.py"): "VALUE = 'judge view'\n"}
+    subject = SubjectLaunch(argv=python_argv("probe.py", "{channel}"),
+                            files={"probe.py": SUBJECT_PROBE, "where.txt": lambda place: place},
+                            overlays={str(root / "src/pkg/mod.py"): "VALUE = 'candidate'\n"})
+    result = await run_sandboxed(
+        {"judge.py": JUDGE_CLIENT + JUDGE}, python_argv("judge.py"),
+        SandboxPolicy(mode=mode, timeout_s=20), project=mount(root, overlays=judge_view),
+        subject=subject,
+    )  # fmt: skip
+    assert result.exit_code == 0, (result.stderr, result.subject_output)
+    seen = json.loads(result.stdout)
+    assert seen["judge_mod"] == "VALUE = 'judge view'\n"
+    assert seen["judge_files"] == ["judge.py"]
+    probe = seen["subject"]
+    assert probe["mod"] == "VALUE = 'candidate'\n" and probe["other"] == "OTHER = 1\n"
+    assert probe["env"] in ("", "FileNotFoundError")
+    assert probe["deep_env"] in ("", "FileNotFoundError")
+    assert probe["git"] in ([], "FileNotFoundError")
+    assert probe["own_files"] == ["probe.py", "where.txt"]
+    assert probe["where"] == probe["root"]  # a callable file is given the root's place
+    assert probe["argv"][0] == str(Path(probe["files_dir"], "probe.py"))
+    assert "sk-secret" not in result.stdout
+    assert (root / "src/pkg/mod.py").read_text() == "VALUE = 'original'\n"
+
+
+COVERED = {
+    "pyproject.toml": "[project]\nname = 'pkg'\n\n[tool.pytest.ini_options]\n"
+                      "addopts = '--cov=pkg --cov-report=term'\n",
+    "pkg/__init__.py": "",
+    "pkg/mod.py": "def double(x):\n    return 2 * x\n",
+    "tests/test_mod.py": (
+        "from pathlib import Path\n\nfrom pkg.mod import double\n\n\n"
+        "def test_double():\n    assert double(2) == 4\n\n\n"
+        "def test_writes_next_to_itself_and_at_the_root(tmp_path):\n"
+        "    Path(__file__).with_name('made.txt').write_text('beside the test')\n"
+        "    Path(__file__).parent.parent.joinpath('pkg', 'mod.py').read_text()\n"
+        "    (tmp_path / 'x').write_text('y')\n"
+        "    assert Path(__file__).with_name('made.txt').read_text() == 'beside the test'\n"
+    ),
+}  # fmt: skip
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    """Every path under ``root`` with its mtime (ns) and size."""
+    found = {".": (root.stat().st_mtime_ns, 0)}
+    for path in sorted(root.rglob("*")):
+        info = path.lstat()
+        found[str(path.relative_to(root))] = (info.st_mtime_ns, info.st_size)
+    return found
+
+
+@pytest.mark.parametrize("writable", [True, False], ids=["copy-on-write", "read-only"])
+async def test_a_project_running_coverage_passes_and_stays_unchanged(tmp_path, writable):
+    """Issue 24: ``addopts = --cov=pkg`` (pytest-cov) writes ``.coverage`` at the root, a test
+    writes next to itself. Copy-on-write, pytest passes as it does outside; read-only, the
+    same run fails (pytest-cov cannot write its data). The project on disk is unchanged."""
+    from project_kit import write
+
+    root = write(tmp_path / "covered", COVERED)
+    before = _snapshot(root)
+    result = await run_sandboxed(
+        {}, python_argv("-m", "pytest", "-p", "no:cacheprovider", "-q", python=sys.executable,
+                        site=True),
+        SandboxPolicy(timeout_s=60), project=mount(
+            root, overlays={}, hidden=[], workdir=str(root), writable=writable),
+    )  # fmt: skip
+    if writable:
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert "2 passed" in result.stdout and "pkg/mod.py" in result.stdout  # the cov report
+    else:
+        assert result.exit_code != 0, result.stdout
+    assert _snapshot(root) == before
+
+
+JUDGE_WRITES = """
+import json, os, sys
+root = os.environ["CODETEAM_PROJECT_ROOT"]
+with open(os.path.join(root, "judge_wrote.txt"), "w") as handle:
+    handle.write("judge")
+channel, _ = start()
+seen = json.loads(channel.makefile("rb").readline())
+sys.path.insert(0, root)
+try:
+    import planted
+    imported = True
+except ImportError:
+    imported = False
+seen.update(imported_planted=imported,
+            planted_exists=os.path.exists(os.path.join(root, "planted.py")))
+print(json.dumps(seen))
+"""
+
+SUBJECT_WRITES = """
+import json, os, socket, sys
+root = os.environ["CODETEAM_PROJECT_ROOT"]
+def attempt(action):
+    try:
+        action()
+        return "written"
+    except OSError as error:
+        return type(error).__name__
+seen = {
+    "judge_file_seen": os.path.exists(os.path.join(root, "judge_wrote.txt")),
+    "plant": attempt(lambda: open(os.path.join(root, "planted.py"), "w").write("X = 1\\n")),
+    "candidate": attempt(lambda: open(os.path.join(root, "src/pkg/mod.py"), "a").write("#")),
+    "env": open(os.path.join(root, ".env")).read(),
+    "git": os.listdir(os.path.join(root, ".git")),
+}
+channel = socket.socket(fileno=int(sys.argv[1]))
+channel.sendall(json.dumps(seen).encode() + b"\\n")
+"""
+
+
+async def test_judge_and_subject_write_each_into_their_own_copy(tmp_path):
+    """In a copy-on-write project the judge's and each subject's writes are their own: the
+    subject does not see the judge's file, and a module it writes is not there for the judge to
+    import (forgery F1 of issue 24). The overlay stays read-only, secrets stay hidden, the
+    project on disk is unchanged."""
+    from subject_client import JUDGE_CLIENT
+
+    from codeteam.execution.sandbox import SubjectLaunch
+
+    root = make_project(tmp_path)
+    before = _snapshot(root)
+    candidate = {str(root / "src/pkg/mod.py"): "VALUE = 'candidate'\n"}
+    subject = SubjectLaunch(argv=python_argv("s.py", "{channel}"), files={"s.py": SUBJECT_WRITES},
+                            overlays=candidate)  # fmt: skip
+    result = await run_sandboxed(
+        {"judge.py": JUDGE_CLIENT + JUDGE_WRITES}, python_argv("judge.py"),
+        SandboxPolicy(timeout_s=20), project=mount(root, writable=True), subject=subject,
+    )  # fmt: skip
+    assert result.exit_code == 0, (result.stderr, result.subject_output)
+    seen = json.loads(result.stdout)
+    assert seen.pop("candidate") in ("OSError", "PermissionError")  # EROFS, or EACCES first
+    assert seen == {"judge_file_seen": False, "plant": "written", "env": "", "git": [],
+                    "imported_planted": False, "planted_exists": False}
+    assert _snapshot(root) == before
+
+
+READ_SECRETS = """\
+import json, os
+root = os.environ["CODETEAM_PROJECT_ROOT"]
+def read(path):
+    try:
+        return open(os.path.join(root, path)).read()
+    except OSError as error:
+        return type(error).__name__
+print(json.dumps({path: read(path) for path in (
+    "config/.env", "config/deep/.env.prod", "deploy/key.pem", "deploy/id_rsa", ".netrc",
+    "sub/.pypirc", "vendor/.git/config", "config/settings.py")}))
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+async def test_secrets_at_any_depth_are_hidden_though_not_named(tmp_path, mode):
+    """Issue 25 item 5: the caller's ``hidden`` names none of them; the sandbox finds them."""
+    from project_kit import write
+
+    root = write(tmp_path / "proj", {
+        "pyproject.toml": "", "config/.env": "DB_PASSWORD=hunter2\n",
+        "config/deep/.env.prod": "TOKEN=t0k3n\n", "deploy/key.pem": "-----BEGIN KEY-----\n",
+        "deploy/id_rsa": "-----BEGIN OPENSSH-----\n", ".netrc": "machine x password p\n",
+        "sub/.pypirc": "[pypi]\npassword = p\n", "vendor/.git/config": "[remote]\n",
+        "config/settings.py": "DEBUG = False\n",
+    })  # fmt: skip
+    result = await run_sandboxed({"r.py": READ_SECRETS}, python_argv("r.py"),
+                                 SandboxPolicy(mode=mode, timeout_s=20),
+                                 project=mount(root, overlays={}, hidden=[]))  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    seen = json.loads(result.stdout)
+    assert seen.pop("config/settings.py") == "DEBUG = False\n"
+    if mode == "bwrap":  # files emptied, the .git folder an empty one
+        expected = dict.fromkeys(seen, "") | {"vendor/.git/config": "FileNotFoundError"}
+    else:  # left out of the copy
+        expected = dict.fromkeys(seen, "FileNotFoundError")
+    assert seen == expected
+    for secret in ("hunter2", "t0k3n", "BEGIN", "password"):
+        assert secret not in result.stdout

@@ -94,7 +94,7 @@ def test_a_pytest_outcome_class_through_a_module_that_imported_pytest_is_refused
 def test_a_pytest_outcome_instance_is_not_raised_as_such():
     here = __name__
     fake = pytest.skip.Exception("no")  # had it been rebuilt (see above)
-    client = subject.JudgeClient({}, "", lambda m: None, TimeoutError, lambda: None)
+    client = subject.JudgeClient({}, lambda m: None, TimeoutError, lambda: None)
     for reply in ({"kind": "raised", "exc": fake, "bases": [[here, "pytest.skip.Exception"]]},
                   {"kind": "raised", "bases": [["unittest", "SkipTest"]], "type": "SkipTest"},
                   {"kind": "raised", "bases": [[here, "pytest.fail.Exception"]]}):

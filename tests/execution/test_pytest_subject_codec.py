@@ -159,6 +159,8 @@ def test_what_the_judge_cannot_send_is_refused():
     # goes as an opaque handle: the code may pass it around, hash it, compare it by identity
     opaque = subject.loads(judge.dumps([Local(), make_point(1, 2)]))
     assert all(isinstance(o, ps.RemoteObject) for o in opaque)
+    assert not isinstance(opaque[0], int)  # the code checks its type: the judge cannot follow
+    assert "its class" in subject.channel.misused
     with pytest.raises(AttributeError, match="cannot cross"):
         opaque[0].x  # noqa: B018 - using it is what the judge cannot follow
     monkeypatch = pytest.MonkeyPatch()
@@ -276,7 +278,7 @@ def test_a_global_crosses_by_name_only_where_the_other_side_has_it():
 def _client(errors):
     from codeteam.execution.pytest_subject import JudgeClient
 
-    client = JudgeClient({}, "", errors.append, TimeoutError, lambda: None)
+    client = JudgeClient({}, errors.append, TimeoutError, lambda: None)
     client.codec.shared = {"builtins"}  # the subject has not imported this test module
     return client
 

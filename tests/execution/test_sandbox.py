@@ -8,11 +8,13 @@ import resource
 from pathlib import Path
 
 import pytest
+from subject_client import JUDGE_CLIENT
 
 from codeteam.execution import sandbox as sandbox_module
+from codeteam.execution import sandbox_command
 from codeteam.execution.models import TestCase
 from judge_support import run_tests
-from codeteam.execution.sandbox import SandboxPolicy, python_argv, run_sandboxed
+from codeteam.execution.sandbox import SandboxPolicy, SubjectLaunch, python_argv, run_sandboxed
 
 pytestmark = pytest.mark.sandbox
 
@@ -179,7 +181,7 @@ for pid in children:
 async def test_process_limit_is_per_run(monkeypatch, tools):
     """A bounded number of forks (20) against max_processes=5: at most 5 succeed."""
     if not tools:
-        monkeypatch.setattr(sandbox_module, "_tool", lambda name: None)
+        monkeypatch.setattr(sandbox_command, "_tool", lambda name: None)
     policy = SandboxPolicy(max_processes=5, timeout_s=10)
     result = await run_sandboxed({"a.py": FORKS}, python_argv("a.py"), policy)
     assert result.exit_code == 0, result.stderr
@@ -262,3 +264,195 @@ async def test_nested_user_namespaces_fail_through_run_tests(policy):
         "assert subprocess.run(['unshare', '-r', 'true']).returncode == 0"))
     report = await run_tests("", [test], policy=policy)
     assert report.outcomes[0].status == "failed"
+
+
+# --------------------------------------------------------------------------------------------
+# Subjects: the judge asks for sandboxes of their own over $CODETEAM_SUBJECT_FD.
+
+ECHO_SUBJECT = """\
+import os, socket, sys
+channel = socket.socket(fileno=int(sys.argv[1]))
+for line in channel.makefile("rb"):
+    channel.sendall(b"echo " + line)
+"""
+
+
+def _subject(source: str = ECHO_SUBJECT, **more) -> SubjectLaunch:
+    return SubjectLaunch(argv=python_argv("subject.py", "{channel}"), files={"subject.py": source},
+                         **more)  # fmt: skip
+
+
+async def _judge(judge: str, subject: SubjectLaunch, mode: str = "bwrap", **files):
+    policy = SandboxPolicy(mode=mode, timeout_s=20)
+    result = await run_sandboxed({"judge.py": JUDGE_CLIENT + judge, **files},
+                                 python_argv("judge.py"), policy, subject=subject)  # fmt: skip
+    assert result.exit_code == 0 and not result.killed, (result.stderr, result.subject_output)
+    return result
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+async def test_the_judge_gets_subjects_until_the_limit(mode):
+    """Each b"S" starts a subject and hands over its channel; after max_starts, b"E" and a
+    line; any other byte gets b"E"."""
+    judge = """
+answers = []
+for _ in range(3):
+    channel, refused = start()
+    if channel is None:
+        answers.append(refused)
+        continue
+    channel.sendall(b"hello\\n")
+    answers.append(channel.makefile("rb").readline().decode())
+    channel.close()
+_server.sendall(b"?")
+answers.append(_server.recv(200).decode())
+print(json.dumps(answers))
+"""
+    result = await _judge("import json\n" + judge, _subject(max_starts=2), mode=mode)
+    first, second, third, unknown = json.loads(result.stdout)
+    assert first == second == "echo hello\n"
+    assert third.startswith("Eno more subjects: this run started 2") and third.endswith("\n")
+    assert unknown.startswith("Eunknown request")
+    assert result.subjects == 2
+
+
+async def test_a_subject_ends_when_the_judge_closes_its_channel():
+    """The subject holds a lock and ignores end of file; once the judge closes its end, the
+    server ends the subject's sandbox and the judge gets the lock (else the run times out)."""
+    subject = """\
+import fcntl, socket, sys, time
+channel = socket.socket(fileno=int(sys.argv[1]))
+lock = open("/tmp/lock", "w")
+fcntl.flock(lock, fcntl.LOCK_EX)
+channel.sendall(b"locked\\n")
+while True:
+    time.sleep(60)
+"""
+    judge = """
+import fcntl
+channel, _ = start()
+assert channel.makefile("rb").readline() == b"locked\\n"
+channel.close()
+with open("/tmp/lock", "w") as lock:
+    fcntl.flock(lock, fcntl.LOCK_EX)  # released when the subject's sandbox is gone
+print("freed")
+"""
+    result = await _judge(judge, _subject(subject))
+    assert result.stdout == "freed\n"
+
+
+async def test_a_dead_subject_is_end_of_file_and_the_judge_asks_again():
+    """The first subject exits at once: the judge reads end of file, asks again and gets a
+    fresh subject (which finds the first one's file in the shared /tmp)."""
+    subject = """\
+import os, socket, sys
+channel = socket.socket(fileno=int(sys.argv[1]))
+if not os.path.exists("/tmp/first"):
+    open("/tmp/first", "w").close()
+    os._exit(3)
+channel.sendall(b"second\\n")
+"""
+    judge = """
+channel, _ = start()
+print(repr(channel.recv(10)))
+again, _ = start()
+print(repr(again.recv(10)))
+"""
+    result = await _judge(judge, _subject(subject))
+    assert result.stdout == "b''\nb'second\\n'\n"
+    assert result.subjects == 2
+
+
+def _processes_named(comm: str) -> list[int]:
+    """Live processes (not zombies: an orphan of mode "none" waits for the host's init to
+    reap it) whose name is ``comm``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    stat = handle.read()
+            except OSError:
+                continue
+            name, state = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2]
+            if name == comm and state != "Z":
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+async def test_subjects_end_with_the_run(mode):
+    """A subject that forks and ignores its channel is gone (with its child) when
+    run_sandboxed returns, though the judge never closed its end."""
+    import uuid
+
+    comm = f"subj{uuid.uuid4().hex[:8]}"
+    subject = f"""\
+import os, socket, sys, time
+channel = socket.socket(fileno=int(sys.argv[1]))
+open("/proc/self/comm", "w").write({comm!r})
+if os.fork():
+    channel.sendall(b"forked\\n")
+while True:
+    time.sleep(60)
+"""
+    judge = """
+channel, _ = start()
+assert channel.makefile("rb").readline() == b"forked\\n"
+keep = channel  # the judge exits holding it
+"""
+    await _judge(judge, _subject(subject), mode=mode)
+    assert _processes_named(comm) == []
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+async def test_judge_and_subject_share_tmp_and_home(mode):
+    """pytest's tmp_path is a 0700 folder the judge makes; the code under test writes there
+    (under a root server as a uid of its own: /tmp is idmapped for it) and the test reads it
+    back, the file its own. $HOME and $TMPDIR are the judge's too."""
+    subject = """\
+import json, os, socket, sys
+channel = socket.socket(fileno=int(sys.argv[1]))
+folder = channel.makefile("rb").readline().decode().strip()
+with open(os.path.join(folder, "written.txt"), "w") as handle:
+    handle.write("by the subject")
+channel.sendall(json.dumps([os.environ.get("HOME"), os.environ.get("TMPDIR")]).encode() + b"\\n")
+"""
+    judge = """
+import json, os, tempfile
+folder = os.path.join(tempfile.gettempdir(), "pytest-of-nobody", "test_x0")
+os.makedirs(folder, mode=0o700)
+channel, _ = start()
+channel.sendall(folder.encode() + b"\\n")
+seen = json.loads(channel.makefile("rb").readline())
+written = os.path.join(folder, "written.txt")
+print(json.dumps({"read": open(written).read(),
+                  "judge_owns_it": os.stat(written).st_uid == os.getuid(),
+                  "same_env": seen == [os.environ.get("HOME"), os.environ.get("TMPDIR")]}))
+"""
+    result = await _judge(judge, _subject(subject), mode=mode)
+    assert json.loads(result.stdout) == {"read": "by the subject", "judge_owns_it": True,
+                                         "same_env": True}
+
+
+async def test_subject_overlays_need_a_project():
+    with pytest.raises(ValueError, match="subject overlays need a project"):
+        await run_sandboxed({}, python_argv("-c", "pass"), SandboxPolicy(),
+                            subject=_subject(overlays={"/x.py": "x"}))  # fmt: skip
+
+
+async def test_without_the_mount_holder_a_run_with_subjects_is_unavailable(monkeypatch):
+    """Where codeteam's mount namespace cannot be made, a run that needs it says why (the
+    sandbox is unavailable), rather than running with a /tmp the subject does not share."""
+    from codeteam.execution import sandbox_mounts
+    from codeteam.execution.models import SandboxUnavailable
+
+    def refuse():
+        raise sandbox_mounts.MountHolderError("codeteam could not make the mount namespace")
+
+    monkeypatch.setattr(sandbox_mounts, "mount_holder", refuse)
+    with pytest.raises(SandboxUnavailable, match="could not make the mount namespace"):
+        await run_sandboxed({"judge.py": "pass"}, python_argv("judge.py"), SandboxPolicy(),
+                            subject=_subject())  # fmt: skip
+    result = await run_sandboxed({}, python_argv("-c", "print('plain')"), SandboxPolicy())
+    assert result.stdout == "plain\n"  # a plain run does not need it

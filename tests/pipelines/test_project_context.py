@@ -415,6 +415,7 @@ def test_codeteam_run_sends_the_context_with_its_budget(scripted, tmp_path):
     import sys
 
     write(tmp_path, SIBLING)
+    tmp_path.chmod(0o755)  # the project is tmp_path: a root server's sandbox must read it
     scripted.reply(DIRECT, code('def post_url(title: str) -> str:\n'
                                 '    return BASE + slugify(title)'))
     env = {k: v for k, v in os.environ.items()

@@ -54,7 +54,34 @@ async def test_generated_code_comes_back_in_place(scripted):
     assert outcome.new_text.startswith("import math\r\n")  # the file's line endings kept
     assert "out.append(x if not out else max(out[-1], x))\r\n" in outcome.new_text
     assert outcome.task.public_tests and outcome.task.public_tests[0].kind == "doctest"
-    assert stages[:3] == ["collecting the public tests", "checking the sandbox", "connecting"]
+    assert stages[:4] == ["collecting the public tests", "checking the sandbox",
+                          "coder: writing code", "connecting"]  # at the first model call
+
+
+class NoClients:
+    """A ClientSource that must not be used: acquiring a client fails the test."""
+
+    acquired = 0
+
+    async def acquire(self, settings):
+        NoClients.acquired += 1
+        raise AssertionError("a run that makes no model call acquired a model client")
+
+    async def release(self, client):
+        raise AssertionError("nothing to release")
+
+
+async def test_a_review_without_ai_tests_starts_no_model(scripted):
+    # No base_url: the embedded model's defaults (no AI tests); nothing may start it.
+    settings, problems = load_settings({"max_retries": 0}, env=False)
+    assert problems == [] and settings.uses_embedded_model and settings.ai_tests == 0
+    stages: list[str] = []
+    request = service.RunRequest(text=STUB, settings=settings, pipeline="review",
+                                 qualname="running_max")
+    outcome = await service.run(request, NoClients(), progress=stages.append)
+    assert NoClients.acquired == 0 and "starting the model" not in stages
+    assert outcome.result.status == "failed"  # the stub's doctest ran, without a model
+    assert outcome.result.usage.total.calls == 0
 
 
 async def test_code_that_does_not_parse_in_place_is_not_applicable(scripted):

@@ -93,6 +93,24 @@ def test_replace_keeps_every_byte_outside_the_span_crlf():
     assert out == "import os\r\n\r\ndef f(x):\r\n    return x\r\n\r\ny = 1\r\n"
 
 
+@pytest.mark.parametrize(("text", "ending"), [
+    ("a\rb\r", "\r"), ("a\r\nb\r\n", "\r\n"), ("a\nb\n", "\n"), ("a", "\n"),
+    ("a\r\nb\n", "\r\n"), ("a\rb\rc\n", "\r"), ("a\rb\nc\n", "\n"),
+])
+def test_line_ending_is_the_dominant_one_cr_included(text, ending):
+    assert line_ending(text) == ending
+
+
+def test_replace_keeps_cr_only_line_endings_everywhere_in_the_new_function():
+    source = 'import os\r\rdef f(x):\r    """Doc.\r\r    >>> f(1)\r    1\r    """\r    pass\r\ry = 1\r'
+    info = locate(source, "f")
+    code = 'def f(x):\n    """Doc.\n\n    >>> f(1)\n    1\n    """\n    s = """a\nb"""\n    return x\n'
+    out = replace_span(source, info.start_line, info.end_line,
+                       indent_function(code, "", line_ending(source)))
+    assert "\n" not in out
+    assert out.startswith("import os\r\rdef f(x):\r") and out.endswith("    return x\r\ry = 1\r")
+
+
 def test_replace_last_function_without_final_newline():
     source = "def f(x):\n    pass"
     out = replace_span(source, 0, 1, "def f(x):\n    return x\n")

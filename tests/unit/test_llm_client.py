@@ -277,3 +277,47 @@ async def test_a_call_with_a_speed_gets_its_limit_and_names_it(scripted, monkeyp
     assert message.startswith("the embedded model took longer than 0.4 s for up to 20 tokens")
     assert "100 tokens/s" in message and "127.0.0.1" not in message
     await client.close()
+
+
+async def test_after_a_timeout_no_more_requests_are_made(scripted):
+    scripted.hang(None, seconds=1.5, times=None)
+    client = _client(scripted.base_url, timeout_s=0.3, max_retries=0)
+    with pytest.raises(LLMTimeout) as first:
+        await client.chat(HELLO)
+    with pytest.raises(LLMTimeout) as second:  # at once, the same message
+        await client.chat(HELLO)
+    assert first.value.requests == 1 and second.value.requests == 0
+    assert str(second.value) == str(first.value) and len(scripted.requests) == 1
+    await client.close()
+
+
+async def test_a_timeout_the_user_set_holds_for_the_embedded_model(scripted):
+    # The embedded model's speed-based limit (30 s at least) gives way to timeout_s when the
+    # user set it (client_for passes fixed_timeout when "timeout_s" is in a settings layer).
+    from codeteam.llm.speed import CallSpeed
+
+    scripted.hang(None, seconds=1.5)
+    client = LLMClient(Endpoint(base_url=scripted.base_url, name="the embedded model"),
+                       max_retries=0, timeout_s=0.3, speed=CallSpeed(), fixed_timeout=True)
+    with pytest.raises(LLMTimeout, match=r"the embedded model did not answer within the "
+                       r"timeout \(0\.3 s"):
+        await client.chat(HELLO)
+    await client.close()
+
+
+async def test_client_for_honours_timeout_s_only_when_it_is_set():
+    from codeteam.llm.provider import client_for
+    from codeteam.llm.speed import CallSpeed
+    from codeteam.settings import load_settings
+
+    class Embedded:
+        speed = CallSpeed()
+
+        async def start(self) -> str:
+            return "http://127.0.0.1:9/v1"
+
+    unset, _ = load_settings(env=False)
+    given, _ = load_settings({"timeout_s": 1800}, env=False)
+    assert not (await client_for(unset, Embedded())).fixed_timeout
+    client = await client_for(given, Embedded())
+    assert client.fixed_timeout and client.timeout_s == 1800

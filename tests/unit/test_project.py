@@ -25,15 +25,56 @@ def test_src_layout_module_is_importable_from_src(tmp_path):
 
 
 def test_hidden_paths_are_the_secrets_not_what_tests_read(tmp_path):
+    """Top-level dotfiles (but the test tools' own), and at any depth ``.env*``, ``*.pem``,
+    ``id_rsa*``, ``.netrc``, ``.pypirc`` files and ``.git`` folders (issue 25 item 5)."""
     root = src_layout(tmp_path)
     write(root, {".pytest.ini": "[pytest]\n", ".coveragerc": "[run]\n", ".hypothesis/x": "",
-                 "src/.env.production": "X=1\n", "docs/.env": "not on the file's way\n"})
+                 "src/.env.production": "X=1\n", "docs/.env": "not on the file's way\n",
+                 "config/deep/.env": "A=1\n", "deploy/key.pem": "KEY\n",
+                 "deploy/id_rsa.pub": "ssh-rsa\n", "tools/.netrc": "machine x\n",
+                 "tools/.pypirc": "[pypi]\n", "vendor/lib/.git/config": "[core]\n",
+                 "notes.txt": "", "tests/test_env.py": "",
+                 ".venv/lib/site-packages/certifi/cacert.pem": "not walked\n",
+                 ".venv/pyvenv.cfg": "home = /usr/bin\n",
+                 "node_modules/x/.env": "not walked\n"})
     project = find_project(root / "src/greeting/greet.py")
     assert project.hidden == sorted(
         str(root / name)
-        for name in (".env", ".git", ".hypothesis", "src/.env.production",
-                     "src/greeting/.env.local")
+        for name in (".env", ".git", ".hypothesis", ".venv", "config/deep/.env",
+                     "deploy/id_rsa.pub", "deploy/key.pem", "docs/.env", "src/.env.production",
+                     "src/greeting/.env.local", "tools/.netrc", "tools/.pypirc",
+                     "vendor/lib/.git")
     )  # fmt: skip
+
+
+def test_the_project_tree_is_walked_once_until_a_folder_changes(tmp_path, monkeypatch):
+    from codeteam import project as project_module
+
+    root = write(tmp_path / "proj", {"pkg/a.py": "", "pkg/sub/b.py": "", "link": ""})
+    (root / "pkg" / "linked").symlink_to(root / "pkg" / "sub")
+    root = root.resolve()
+    tree = project_module.project_tree(str(root))
+    assert tree.folders == ("pkg", "pkg/sub") and tree.secrets == () and tree.complete
+    walks = []
+    monkeypatch.setattr(project_module, "_walk",
+                        lambda path, walk=project_module._walk: walks.append(path) or walk(path))
+    assert project_module.project_tree(str(root)) is tree and walks == []
+    (root / "pkg" / "sub" / ".env").write_text("SECRET=1\n")
+    again = project_module.project_tree(str(root))
+    assert walks == [str(root)] and again.secrets == (str(root / "pkg/sub/.env"),)
+
+
+def test_the_project_tree_names_what_others_cannot_read(tmp_path, monkeypatch):
+    from codeteam import project as project_module
+
+    root = write(tmp_path / "proj", {"pkg/a.py": "", "pkg/private.py": "", "open/b.py": ""})
+    (root / "pkg" / "private.py").chmod(0o600)
+    (root / "open").chmod(0o700)
+    tree = project_module.project_tree(str(root.resolve()))
+    assert set(tree.closed) >= {str(root.resolve() / "pkg/private.py"),
+                                str(root.resolve() / "open")}
+    monkeypatch.setattr(project_module, "MAX_WALKED", 2)
+    assert not project_module._walk(str(root.resolve())).complete
 
 
 def test_flat_package_and_a_module_at_the_root(tmp_path):

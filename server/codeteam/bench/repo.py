@@ -57,6 +57,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from codeteam.atomic_write import write_atomic
 from codeteam.bench.datasets import BenchTask, Dataset, docstring_tests
 from codeteam.execution.models import TestCase
 from codeteam.pysource.functions import (
@@ -499,10 +500,9 @@ async def load_repo(
         found = await survey(project, mode)
         if cache_path is not None and found.problem is None:
             cache_path.parent.mkdir(parents=True, exist_ok=True)
-            cache_path.write_text(json.dumps({"identity": identity.identity,
-                                              "python": project.python,
-                                              "survey": found.as_dict()}) + "\n",
-                                  encoding="utf-8")
+            write_atomic(cache_path, json.dumps({"identity": identity.identity,
+                                                 "python": project.python,
+                                                 "survey": found.as_dict()}) + "\n")
     outcomes: dict[str, int] = {}
     for outcome, _ in found.tests.values():
         outcomes[outcome] = outcomes.get(outcome, 0) + 1

@@ -1,19 +1,22 @@
 """Per-task benchmark records and the ``results.jsonl`` file they are appended to.
 
-One JSON object per line, written (and flushed) as each (task, pipeline) pair finishes, so an
-interrupted run loses at most the pairs that were running; a rerun with the same ``--out``
-skips the pairs already recorded (resume).
+One JSON object per line, written as each (task, pipeline) pair finishes, so an interrupted run
+loses at most the pairs that were running; a rerun with the same ``--out`` skips the pairs
+already recorded (resume). Each append rewrites the file atomically
+(:func:`codeteam.atomic_write.write_atomic`): a kill or a full disk leaves the records before
+it intact.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
+
+from codeteam.atomic_write import write_atomic
 
 FailureKind = Literal["no_code", "wrong_answer", "error", "timeout", "crash", "not_judged"]
 """Why a pair failed:
@@ -112,16 +115,16 @@ class ResultsLog:
         return records
 
     def append(self, record: BenchRecord) -> None:
-        """Append ``record`` as one line and flush it to disk."""
+        """Add ``record`` as one line: the file is rewritten atomically with it (a file of a
+        few MB at most: a record is a few kB), so it holds either every earlier record or
+        every earlier record and this one. Raises
+        :class:`~codeteam.atomic_write.AtomicWriteError` (the file unchanged)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        needs_newline = False
-        if self.path.is_file() and self.path.stat().st_size:
-            with self.path.open("rb") as handle:
-                handle.seek(-1, os.SEEK_END)
-                needs_newline = handle.read(1) != b"\n"
-        with self.path.open("a", encoding="utf-8") as handle:
-            if needs_newline:
-                handle.write("\n")
-            handle.write(json.dumps(record.model_dump(mode="json"), ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            old = self.path.read_bytes()
+        except FileNotFoundError:
+            old = b""
+        if old and not old.endswith(b"\n"):
+            old += b"\n"  # a line cut by an older version's kill stays a line of its own
+        line = json.dumps(record.model_dump(mode="json"), ensure_ascii=False) + "\n"
+        write_atomic(self.path, old + line.encode("utf-8"))

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from codeteam.atomic_write import AtomicWriteError, write_atomic
 from codeteam.bench.datasets import BenchTask, Dataset, DatasetError, load_dataset
 from codeteam.bench.results import BenchRecord, ResultsLog
 from codeteam.bench.reuse import (
@@ -128,7 +129,7 @@ def _check_out_folder(out: Path, run_info: dict[str, Any]) -> None:
                     + (" (the repository changed since those results)" if key == "repo" else "")
                 )
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
+    write_atomic(path, json.dumps(run_info, indent=2) + "\n")
 
 
 class _Progress:
@@ -178,7 +179,9 @@ async def run_one(
 
     started = time.monotonic()
     try:
-        result = await run_pipeline(pipeline, item.task, settings=settings, client=client)
+        # A view per run: one run's timeout or connection failure stops only that run.
+        view = client.session() if hasattr(client, "session") else client
+        result = await run_pipeline(pipeline, item.task, settings=settings, client=view)
     except asyncio.CancelledError:
         raise
     except Exception as error:  # a pipeline bug or an unexpected failure: keep going
@@ -419,20 +422,17 @@ async def run_bench(
         unjudged = sum(r.tests_untrusted for r in scored)
         summary["repo"]["hidden_verdicts"] = {
             "judged": sum(r.tests_total for r in scored) - unjudged, "not_judged": unjudged}
-    write_summary(summary, out)
     extra = ""
     if repo is not None:
         from codeteam.bench.repo import selection_text
 
-        (out / "selection.json").write_text(json.dumps(repo[1].as_dict(), indent=1) + "\n",
-                                            encoding="utf-8")
+        write_atomic(out / "selection.json", json.dumps(repo[1].as_dict(), indent=1) + "\n")
         extra = selection_text(repo[1], defective)
         verdicts = summary["repo"]["hidden_verdicts"]
         extra += (f"- hidden-test verdicts: {verdicts['judged']} judged (the generated code in "
                   f"a process of its own), {verdicts['not_judged']} not judged (the judge "
                   "could not tell; `tests_untrusted` per row in results.jsonl)\n")
-        with (out / "summary.md").open("a", encoding="utf-8") as handle:
-            handle.write(extra)
+    write_summary(summary, out, extra)
     if echo:
         print(markdown(summary) + extra)
         if aborted:
@@ -520,7 +520,8 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
 def main_from_args(args: argparse.Namespace) -> int:
     """``codeteam bench``: 0 when the run completed (whatever the scores), 1 when it stopped
     on repeated infrastructure errors, 2 on usage or setup errors, 130 when interrupted
-    (the results so far are kept; rerun the same command to resume)."""
+    (the results so far are kept; rerun the same command to resume); 1 too when an output
+    file cannot be written (a full disk: one line, every file as it was before that write)."""
     try:
         config = config_from_args(args)
         summary = asyncio.run(run_bench(config))
@@ -530,4 +531,8 @@ def main_from_args(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("codeteam bench: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
+    except AtomicWriteError as error:  # a full disk: the files written so far are whole
+        print(f"codeteam bench: {error}; the results so far are kept, rerun the same command "
+              "to resume", file=sys.stderr)
+        return 1
     return 1 if summary.get("aborted") else 0

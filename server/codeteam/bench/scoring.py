@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from codeteam.atomic_write import write_atomic
 from codeteam.bench.datasets import BenchTask
 from codeteam.bench.results import FailureKind
 from codeteam.execution.models import Program, RunReport, TestCase, TestOutcome
@@ -231,10 +232,8 @@ class ReferenceCache:
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"version": 1, "entries": self.entries}, indent=1) + "\n",
-                       encoding="utf-8")
-        tmp.replace(self.path)
+        write_atomic(self.path, json.dumps({"version": 1, "entries": self.entries}, indent=1)
+                     + "\n")
 
 
 def reference_timeout(score_timeout_s: float) -> float:

@@ -9,6 +9,7 @@ listed with the reason. Tokens are prompt + completion tokens as the endpoint re
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections import Counter
@@ -16,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from codeteam.atomic_write import write_atomic
 from codeteam.bench.results import BenchRecord
 
 
@@ -285,7 +287,8 @@ def markdown(summary: dict[str, Any]) -> str:
 
 def chart(summary: dict[str, Any], path: Path) -> None:
     """A PNG (matplotlib, Agg backend) with pass@1 per pipeline and its Wilson 95% interval
-    (left) and the mean tokens per task, annotated with mean calls (right)."""
+    (left) and the mean tokens per task, annotated with mean calls (right), written
+    atomically to ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -317,16 +320,19 @@ def chart(summary: dict[str, Any], path: Path) -> None:
     fig.suptitle(f"codeteam bench: {summary.get('dataset', '?')} ({summary.get('model', '?')})",
                  fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=120)
     plt.close(fig)
+    write_atomic(path, png.getvalue())
 
 
-def write_summary(summary: dict[str, Any], out: Path) -> dict[str, Path]:
-    """Write ``summary.json``, ``summary.md`` and ``chart.png`` into ``out``; returns their
-    paths by kind."""
+def write_summary(summary: dict[str, Any], out: Path, extra: str = "") -> dict[str, Path]:
+    """Write ``summary.json``, ``summary.md`` (with ``extra`` Markdown after the summary) and
+    ``chart.png`` into ``out``, each atomically (:func:`codeteam.atomic_write.write_atomic`);
+    returns their paths by kind. Raises :class:`~codeteam.atomic_write.AtomicWriteError`."""
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / "summary.json", "md": out / "summary.md", "chart": out / "chart.png"}
-    paths["json"].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    paths["md"].write_text(markdown(summary), encoding="utf-8")
+    write_atomic(paths["json"], json.dumps(summary, indent=2) + "\n")
+    write_atomic(paths["md"], markdown(summary) + extra)
     chart(summary, paths["chart"])
     return paths

@@ -81,25 +81,29 @@ class FunctionDiagnostics:
 
 
 def review_problems(result: Result, *, stub_start_line: int, def_offset: int,
-                    function_lines: int) -> list[Problem]:
+                    function_lines: int, heading: str = "codeteam review") -> list[Problem]:
     """The problems of a review ``result``. ``stub_start_line`` is the document line where the
     reviewed function started when the tests were collected (doctest lines are absolute in
     that text), ``def_offset`` the ``def`` line relative to the function's first line and
-    ``function_lines`` how many lines the function has."""
+    ``function_lines`` how many lines the function has. With ``heading`` other than the
+    review's, the report is of new code that was not applied (:func:`unapplied_problems`):
+    no failure is placed at a line of that code."""
     problems: list[Problem] = []
     report = result.last_report
     if report is None or report.run is None:
         reason = "; ".join(result.notes) or "no tests ran"
-        problems.append(Problem(def_offset, f"codeteam review: {reason}", "information",
+        problems.append(Problem(def_offset, f"{heading}: {reason}", "information",
                                 SUMMARY_CODE))
         return problems
     tests = {test.id: test for test in report.tests}
+    ran_here = heading == "codeteam review"  # the report is of the function in the document
 
     def within(line: int | None) -> int | None:
         return line if line is not None and 0 <= line < function_lines else None
 
     def place(test: TestCase | None, outcome: TestOutcome) -> int:
-        line = within(outcome.function_line)
+        # a line inside the function only for the function that ran (not unapplied code)
+        line = within(outcome.function_line) if ran_here else None
         # a docstring example (a doctest or a prose line): on its own line
         if line is None and test is not None and test.kind != "pytest" and test.file is None:
             line = within(None if test.line is None else test.line - stub_start_line)
@@ -126,8 +130,21 @@ def review_problems(result: Result, *, stub_start_line: int, def_offset: int,
         problems.append(Problem(place(test, outcome), not_judged_message(test, outcome),
                                 "information", outcome.test_id))
     head = report.summary.split("\n", 1)[0]
-    problems.append(Problem(def_offset, f"codeteam review: {head}", "information", SUMMARY_CODE))
+    problems.append(Problem(def_offset, f"{heading}: {head}", "information", SUMMARY_CODE))
     return problems
+
+
+def unapplied_problems(result: Result, *, stub_start_line: int, def_offset: int,
+                       function_lines: int) -> list[Problem]:
+    """The failures of new code that was *not* applied, shown on the function as it is: each
+    at its docstring example's line or on the ``def`` line (the new code's own lines are not
+    in the document), the summary saying the code was not applied."""
+    problems = review_problems(result, stub_start_line=stub_start_line, def_offset=def_offset,
+                               function_lines=function_lines,
+                               heading="codeteam: new code not applied")
+    return [problem if problem.code == SUMMARY_CODE else Problem(
+        problem.line, f"new code (not applied): {problem.message}", problem.severity,
+        problem.code, problem.related) for problem in problems]
 
 
 def failure_message(test: TestCase | None, outcome: TestOutcome) -> str:

@@ -1,7 +1,7 @@
 """Replacing one function in the document's current text, exactly.
 
 The new function replaces the lines of the old one (first decorator to last body line) and
-nothing else: every byte outside the span is kept, CRLF files stay CRLF, and a file without a
+nothing else: every byte outside the span is kept, CRLF files stay CRLF and CR files CR, and a file without a
 final newline keeps that. The edit is a single TextEdit over whole lines, so its range is
 exact in any position encoding (a line's end is converted when the span ends the file).
 

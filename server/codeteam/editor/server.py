@@ -182,6 +182,15 @@ class CodeteamServer(LanguageServer):
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
         )
 
+    # --- errors ----------------------------------------------------------------------------
+    def report_server_error(self, error: Exception, source):
+        """pygls's (an out-of-band error shown to the user), except for a message body that
+        is not JSON: its request, when it names one, is answered with ParseError instead
+        (:meth:`CodeteamProtocol.answer_unreadable_body`)."""
+        if self.protocol.answer_unreadable_body(error):
+            return
+        super().report_server_error(error, source)
+
     # --- shutdown --------------------------------------------------------------------------
     def shutdown(self):
         """Stop the transport (pygls), running pipelines and the embedded model."""

@@ -37,7 +37,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from codeteam.editor.actions import Action
-from codeteam.editor.diagnostics import FunctionDiagnostics, review_problems
+from codeteam.editor.diagnostics import FunctionDiagnostics, review_problems, unapplied_problems
 from codeteam.editor.document_watch import Expectation
 from codeteam.editor.edits import (
     Replacement,
@@ -70,6 +70,7 @@ from codeteam.pysource.tolerant import ParseableModule, locate_tolerant, parseab
 if TYPE_CHECKING:
     from codeteam.editor.server import CodeteamServer
     from codeteam.pipelines.result import Result
+    from codeteam.service.write_policy import WriteDecision
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +151,7 @@ async def _execute(
     if run.cancelled:
         run.task.cancel()
     try:
-        result = await run.task
+        result, decision = await run.task
     except asyncio.CancelledError:
         if not run.cancelled:  # this handler itself is being cancelled
             run.cancel("the command was cancelled")
@@ -177,7 +178,17 @@ async def _execute(
     )
     ls.records.put(record)  # the result stays available whatever happens next
     try:
-        if action.applies_code:
+        if action.applies_code and decision is not None and decision.action == "refuse":
+            applied, outcome = False, f"Not applied: {decision.reason}. {KEPT}"
+        elif action.applies_code and decision is not None and decision.action == "confirm":
+            # Code that did not pass is never applied without the user's consent.
+            progress.report("publishing diagnostics")
+            shown = await publish_review(ls, run, text, info, result, unapplied=True)
+            applied, outcome = False, (
+                f"Not applied: {decision.reason}; it needs your consent, which this editor "
+                f"cannot ask for. {shown} {KEPT}"
+            )
+        elif action.applies_code:
             progress.report("applying the result")
             # The run's task again, so that every cancel reaches the wait for the editor.
             run.task = asyncio.create_task(apply_result(ls, run, text, info, result))
@@ -223,10 +234,14 @@ async def _produce(
     readable: ParseableModule,
     info: FunctionInfo,
     on_stage: Callable[[str], None],
-) -> Result:
+) -> tuple[Result, WriteDecision | None]:
     """Run the action through the service on ``readable`` (the module as the run saw it,
-    without the code that does not parse): the cancellable part of a run."""
+    without the code that does not parse): the cancellable part of a run. Returns the result
+    and, for an action that applies code, whether it may be applied
+    (:func:`codeteam.service.write_policy.write_decision`: never code holding the API key;
+    code that did not pass only with the user's consent)."""
     from codeteam.service import runs as service
+    from codeteam.service.write_policy import write_decision
 
     path = to_fs_path(run.uri) if run.uri.startswith("file:") else None
     request = service.RunRequest(
@@ -253,7 +268,9 @@ async def _produce(
                                     readable=readable)
     except service.ServiceError as error:  # Untestable, ModelUnavailable, ModelFailed, ...
         raise RunFailed(str(error)) from error
-    return outcome.result
+    if not run.action.applies_code or outcome.result.code is None:
+        return outcome.result, None
+    return outcome.result, await write_decision(outcome, ls.settings)
 
 
 async def _current_location(
@@ -449,10 +466,12 @@ async def _newer_version(ls: CodeteamServer, uri: str, version: int) -> bool:
 
 
 async def publish_review(
-    ls: CodeteamServer, run: Run, original: str, info: FunctionInfo, result: Result
+    ls: CodeteamServer, run: Run, original: str, info: FunctionInfo, result: Result,
+    *, unapplied: bool = False,
 ) -> str:
-    """Publish the review's diagnostics on the function as it is now. Returns a sentence for
-    the user."""
+    """Publish the review's diagnostics on the function as it is now (``unapplied``: the
+    failures of new code that was not applied, :func:`unapplied_problems`). Returns a
+    sentence for the user."""
     try:
         async with ls.apply_locks.hold(run.uri):  # not while an edit is landing
             _, current, _, located, _ = await _current_location(ls, run.uri, info)
@@ -462,7 +481,7 @@ async def publish_review(
     if now != function_text(original, info):
         return "The function changed during the review; no diagnostics (review it again)."
     lines = split_lines(now)
-    problems = review_problems(
+    problems = (unapplied_problems if unapplied else review_problems)(
         result,
         stub_start_line=info.start_line,
         def_offset=located.def_line - located.start_line,
@@ -480,6 +499,8 @@ async def publish_review(
     )
     ls.publish_diagnostics(run.uri)
     failing = sum(1 for problem in problems if problem.severity != "information")
+    if failing and unapplied:
+        return f"Its {failing} failing test(s) are shown as diagnostics on {located.qualname}."
     if failing:
         return f"{failing} failing test(s) shown as diagnostics on {located.qualname}."
     return "No failing tests."

@@ -59,10 +59,6 @@ REPR_LIMIT = 2000
 TRACEBACK_ENTRIES = 40
 LONGREPR_LIMIT = 3000
 """Characters kept of the end of pytest's own report of a failure."""
-SHIELDED = ("SIGINT", "SIGQUIT", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGHUP", "SIGTERM",
-            "SIGUSR1", "SIGUSR2")
-"""Signals the judge catches (the running test becomes an error): the subject (same uid) can
-``kill`` its parent by pid. The sandbox ends a run with SIGKILL only."""
 _INSTALLED = tuple(
     {os.path.join(os.path.realpath(p), "") for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
 )
@@ -195,28 +191,11 @@ class Judge:
                   "file": os.path.join(self.root, self.target.get("file") or ""),
                   "candidate": os.path.join(self.files, judge.get("candidate") or ""),
                   "lines": [int(n) for n in judge.get("lines") or []], "root": self.root}
-        self._shield()
-        sys.modules["_codeteam_pytest_codec"].guard_forks(lambda: {os.getsid(0), getattr(
-            self.client.process, "pid", None)})
-        self.client = subject.JudgeClient(config, os.path.join(self.files, SUBJECT_FILE),
-                                          self.decide, CodeteamTestTimeout, self.code_cpu_left)
+        sys.modules["_codeteam_pytest_codec"].guard_forks(lambda: {os.getsid(0)})
+        self.client = subject.JudgeClient(config, self.decide, CodeteamTestTimeout,
+                                          self.code_cpu_left)
         builtins.__codeteam_forward__ = self.forward
         builtins.__codeteam_imported__ = self.client.imported
-
-    def _shield(self) -> None:
-        """A Python-level handler (reset by ``exec``: the subject starts with Python's own)
-        for each of :data:`SHIELDED`: the signal makes the running test an error."""
-        for name in SHIELDED:
-            number = getattr(signal, name, None)
-            try:
-                signal.signal(number, self._signalled)
-            except (OSError, ValueError, TypeError):
-                pass
-
-    def _signalled(self, signum, frame) -> None:
-        error = self.errors[0](f"the judge received {signal.Signals(signum).name} during this "
-                               "test (the code under test signals its parent?)")
-        self.decide(error)
 
     def decide(self, error) -> None:
         """The judge's decision for the running test (the first one stands)."""

@@ -40,6 +40,7 @@ from codeteam.execution.sandbox import (
     ProcessResult,
     ProjectMount,
     SandboxPolicy,
+    SubjectLaunch,
     python_argv,
     run_sandboxed,
 )
@@ -327,18 +328,21 @@ async def judged_session(target: PytestTarget, view: JudgeView, candidate: str,
     :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
     from codeteam.execution.pytest_plugin import LAUNCHER
 
-    files = {PLUGIN_FILE: _source("pytest_plugin.py"), SPEC_FILE: json.dumps(spec),
-             SUBJECT_FILE: _source("pytest_subject.py"), CODEC_FILE: _source("pytest_codec.py"),
-             CANDIDATE_FILE: candidate}
+    code = {SUBJECT_FILE: _source("pytest_subject.py"), CODEC_FILE: _source("pytest_codec.py"),
+            CANDIDATE_FILE: candidate}
+    files = {PLUGIN_FILE: _source("pytest_plugin.py"), SPEC_FILE: json.dumps(spec), **code}
     extra = ["-n0"] if distributes_tests(Path(target.root)) else []
     argv = python_argv("-c", LAUNCHER, "-p", "no:cacheprovider",
                        "--continue-on-collection-errors", *extra, *args,
                        python=target.python, site=True)  # fmt: skip
     mount = ProjectMount(root=target.root, overlays={target.path: view.text},
                          hidden=target.hidden, python=target.python, workdir=target.root,
-                         extra_ro=[*target.extra_ro, *target.pytest_path])
+                         extra_ro=[*target.extra_ro, *target.pytest_path], writable=True)
+    subject = SubjectLaunch(  # the code under test: a sandbox of its own, started on request
+        argv=python_argv(SUBJECT_FILE, "{channel}", python=target.python, site=True),
+        files=code, overlays={target.path: candidate})
     try:
-        result = await run_sandboxed(files, argv, policy, project=mount)
+        result = await run_sandboxed(files, argv, policy, project=mount, subject=subject)
     except OSError as error:  # the interpreter cannot be started there
         result = ProcessResult(exit_code=None, stderr=f"pytest could not be started: {error}",
                                sandbox=policy.mode)

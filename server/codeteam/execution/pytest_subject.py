@@ -5,12 +5,14 @@ codeteam's pytest plugin (:mod:`codeteam.execution.pytest_plugin`, the *judge*) 
 project's tests and the *judge view* of the target's module (the user's text, the judged
 function's body one call of ``__codeteam_forward__``). That call goes to this process::
 
-    python <interpreter flags> _codeteam_pytest_subject.py REQUEST_FD REPLY_FD
+    python <interpreter flags> _codeteam_pytest_subject.py CHANNEL_FD
 
-It loads the *candidate* text of the module under its dotted name (a ``sys.meta_path``
-loader: compiled with the original file's path as filename, ``__package__``/``__path__`` as
-the original's, so relative imports and ``pkg/__init__.py`` work), finds the judged function
-(:meth:`Subject.find_target`) and serves calls; it holds nothing but its two pipes. Each call
+in a sandbox of its own, started by codeteam's server when the judge asks for one (the
+protocol on ``$CODETEAM_SUBJECT_FD``: :mod:`codeteam.execution.sandbox`). It loads the
+*candidate* text of the module under its dotted name (a ``sys.meta_path`` loader: compiled with
+the original file's path as filename, ``__package__``/``__path__`` as the original's, so
+relative imports and ``pkg/__init__.py`` work), finds the judged function
+(:meth:`Subject.find_target`) and serves calls on its channel, which it alone holds. Each call
 carries the CPU seconds the code may still use in the current test: a watchdog thread ends a
 call that uses them up (or sleeps that long off the CPU, while not waiting for it), first by a
 signal (the traceback says where the code was), then, stuck in C, by answering for it and
@@ -665,13 +667,13 @@ class JudgeClient(Channel):
 
     side = "judge"
 
-    def __init__(self, config, subject_file, on_error, timeout_error, cpu_left):
+    def __init__(self, config, on_error, timeout_error, cpu_left):
         self.config = config
-        self.subject_file = subject_file
         self.on_error = on_error
         self.timeout_error = timeout_error
         self.cpu_left = cpu_left
-        self.process = None
+        self.process = None  # the subject's channel (a socket)
+        self.server = None  # the socket to the server that starts subjects
         self.globals = None
         self.snapshot = {}
         self.contents = {}
@@ -694,7 +696,9 @@ class JudgeClient(Channel):
     # -- the subject's life ------------------------------------------------------------------
 
     def start(self):
-        import subprocess
+        """A fresh subject, asked of the server (``$CODETEAM_SUBJECT_FD``: ``b"S"`` answered
+        with ``b"S"`` and the channel's descriptor, or ``b"E"`` and one line saying why)."""
+        import socket
 
         self.generation += 1
         self.codec = Codec(True, self)
@@ -703,18 +707,23 @@ class JudgeClient(Channel):
         self.codec.roots = (str(root),) if type(root) is str else None
         if self.globals is not None:
             self.codec.remember_globals(self.globals)
-        to_subject, from_subject = os.pipe(), os.pipe()
-        flags = subprocess._args_from_interpreter_flags()
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, *flags, self.subject_file, str(to_subject[0]),
-                 str(from_subject[1])], pass_fds=(to_subject[0], from_subject[1]),
-                close_fds=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                start_new_session=True)
-        finally:
-            os.close(to_subject[0])
-            os.close(from_subject[1])
-        self.wfd, self.rfd = to_subject[1], from_subject[0]
+        if self.server is None:
+            self.server = socket.socket(fileno=int(os.environ.pop("CODETEAM_SUBJECT_FD")))
+        self.server.sendall(b"S")
+        answer, fds, _, _ = socket.recv_fds(self.server, 1, 1)
+        if answer != b"S" or len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            line = answer
+            while line and not line.endswith(b"\n"):
+                more = self.server.recv(1)
+                line += more
+                if not more:
+                    break
+            raise OSError("the server started no process for the code under test: "
+                          + line[1:].decode("utf-8", "replace").strip())
+        self.process = socket.socket(fileno=fds[0])
+        self.rfd = self.wfd = self.process.fileno()
         self.sent_env = self.sent_path = None
         self.sent_view = (self.plain(), tuple(self.codec.global_names()))
         config = dict(self.config, sys_path=[os.path.abspath(p or ".") for p in sys.path],
@@ -752,42 +761,18 @@ class JudgeClient(Channel):
         self.codec.shared = listed | importable_modules()
 
     def end(self, quit=False):
-        """End the subject; how it ended (text)."""
-        process, self.process = self.process, None
-        if process is None:
+        """End the subject (closing its channel ends its sandbox); how it ended (text)."""
+        channel, self.process = self.process, None
+        if channel is None:
             return "it was not running"
         if quit:
             try:
                 send_frame(self.wfd, self.codec.dumps({"kind": "quit"}))
-                process.wait(timeout=1.0)
             except Exception:  # noqa: S110, BLE001
                 pass
-        import signal
-
-        if process.poll() is None:
-            process.kill()
-        code = process.wait()
-        # what it started too: under bwrap every other process of the sandbox's own pid
-        # namespace (kill(-1) spares this process and the namespace's init), else its group
-        targets = [-1] if os.environ.get("CODETEAM_PRIVATE_PIDNS") == "1" and (
-            os.getppid() == 1) else [-process.pid]
-        for target in targets:
-            try:
-                os.kill(target, signal.SIGKILL)
-            except OSError:
-                pass
-        for fd in (self.rfd, self.wfd):
-            try:
-                os.close(fd)
-            except (OSError, TypeError):
-                pass
+        channel.close()
         self.rfd = self.wfd = None
-        if code < 0:
-            try:
-                return f"killed by {signal.Signals(-code).name}"
-            except ValueError:
-                return f"killed by signal {-code}"
-        return f"it exited with status {code}"
+        return "its process ended"
 
     def close(self):
         if self.process is not None:
@@ -951,6 +936,7 @@ class JudgeClient(Channel):
         except CannotCross as error:
             self.not_crossing(error, arguments=self.depth == 0 and not self.returned)
         self.depth += 1
+        asked = time.monotonic()
         try:
             send_frame(self.wfd, data)
             while True:
@@ -971,9 +957,9 @@ class JudgeClient(Channel):
                 send_frame(self.wfd, self.codec.dumps(self.serve_judge(reply)))
         except (EOFError, OSError, ValueError) as error:
             reason = self.end()
-            if reason == "killed by SIGXCPU":  # stuck outside Python past its CPU time
-                raise self.timeout_error("the code used its CPU seconds for this test (stuck "
-                                         "outside Python)") from None
+            if left is not None and time.monotonic() - asked >= left:  # SIGXCPU, stuck in C
+                raise self.timeout_error("the code used its CPU seconds for this test (its "
+                                         "process ended outside Python)") from None
             if isinstance(error, ValueError):
                 reason = f"it sent a malformed answer ({error})"
             self.fail(f"the process running the code under test died during this call: {reason}")
@@ -1122,9 +1108,12 @@ def _contents(value):
 
 
 def main(argv):
-    judge = os.getsid(os.getppid())
-    guard_forks(lambda: {os.getsid(0), judge})
-    subject = Subject(int(argv[1]), int(argv[2]))
+    try:
+        os.setsid()  # a session of its own: its CPU is its session's (see _schedstat)
+    except OSError:  # a session leader already (bwrap's new session)
+        pass
+    guard_forks(lambda: {os.getsid(0)})
+    subject = Subject(int(argv[1]), int(argv[1]))  # the channel: one socket, both ways
     subject.main()
     sys.stdout.flush()
     os._exit(0)

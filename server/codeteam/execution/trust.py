@@ -10,8 +10,10 @@ apart from the code. On top of pytest's word:
   of a class the code defines, raised a pytest outcome (an error); or a value could not cross
   between judge and code (``not judged``: the judge cannot tell);
 - a test cut by the wall-clock backstop while under its CPU limit, or left unfinished by a
-  session the backstop ended, is ``not judged``: the machine was too busy (never "failed");
-  one that used its CPU seconds is a ``timeout``;
+  session the backstop ended while its processes used well under that time of CPU
+  (``ProcessResult.cpu_seconds``), is ``not judged``: the machine was too busy (never
+  "failed"); one that used its CPU seconds is a ``timeout``; a run ended for memory is an
+  error saying so;
 - a test pytest reported no outcome for is an error saying why (a collection error with
   pytest's message, a process that died), or skipped when it was known not to run;
 - a docstring example marked ``advisory`` keeps its outcome, but a failure of it is a
@@ -98,10 +100,15 @@ def _missing(test: TestCase, heard: Heard, result: ProcessResult, policy: Sandbo
     running = heard.running is not None and (heard.running == test.id
                                              or test.id in heard.running_ids)
     status, message = "error", "pytest did not report this test"
-    if problem:
+    if result.memory_exceeded:
+        message = result.memory_note or "the run used more memory than its budget"
+    elif problem:
         message = problem
     elif file in heard.collect_errors:
         message = f"collection error: {heard.collect_errors[file].get('message')}"
+    elif result.killed and running and not _busy(result):
+        status, message = "timeout", (f"the run used its {policy.timeout_s:g} s of wall-clock "
+                                      "time computing (CPU-bound) during this test")
     elif result.killed:
         status = "not judged"
         message = (f"{BUSY}: the run did not finish within its {policy.timeout_s:g} s "
@@ -115,6 +122,12 @@ def _missing(test: TestCase, heard: Heard, result: ProcessResult, policy: Sandbo
     elif test.kind == "pytest":
         message = "pytest did not collect this test any more (not found in its file)"
     return TestOutcome(test_id=test.id, status=status, message=message)  # type: ignore[arg-type]
+
+
+def _busy(result: ProcessResult) -> bool:
+    """Whether a run the wall clock ended was held up by a busy machine: its processes used
+    well under its wall-clock time of CPU (or the sandbox could not tell)."""
+    return result.cpu_seconds is None or result.cpu_seconds < 0.5 * result.seconds
 
 
 def report(tests: list[TestCase], found: list[TestOutcome], result: ProcessResult,

@@ -3,7 +3,9 @@
 Every model call in codeteam goes through :class:`LLMClient.chat`. Retries with exponential
 backoff on 429, 5xx, connection errors and timeouts are the SDK's own (``max_retries``; it
 honours ``Retry-After``), and every HTTP request is counted; each attempt is bounded by
-``timeout_s`` seconds (for the embedded model: by its measured speed, :mod:`codeteam.llm.speed`).
+``timeout_s`` seconds (for the embedded model: by its measured speed, :mod:`codeteam.llm.speed`,
+unless ``timeout_s`` was set). The first connection failure or timeout stops the client: no
+later call makes a request (:attr:`LLMClient.unreachable`).
 Failures surface as the typed :class:`LLMError` subclasses below, with messages fit for a
 user (never the key, never URL userinfo, the endpoint named by :attr:`Endpoint.shown`).
 """
@@ -113,16 +115,18 @@ class LLMClient:
     ``timeout_s`` bounds each HTTP attempt (seconds); ``max_retries`` is the SDK's retry
     count for 429, 5xx, connection errors and timeouts; ``seed`` and ``temperature`` are sent
     with every request unless a call overrides the temperature. With ``speed`` (the embedded
-    model) each attempt's limit is :meth:`CallSpeed.limit_s` of the tokens asked for instead,
-    and every reply is measured into it.
+    model) each attempt's limit is :meth:`CallSpeed.limit_s` of the tokens asked for instead
+    (unless ``fixed_timeout``: the user set ``timeout_s``, which then holds), and every reply
+    is measured into it.
 
     Every HTTP request the endpoint receives is counted (an httpx event hook on the SDK's
     client, so the SDK's own retries count): ``Reply.usage.calls`` and, on failure,
     :attr:`LLMError.requests`; :attr:`requests_sent` is the client's total.
 
-    After a connection failure (nothing listens, DNS, TLS) the client makes no further
-    request: :attr:`unreachable` holds the error and every later :meth:`chat` raises it at
-    once. :meth:`session` gives a fresh view (one per run) that tries again.
+    After a connection failure (nothing listens, DNS, TLS) or a call that timed out (after
+    the SDK's retries) the client makes no further request: :attr:`unreachable` holds the
+    error and every later :meth:`chat` raises it again at once (same class, no request).
+    :meth:`session` gives a fresh view (one per run) that tries again.
     """
 
     def __init__(
@@ -135,6 +139,7 @@ class LLMClient:
         temperature: float = 0.0,
         max_tokens: int = 1024,
         speed: CallSpeed | None = None,
+        fixed_timeout: bool = False,
     ) -> None:
         self.endpoint = endpoint
         self.seed = seed
@@ -142,8 +147,9 @@ class LLMClient:
         self.max_tokens = max_tokens
         self.timeout_s = timeout_s
         self.speed = speed
+        self.fixed_timeout = fixed_timeout
         self.requests_sent = 0
-        self.unreachable: LLMUnavailable | None = None
+        self.unreachable: LLMUnavailable | LLMTimeout | None = None
         self._owner = True
         register_secret(endpoint.api_key if endpoint.api_key != "not-needed" else None)
         mask_url(endpoint.base_url)  # registers a password in the URL
@@ -190,7 +196,7 @@ class LLMClient:
         closes the HTTP request.
         """
         if self.unreachable is not None:
-            raise LLMUnavailable(str(self.unreachable), requests=0)
+            raise type(self.unreachable)(str(self.unreachable), requests=0)
         counter = [0]
         token = _requests.set(counter)
         try:
@@ -198,8 +204,8 @@ class LLMClient:
                                     seed)
         except LLMError as error:
             error.requests = counter[0]
-            if isinstance(error, LLMUnavailable):
-                self.unreachable = error
+            if isinstance(error, LLMUnavailable | LLMTimeout):
+                self.unreachable = error  # no further request: stop at the first one
             raise
         finally:
             _requests.reset(token)
@@ -226,7 +232,8 @@ class LLMClient:
             kwargs["stop"] = stop
         if self.endpoint.extra_body:
             kwargs["extra_body"] = dict(self.endpoint.extra_body)
-        limit_s = self.speed.limit_s(limit_tokens) if self.speed else self.timeout_s
+        by_speed = self.speed is not None and not self.fixed_timeout
+        limit_s = self.speed.limit_s(limit_tokens) if by_speed else self.timeout_s
         if self.speed:
             kwargs["timeout"] = limit_s
         try:
@@ -244,7 +251,7 @@ class LLMClient:
             prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
             completion_tokens = getattr(usage, "completion_tokens", 0) or 0
         except openai.APITimeoutError as error:
-            if self.speed:
+            if by_speed:
                 raise LLMTimeout(
                     f"{shown} took longer than {_seconds(limit_s)} s for up to {limit_tokens} tokens "
                     f"({self.speed.describe()})"

@@ -45,8 +45,8 @@ async def client_for(settings: Settings, embedded: EmbeddedModel | None = None) 
 
     Calls to the embedded model are not retried: it runs in this process, so a timeout means
     a long greedy generation that a retry would only repeat, and it never rate-limits. Their
-    time limit follows the model's measured speed (:class:`~codeteam.llm.speed.CallSpeed`),
-    not ``timeout_s``.
+    time limit follows the model's measured speed (:class:`~codeteam.llm.speed.CallSpeed`)
+    unless ``timeout_s`` is set in some layer (``--set timeout_s=1800``): then that holds.
     """
     endpoint = await endpoint_for(settings, embedded)
     speed = None
@@ -59,6 +59,7 @@ async def client_for(settings: Settings, embedded: EmbeddedModel | None = None) 
         endpoint,
         timeout_s=settings.timeout_s,
         speed=speed,
+        fixed_timeout="timeout_s" in settings.model_fields_set,
         max_retries=0 if settings.uses_embedded_model else settings.max_retries,
         seed=settings.seed,
         temperature=settings.temperature,

@@ -75,9 +75,14 @@ def split_lines(text: str) -> list[str]:
 
 
 def line_ending(text: str) -> str:
-    """The text's dominant line ending: ``"\\r\\n"`` if any line ends so, else ``"\\n"``."""
+    """The text's dominant line ending: ``"\\r\\n"``, ``"\\r"`` (old Mac files) or
+    ``"\\n"``, whichever ends most lines (a tie goes to CRLF, then LF); ``"\\n"`` for a text
+    of one line."""
     crlf = text.count("\r\n")
-    return "\r\n" if crlf and crlf >= text.count("\n") - crlf else "\n"
+    cr, lf = text.count("\r") - crlf, text.count("\n") - crlf
+    if crlf and crlf >= lf and crlf >= cr:
+        return "\r\n"
+    return "\r" if cr > lf else "\n"
 
 
 def parse(source: str) -> ast.Module:

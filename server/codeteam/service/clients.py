@@ -26,7 +26,8 @@ def _client_key(settings: Settings) -> tuple[Any, ...]:
     """What the client depends on (the key stays in memory; it is never logged)."""
     key = settings.api_key.get_secret_value() if settings.api_key else None
     return (
-        settings.base_url, settings.model, key, settings.timeout_s, settings.max_retries,
+        settings.base_url, settings.model, key, settings.timeout_s,
+        "timeout_s" in settings.model_fields_set, settings.max_retries,
         settings.seed, settings.temperature, settings.max_tokens,
     )
 

@@ -120,7 +120,8 @@ class RunOutcome:
     out of the run); ``new_text`` the request's text with the function replaced by
     ``result.code`` in its place (its line endings kept), None when the pipeline only
     reports (review), gave no code, or the code does not parse in place (then ``result.status`` is
-    "error" and a note says why); ``applicable`` whether ``new_text`` may be written."""
+    "error" and a note says why); ``applicable`` whether there is a ``new_text`` (whether it
+    may be written is :func:`codeteam.service.write_policy.write_decision`'s)."""
 
     result: Result
     task: Task
@@ -128,6 +129,8 @@ class RunOutcome:
     new_text: str | None = None
     untested: str | None = None
     """Why no test could run (the request allowed it), or None."""
+    pipeline: str = ""
+    """The pipeline that ran (a key of PIPELINES or ACTIONS)."""
 
     @property
     def applicable(self) -> bool:
@@ -231,7 +234,10 @@ async def build_task(
     except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
         raise TargetError(str(error)) from error
     name, _ = pipeline_name(request.pipeline, request.settings)
-    if name != "plan_docstring":
+    if name != "plan_docstring" and not (
+        project is not None
+        and await asyncio.to_thread(untestable_reason, request.settings, name, project)
+    ):  # a project the sandbox cannot read runs nothing: run() says why
         task = await _with_project_tests(request, task, progress)
     return readable, task
 
@@ -268,13 +274,19 @@ async def run(
     readable: ParseableModule | None = None,
 ) -> RunOutcome:
     """Run ``request`` to its outcome. ``progress`` receives stage labels ("collecting the
-    public tests", "starting the model", then the pipeline's). ``task`` and ``readable`` skip
-    :func:`build_task` when the caller already has them.
+    public tests", then the pipeline's, "starting the model" at its first model call).
+    ``task`` and ``readable`` skip :func:`build_task` when the caller already has them.
 
-    Raises :class:`TargetError`, :class:`Untestable` and :class:`ModelUnavailable` (both
-    before any model call), :class:`ModelFailed`; cancellation propagates (LLM calls and test processes are stopped).
-    Model, sandbox and prompt problems that the pipeline can degrade around are notes on the
-    result, not errors."""
+    The model client is acquired at the pipeline's first model call (:class:`RunClient`): a
+    run that makes none (a review without AI tests) never starts the embedded model. The
+    run's first connection failure or timeout stops its model calls; the notes then name it
+    once.
+
+    Raises :class:`TargetError`, :class:`Untestable` (before any model call),
+    :class:`ModelUnavailable` (no model: the first call could not be made, nothing was
+    produced), :class:`ModelFailed`; cancellation propagates (LLM calls and test processes
+    are stopped). Model, sandbox and prompt problems that the pipeline can degrade around are
+    notes on the result, not errors."""
     report = progress or (lambda stage: None)
     name, fallback_note = pipeline_name(request.pipeline, request.settings)
     if task is None or readable is None:
@@ -282,34 +294,99 @@ async def run(
         readable, task = await build_task(request, progress)
     settings = request.settings
     report("checking the sandbox")
-    untested = await asyncio.to_thread(untestable_reason, settings, name)
+    untested = await asyncio.to_thread(untestable_reason, settings, name, task.project)
     if untested and not request.allow_untested:
         raise Untestable(untested)
-    report("starting the model" if settings.uses_embedded_model else "connecting")
+    client = RunClient(clients, settings, report)
     try:
-        shared = await clients.acquire(settings)
-    except EmbeddedModelError as error:
-        raise ModelUnavailable(str(error)) from error
-    except LLMError as error:
-        raise ModelUnavailable(f"the model is not available: {error}") from error
-    client = shared.session()  # this run's view: it stops at its first connection failure
-    try:
-        result = await run_pipeline(name, task, settings=settings, client=client,
+        result = await run_pipeline(name, task, settings=settings, client=client,  # type: ignore[arg-type]
                                     progress=progress)
     except LLMError as error:
         raise ModelFailed(f"the model failed: {error}") from error
     finally:
-        await clients.release(shared)
-    if client.unreachable is not None and result.code is None:
-        raise ModelFailed(f"{client.unreachable}; nothing was produced")
+        await client.release()
+    if client.unavailable is not None and result.code is None:
+        raise ModelUnavailable(client.unavailable)
+    stopped = client.unreachable
+    if stopped is not None and result.code is None:
+        raise ModelFailed(f"{stopped}; nothing was produced")
+    if stopped is not None:
+        result.notes = _stopped_once(result.notes, str(stopped))
     if readable.left_out:
         result.notes.insert(0, readable.run_note())
     if fallback_note:
         result.notes.insert(0, fallback_note)
-    outcome = RunOutcome(result=result, task=task, readable=readable, untested=untested)
+    outcome = RunOutcome(result=result, task=task, readable=readable, untested=untested,
+                         pipeline=name)
     if name not in REPORTING_ONLY and result.code is not None:
         outcome.new_text = _new_text(request, readable, task, result)
     return outcome
+
+
+class RunClient:
+    """One run's model client, acquired from ``clients`` at the first :meth:`chat` (the
+    progress says "starting the model" or "connecting" then), as the acquired client's
+    :meth:`~codeteam.llm.client.LLMClient.session` view: it stops at the run's first
+    connection failure or timeout. When no client can be had, every call raises
+    :class:`~codeteam.llm.client.LLMUnavailable` and :attr:`unavailable` says why."""
+
+    def __init__(self, clients: ClientSource, settings: Settings,
+                 report: Callable[[str], None]) -> None:
+        self._clients, self._settings, self._report = clients, settings, report
+        self._shared: LLMClient | None = None
+        self._session: LLMClient | None = None
+        self._lock = asyncio.Lock()
+        self.unavailable: str | None = None
+        """Why no client could be had (the embedded model did not start), or None."""
+
+    @property
+    def unreachable(self):
+        """The failure that stopped the run's calls (see ``LLMClient.unreachable``)."""
+        return self._session.unreachable if self._session is not None else None
+
+    async def _client(self) -> LLMClient:
+        from codeteam.llm.client import LLMUnavailable
+
+        async with self._lock:
+            if self._session is None and self.unavailable is None:
+                self._report("starting the model" if self._settings.uses_embedded_model
+                             else "connecting")
+                try:
+                    self._shared = await self._clients.acquire(self._settings)
+                except EmbeddedModelError as error:
+                    self.unavailable = str(error)
+                except LLMError as error:
+                    self.unavailable = f"the model is not available: {error}"
+                else:
+                    self._session = self._shared.session()
+            if self._session is None:
+                raise LLMUnavailable(self.unavailable or "no model client", requests=0)
+            return self._session
+
+    async def chat(self, *args: Any, **kwargs: Any):
+        """:meth:`codeteam.llm.client.LLMClient.chat` on the run's client."""
+        return await (await self._client()).chat(*args, **kwargs)
+
+    async def release(self) -> None:
+        """Give the acquired client back (nothing when none was acquired)."""
+        if self._shared is not None:
+            shared, self._shared = self._shared, None
+            await self._clients.release(shared)
+
+
+def _stopped_once(notes: list[str], failure: str) -> list[str]:
+    """``notes`` with the failure that stopped the run's model calls named once: the later
+    stages that could not call the model say nothing more."""
+    seen = False
+    kept = []
+    for note in notes:
+        if failure in note:
+            if seen:
+                continue
+            seen = True
+            note = f"the model calls stopped at the first failure: {failure}"
+        kept.append(note)
+    return kept
 
 
 def _new_text(

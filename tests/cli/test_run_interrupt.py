@@ -1,0 +1,69 @@
+"""Ctrl-C and timeouts in ``codeteam run`` (issue 25, item 8): SIGINT during a run prints one
+line, exits 130 and leaves the file as it was; a model call that times out stops the run at
+once with one message, as an unreachable endpoint does. Always with the scripted model."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from scripted_replies import DIRECT
+
+pytestmark = pytest.mark.sandbox
+
+STUB = 'def double(x):\n    """Double x.\n\n    >>> double(2)\n    4\n    """\n'
+
+
+def environment(scripted, **settings) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CODETEAM_") and k != "OPENAI_API_KEY"}
+    values = {"base_url": scripted.base_url, "max_retries": 0, "timeout_s": 60, "ai_tests": 0,
+              "max_rounds": 1, **settings}
+    env.update({f"CODETEAM_{key.upper()}": str(value) for key, value in values.items()})
+    return env
+
+
+@pytest.mark.parametrize("pipeline", ["direct", "team"])
+def test_ctrl_c_while_the_model_works_is_one_line_and_the_file_as_it_was(scripted, tmp_path,
+                                                                          pipeline):
+    path = tmp_path / "m.py"
+    path.write_text(STUB)
+    scripted.hang(DIRECT, seconds=60, times=None)  # the model never answers in time
+    run = subprocess.Popen(
+        [sys.executable, "-m", "codeteam", "run", str(path), "--function", "double",
+         "--pipeline", pipeline, "--write"],
+        env=environment(scripted), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert scripted.wait_for_requests(1), "the run never called the model"
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=30)
+    finally:
+        run.kill()
+    assert run.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    lines = [line for line in err.splitlines() if line.startswith("codeteam:")]
+    assert lines == [f"codeteam: interrupted; {path} was not changed"], err
+    assert path.read_text() == STUB and out == ""
+    assert [p.name for p in tmp_path.iterdir()] == ["m.py"]  # no temporary file left
+
+
+def test_a_model_call_that_times_out_stops_the_run_at_once(scripted, tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(STUB)
+    scripted.hang(DIRECT, seconds=30, times=None)
+    done = subprocess.run(
+        [sys.executable, "-m", "codeteam", "run", str(path), "--function", "double",
+         "--pipeline", "team"],
+        env=environment(scripted, timeout_s=0.5, candidates=4), capture_output=True,
+        text=True, timeout=120, check=False)
+    assert done.returncode == 1, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("codeteam:")]
+    assert len(lines) == 1 and "did not answer within the timeout (0.5 s" in lines[0], \
+        done.stderr
+    assert lines[0].endswith("; nothing was produced")
+    assert "sampling stopped" not in done.stderr and "# note" not in done.stderr
+    assert len(scripted.requests) == 1  # no sample, no revision after the timeout
