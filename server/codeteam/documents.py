@@ -9,8 +9,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from codeteam.execution.discovery import doctest_cases, example_cases
-from codeteam.execution.models import TestCase
+from codeteam.execution.models import TestCase, TestOrigin
 from codeteam.execution.pytest_run import (
     has_tests,
     select_tests,
@@ -20,6 +19,7 @@ from codeteam.execution.pytest_run import (
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.project import Project, lone_module_name, project_for
 from codeteam.project_context import DEFAULT_BUDGET, build_project_context
+from codeteam.pysource import examples
 from codeteam.pysource.functions import FunctionInfo, locate
 from codeteam.task import Task
 
@@ -33,6 +33,23 @@ def module_name_for(path: Path | None, project: Project | None = None) -> str:
     return lone_module_name(path)
 
 
+def doctest_cases(docstring: str, function_name: str, *, origin: TestOrigin = "public",
+                  **where) -> list[TestCase]:
+    """The docstring's doctest examples as tests (see
+    :func:`codeteam.pysource.examples.doctest_cases`; ``where``: ``docstring_first_line``,
+    ``source``)."""
+    return [TestCase(origin=origin, **vars(e))
+            for e in examples.doctest_cases(docstring, function_name, **where)]
+
+
+def example_cases(docstring: str, function_name: str, *, origin: TestOrigin = "public",
+                  **where) -> list[TestCase]:
+    """The docstring's prose examples as ``assert`` tests (see
+    :func:`codeteam.pysource.examples.example_cases`)."""
+    return [TestCase(origin=origin, **vars(e))
+            for e in examples.example_cases(docstring, function_name, **where)]
+
+
 def public_tests(
     source: str,
     info: FunctionInfo,
@@ -42,7 +59,7 @@ def public_tests(
 ) -> list[TestCase]:
     """The function's docstring examples: its doctest examples or, when it has none, its prose
     examples (``f(1) == 2``, ``f(1) ➞ 2``; see
-    :func:`~codeteam.execution.discovery.example_cases`). ``path`` and ``workspace_root`` are
+    :func:`~codeteam.pysource.examples.example_cases`). ``path`` and ``workspace_root`` are
     accepted for callers of old; the project's pytest tests are added by
     :func:`with_project_tests`."""
     tests: list[TestCase] = []

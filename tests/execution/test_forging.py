@@ -5,9 +5,9 @@ fail for docstring examples and AI tests alike: the code runs apart from the jud
 from __future__ import annotations
 
 import pytest
+from judge_support import run_tests
 
 from codeteam.execution.models import TestCase
-from judge_support import run_tests
 from codeteam.task import Task
 
 pytestmark = pytest.mark.sandbox

@@ -12,7 +12,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from judge_support import run_tests
 
 from codeteam.execution.models import RunReport, TestCase

@@ -12,10 +12,10 @@ import uuid
 from pathlib import Path
 
 import pytest
+from judge_support import run_tests
 
 from codeteam.documents import task_for
 from codeteam.execution.models import RunReport, TestCase
-from judge_support import run_tests
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.project import project_for
 from codeteam.task import Task

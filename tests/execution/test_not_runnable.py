@@ -4,7 +4,6 @@ missing module named: neither a pass nor a failure of the code."""
 from __future__ import annotations
 
 import pytest
-
 from judge_support import run_tests
 
 from codeteam.execution import pytest_run

@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from judge_support import run_tests
 
 from codeteam.documents import task_for
 from codeteam.execution.models import TestCase
-from judge_support import run_tests
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.project import project_for
 from project_kit import flat_package, make_venv, src_layout, write

@@ -8,12 +8,12 @@ import resource
 from pathlib import Path
 
 import pytest
+from judge_support import run_tests
 from subject_client import JUDGE_CLIENT
 
 from codeteam.execution import sandbox as sandbox_module
 from codeteam.execution import sandbox_command
 from codeteam.execution.models import TestCase
-from judge_support import run_tests
 from codeteam.execution.sandbox import SandboxPolicy, SubjectLaunch, python_argv, run_sandboxed
 
 pytestmark = pytest.mark.sandbox

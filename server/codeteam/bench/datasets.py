@@ -34,13 +34,11 @@ reach a model.
 from __future__ import annotations
 
 import ast
-import doctest
 import gzip
 import hashlib
 import json
 import math
 import os
-import re
 import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -181,49 +179,15 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 
 
 def docstring_tests(source: str, info: FunctionInfo) -> list[TestCase]:
-    """The docstring's examples as public tests: its doctest examples (via
-    :func:`codeteam.execution.discovery.doctest_cases` when available, else stdlib
-    :mod:`doctest` parsing), or, when it has none, its prose examples (``f(1) == 2``,
-    ``f(1) ➞ 2``: :func:`codeteam.execution.discovery.example_cases`)."""
+    """The docstring's examples as public tests: its doctest examples, or, when it has none,
+    its prose examples (``f(1) == 2``, ``f(1) ➞ 2``: :mod:`codeteam.pysource.examples`)."""
     if not info.docstring:
         return []
-    try:
-        from codeteam.execution.discovery import doctest_cases, example_cases
-    except ImportError:
-        return _stdlib_doctests(info)
+    from codeteam.documents import doctest_cases, example_cases
     first = info.docstring_lines[0] if info.docstring_lines else None
     return (doctest_cases(info.docstring, info.name, docstring_first_line=first, source=source)
             or example_cases(info.docstring, info.name, docstring_first_line=first,
                                   source=source))
-
-
-def _stdlib_doctests(info: FunctionInfo) -> list[TestCase]:
-    """Doctest examples of ``info``'s docstring; an example doctest cannot parse (e.g. a
-    string with a real newline inside) is skipped, not the whole docstring."""
-    parser = doctest.DocTestParser()
-    docstring = info.docstring or ""
-    chunks = re.split(r"\n(?=[ \t]*>>>)", docstring)
-    tests: list[TestCase] = []
-    offset = 0
-    for chunk in chunks:
-        try:
-            examples = parser.get_examples(textwrap.dedent(chunk))
-        except ValueError:
-            examples = []
-        for example in examples:
-            line = None
-            if info.docstring_lines:
-                line = info.docstring_lines[0] + offset + example.lineno
-            tests.append(TestCase(
-                id=f"doctest:{len(tests) + 1}",
-                kind="doctest",
-                origin="public",
-                source=example.source.rstrip("\n"),
-                expected=example.want.rstrip("\n"),
-                line=line,
-            ))
-        offset += chunk.count("\n") + 1
-    return tests
 
 
 # --- HumanEval family ----------------------------------------------------------------------

@@ -351,7 +351,7 @@ class Codec:
             if isinstance(found, type) and issubclass(found, BaseException):
                 return not tail
             return head in SAFE_BUILTINS and tail not in ("format", "format_map")
-        base = module[1:] if module.startswith("_") else module
+        base = module[1:] if module.startswith("_") else module  # noqa: FURB188 - 3.8 too
         if base == "operator":
             return qualname in SAFE_OPERATORS
         if base not in PURE_MODULES:

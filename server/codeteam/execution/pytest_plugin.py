@@ -79,6 +79,9 @@ class CodeteamBusy(BaseException):
     """The test reached the wall-clock backstop while under its CPU limit."""
 
 
+_LIMITS = (CodeteamTestTimeout, CodeteamBusy)  # (a tuple: the project's Python may be older)
+
+
 class ReachedTarget(BaseException):
     """Selection: the test called the judged function; it ends here."""
 
@@ -315,12 +318,12 @@ class Judge:
         """Keep the failing comparison's values, each named by where it came from: the side
         the judged function returned is the actual value (pytest's output is left as is)."""
         if self.test is None:
-            return None
+            return
         returned = [id(v) for v in (self.client.returned if self.client else [])]
         if id(right) in returned and id(left) not in returned and op in _MIRRORED:
             left, right, op = right, left, _MIRRORED[op]  # `expected == f(x)`: f's is actual
         self.test.compare = (op, _safe_repr(left), _safe_repr(right))
-        return None
+        return
 
     def _alarm(self, signum, frame):
         if signum == signal.SIGPROF:
@@ -428,14 +431,14 @@ class Judge:
         remote = _remote_traceback(value)
         if remote:
             details["longrepr"] = (details.get("longrepr", "") + "\n" + remote)[-LONGREPR_LIMIT:]
-        if isinstance(value, CodeteamTestTimeout | CodeteamBusy):
+        if isinstance(value, _LIMITS):
             details["limit"] = "timeout" if isinstance(value, CodeteamTestTimeout) else "busy"
             details["message"], details["exception_type"] = str(value), None
         entries = []
         try:
             entries = [[self._relative(str(e.path)), e.lineno + 1] for e in excinfo.traceback
                        if not _installed(str(e.path))]
-        except BaseException:  # noqa: BLE001 - a traceback pytest cannot walk
+        except BaseException:  # noqa: BLE001, S110 - a traceback pytest cannot walk
             pass
         details["traceback"] = self._judged_frames(entries, value)[-TRACEBACK_ENTRIES:]
         if compare is not None and type(value).__name__ == "AssertionError":
@@ -487,7 +490,7 @@ class Judge:
                              traceback=self._judged_frames(_frames(failure.exc_info[2], self),
                                                            inner))
                 entry["longrepr"] = _remote_traceback(inner)
-                if isinstance(inner, CodeteamTestTimeout | CodeteamBusy):
+                if isinstance(inner, _LIMITS):
                     entry["limit"] = "timeout" if isinstance(inner, CodeteamTestTimeout) else "busy"
             else:
                 entry["actual"] = _cap(failure.got or "").removesuffix("\n")
@@ -564,7 +567,8 @@ def _docstring_items(session, module, target: dict, ids: list[str]) -> list:
 
     found = module
     for part in target["qualname"].split("."):
-        found = vars(found).get(part) if isinstance(found, type | types.ModuleType) else None
+        holder = isinstance(found, (type, types.ModuleType))  # a tuple: older Pythons too
+        found = vars(found).get(part) if holder else None
     found = getattr(found, "__func__", None) or getattr(found, "fget", None) or found
     name = f"{target['module']}.{target['qualname']}"
     tests = doctest.DocTestFinder(recurse=False).find(found, name, module=module,

@@ -188,7 +188,7 @@ def borrowed_pytest(python: str) -> tuple[str, ...]:
                               timeout=30, check=False)
     except (OSError, subprocess.SubprocessError):
         return ()
-    if done.returncode == 0 or done.stdout.strip() != "%d.%d" % sys.version_info[:2]:
+    if done.returncode == 0 or done.stdout.strip() != "{}.{}".format(*sys.version_info[:2]):
         return ()
     import site
 

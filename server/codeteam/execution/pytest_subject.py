@@ -32,14 +32,38 @@ STUCK_GRACE = 0.5  # seconds after its signal before the watchdog answers for a 
 
 try:  # in the sandbox: the copy beside this file
     from _codeteam_pytest_codec import (
-        FRAMES_LIMIT, HEAPTYPE, OUTPUT_LIMIT, CannotCross, Channel, Codec, Unjudgeable,
-        _is_dunder, _raisable, exception_info, forbidden, guard_forks, receive_frame,
-        send_frame)
+        FRAMES_LIMIT,
+        HEAPTYPE,
+        OUTPUT_LIMIT,
+        CannotCross,
+        Channel,
+        Codec,
+        Unjudgeable,
+        _is_dunder,
+        _raisable,
+        exception_info,
+        forbidden,
+        guard_forks,
+        receive_frame,
+        send_frame,
+    )
 except ImportError:  # in codeteam itself
     from codeteam.execution.pytest_codec import (
-        FRAMES_LIMIT, HEAPTYPE, OUTPUT_LIMIT, CannotCross, Channel, Codec, Unjudgeable,
-        _is_dunder, _raisable, exception_info, forbidden, guard_forks, receive_frame,
-        send_frame)
+        FRAMES_LIMIT,
+        HEAPTYPE,
+        OUTPUT_LIMIT,
+        CannotCross,
+        Channel,
+        Codec,
+        Unjudgeable,
+        _is_dunder,
+        _raisable,
+        exception_info,
+        forbidden,
+        guard_forks,
+        receive_frame,
+        send_frame,
+    )
 
 
 class _Capture:

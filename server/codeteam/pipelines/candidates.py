@@ -104,7 +104,7 @@ def _public(report: TesterReport | None) -> tuple[tuple[int, int], int]:
     """((project and hidden tests passed, docstring examples passed), total) of ``report``."""
     if report is None:
         return (0, 0), 0
-    project, project_total = report.counts("public", "pytest")
+    project, _ = report.counts("public", "pytest")
     public, public_total = report.counts("public")
     hidden, hidden_total = report.counts("hidden")
     return (project + hidden, public - project), public_total + hidden_total
