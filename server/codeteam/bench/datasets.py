@@ -336,10 +336,9 @@ def _plus_tests(record: dict[str, Any]) -> list[TestCase]:
     atol = float(record.get("atol") or 0)
     root_of = "poly" if entry == "find_zero" else "None"
     # The reference is defined inside a function of the test (not exec'd) and the inputs are
-    # literals (not json.loads): the sandbox's judge then evaluates the test itself, so the
-    # verdict is not decided in the code's own process (which would not count: a pass there
-    # is "not judged"). A reference that imports more than pure standard modules still runs
-    # there (HumanEval/162's hashlib).
+    # literals (not json.loads): the values that cross between the test and the
+    # code are plain data (a test's own class or function would be a handle, and a test
+    # whose values cannot cross is "not judged").
     nested = textwrap.indent(_judgeable_reference(reference), "    ")
     tests = []
     for part in ("base", "plus"):

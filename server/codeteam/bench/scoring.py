@@ -33,7 +33,7 @@ DETAIL_LIMIT = 400
 @dataclass
 class Score:
     """The hidden tests' verdict on one program: ``passed`` when every hidden test passed,
-    judged (a pass decided in the code's own process does not count: kind "not_judged");
+    judged (a test "not judged" is no pass: kind "not_judged");
     ``kind`` (None when passed), ``error_type`` (for kind "error"), the hidden tests
     ``tests_passed`` of ``tests_total``, the scoring run's wall-clock ``seconds``, a short
     ``detail`` of the first failure, and ``tests_untrusted``: how many of the hidden tests are
@@ -244,7 +244,7 @@ def reference_timeout(score_timeout_s: float) -> float:
 
 def reference_passed(entry: dict) -> bool:
     """Whether a reference (or, :func:`codeteam.bench.repo.check_empty_bodies`, a stub) run's
-    cache entry passed its hidden tests. Its passes decided in its own process count here
+    cache entry passed its hidden tests. Its tests "not judged" count here
     (kind "not_judged"): it is the dataset's or the project's own code, not generated, so
     the question is whether the tests are sound, not whether the code could forge them. A
     generated answer gets no such credit (:func:`classify`)."""
@@ -259,18 +259,18 @@ def defect_reason(entry: dict) -> str:
 
 
 def unjudgeable_reason(entry: dict) -> str:
-    """The text shown for a task whose reference passes its hidden tests only in its own
-    process (kind "not_judged"): the tests could not be confirmed sound in the judged mode,
+    """The text shown for a task whose reference leaves hidden tests "not judged" (kind
+    "not_judged"): the tests could not be confirmed sound in the judged mode,
     and when their cause is the test itself (a value it passes cannot cross) no generated
     code can pass them either, so the task is left out of pass@1 like a defective one."""
-    return ("its hidden tests could not be judged on the reference (it passes them only in "
-            f"its own process, where a pass is not counted): {entry['detail']}")
+    return ("its hidden tests could not be judged on the reference (\"not judged\" is no "
+            f"pass): {entry['detail']}")
 
 
 @dataclass
 class ReferenceCheck:
     """The reference solutions' verdicts on the selected tasks: ``defective`` maps task ids
-    whose hidden tests fail on the reference, or that it passes only in its own process
+    whose hidden tests fail on the reference, or that it leaves "not judged"
     (:func:`unjudgeable_reason`), to the reason; ``slow`` maps task ids whose
     reference passed but needed more than the scoring time limit to the seconds it took
     (only a faster solution can pass those); ``unchecked`` lists tasks without a reference."""

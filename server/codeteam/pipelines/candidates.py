@@ -88,7 +88,7 @@ def behaviour(report: TesterReport | None) -> Behaviour:
             seen = "no outcome"
         elif outcome.passed:
             seen = "pass"
-        elif outcome.not_judged:  # passed only in its own process: no evidence either way
+        elif outcome.not_judged:  # the judge could not tell: no evidence either way
             seen = "not judged"
         elif outcome.skipped:
             seen = "skipped"
@@ -142,8 +142,8 @@ def rank(pool: list[Candidate]) -> tuple[int, list[CandidateRecord]]:
 
 
 def passes_everything(report: TesterReport | None) -> bool:
-    """The early exit: some test ran and every test that ran passed, judged (a pass decided
-    in the code's own process never ends a run early)."""
+    """The early exit: some test ran and every test that ran passed, judged (a test "not judged"
+    never ends a run early)."""
     return report is not None and report.passed
 
 

@@ -141,8 +141,8 @@ def score(report: TesterReport | None) -> tuple[int, int]:
 
 
 def status_of(report: TesterReport | None) -> Status:
-    """passed / failed / not judged from the report's verdict (the tests that ran: a pass
-    decided in the code's own process is not a pass); untested when nothing ran."""
+    """passed / failed / not judged from the report's verdict (the tests that ran: a test
+    "not judged" is not a pass); untested when nothing ran."""
     if report is None or (report.run is not None and report.run.outcomes
                           and not report.run.ran):
         return "untested"

@@ -178,8 +178,8 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
                 outcome = current.run.outcome(test.id) if current.run else None
                 if outcome is None or outcome.skipped:  # the sandbox cannot run it: no fix
                     break
-                if outcome.not_judged:  # it passed, only in the code's own process: no
-                    break  # failure to fix, and no fix can make it judged
+                if outcome.not_judged:  # the judge could not tell: no failure to fix
+                    break
                 anchors = sorted(_passing(current))
                 try:
                     candidate = await fix_code(
