@@ -27,7 +27,7 @@ from pathlib import Path
 
 from codeteam.documents import task_for, with_project_tests
 from codeteam.execution.sandbox import SandboxPolicy
-from codeteam.execution.suite import run_suite as run_all
+from codeteam.execution.suite import run_suite
 
 CLAMP = '''def clamp(x, lo, hi):
     """Clamp x into [lo, hi].
@@ -70,7 +70,7 @@ async def in_process(path: Path, policy: SandboxPolicy) -> list[tuple[float, int
         started = time.monotonic()
         task = task_for(path.read_text(), "clamp", path=path)
         task = await with_project_tests(task, path=path, root=None, policy=policy)
-        run = await run_all(task, task.program_with(task.stub), task.public_tests, policy)
+        run = await run_suite(task.program_with(task.stub), task.public_tests, policy)
         times.append((time.monotonic() - started, len(run.ran), len(run.passed)))
     return times
 

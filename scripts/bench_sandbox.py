@@ -2,13 +2,14 @@
 
     .venv/bin/python scripts/bench_sandbox.py [--runs 50] [--modes bwrap,none] [--kind assert]
 
-``--kind`` is any of assert, doctest (both decided by the harness's judge), subject (an assert
-using a module constant, so run in the code's own process), pytest (a workspace test function), fixture (one that
-takes ``tmp_path``, run under pytest itself); default assert,doctest.
+``--kind`` is any of assert (an AI test: a generated test module), doctest (the function's
+docstring example, pytest's doctest runner), constant (an assert using a module constant);
+default assert,doctest.
 
-Each run is a full :func:`codeteam.execution.runner.run_tests` call (files copied in, bwrap,
-interpreter start, harness, one test, results parsed), measured from the caller's side. A
-benchmark, not a test: nothing here asserts on time.
+Each run is a full :func:`codeteam.execution.suite.run_suite` call (the module as a project of
+one file, bwrap, pytest's start with the judge plugin, the subject's start, one test, results
+parsed), measured from the caller's side. A benchmark, not a test: nothing here asserts on
+time.
 """
 
 from __future__ import annotations
@@ -23,24 +24,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
 from codeteam.execution.models import TestCase
-from codeteam.execution.runner import run_tests
 from codeteam.execution.sandbox import SandboxPolicy, sandbox_problem
+from codeteam.execution.suite import run_suite
+from codeteam.task import Task
 
-PROGRAM = "ONE = 1\n\n\ndef add(a, b):\n    return a + b\n"
+PROGRAM = 'ONE = 1\n\n\ndef add(a, b):\n    """Add.\n\n    >>> add(1, 2)\n    3\n    """\n' \
+    "    return a + b\n"
 TESTS = {
     "assert": TestCase(id="a", kind="assert", origin="ai", source="assert add(1, 2) == 3"),
-    "doctest": TestCase(id="d", kind="doctest", origin="public", source="add(1, 2)", expected="3"),
-    # a test using more of the module than its functions: run in the code's own process
-    "subject": TestCase(id="s", kind="assert", origin="ai", source="assert add(1, ONE) == 2"),
-    "pytest": TestCase(id="p", kind="pytest", origin="public", name="test_add",
-                       setup="from solution import add\n", line=2,
-                       source="def test_add():\n    assert add(1, 2) == 3\n"),
-    # a workspace test taking a fixture runs under pytest itself (loaded once per run)
-    # (its setup is the whole module it runs in, the test included)
-    "fixture": TestCase(id="f", kind="pytest", origin="public", name="test_add", line=2,
-                        source="def test_add(tmp_path):\n    assert add(1, 2) == 3\n",
-                        setup="from solution import add\n\ndef test_add(tmp_path):\n"
-                              "    assert add(1, 2) == 3\n", fixtures=["tmp_path"]),
+    "doctest": TestCase(id="doctest:1", kind="doctest", origin="public", source="add(1, 2)",
+                        expected="3"),
+    "constant": TestCase(id="c", kind="assert", origin="ai", source="assert add(1, ONE) == 2"),
 }
 
 
@@ -53,11 +47,13 @@ def percentile(values: list[float], fraction: float) -> float:
 async def bench(mode: str, kind: str, runs: int) -> list[float]:
     policy = SandboxPolicy(mode=mode)
     test = TESTS[kind]
-    await run_tests(PROGRAM, [test], policy=policy)  # warm-up (and the one-time bwrap check)
+    task = Task.from_source(PROGRAM, "add")
+    program = task.program_with(task.stub)
+    await run_suite(program, [test], policy)  # warm-up (and the one-time bwrap check)
     times = []
     for _ in range(runs):
         started = time.perf_counter()
-        report = await run_tests(PROGRAM, [test], policy=policy)
+        report = await run_suite(program, [test], policy)
         times.append((time.perf_counter() - started) * 1000)
         if not report.all_passed:
             raise SystemExit(f"the trivial test did not pass: {report.outcomes}")

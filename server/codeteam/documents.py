@@ -1,7 +1,7 @@
 """From a document on disk or in the editor to a :class:`~codeteam.task.Task` with its public
-tests: the docstring's examples (stdlib doctest, read here without running anything) and the
-project's pytest tests that call the function (:func:`with_project_tests`: chosen by running
-them in the sandbox, see :mod:`codeteam.execution.pytest_run`)."""
+tests: the docstring's examples (read here without running anything) and the project's pytest
+tests that reach the function (:func:`with_project_tests`: chosen by a judged pytest session in
+the sandbox, see :mod:`codeteam.execution.pytest_run`)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from codeteam.execution.discovery import doctest_cases, example_cases
-from codeteam.execution.models import TestCase
+from codeteam.execution.models import TestCase, TestOrigin
 from codeteam.execution.pytest_run import (
-    candidate_files,
-    runs_doctests,
+    has_tests,
     select_tests,
     selection_cases,
     target_for,
@@ -21,6 +19,7 @@ from codeteam.execution.pytest_run import (
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.project import Project, lone_module_name, project_for
 from codeteam.project_context import DEFAULT_BUDGET, build_project_context
+from codeteam.pysource import examples
 from codeteam.pysource.functions import FunctionInfo, locate
 from codeteam.task import Task
 
@@ -34,6 +33,23 @@ def module_name_for(path: Path | None, project: Project | None = None) -> str:
     return lone_module_name(path)
 
 
+def doctest_cases(docstring: str, function_name: str, *, origin: TestOrigin = "public",
+                  **where) -> list[TestCase]:
+    """The docstring's doctest examples as tests (see
+    :func:`codeteam.pysource.examples.doctest_cases`; ``where``: ``docstring_first_line``,
+    ``source``)."""
+    return [TestCase(origin=origin, **vars(e))
+            for e in examples.doctest_cases(docstring, function_name, **where)]
+
+
+def example_cases(docstring: str, function_name: str, *, origin: TestOrigin = "public",
+                  **where) -> list[TestCase]:
+    """The docstring's prose examples as ``assert`` tests (see
+    :func:`codeteam.pysource.examples.example_cases`)."""
+    return [TestCase(origin=origin, **vars(e))
+            for e in examples.example_cases(docstring, function_name, **where)]
+
+
 def public_tests(
     source: str,
     info: FunctionInfo,
@@ -43,7 +59,7 @@ def public_tests(
 ) -> list[TestCase]:
     """The function's docstring examples: its doctest examples or, when it has none, its prose
     examples (``f(1) == 2``, ``f(1) ➞ 2``; see
-    :func:`~codeteam.execution.discovery.example_cases`). ``path`` and ``workspace_root`` are
+    :func:`~codeteam.pysource.examples.example_cases`). ``path`` and ``workspace_root`` are
     accepted for callers of old; the project's pytest tests are added by
     :func:`with_project_tests`."""
     tests: list[TestCase] = []
@@ -111,17 +127,20 @@ async def with_project_tests(
     python: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Task:
-    """``task`` with the project's pytest tests that call the function added to its public
-    tests (chosen by running them: :func:`~codeteam.execution.pytest_run.select_tests`, on the
-    task's module text) and ``pytest_target`` set; tests that could not run are added with the
-    reason (reported as not run). When pytest runs the function's doctest itself (the project
-    uses ``--doctest-modules``), that pytest test replaces the stdlib docstring examples, so
-    the verdict is the project's own. Unchanged when ``path`` is None (an unsaved document),
-    or when no test file names the function and the project does not run doctests (no
-    process started). The project is ``task.project`` (else :func:`~codeteam.project.project_for`
-    of ``path``, ``root`` and ``python``); a lone module's folder (or ``root``) is searched as
-    its project. Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
+    """``task`` with the project's pytest tests that reach the function added to its public
+    tests (chosen by a judged pytest session of everything plain pytest collects:
+    :func:`~codeteam.execution.pytest_run.select_tests`, on the task's module text) and
+    ``pytest_target`` set; tests that could not run are added with the reason (reported as not
+    run). When pytest runs the function's doctest itself (the project's
+    ``--doctest-modules``), that pytest test replaces the docstring examples, so the verdict
+    is the project's own; when the project's tests reach the function but its configuration
+    does not run its doctests, the docstring examples are ``advisory`` (a failing one is a
+    disagreement between docstring and code, not a failure). Unchanged when ``path`` is None
+    (an unsaved document) or the project has nothing pytest would collect (no process
+    started). The project is ``task.project`` (else :func:`~codeteam.project.project_for` of
+    ``path``, ``root`` and ``python``); a lone module's folder (or ``root``) is searched as its
+    project. Raises :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox
+    cannot run."""
     if path is None or not path.is_file():  # unsaved: nothing on disk to lay the text over
         return task
     path = path.resolve()
@@ -131,8 +150,7 @@ async def with_project_tests(
     if project.lone:  # no project around the file: its folder, as a workspace of old
         project = project.model_copy(update={"root": str(Path(root or path.parent).resolve())})
     root = Path(project.root)
-    found = await asyncio.to_thread(candidate_files, root, task.name)
-    if not found.tests and not runs_doctests(root):
+    if not await asyncio.to_thread(has_tests, root):
         return task
     if progress is not None:
         progress("tester: selecting the project's tests")
@@ -149,7 +167,10 @@ async def with_project_tests(
     target = target.model_copy(update={"rootdir": selection.rootdir})
     public = list(task.public_tests)
     if selection.doctests:
-        public = [t for t in public if not (t.kind == "doctest" and t.origin == "public")]
+        public = [t for t in public if not (t.kind != "pytest" and t.origin == "public")]
+    elif selection.selected:
+        public = [t.model_copy(update={"advisory": True}) if t.kind != "pytest" else t
+                  for t in public]
     public += selection_cases(selection)
     update: dict = {"public_tests": public, "pytest_target": target}
     if task.project is None and not project.lone:  # the other tests import it there too
@@ -157,6 +178,7 @@ async def with_project_tests(
     return task.model_copy(update=update)
 
 
-SELECTION_TIMEOUT_S = 60.0
-"""Wall-clock (and CPU) seconds for the selection run: every test in the files that name the
-function runs once (the candidate runs use the ``test_timeout_s`` setting)."""
+SELECTION_TIMEOUT_S = 120.0
+"""Wall-clock (and CPU) seconds for the selection session: every test plain pytest collects
+runs once, each ending at its first call of the function (the tests never reached in time
+are named, "not looked at")."""

@@ -10,8 +10,7 @@ import re
 
 from pydantic import BaseModel, Field
 
-from codeteam.execution.models import TestCase
-from codeteam.execution.pytest_run import PytestTarget
+from codeteam.execution.models import Program, PytestTarget, TestCase
 from codeteam.project import Project
 from codeteam.project_context import ProjectContext, build_project_context
 from codeteam.pysource.docstrings import read_plan, strip_plan
@@ -24,33 +23,6 @@ from codeteam.pysource.functions import (
     locate,
     replace_span,
 )
-
-
-class Program(BaseModel):
-    """A module's text with the function under test replaced by candidate code.
-
-    ``function_start`` is the 0-based line where the function starts in ``text`` and
-    ``function_lines`` how many lines it has, so a 1-based traceback line of the program maps
-    to a line of the function (:meth:`function_offset`).
-
-    ``original`` is the module as the user wrote it (before the candidate replaced the
-    function), ``qualname`` the function's qualified name and ``original_start`` its 0-based
-    first line there: the test harness's judge imports the judge view of ``original``
-    (:mod:`codeteam.execution.judge_view`), never ``text``. None for a program given as text
-    alone (then the harness judges calls of plain data only).
-    """
-
-    text: str
-    function_start: int
-    function_lines: int
-    original: str | None = None
-    qualname: str | None = None
-    original_start: int | None = None
-
-    def function_offset(self, program_line: int) -> int | None:
-        """0-based line within the function for 1-based ``program_line``; None outside it."""
-        offset = program_line - 1 - self.function_start
-        return offset if 0 <= offset < self.function_lines else None
 
 
 class Task(BaseModel):
@@ -160,16 +132,26 @@ class Task(BaseModel):
         )
 
     def program_with(self, code: str) -> Program:
-        """The module with the function replaced by ``code`` (a function at column 0)."""
+        """The module with the function replaced by ``code`` (a function at column 0), and
+        where it is judged (:class:`~codeteam.execution.models.Program`)."""
         new_function = indent_function(code, self.indent)
         text = replace_span(self.module_source, self.start_line, self.end_line, new_function)
+        return self.program_of(text, self.start_line, new_function.count("\n") or 1)
+
+    def program_of(self, text: str, function_start: int, function_lines: int) -> Program:
+        """A whole module ``text`` (a reference solution, the original file) judged as this
+        task's program: the function starts at 0-based ``function_start`` there and has
+        ``function_lines`` lines; the judge view is made from this task's module text."""
         return Program(
             text=text,
-            function_start=self.start_line,
-            function_lines=new_function.count("\n") or 1,
+            function_start=function_start,
+            function_lines=function_lines,
             original=self.module_source,
             qualname=self.qualname,
             original_start=self.start_line,
+            module_name=self.module_name,
+            project=self.project,
+            pytest_target=self.pytest_target,
         )
 
     def context(self) -> str:

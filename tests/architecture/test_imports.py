@@ -38,7 +38,7 @@ def test_no_lsp_types_below_the_editor():
     assert offenders == []
 
 
-RUNS_CODE = {"codeteam.execution.runner", "codeteam.execution.sandbox",
+RUNS_CODE = {"codeteam.execution.sandbox",
              "codeteam.execution.sandbox_command", "codeteam.execution.sandbox_subjects",
              "codeteam.execution.sandbox_mounts", "codeteam.execution.run_budget",
              "codeteam.execution.pytest_run",

@@ -1,7 +1,7 @@
 """``codeteam bench --repo`` scores judged: the generated body runs in a process of its own
 (the judge view of the task's module is what pytest imports), so it cannot write its own
-verdict; the tests the judge cannot decide (calibrated on the project's real body) run the
-old way and are counted as untrusted, per row and in summary.md."""
+verdict. A test whose argument is an object of a class of the test file, and one that changes
+another module's state, are judged too (the object crosses by state, the state is sent)."""
 
 from __future__ import annotations
 
@@ -162,50 +162,30 @@ def project(tmp_path):
     return make_project(tmp_path / "calc-project")
 
 
-async def test_correct_bodies_pass_judged_and_the_one_process_tests_are_counted(
-        scripted, project, tmp_path):
+async def test_correct_bodies_pass_judged(scripted, project, tmp_path):
     script(scripted, ORACLE)
     out = tmp_path / "out"
     summary = await bench(scripted, out, repo=project, pipelines=["direct"])
-    # area and scaled pass only in the code's own process: not counted, so their correct
-    # bodies do not pass (the policy: such a verdict counts against the code, never for it),
-    # and since their original bodies pass only that way too, no code could pass them: they
-    # are left out of pass@1, with the reason.
     assert summary["pipelines"]["direct"]["pass@1"] == 1.0
-    assert summary["pipelines"]["direct"]["tasks"] == 2
-    left_out = summary["defective"]["tasks"]
-    assert set(left_out) == {"calc/ops.py::area", "calc/ops.py::scaled"}
-    assert all("could not be judged on the reference" in why for why in left_out.values())
+    assert summary["pipelines"]["direct"]["tasks"] == 4
+    assert summary["defective"]["tasks"] == {}
     rows = {task: row for (task, _), row in ResultsLog(out / "results.jsonl").load().items()}
     assert set(rows) == {f"calc/ops.py::{n}" for n in ORACLE}
-    assert rows["calc/ops.py::double"].passed and rows["calc/ops.py::triple"].passed
-    for name in ("area", "scaled"):
-        row = rows[f"calc/ops.py::{name}"]
-        assert not row.passed and row.kind == "not_judged" and row.tests_passed == 0, row
-    # Judged: the verdicts of double and triple never came from the code's own process.
-    assert (rows["calc/ops.py::double"].tests_total,
-            rows["calc/ops.py::double"].tests_untrusted) == (2, 0)
-    assert rows["calc/ops.py::triple"].tests_untrusted == 0
-    # The test whose argument is an object of a class of the test file, and the one that
-    # changes another module's state (the judge misjudges it on the real body: calibration),
-    # were scored the old way, and say so.
-    assert rows["calc/ops.py::area"].tests_untrusted == 1
-    assert rows["calc/ops.py::scaled"].tests_untrusted == 1
-    # the verdicts counted are those of the tasks scored (area and scaled are left out)
-    assert summary["repo"]["hidden_verdicts"] == {"judged": 3, "untrusted": 0}
+    assert all(row.passed and row.tests_untrusted == 0 for row in rows.values()), rows
+    assert (rows["calc/ops.py::double"].tests_total, rows["calc/ops.py::area"].tests_total,
+            rows["calc/ops.py::scaled"].tests_total) == (2, 1, 1)
+    assert summary["repo"]["hidden_verdicts"] == {"judged": 5, "not_judged": 0}
     text = (out / "summary.md").read_text()
-    assert "- hidden-test verdicts: 3 judged" in text
-    assert "calc/ops.py::area" in text and "could not be judged on the reference" in text
-    assert "or passes them only in its own process; excluded from pass@1): 2" in text
+    assert "- hidden-test verdicts: 5 judged" in text
 
 
-# Makes every test report of the process it runs in a pass, and is wrong: area's test runs in
-# the code's own process (its argument is an object of a class of the test file).
+# Makes every test report of the process it runs in a pass, and is wrong (area's test passes an
+# object of a class of the test file: it crosses by state to the code's own process).
 PATCHED_AREA = PATCHED_RUNNER.replace("def triple(x):", "def area(shape):").replace(
     '"""Three times x."""', '"""The area."""')
 
 
-async def test_an_untrusted_hidden_pass_does_not_make_a_task_pass(project):
+async def test_a_forging_body_fails_judged_where_its_argument_is_a_test_files_object(project):
     from codeteam.bench.repo import load_repo
     from codeteam.bench.scoring import score_code, scoring_policy
 
@@ -213,14 +193,12 @@ async def test_an_untrusted_hidden_pass_does_not_make_a_task_pass(project):
     (item,) = dataset.tasks
     policy = scoring_policy("bwrap", 30.0)
     right = await score_code(item, ORACLE["area"], policy=policy)
-    assert (right.passed, right.kind, right.tests_untrusted) == (False, "not_judged", 1), right
-    assert "passed only in the code's own process" in right.detail
+    assert (right.passed, right.tests_untrusted) == (True, 0), right
     forged = await score_code(item, PATCHED_AREA, policy=policy)
-    assert (forged.passed, forged.kind, forged.tests_passed) == (False, "not_judged", 0), forged
-    # an untrusted failure still fails
+    assert (forged.passed, forged.tests_passed) == (False, 0), forged
     wrong = await score_code(item, "def area(shape):\n    return shape.width + shape.height",
                              policy=policy)
-    assert (wrong.passed, wrong.kind, wrong.tests_untrusted) == (False, "wrong_answer", 1), wrong
+    assert (wrong.passed, wrong.kind) == (False, "wrong_answer"), wrong
 
 
 async def test_a_forging_body_fails_on_repo(scripted, project, tmp_path):
@@ -237,17 +215,22 @@ async def test_a_forging_body_fails_on_repo(scripted, project, tmp_path):
     assert "os._exit(0)" in rows["calc/ops.py::double"].code  # the forger was scored
 
 
-async def test_the_same_bodies_forge_a_one_process_run(project):
-    """Why judging matters: scored the old way (one process), both forgers pass."""
-    from codeteam.bench.repo import load_repo
-    from codeteam.bench.scoring import scoring_policy
-    from codeteam.execution.pytest_run import run_pytest_tests
+def test_the_same_bodies_forge_plain_pytest(project):
+    """Why judging matters: with the body in pytest's own process (plain pytest on the
+    project), both forgers pass."""
+    import subprocess
+    import sys
 
-    dataset, _ = await load_repo(project, mode="bwrap", patterns=["*double", "*triple"])
-    policy = scoring_policy("bwrap", 30.0)
-    for item, body in zip(dataset.tasks, (FAKE_LINES, PATCHED_RUNNER), strict=True):
-        program = item.task.program_with(body)
-        run = await run_pytest_tests(item.pytest_target, program.text, item.hidden_tests,
-                                     policy, rootdir=item.pytest_target.rootdir)
-        assert [o.status for o in run.outcomes] == ["passed"] * len(item.hidden_tests), (
-            item.task_id, run.outcomes)
+    ops = project / "calc/ops.py"
+    original = ops.read_text()
+    for name, body in (("double", FAKE_LINES), ("triple", PATCHED_RUNNER)):
+        forged = original.replace(textwrap.indent(ORACLE[name], "") + "\n", body + "\n")
+        assert forged != original
+        ops.write_text(forged)
+        try:
+            done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                   "-k", name], cwd=project, capture_output=True, text=True,
+                                  check=False)
+        finally:
+            ops.write_text(original)
+        assert done.returncode == 0 or "passed" in done.stdout, done.stdout[-1500:]

@@ -39,7 +39,7 @@ async def test_known_correct_solution_passes(item):
 
 
 async def test_reference_solution_passes(item):
-    score = await score_program(item.reference, item.hidden_tests, module_name="solution",
+    score = await score_program(item.reference, item.hidden_tests,
                                 policy=scoring_policy("bwrap", 10))
     assert score.passed
 
@@ -113,7 +113,7 @@ return (lo + hi) / 2
 """
     program = find_zero.task.program_with(with_body(find_zero, bisect))
     base = [t for t in find_zero.hidden_tests if t.id == "hidden:base"]
-    root = await score_program(program, base, module_name="solution", policy=policy)
+    root = await score_program(program, base, policy=policy)
     assert root.passed, root
 
 
@@ -124,6 +124,6 @@ async def test_a_module_import_the_sandbox_lacks_is_an_error_not_a_wrong_answer(
     task = Task.from_source("import codeteam_no_such_package\n\n\ndef f():\n    pass\n", "f")
     tests = [TestCase(id="hidden:1", kind="assert", origin="hidden", source="assert f() == 1")]
     score = await score_program(task.program_with("def f():\n    return 1\n"), tests,
-                                module_name="solution", policy=scoring_policy("bwrap", 10))
+                                policy=scoring_policy("bwrap", 10))
     assert not score.passed
     assert score.kind == "error" and score.error_type == "ModuleNotFoundError"

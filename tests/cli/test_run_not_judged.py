@@ -1,5 +1,5 @@
-"""``codeteam run`` on code whose only passes were decided in its own process: not "passed",
-exit status 1, and the report says why (issue 13's reproduction was exit 0, "passed")."""
+"""``codeteam run`` on code whose only test cannot be judged: not "passed", exit status 1, and the
+report says why (issue 13's reproduction was exit 0, "passed")."""
 
 from __future__ import annotations
 
@@ -12,20 +12,20 @@ from scripted_replies import DIRECT
 
 pytestmark = pytest.mark.sandbox
 
-# The example passes an object of a class it defines: it cannot cross to the code's process, so
-# the judge does not run it itself, the code's process does,
-# and there this object's repr is whatever the example expects.
+# The example passes an object of a class it makes at run time: it cannot cross to the code's
+# process, so no candidate can be judged on it (once, in one process, this object's repr was
+# whatever the example expects: a forged pass).
 STUB = 'def double(x):\n    """Double x.\n\n    >>> double(type("N", (int,), {})(2))\n    4\n    """\n'
 FORGER = ("```python\ndef double(x):\n    class Four:\n        def __repr__(self):\n"
           "            return '4'\n\n    return Four()\n```")
 
 
-def test_a_forged_pass_in_the_codes_own_process_exits_1_not_judged(scripted, tmp_path: Path):
+def test_a_test_no_code_can_be_judged_on_exits_1_not_judged(scripted, tmp_path: Path):
     path = tmp_path / "m.py"
     path.write_text(STUB)
     scripted.reply(DIRECT, FORGER)
     done = codeteam_run(scripted, str(path), "--function", "double", "--pipeline", "direct")
     assert "# direct: not judged; 0/1 tests passed; 1 not judged" in done.stderr, done.stderr
     assert "NOT JUDGED public test" in done.stderr
-    assert "passed only in the code's own process, so not counted" in done.stderr
+    assert "the test's arguments could not cross to the code under test" in done.stderr
     assert done.returncode == 1

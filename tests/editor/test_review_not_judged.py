@@ -1,6 +1,6 @@
-"""Review with tester when a test could only be decided in the code's own process: its pass
-is not counted, and the editor says so (a diagnostic on the test's line, "not judged" in the
-summary and the answer), rather than dropping it or calling the code "failed"."""
+"""Review with tester when a test cannot be judged: it counts neither way, and the editor says so
+(a diagnostic on the test's line with the reason, "not judged" in the summary and the answer),
+rather than dropping it or calling the code "failed"."""
 
 from __future__ import annotations
 
@@ -20,9 +20,8 @@ pytestmark = [
     pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
 ]
 
-# Right code. The first example passes an object of a class it defines (it cannot cross to
-# the code's process), which the sandbox's judge does not run itself: it is decided in the
-# code's own process; so is the second, whose setup replays the first (doctest state).
+# Right code. The first example passes an object of a class it makes at run time: it cannot
+# cross to the code's process, so it is not judged; the second is judged (and passes).
 RIGHT = '''def running_max(xs):
     """Return the running maximum of xs.
 
@@ -42,7 +41,7 @@ def by_code(diagnostics):
     return {d.code: d for d in diagnostics}
 
 
-async def test_a_test_decided_in_the_codes_own_process_is_shown_not_judged(
+async def test_a_test_that_cannot_be_judged_is_shown_not_judged(
         start, scripted, client_kind):
     started = await start(client_kind, ai_tests=0)
     scripted.reply(TESTER, "no tests")
@@ -55,16 +54,16 @@ async def test_a_test_decided_in_the_codes_own_process_is_shown_not_judged(
     assert answer["status"] == "not judged", answer  # neither "passed" nor "failed"
     assert "not judged" in answer["message"]
     diagnostics = by_code(client.diagnostics[document.uri])
-    assert set(diagnostics) == {"doctest:1", "doctest:2", "summary"}
+    assert set(diagnostics) == {"doctest:1", "summary"}
     shown = diagnostics["doctest:1"]
     assert shown.range.start.line == document.line_of('>>> running_max(type("L", (list,), {})([2, 1]))')
     assert shown.severity == types.DiagnosticSeverity.Information
     assert shown.message.startswith('test not judged: >>> running_max(type("L"')
-    assert "passed only in the code's own process, so not counted" in shown.message
-    assert "why: the sandbox's judge does not run this test itself" in shown.message
+    assert "not judged: neither a pass nor a failure" in shown.message
+    assert "why: the test's arguments could not cross to the code under test" in shown.message
     summary = diagnostics["summary"].message
-    assert summary.startswith("codeteam review: not judged: 0/2 public tests passed")
-    assert "2 not judged" in summary
+    assert summary.startswith("codeteam review: not judged: 1/2 public tests passed")
+    assert "1 not judged" in summary
 
 
 def test_review_problems_show_each_not_judged_test_and_keep_failures():
@@ -73,13 +72,13 @@ def test_review_problems_show_each_not_judged_test_and_keep_failures():
              TestCase(id="ai:1", kind="assert", origin="ai", source="assert f(2) == 3"),
              TestCase(id="ai:2", kind="assert", origin="ai", source="assert f(3) == 4")]
     run = RunReport(outcomes=[
-        TestOutcome(test_id="doctest:1", status="passed", trusted=False),
-        TestOutcome(test_id="ai:1", status="failed", expected="3", actual="5", trusted=False),
+        TestOutcome(test_id="doctest:1", status="not judged", message="a value could not cross"),
+        TestOutcome(test_id="ai:1", status="failed", expected="3", actual="5"),
         TestOutcome(test_id="ai:2", status="passed"),
     ])
     report = build_report(tests, run, round_number=1)
     result = Result(pipeline="review", status=status_of(report), reports=[report])
-    assert result.status == "failed"  # an untrusted failure still fails
+    assert result.status == "failed"  # a failure beside a test not judged still fails
     problems = {p.code: p for p in review_problems(result, stub_start_line=10, def_offset=0,
                                                    function_lines=8)}
     assert set(problems) == {"doctest:1", "ai:1", "summary"}

@@ -1,13 +1,13 @@
 """Generated code cannot forge its own verdict (issue 13, item 1): three bodies that made a
 failing function "pass" when the tested code ran in the process that judged it. Each must now
-fail for docstring examples and AI tests alike, and the judge's outcomes are trusted."""
+fail for docstring examples and AI tests alike: the code runs apart from the judge."""
 
 from __future__ import annotations
 
 import pytest
+from judge_support import run_tests
 
 from codeteam.execution.models import TestCase
-from codeteam.execution.runner import run_tests
 from codeteam.task import Task
 
 pytestmark = pytest.mark.sandbox
@@ -106,7 +106,6 @@ async def test_forged_verdicts_fail(body, policy):
     statuses = [o.status for o in report.outcomes]
     assert len(statuses) == 4
     assert "passed" not in statuses, report.outcomes
-    assert all(getattr(o, "trusted", True) for o in report.outcomes)  # decided by the judge, not by the code
 
 
 async def test_the_chameleon_is_named(policy):
@@ -123,7 +122,6 @@ async def test_honest_code_still_passes(policy):
     program = Task.from_source(MODULE, "running_max").program_with(good)
     report = await run_tests(program, _tests(), policy=policy)
     assert [o.status for o in report.outcomes] == ["passed"] * 4
-    assert all(getattr(o, "trusted", True) for o in report.outcomes)
 
 
 THROUGH_PROC = """\
@@ -159,7 +157,7 @@ async def test_the_judge_cannot_be_reached_through_proc(policy):
     tests = [TestCase(id="a", kind="assert", origin="ai", source="assert running_max([1]) == [1]")]
     report = await run_tests(program, tests, policy=policy)
     (outcome,) = report.outcomes
-    assert outcome.status == "failed" and outcome.trusted, outcome
+    assert outcome.status == "failed", outcome
     assert outcome.actual == "[]"  # nothing of another process was reachable
 
 
@@ -228,15 +226,11 @@ async def test_what_the_judge_sees_of_calls(policy):
     ]
     report = await run_tests(_program(), tests, module_name="shapes", policy=policy)
     by_id = {o.test_id: o for o in report.outcomes}
-    assert [o.status for o in report.outcomes] == ["passed"] * 5 + ["error"] + ["passed"] * 2
-    assert by_id["print"].stdout == "" and by_id["print"].actual == "hello ann"
+    assert [o.status for o in report.outcomes] == ["passed"] * 5 + ["failed"] + ["passed"] * 2
     error = by_id["error"]
     assert (error.exception_type, error.message) == ("ValueError", "negative: -3")
-    assert error.function_line == 2 and error.trusted
-    assert 'File "shapes.py"' in error.traceback
-    # Point is the module's own class: the judge has it (the judge view), so every test is
-    # decided there
-    assert report.untrusted == []
+    assert error.function_line == 2
+    assert 'shapes.py", line' in error.traceback and "_codeteam" not in error.traceback
 
 
 EXECED_CHAMELEON = '''\
@@ -269,4 +263,4 @@ async def test_a_humaneval_style_check_is_judged(policy):
         program = Task.from_source(MODULE, "running_max").program_with(body)
         report = await run_tests(program, [test], policy=policy)
         (outcome,) = report.outcomes
-        assert (outcome.status, outcome.trusted) == (status, True), outcome
+        assert outcome.status == status, outcome

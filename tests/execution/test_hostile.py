@@ -12,10 +12,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+from judge_support import run_tests
 
 from codeteam.execution.models import RunReport, TestCase
-from codeteam.execution.runner import run_tests
 from codeteam.execution.sandbox import SandboxPolicy
+from codeteam.execution.suite import session_policy
 
 pytestmark = pytest.mark.sandbox
 
@@ -30,7 +31,8 @@ async def _run(program: str, *sources: str, policy: SandboxPolicy = POLICY) -> R
     tests = [_assert(f"t{i}", source) for i, source in enumerate(sources)]
     started = time.monotonic()
     report = await run_tests(program, tests, policy=policy)
-    assert time.monotonic() - started < policy.timeout_s + 3  # bounded, whatever the code did
+    bound = session_policy(policy, len(tests)).timeout_s  # the run's wall-clock backstop
+    assert time.monotonic() - started < bound + 3  # bounded, whatever the code did
     assert len(report.outcomes) == len(tests)
     return report
 
@@ -49,7 +51,7 @@ async def test_deleting_files_outside_fails(tmp_path):
         "shutil.rmtree(os.path.dirname(TARGET))",
         f"os.remove({str(Path.cwd() / 'pyproject.toml')!r})",
     )
-    assert [o.status for o in report.outcomes] == ["error"] * 3
+    assert [o.status for o in report.outcomes] == ["failed"] * 3
     assert report.outcomes[0].exception_type == "FileNotFoundError"
     assert sentinel.read_text() == "keep me"
     assert (Path.cwd() / "pyproject.toml").exists()
@@ -68,10 +70,10 @@ async def test_writing_to_home_fails():
     assert report.outcomes[0].exception_type in ("OSError", "PermissionError", "FileNotFoundError")
     report = await _run(
         "import pathlib\n",
-        f"pathlib.Path.home().joinpath({name!r}).write_text('x')",
+        f"pathlib.Path.home().joinpath({name!r}).write_text('x')",  # the sandbox's own $HOME
         f"pathlib.Path({home!r}, '.bashrc').write_text('x')",
     )
-    assert [o.status for o in report.outcomes] == ["error", "error"]
+    assert [o.status for o in report.outcomes] == ["passed", "failed"]
     assert not (Path.home() / name).exists()
     assert _home_listing() - before == set()
 
@@ -93,8 +95,8 @@ async def test_no_network_to_the_host():
     finally:
         listener.close()
     connect, dns = report.outcomes
-    assert connect.status == "error" and connect.exception_type == "ConnectionRefusedError"
-    assert dns.status == "error"
+    assert connect.status == "failed" and connect.exception_type == "ConnectionRefusedError"
+    assert dns.status == "failed"
 
 
 def _processes_named(comm: str) -> list[int]:
@@ -112,16 +114,16 @@ def _processes_named(comm: str) -> list[int]:
 
 async def test_fork_bomb_is_contained():
     comm = f"bomb{uuid.uuid4().hex[:8]}"
-    bomb = (
-        "import os\n"
-        f"open('/proc/self/comm', 'w').write({comm!r})\n"
-        "while True:\n"
-        "    try:\n"
-        "        os.fork()\n"
-        "    except OSError:\n"
-        "        pass\n"
+    bomb = (  # the code under test (the judge, not dumpable, could not even name itself)
+        "import os\n\n\ndef bomb():\n"
+        f"    open('/proc/self/comm', 'w').write({comm!r})\n"
+        "    while True:\n"
+        "        try:\n"
+        "            os.fork()\n"
+        "        except OSError:\n"
+        "            pass\n"
     )
-    report = await _run("", bomb, "assert 1 + 1 == 2")
+    report = await _run(bomb, "bomb()", "assert 1 + 1 == 2")
     bomb_outcome, after = report.outcomes
     assert bomb_outcome.status == "timeout", bomb_outcome
     assert after.status == "passed"  # the harness cleared the bomb's processes
@@ -131,7 +133,7 @@ async def test_fork_bomb_is_contained():
 async def test_huge_allocation_is_a_memory_error():
     report = await _run("", "b = bytearray(8 * 1024 ** 3)", "assert True")
     alloc, after = report.outcomes
-    assert alloc.status == "error" and alloc.exception_type == "MemoryError"
+    assert alloc.status == "failed" and alloc.exception_type == "MemoryError"
     assert after.status == "passed"
 
 
@@ -143,49 +145,43 @@ async def test_endless_loops_time_out():
     assert after.status == "passed"
 
 
-async def test_a_loop_in_c_is_ended_by_the_watchdog():
-    # sum() over an endless iterator never returns to the interpreter loop, so SIGALRM cannot
-    # interrupt it; faulthandler's watchdog thread ends the subject 1 s after the test's limit.
+async def test_a_loop_in_c_is_ended_by_the_cpu_limit():
+    # sum() over an endless iterator never returns to the interpreter loop (nor lets another
+    # thread run): the subject's CPU rlimit, a second past the test's CPU time, ends it.
     policy = SandboxPolicy(timeout_s=10, per_test_timeout_s=0.5)
     program = "import itertools\n\ndef total():\n    return sum(itertools.repeat(1))\n"
-    started = time.monotonic()
     report = await _run(program, "total()", "pass", policy=policy)
-    assert time.monotonic() - started < 4
     stuck, never = report.outcomes
     assert not report.killed
-    assert stuck.status == "timeout" and "did not stop" in stuck.message
-    assert stuck.program_line == 4
+    assert stuck.status == "timeout" and "outside Python" in stuck.message
     assert never.status == "passed"  # the stuck subject was ended; a fresh one runs the rest
 
 
 async def test_the_wall_clock_is_the_backstop():
-    # the code disarms the watchdog first: only the whole-run timeout is left
+    # the code lifts its CPU rlimit first and sleeps off the CPU: the per-test wall-clock
+    # backstop ends the test, which counts neither way (never a pass)
     policy = SandboxPolicy(timeout_s=2, per_test_timeout_s=0.5)
     hostile = (
-        "import faulthandler, itertools\n"
-        "faulthandler.cancel_dump_traceback_later()\n"
-        "sum(itertools.repeat(1))"
+        "import resource, time\n\n\ndef stuck():\n"
+        "    resource.setrlimit(resource.RLIMIT_CPU, resource.getrlimit(resource.RLIMIT_CPU))\n"
+        "    while True:\n        time.sleep(0.01)\n"
     )
-    report = await _run("", hostile, "pass", policy=policy)
+    report = await _run(hostile, "stuck()", "pass", policy=policy)
     stuck, never = report.outcomes
-    assert report.killed and report.exit_code == -9
-    assert stuck.status == "timeout" and "wall-clock" in stuck.message
-    assert never.status == "error" and never.message.startswith("not run")
+    assert stuck.status in ("timeout", "not judged"), stuck
+    assert never.status == "passed"
 
 
 async def test_printing_100_mb_is_capped():
     policy = SandboxPolicy(timeout_s=8, per_test_timeout_s=6, output_limit_bytes=100_000)
-    report = await _run(
-        "import os, sys\n",
-        "for _ in range(100):\n    print('x' * 1_000_000)",
-        "for _ in range(100):\n    os.write(1, b'y' * 1_000_000)",
-        policy=policy,
+    report = await _run(  # the code under test prints (its output comes back capped)
+        "import os, sys\n\n\ndef loud(write):\n    for _ in range(100):\n"
+        "        os.write(1, b'y' * 1_000_000) if write else print('x' * 1_000_000)\n",
+        "loud(False)", "loud(True)", policy=policy,
     )
     printed, written = report.outcomes
-    assert printed.status == "passed" and len(printed.stdout) < 5_000
-    assert "output truncated" in printed.stdout
-    assert written.status == "passed"
-    assert len(report.output) < 10_000 and "stdout truncated" in report.output
+    assert printed.status == "passed" and written.status == "passed"
+    assert len(report.output) < 10_000
 
 
 def _descendants(pid: int) -> dict[int, str]:
@@ -235,10 +231,10 @@ async def test_cancellation_kills_the_process_group(mode):
         await asyncio.sleep(0.05)
         started = {pid: command for pid, command in _descendants(os.getpid()).items()
                    if pid not in before}
-        if any("_codeteam_harness" in command for command in started.values()):
+        if any("_codeteam_pytest" in command for command in started.values()):
             break
-    assert any("_codeteam_harness" in command for command in started.values()), started
-    await asyncio.sleep(0.2)  # the harness is asleep in the test now
+    assert any("_codeteam_pytest" in command for command in started.values()), started
+    await asyncio.sleep(0.2)  # the judge is asleep in the test now
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

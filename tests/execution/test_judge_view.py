@@ -1,5 +1,5 @@
-"""The judge view of a module (codeteam.execution.judge_view): the user's text with the target's
-body forwarded, lines kept; None where it cannot be built (then the old one-process run)."""
+"""The judge view of a module (codeteam.execution.judge_view): the user's text with the judged
+function's body forwarded, lines kept; async, one-line and nested functions too."""
 
 from __future__ import annotations
 
@@ -37,25 +37,39 @@ def test_the_body_becomes_one_forwarding_call_and_lines_are_kept():
     assert (view.start_line, view.end_line) == (3, 9)
     lines = view.text.splitlines()
     assert lines[:9] == SOURCE.splitlines()[:9]  # decorator, signature, docstring: the user's
-    assert lines[9] == ("    return __codeteam_forward__((a, b, c, *args, ), "
-                        "{'d': d, 'e': e, **kw})")
+    assert lines[9] == ("    __tracebackhide__ = True; return __codeteam_forward__((a, b, c, "
+                        "*args, ), {'d': d, 'e': e, **kw})")
     assert lines[10:-1] == SOURCE.splitlines()[10:]
     assert lines[-1] == "__codeteam_imported__(globals())"
     ast.parse(view.text)
     method = judge_view(SOURCE, "Box.put").text.splitlines()[14]
-    assert method == ('        """Only a docstring."""; '
+    assert method == ('        """Only a docstring."""; __tracebackhide__ = True; '
                       "return __codeteam_forward__((self, x, ), {})")
 
 
+@pytest.mark.parametrize("source, qualname, judged, line", [
+    ("async def f(x):\n    return x\n", "f", "f",
+     "    __tracebackhide__ = True; return __codeteam_forward__((x, ), {})"),
+    ("def f(x): return x\n", "f", "f",
+     "def f(x): __tracebackhide__ = True; return __codeteam_forward__((x, ), {})"),
+    ('def f(x):\n    """Doc."""; return x\n', "f", "f",
+     '    """Doc."""; __tracebackhide__ = True; return __codeteam_forward__((x, ), {})'),
+    ("def outer(y):\n    def f(x):\n        return x\n    return f(y)\n", "outer.f", "outer",
+     "    __tracebackhide__ = True; return __codeteam_forward__((y, ), {})"),
+])
+def test_async_one_line_and_nested_functions_have_a_view(source, qualname, judged, line):
+    view = judge_view(source, qualname)
+    assert view is not None and view.qualname == judged and view.nested == (judged != qualname)
+    assert line in view.text.splitlines()
+    assert len(view.text.splitlines()) == len(source.splitlines()) + 1  # lines kept
+    ast.parse(view.text)
+
+
 @pytest.mark.parametrize("source, qualname", [
-    ("async def f(x):\n    return x\n", "f"),
-    ("def outer():\n    def f(x):\n        return x\n    return f\n", "outer.f"),
-    ("def f(x): return x\n", "f"),
-    ('def f(x):\n    """Doc."""; return x\n', "f"),
     ("def f(x:\n", "f"),
     ("def g(x):\n    return x\n", "f"),
 ])
-def test_no_view_where_it_cannot_be_built(source, qualname):
+def test_no_view_where_there_is_no_such_function(source, qualname):
     assert judge_view(source, qualname) is None
 
 

@@ -4,10 +4,10 @@ missing module named: neither a pass nor a failure of the code."""
 from __future__ import annotations
 
 import pytest
+from judge_support import run_tests
 
-from codeteam.execution import runner as runner_module
+from codeteam.execution import pytest_run
 from codeteam.execution.models import TestCase
-from codeteam.execution.runner import run_tests
 from codeteam.task import Task
 
 pytestmark = pytest.mark.sandbox
@@ -35,7 +35,7 @@ async def test_the_programs_own_missing_import_is_still_an_error(policy):
     test = _assert("one", "assert parse_age('1') == 1")
     report = await run_tests(program, [test], module_name="parsing", policy=policy)
     (outcome,) = report.outcomes
-    assert outcome.status == "error" and outcome.exception_type == "ModuleNotFoundError"
+    assert outcome.status == "failed" and outcome.exception_type == "ModuleNotFoundError"
     assert outcome.program_line == 2
     assert report.failures == [outcome]
 
@@ -45,7 +45,7 @@ async def test_other_import_errors_and_failures_are_not_skipped(policy):
     failing = _assert("bad", "assert parse_age('2') == 3")
     report = await run_tests(PROGRAM, [wrong_name, failing], module_name="parsing",
                              policy=policy)
-    assert [o.status for o in report.outcomes] == ["error", "failed"]
+    assert [o.status for o in report.outcomes] == ["failed", "failed"]
     assert report.outcomes[0].exception_type == "ImportError"
 
 
@@ -58,15 +58,15 @@ async def test_a_missing_module_the_rest_of_the_module_imports_skips_every_test(
     (outcome,) = report.outcomes
     assert outcome.status == "skipped"
     assert "No module named 'codeteam_no_such_package'" in outcome.message
-    assert "line 1 of mod.py" in outcome.message
+    assert "importing mod failed" in outcome.message
     # The same import in the code put in place of the function is the code's: an error.
     plain = Task.from_source("x = 1\n\n\ndef f(x):\n    return x\n", "f", module_name="mod")
     broken = plain.program_with("import codeteam_no_such_package\ndef f(x):\n    return x\n")
     report = await run_tests(broken, tests, module_name="mod", policy=policy)
     assert report.outcomes[0].status == "error"
-    # As plain text (no function span to tell them apart), it stays an error too.
+    # The user's own module that does not import where the tests run: not run either.
     report = await run_tests(source, tests, module_name="mod", policy=policy)
-    assert report.outcomes[0].status == "error"
+    assert report.outcomes[0].status == "skipped"
 
 
 async def test_a_known_skip_reason_is_reported_without_running(policy, monkeypatch):
@@ -76,7 +76,7 @@ async def test_a_known_skip_reason_is_reported_without_running(policy, monkeypat
     known = TestCase(id="helper", kind="assert", origin="public",
                      source="from helpers import X\nassert parse_age(X) == 1",
                      skip_reason="it imports helpers")
-    monkeypatch.setattr(runner_module, "run_sandboxed", no_process)
+    monkeypatch.setattr(pytest_run, "run_sandboxed", no_process)
     report = await run_tests(PROGRAM, [known], module_name="parsing", policy=policy)
     assert [(o.status, o.message) for o in report.outcomes] == [("skipped", "it imports helpers")]
     assert report.exit_code is None

@@ -1,5 +1,6 @@
-"""run_tests on a function that lives in a project: imported by its dotted name inside its
-package, with the project's interpreter, the project read-only, its secrets hidden."""
+"""Runs on a function that lives in a project: imported by its dotted name inside its package,
+with the project's interpreter (codeteam's pytest borrowed when it has none), the project
+read-only, its secrets hidden."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from judge_support import run_tests
 
 from codeteam.documents import task_for
 from codeteam.execution.models import TestCase
-from codeteam.execution.runner import run_tests
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.project import project_for
 from project_kit import flat_package, make_venv, src_layout, write
@@ -48,12 +49,12 @@ async def test_relative_import_in_a_src_layout_passes_its_docstring_example(tmp_
     report = await run_tests(task.program_with(wrong), [example], policy=policy,
                              project=task.project)
     [outcome] = report.outcomes
-    assert outcome.status == "failed" and "BYE BOB" in outcome.message
+    assert outcome.status == "failed" and outcome.actual == "'BYE BOB'", outcome
     broken = "def greet(name):\n    return 1 / 0\n"
     report = await run_tests(task.program_with(broken), [example], policy=policy,
                              project=task.project)
     [outcome] = report.outcomes
-    assert outcome.status == "error" and outcome.exception_type == "ZeroDivisionError"
+    assert outcome.status == "failed" and outcome.exception_type == "ZeroDivisionError"
     assert outcome.function_line == 1  # the line of the candidate, mapped into the function
     assert (root / "src/greeting/greet.py").read_text().count("return _(\"hello \" + name)") == 1
 
@@ -121,9 +122,12 @@ async def test_secrets_are_not_visible_and_the_project_cannot_be_written(tmp_pat
         ai_test("assert snoop('.env') == ''", "env"),
         ai_test("assert snoop('src/greeting/.env.local') == ''", "deep-env"),
         ai_test("assert snoop('pyproject.toml').startswith('[project]')", "visible"),
-        ai_test("assert scribble('pyproject.toml') == 'OSError:30'", "write-file"),
+        # the code writes into its own copy-on-write view of the project, as under plain
+        # pytest; the project on disk is unchanged (below); its own file and .git stay read-only
+        ai_test("assert scribble('pyproject.toml') in ('written', 'PermissionError:13')",
+                "write-file"),  # (a root server's subject has a uid of its own)
         ai_test("assert scribble('src/greeting/snoop.py') == 'OSError:30'", "write-self"),
-        ai_test("assert scribble('new.txt') == 'OSError:30'", "write-new"),
+        ai_test("assert scribble('new.txt') == 'written'", "write-new"),
         ai_test("assert scribble('.git/config') == 'OSError:30'", "write-git"),
     ]
     report = await run_tests(task.program_with(task.stub), tests, policy=policy,
@@ -137,14 +141,16 @@ async def test_secrets_are_not_visible_and_the_project_cannot_be_written(tmp_pat
     assert not list(root.rglob("__pycache__"))  # no bytecode written into the project
 
 
-async def test_a_lone_file_is_still_copied_into_the_sandbox(tmp_path, policy):
+async def test_a_lone_file_is_a_project_of_one_file(tmp_path, policy):
     path = write(tmp_path / "scratch", {"double.py": 'def double(x):\n    """D.\n\n'
                                         '    >>> double(2)\n    4\n    """\n'
                                         '    return 2 * x\n'}) / "double.py"  # fmt: skip
     task = task_of(path, "double")
     assert task.project.lone and task.module_name == "double"
     report = await run_tests(task.program_with(
-        "def double(x):\n    import os\n    assert os.getcwd() == '/sandbox'\n    return 2 * x\n"),
+        "def double(x):\n    import os\n    assert os.getcwd() == os.path.dirname(__file__)\n"
+        "    assert sorted(os.listdir('.')) == ['double.py', 'pytest.ini'], os.listdir('.')\n"
+        "    return 2 * x\n"),
         task.public_tests, module_name=task.module_name, policy=policy, project=task.project)
     assert [o.status for o in report.outcomes] == ["passed"], report.outcomes
 
@@ -164,12 +170,13 @@ def test_codeteam_run_review_on_a_src_layout(tmp_path, scripted):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert f"testing greeting.greet in the project {root}" in done.stderr
-    # the docstring example and tests/test_greet.py (found under the project root)
-    assert "2/2 public tests passed" in done.stderr, done.stderr
+    # tests/test_greet.py (found under the project root), and the docstring example beside it
+    assert "1/1 public tests passed" in done.stderr, done.stderr
+    assert "1/1 docstring examples agree" in done.stderr, done.stderr
     bad = subprocess.run(
         [sys.executable, "-m", "codeteam", "run", str(root / "src/greeting/greet.py"),
          "--function", "greet", "--pipeline", "review", "--set", "python=/no/such/python"],
         env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert bad.stderr.count("the interpreter /no/such/python does not exist") == 1, bad.stderr
-    assert "2/2 public tests passed" in bad.stderr and bad.returncode == 0
+    assert "1/1 public tests passed" in bad.stderr and bad.returncode == 0

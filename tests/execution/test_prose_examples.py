@@ -1,13 +1,13 @@
 """Docstring examples written as prose lines (``f(1) == 2``, ``f(1) ➞ 2``) as public tests:
-parsed with ast only (execution.discovery.example_cases), then run for real in the sandbox."""
+parsed with ast only (pysource.examples.example_cases), then run for real in the sandbox."""
 
 from __future__ import annotations
 
 import ast
 
-from codeteam.documents import task_for
-from codeteam.execution.discovery import example_cases
-from codeteam.execution.runner import run_tests
+from judge_support import run_tests
+
+from codeteam.documents import example_cases, task_for
 
 MODULE = '''\
 def will_it_fly(q, w):

@@ -1,6 +1,6 @@
-"""The project's own tests, chosen and run by pytest itself in the sandbox
-(codeteam.execution.pytest_run): small real projects, each checked against what pytest itself
-collects (``pytest --collect-only -q``)."""
+"""The project's own tests, chosen by a judged pytest session of everything pytest collects and
+run by pytest itself in the sandbox (codeteam.execution.pytest_run, suite): small real projects,
+each checked against what pytest itself collects (``pytest --collect-only -q``)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from judge_support import run_candidate
 
 from codeteam.documents import task_for, with_project_tests
-from codeteam.execution.judge_view import judge_view
 from codeteam.execution.pytest_run import (
-    run_pytest_tests,
     select_tests,
     selection_cases,
     target_for,
@@ -226,8 +225,7 @@ async def test_selection_is_the_tests_that_call_the_function(project):
     assert "tests/test_core.py::test_never_calls_it" in pytest_ids
     assert "tests/test_core.py::test_never_calls_it" not in selection.selected
     assert "tests/test_unrelated.py::test_other" in pytest_ids
-    assert selection.searched == [
-        "tests/test_broken.py", "tests/test_core.py", "tests/test_join_only.py"]
+    assert selection.collected == len(pytest_ids)  # everything pytest collects was looked at
     # addopts honoured: -m 'not slow' deselects test_slow, as in the project's own run
     assert "tests/test_core.py::test_slow" not in selection.selected
     reasons = {group.reason: group.node_ids for group in selection.not_run}
@@ -246,10 +244,8 @@ async def test_the_original_passes_and_a_wrong_body_fails(project):
     target = _target(project)
     selection = await select_tests(target, CORE, POLICY)
     cases = selection_cases(selection)
-    info = locate(CORE, "add")
-    lines = info.end_line - info.start_line + 1
-    good = await run_pytest_tests(target, CORE, cases, POLICY, function_start=info.start_line,
-                                  function_lines=lines, rootdir=selection.rootdir)
+    target = target.model_copy(update={"rootdir": selection.rootdir})
+    good = await run_candidate(target, CORE, CORE, cases, POLICY)
     by_id = {o.test_id: o for o in good.outcomes}
     assert [o.test_id for o in good.outcomes] == [c.id for c in cases]
     assert {i for i, o in by_id.items() if o.status == "passed"} == CALLING
@@ -258,8 +254,7 @@ async def test_the_original_passes_and_a_wrong_body_fails(project):
         "tests/test_core.py::test_skipped"}
 
     wrong = CORE.replace("    return a + b\n", "    return a - b\n")
-    bad = await run_pytest_tests(target, wrong, cases, POLICY, function_start=info.start_line,
-                                 function_lines=lines, rootdir=selection.rootdir)
+    bad = await run_candidate(target, CORE, wrong, cases, POLICY)
     failed = {o.test_id for o in bad.outcomes if o.status == "failed"}
     assert "tests/test_core.py::test_from_list[1-2-3]" in failed
     outcome = next(o for o in bad.outcomes if o.test_id.endswith("test_from_list[1-2-3]"))
@@ -269,9 +264,7 @@ async def test_the_original_passes_and_a_wrong_body_fails(project):
     assert outcome.test_line == 13  # the assert, 0-based
     # a body that raises: the failing line is the function's own
     raising = CORE.replace("    return a + b\n", "    raise NotImplementedError\n")
-    broken = await run_pytest_tests(target, raising, cases, POLICY,
-                                    function_start=info.start_line, function_lines=lines,
-                                    rootdir=selection.rootdir)
+    broken = await run_candidate(target, CORE, raising, cases, POLICY)
     ran = [o for o in broken.outcomes if o.status != "skipped"]
     assert ran and all(o.status == "failed" for o in ran), [(o.test_id, o.status) for o in ran]
     assert {o.function_line for o in ran} == {6}  # `raise` is line 6 of the function
@@ -293,7 +286,8 @@ async def test_the_candidate_cannot_write_into_the_project(project):
         "    assert 'sk-very-secret' not in secret, 'the .env file is visible'\n"
         "    return a + b\n"
     )).replace("from .helpers import SEP\n", f"from .helpers import SEP\nROOT = {str(project)!r}\n")
-    report = await run_pytest_tests(target, hostile, cases, POLICY, rootdir=selection.rootdir)
+    target = target.model_copy(update={"rootdir": selection.rootdir})
+    report = await run_candidate(target, CORE, hostile, cases, POLICY)
     assert [o.status for o in report.outcomes] == ["passed"], report.outcomes
     assert (project / "src/pkg/core.py").read_text() == CORE
     assert (project / "tests/test_core.py").read_text() == textwrap.dedent(
@@ -316,23 +310,12 @@ async def test_project_doctests_are_run_by_pytest_instead_of_the_stdlib(tmp_path
     assert doctest_id in collected(root)  # pytest's own id for the function's doctest
     kinds = {t.id: t.kind for t in task.public_tests}
     assert kinds[doctest_id] == "pytest" and "doctest" not in kinds.values()
-    info = locate(CORE, "add")
     wrong = CORE.replace("    return a + b\n", "    return a * b\n")
-    report = await run_pytest_tests(
-        task.pytest_target, wrong, [t for t in task.public_tests if t.id == doctest_id], POLICY,
-        function_start=info.start_line, function_lines=info.end_line - info.start_line + 1)
-    (outcome,) = report.outcomes
-    assert outcome.status == "failed"
-    assert (outcome.expected, outcome.actual) == ("3", "2")
-    # judged (pytest imports the judge view, the candidate runs apart): the same verdict
-    view = judge_view(CORE, "add", info.start_line)
-    for text, status in ((CORE, "passed"), (wrong, "failed")):
-        report = await run_pytest_tests(
-            task.pytest_target, text, [t for t in task.public_tests if t.id == doctest_id],
-            POLICY, function_start=info.start_line,
-            function_lines=info.end_line - info.start_line + 1, judge=view)
+    doctest = [t for t in task.public_tests if t.id == doctest_id]
+    for text, status in ((CORE, "passed"), (wrong, "failed")):  # judged: the project's verdict
+        report = await run_candidate(task.pytest_target, CORE, text, doctest, POLICY)
         (outcome,) = report.outcomes
-        assert (outcome.status, outcome.trusted) == (status, True), outcome
+        assert outcome.status == status, outcome
     assert (outcome.expected, outcome.actual) == ("3", "2")
 
 
@@ -349,16 +332,14 @@ async def test_a_plugin_in_addopts_missing_from_the_interpreter_is_not_run(tmp_p
     assert case.skip_reason == selection.problem
 
 
-async def test_no_test_file_names_the_function_starts_no_process(tmp_path, monkeypatch):
+async def test_a_project_without_tests_starts_no_process(tmp_path, monkeypatch):
     tmp_path.chmod(0o755)
-    files = {k: v for k, v in FILES.items()
-             if not k.startswith(("tests/test_core", "tests/test_join"))}
-    files.pop("tests/test_broken.py")
+    files = {k: v for k, v in FILES.items() if not k.startswith("tests/test_")}
     root = make_project(tmp_path / "proj", files)
     from codeteam.execution import pytest_run
 
     async def no_process(*args, **kwargs):
-        raise AssertionError("no pytest run without a test file naming the function")
+        raise AssertionError("no pytest run without anything for pytest to collect")
 
     monkeypatch.setattr(pytest_run, "run_sandboxed", no_process)
     path = root / "src/pkg/core.py"
@@ -369,8 +350,8 @@ async def test_no_test_file_names_the_function_starts_no_process(tmp_path, monke
 
 async def test_a_candidate_that_forges_results_or_exits_early_does_not_pass(project):
     """The forging recipe of issue 13: fake outcome lines on the descriptor named in the
-    environment, then ``os._exit(0)``. The plugin took the descriptor out of the environment
-    and moved it; a run without pytest's end-of-run report is an error."""
+    environment, then ``os._exit(0)``. The code runs in a process of its own, which has no
+    such descriptor: its exit is an error of the call."""
     target = _target(project)
     selection = await select_tests(target, CORE, POLICY)
     cases = [c for c in selection_cases(selection) if c.skip_reason is None][:3]
@@ -385,10 +366,11 @@ async def test_a_candidate_that_forges_results_or_exits_early_does_not_pass(proj
         "        os.write(int(fd), fake.encode())\n"
         "    os._exit(0)\n"
     ))
-    report = await run_pytest_tests(target, forging, cases, POLICY, rootdir=selection.rootdir)
+    target = target.model_copy(update={"rootdir": selection.rootdir})
+    report = await run_candidate(target, CORE, forging, cases, POLICY)
     assert [o.status for o in report.outcomes] != ["passed"] * len(cases), report.outcomes
     assert all(o.status == "error" for o in report.outcomes), report.outcomes
-    assert "the process died during this test" in report.outcomes[0].message
+    assert "died during this call" in report.outcomes[0].message
 
 
 async def test_a_test_that_ends_the_process_does_not_hide_the_tests_after_it(tmp_path):
@@ -414,10 +396,16 @@ async def test_a_test_that_ends_the_process_does_not_hide_the_tests_after_it(tmp
     path = root / "calc.py"
     target = target_for(root, path, "calc", "double", 0, None)
     selection = await select_tests(target, path.read_text(), POLICY)
-    assert selection.selected == ["test_calc.py::test_before", "test_calc.py::test_after"]
-    assert [(g.reason, g.node_ids) for g in selection.not_run] == [
-        ("the pytest process ended during this test", ["test_calc.py::test_exits"])]
-    assert set(selection.selected) | {"test_calc.py::test_exits"} == collected(root)
+    # the selection ends each test at its call: test_exits never reaches its os._exit
+    assert selection.selected == ["test_calc.py::test_before", "test_calc.py::test_exits",
+                                  "test_calc.py::test_after"]
+    assert set(selection.selected) == collected(root)
+    report = await run_candidate(target, path.read_text(), path.read_text(),
+                                 selection_cases(selection), POLICY)
+    before, exits, after = report.outcomes
+    assert before.status == "passed"
+    assert exits.status == "error" and "died during this test" in exits.message
+    assert after.status == "error" and "ended before this test" in after.message
 
 
 async def test_an_endless_loop_times_out_its_test_and_the_next_ones_still_run(project):
@@ -428,9 +416,10 @@ async def test_an_endless_loop_times_out_its_test_and_the_next_ones_still_run(pr
     cases = [c for c in selection_cases(selection) if c.id in wanted]
     looping = CORE.replace("    return a + b\n", "    while a == 1:\n        pass\n    return a + b\n")
     policy = POLICY.model_copy(update={"per_test_timeout_s": 1.0})
-    report = await run_pytest_tests(target, looping, cases, policy, rootdir=selection.rootdir)
+    target = target.model_copy(update={"rootdir": selection.rootdir})
+    report = await run_candidate(target, CORE, looping, cases, policy)
     stuck, other = report.outcomes
-    assert stuck.status == "timeout" and "1.0 s limit" in stuck.message, stuck
+    assert stuck.status == "timeout" and "CPU seconds" in stuck.message, stuck
     assert other.status == "passed"
 
 
@@ -467,7 +456,7 @@ async def test_methods_and_nested_functions_are_selected_by_their_code(tmp_path)
         assert selection.selected == [expected], (qualname, selection)
         wrong = source.replace("return a + b", "return a - b").replace("return y + 1",
                                                                        "return y - 1")
-        report = await run_pytest_tests(target, wrong, selection_cases(selection), POLICY)
+        report = await run_candidate(target, source, wrong, selection_cases(selection), POLICY)
         assert [o.status for o in report.outcomes] == ["failed"]
 
 
@@ -497,11 +486,12 @@ async def test_a_dependency_only_in_the_projects_virtualenv(tmp_path):
     assert task.pytest_target.python == str(python)
     assert [(t.id, t.skip_reason) for t in task.public_tests] == [
         ("tests/test_calc.py::test_double", None)]
-    report = await run_pytest_tests(task.pytest_target, path.read_text().replace("* x", "+ x"),
-                                    task.public_tests, POLICY)
+    text = path.read_text()
+    report = await run_candidate(task.pytest_target, text, text.replace("* x", "+ x"),
+                                 task.public_tests, POLICY)
     assert [o.status for o in report.outcomes] == ["passed"]  # 2 + 2 == 4: still right
-    report = await run_pytest_tests(task.pytest_target, path.read_text().replace("* x", "- x"),
-                                    task.public_tests, POLICY)
+    report = await run_candidate(task.pytest_target, text, text.replace("* x", "- x"),
+                                 task.public_tests, POLICY)
     assert [o.status for o in report.outcomes] == ["failed"]
 
 

@@ -8,12 +8,12 @@ import resource
 from pathlib import Path
 
 import pytest
+from judge_support import run_tests
 from subject_client import JUDGE_CLIENT
 
 from codeteam.execution import sandbox as sandbox_module
 from codeteam.execution import sandbox_command
 from codeteam.execution.models import TestCase
-from codeteam.execution.runner import run_tests
 from codeteam.execution.sandbox import SandboxPolicy, SubjectLaunch, python_argv, run_sandboxed
 
 pytestmark = pytest.mark.sandbox
@@ -193,11 +193,11 @@ async def test_process_limit_is_per_run(monkeypatch, tools):
 async def test_process_limit_in_none_mode():
     """ "none": the rlimit (server not root) or the harness's fork guard (root) bounds forks."""
     program = FORKS.replace("print(len(children), os.getuid())", "COUNT = len(children)")
-    test = TestCase(id="n", kind="assert", origin="ai", source="assert COUNT == 0")
+    test = TestCase(id="n", kind="assert", origin="ai", source="assert COUNT > 5")
     report = await run_tests(program, [test], policy=SandboxPolicy(mode="none", max_processes=5))
-    assert report.outcomes[0].status == "failed"
-    # the harness's judge and subject (with their watchdog threads) count among the 5
-    assert 1 <= int(report.outcomes[0].actual) <= 5
+    assert report.outcomes[0].status == "failed", report.outcomes[0]
+    # the judge and the subject (with their watchdog threads) count among the 5
+    assert 0 <= int(report.outcomes[0].actual) <= 5
 
 
 async def test_a_fork_bomb_does_not_fail_a_concurrent_run():

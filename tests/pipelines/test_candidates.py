@@ -310,11 +310,30 @@ ASYNC_GOOD = ("```python\nasync def running_max(xs):\n    out = []\n    for x in
 
 
 @pytest.mark.parametrize("pipeline", ["team", "flow"])
-async def test_no_sampling_when_no_candidate_could_be_judged(pipeline, scripted, run):
-    """An ``async def`` cannot be judged in a process of its own: the right answer's doctest
-    passes only in its own process ("not judged"), and so would any sample's. No sampling."""
+async def test_an_async_def_is_judged(pipeline, scripted, run):
+    """An ``async def`` is judged like any function (the subject runs the coroutine): the
+    right answer passes, no sampling."""
     scripted.reply(DIRECT, ASYNC_GOOD, times=None)
     result, _ = await run(pipeline, source=ASYNC_STUB, ai_tests=0, candidates=3)
+    assert result.status == "passed", result.summary()
+    assert not any(map(sampled, scripted.requests)) and result.usage.total.calls == 1
+
+
+UNCROSSABLE_STUB = '''def running_max(xs):
+    """Return the running maximum of xs.
+
+    >>> running_max(type("L", (list,), {})([1, 3, 2]))
+    [1, 3, 3]
+    """
+'''
+
+
+@pytest.mark.parametrize("pipeline", ["team", "flow"])
+async def test_no_sampling_when_no_candidate_could_be_judged(pipeline, scripted, run):
+    """The example's argument is an object of a class made at run time: it cannot cross to
+    any candidate's process, so every candidate's test is "not judged". No sampling."""
+    scripted.reply(DIRECT, GOOD, times=None)
+    result, _ = await run(pipeline, source=UNCROSSABLE_STUB, ai_tests=0, candidates=3)
     assert result.status == "not judged", result.summary()
     assert not any(map(sampled, scripted.requests)) and result.usage.total.calls == 1
     assert any("no sampling: nothing failed" in n for n in result.notes)
@@ -365,12 +384,13 @@ def half(x): """Half of x, an even int.
 
 
 async def test_a_pass_not_judged_because_of_the_codes_value_still_samples(scripted, run):
-    """No judge view (the docstring on the def line), but that alone does not make every
-    candidate's tests "not judged": a Fraction cannot cross to the judge, an int can. So the
-    first answer's "not judged" does not stop the sampling, and the judged sample wins."""
-    fraction = "```python\ndef half(x):\n    return Fraction(x, 2)\n```"
+    """A test "not judged" because of what the code returned (an object of a library's class
+    the judge does not rebuild) depends on the code: the first answer's "not judged" does not
+    stop the sampling, and the judged sample wins."""
+    namespace = ("```python\ndef half(x):\n    import argparse\n"
+                 "    return argparse.Namespace(value=x // 2)\n```")
     floor = "```python\ndef half(x):\n    return x // 2\n```"
-    scripted.reply(seed(SEED), fraction).reply(sampled, floor, times=None)
+    scripted.reply(seed(SEED), namespace).reply(sampled, floor, times=None)
     result, _ = await run("team", source=HALF_NO_VIEW, qualname="half", ai_tests=0,
                           candidates=1)
     assert sum(map(sampled, scripted.requests)) == 1
@@ -384,12 +404,12 @@ ASYNC_TWO = ASYNC_STUB.replace('''    [1, 3, 3]
     []
     """''')
 ASYNC_HALF = ("```python\nasync def running_max(xs):\n    if not xs:\n        return []\n"
-              "    return sorted(xs)\n```")  # passes [] (in its own process), fails [1, 3, 2]
+              "    return sorted(xs)\n```")  # passes [], fails [1, 3, 2]
 
 
-async def test_a_candidate_passing_a_test_in_its_own_process_is_revised(scripted, run):
-    """A pass decided in the code's own process is still something a revision keeps: round 3
-    revises it, it is not spent on another sample."""
+async def test_a_candidate_passing_a_test_is_revised(scripted, run):
+    """A candidate that passes one test of two is revised in round 3, not replaced by another
+    sample."""
     scripted.reply(seed(SEED), ASYNC_HALF).reply(sampled, ASYNC_HALF, times=None)
     scripted.reply(REVISE, ASYNC_GOOD, times=None)
     result, _ = await run("team", source=ASYNC_TWO, ai_tests=0, candidates=2, max_rounds=3)

@@ -69,7 +69,7 @@ async def test_socket_to_the_host(scripted, run):
 async def test_fork_bomb(scripted, run):
     _script(scripted, "import os\nwhile True:\n    os.fork()")
     result = await _team(run)
-    assert {o.status for o in result.reports[-1].run.outcomes} <= {"timeout", "error"}
+    assert {o.status for o in result.reports[-1].run.outcomes} <= {"timeout", "error", "failed"}
 
 
 async def test_allocating_8_gib(scripted, run):

@@ -42,10 +42,7 @@ async def test_review_of_a_correct_method_with_a_column_0_string(scripted, run_o
     result = await run_on_disk("review", METHOD_WITH_COLUMN_0_STRING, "Report.header")
     run = result.last_report.run
     assert run.outcomes and not run.failures, result.last_report.summary
-    # the user's correct code: "passed" when judged, "not judged" (never "failed") when the
-    # test could only be decided in the code's own process
-    judged = all(o.trusted for o in run.outcomes)
-    assert result.status == ("passed" if judged else "not judged"), result.last_report.summary
+    assert result.status == "passed", result.last_report.summary
 
 
 async def test_review_does_not_pass_a_wrong_function_because_of_a_line_separator(
@@ -168,11 +165,8 @@ async def test_flow_survives_a_degenerate_yaml_reply(scripted, run_on_disk):
 async def test_user_tests_using_pytest_raises_without_the_dev_extra(
     scripted, run_on_disk, tmp_path: Path, monkeypatch
 ):
-    from codeteam.execution import runner
-
-    # A plain install (scripts/setup.sh without --dev): the server venv has no pytest. Here the
-    # sandbox gets no site-packages at all, which is the same as far as `import pytest` goes.
-    monkeypatch.setattr(runner, "sandbox_site_packages", list)
+    # A plain install (scripts/setup.sh without --dev): pytest is one of codeteam's own
+    # dependencies, the judge of every test.
     module = tmp_path / "parsing.py"
     source = 'def parse_age(text):\n    """An age from text; ValueError if negative."""\n' \
              '    age = int(text)\n    if age < 0:\n        raise ValueError(text)\n    return age\n'
@@ -182,7 +176,7 @@ async def test_user_tests_using_pytest_raises_without_the_dev_extra(
         "def test_negative():\n    with pytest.raises(ValueError):\n        parse_age('-1')\n"
     )
     result = await run_on_disk("review", source, "parse_age", path=module, root=tmp_path)
-    assert result.status != "failed", result.last_report.summary
+    assert result.status == "passed", result.last_report.summary
 
 
 async def test_review_of_a_file_named_after_a_keyword(scripted, run_on_disk, tmp_path: Path):

@@ -1,9 +1,8 @@
-"""A verdict decided in the code's own process counts against the code but never for it
-(``TestOutcome.verdict``): through the team and flow pipelines, with the scripted model and
-the real sandbox. An AI test that passes an object of a class it defines (``type("L", (list,), {})([5])``)
-is one the harness's judge cannot evaluate
-itself: it runs in the code's own process (``trusted`` False), where code that returns an
-object equal to anything passes it."""
+"""A test the judge cannot decide counts neither way (``TestOutcome.verdict`` "not judged"):
+through the team and flow pipelines, with the scripted model and the real sandbox. An AI test
+that passes an object of a class it makes at run time (``type("L", (list,), {})([5])``) has
+arguments that cannot cross to the code's process: it is "not judged", for any candidate (the
+forger's object equal to anything included), so no sampling is spent on it."""
 
 import re
 
@@ -58,28 +57,25 @@ async def test_a_review_whose_tests_run_in_the_codes_own_process_is_not_judged(
     scripted.reply(TESTER, ONLY_UNTRUSTED)
     result, _ = await run("review", source=_with_docstring(code), ai_tests=2)
     run_report = result.last_report.run
-    assert [(o.status, o.trusted) for o in run_report.outcomes] == [("passed", False)] * 2
-    assert [o.verdict for o in run_report.outcomes] == ["not judged"] * 2
+    assert [o.status for o in run_report.outcomes] == ["not judged"] * 2
     assert result.status == "not judged" and run_report.passed == []
     assert result.summary().startswith("review: not judged; 0/2 tests passed; 2 not judged")
     assert result.last_report.summary.count("NOT JUDGED AI test") == 2
-    assert all("judge does not run this test itself" in o.untrusted_reason
+    assert all(o.message.startswith("the test's arguments could not cross")
                for o in run_report.outcomes)
 
 
-async def test_an_untrusted_pass_does_not_end_a_team_run_early(scripted, run):
+async def test_tests_no_candidate_can_be_judged_on_spend_no_samples(scripted, run):
     scripted.reply(TESTER, ONLY_UNTRUSTED).reply(seed(SEED), FORGER)
     scripted.reply(sampled, GOOD, times=None)
     scripted.reply(REVISE, GOOD, times=None)
     result, _ = await run("team", source=BARE, ai_tests=2, candidates=2, max_rounds=3)
-    # The forger's passes are not passes: the run went on to sample other answers.
-    assert sum(map(sampled, scripted.requests)) == 2
-    assert len(result.candidates) == 3
+    # The forger's answers are not passes, and no other candidate's could be judged either
     assert result.status == "not judged", result.summary()
-    assert not result.summary().startswith("team: passed")
-    # Nothing failed, so there is nothing to revise: no revision round was asked for.
+    assert not any(map(sampled, scripted.requests))
     assert not any(re.search(REVISE, str(r)) for r in scripted.requests)
-    assert result.usage.total.calls == 4 and not scripted.unmatched
+    assert any("no sampling: nothing failed" in n for n in result.notes)
+    assert result.usage.total.calls == 2 and not scripted.unmatched
 
 
 async def test_untrusted_passes_do_not_rank_a_candidate_above_a_judged_pass(scripted, run):
@@ -87,16 +83,14 @@ async def test_untrusted_passes_do_not_rank_a_candidate_above_a_judged_pass(scri
     scripted.reply(sampled, GOOD, times=None)
     result, _ = await run("team", source=BARE, ai_tests=3, candidates=1, max_rounds=2)
     forger, good = result.candidates
-    # The forger: the judged test an error, the two wrong ones "passed" in its own process
-    # (counted before, 2 passes to GOOD's 1); GOOD: the judged pass, the wrong ones failed.
+    # The forger: the judged test an error (a class of its own), the two others not judged;
+    # GOOD: the judged pass, the two others not judged either.
     assert (forger.ai_passed, forger.ai_total, forger.chosen) == (0, 3, False)
     assert (good.ai_passed, good.ai_total, good.chosen) == (1, 3, True)
     assert "max(out[-1], x)" in result.code
-    # An untrusted failure still fails.
     report = result.last_report
-    assert [o.test_id for o in report.run.failures] == ["ai:2", "ai:3"]
-    assert all(not o.trusted for o in report.run.failures)
-    assert result.status == "failed"
+    assert report.run.failures == [] and len(report.run.not_judged) == 2
+    assert result.status == "not judged"
 
 
 async def test_flow_does_not_pass_a_forger_on_untrusted_tests(scripted, run):
@@ -110,14 +104,11 @@ async def test_flow_does_not_pass_a_forger_on_untrusted_tests(scripted, run):
     outcomes = [o for r in result.reports for o in r.run.outcomes]
     assert outcomes and all(o.verdict == "not judged" for o in outcomes), outcomes
     assert result.status == "not judged", result.summary()
-    # not an early exit: the approach's code and a sample were tried; no fix was asked for
-    assert len(result.candidates) == 3 and scripted.count(FIX) == 0
+    assert scripted.count(FIX) == 0  # nothing failed: nothing to fix
 
 
-async def test_a_review_of_an_async_function_says_why_its_pytest_test_is_not_judged(
-        scripted, run_on_disk, tmp_path):
-    """An ``async def`` has no judge view: its pytest tests run in one process; the right
-    code's pass there is "not judged", with the reason, never "passed" nor "failed"."""
+async def test_a_review_of_an_async_function_is_judged(scripted, run_on_disk, tmp_path):
+    """An ``async def`` is judged like any function: the subject runs the coroutine."""
     source = 'async def double(x):\n    """Twice x."""\n    return 2 * x\n'
     module = tmp_path / "twice.py"
     module.write_text(source)
@@ -126,7 +117,5 @@ async def test_a_review_of_an_async_function_says_why_its_pytest_test_is_not_jud
         "def test_double():\n    assert asyncio.run(double(2)) == 4\n")
     result = await run_on_disk("review", source, "double", path=module, root=tmp_path)
     (outcome,) = result.last_report.run.outcomes
-    assert (outcome.status, outcome.trusted, outcome.verdict) == ("passed", False, "not judged")
-    assert "cannot be judged in a process of its own" in outcome.untrusted_reason
-    assert result.status == "not judged", result.last_report.summary
-    assert "(the function cannot be judged in a process of its own" in result.last_report.summary
+    assert outcome.status == "passed", outcome
+    assert result.status == "passed", result.last_report.summary

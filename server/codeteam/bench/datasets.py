@@ -34,22 +34,20 @@ reach a model.
 from __future__ import annotations
 
 import ast
-import doctest
 import gzip
 import hashlib
 import json
 import math
 import os
-import re
 import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codeteam.execution.models import TestCase
+from codeteam.execution.models import Program, TestCase
 from codeteam.pysource.functions import FunctionInfo, locate
-from codeteam.task import Program, Task
+from codeteam.task import Task
 
 
 def _shared_data() -> Path:
@@ -90,7 +88,7 @@ class BenchTask:
     public_text: str = ""
     pytest_target: Any = None
     """For a ``--repo`` task: where pytest runs its hidden tests (a
-    :class:`~codeteam.execution.pytest_run.PytestTarget`; hidden from the pipeline)."""
+    :class:`~codeteam.execution.models.PytestTarget`; hidden from the pipeline)."""
 
     def fingerprint(self) -> str:
         """A short hash of the hidden tests and the reference (cache key of the canonical
@@ -181,49 +179,15 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 
 
 def docstring_tests(source: str, info: FunctionInfo) -> list[TestCase]:
-    """The docstring's examples as public tests: its doctest examples (via
-    :func:`codeteam.execution.discovery.doctest_cases` when available, else stdlib
-    :mod:`doctest` parsing), or, when it has none, its prose examples (``f(1) == 2``,
-    ``f(1) ➞ 2``: :func:`codeteam.execution.discovery.example_cases`)."""
+    """The docstring's examples as public tests: its doctest examples, or, when it has none,
+    its prose examples (``f(1) == 2``, ``f(1) ➞ 2``: :mod:`codeteam.pysource.examples`)."""
     if not info.docstring:
         return []
-    try:
-        from codeteam.execution.discovery import doctest_cases, example_cases
-    except ImportError:
-        return _stdlib_doctests(info)
+    from codeteam.documents import doctest_cases, example_cases
     first = info.docstring_lines[0] if info.docstring_lines else None
     return (doctest_cases(info.docstring, info.name, docstring_first_line=first, source=source)
             or example_cases(info.docstring, info.name, docstring_first_line=first,
                                   source=source))
-
-
-def _stdlib_doctests(info: FunctionInfo) -> list[TestCase]:
-    """Doctest examples of ``info``'s docstring; an example doctest cannot parse (e.g. a
-    string with a real newline inside) is skipped, not the whole docstring."""
-    parser = doctest.DocTestParser()
-    docstring = info.docstring or ""
-    chunks = re.split(r"\n(?=[ \t]*>>>)", docstring)
-    tests: list[TestCase] = []
-    offset = 0
-    for chunk in chunks:
-        try:
-            examples = parser.get_examples(textwrap.dedent(chunk))
-        except ValueError:
-            examples = []
-        for example in examples:
-            line = None
-            if info.docstring_lines:
-                line = info.docstring_lines[0] + offset + example.lineno
-            tests.append(TestCase(
-                id=f"doctest:{len(tests) + 1}",
-                kind="doctest",
-                origin="public",
-                source=example.source.rstrip("\n"),
-                expected=example.want.rstrip("\n"),
-                line=line,
-            ))
-        offset += chunk.count("\n") + 1
-    return tests
 
 
 # --- HumanEval family ----------------------------------------------------------------------
@@ -248,13 +212,12 @@ def _humaneval_task(record: dict[str, Any]) -> tuple[Task, FunctionInfo]:
     return task, info
 
 
-def _humaneval_reference(record: dict[str, Any], info: FunctionInfo) -> Program | None:
+def _humaneval_reference(record: dict[str, Any], task: Task, info: FunctionInfo) -> Program | None:
     solution = record.get("canonical_solution")
     if not solution:
         return None
     text = record["prompt"].replace("\r\n", "\n") + solution
-    lines = text.count("\n") - info.start_line
-    return Program(text=text, function_start=info.start_line, function_lines=max(lines, 1))
+    return task.program_of(text, info.start_line, max(text.count("\n") - info.start_line, 1))
 
 
 def _check_test(record: dict[str, Any]) -> list[TestCase]:
@@ -373,10 +336,9 @@ def _plus_tests(record: dict[str, Any]) -> list[TestCase]:
     atol = float(record.get("atol") or 0)
     root_of = "poly" if entry == "find_zero" else "None"
     # The reference is defined inside a function of the test (not exec'd) and the inputs are
-    # literals (not json.loads): the sandbox's judge then evaluates the test itself, so the
-    # verdict is not decided in the code's own process (which would not count: a pass there
-    # is "not judged"). A reference that imports more than pure standard modules still runs
-    # there (HumanEval/162's hashlib).
+    # literals (not json.loads): the values that cross between the test and the
+    # code are plain data (a test's own class or function would be a handle, and a test
+    # whose values cannot cross is "not judged").
     nested = textwrap.indent(_judgeable_reference(reference), "    ")
     tests = []
     for part in ("base", "plus"):
@@ -424,7 +386,7 @@ def humaneval_task(record: dict[str, Any], style: str | None = None) -> BenchTas
         task_id=str(record["task_id"]),
         task=task,
         hidden_tests=hidden,
-        reference=_humaneval_reference(record, info),
+        reference=_humaneval_reference(record, task, info),
         public_text=task.module_source,
     )
 
@@ -494,11 +456,8 @@ def mbpp_task(record: dict[str, Any]) -> BenchTask:
                        setup=setup, line=example_line)]
     task = Task.from_info(stub, info, module_name=MODULE, public_tests=public, task_id=task_id)
     hidden = _assert_tests(asserts, "hidden:mbpp", setup)
-    reference = Program(
-        text=code if code.endswith("\n") else code + "\n",
-        function_start=node.lineno - 1,
-        function_lines=(node.end_lineno or node.lineno) - node.lineno + 1,
-    )
+    reference = task.program_of(code if code.endswith("\n") else code + "\n", node.lineno - 1,
+                                (node.end_lineno or node.lineno) - node.lineno + 1)
     return BenchTask(task_id=task_id, task=task, hidden_tests=hidden, reference=reference,
                      public_text=stub)
 

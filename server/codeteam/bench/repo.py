@@ -25,15 +25,13 @@ How the tasks are made (each step is reported, nothing is dropped silently):
    test files are hidden (empty) in every sandboxed run the pipeline makes; they are not part
    of any prompt context.
 4. **Scoring** runs the hidden node ids with pytest in the project's environment in the
-   sandbox, the candidate file laid over the original
-   (:func:`codeteam.execution.pytest_run.run_pytest_tests`), judged: pytest imports the
-   task's module as the model saw it and the candidate runs in a process of its own; the
-   tests the judge cannot decide (calibrated on the original body) run in the code's own
-   process and are counted as untrusted (:func:`codeteam.bench.scoring.score_pytest`,
-   ``tests_untrusted`` per row); such a test's pass does not count for the generated code
-   (kind "not_judged", :func:`codeteam.bench.scoring.classify`), so a task whose original
-   body passes a test only that way can be passed by no pipeline: it is reported and left
-   out of pass@1. The original body must pass the tests
+   sandbox, the candidate file laid over the original, through the one judge
+   (:func:`codeteam.execution.suite.run_suite`): pytest imports the task's module as the
+   model saw it and the candidate runs in a process of its own; a test the judge cannot
+   decide (a value that cannot cross, a machine too busy) is "not judged"
+   (``tests_untrusted`` per row); such a test is no pass for the generated code (kind
+   "not_judged", :func:`codeteam.bench.scoring.classify`), so a task whose original body
+   has one can be passed by no pipeline: it is reported and left out of pass@1. The original body must pass the tests
    first (the runner's reference check); a task whose original fails is reported and left out
    of pass@1, and so is a task whose tests also pass with the body removed
    (:func:`check_empty_bodies`: they cannot tell the function from one that does nothing).
@@ -67,7 +65,7 @@ from codeteam.pysource.functions import (
     is_placeholder_body,
     locate,
 )
-from codeteam.task import Program, Task
+from codeteam.task import Task
 
 TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)\.py$")
 """File names of test files (pytest's default ``python_files``, and conftest.py)."""
@@ -539,8 +537,8 @@ async def load_repo(
         target = target_for(root, candidate.path, public_project.module, info.qualname,
                             info.start_line, project.python)
         target = target.model_copy(update={"rootdir": found.rootdir})
-        reference = Program(text=candidate.text, function_start=info.start_line,
-                            function_lines=info.end_line - info.start_line + 1)
+        reference = task.program_of(candidate.text, info.start_line,
+                                    info.end_line - info.start_line + 1)
         tasks.append(BenchTask(
             task_id=candidate.task_id, task=task, hidden_tests=_hidden_tests(nodeids, found.rootdir),
             reference=reference, public_text=stub_text, pytest_target=target,
@@ -621,11 +619,11 @@ async def check_empty_bodies(
             entry = cache.get(key, item, timeout)
             if entry is None:
                 task = item.task
-                program = Program(text=task.module_source, function_start=task.start_line,
-                                  function_lines=task.end_line - task.start_line + 1)
+                program = task.program_of(task.module_source, task.start_line,
+                                          task.end_line - task.start_line + 1)
                 entry = cache.put(key, item, await score_hidden(item, program, policy=policy),
                                   timeout)
-            if reference_passed(entry):  # in the stub's own process too: tests it passes
+            if reference_passed(entry):  # "not judged" counts for the stub too: tests it passes
                 weak[item.task_id] = EMPTY_BODY_REASON
     finally:
         cache.save()

@@ -29,8 +29,8 @@ FailureKind = Literal["no_code", "wrong_answer", "error", "timeout", "crash", "n
 - ``timeout``: the scoring run hit its wall-clock limit (an endless loop, or far too slow);
 - ``crash``: the test process died without reporting (``os._exit``, a segfault, killed by a
   resource limit);
-- ``not_judged``: no hidden test failed, but some passed only in the code's own process
-  (``--repo`` tests run the old way): such a pass is not counted, so the pair did not pass."""
+- ``not_judged``: no hidden test failed, but the judge could not decide some (a value that
+  could not cross to the code, a machine too busy): not a pass, so the pair did not pass."""
 
 
 class BenchRecord(BaseModel):
@@ -40,8 +40,8 @@ class BenchRecord(BaseModel):
     ``error_type`` say why not. ``status`` is the pipeline's own verdict (on public and AI
     tests), ``calls``/``prompt_tokens``/``completion_tokens`` its LLM usage, ``seconds`` its
     wall-clock time and ``score_seconds`` the scoring run's. ``tests_passed``/``tests_total``
-    count hidden tests, ``tests_untrusted`` how many of their verdicts were decided in the
-    code's own process rather than judged (``--repo`` tasks); ``detail`` describes the first failure. ``infra_error`` says why the run had no fair
+    count hidden tests, ``tests_untrusted`` how many of them are "not judged" (the judge could
+    not tell); ``detail`` describes the first failure. ``infra_error`` says why the run had no fair
     chance (every LLM call failed, or the pipeline raised): such pairs are run again on resume.
     ``candidates``: one entry per candidate the pipeline compared by execution (origin, seed,
     its public and AI tests, chosen or not) with ``passed``, its own verdict on the hidden

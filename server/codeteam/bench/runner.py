@@ -419,9 +419,9 @@ async def run_bench(
         summary["repo"] = {k: v for k, v in repo[1].as_dict().items() if k != "skipped"}
         scored = [r for r in records if r.pipeline in config.pipelines and r.code is not None
                   and r.task_id in {t.task_id for t in selected} and r.task_id not in defective]
-        untrusted = sum(r.tests_untrusted for r in scored)
+        unjudged = sum(r.tests_untrusted for r in scored)
         summary["repo"]["hidden_verdicts"] = {
-            "judged": sum(r.tests_total for r in scored) - untrusted, "untrusted": untrusted}
+            "judged": sum(r.tests_total for r in scored) - unjudged, "not_judged": unjudged}
     extra = ""
     if repo is not None:
         from codeteam.bench.repo import selection_text
@@ -430,8 +430,8 @@ async def run_bench(
         extra = selection_text(repo[1], defective)
         verdicts = summary["repo"]["hidden_verdicts"]
         extra += (f"- hidden-test verdicts: {verdicts['judged']} judged (the generated code in "
-                  f"a process of its own), {verdicts['untrusted']} untrusted (decided in the "
-                  "code's own process; `tests_untrusted` per row in results.jsonl)\n")
+                  f"a process of its own), {verdicts['not_judged']} not judged (the judge "
+                  "could not tell; `tests_untrusted` per row in results.jsonl)\n")
     write_summary(summary, out, extra)
     if echo:
         print(markdown(summary) + extra)

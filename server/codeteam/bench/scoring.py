@@ -1,8 +1,9 @@
 """Scoring generated code on a task's hidden tests, in the sandbox, and finding defective
 hidden tests by running each task's reference solution through them once.
 
-Nothing here executes code in this process: every run goes through
-:func:`codeteam.execution.runner.run_tests` (bubblewrap, rlimits, a wall-clock timeout).
+Nothing here executes code in this process: every run goes through the one judge,
+:func:`codeteam.execution.suite.run_suite` (pytest in the sandbox, the code in a process of its
+own); which outcome counts how is :mod:`codeteam.execution.trust`'s.
 """
 
 from __future__ import annotations
@@ -20,12 +21,9 @@ from typing import TYPE_CHECKING
 from codeteam.atomic_write import write_atomic
 from codeteam.bench.datasets import BenchTask
 from codeteam.bench.results import FailureKind
-from codeteam.execution.describe import NOT_JUDGED
-from codeteam.execution.models import RunReport, TestCase, TestOutcome
-from codeteam.task import Program
+from codeteam.execution.models import Program, RunReport, TestCase, TestOutcome
 
 if TYPE_CHECKING:
-    from codeteam.execution.judge_view import JudgeView
     from codeteam.execution.sandbox import SandboxPolicy
 
 DETAIL_LIMIT = 400
@@ -35,12 +33,11 @@ DETAIL_LIMIT = 400
 @dataclass
 class Score:
     """The hidden tests' verdict on one program: ``passed`` when every hidden test passed,
-    judged (a pass decided in the code's own process does not count: kind "not_judged");
+    judged (a test "not judged" is no pass: kind "not_judged");
     ``kind`` (None when passed), ``error_type`` (for kind "error"), the hidden tests
     ``tests_passed`` of ``tests_total``, the scoring run's wall-clock ``seconds``, a short
-    ``detail`` of the first failure, and ``tests_untrusted``: how many of the hidden tests'
-    verdicts were decided in the code's own process rather than judged (``--repo`` tasks;
-    see :func:`score_pytest`)."""
+    ``detail`` of the first failure, and ``tests_untrusted``: how many of the hidden tests are
+    "not judged" (the judge could not tell: a value that could not cross, a busy machine)."""
 
     passed: bool
     kind: FailureKind | None = None
@@ -73,9 +70,8 @@ def _describe(test: TestCase | None, outcome: TestOutcome | None) -> str:
 
 def classify(tests: list[TestCase], run: RunReport) -> Score:
     """The :class:`Score` of ``run`` (an executed :class:`RunReport` of ``tests``).
-    A hidden test passed only in the code's own process is not a pass
-    (:attr:`~codeteam.execution.models.TestOutcome.passed`): ``passed`` needs every hidden
-    test passed judged, and a run whose only shortfall is such passes is "not_judged".
+    ``passed`` needs every hidden test passed; a run whose only shortfall is tests "not
+    judged" is "not_judged".
 
     Precedence: a run the wall-clock limit killed, a test that timed out, or a process
     stopped by the CPU limit (SIGXCPU) is "timeout"; a process that ended abnormally (a
@@ -116,17 +112,17 @@ def classify(tests: list[TestCase], run: RunReport) -> Score:
         return score
     assert first_outcome is not None
     if not real:
-        # nothing failed, but some passes were decided in the code's own process: they do
-        # not count for the code (TestOutcome.verdict), so the program did not pass
+        # nothing failed, but some tests could not be judged: not a pass either
         score.kind = "not_judged"
-        score.detail = _short(f"{len(failing)} of {total} hidden tests {NOT_JUDGED}: "
-                              + ", ".join(t.id for t, _ in failing[:3])
+        score.detail = _short(f"{len(failing)} of {total} hidden tests not judged: "
+                              + "; ".join(f"{t.id}: {o.message}" for t, o in failing[:3]
+                                          if o is not None)
                               + (" ..." if len(failing) > 3 else ""))
         return score
     exception = first_outcome.exception_type
     # A "skipped" hidden test could not run (the module imports something the sandbox lacks):
     # no answer was checked, so it is that error rather than a wrong answer.
-    if first_outcome.status in ("error", "skipped") and exception and exception != "AssertionError":
+    if exception and exception != "AssertionError":  # pytest: an exception fails its test
         score.kind = "error"
         score.error_type = exception
     else:
@@ -149,20 +145,6 @@ def scoring_policy(mode: str, timeout_s: float) -> SandboxPolicy:
     )
 
 
-async def score_program(
-    program: Program, tests: list[TestCase], *, module_name: str, policy: SandboxPolicy
-) -> Score:
-    """Run ``tests`` on ``program`` in the sandbox and classify the outcome. Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
-    from codeteam.execution.runner import run_tests
-
-    started = time.monotonic()
-    run = await run_tests(program, tests, module_name=module_name, policy=policy)
-    score = classify(tests, run)
-    score.seconds = time.monotonic() - started
-    return score
-
-
 async def score_code(bench_task: BenchTask, code: str | None, *, policy: SandboxPolicy) -> Score:
     """Score a pipeline's ``code`` (the function at column 0, or None) on the hidden tests of
     ``bench_task``: the program is the task's module with the function replaced by ``code``.
@@ -180,129 +162,27 @@ async def score_code(bench_task: BenchTask, code: str | None, *, policy: Sandbox
 
 
 async def score_hidden(bench_task: BenchTask, program: Program, *, policy: SandboxPolicy) -> Score:
-    """Run ``bench_task``'s hidden tests on ``program`` (the whole module text): by pytest in
-    the project, with ``program`` laid over the function's file, for a ``--repo`` task (one
-    with a ``pytest_target``; :func:`score_pytest`), else by the test harness
-    (:func:`score_program`)."""
+    """Run ``bench_task``'s hidden tests on ``program`` (the whole module text): for a
+    ``--repo`` task pytest runs the project's tests in the project (its ``pytest_target``),
+    else the hidden asserts run as generated test modules beside the module."""
     if bench_task.pytest_target is not None:
-        return await score_pytest(bench_task, program, policy=policy)
-    return await score_program(
-        program, bench_task.hidden_tests, module_name=bench_task.task.module_name, policy=policy
-    )
+        program = program.model_copy(update={"pytest_target": bench_task.pytest_target})
+    return await score_program(program, bench_task.hidden_tests, policy=policy)
 
 
-async def score_pytest(bench_task: BenchTask, program: Program, *, policy: SandboxPolicy) -> Score:
-    """Run a ``--repo`` task's hidden tests (the project's own tests that call the function,
-    as pytest node ids) with pytest in the project's interpreter in the sandbox, ``program``
-    laid over the function's file (:func:`~codeteam.execution.pytest_run.run_pytest_tests`),
-    and classify the outcome. Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run.
+async def score_program(program: Program, tests: list[TestCase], *,
+                        policy: SandboxPolicy) -> Score:
+    """Run ``tests`` on ``program`` with the one judge
+    (:func:`~codeteam.execution.suite.run_suite`) and classify the run. Raises
+    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
+    from codeteam.execution.suite import run_suite
 
-    The tests are *judged*: pytest imports the judge view of the task's module (the text the
-    model saw, the body removed: :func:`~codeteam.execution.judge_view.judge_view`, as
-    :func:`~codeteam.execution.suite.run_suite` builds it) and ``program`` runs in a subject
-    process of its own, so the code cannot write its own verdict. The tests the judge cannot
-    decide (:func:`judge_calibration`: they pass on the reference in one process but not
-    judged), and those whose arguments cannot cross to the subject, run the old way (the
-    code's own process); they are counted in :attr:`Score.tests_untrusted`."""
-    from codeteam.execution.pytest_run import run_pytest_tests
-
-    target = bench_task.pytest_target
     started = time.monotonic()
-    judge = task_judge_view(bench_task)
-    one_process = await judge_calibration(bench_task, policy) if judge is not None else None
-    tests = bench_task.hidden_tests
-    judged = [t for t in tests if judge is not None and t.id not in (one_process or set())]
-    old = [t for t in tests if t not in judged]
-    runs = []
-    reference = bench_task.reference
-    done = _calibration_runs.get(_calibration_key(bench_task, policy))
-    for subset, view in ((judged, judge), (old, None)):
-        if subset and done is not None and program.text == getattr(reference, "text", None):
-            # the reference itself: the calibration ran it both ways already
-            earlier = done["judged" if view else "one_process"]
-            found = {o.test_id: o for o in earlier.outcomes}
-            runs.append(earlier.model_copy(update={
-                "outcomes": [found[t.id] for t in subset if t.id in found]}))
-        elif subset:
-            runs.append(await run_pytest_tests(
-                target, program.text, subset, policy,
-                function_start=program.function_start, function_lines=program.function_lines,
-                rootdir=target.rootdir, judge=view,
-            ))
-    run = _merged(tests, runs, policy)
+    run = await run_suite(program, tests, policy)
     score = classify(tests, run)
-    score.tests_untrusted = len(run.untrusted)
+    score.tests_untrusted = len(run.not_judged)
     score.seconds = time.monotonic() - started
     return score
-
-
-def task_judge_view(bench_task: BenchTask) -> JudgeView | None:
-    """The judge view of a ``--repo`` task: its module as the model saw it (the body
-    removed), or None when the view cannot be built (then every test runs the old way)."""
-    from codeteam.execution.judge_view import judge_view
-
-    task = bench_task.task
-    return judge_view(task.module_source, task.qualname, task.start_line)
-
-
-_calibrations: dict[tuple, frozenset[str]] = {}
-_calibration_runs: dict[tuple, dict[str, RunReport]] = {}
-
-
-def _calibration_key(bench_task: BenchTask, policy: SandboxPolicy) -> tuple:
-    return (bench_task.fingerprint(), policy.mode, policy.timeout_s)
-
-
-async def judge_calibration(bench_task: BenchTask, policy: SandboxPolicy) -> frozenset[str]:
-    """Node ids of ``bench_task``'s hidden tests the judge cannot decide faithfully: those the
-    reference (the project's own body, the original file) passes in one process but not
-    judged (e.g. a test that changes the state of another module the subject never sees).
-    Decided on the reference alone, never on a candidate: two runs per task, policy mode and
-    time limit, remembered for the process. Empty for a task without a reference."""
-    from codeteam.execution.pytest_run import run_pytest_tests
-
-    reference = bench_task.reference
-    judge = task_judge_view(bench_task)
-    if reference is None or judge is None:
-        return frozenset()
-    key = _calibration_key(bench_task, policy)
-    if key not in _calibrations:
-        target = bench_task.pytest_target
-        runs: dict[str, RunReport] = {}
-        for name, view in (("one_process", None), ("judged", judge)):
-            runs[name] = await run_pytest_tests(
-                target, reference.text, bench_task.hidden_tests, policy,
-                function_start=reference.function_start,
-                function_lines=reference.function_lines, rootdir=target.rootdir, judge=view)
-        _calibration_runs[key] = runs
-        judged = {o.test_id: o for o in runs["judged"].outcomes}
-        _calibrations[key] = frozenset(
-            # the raw statuses: the one-process run is untrusted by construction
-            o.test_id for o in runs["one_process"].outcomes
-            if o.status == "passed" and not (judged.get(o.test_id)
-                                              and judged[o.test_id].status == "passed"))
-    return _calibrations[key]
-
-
-def _merged(tests: list[TestCase], runs: list[RunReport], policy: SandboxPolicy) -> RunReport:
-    """One report of ``runs`` (each of a part of ``tests``), outcomes in the order of
-    ``tests``."""
-    if not runs:
-        return RunReport(outcomes=[], sandbox=policy.mode)
-    if len(runs) == 1:
-        return runs[0]
-    found = {o.test_id: o for run in runs for o in run.outcomes}
-    return RunReport(
-        outcomes=[found.get(t.id) or TestOutcome(test_id=t.id, status="error",
-                                                 message="no outcome reported", trusted=False)
-                  for t in tests],
-        sandbox=policy.mode,
-        exit_code=next((r.exit_code for r in runs if r.exit_code), runs[0].exit_code),
-        killed=any(r.killed for r in runs),
-        output="\n".join(r.output for r in runs if r.output),
-        seconds=sum(r.seconds for r in runs),
-    )
 
 
 # --- defective hidden tests ----------------------------------------------------------------
@@ -364,7 +244,7 @@ def reference_timeout(score_timeout_s: float) -> float:
 
 def reference_passed(entry: dict) -> bool:
     """Whether a reference (or, :func:`codeteam.bench.repo.check_empty_bodies`, a stub) run's
-    cache entry passed its hidden tests. Its passes decided in its own process count here
+    cache entry passed its hidden tests. Its tests "not judged" count here
     (kind "not_judged"): it is the dataset's or the project's own code, not generated, so
     the question is whether the tests are sound, not whether the code could forge them. A
     generated answer gets no such credit (:func:`classify`)."""
@@ -379,18 +259,18 @@ def defect_reason(entry: dict) -> str:
 
 
 def unjudgeable_reason(entry: dict) -> str:
-    """The text shown for a task whose reference passes its hidden tests only in its own
-    process (kind "not_judged"): the tests could not be confirmed sound in the judged mode,
+    """The text shown for a task whose reference leaves hidden tests "not judged" (kind
+    "not_judged"): the tests could not be confirmed sound in the judged mode,
     and when their cause is the test itself (a value it passes cannot cross) no generated
     code can pass them either, so the task is left out of pass@1 like a defective one."""
-    return ("its hidden tests could not be judged on the reference (it passes them only in "
-            f"its own process, where a pass is not counted): {entry['detail']}")
+    return ("its hidden tests could not be judged on the reference (\"not judged\" is no "
+            f"pass): {entry['detail']}")
 
 
 @dataclass
 class ReferenceCheck:
     """The reference solutions' verdicts on the selected tasks: ``defective`` maps task ids
-    whose hidden tests fail on the reference, or that it passes only in its own process
+    whose hidden tests fail on the reference, or that it leaves "not judged"
     (:func:`unjudgeable_reason`), to the reason; ``slow`` maps task ids whose
     reference passed but needed more than the scoring time limit to the seconds it took
     (only a faster solution can pass those); ``unchecked`` lists tasks without a reference."""

@@ -2,8 +2,8 @@
 
 pass@1 here is the fraction of tasks whose single generated solution (temperature 0 by
 default) passes every hidden test. Tasks with *defective* hidden tests (the dataset's own
-reference solution fails them, or passes them only in its own process, where no generated
-code gets credit) are excluded from pass@1 and from the per-pipeline means, and
+reference solution fails them, or leaves them "not judged", where no generated code gets
+credit) are excluded from pass@1 and from the per-pipeline means, and
 listed with the reason. Tokens are prompt + completion tokens as the endpoint reported them.
 """
 
@@ -250,7 +250,7 @@ def markdown(summary: dict[str, Any]) -> str:
     lines.append("")
     if defective["count"]:
         lines.append(f"Defective tasks (the reference solution fails their hidden tests, or "
-                     f"passes them only in its own process; excluded from pass@1): "
+                     f"leaves them not judged; excluded from pass@1): "
                      f"{defective['count']}")
         lines.append("")
         for task_id, reason in defective["tasks"].items():

@@ -4,10 +4,11 @@ One diagnostic per failing test (source "codeteam", code = the test id): at the 
 failed inside the function when the run knows it (``outcome.function_line``), else at the
 doctest example's own line, else on the ``def`` line; Error for the user's tests, Warning for
 AI tests (they may be wrong). A failing pytest test points at the line of its own file where
-it failed (relatedInformation, a Location in the test file). A test that passed only in the
-code's own process (not judged: not a pass, not a failure) gets an Information diagnostic
-saying so, at its doctest line or on the ``def`` line, so it is never dropped silently. Plus
-one Information summary on the ``def`` line.
+it failed (relatedInformation, a Location in the test file). A test the judge could not
+decide (not judged: not a pass, not a failure) gets an Information diagnostic
+saying so, at its doctest line or on the ``def`` line, so it is never dropped silently; a
+docstring example that only disagrees with the code (beside the project's passing tests)
+gets a Warning on its line. Plus one Information summary on the ``def`` line.
 
 Diagnostics are stored relative to the function's first line together with the function's
 text: when a change leaves the function's text as it was they follow it (lines typed above
@@ -26,7 +27,7 @@ from lsprotocol import types
 
 from codeteam.editor.actions import DIAGNOSTIC_SOURCE, SUMMARY_CODE
 from codeteam.editor.positions import column_to_units, first_code_column, strip_ending
-from codeteam.execution.describe import NOT_JUDGED, UNJUDGED, failure_details
+from codeteam.execution.describe import NOT_JUDGED, failure_details
 
 if TYPE_CHECKING:
     from codeteam.execution.models import TestCase, TestOutcome
@@ -118,6 +119,12 @@ def review_problems(result: Result, *, stub_start_line: int, def_offset: int,
             related = (outcome.test_file, outcome.test_line, f"{label} failed here")
         problems.append(Problem(line, failure_message(test, outcome), severity, outcome.test_id,
                                 related))
+    for outcome in report.run.disagreements:
+        test = tests.get(outcome.test_id)
+        problems.append(Problem(place(test, outcome), "docstring example disagrees with the "
+                                "code (the project's own tests pass; its configuration does "
+                                "not run doctests): " + failure_message(test, outcome),
+                                "warning", outcome.test_id))
     for outcome in report.run.not_judged:
         test = tests.get(outcome.test_id)
         problems.append(Problem(place(test, outcome), not_judged_message(test, outcome),
@@ -155,18 +162,14 @@ def failure_message(test: TestCase | None, outcome: TestOutcome) -> str:
 
 
 def not_judged_message(test: TestCase | None, outcome: TestOutcome) -> str:
-    """A test whose pass was decided in the process that ran the code (which could have
-    forged it): neither a pass nor a failure."""
+    """A test the judge could not decide: neither a pass nor a failure, and why."""
     if test is None:
         label, what = "test", outcome.test_id
     else:
         label = {"public": "test", "ai": "AI test", "hidden": "test"}[test.origin]
         what = test.describe()
-    if outcome.unjudged:
-        return f"{label} not judged: {what}\n{UNJUDGED}\nwhy: {outcome.message}"
-    why = f"\nwhy: {outcome.untrusted_reason}" if outcome.untrusted_reason else ""
-    return (f"{label} not judged: {what}\n{NOT_JUDGED}: it could only be decided in the "
-            f"process that ran the code under test, which could have forged it{why}")
+    why = f"\nwhy: {outcome.message}" if outcome.message else ""
+    return f"{label} not judged: {what}\n{NOT_JUDGED}{why}"
 
 
 class DiagnosticsStore:

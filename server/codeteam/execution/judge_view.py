@@ -1,19 +1,22 @@
-"""The *judge view* of a module: what pytest imports for the module under test when the code
-under test runs in a process of its own (:mod:`codeteam.execution.pytest_subject`).
+"""The *judge view* of a module: what the judge (pytest with codeteam's plugin) imports for the
+module under test, while the code under test runs in a process of its own
+(:mod:`codeteam.execution.pytest_subject`).
 
-The view is the user's own text of the module (before generation) with the target
-function's body -- everything after its docstring -- replaced by one statement that forwards
-the call to the subject process::
+The view is the user's own text of the module (before generation) with the judged function's
+body -- everything after its docstring -- replaced by one statement that forwards the call to
+the subject process::
 
     return __codeteam_forward__((a, b, *args), {"k": k, **kwargs})
 
-Decorators, signature (defaults included) and docstring stay the user's, so decorators such
-as ``@curry``, ``inspect.signature``, ``--doctest-modules`` doctests of the docstring and the
-module's other functions calling the target by name behave as before, and nothing of the
-generated text runs in pytest's process. Line numbers are kept (the replaced lines are left
-empty; a body that is only a docstring gets the statement after it on the same line). A last
-line ``__codeteam_imported__(globals())`` lets the judge see later changes of the module's
-globals (``monkeypatch.setattr``). Built with :mod:`ast` from node positions.
+Decorators, signature (defaults included) and docstring stay the user's, so ``@curry``,
+``inspect.signature``, doctests of the docstring and the module's other functions calling it
+behave as before, and nothing of the generated text runs in the judge. Line numbers are kept
+(the replaced lines are left empty). The judged function is the target itself, or, for a
+function nested in another, the outermost function around it (its candidate version holds the
+new nested function). An ``async def`` forwards the same way (the subject runs the coroutine
+to completion); a body on the ``def`` line is replaced on that line. A last line
+``__codeteam_imported__(globals())`` lets the judge see later changes of the module's globals
+(``monkeypatch.setattr``). Built with :mod:`ast` from node positions.
 """
 
 from __future__ import annotations
@@ -25,44 +28,56 @@ from codeteam.pysource.functions import split_lines
 
 FORWARD = "__codeteam_forward__"
 IMPORTED = "__codeteam_imported__"
+_DEF = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 @dataclass(frozen=True)
 class JudgeView:
-    """``text`` the view; ``start_line``/``end_line`` the function's span (0-based, first
-    decorator to last line) in the user's text ``original``, which the view keeps line for
-    line."""
+    """``text`` the view; ``qualname`` the function it forwards (the target, or the outermost
+    function around a nested target); ``start_line``/``end_line`` that function's span
+    (0-based, first decorator to last line) in the user's text ``original``, which the view
+    keeps line for line; ``nested`` whether the target is nested in ``qualname``."""
 
     text: str
+    qualname: str
     start_line: int
     end_line: int
-    original: str | None = None
-
-
-def _lines(source: str) -> list[str]:
-    """Lines with their endings, broken where ast counts lines (``\\n``, ``\\r\\n``, ``\\r``
-    only: a form feed, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028/2029 are not line breaks there)."""
-    return split_lines(source)
+    original: str
+    nested: bool = False
 
 
 def find_function(tree: ast.Module, qualname: str, start_line: int | None = None):
-    """The ``def`` of ``qualname`` (classes and a function at the end; no function in between:
-    a nested function has no object outside its call), or None. With several, the one whose
-    first line (first decorator or ``def``, 0-based) is ``start_line``, else the last."""
+    """The ``def`` of ``qualname`` (classes, then functions; ``outer.inner`` for a nested
+    one), or None. With several, the one whose first line (first decorator or ``def``,
+    0-based) is ``start_line``, else the last."""
     parts = qualname.split(".")
-    scope: list[ast.stmt] = tree.body
+    scopes: list[list[ast.stmt]] = [tree.body]
     for part in parts[:-1]:
-        classes = [n for n in scope if isinstance(n, ast.ClassDef) and n.name == part]
-        if not classes:
-            return None
-        scope = classes[-1].body
-    found = [n for n in scope
-             if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == parts[-1]]
+        scopes = [n.body for scope in scopes for n in scope
+                  if isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                  and n.name == part]
+    found = [n for scope in scopes for n in scope if isinstance(n, _DEF) and n.name == parts[-1]]
     if start_line is not None:
         exact = [n for n in found if first_line(n) - 1 == start_line]
         if exact:
             return exact[-1]
     return found[-1] if found else None
+
+
+def judged_qualname(tree: ast.Module, qualname: str) -> str | None:
+    """The qualname of the function a view forwards for target ``qualname``: the outermost
+    function on the path (classes before it kept), or None when the path names no function."""
+    parts = qualname.split(".")
+    scope: list[ast.stmt] = tree.body
+    for index, part in enumerate(parts):
+        nodes = [n for n in scope if getattr(n, "name", None) == part
+                 and isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)]
+        if not nodes:
+            return None
+        if isinstance(nodes[-1], _DEF):
+            return ".".join(parts[: index + 1])
+        scope = nodes[-1].body
+    return None
 
 
 def first_line(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
@@ -86,43 +101,35 @@ def forward_call(args: ast.arguments) -> str:
 
 def judge_view(source: str, qualname: str, start_line: int | None = None) -> JudgeView | None:
     """The judge view of ``source`` for function ``qualname`` (see the module docstring), or
-    None when it cannot be built (no such function, a nested function, ``async def``, a body
-    sharing a line with the code before it, a module that does not parse): then the tests
-    run in the code's own process."""
+    None when it cannot be built (no such function, a module that does not parse)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return None
-    node = find_function(tree, qualname, start_line)
-    if node is None or isinstance(node, ast.AsyncFunctionDef) or node.end_lineno is None:
+    target = find_function(tree, qualname, start_line)
+    judged = judged_qualname(tree, qualname)
+    if target is None or judged is None:
         return None
-    lines = _lines(source)
+    nested = judged != qualname
+    node = find_function(tree, judged, None if nested else start_line)
+    if node is None or node.end_lineno is None:
+        return None
+    lines = split_lines(source)
     body = node.body
     has_doc = (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
                and isinstance(body[0].value.value, str))
     rest = body[1:] if has_doc else body
-    statement = "return " + forward_call(node.args)
+    statement = "__tracebackhide__ = True; return " + forward_call(node.args)
+    ending = "\n" if lines[node.end_lineno - 1].endswith(("\n", "\r")) else ""
     if rest:
-        first = rest[0]
-        row = first.lineno - 1
-        head = lines[row][: _char_col(lines[row], first.col_offset)]
-        if head.strip():  # `def f(x): return x`, `"""doc"""; return x`
-            return None
-        ending = "\n" if lines[node.end_lineno - 1].endswith(("\n", "\r")) else ""
-        new = [head + statement + "\n"] + ["\n"] * (node.end_lineno - first.lineno)
-        new[-1] = new[-1].rstrip("\n") + ending
-        lines[row : node.end_lineno] = new
-    else:
-        doc = body[0]
-        row = (doc.end_lineno or doc.lineno) - 1
-        col = _char_col(lines[row], doc.end_col_offset or 0)
-        tail = lines[row][col:]
-        if tail.strip() and not tail.strip().startswith("#"):
-            return None
-        if doc.lineno == node.lineno:  # `def f(x): """doc"""`: the body shares the def's line
-            return None
-        newline = "\n" if lines[row].endswith(("\n", "\r")) else ""
-        lines[row] = lines[row][:col] + "; " + statement + newline
+        row = rest[0].lineno - 1
+        head = lines[row][: _char_col(lines[row], rest[0].col_offset)]
+    else:  # only a docstring: the statement after it, on its last line
+        row = (body[0].end_lineno or body[0].lineno) - 1
+        head = lines[row][: _char_col(lines[row], body[0].end_col_offset or 0)] + "; "
+    new = [head + statement + "\n"] + ["\n"] * (node.end_lineno - 1 - row)
+    new[-1] = new[-1].rstrip("\n") + ending
+    lines[row : node.end_lineno] = new
     text = "".join(lines)
     if text and not text.endswith("\n"):
         text += "\n"
@@ -131,8 +138,8 @@ def judge_view(source: str, qualname: str, start_line: int | None = None) -> Jud
         ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    return JudgeView(text=text, start_line=first_line(node) - 1, end_line=node.end_lineno - 1,
-                     original=source)
+    return JudgeView(text=text, qualname=judged, start_line=first_line(node) - 1,
+                     end_line=node.end_lineno - 1, original=source, nested=nested)
 
 
 def _char_col(line: str, byte_col: int) -> int:
@@ -153,15 +160,16 @@ def def_lines(text: str, qualname: str, start_line: int | None = None) -> list[i
     return sorted({first_line(node), node.lineno})
 
 
-def placement(view: JudgeView, text: str, qualname: str) -> tuple[list[int], int]:
-    """Where the candidate's function is in ``text`` (the candidate module) relative to
-    ``view``: the 1-based lines its code object may start at (:func:`def_lines`, [] when
-    ``text`` has no such function) and how many lines longer it is than the view's function
-    (the view's later lines are the candidate's minus that)."""
-    lines = def_lines(text, qualname, view.start_line)
+def placement(view: JudgeView, text: str) -> tuple[list[int], int]:
+    """Where the judged function is in ``text`` (the candidate module) relative to ``view``:
+    the 1-based lines its code object may start at (:func:`def_lines`, [] when ``text`` has no
+    such function) and how many lines longer it is than the view's (the view's later lines are
+    the candidate's minus that)."""
+    start = None if view.nested else view.start_line
+    lines = def_lines(text, view.qualname, start)
     shift = 0
     if lines:
-        node = find_function(ast.parse(text), qualname, view.start_line)
+        node = find_function(ast.parse(text), view.qualname, start)
         if node is not None and node.end_lineno is not None:
             shift = (node.end_lineno - lines[0]) - (view.end_line - view.start_line)
     return lines, shift

@@ -1,28 +1,34 @@
-"""The pytest run's *subject*: the process that runs the code under test, apart from pytest
-(standard library only; runs *inside* the sandbox; issue 13: the code must not be able to
-forge its verdict).
+"""The *subject*: the process that runs the code under test, apart from the judge (standard
+library only; runs inside the sandbox), and the judge's end of their channel.
 
 codeteam's pytest plugin (:mod:`codeteam.execution.pytest_plugin`, the *judge*) imports the
-project's tests and a *judge view* of the target's module: the user's own text with the
-target function's body replaced by one call of ``__codeteam_forward__`` (a builtin the plugin
-installs). That call goes to this process, started by the judge before any test runs::
+project's tests and the *judge view* of the target's module (the user's text, the judged
+function's body one call of ``__codeteam_forward__``). That call goes to this process::
 
-    python <interpreter flags> _codeteam_pytest_subject.py REQUEST_FD REPLY_FD
+    python <interpreter flags> _codeteam_pytest_subject.py CHANNEL_FD
 
-It loads the *candidate* text of the module under its dotted name (a ``sys.meta_path``
-finder: compiled with the original file's path as filename, ``__package__``/``__path__`` as
-the original's, so relative imports and ``pkg/__init__.py`` work), finds the target function
-(what the module's name is bound to after the import, undecorated: :meth:`Subject.find_target`)
-and serves calls. It has nothing but its two pipes (no results descriptor, no pytest objects).
+in a sandbox of its own, started by codeteam's server when the judge asks for one (the
+protocol on ``$CODETEAM_SUBJECT_FD``: :mod:`codeteam.execution.sandbox`). It loads the
+*candidate* text of the module under its dotted name (a ``sys.meta_path`` loader: compiled with
+the original file's path as filename, ``__package__``/``__path__`` as the original's, so
+relative imports and ``pkg/__init__.py`` work), finds the judged function
+(:meth:`Subject.find_target`) and serves calls on its channel, which it alone holds. Each call
+carries the CPU seconds the code may still use in the current test: a watchdog thread ends a
+call that uses them up (or sleeps that long off the CPU, while not waiting for it), first by a
+signal (the traceback says where the code was), then, stuck in C, by answering for it and
+exiting. Each answer says the CPU seconds the call used.
 
 The encoding and the channel are :mod:`codeteam.execution.pytest_codec`'s.
 """
 
 import os
 import sys
+import threading
 import time
 
 TRACEBACK_LIMIT = 3000  # characters of the code's own traceback shown with its exception
+WATCH_PERIOD = 0.05  # seconds between the watchdog's looks at the call's CPU time
+STUCK_GRACE = 0.5  # seconds after its signal before the watchdog answers for a stuck call
 
 try:  # in the sandbox: the copy beside this file
     from _codeteam_pytest_codec import (
@@ -37,6 +43,7 @@ try:  # in the sandbox: the copy beside this file
         _raisable,
         exception_info,
         forbidden,
+        guard_forks,
         receive_frame,
         send_frame,
     )
@@ -53,6 +60,7 @@ except ImportError:  # in codeteam itself
         _raisable,
         exception_info,
         forbidden,
+        guard_forks,
         receive_frame,
         send_frame,
     )
@@ -116,8 +124,7 @@ class _Loader:
     def exec_module(self, module):
         import linecache
 
-        lines = self.text.splitlines(True)
-        linecache.cache[self.path] = (len(self.text), None, lines, self.path)
+        linecache.cache[self.path] = (len(self.text), None, self.text.splitlines(True), self.path)
         module.__file__ = self.path
         self.code = compile(self.text, self.path, "exec", dont_inherit=True)
         exec(self.code, module.__dict__)  # noqa: S102 - running the code under test is the point
@@ -127,6 +134,38 @@ class _Loader:
 
     def is_package(self, name):
         return self.package
+
+
+class CallTimeout(BaseException):
+    """The call used up the CPU seconds (or the time off the CPU) it had."""
+
+
+def _schedstat():
+    """(CPU seconds, seconds waiting for a CPU) so far of this process's threads and of every
+    process it started that is still in its session (a fork bomb's children too), from
+    ``/proc/*/task/*/schedstat``; without schedstat, this process's CPU time and no wait."""
+    cpu = wait = 0.0
+    session = os.getsid(0)
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        pids = []
+    for pid in pids:
+        try:
+            if pid != str(os.getpid()) and _session_of(pid) != session:
+                continue
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/schedstat") as handle:
+                    ran, waited = handle.read().split()[:2]
+                cpu, wait = cpu + int(ran) / 1e9, wait + int(waited) / 1e9
+        except (OSError, ValueError):
+            continue
+    return (cpu, wait) if cpu else (time.process_time(), 0.0)
+
+
+def _session_of(pid):
+    with open(f"/proc/{pid}/stat") as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[3])
 
 
 class Subject(Channel):
@@ -141,6 +180,10 @@ class Subject(Channel):
         self.problem = None
         self.environ = None
         self.here = os.path.abspath(__file__)
+        self.budget = None  # (CPU start, CPU limit, wall start, wait start) of the running call
+        self.misused = None  # what the call did with an object of the test's it could not use
+        self.stuck = None  # the watchdog's reply for a call stuck in C
+        self.lock = threading.Lock()
 
     def start(self, config):
         names = config.get("globals")
@@ -152,8 +195,7 @@ class Subject(Channel):
         with open(config["candidate"], encoding="utf-8") as handle:
             text = handle.read()
         path = config["file"]
-        self.loader = _Loader(config["module"], path, text,
-                              os.path.basename(path) == "__init__.py")
+        self.loader = _Loader(config["module"], path, text, os.path.basename(path) == "__init__.py")
         sys.meta_path.insert(0, self.loader)
         saved = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = _Capture(), _Capture()
@@ -171,6 +213,7 @@ class Subject(Channel):
             sys.stdout, sys.stderr = saved
         if self.module is not None:
             self.codec.remember_globals(self.module.__dict__)
+        threading.Thread(target=self.watch, daemon=True).start()
         self.send({"kind": "ready", "modules": sorted(k for k in list(sys.modules)
                                                       if type(k) is str)})
 
@@ -194,16 +237,12 @@ class Subject(Channel):
     def find_target(self, config):
         """The function to call: what the module's name ``qualname`` is bound to after the
         import (looked up statically, no ``__getattr__`` runs); when the user's own ``def``
-        has no decorator (``plain``, decided by the judge from its view), that object itself
-        (a ``__wrapped__`` the code sets cannot point elsewhere); else unwrapped (``__wrapped__``,
-        a static/class method's or bound method's ``__func__``, a property's ``fget``,
-        ``partial``/``cached_property``/``singledispatchmethod``'s ``func``) down to the
-        function of the ``def`` at the target's line, or to the plain function it is bound to
-        (``value = lambda x: ...``: that one). A wrapper that cannot be unwrapped (a closure
-        without ``__wrapped__``, an object) is looked into (closure cells, ``__dict__``) for
-        a function whose code is that ``def``'s: a function of that code elsewhere (a first
-        ``def`` kept in a registry, then rebound) is never the one judged. None when the name
-        is not bound; :class:`LookupError` when it is bound to something else."""
+        has no decorator (``plain``, decided by the judge from its view), that object itself;
+        else unwrapped (``__wrapped__``, ``__func__``, a property's ``fget``, ``func``) down to
+        the function of the ``def`` at the target's line, or to the plain function it is bound
+        to. A wrapper that cannot be unwrapped is looked into (closure cells, ``__dict__``)
+        for a function whose code is that ``def``'s. None when the name is not bound;
+        :class:`LookupError` when it is bound to something else."""
         import inspect
         import types
 
@@ -265,8 +304,7 @@ class Subject(Channel):
     @staticmethod
     def reachable(bound, codes, limit=500):
         """A function whose code is one of ``codes`` reachable from ``bound`` through
-        unwrapping attributes, closure cells and instance ``__dict__`` values (not through
-        modules), or None."""
+        unwrapping attributes, closure cells and instance ``__dict__`` values, or None."""
         import types
 
         seen = set()
@@ -302,9 +340,8 @@ class Subject(Channel):
 
         out = []
         try:
-            for frame in traceback.extract_tb(exc.__traceback__):
-                if frame.filename != self.here:
-                    out.append([frame.filename, frame.lineno])
+            out = [[f.filename, f.lineno] for f in traceback.extract_tb(exc.__traceback__)
+                   if f.filename != self.here]
         except Exception:  # noqa: S110, BLE001
             pass
         if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
@@ -317,15 +354,16 @@ class Subject(Channel):
             import traceback
 
             lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
-            text = "".join(line for line in lines if self.here not in line)
-            reply["traceback"] = text[-TRACEBACK_LIMIT:]
+            reply["traceback"] = "".join(x for x in lines if self.here not in x)[-TRACEBACK_LIMIT:]
         except Exception:  # noqa: S110, BLE001 - no text, the frames still say where
             pass
+        if isinstance(exc, CallTimeout):
+            reply = {"kind": "timeout", "message": str(exc), "frames": reply.get("frames", [])}
         return reply
 
-    def apply(self, request):
-        """The judge's environment, working directory, sys.path and changed module globals;
-        returns what to restore."""
+    def context(self, request):
+        """The judge's environment, working directory, sys.path and view (before the call's
+        values are decoded: they may import modules found there)."""
         env = request.get("env")
         if type(env) is dict and env != self.environ:
             os.environ.clear()
@@ -346,37 +384,177 @@ class Subject(Channel):
             names = view.get("globals")
             if type(names) is list:
                 self.codec.peer = {n for n in names if type(n) is str}
-        saved = {}
+
+    def apply(self, request):
+        """The module globals the test changed, of the module under test (``globals``) and of
+        the project's other modules and their classes (``states``: ``[module, class or None,
+        name, value]``); returns what to restore."""
+        saved = []
         names = request.get("globals")
         if type(names) is dict and self.module is not None:
-            space = self.module.__dict__
             for name, value in names.items():
                 if type(name) is str and not _is_dunder(name):
-                    saved[name] = space.get(name, saved)
-                    space[name] = value
+                    saved.append(_set(self.module, name, value))
+        for entry in request.get("states") or []:
+            try:
+                module, cls, name, value = entry
+                import importlib
+
+                owner = importlib.import_module(str(module))
+                if cls is not None:
+                    owner = vars(owner)[str(cls)]
+                if type(name) is str and not _is_dunder(name):
+                    saved.append(_set(owner, name, value))
+            except Exception:  # noqa: S112, BLE001 - a module this process cannot import
+                continue
         return saved
 
     def restore(self, saved):
-        space = self.module.__dict__ if self.module is not None else {}
-        for name, value in saved.items():
-            if value is saved:
-                space.pop(name, None)
-            else:
-                space[name] = value
+        for owner, name, old in reversed(saved):
+            try:
+                if old is _UNSET:
+                    delattr(owner, name)
+                else:
+                    setattr(owner, name, old)
+            except Exception:  # noqa: S112, BLE001
+                continue
 
-    def serve(self, request):
-        if request["kind"] in ("call", "next"):
-            return self.call(request)
-        return {"kind": "raised", "type": "TypeError", "module": "builtins",
-                "message": "an unknown request"}
+    # -- the CPU budget of a call ------------------------------------------------------------
+
+    def watch(self):
+        """The watchdog: ends the running call when its code used its CPU seconds, or slept
+        (off the CPU, not waiting for one) as long; answers for a call stuck in C."""
+        import signal
+
+        signalled = None
+        while True:
+            time.sleep(WATCH_PERIOD)
+            with self.lock:
+                budget = self.budget
+            if budget is None:
+                signalled = None
+                continue
+            cpu, wait = _schedstat()
+            used = cpu - budget[0]
+            asleep = (time.monotonic() - budget[2]) - used - (wait - budget[3])
+            why = (f"the code used its {budget[1]:g} CPU seconds" if used > budget[1] else
+                   f"the code slept {asleep:.1f} s off the CPU" if asleep > budget[1] else None)
+            if why is None:
+                continue
+            if signalled is None:
+                signalled = time.monotonic()
+                self.why = why
+                signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR2)
+            elif time.monotonic() - signalled > STUCK_GRACE:  # stuck in C: answer and exit
+                import traceback
+
+                frame = sys._current_frames().get(threading.main_thread().ident)
+                where = [[f.filename, f.lineno] for f in traceback.extract_stack(frame)
+                         if f.filename != self.here][-FRAMES_LIMIT:]
+                with self.lock:
+                    if self.budget is budget:  # the call still runs: it cannot answer itself
+                        try:
+                            send_frame(self.wfd, Codec(False).dumps({
+                                "kind": "timeout", "message": why + " (stuck outside Python)",
+                                "frames": where, "cpu": used}))
+                        finally:
+                            os._exit(3)
+
+    def _interrupted(self, signum, frame):
+        with self.lock:
+            if self.budget is not None:
+                raise CallTimeout(getattr(self, "why", "the call ran out of time"))
+
+    def call(self, request):
+        saved = self.apply(request)
+        if request["kind"] == "call" and request.get("handle") is None:
+            self.target, problem = self.targets.get(self.plain, (None, self.problem))
+            problem = self.problem or problem
+            if problem:
+                self.restore(saved)
+                return dict(problem, out="", err="")
+        streams = sys.stdout, sys.stderr
+        out, err = _Capture(), _Capture()
+        sys.stdout, sys.stderr = out, err
+        args = request.get("args") or []
+        kwargs = request.get("kwargs") or {}
+        limit = request.get("cpu_left")
+        started = time.process_time()
+        rlimit = None
+        if type(limit) in (int, float) and limit > 0:
+            cpu, wait = _schedstat()
+            with self.lock:
+                self.budget = (cpu, float(limit), time.monotonic(), wait)
+            rlimit = _cpu_rlimit(started + limit + 1)  # stuck in C: SIGXCPU at the next second
+        try:
+            if request["kind"] == "next":
+                reply = Channel.serve(self, request)
+            elif request.get("handle") is None:
+                import warnings
+
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    try:
+                        value = self.target(*args, **kwargs)
+                        if _awaitable(value):  # an async def: run to completion here
+                            import asyncio
+
+                            value = asyncio.run(_awaited(value))
+                    except BaseException as exc:  # noqa: BLE001 - SystemExit too: judged there
+                        reply = self.raised(exc)
+                    else:
+                        reply = {"kind": "value", "value": value}
+                reply["warnings"] = [
+                    [[getattr(w.category, "__module__", "builtins"),
+                      getattr(w.category, "__qualname__", "Warning")], str(w.message)[:10000],
+                     str(w.filename), int(w.lineno or 0)] for w in caught[:100]]
+            else:
+                try:
+                    reply = Channel.serve(self, request)
+                except BaseException as exc:  # noqa: BLE001
+                    reply = self.raised(exc)
+        except CallTimeout as exc:  # between the call's end and the reply
+            reply = self.raised(exc)
+        finally:
+            with self.lock:
+                self.budget = None
+            if rlimit is not None:
+                _cpu_rlimit(rlimit)
+            sys.stdout, sys.stderr = streams
+            self.restore(saved)
+        reply["out"] = out.getvalue()
+        reply["err"] = err.getvalue()
+        reply["cpu"] = time.process_time() - started
+        if self.misused is not None:  # it used an object of the test's it could not have
+            reply["misused"], self.misused = self.misused, None
+        if request["kind"] == "call":
+            reply["after"] = [list(args), dict(kwargs)]
+        try:
+            self.encoded = (reply, self.codec.dumps(reply))  # sent as is (see send)
+        except CannotCross as error:
+            reply = {"kind": "uncrossable", "message": str(error), "cpu": reply["cpu"]}
+        return reply
 
     def call_handle(self, proxy, args, kwargs):
         """A callback into the judge (a function of the test given as an argument)."""
-        return self.answered(self.request({"kind": "call", "handle": proxy._handle[1],
-                                           "args": list(args), "kwargs": dict(kwargs)}))
+        return self.answered(self.callback({"kind": "call", "handle": proxy._handle[1],
+                                            "args": list(args), "kwargs": dict(kwargs)}))
 
     def next_handle(self, proxy):
-        return self.answered(self.request({"kind": "next", "handle": proxy._handle[1]}))
+        return self.answered(self.callback({"kind": "next", "handle": proxy._handle[1]}))
+
+    def callback(self, message):
+        """A request to the judge; the time it takes there is not the code's."""
+        with self.lock:
+            budget, self.budget = self.budget, None
+        paused = time.monotonic()
+        try:
+            return self.request(message)
+        finally:
+            if budget is not None:
+                with self.lock:  # the call's clock goes on from where it stopped
+                    self.budget = (budget[0], budget[1], budget[2] + time.monotonic() - paused,
+                                   budget[3])
 
     def answered(self, reply):
         if reply["kind"] == "stop":
@@ -402,63 +580,12 @@ class Subject(Channel):
                 exc = kind(str(reply.get("message", "")))
             except Exception:  # noqa: BLE001 - a base taking other arguments
                 exc = Exception(str(reply.get("message", "")))
-        origin = reply.get("origin")
-        if type(origin) is int:
+        if type(reply.get("origin")) is int:
             try:
-                exc._codeteam_origin = origin
+                exc._codeteam_origin = reply["origin"]
             except Exception:  # noqa: S110, BLE001
                 pass
         raise exc
-
-    def call(self, request):
-        saved = self.apply(request)
-        if request["kind"] == "call" and request.get("handle") is None:
-            self.target, problem = self.targets.get(self.plain, (None, self.problem))
-            problem = self.problem or problem
-            if problem:
-                self.restore(saved)
-                return dict(problem, out="", err="")
-        streams = sys.stdout, sys.stderr
-        out, err = _Capture(), _Capture()
-        sys.stdout, sys.stderr = out, err
-        args = request.get("args") or []
-        kwargs = request.get("kwargs") or {}
-        try:
-            if request["kind"] == "next":
-                reply = Channel.serve(self, request)
-            elif request.get("handle") is None:
-                import warnings
-
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    try:
-                        value = self.target(*args, **kwargs)
-                    except BaseException as exc:  # noqa: BLE001 - SystemExit too: judged there
-                        reply = self.raised(exc)
-                    else:
-                        reply = {"kind": "value", "value": value}
-                reply["warnings"] = [
-                    [[getattr(w.category, "__module__", "builtins"),
-                      getattr(w.category, "__qualname__", "Warning")], str(w.message)[:10000],
-                     str(w.filename), int(w.lineno or 0)] for w in caught[:100]]
-            else:
-                try:
-                    reply = Channel.serve(self, request)
-                except BaseException as exc:  # noqa: BLE001
-                    reply = self.raised(exc)
-        finally:
-            sys.stdout, sys.stderr = streams
-            self.restore(saved)
-        reply["out"] = out.getvalue()
-        reply["err"] = err.getvalue()
-        if request["kind"] == "call":
-            reply["after"] = [list(args), dict(kwargs)]
-        try:
-            self.encoded = (reply, self.codec.dumps(reply))  # sent as is (see send)
-        except CannotCross as error:
-            reply = {"kind": "raised", "type": "TypeError", "module": "builtins",
-                     "bases": [["builtins", "TypeError"]], "message": str(error), "frames": []}
-        return reply
 
     encoded = None
 
@@ -472,79 +599,130 @@ class Subject(Channel):
         super().send(message)
 
     def main(self):
-        config = self.receive()
-        self.start(config)
+        import signal
+
+        signal.signal(signal.SIGUSR2, self._interrupted)
+        self.start(self.receive())
         while True:
             self.codec.session()
             try:
                 request = self.receive()
+                self.context(request)
+                if type(request.get("payload")) is bytes:
+                    payload = self.codec.loads(request.pop("payload"))
+                    request.update(payload if type(payload) is dict else {})
             except (ValueError, ImportError) as error:  # what this side cannot rebuild
-                self.send({"kind": "raised", "type": "TypeError", "module": "builtins",
-                           "bases": [["builtins", "TypeError"]], "frames": [],
-                           "message": "the arguments could not be rebuilt for the code under "
-                           f"test: {error}"})
+                self.send({"kind": "uncrossable", "message": f"the arguments: {error}"})
                 continue
             except (EOFError, OSError):
                 return
             if request["kind"] == "quit":
                 return
-            self.send(self.serve(request))
+            if request["kind"] in ("call", "next"):
+                self.send(self.call(request))
+            else:
+                self.send({"kind": "uncrossable", "message": "an unknown request"})
 
 
-# The judge's side of the call: see codeteam's pytest plugin (JudgeClient lives there too).
+def _made_by_code(reason):
+    """Whether a value the judge does not rebuild is of a class the code made (defined in a
+    function, or at run time: ``exec``, ``type()``): the code's error, not the judge's doubt."""
+    return "<locals>" in reason or "made at run time" in reason
+
+
+_UNSET = object()
+
+
+def _set(owner, name, value):
+    """``owner.name = value`` (a module or a class); what :meth:`Subject.restore` undoes."""
+    old = vars(owner).get(name, _UNSET)
+    setattr(owner, name, value)
+    return owner, name, old
+
+
+def _cpu_rlimit(seconds):
+    """Set this process's soft CPU limit to ``seconds`` (a process CPU time, capped at the
+    hard limit); returns the soft limit it had, or None when it cannot be set."""
+    import math
+    import resource
+
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        wanted = seconds if type(seconds) is int or seconds == resource.RLIM_INFINITY else (
+            math.ceil(seconds))
+        if hard != resource.RLIM_INFINITY:
+            wanted = min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (wanted, hard))
+        return soft
+    except (ValueError, OSError):
+        return None
+
+
+def _awaitable(value):
+    import inspect
+
+    return inspect.isawaitable(value)
+
+
+async def _awaited(value):
+    return await value
+
+
+# The judge's side of the call.
 
 
 class JudgeError(BaseException):
-    """A plain error in the test, decided by the judge (the subject died, sent something that
-    cannot be judged, raised a pytest outcome...): a BaseException, so the test's own
-    ``except Exception`` or ``pytest.raises(Exception)`` does not catch it."""
+    """The judge's decision for the running test (the subject died, sent what cannot be
+    judged, raised a pytest outcome...): a BaseException, so the test's own ``except
+    Exception`` or ``pytest.raises(Exception)`` does not catch it. ``not_judged``: the
+    judge cannot tell whether the code passed (a value that could not cross), rather than
+    an error of the code."""
 
-
-class OneProcess(BaseException):
-    """An argument the protocol cannot carry: the test is run again the old way."""
+    def __init__(self, message, not_judged=False):
+        super().__init__(message)
+        self.not_judged = not_judged
 
 
 class JudgeClient(Channel):
-    """The judge's end: starts the subject, forwards calls, rebuilds answers."""
+    """The judge's end: starts the subject, forwards calls, rebuilds answers. ``on_error``
+    is told each decision (the :class:`JudgeError` it raises) even when the test catches it;
+    ``timeout_error`` is raised for a call that used up its time; ``cpu_left()`` gives the
+    CPU seconds the code may still use in the running test."""
 
     side = "judge"
 
-    def __init__(self, config, subject_file, on_error, on_fallback, timeout_error, limit):
+    def __init__(self, config, on_error, timeout_error, cpu_left):
         self.config = config
-        self.subject_file = subject_file
         self.on_error = on_error
-        self.on_fallback = on_fallback
         self.timeout_error = timeout_error
-        self.limit = limit
-        self.process = None
+        self.cpu_left = cpu_left
+        self.process = None  # the subject's channel (a socket)
+        self.server = None  # the socket to the server that starts subjects
         self.globals = None
         self.snapshot = {}
-        self.sent_env = None
-        self.sent_path = None
-        self.sent_view = None
+        self.contents = {}
+        self.sent_env = self.sent_path = self.sent_view = None
         self.generation = 0
         self.codec = Codec(True, self)
         self.rfd = self.wfd = None
         self.depth = 0
         self.broken = None
-        self.ran = False  # the candidate has run for the current test (see new_test)
-        self.unjudged = False  # the current test's error is "cannot be judged" (see new_test)
+        self.calls = threading.RLock()
+        self.known_modules = 0
+        self.watched = {}  # module name -> (module, its globals, its classes' attributes)
+        self.cpu = 0.0  # CPU seconds the code used in the running test
+        self.returned = []  # values the function returned in the running test (kept alive)
 
     def new_test(self):
-        """A test starts: until its first call reaches the subject, an argument that cannot
-        cross makes it run the old way (:class:`OneProcess`); after that, nothing does.
-        ``unjudged`` says whether the test's error was that a value could not cross once the
-        code ran ("cannot be judged": not the code's failure, nor a pass)."""
-        self.ran = False
-        self.unjudged = False
-
-    def deadline(self):
-        return time.monotonic() + self.limit + 2.0 if self.limit else None
+        self.cpu = 0.0
+        self.returned = []
 
     # -- the subject's life ------------------------------------------------------------------
 
     def start(self):
-        import subprocess
+        """A fresh subject, asked of the server (``$CODETEAM_SUBJECT_FD``: ``b"S"`` answered
+        with ``b"S"`` and the channel's descriptor, or ``b"E"`` and one line saying why)."""
+        import socket
 
         self.generation += 1
         self.codec = Codec(True, self)
@@ -553,38 +731,37 @@ class JudgeClient(Channel):
         self.codec.roots = (str(root),) if type(root) is str else None
         if self.globals is not None:
             self.codec.remember_globals(self.globals)
-        to_subject = os.pipe()
-        from_subject = os.pipe()
-        flags = subprocess._args_from_interpreter_flags()
-        quiet = None  # its crashes and C-level writes show in the run's stderr
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, *flags, self.subject_file, str(to_subject[0]),
-                 str(from_subject[1])], pass_fds=(to_subject[0], from_subject[1]),
-                close_fds=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=quiet)
-        finally:
-            os.close(to_subject[0])
-            os.close(from_subject[1])
-        self.wfd, self.rfd = to_subject[1], from_subject[0]
+        if self.server is None:
+            self.server = socket.socket(fileno=int(os.environ.pop("CODETEAM_SUBJECT_FD")))
+        self.server.sendall(b"S")
+        answer, fds, _, _ = socket.recv_fds(self.server, 1, 1)
+        if answer != b"S" or len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            line = answer
+            while line and not line.endswith(b"\n"):
+                more = self.server.recv(1)
+                line += more
+                if not more:
+                    break
+            raise OSError("the server started no process for the code under test: "
+                          + line[1:].decode("utf-8", "replace").strip())
+        self.process = socket.socket(fileno=fds[0])
+        self.rfd = self.wfd = self.process.fileno()
         self.sent_env = self.sent_path = None
         self.sent_view = (self.plain(), tuple(self.codec.global_names()))
         config = dict(self.config, sys_path=[os.path.abspath(p or ".") for p in sys.path],
                       cwd=os.getcwd(), globals=self.codec.global_names(), plain=self.plain())
         send_frame(self.wfd, self.codec.dumps(config))
-        ready = self.codec.loads(receive_frame(
-            self.rfd, time.monotonic() + (self.limit + 2.0 if self.limit else 60.0)))
+        ready = self.codec.loads(receive_frame(self.rfd, time.monotonic() + 60.0))
         if type(ready) is not dict or ready.get("kind") != "ready":
             raise ValueError("a malformed first answer")
         self.share(ready.get("modules"))
-        # codec.peer stays None: the judge sends each sentinel of its view by name, whatever
-        # the subject says it has (a name the code removed fails there, never sends the test
-        # the old way); the subject sends by name only what the judge has (its own list)
 
     def plain(self):
-        """Whether the view binds the target's name to a plain function of that name (the
+        """Whether the view binds the judged name to a plain function of that name (the
         user's ``def`` has no decorator): the subject then calls exactly what the candidate
-        binds the name to (:meth:`Subject.find_target`)."""
+        binds the name to."""
         import inspect
         import types
 
@@ -603,41 +780,23 @@ class JudgeClient(Channel):
     def share(self, modules):
         """The modules whose classes and functions the judge sends by name or state: those it
         knows the subject can import by name (:func:`importable_modules`, the judge's own
-        decision: the subject's list, sent after the candidate ran, can add to it, never take
-        away, so the code cannot make an argument fail to cross and send its test the old
-        way), and ``modules``, the subject's."""
+        decision) and ``modules``, the subject's list (which can add, never take away)."""
         listed = {m for m in modules if type(m) is str} if type(modules) is list else set()
         self.codec.shared = listed | importable_modules()
 
     def end(self, quit=False):
-        """End the subject; how it ended (text)."""
-        process, self.process = self.process, None
-        if process is None:
+        """End the subject (closing its channel ends its sandbox); how it ended (text)."""
+        channel, self.process = self.process, None
+        if channel is None:
             return "it was not running"
         if quit:
             try:
                 send_frame(self.wfd, self.codec.dumps({"kind": "quit"}))
-                process.wait(timeout=1.0)
             except Exception:  # noqa: S110, BLE001
                 pass
-        if process.poll() is None:
-            process.kill()
-        code = process.wait()
-        for fd in (self.rfd, self.wfd):
-            try:
-                os.close(fd)
-            except (OSError, TypeError):
-                pass
+        channel.close()
         self.rfd = self.wfd = None
-        if code < 0:
-            import signal
-
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = f"signal {-code}"
-            return f"killed by {name}"
-        return f"it exited with status {code}"
+        return "its process ended"
 
     def close(self):
         if self.process is not None:
@@ -657,31 +816,73 @@ class JudgeClient(Channel):
                 if found is not None:
                     self.contents[name] = found
 
+    def watch_modules(self):
+        """Remember the globals (and class attributes) of the project's modules imported so
+        far, as they are now: what a test rebinds later (``config.FACTOR = 5``,
+        ``monkeypatch.setattr(other_module, ...)``) is sent with each call (:meth:`states`)."""
+        for name, module in list(sys.modules.items()):
+            if name in self.watched or module is None or forbidden(name) or (
+                    self.globals is not None and vars(module) is self.globals):
+                continue
+            path = getattr(module, "__file__", None)
+            base = os.path.basename(path) if type(path) is str else ""
+            if not self.codec.own(name) or base.startswith("test_") or base == "conftest.py":
+                self.watched[name] = None
+                continue
+            space = vars(module)
+            self.watched[name] = (module, dict(space), {
+                key: dict(vars(value)) for key, value in list(space.items())
+                if isinstance(value, type) and getattr(value, "__module__", None) == name})
+
+    def states(self):
+        """``[module, class or None, name, value]`` of what the test rebound since
+        :meth:`watch_modules` in the project's other modules and their classes."""
+        found = []
+        for name, known in list(self.watched.items()):
+            if known is None:
+                continue
+            module, before, classes = known
+            for key, value in list(vars(module).items()):
+                if not _is_dunder(key) and before.get(key, _UNSET) is not value:
+                    found.append([name, None, key, value])
+            for cls, attrs in classes.items():
+                owner = vars(module).get(cls)
+                for key, value in (list(vars(owner).items()) if isinstance(owner, type) else []):
+                    if not _is_dunder(key) and attrs.get(key, _UNSET) is not value:
+                        found.append([name, cls, key, value])
+        # what cannot cross (a mock) stays the judge's: the code's process keeps its own
+        return [entry for entry in found if self.codec._sendable(entry[3])]
+
     def changed_globals(self):
         """The module's globals the test rebound (``monkeypatch.setattr``) or whose small
         list/dict/set it changed in place (``monkeypatch.setitem``) since the import."""
         if self.globals is None:
             return {}
-        changed = {}
-        for name, value in list(self.globals.items()):
-            if _is_dunder(name):
-                continue
-            if name not in self.snapshot or self.snapshot[name] is not value or name in self.contents and _contents(value) != self.contents[name]:
-                changed[name] = value
-        return changed
+        return {name: value for name, value in list(self.globals.items())
+                if not _is_dunder(name) and (
+                    name not in self.snapshot or self.snapshot[name] is not value
+                    or name in self.contents and _contents(value) != self.contents[name])}
 
     def forward(self, args, kwargs):
-        return self.ask({"kind": "call", "handle": None, "args": list(args),
-                         "kwargs": dict(kwargs)}, args, kwargs)
+        __tracebackhide__ = True
+        with self.calls:  # one call at a time on the channel, whatever thread the test runs
+            value = self.ask({"kind": "call", "handle": None, "args": list(args),
+                              "kwargs": dict(kwargs)})
+        self.returned.append(value)
+        return value
 
     def call_handle(self, proxy, args, kwargs):
+        __tracebackhide__ = True
         self.check_handle(proxy)
-        return self.ask({"kind": "call", "handle": proxy._handle[1], "args": list(args),
-                         "kwargs": dict(kwargs)}, args, kwargs)
+        with self.calls:
+            return self.ask({"kind": "call", "handle": proxy._handle[1], "args": list(args),
+                             "kwargs": dict(kwargs)})
 
     def next_handle(self, proxy):
+        __tracebackhide__ = True
         self.check_handle(proxy)
-        return self.ask({"kind": "next", "handle": proxy._handle[1]}, None, None)
+        with self.calls:
+            return self.ask({"kind": "next", "handle": proxy._handle[1]})
 
     def check_handle(self, proxy):
         if self.process is None or proxy._handle[0] != self.generation:
@@ -690,6 +891,7 @@ class JudgeClient(Channel):
     def ensure(self):
         """A running subject: started now if needed. An import of the code under test that
         hangs or kills its process is an error for every later call too (``broken``)."""
+        __tracebackhide__ = True
         if self.broken is not None:
             self.fail(self.broken)
         if self.process is not None:
@@ -698,8 +900,7 @@ class JudgeClient(Channel):
             self.start()
         except TimeoutError:
             self.end()
-            self.broken = (f"importing the code under test did not end within "
-                           f"{self.limit + 2.0:g} s")
+            self.broken = "importing the code under test did not end within 60 s"
             self.fail(self.broken)
         except EOFError:
             self.broken = ("the process of the code under test died while importing it: "
@@ -712,87 +913,102 @@ class JudgeClient(Channel):
             self.end()
             raise
 
-    def fail(self, message):
-        self.on_error(message)
-        raise JudgeError(message)
+    def fail(self, message, not_judged=False):
+        __tracebackhide__ = True
+        error = JudgeError(message, not_judged)
+        self.on_error(error)
+        raise error
 
-    def ask(self, request, args, kwargs):
+    def not_crossing(self, error, arguments=False):
+        __tracebackhide__ = True
+        what = ("the test's arguments could not cross to the code under test" if arguments
+                else "a value could not cross between the test and the code under test")
+        self.fail(f"{what} ({error})", not_judged=True)
+
+    def ask(self, request):
+        __tracebackhide__ = True
         if self.depth == 0:
             self.ensure()
             env = dict(os.environ)
             if env != self.sent_env:
-                request["env"] = env
-                self.sent_env = env
+                request["env"] = self.sent_env = env
             request["cwd"] = os.getcwd()
             path = [os.path.abspath(p or ".") for p in sys.path]
             if path != self.sent_path:
-                request["path"] = path
-                self.sent_path = path
+                request["path"] = self.sent_path = path
             request["globals"] = self.changed_globals()
+            request["states"] = self.states()
             view = (self.plain(), tuple(self.codec.global_names()))
             if view != self.sent_view:  # the view was imported after the subject started
                 request["view"] = {"plain": view[0], "globals": list(view[1])}
                 self.sent_view = view
             for value in request["globals"].values():  # a new value crosses as itself
                 self.codec.globals.pop(id(value), None)
-        if self.depth == 0:
+            if len(sys.modules) != self.known_modules:  # test modules imported since
+                self.known_modules = len(sys.modules)
+                self.codec.shared = (self.codec.shared or set()) | importable_modules()
             self.codec.session()
-        try:
+        left = self.cpu_left()
+        if left is not None and left <= 0:
+            raise self.timeout_error("the code used its CPU time for this test")
+        request["cpu_left"] = left
+        values = {key: request.pop(key) for key in ("args", "kwargs", "globals", "states")
+                  if key in request}
+        try:  # the values apart: the subject decodes them once it has the context
+            request["payload"] = self.codec.dumps(values)
             data = self.codec.dumps(request)
         except CannotCross as error:
-            if self.depth == 0 and request.get("handle") is None and not self.ran:
-                # the test's own arguments, before the candidate ran for it: the old way
-                reason = f"an argument cannot be sent to the code under test ({error})"
-                self.on_fallback(reason)
-                raise OneProcess(reason) from None
-            self.unjudged = True
-            self.fail(f"a value for the code under test could not cross ({error}) once it "
-                      "ran for this test: cannot be judged")
-        self.ran = True
+            self.not_crossing(error, arguments=self.depth == 0 and not self.returned)
         self.depth += 1
+        asked = time.monotonic()
         try:
             send_frame(self.wfd, data)
             while True:
-                frame = receive_frame(self.rfd, self.deadline())
+                frame = receive_frame(self.rfd)
                 try:
                     reply = self.codec.loads(frame)
                 except Unjudgeable as error:
                     self.end()
                     # a class the function itself defines (its qualname has <locals>) is
                     # the code's doing: an error; a library's class is not: not judged
-                    self.unjudged = "<locals>" not in str(error)
                     self.fail("the code under test sent what the judge does not rebuild "
-                              f"({error}: only the project's own classes cross by state); it "
-                              "cannot be judged")
+                              f"({error}: only the project's own classes cross by state)",
+                              not_judged=not _made_by_code(str(error)))
                 if type(reply) is not dict or type(reply.get("kind")) is not str:
                     raise ValueError("a malformed answer")
-                if reply["kind"] in ("value", "raised", "stop"):
+                if reply["kind"] in ("value", "raised", "stop", "timeout", "uncrossable"):
                     break
-                answer = self.serve_judge(reply)
-                send_frame(self.wfd, self.codec.dumps(answer))
-        except TimeoutError:
-            self.end()
-            raise self.timeout_error(f"the test ran past its {self.limit} s limit") from None
+                send_frame(self.wfd, self.codec.dumps(self.serve_judge(reply)))
         except (EOFError, OSError, ValueError) as error:
             reason = self.end()
+            if left is not None and time.monotonic() - asked >= left:  # SIGXCPU, stuck in C
+                raise self.timeout_error("the code used its CPU seconds for this test (its "
+                                         "process ended outside Python)") from None
             if isinstance(error, ValueError):
                 reason = f"it sent a malformed answer ({error})"
             self.fail(f"the process running the code under test died during this call: {reason}")
-        except (JudgeError, OneProcess):
-            if self.process is not None:
-                self.end()
-            raise
-        except BaseException:  # the test's timeout, KeyboardInterrupt: the channel is lost
+        except BaseException:  # a JudgeError, the test's time, KeyboardInterrupt: channel lost
             if self.process is not None:
                 self.end()
             raise
         finally:
             self.depth -= 1
+        if type(reply.get("cpu")) is float:
+            self.cpu += max(reply["cpu"], 0.0)
         for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
             text = reply.get(key)
             if type(text) is str and text:
                 stream.write(text)
         self.warn(reply.get("warnings"))
+        if reply["kind"] == "timeout":
+            self.end()
+            exc = self.timeout_error(str(reply.get("message") or "out of time"))
+            exc.__codeteam_frames__ = [f for f in reply.get("frames") or [] if type(f) is list]
+            raise exc
+        if reply["kind"] == "uncrossable":
+            self.not_crossing(reply.get("message"))
+        if type(reply.get("misused")) is str:
+            self.fail(reply["misused"], not_judged=True)
         if reply["kind"] == "stop":
             raise StopIteration
         if reply["kind"] == "raised":
@@ -825,10 +1041,8 @@ class JudgeClient(Channel):
             return info
         try:
             self.codec.dumps(value)
-        except CannotCross as error:  # the candidate is running: never the old way
-            self.unjudged = True
-            self.fail(f"the answer of a callback for the code under test could not cross "
-                      f"({error}): cannot be judged")
+        except CannotCross as error:
+            self.not_crossing(error)
         return {"kind": "value", "value": value}
 
     def warn(self, found):
@@ -880,13 +1094,13 @@ class JudgeClient(Channel):
                 text = f"importing the code under test failed: {name}: {message}"
             else:
                 text = f"the code under test raised {name}: {message}"
-            self.on_error(text)
             exc = JudgeError(text)
-        try:
+            self.on_error(exc)
+        try:  # where it happened, for the judge's report (not a note: doctest compares those)
             exc.__codeteam_frames__ = frames
             text = reply.get("traceback")
-            if type(text) is str and text and hasattr(exc, "add_note"):
-                exc.add_note("In the code under test's process:\n" + text.rstrip("\n"))
+            if type(text) is str and text:
+                exc.__codeteam_traceback__ = text.rstrip("\n")
         except Exception:  # noqa: S110, BLE001
             pass
         return exc
@@ -894,15 +1108,13 @@ class JudgeClient(Channel):
 
 def importable_modules():
     """Modules of this process the subject imports by name too (same ``sys.path``): a module
-    with a file that is not a test file (``test_*.py``, ``*_test.py``, ``conftest.py``: pytest's
-    own imports, never the subject's) nor one of :func:`forbidden`'s."""
+    with a file (test modules and conftest.py files included: an object of a class a test
+    file defines crosses by state, the subject importing that module) that is not one of
+    :func:`forbidden`'s and is known under its own name."""
     found = set()
     for name, module in list(sys.modules.items()):
         path = getattr(module, "__file__", None)
         if type(name) is not str or type(path) is not str or forbidden(name):
-            continue
-        base = os.path.basename(path)
-        if base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py":
             continue
         if getattr(getattr(module, "__spec__", None), "name", None) != name:
             continue  # a module under another name (pytest's importlib mode, exec'd files)
@@ -920,8 +1132,12 @@ def _contents(value):
 
 
 def main(argv):
-    requests, replies = int(argv[1]), int(argv[2])
-    subject = Subject(requests, replies)
+    try:
+        os.setsid()  # a session of its own: its CPU is its session's (see _schedstat)
+    except OSError:  # a session leader already (bwrap's new session)
+        pass
+    guard_forks(lambda: {os.getsid(0)})
+    subject = Subject(int(argv[1]), int(argv[1]))  # the channel: one socket, both ways
     subject.main()
     sys.stdout.flush()
     os._exit(0)

@@ -1,64 +1,140 @@
-"""One run of a candidate's tests: the project's pytest tests by pytest itself
-(:func:`~codeteam.execution.pytest_run.run_pytest_tests`: pytest imports the judge view of the
-user's text and the candidate runs in a process of its own), the others (docstring examples, AI tests, hidden benchmark tests) by the stdlib
-harness (:func:`~codeteam.execution.runner.run_tests`), both at once; one report."""
+"""The one way to run tests on a candidate: :func:`run_suite`. Every kind of test -- the
+project's own pytest tests, the docstring's examples, AI tests, a benchmark's hidden asserts --
+runs in one judged pytest session (:func:`~codeteam.execution.pytest_run.judged_session`):
+pytest imports the judge view of the user's text, the candidate runs in a subject process of
+its own. AI tests (model-written test code, run in the judge) have a session of their own, so
+they cannot touch how the others are judged. A module with no project around it (a benchmark
+task, an unsaved document) is a project of one file in a temporary folder: the same path."""
 
 from __future__ import annotations
 
 import asyncio
+import math
+import shutil
+import sys
+import tempfile
+from pathlib import Path
 
-from codeteam.execution.describe import NO_VIEW
-from codeteam.execution.judge_view import judge_view
-from codeteam.execution.models import RunReport, TestCase, TestOutcome
-from codeteam.execution.pytest_run import run_pytest_tests
-from codeteam.execution.runner import run_tests
+from codeteam.execution import trust
+from codeteam.execution.judge_view import JudgeView, judge_view
+from codeteam.execution.models import Program, PytestTarget, RunReport, TestCase, TestOutcome
+from codeteam.execution.pytest_run import (
+    judged_session,
+    node_args,
+    session_spec,
+    target_for,
+)
 from codeteam.execution.sandbox import SandboxPolicy
-from codeteam.task import Program, Task
+
+NESTED = ("a nested function's docstring examples are not collected by doctest (it has no "
+          "object outside its enclosing function's call)")
+"""Why a nested function's docstring examples are not run (never a failure)."""
 
 
-async def run_suite(task: Task, program: Program, tests: list[TestCase],
-                    policy: SandboxPolicy) -> RunReport:
-    """Run ``tests`` on ``program`` (``task``'s module with the candidate in place): one
-    :class:`RunReport`, outcomes in the order of ``tests``; a test with no outcome is an
-    "error". Raises :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox
-    cannot run; cancellation kills the test processes."""
-    pytest_tests = [t for t in tests if t.kind == "pytest"]
-    others = [t for t in tests if t.kind != "pytest"]
-    if not pytest_tests:
-        return await run_tests(program, tests, module_name=task.module_name, policy=policy,
-                               project=task.project)
-    if task.pytest_target is None:
-        runs = [RunReport(sandbox=policy.mode, outcomes=[
-            TestOutcome(test_id=t.id, status="skipped",
-                        message="no project to run pytest in (the file is not saved)")
-            for t in pytest_tests])]
-    else:
-        runs = []
-    jobs = []
-    if others:
-        jobs.append(run_tests(program, others, module_name=task.module_name, policy=policy,
-                              project=task.project))
-    view = None
-    if task.pytest_target is not None:
-        view = judge_view(task.module_source, task.qualname, task.start_line)
-        jobs.append(run_pytest_tests(
-            task.pytest_target, program.text, pytest_tests, policy,
-            function_start=program.function_start, function_lines=program.function_lines,
-            rootdir=task.pytest_target.rootdir, judge=view,
-        ))
-    runs += await asyncio.gather(*jobs)
-    if task.pytest_target is not None and view is None:
-        for outcome in runs[-1].outcomes:  # the pytest run: the last job
-            if not outcome.trusted and outcome.untrusted_reason is None:
-                outcome.untrusted_reason = NO_VIEW
-    found = {o.test_id: o for run in runs for o in run.outcomes}
-    return RunReport(
-        outcomes=[found.get(t.id) or TestOutcome(test_id=t.id, status="error",
-                                                 message="no outcome reported")
-                  for t in tests],
-        sandbox=policy.mode,
-        exit_code=next((r.exit_code for r in runs if r.exit_code), runs[0].exit_code),
-        killed=any(r.killed for r in runs),
-        output="\n".join(r.output for r in runs if r.output),
-        seconds=max(r.seconds for r in runs),
-    )
+async def run_suite(program: Program, tests: list[TestCase], policy: SandboxPolicy) -> RunReport:
+    """Run ``tests`` on ``program`` (the module with the candidate in place, and where it is
+    judged): one :class:`RunReport`, outcomes in the order of ``tests``. Raises
+    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run;
+    cancellation kills the test processes."""
+    if not tests:
+        return RunReport(sandbox=policy.mode)
+    view = judge_view(program.original, program.qualname, program.original_start)
+    if view is None:
+        return RunReport(sandbox=policy.mode, outcomes=[TestOutcome(
+            test_id=t.id, status="error", message=f"{program.qualname} is not a function of "
+            "its module's text") for t in tests])
+    if view.nested:
+        tests = [t.model_copy(update={"skip_reason": NESTED}) if _docstring_example(t) else t
+                 for t in tests]
+    runnable = [t for t in tests if t.skip_reason is None]
+    parts = [part for part in ([t for t in runnable if t.origin != "ai"],
+                               [t for t in runnable if t.origin == "ai"]) if part]
+    if not parts:
+        return trust.merge(tests, [RunReport(sandbox=policy.mode, outcomes=[
+            TestOutcome(test_id=t.id, status="skipped", message=t.skip_reason or "")
+            for t in tests])], policy.mode)
+    folder = None
+    target = program.pytest_target
+    try:
+        if target is None:
+            target, folder = await asyncio.to_thread(_target, program)
+        reports = await asyncio.gather(*(_session(target, view, program, part, policy)
+                                         for part in parts))
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+    skipped = RunReport(sandbox=policy.mode, outcomes=[
+        TestOutcome(test_id=t.id, status="skipped", message=t.skip_reason or "")
+        for t in tests if t.skip_reason is not None])
+    return trust.merge(tests, [*reports, skipped], policy.mode)
+
+
+def _docstring_example(test: TestCase) -> bool:
+    return test.kind == "doctest" and test.origin != "ai" or (
+        test.kind == "assert" and test.origin == "public" and test.line is not None)
+
+
+def _target(program: Program) -> tuple[PytestTarget, str | None]:
+    """Where ``program`` is judged: its project, or (a module alone) a temporary folder holding
+    it as its only file, which the caller deletes."""
+    project = program.project
+    if project is not None and not project.lone:
+        return target_for(Path(project.root), Path(project.file), project.module,
+                          program.qualname, program.original_start or 0, project.python,
+                          extra_ro=project.read_only_paths() or None, hidden=project.hidden,
+                          import_root=project.import_root), None
+    name = program.module_name
+    if not name.isidentifier() or name in sys.stdlib_module_names or name in sys.modules:
+        name = "solution"  # the judge's own imports would find another module
+    folder = tempfile.mkdtemp(prefix="codeteam-module-")
+    Path(folder).chmod(0o755)
+    path = Path(folder, f"{name}.py")
+    path.write_text(program.original, encoding="utf-8")
+    Path(folder, "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    for made in (path, Path(folder, "pytest.ini")):
+        made.chmod(0o644)
+    return target_for(Path(folder), path, name, program.qualname, program.original_start or 0,
+                      sys.executable, hidden=[], import_root=folder, lone=True), folder
+
+
+def session_policy(policy: SandboxPolicy, count: int) -> SandboxPolicy:
+    """The policy of a session of ``count`` tests: each test is limited by its CPU time (the
+    judge's and the subject's, ``per_test_timeout_s`` each); the session's wall clock and
+    per-process CPU rlimit are backstops that grow with the tests (a machine busy with other
+    work must not cut a session whose tests are within their limits)."""
+    limit = min(policy.per_test_timeout_s, policy.timeout_s)
+    backstop = max(policy.timeout_s, 60.0 + 2 * limit * count)
+    return policy.model_copy(update={"timeout_s": backstop,
+                                     "cpu_s": max(policy.cpu_s, math.ceil(backstop))})
+
+
+async def _session(target: PytestTarget, view: JudgeView, program: Program,
+                   tests: list[TestCase], policy: SandboxPolicy) -> RunReport:
+    pytest_ids = [t.id for t in tests if t.kind == "pytest"]
+    docstring = [t.id for t in tests if _in_docstring(t)]
+    examples = [{"id": t.id, "source": t.source, "want": t.expected or "", "setup": t.setup}
+                for t in tests if t.kind == "doctest" and not _in_docstring(t)]
+    asserts = [{"id": t.id, "setup": t.setup, "source": t.source, "filename": _filename(t)}
+               for t in tests if t.kind == "assert"]
+    limit = min(policy.per_test_timeout_s, policy.timeout_s)
+    spec = session_spec(target, view, program.text, "run", policy, keep=pytest_ids,
+                        docstring=docstring, examples=examples, asserts=asserts)
+    spec["cpu_limit"] = limit
+    run_policy = session_policy(policy, len(tests))
+    heard, result = await judged_session(target, view, program.text,
+                                         node_args(target, pytest_ids), spec, run_policy)
+    found = trust.outcomes(tests, heard, result, run_policy, program, target)
+    return trust.report(tests, found, result, run_policy)
+
+
+def _in_docstring(test: TestCase) -> bool:
+    """An example of the function's own docstring (``doctest:<n>``: run as that docstring, one
+    ``DocTest``); other doctest examples (AI tests, a benchmark's) each run as their own."""
+    return (test.kind == "doctest" and test.origin != "ai" and test.id.startswith("doctest:")
+            and test.id[8:].isdigit())
+
+
+def _filename(test: TestCase) -> str:
+    """How a generated test's frames are named in tracebacks."""
+    origin = {"public": "docstring example", "ai": "AI test", "hidden": "hidden test"}[test.origin]
+    return f"<{origin} {test.id}>"

@@ -9,9 +9,9 @@ candidate runs in the sandbox against the public tests and the AI tests, and the
 ranked by
 
 1. public tests passed (the user's examples and tests are trusted: a candidate that passes
-   fewer never replaces one that passes more); a pass decided in the code's own process is
-   not counted here or below (:attr:`~codeteam.execution.models.TestOutcome.passed`), so
-   code that forges its verdict gains nothing;
+   fewer never replaces one that passes more): first the project's own pytest tests (and a
+   benchmark's hidden ones), then the docstring's examples, so a candidate never trades a
+   project test for a docstring example; a "not judged" test is not a pass here or below;
 2. the dual execution agreement (CodeT section 2.2): candidates that behave alike on the AI
    tests' inputs (the same outputs, or the same exception) form a consensus set; a candidate's
    score is the size of its set times the number of AI tests it passes. An AI test that no
@@ -36,12 +36,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from codeteam.execution.describe import NO_VIEW
+from codeteam.execution.describe import ARGUMENTS
 from codeteam.execution.models import TestCase
 from codeteam.llm.client import LLMError
 from codeteam.pipelines.context import PipelineContext
 from codeteam.pipelines.result import CandidateRecord
-from codeteam.pysource.functions import SourceError, locate
 from codeteam.roles.code_extraction import CodeExtractionError
 from codeteam.roles.coder import write_code
 from codeteam.roles.conversation import CallBudgetExceeded, Sampling
@@ -89,7 +88,7 @@ def behaviour(report: TesterReport | None) -> Behaviour:
             seen = "no outcome"
         elif outcome.passed:
             seen = "pass"
-        elif outcome.not_judged:  # passed only in its own process: no evidence either way
+        elif outcome.not_judged:  # the judge could not tell: no evidence either way
             seen = "not judged"
         elif outcome.skipped:
             seen = "skipped"
@@ -101,12 +100,14 @@ def behaviour(report: TesterReport | None) -> Behaviour:
     return tuple(result)
 
 
-def _public(report: TesterReport | None) -> tuple[int, int]:
+def _public(report: TesterReport | None) -> tuple[tuple[int, int], int]:
+    """((project and hidden tests passed, docstring examples passed), total) of ``report``."""
     if report is None:
-        return 0, 0
+        return (0, 0), 0
+    project, _ = report.counts("public", "pytest")
     public, public_total = report.counts("public")
     hidden, hidden_total = report.counts("hidden")
-    return public + hidden, public_total + hidden_total
+    return (project + hidden, public - project), public_total + hidden_total
 
 
 def rank(pool: list[Candidate]) -> tuple[int, list[CandidateRecord]]:
@@ -129,7 +130,7 @@ def rank(pool: list[Candidate]) -> tuple[int, list[CandidateRecord]]:
             index=index, origin=candidate.origin,
             temperature=candidate.sampling.temperature if candidate.sampling else None,
             seed=candidate.sampling.seed if candidate.sampling else None,
-            public_passed=public_ok, public_total=public_total,
+            public_passed=sum(public_ok), public_total=public_total,
             ai_passed=ai_ok, ai_total=ai_total, agreement=agreement, dual_score=dual,
             chars=chars, code=candidate.code,
         ))
@@ -141,32 +142,21 @@ def rank(pool: list[Candidate]) -> tuple[int, list[CandidateRecord]]:
 
 
 def passes_everything(report: TesterReport | None) -> bool:
-    """The early exit: some test ran and every test that ran passed, judged (a pass decided
-    in the code's own process never ends a run early)."""
+    """The early exit: some test ran and every test that ran passed, judged (a test "not judged"
+    never ends a run early)."""
     return report is not None and report.passed
 
 
 def judged_nowhere(report: TesterReport | None, task: Task) -> bool:
-    """True when ``report`` failed nothing, passed nothing judged, and its passes are "not
-    judged" for a reason no candidate can change: the project's pytest tests of a function
-    that has no judge view (:data:`codeteam.execution.describe.NO_VIEW`: they all run in one
-    process), or an ``async def`` target (its calls return coroutines, which never cross to
-    the judge). Sampling would buy nothing there: every candidate's passes would be "not
-    judged" for the same reason. A pass decided in the code's own process for a reason that
-    depends on the code (a returned value that cannot cross) does not count here."""
+    """True when ``report`` failed nothing, passed nothing, and every test it ran is "not
+    judged" because the test's own arguments cannot cross to the code under test
+    (:data:`~codeteam.execution.describe.ARGUMENTS`): a property of the tests, the same for
+    every candidate, so sampling would buy nothing."""
     if report is None or report.run is None or report.verdict != "not judged":
         return False
     if report.run.passed:
         return False
-    return _is_async(task) or all(o.untrusted_reason == NO_VIEW for o in report.run.not_judged)
-
-
-def _is_async(task: Task) -> bool:
-    """Whether the target is an ``async def`` in the user's module."""
-    try:
-        return locate(task.module_source, task.qualname).is_async
-    except (LookupError, SourceError):  # not found, ambiguous, or it does not parse
-        return False
+    return all(o.message.startswith(ARGUMENTS) for o in report.run.not_judged)
 
 
 async def sample(

@@ -100,7 +100,7 @@ class PipelineContext:
         conversation = self.conversation
         conversation.report(f"tester: running {len(tests)} test{'s' if len(tests) != 1 else ''}")
         try:
-            run = await run_suite(task, task.program_with(code), tests, self.policy)
+            run = await run_suite(task.program_with(code), tests, self.policy)
         except SandboxUnavailable as error:
             self.sandbox_problem = str(error)
             self.note(f"tests were not run: {error}")
@@ -156,8 +156,8 @@ def score(report: TesterReport | None) -> tuple[int, int]:
 
 
 def status_of(report: TesterReport | None) -> Status:
-    """passed / failed / not judged from the report's verdict (the tests that ran: a pass
-    decided in the code's own process is not a pass); untested when nothing ran."""
+    """passed / failed / not judged from the report's verdict (the tests that ran: a test
+    "not judged" is not a pass); untested when nothing ran."""
     if report is None or (report.run is not None and report.run.outcomes
                           and not report.run.ran):
         return "untested"

@@ -110,7 +110,7 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
         reports.append(first)
         if judged_nowhere(first, task):
             ctx.note("no sampling: nothing failed, and no candidate's tests can be judged "
-                     "(the function cannot be judged in a process of its own)")
+                     "(the tests' own arguments cannot cross to the code under test)")
         if passes_everything(first) or ctx.max_rounds < 2 or judged_nowhere(first, task):
             return ctx.result("flow", status_of(first), pool[0].code, reports=reports,
                               rounds=round_number)
@@ -178,8 +178,8 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
                 outcome = current.run.outcome(test.id) if current.run else None
                 if outcome is None or outcome.skipped:  # the sandbox cannot run it: no fix
                     break
-                if outcome.not_judged:  # it passed, only in the code's own process: no
-                    break  # failure to fix, and no fix can make it judged
+                if outcome.not_judged:  # the judge could not tell: no failure to fix
+                    break
                 anchors = sorted(_passing(current))
                 try:
                     candidate = await fix_code(

@@ -15,8 +15,8 @@ Status = Literal["passed", "failed", "not judged", "untested", "error"]
 """- passed: every executed test passed, judged (public tests, and AI tests where the pipeline
   uses them);
 - failed: code was produced but some test still fails (the best code so far is returned);
-- not judged: no test failed, but some passed only in the code's own process, which could
-  have forged the pass: such a pass does not count (see
+- not judged: no test failed, but the judge could not decide some (a value that could not
+  cross to the code, a machine too busy): that is no pass (see
   :attr:`~codeteam.execution.models.TestOutcome.verdict`), so the code is not shown to pass;
 - untested: code was produced but there was nothing to run it against;
 - error: no usable code (the reason is in ``notes``)."""
@@ -96,7 +96,7 @@ class Result(BaseModel):
             parts.append(f"{len(run.passed)}/{len(run.ran)} tests passed")
             if run.skipped:
                 parts.append(f"{len(run.skipped)} not run (see the notes)")
-            if run.not_judged:  # passes the sandbox's judge could not decide itself
+            if run.not_judged:  # tests the judge could not decide
                 parts.append(f"{len(run.not_judged)} not judged ({not_judged_reason(run.not_judged)})")
         if self.rounds:
             parts.append(f"{self.rounds} round(s)")

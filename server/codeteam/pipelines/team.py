@@ -41,10 +41,11 @@ from codeteam.task import Task
 async def run_team(task: Task, ctx: PipelineContext) -> Result:
     """Tester (AI tests from the requirement), then the answer ``direct`` gives as the first
     candidate: if it passes every test that ran, judged, the run ends there (the early exit;
-    a pass decided in the code's own process is not one, so it never ends a run). Else
+    a test "not judged" is no pass, so it never ends a run). Else
     ``ctx.candidates`` more are sampled (with ``ctx.plan_candidate``, the first of them is the
     coder's answer following the analyst's plan, or the docstring's: self-collaboration's
-    analyst -> coder -> tester; that plan then guides the revisions), all are run, and the one chosen by execution
+    analyst -> coder -> tester; that plan then guides the revisions), all are run, and the
+    one chosen by execution
     (:mod:`codeteam.pipelines.candidates`: public tests, then CodeT's dual agreement, then the
     shorter code) starts the coder/tester revision rounds; the sampling counts as round 2 of
     ``ctx.max_rounds``. When no candidate passes any test and some fail one, or no
@@ -90,7 +91,7 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
                      "the tests could not run")
         if judged_nowhere(report, task):
             ctx.note("no sampling: nothing failed, and no candidate's tests can be judged "
-                     "(the function cannot be judged in a process of its own)")
+                     "(the tests' own arguments cannot cross to the code under test)")
         if (report is None or passes_everything(report) or not ctx.candidates
                 or ctx.max_rounds < 2 or judged_nowhere(report, task)):
             return await _rounds(task, ctx, "team", pool[0].code, tests, plan,
@@ -142,7 +143,7 @@ async def run_team(task: Task, ctx: PipelineContext) -> Result:
 
 def _nothing_to_revise_from(pool: list[Candidate]) -> bool:
     """True when no candidate holds code, or every candidate was run, none passed a single
-    test (judged or in its own process: either is something a revision would keep) and some
+    test (nor left one "not judged": either is something a revision would keep) and some
     failed one: a revision would start from code wrong on every test (see :func:`run_team`).
     False when a candidate could not run."""
     if not pool:
@@ -233,8 +234,8 @@ async def _rounds(
             best_code, best_report = code, report
         if report.passed or round_number >= ctx.max_rounds:
             break
-        if report.verdict == "not judged":  # nothing failed: nothing to revise, and no
-            break  # revision can make a test decided in the code's own process judged
+        if report.verdict == "not judged":  # nothing failed: nothing to revise
+            break
         try:
             code = await revise_code(
                 conversation, task, code, report.summary, plan=plan,

@@ -39,10 +39,10 @@ class TesterReport(BaseModel):
     """The tester's report on one candidate: the tests it ran and what happened.
 
     ``round`` counts from 1; ``run`` holds the executed outcomes; ``tests`` the test cases run,
-    in order; ``verdict`` is "pass" when some test ran and every test that ran passed judged
-    (a skipped test, one the sandbox could not run, counts neither way), "not judged" when no
-    test failed but some passed only in the code's own process (such a pass counts neither
-    way either: :attr:`~codeteam.execution.models.TestOutcome.verdict`), else "fail";
+    in order; ``verdict`` is "pass" when some test ran and every test that ran passed (a
+    skipped test counts neither way, nor does a docstring example that only disagrees with the
+    code beside the project's passing tests), "not judged" when no test failed but some could
+    not be judged (neither a pass nor a failure), else "fail";
     ``summary`` is the text shown to the user and given to the coder for its next revision.
     """
 
@@ -56,15 +56,16 @@ class TesterReport(BaseModel):
     def passed(self) -> bool:
         return self.verdict == "pass"
 
-    def counts(self, origin: str | None = None) -> tuple[int, int]:
-        """(passed, total) over the tests of ``origin`` ("public", "ai"; None: all) that ran
-        (skipped tests are not counted; a "not judged" one is in the total, not a pass)."""
+    def counts(self, origin: str | None = None, kind: str | None = None) -> tuple[int, int]:
+        """(passed, total) over the tests of ``origin`` ("public", "ai"; None: all) and, given
+        ``kind``, of that kind ("pytest": the project's own tests) that ran (skipped tests are
+        not counted; a "not judged" one is in the total, not a pass)."""
         if self.run is None:
             return 0, 0
         by_id = {t.id: t for t in self.tests}
-        chosen = [
-            o for o in self.run.ran if origin is None or by_id[o.test_id].origin == origin
-        ]
+        chosen = [o for o in self.run.ran
+                  if (origin is None or by_id[o.test_id].origin == origin)
+                  and (kind is None or by_id[o.test_id].kind == kind)]
         return sum(o.passed for o in chosen), len(chosen)
 
     def skipped_notes(self) -> list[str]:
@@ -228,17 +229,21 @@ def _short(message: str) -> str:
 def build_report(tests: list[TestCase], run: RunReport, *, round_number: int) -> TesterReport:
     """The report for executed ``run`` of ``tests``: verdict and the summary text."""
     by_id = {t.id: t for t in tests}
-    failures, not_judged = run.failures, run.not_judged
+    failures, not_judged, disagreeing = run.failures, run.not_judged, run.disagreements
     verdict: Literal["pass", "fail", "not judged"] = "fail"
     if run.all_passed:
         verdict = "pass"
     elif run.ran and not failures:
-        verdict = "not judged"  # no failure, but passes that count neither way
+        verdict = "not judged"  # no failure, but tests that count neither way
     lines = []
     for origin, label in (("public", "public tests"), ("ai", "AI tests"), ("hidden", "tests")):
-        chosen = [o for o in run.ran if by_id[o.test_id].origin == origin]
+        chosen = [o for o in run.ran if by_id[o.test_id].origin == origin and not o.advisory]
         if chosen:
             lines.append(f"{sum(o.passed for o in chosen)}/{len(chosen)} {label} passed")
+    advisory = [o for o in run.ran if o.advisory]
+    if advisory:
+        lines.append(f"{sum(o.passed for o in advisory)}/{len(advisory)} docstring examples "
+                     "agree with the code")
     head = "; ".join(lines) or "no tests ran"
     if verdict == "not judged":
         head = "not judged: " + head
@@ -246,12 +251,16 @@ def build_report(tests: list[TestCase], run: RunReport, *, round_number: int) ->
         head += f" (ran {len(run.ran)}: {len(run.passed)} passed, {len(failures)} failed"
         head += (f", {len(not_judged)} not judged: {not_judged_reason(not_judged)})"
                  if not_judged else ")")
+    if disagreeing:
+        head += ("; a docstring example that disagrees with the code is not a failure here: "
+                 "the project's configuration does not run its doctests")
     if run.skipped:
         head += "; " + not_run_line(run)
     if run.killed:
-        head += " (the run hit its time limit)"
+        head += " (the run hit its wall-clock backstop)"
     details = [describe_failure(by_id[o.test_id], o) for o in failures]
     details += [describe_not_judged(by_id[o.test_id], o) for o in not_judged]
+    details += [describe_failure(by_id[o.test_id], o) for o in disagreeing]
     details += [describe_skipped(by_id[o.test_id], o) for o in run.skipped]
     summary = head if not details else head + "\n\n" + "\n\n".join(details)
     if len(summary) > REPORT_LIMIT:

@@ -79,7 +79,7 @@ def _failing_reason(outcome: RunOutcome) -> str:
     result = outcome.result
     report = result.last_report
     if result.status == "not judged":
-        return "the new code did not pass its tests: some passed only in the code's own process"
+        return "the new code did not pass its tests: the judge could not decide some (not judged)"
     if report is not None and report.run is not None:
         passed, total = report.counts()
         return f"the new code fails {total - passed} of its {total} tests"

@@ -3,8 +3,8 @@
 :func:`doctest_cases`: the examples in the function's docstring (stdlib
 :class:`doctest.DocTestParser`), one test per example. :func:`example_cases`: examples written
 as prose lines instead (``f(1, 2) == 3``, ``f([1]) ➞ [1]``, ``f("a") returns "b"``), one
-``assert`` test per line whose call and value are Python literals. (The project's pytest tests are chosen
-and run by pytest itself: :mod:`codeteam.execution.pytest_run`.)
+``assert`` test per line whose call and value are Python literals. As plain :class:`Example`
+data: :mod:`codeteam.documents` makes them tests.
 
 Nothing here imports or executes user code. Lines are 0-based document lines.
 """
@@ -15,9 +15,27 @@ import ast
 import doctest
 import inspect
 import re
+from dataclasses import dataclass
 
-from codeteam.execution.models import TestCase, TestOrigin
 from codeteam.pysource.functions import split_lines
+
+
+@dataclass(frozen=True)
+class Example:
+    """One docstring example as a test: ``kind`` "doctest" (``source``, ``expected`` the
+    output doctest compares, ``setup`` the earlier examples in doctest format) or "assert"
+    (a prose example as ``assert <call> == <value>``); ``id`` ``doctest:<n>`` or
+    ``example:<n>``; ``call`` the source when it calls the function; ``line`` its 0-based
+    document line, when known."""
+
+    id: str
+    kind: str
+    source: str
+    expected: str | None = None
+    call: str | None = None
+    setup: str = ""
+    line: int | None = None
+
 
 _PROMPT = re.compile(r"^[ ]*>>>")
 _ARROW = re.compile(
@@ -39,10 +57,9 @@ def doctest_cases(
     function_name: str,
     *,
     docstring_first_line: int | None = None,
-    origin: TestOrigin = "public",
     source: str | None = None,
-) -> list[TestCase]:
-    """One ``doctest`` :class:`TestCase` per example in ``docstring``, in order.
+) -> list[Example]:
+    """One ``doctest`` :class:`Example` per example in ``docstring``, in order.
 
     The examples are read from the cleaned docstring (:func:`inspect.cleandoc`, as
     :func:`ast.get_docstring` gives it; ``docstring`` may be raw or cleaned), so that an
@@ -82,7 +99,7 @@ def doctest_cases(
         if text.strip():
             break
         blank += 1
-    cases: list[TestCase] = []
+    cases: list[Example] = []
     setup: list[str] = []
     for number, example in enumerate(examples, start=1):
         if example.options.get(doctest.SKIP):
@@ -94,10 +111,9 @@ def doctest_cases(
         elif docstring_first_line is not None:
             line = docstring_first_line + blank + example.lineno
         cases.append(
-            TestCase(
+            Example(
                 id=f"doctest:{number}",
                 kind="doctest",
-                origin=origin,
                 source=code,
                 expected=example.want.removesuffix("\n"),
                 call=code if _calls(code, function_name) else None,
@@ -117,11 +133,10 @@ def example_cases(
     function_name: str,
     *,
     docstring_first_line: int | None = None,
-    origin: TestOrigin = "public",
     source: str | None = None,
-) -> list[TestCase]:
+) -> list[Example]:
     """Docstring examples written as prose lines, for docstrings with no doctest example: one
-    ``assert`` :class:`TestCase` per line of the form ``<call> <arrow> <value>``, where
+    ``assert`` :class:`Example` per line of the form ``<call> <arrow> <value>``, where
     ``<call>`` calls ``function_name`` with Python literal arguments only (``f([1, 2], 3)``),
     the arrow is one of ``==``, ``=>``, ``==>``, ``->``, ``➞``, ``→``, ``returns``, ``should
     return``, ``should be``, ``gives``, ``is`` (a leading bullet ``-``/``*``/``1.`` is
@@ -148,7 +163,7 @@ def example_cases(
         blank += 1
     document = [line.strip() for line in split_lines(source)] if source is not None else None
     cursor = docstring_first_line or 0
-    cases: list[TestCase] = []
+    cases: list[Example] = []
     seen: set[str] = set()
     for offset, raw in enumerate(cleaned.split("\n")):
         found = _example_line(raw, function_name)
@@ -165,8 +180,8 @@ def example_cases(
         if source in seen:
             continue
         seen.add(source)
-        cases.append(TestCase(
-            id=f"example:{len(cases) + 1}", kind="assert", origin=origin, source=source,
+        cases.append(Example(
+            id=f"example:{len(cases) + 1}", kind="assert", source=source,
             call=call, expected=value, line=line,
         ))
     return cases

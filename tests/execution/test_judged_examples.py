@@ -1,9 +1,10 @@
-"""The harness's judge decides docstring examples and AI tests that use the whole module
-(issue 13, item 1): it imports the judge view of the user's text (the module's classes,
-constants, helpers and imports are the user's own code, in the judge) and only the target's
-calls go to the subject, through pytest_codec. Tests of a method, of a module constant, with
-a lambda argument, importing a sibling module of the project: judged (``trusted``) and right;
-bodies that try to forge their verdict fail or error, never "passed, trusted"."""
+"""The judge decides docstring examples and AI tests that use the whole module (issue 13, item
+1; issue 24: by pytest, the examples with its doctest runner, the asserts as generated test
+modules): it imports the judge view of the user's text (the module's classes, constants,
+helpers and imports are the user's own code, in the judge) and only the target's calls go to
+the subject, through pytest_codec. Tests of a method, of a module constant, with a lambda
+argument, importing a sibling module of the project: judged and right; bodies that try to
+forge their verdict fail or are errors, never "passed"."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import uuid
 from pathlib import Path
 
 import pytest
+from judge_support import run_tests
 
 from codeteam.documents import task_for
 from codeteam.execution.models import RunReport, TestCase
-from codeteam.execution.runner import run_tests
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.project import project_for
 from codeteam.task import Task
@@ -77,8 +78,8 @@ async def run(qualname: str, body: str, tests: list[TestCase], policy: SandboxPo
     return await run_tests(program, tests, policy=policy)
 
 
-def verdicts(report: RunReport) -> list[tuple[str, bool]]:
-    return [(o.status, o.trusted) for o in report.outcomes]
+def verdicts(report: RunReport) -> list[str]:
+    return [o.status for o in report.outcomes]
 
 
 COUNTER_TESTS = [
@@ -91,9 +92,9 @@ COUNTER_TESTS = [
 
 async def test_a_method_and_a_constant_are_judged(policy):
     report = await run("Counter.incr", INCR, COUNTER_TESTS, policy)
-    assert verdicts(report) == [("passed", True)] * 4, report.outcomes
+    assert verdicts(report) == ["passed"] * 4, report.outcomes
     wrong = await run("Counter.incr", INCR_WRONG, COUNTER_TESTS, policy)
-    assert verdicts(wrong) == [("failed", True)] * 4, wrong.outcomes
+    assert verdicts(wrong) == ["failed"] * 4, wrong.outcomes
     limit = wrong.outcomes[2]
     assert (limit.expected, limit.actual) == ("3", "14")  # compared in the judge
 
@@ -102,9 +103,9 @@ async def test_a_chained_method_call_is_judged(policy):
     tests = [ai_test("peek", "assert Stack().push(1).peek() == 1"),
              ai_test("two", "s = Stack().push(1).push(2)\nassert s.items == [1, 2]")]
     report = await run("Stack.push", PUSH, tests, policy)
-    assert verdicts(report) == [("passed", True)] * 2, report.outcomes
+    assert verdicts(report) == ["passed"] * 2, report.outcomes
     wrong = await run("Stack.push", PUSH_WRONG, tests, policy)
-    assert verdicts(wrong) == [("passed", True), ("failed", True)], wrong.outcomes
+    assert verdicts(wrong) == ["passed", "failed"], wrong.outcomes
 
 
 async def test_a_lambda_argument_is_judged(policy):
@@ -113,9 +114,9 @@ async def test_a_lambda_argument_is_judged(policy):
              ai_test("def", "def twice(x):\n    return [x, x]\n"
                             "assert apply_all(twice, 'ab') == [['a', 'a'], ['b', 'b']]")]
     report = await run("apply_all", APPLY, tests, policy)
-    assert verdicts(report) == [("passed", True)] * 3, report.outcomes
+    assert verdicts(report) == ["passed"] * 3, report.outcomes
     wrong = await run("apply_all", APPLY_WRONG, tests, policy)
-    assert verdicts(wrong) == [("failed", True), ("failed", True), ("failed", True)]
+    assert verdicts(wrong) == ["failed"] * 3
 
 
 async def test_errors_and_timeouts_point_at_the_candidate(policy):
@@ -125,13 +126,13 @@ async def test_errors_and_timeouts_point_at_the_candidate(policy):
     broken = "def push(self, x):\n    return self.items[x]\n"
     report = await run("Stack.push", broken, tests[:1], policy)
     (error,) = report.outcomes
-    assert (error.status, error.exception_type, error.trusted) == ("error", "IndexError", True)
-    assert error.function_line == 1 and 'File "solution.py"' in error.traceback
+    assert (error.status, error.exception_type) == ("failed", "IndexError")
+    assert error.function_line == 1 and 'solution.py", line 2' in error.traceback
     spin = "def push(self, x):\n    while x:\n        x += 1\n"
     report = await run("Stack.push", spin, tests[1:], policy)
     loop, after = report.outcomes
     assert loop.status == "timeout" and loop.function_line in (1, 2), loop
-    assert after.status == "passed" and after.trusted  # a fresh subject for the rest
+    assert after.status == "passed"  # a fresh subject for the rest
 
 
 async def test_a_dying_subject_is_an_error_and_a_fresh_one_runs_the_rest(policy):
@@ -140,8 +141,8 @@ async def test_a_dying_subject_is_an_error_and_a_fresh_one_runs_the_rest(policy)
              ai_test("after", "assert apply_all(abs, []) == []")]
     report = await run("apply_all", body, tests, policy)
     dies, after = report.outcomes
-    assert (dies.status, dies.trusted) == ("error", True) and "status 3" in dies.message
-    assert (after.status, after.trusted) == ("passed", True)
+    assert dies.status == "error" and "died during this call" in dies.message
+    assert after.status == "passed"
 
 
 async def test_generators_and_closures_of_the_code_are_handles(policy):
@@ -150,18 +151,23 @@ async def test_generators_and_closures_of_the_code_are_handles(policy):
     generator = "def apply_all(f, xs):\n    return (f(x) for x in xs)\n"
     closure = "def apply_all(f, xs):\n    return lambda: [f(x) for x in xs]\n"
     assert verdicts(await run("apply_all", generator, tests, policy)) == [
-        ("passed", True), ("error", True)]  # a generator is not callable
+        "passed", "failed"]  # a generator is not callable
     assert verdicts(await run("apply_all", closure, tests, policy)) == [
-        ("error", True), ("passed", True)]  # nor a closure iterable
+        "failed", "passed"]  # nor a closure iterable
 
 
-async def test_an_argument_that_cannot_cross_runs_in_the_subject_untrusted(policy):
-    """A test's own class cannot be sent: the test runs the old way, marked untrusted."""
+async def test_an_object_of_a_class_the_test_makes_is_passed_around_judged(policy):
+    """A class the test defines inside its own function has no name the code's process can
+    import: its object crosses as an opaque handle, which the code may pass around (here to
+    the test's own lambda and back), so the test is judged; using it is not (not judged)."""
     test = ai_test("own-class", "class Box:\n    pass\nb = Box()\n"
                                 "assert apply_all(lambda x: x, [b]) == [b]")
     report = await run("apply_all", APPLY, [test], policy)
-    assert verdicts(report) == [("passed", False)], report.outcomes
-    assert report.untrusted == report.outcomes
+    assert verdicts(report) == ["passed"], report.outcomes
+    used = ai_test("used", "class Box:\n    v = 2\nassert apply_all(None, [Box()]) == [2]")
+    peek = "def apply_all(f, xs):\n    return [x.v for x in xs]\n"
+    (outcome,) = (await run("apply_all", peek, [used], policy)).outcomes
+    assert outcome.status == "not judged" and "cannot cross" in outcome.message, outcome
 
 
 async def test_a_benchmark_stub_is_judged(policy):
@@ -177,10 +183,10 @@ async def test_a_benchmark_stub_is_judged(policy):
                             "    assert candidate([1, -2]) is True\n\ncheck(below_zero)\n")
     doc = doctest_case("doc", "below_zero([1, 2, -4, 5])", "True")
     report = await run("below_zero", good, [check, doc], policy, module=prompt)
-    assert verdicts(report) == [("passed", True)] * 2, report.outcomes
+    assert verdicts(report) == ["passed"] * 2, report.outcomes
     lazy = "def below_zero(operations: List[int]) -> bool:\n    return True\n"
     report = await run("below_zero", lazy, [check, doc], policy, module=prompt)
-    assert verdicts(report) == [("failed", True), ("passed", True)], report.outcomes
+    assert verdicts(report) == ["failed", "passed"], report.outcomes
 
 
 def write_package(tmp_path: Path) -> Path:
@@ -216,10 +222,10 @@ async def test_a_sibling_module_of_the_project_is_judged(tmp_path, mode):
     assert len(tests) == 3
     good = "def total(prices):\n    return Price(sum(p.cents for p in prices) * RATE)\n"
     report = await run_tests(task.program_with(good), tests, policy=policy, project=task.project)
-    assert verdicts(report) == [("passed", True)] * 3, report.outcomes
+    assert verdicts(report) == ["passed"] * 3, report.outcomes
     wrong = "def total(prices):\n    return Price(sum(p.cents for p in prices))\n"
     report = await run_tests(task.program_with(wrong), tests, policy=policy, project=task.project)
-    assert verdicts(report) == [("failed", True), ("failed", True), ("passed", True)]
+    assert verdicts(report) == ["failed", "failed", "passed"]
     assert report.outcomes[0].actual == "Price(3)"  # the user's own __repr__, in the judge
 
 
@@ -323,23 +329,30 @@ def incr(self, step=1):
 
 
 @pytest.mark.parametrize("body", [FAKE_LINES, PATCH_EVERYTHING, CHAMELEON, CHAMELEON_INT,
-                                  SIGNALS, REACH_PARENT],
+                                  REACH_PARENT],
                          ids=["fake-lines-and-exit", "patch-builtins-modules-emit", "chameleon",
-                              "int-subclass", "signals-to-the-judge", "reach-the-judge"])
-async def test_forging_bodies_are_never_passed_trusted(body, policy):
+                              "int-subclass", "reach-the-judge"])
+async def test_forging_bodies_are_never_passed(body, policy):
     report = await run("Counter.incr", body, FORGE_TESTS, policy)
     assert len(report.outcomes) == len(FORGE_TESTS)
-    for outcome in report.outcomes:
-        assert outcome.status in ("failed", "error", "timeout"), outcome  # never passed
-        assert outcome.trusted, outcome
+    for outcome in report.outcomes:  # never passed
+        assert outcome.status in ("failed", "error", "timeout", "not judged"), outcome
     if body is REACH_PARENT:  # nothing of the judge (or another process) was reachable
         assert [o.actual for o in report.outcomes] == ["2", "2", "2"]
+
+
+async def test_signals_the_code_sends_never_reach_the_judge(policy):
+    """The code's process is in a sandbox of its own: its parent is not the judge. The
+    verdicts are the code's own (it sets the value to 1 whatever the step)."""
+    report = await run("Counter.incr", SIGNALS, FORGE_TESTS, policy)
+    assert verdicts(report) == ["passed", "failed", "passed"], report.outcomes
+    assert not any("the judge received" in o.message for o in report.outcomes)
 
 
 async def test_the_honest_body_passes_the_forging_tests(policy):
     """The tests the forging bodies face can pass: the bodies fail because they forge."""
     report = await run("Counter.incr", INCR, FORGE_TESTS, policy)
-    assert verdicts(report) == [("passed", True)] * 3, report.outcomes
+    assert verdicts(report) == ["passed"] * 3, report.outcomes
 
 
 async def test_a_subject_that_patches_itself_cannot_change_the_judges_comparison(policy):
@@ -352,7 +365,7 @@ async def test_a_subject_that_patches_itself_cannot_change_the_judges_comparison
     tests = [ai_test("eq", "assert apply_all(abs, [-1]) == [1]"),
              ai_test("op", "import operator\nassert operator.eq(apply_all(abs, [-1]), [1])")]
     report = await run("apply_all", body, tests, policy)
-    assert verdicts(report) == [("failed", True), ("failed", True)], report.outcomes
+    assert verdicts(report) == ["failed", "failed"], report.outcomes
 
 
 # -- hostile bodies in the judged mode ---------------------------------------------------------
@@ -380,11 +393,11 @@ async def test_hostile_bodies_are_contained_and_the_rest_still_runs(policy):
     loud = head + "    for _ in range(50):\n        print('x' * 1_000_000)\n    return xs\n"
     tests = [ai_test("hostile", "apply_all(abs, [1])"),
              ai_test("after", "assert apply_all(abs, []) == []")]
-    expected = {bomb: "timeout", in_c: "timeout", alloc: "error", loud: "passed"}
+    expected = {bomb: "timeout", in_c: "timeout", alloc: "failed", loud: "passed"}
     for body, status in expected.items():
         report = await run("apply_all", body, tests, policy)
         hostile, after = report.outcomes
-        assert (hostile.status, hostile.trusted) == (status, True), (body, hostile)
+        assert hostile.status == status, (body, hostile)
         assert after.status == "passed", (body, after)
         assert not report.killed, body
     assert _processes_named(comm) == []
@@ -453,12 +466,11 @@ async def test_a_value_the_judge_cannot_rebuild_is_not_judged_not_a_failure(poli
 
     tests = task_for(NAMESPACE_MODULE, "options").public_tests
     report = await run_tests(task.program_with(body), tests, policy=policy)
-    assert [(o.status, o.unjudged, o.verdict) for o in report.outcomes] == [
-        ("error", True, "not judged")] * 2
-    assert all("cannot be judged" in o.message for o in report.outcomes)
+    assert [o.status for o in report.outcomes] == ["not judged"] * 2, report.outcomes
+    assert all("does not rebuild" in o.message for o in report.outcomes)
     assert report.failures == [] and len(report.not_judged) == 2 and not report.all_passed
     # a wrong body that answers plain data is judged, and fails
     wrong = await run_tests(task.program_with("def options(verbose):\n    return verbose\n"),
                             tests, policy=policy)
-    assert [o.status for o in wrong.outcomes] == ["error", "failed"]
-    assert not any(o.unjudged for o in wrong.outcomes) and len(wrong.failures) == 2
+    assert [o.status for o in wrong.outcomes] == ["failed", "failed"]
+    assert len(wrong.failures) == 2

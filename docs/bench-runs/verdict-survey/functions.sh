@@ -1,0 +1,5 @@
+P=/tmp/judge-survey/projects
+SEMVER=src/semver/version.py::Version.bump_major,src/semver/version.py::Version.bump_prerelease,src/semver/version.py::Version.compare,src/semver/version.py::Version.match,src/semver/version.py::Version.parse,src/semver/version.py::Version.next_version,src/semver/version.py::Version.is_compatible,src/semver/_deprecated.py::max_ver
+CACHE=src/cachetools/keys.py::hashkey,src/cachetools/keys.py::methodkey,src/cachetools/keys.py::typedkey,src/cachetools/__init__.py::Cache.__setitem__,src/cachetools/__init__.py::LRUCache.popitem,src/cachetools/__init__.py::LFUCache.popitem,src/cachetools/__init__.py::RRCache.popitem,src/cachetools/func.py::lru_cache
+SQL=sqlparse/__init__.py::format,sqlparse/__init__.py::split,sqlparse/utils.py::remove_quotes,sqlparse/utils.py::split_unquoted_newlines,sqlparse/utils.py::imt,sqlparse/formatter.py::validate_options,sqlparse/sql.py::Statement.get_type,sqlparse/sql.py::Token.match
+ARGS="--project $P/semver --functions $SEMVER --project $P/cachetools --functions $CACHE --project $P/sqlparse --functions $SQL"

@@ -1,0 +1,408 @@
+"""Issue 24's reproductions on small real projects: the selection sees every way a test reaches
+the function (a dispatch dict, ``__call__``, an rst file through ``--doctest-glob``), a body that
+breaks collection fails with pytest's own error, stale docstring examples beside a passing
+suite are disagreements (not failures), reports name expected and actual by where each came
+from, a nested function's examples are not run (with the reason), and the forgeries F1, F4,
+F5 fail."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from codeteam.documents import task_for, with_project_tests
+from codeteam.execution.models import TestCase
+from codeteam.execution.sandbox import SandboxPolicy
+from codeteam.execution.suite import NESTED, run_suite
+from codeteam.project import project_for
+from codeteam.pysource.functions import locate
+
+pytestmark = pytest.mark.sandbox
+
+POLICY = SandboxPolicy(mode="bwrap", timeout_s=30, per_test_timeout_s=5)
+
+
+def make(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    for folder in [root, *root.rglob("*")]:
+        if folder.is_dir():
+            folder.chmod(0o755)
+    return root.resolve()
+
+
+async def review(root: Path, file: str, qualname: str, body: str | None = None,
+                 extra: list[TestCase] | None = None):
+    """The task of ``qualname`` with its project's tests, and a run of them on ``body`` (the
+    function at column 0; None: as it is)."""
+    path = root / file
+    text = path.read_text()
+    task = task_for(text, qualname, path=path, project=project_for(path))
+    task = await with_project_tests(task, path=path, root=root, policy=POLICY)
+    code = body if body is not None else task.stub
+    tests = task.public_tests + (extra or [])
+    return task, await run_suite(task.program_with(code), tests, POLICY)
+
+
+def by_name(run):
+    return {o.test_id.split("::")[-1]: o for o in run.outcomes}
+
+
+# ------------------------------------------------------------------------------------------
+# Selection: whatever way a test reaches the function
+
+CALLERS = {
+    "pyproject.toml": """\
+        [project]
+        name = "dates"
+        version = "0"
+
+        [tool.pytest.ini_options]
+        testpaths = ["tests", "docs"]
+        addopts = "--doctest-glob='*.rst'"
+        """,
+    "dates/__init__.py": "",
+    "dates/core.py": '''\
+        def from_iso(text):
+            """A (year, month, day) tuple from ``YYYY-MM-DD``."""
+            year, month, day = text.split("-")
+            return int(year), int(month), int(day)
+
+
+        class Range:
+            def __init__(self, low, high):
+                self.low, self.high = low, high
+
+            def __call__(self, value):
+                """Whether ``value`` is within the range."""
+                return self.low <= value <= self.high
+
+
+        class Span:
+            def width(self, low, high):
+                """high - low."""
+                return high - low
+        ''',
+    "tests/test_dispatch.py": '''\
+        from dates import core
+
+        FUNCS = {"iso": core.from_iso}
+        alias = core.from_iso
+
+
+        def parse(kind, text):
+            return FUNCS[kind](text)
+
+
+        def test_through_a_dict():
+            assert parse("iso", "2024-01-02") == (2024, 1, 2)
+
+
+        def test_through_an_alias():
+            assert alias("2020-12-31") == (2020, 12, 31)
+
+
+        def test_a_call_of_an_instance():
+            assert core.Range(1, 2)(1)
+
+
+        def test_never():
+            assert 1 + 1 == 2
+        ''',
+    "docs/usage.rst": """\
+        Widths
+        ======
+
+        >>> from dates.core import Span
+        >>> Span().width(2, 5)
+        3
+        """,
+}
+
+
+async def test_dispatch_dicts_aliases_calls_and_rst_files_are_selected(tmp_path):
+    root = make(tmp_path / "dates", CALLERS)
+    task, run = await review(root, "dates/core.py", "from_iso")
+    ids = [t.id for t in task.public_tests if t.kind == "pytest" and t.skip_reason is None]
+    assert ids == ["tests/test_dispatch.py::test_through_a_dict",
+                   "tests/test_dispatch.py::test_through_an_alias"], task.public_tests
+    assert run.all_passed
+    task, run = await review(root, "dates/core.py", "Range.__call__")
+    assert [t.id for t in task.public_tests if t.kind == "pytest"] == [
+        "tests/test_dispatch.py::test_a_call_of_an_instance"]
+    task, run = await review(root, "dates/core.py", "Span.width")
+    assert [t.id for t in task.public_tests if t.kind == "pytest"] == [
+        "docs/usage.rst::usage.rst"]  # a method of a class reached from an rst file
+    assert run.all_passed
+    wrong = "def width(self, low, high):\n    return low - high\n"
+    _, run = await review(root, "dates/core.py", "Span.width", wrong)
+    (outcome,) = [o for o in run.outcomes if o.test_id.endswith(".rst")]
+    assert outcome.status == "failed" and (outcome.expected, outcome.actual) == ("3", "-3")
+
+
+# ------------------------------------------------------------------------------------------
+# A body that breaks collection; stale docstring examples; reports
+
+CONFIG = {
+    "pyproject.toml": "[project]\nname = 'conf'\nversion = '0'\n",
+    "conf/__init__.py": "",
+    "conf/core.py": '''\
+        def default_name():
+            """The default name.
+
+            >>> default_name()
+            'anonymous'
+            """
+            return "world"
+
+
+        def shout(text):
+            """``text`` in capitals.
+
+            >>> shout("hi")
+            'HI'
+            >>> shout("ok")
+            'OK!'
+            """
+            return text.upper()
+        ''',
+    "tests/conftest.py": '''\
+        from conf.core import default_name
+
+        DEFAULT = default_name()  # at import: collection needs the function
+        ''',
+    "tests/test_core.py": '''\
+        from conf.core import default_name, shout
+
+
+        def test_default():
+            assert default_name() == "world"
+
+
+        def test_shout():
+            assert "HI" == shout("hi")
+        ''',
+}
+
+
+async def test_a_body_that_breaks_conftest_fails_with_pytests_error(tmp_path):
+    """Issue 24, 4d: before, such a body was "untested", exit 0."""
+    root = make(tmp_path / "conf", CONFIG)
+    _, run = await review(root, "conf/core.py", "default_name",
+                          "def default_name():\n    raise RuntimeError('broken')\n")
+    project = [o for o in run.outcomes if o.test_id.startswith("tests/")]
+    assert project and all(o.status == "error" for o in project), run.outcomes
+    assert all("broken" in o.message or "conftest" in o.message for o in project), project
+    assert run.failures and not run.all_passed
+
+
+async def test_stale_docstring_examples_beside_a_passing_suite_are_no_failure(tmp_path):
+    """Issue 24, 4b: the project does not run its doctests; its tests pass; the docstring's
+    examples that disagree are reported as such, and the verdict is the project's."""
+    root = make(tmp_path / "conf", CONFIG)
+    task, run = await review(root, "conf/core.py", "default_name")
+    examples = [t for t in task.public_tests if t.kind == "doctest"]
+    assert examples and all(t.advisory for t in examples)
+    assert run.all_passed, run.outcomes
+    assert [(o.test_id, o.status) for o in run.disagreements] == [("doctest:1", "failed")]
+    assert run.disagreements[0].actual == "'world'"
+
+
+async def test_expected_and_actual_are_named_by_where_they_came_from(tmp_path):
+    """Issue 24, 4e: for ``assert "HI" == shout("hi")`` the actual value is the function's."""
+    root = make(tmp_path / "conf", CONFIG)
+    _, run = await review(root, "conf/core.py", "shout", "def shout(text):\n    return None\n")
+    test = by_name(run)["test_shout"]
+    assert test.status == "failed" and (test.expected, test.actual) == ("'HI'", "None")
+    example = by_name(run)["doctest:2"]
+    assert example.status == "failed" and example.expected == "'OK!'"
+    assert example.actual is not None  # None printed nothing: doctest's own "got"
+    for outcome in run.outcomes:  # no codeteam internals in what the user reads
+        text = f"{outcome.message} {outcome.traceback} {outcome.actual}"
+        assert "__codeteam_forward__" not in text and "_codeteam_harness" not in text
+        assert "AssertionError: AssertionError" not in text
+
+
+async def test_a_failing_docstring_example_points_at_its_own_line():
+    source = ('def add(a, b):\n    """Add.\n\n    >>> add(1, 1)\n    2\n    >>> add(2, 2)\n'
+              '    5\n    """\n    return a + b\n')
+    task = task_for(source, "add")
+    run = await run_suite(task.program_with(task.stub), task.public_tests, POLICY)
+    first, second = run.outcomes
+    assert first.status == "passed"
+    assert (second.status, second.expected, second.actual) == ("failed", "5", "4")
+    assert second.function_line is None  # no traceback through the function: the example's
+    assert task.public_tests[1].line == 5  # own line is where the diagnostic goes
+    assert second.message == "Failed example: add(2, 2)"
+
+
+async def test_a_nested_functions_docstring_examples_are_not_run_with_the_reason():
+    source = ('def outer(x):\n    def inner(y):\n        """Twice.\n\n        >>> inner(2)\n'
+              '        4\n        """\n        return 2 * y\n    return inner(x) + 1\n')
+    task = task_for(source, "outer.inner")
+    assert [t.kind for t in task.public_tests] == ["doctest"]
+    ai = TestCase(id="ai:1", kind="assert", origin="ai", source="assert outer(1) == 3")
+    run = await run_suite(task.program_with("def inner(y):\n    return 2 * y\n"),
+                          [*task.public_tests, ai], POLICY)
+    example, judged = run.outcomes
+    assert (example.status, example.message) == ("skipped", NESTED)
+    assert judged.status == "passed"  # judged through the outermost function
+    wrong = await run_suite(task.program_with("def inner(y):\n    return y\n"), [ai], POLICY)
+    assert wrong.outcomes[0].status == "failed"
+
+
+# ------------------------------------------------------------------------------------------
+# Forgeries
+
+LAB = {
+    "pyproject.toml": "[project]\nname = 'lab'\nversion = '0'\n",
+    "lab/__init__.py": "",
+    "lab/core.py": '''\
+        def value(x):
+            """x + 1."""
+            return x + 1
+
+
+        def optional_codec():
+            """A faster codec when one is installed (the project's own optional import)."""
+            try:
+                import codeteam_f1_codec
+            except ImportError:
+                return None
+            return codeteam_f1_codec
+        ''',
+    "tests/test_lab.py": '''\
+        import pytest
+
+        from lab.core import optional_codec, value
+
+
+        def test_a_first():
+            assert value(1) == 2
+
+
+        def test_b_optional():
+            optional_codec()
+
+
+        def test_c_value():
+            assert value(2) == 3
+
+
+        def test_d_type_error():
+            with pytest.raises(TypeError):
+                value("x")
+        ''',
+}
+
+F1 = '''\
+def value(x):
+    import os, sys
+    evil = ("import _pytest.reports as r\\n_i = r.TestReport.__init__\\n"
+            "def _p(s, *a, **k):\\n    _i(s, *a, **k)\\n    s.outcome, s.longrepr = 'passed', None\\n"
+            "r.TestReport.__init__ = _p\\n")
+    places = {os.environ.get("CODETEAM_FILES_DIR", ""), "/sandbox", "/tmp", os.getcwd(),
+              os.environ.get("HOME", ""), *sys.path}
+    for folder in places:
+        try:
+            with open(os.path.join(folder, "codeteam_f1_codec.py"), "w") as handle:
+                handle.write(evil)
+        except OSError:
+            pass
+    return -1
+'''
+
+
+async def test_f1_a_module_the_code_writes_is_never_imported_by_the_judge(tmp_path):
+    root = make(tmp_path / "lab", LAB)
+    _, run = await review(root, "lab/core.py", "value", F1)
+    outcomes = by_name(run)
+    assert outcomes["test_a_first"].status == "failed"
+    assert outcomes["test_c_value"].status == "failed", outcomes  # reports not patched
+
+
+F4 = '''\
+def value(x):
+    import sys
+    plugin = sys.modules.get("_codeteam_pytest_plugin")
+    if plugin is not None:  # the judge's counters, were they in reach
+        judge = plugin.PLUGIN
+        if judge.test is not None:
+            judge.test.calls = 0
+    return -1
+'''
+
+
+async def test_f4_the_code_cannot_hide_the_tests_it_fails_from_the_selection(tmp_path):
+    """Review of code that would zero the selection's count of the tests it fails: the
+    selection counts in the judge and ends each test at its call, so the code never runs
+    there; the tests are selected and fail, as under plain pytest."""
+    files = dict(LAB)
+    core = textwrap.dedent(LAB["lab/core.py"])
+    info = locate(core, "value")
+    lines = core.splitlines(True)
+    files["lab/core.py"] = "".join(lines[: info.start_line]) + F4 + "".join(
+        lines[info.end_line + 1:])
+    root = make(tmp_path / "lab", files)
+    task, run = await review(root, "lab/core.py", "value")
+    selected = [t.id for t in task.public_tests if t.kind == "pytest" and t.skip_reason is None]
+    assert {"tests/test_lab.py::test_a_first", "tests/test_lab.py::test_c_value"} <= set(selected)
+    assert {o.test_id.split("::")[-1] for o in run.failures} >= {"test_a_first", "test_c_value"}
+
+
+async def test_f5_a_value_that_cannot_cross_is_no_type_error_a_test_can_catch(tmp_path):
+    """Before, a value the codec could not encode surfaced as ``TypeError`` in the test:
+    ``pytest.raises(TypeError)`` passed for wrong code. Now the judge decides: not judged."""
+    root = make(tmp_path / "lab", LAB)
+    for body in ("def value(x):\n    import argparse\n    return argparse.Namespace(v=x)\n",
+                 "def value(x):\n    raise ExceptionGroup('many', [ValueError(x)])\n"):
+        _, run = await review(root, "lab/core.py", "value", body)
+        outcome = by_name(run)["test_d_type_error"]
+        assert outcome.status != "passed", (body, outcome)
+    _, right = await review(root, "lab/core.py", "value")
+    assert by_name(right)["test_d_type_error"].status == "passed"
+
+
+COVERED = {
+    "pyproject.toml": """\
+        [project]
+        name = "pkg"
+        version = "0"
+
+        [tool.pytest.ini_options]
+        addopts = "--cov=pkg --cov-report=term"
+        """,
+    "pkg/__init__.py": "",
+    "pkg/mod.py": '''\
+        def double(x):
+            """Twice x."""
+            return 2 * x
+        ''',
+    "tests/test_mod.py": '''\
+        from pkg.mod import double
+
+
+        def test_double(tmp_path):
+            (tmp_path / "seen").write_text("x")
+            assert double(2) == 4
+        ''',
+}
+
+
+async def test_a_project_running_coverage_is_judged_and_left_unchanged(tmp_path):
+    """Issue 24: with ``addopts = --cov PKG`` every test was an error ("exit status 3"): the
+    coverage data could not be written into the read-only project."""
+    pytest.importorskip("pytest_cov")
+    root = make(tmp_path / "covered", COVERED)
+    before = sorted((str(p.relative_to(root)), p.stat().st_mtime_ns) for p in root.rglob("*"))
+    _, right = await review(root, "pkg/mod.py", "double")
+    assert [(o.test_id, o.status) for o in right.outcomes] == [
+        ("tests/test_mod.py::test_double", "passed")], right.outcomes
+    _, wrong = await review(root, "pkg/mod.py", "double", "def double(x):\n    return x\n")
+    assert [o.status for o in wrong.outcomes] == ["failed"]
+    after = sorted((str(p.relative_to(root)), p.stat().st_mtime_ns) for p in root.rglob("*"))
+    assert after == before  # no .coverage, no cache, nothing changed on disk
