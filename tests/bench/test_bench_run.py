@@ -23,6 +23,7 @@ from benchkit import (
 from codeteam.bench.datasets import SHARED_DATA, humaneval_path, load_dataset, read_records
 from codeteam.bench.results import ResultsLog
 from codeteam.pipelines.runner import PIPELINES
+from waiting import until
 
 pytestmark = pytest.mark.sandbox
 
@@ -124,16 +125,15 @@ async def test_resume_after_a_cancelled_run(scripted, tmp_path):
     out = tmp_path / "out"
     route(scripted, DIRECT, "inc_a", plus_one("inc_a"))
     route(scripted, DIRECT, "inc_b", plus_one("inc_b"), times=1)
-    scripted.hang(lambda body: "def inc_c(" in text_of(body), seconds=3)
+    hang = scripted.hang(lambda body: "def inc_c(" in text_of(body))
     run = asyncio.ensure_future(bench(scripted, out, data=data, pipelines=["direct"]))
     log = ResultsLog(out / "results.jsonl")
-    for _ in range(200):  # two pairs recorded, the third one's request waiting
-        if len(log.load()) == 2 and scripted.count("def inc_c\\(") == 1:
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: len(log.load()) == 2 and hang.arrived.is_set(),
+                "two pairs recorded and the third one's request waiting", unless=run)
     run.cancel()
     with pytest.raises(asyncio.CancelledError):
         await run
+    await until(hang.abandoned.is_set, "the cancel to close the model call")
     assert set(log.load()) == {("T/0", "direct"), ("T/1", "direct")}
 
     before = len(scripted.requests)

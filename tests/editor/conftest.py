@@ -68,10 +68,10 @@ async def start(scripted, tmp_path):
     yield go
     for client in started:
         client.stop_waiting.set()
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # let the applyEdit handlers left waiting answer
         try:
             if client._server is not None and client._server.returncode is None:
-                await asyncio.wait_for(client.shutdown_session(), 15)
+                await client.shutdown_session()
         finally:
             await client.stop()
 

@@ -23,6 +23,8 @@ from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient, LanguageClientProtocol, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
+from waiting import until
+
 CLIENTS = {
     "vscode": "visual-studio-code@v1.65.2",
     "neovim": "neovim@v0.7.0",
@@ -307,12 +309,57 @@ class EditorClient(LanguageClient):
         )
 
     # --- waiting ---------------------------------------------------------------------------
-    async def wait_until(self, predicate, timeout: float = 10.0, what: str = "condition") -> None:
-        deadline = asyncio.get_running_loop().time() + timeout
-        while not predicate():
-            if asyncio.get_running_loop().time() > deadline:
-                raise AssertionError(f"timed out waiting for {what}")
-            await asyncio.sleep(0.02)
+    async def wait_until(self, predicate, what: str, *, unless=None) -> None:
+        """Wait until ``predicate()`` holds; fail at once when it no longer can: the server
+        exited, or ``unless`` (the command's future) finished first (:func:`waiting.until`;
+        no time limit of its own)."""
+        await until(predicate, what, unless=unless, gone=self.server_gone)
+
+    def server_gone(self) -> str | None:
+        """Why the server cannot answer any more (it exited), or None."""
+        server = self._server
+        if server is not None and server.returncode is not None:
+            return f"the server exited with {server.returncode}"
+        return None
+
+    def progress_token(self, stage: str) -> Any:
+        """The token of the work-done progress that reported ``stage`` (None while none has)."""
+        for token, reports in self.progress_reports.items():
+            if any(getattr(report, "message", None) == stage for report in reports):
+                return token
+        return None
+
+    def progress_ended(self, token: Any) -> bool:
+        """Whether the progress ``token`` has ended (its run is over: nothing more comes)."""
+        reports = self.progress_reports.get(token) or [None]
+        return isinstance(reports[-1], types.WorkDoneProgressEnd)
+
+    def sandboxes(self) -> list[int]:
+        """Process ids of the bubblewrap sandboxes the server started and that still run (its
+        descendants whose program is ``bwrap``), read from /proc."""
+        server = self._server
+        if server is None or server.returncode is not None:
+            return []
+        children: dict[int, list[int]] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text()
+                except OSError:
+                    continue
+                parent = int(stat.rsplit(")", 1)[1].split()[1])
+                children.setdefault(parent, []).append(int(entry.name))
+        found, todo = [], list(children.get(server.pid, []))
+        while todo:
+            pid = todo.pop()
+            todo.extend(children.get(pid, []))
+            try:
+                program = (Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0])
+            except OSError:
+                continue
+            if os.path.basename(program) == b"bwrap":
+                found.append(pid)
+        return found
 
     def message_texts(self) -> list[str]:
         return [m.message for m in self.messages]

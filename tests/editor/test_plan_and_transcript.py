@@ -101,13 +101,14 @@ async def test_transcript_of_one_function_among_several_runs(start, scripted):
     after = "```python\ndef after():\n    return 3\n```"
     write = WRITE
     scripted.reply(ANALYST, PLAN).reply(write + "running_max", GOOD)
-    scripted.reply(write + "after", after, delay_s=1.0)
+    coder = scripted.hold(write + "after", after)
     client = started.client
     document = client.open(started.root / "helpers.py", MODULE)
     _, later = client.execute("codeteam.generate", position_argument(document, "def after"))
-    await client.wait_until(lambda: scripted.count(write + "after") == 1, what="the coder")
+    await client.wait_until(coder.arrived.is_set, what="the coder", unless=later)
     index = document.text.index("def after")
     client.replace(document, index, index + len("def after"), "def after_renamed")
+    coder.release()
     kept = await later
     assert kept["applied"] is False, kept
     first = await client.run_command(
