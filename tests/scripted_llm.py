@@ -159,6 +159,15 @@ class ScriptedLLM:
                        label=f"{match} -> {status}"))
         return self
 
+    def reset(self) -> None:
+        """Forget every rule and recorded request (a server shared by several tests): held
+        replies still waiting are released first."""
+        with self._lock:
+            for rule in self.rules:
+                if rule.hold is not None:
+                    rule.hold.release()
+            self.rules, self.requests, self.unmatched = [], [], []
+
     # --- inspection ------------------------------------------------------------------------
     def texts(self) -> list[str]:
         """Each recorded request's messages joined into one string."""

@@ -33,6 +33,7 @@ CLIENTS = {
 documentChanges; Neovim 0.7 advertises neither, nor any position encoding."""
 
 SERVER_COMMAND = [sys.executable, "-m", "codeteam", "serve"]
+CANCEL = "codeteam.cancel"
 
 # Prompt routing: each role's prompt file has a distinctive sentence.
 ANALYST = r"You are the analyst"
@@ -161,6 +162,51 @@ class EditorClient(LanguageClient):
         self.stop_waiting = asyncio.Event()
         """Ends the wait of applyEdit requests left unanswered (``apply_mode = "never"``)."""
         self.registrations: list[types.RegistrationParams] = []
+
+    # --- a server shared by several tests -----------------------------------------------------
+    async def enter_folder(self, root: Path, previous: Path | None) -> None:
+        """Make ``root`` the workspace folder (workspace/didChangeWorkspaceFolders), in place
+        of ``previous``: a test's files then belong to its own folder, as after initialize."""
+        removed = [types.WorkspaceFolder(uri=previous.as_uri(), name=previous.name)] \
+            if previous is not None else []
+        self.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+                removed=removed,
+            )
+        ))
+
+    async def settle(self) -> None:
+        """End what a test left behind: cancel every run (``codeteam.cancel``), wait until
+        each progress that began has ended, close the open documents, then forget what was
+        recorded and undo the test's changes to this client (documents, apply mode, methods
+        replaced on the instance). Raises when the server cannot answer any more."""
+        self.stop_waiting.set()
+        gone = self.server_gone()
+        if gone or self.error is not None:
+            raise RuntimeError(gone or f"the client saw an error: {self.error}")
+        await self.run_command(CANCEL)
+        await until(self._runs_over, "the runs to end", gone=self.server_gone)
+        for document in list(self.documents.values()):
+            self.close(document)
+        await self.run_command(CANCEL)  # answered after the closes were handled
+        for name in [n for n in vars(self) if callable(getattr(type(self), n, None))]:
+            delattr(self, name)  # e.g. a test's text_document_did_change or apply_text_edits
+        self.documents.clear()
+        self.messages.clear()
+        self.log_messages.clear()
+        self.shown_documents.clear()
+        self.diagnostics.clear()
+        self.progress_reports.clear()
+        self.edits.clear()
+        self.before_apply.clear()
+        self.apply_mode = "apply"
+        self.strict_positions = False
+        self.stop_waiting = asyncio.Event()
+
+    def _runs_over(self) -> bool:
+        return all(not reports or isinstance(reports[-1], types.WorkDoneProgressEnd)
+                   for reports in self.progress_reports.values())
 
     # --- session ---------------------------------------------------------------------------
     async def start_session(

@@ -160,6 +160,7 @@ async def test_result_applies_while_another_function_is_half_typed(start, script
     assert "total += x" in document.text
 
 
+@pytest.mark.own_server  # the transcript of the server's last run and what it kept
 async def test_a_kept_result_survives_a_later_run(start, scripted):
     client, document, (first, second), (alpha, beta) = await _two_runs(
         await start("vscode"), scripted)

@@ -204,7 +204,7 @@ async def test_function_gone_meanwhile_no_edit_and_a_message(start, scripted, cl
     assert client.edits == [] and document.text == edited
     assert any("Not applied" in m for m in client.message_texts())
     # The result is kept.
-    transcript = await client.run_command("codeteam.transcript")
+    transcript = await client.run_command("codeteam.transcript", {"uri": document.uri})
     assert BODY in transcript["markdown"]
     assert "applied: no" in transcript["markdown"]
 

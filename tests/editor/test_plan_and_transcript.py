@@ -49,6 +49,7 @@ async def test_plan_then_generate_follows_the_plan(editor, scripted):
         assert step in coder_prompt
 
 
+@pytest.mark.own_server  # the transcript of the server's last run
 async def test_transcript_of_the_last_run(editor, scripted):
     started = editor
     client = started.client
@@ -94,6 +95,7 @@ async def test_run_message_is_shown_once(start, scripted, shows_itself):
     assert not any("not a codeteam setting" in text for text in client.message_texts())
 
 
+@pytest.mark.own_server  # the transcript of the server's last run
 async def test_transcript_of_one_function_among_several_runs(start, scripted):
     """Each function keeps its latest run; the argument names which one (no argument: the
     latest run, then the code of results that were kept because they could not be applied)."""
