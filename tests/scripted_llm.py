@@ -2,23 +2,33 @@
 
 Real HTTP, real ``openai`` client on the other side. A test adds rules; each request to
 ``/v1/chat/completions`` takes the first unused rule whose ``match`` accepts it. A rule
-answers with a completion text, an HTTP error status, or a delay (to force timeouts).
-Every request body is recorded in :attr:`ScriptedLLM.requests`. A request no rule accepts is
-answered 500 ``no scripted reply`` and recorded in :attr:`ScriptedLLM.unmatched`, so a test
-sees it.
+answers with a completion text or an HTTP error status, at once or when the test releases it
+(:meth:`ScriptedLLM.hold`). Every request body is recorded in :attr:`ScriptedLLM.requests`. A
+request no rule accepts is answered 500 ``no scripted reply`` and recorded in
+:attr:`ScriptedLLM.unmatched`, so a test sees it.
+
+Nothing here waits on the clock: a held reply goes out when the test calls
+:meth:`Hold.release`, and a request the model never answers (:meth:`ScriptedLLM.hang`) stays
+open until the client gives up (its own timeout, a cancel) or the test ends. Each
+:class:`Hold` is what a test waits for: ``arrived`` (the request reached the model) and
+``abandoned`` (the client closed the connection while it waited: a cancel or a timeout reached
+the model call).
 
 Typical use::
 
     llm.reply("You are the coder", "```python\\ndef f(x):\\n    return x\\n```")
     llm.error("You are the tester", status=429, times=1)
+    held = llm.hold("You are the coder", GOOD)   # ... wait for held.arrived, type ...
+    held.release()
 """
 
 from __future__ import annotations
 
 import json
 import re
+import select
+import socket
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,12 +37,52 @@ from typing import Any, Self
 Matcher = Callable[[dict[str, Any]], bool]
 
 
+POLL_S = 0.02
+"""How often a held reply looks at its events and its connection (seconds)."""
+
+
+@dataclass(eq=False)
+class Hold:
+    """Replies of one rule kept back until :meth:`release`. ``arrived`` is set when the first
+    request the rule took came in (``arrivals`` counts them), ``abandoned`` when a client
+    closed its connection while its reply was held (the call was cancelled or timed out: no
+    reply is sent then). Events are :class:`threading.Event` (the server runs in threads)."""
+
+    arrived: threading.Event = field(default_factory=threading.Event)
+    released: threading.Event = field(default_factory=threading.Event)
+    abandoned: threading.Event = field(default_factory=threading.Event)
+    arrivals: int = 0
+
+    def release(self) -> None:
+        """Send the held replies now, and answer later requests of the rule at once."""
+        self.released.set()
+
+    def wait(self, connection: socket.socket, stopping: threading.Event) -> bool:
+        """In the request's thread: True once released (or the server stops), False when the
+        client closed ``connection`` first."""
+        while not (self.released.is_set() or stopping.is_set()):
+            readable, _, _ = select.select([connection], [], [], POLL_S)
+            if readable:
+                if _closed(connection):
+                    self.abandoned.set()
+                    return False
+                self.released.wait(POLL_S)  # bytes of a next request: not a close
+        return True
+
+
+def _closed(connection: socket.socket) -> bool:
+    try:
+        return connection.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
+
+
 @dataclass
 class Rule:
     match: Matcher
     text: str | None = None
     status: int = 200
-    delay_s: float = 0.0
+    hold: Hold | None = None
     times: int | None = 1  # None: forever
     used: int = 0
     headers: dict[str, str] = field(default_factory=dict)
@@ -65,25 +115,33 @@ class ScriptedLLM:
         self.unmatched: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)
+        self._stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     # --- scripting -------------------------------------------------------------------------
-    def reply(
-        self,
-        match: str | Matcher | None,
-        text: str,
-        *,
-        times: int | None = 1,
-        delay_s: float = 0.0,
-    ) -> ScriptedLLM:
+    def reply(self, match: str | Matcher | None, text: str, *,
+              times: int | None = 1) -> ScriptedLLM:
         """Answer requests whose messages match ``match`` (a regex, or a predicate on the
         request body) with a completion holding ``text``."""
-        with self._lock:
-            self.rules.append(
-                Rule(_as_matcher(match), text=text, times=times, delay_s=delay_s, label=str(match))
-            )
+        self._add(Rule(_as_matcher(match), text=text, times=times, label=str(match)))
         return self
+
+    def hold(self, match: str | Matcher | None, text: str, *, times: int | None = 1) -> Hold:
+        """Like :meth:`reply`, but each reply waits until the test calls ``release()`` on the
+        returned :class:`Hold` (or the client gives up, or the server stops)."""
+        held = Hold()
+        self._add(Rule(_as_matcher(match), text=text, times=times, hold=held, label=str(match)))
+        return held
+
+    def hang(self, match: str | Matcher | None, *, times: int | None = 1) -> Hold:
+        """Never answer: the request stays open until the client gives up (its timeout, a
+        cancel: ``abandoned`` is set) or the test ends. Returns the :class:`Hold` to wait on."""
+        return self.hold(match, "late", times=times)
+
+    def _add(self, rule: Rule) -> None:
+        with self._lock:
+            self.rules.append(rule)
 
     def error(
         self,
@@ -98,17 +156,18 @@ class ScriptedLLM:
         headers = {}
         if retry_after_s is not None:
             headers["retry-after-ms"] = str(int(retry_after_s * 1000))
-        with self._lock:
-            self.rules.append(
-                Rule(_as_matcher(match), status=status, times=times, headers=headers,
-                     label=f"{match} -> {status}")
-            )
+        self._add(Rule(_as_matcher(match), status=status, times=times, headers=headers,
+                       label=f"{match} -> {status}"))
         return self
 
-    def hang(self, match: str | Matcher | None, *, seconds: float, times: int | None = 1,
-             text: str = "late") -> ScriptedLLM:
-        """Answer only after ``seconds`` (to provoke the client's timeout)."""
-        return self.reply(match, text, times=times, delay_s=seconds)
+    def reset(self) -> None:
+        """Forget every rule and recorded request (a server shared by several tests): held
+        replies still waiting are released first."""
+        with self._lock:
+            for rule in self.rules:
+                if rule.hold is not None:
+                    rule.hold.release()
+            self.rules, self.requests, self.unmatched = [], [], []
 
     # --- inspection ------------------------------------------------------------------------
     def texts(self) -> list[str]:
@@ -142,12 +201,16 @@ class ScriptedLLM:
             for rule in self.rules:
                 if rule.available() and rule.match(body):
                     rule.used += 1
+                    if rule.hold is not None:
+                        rule.hold.arrivals += 1
+                        rule.hold.arrived.set()
                     return rule
             self.unmatched.append(body)
             return None
 
     def start(self) -> ScriptedLLM:
         scripted = self
+        self._stopping.clear()
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -183,8 +246,10 @@ class ScriptedLLM:
                     self._send(500, {"error": {"message": "no scripted reply",
                                                "type": "server_error"}})
                     return
-                if rule.delay_s:
-                    time.sleep(rule.delay_s)
+                if rule.hold is not None and not rule.hold.wait(self.connection,
+                                                               scripted._stopping):
+                    self.close_connection = True  # the client went away: nothing to answer
+                    return
                 if rule.status != 200:
                     self._send(rule.status, {"error": {"message": f"scripted {rule.status}",
                                                        "type": "scripted"}}, rule.headers)
@@ -211,6 +276,8 @@ class ScriptedLLM:
         return self
 
     def stop(self) -> None:
+        """Release every held reply and stop serving (waits for the request threads)."""
+        self._stopping.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()

@@ -168,20 +168,75 @@ def test_summary_numbers_gain_and_defective_exclusion(tmp_path):
     paths = write_summary(summary, tmp_path)
     assert json.loads(paths["json"].read_text())["pipelines"]["team"]["passed"] == 2
     text = paths["md"].read_text()
-    assert "| team | 66.7% | 2/3 | +100.0% (+33.3 pts) | 4.7 | 700 | 1,050 |" in text
-    assert "| direct | 33.3% | 1/3 | – |" in text
+    # No candidates compared: the oracle pass@N is pass@1 (N 1).
+    assert team["oracle"] == {"passed": 2, "tasks": 3, "pass": pytest.approx(2 / 3),
+                              "mean_n": 1.0, "gain": 0.0, "unknown": 0}
+    assert ("| team | 66.7% | 2/3 | 66.7% (N 1.0) | +100.0% (+33.3 pts) | 4.7 | 700 | 1,050 |"
+            in text)
+    assert "| direct | 33.3% | 1/3 | 33.3% (N 1.0) | – |" in text
     assert "T/3: 1 of 1 hidden tests fail" in text
     assert paths["chart"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert markdown(summary) == text
 
 
-def test_summary_counts_missing_pairs_of_an_interrupted_run():
+def test_summary_counts_missing_pairs_of_an_interrupted_run(tmp_path):
     summary = summarize([record("T/0", "direct", True)], pipelines=["direct", "plan"],
-                        task_ids=["T/0", "T/1"], defective={})
-    assert summary["pipelines"]["direct"]["missing"] == 1
+                        task_ids=["T/0", "T/1", "T/2", "T/3", "T/4"], defective={})
+    assert summary["pipelines"]["direct"]["missing"] == 4
     assert summary["pipelines"]["plan"] == summary["pipelines"]["plan"] | {
-        "tasks": 0, "pass@1": None, "missing": 2}
-    assert "(2 missing)" in markdown(summary)
+        "tasks": 0, "pass@1": None, "missing": 5}
+    # Only the task with a result is scored (issue 27: "Tasks: 5 scored of 5" after Ctrl-C).
+    assert (summary["tasks_scored"], summary["tasks_missing"]) == (1, 4)
+    text = markdown(summary)
+    assert "Tasks: 1 scored of 5 selected (4 not run yet)." in text
+    assert "| direct | 100.0% | 1/1 (4 missing) | 100.0% (N 1.0) |" in text
+    assert "| plan | – | 0/0 (5 missing) | – |" in text
+    paths = write_summary(summary, tmp_path)  # a pipeline without any result: still a chart
+    assert paths["chart"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("tasks", [1, 6, 11, 21, 44])
+def test_every_score_is_reported_0_and_100_included(tmp_path, tasks):
+    """A pipeline that solved every task and one that solved none: the intervals end exactly
+    at 100% and 0% (6 and 11 tasks made matplotlib refuse a negative error bar) and the
+    chart is written."""
+    records = [record(f"T/{i}", "direct", False) for i in range(tasks)]
+    records += [record(f"T/{i}", "team", True) for i in range(tasks)]
+    summary = summarize(records, pipelines=["direct", "team"],
+                        task_ids=[f"T/{i}" for i in range(tasks)], defective={})
+    direct, team = summary["pipelines"]["direct"], summary["pipelines"]["team"]
+    assert direct["ci95"][0] == 0.0 and 0 < direct["ci95"][1] < 1
+    assert team["ci95"][1] == 1.0 and 0 < team["ci95"][0] < 1
+    paths = write_summary(summary, tmp_path)
+    assert paths["chart"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = paths["md"].read_text()
+    assert f"| team | 100.0% | {tasks}/{tasks} |" in text and "–100.0% |" in text
+    assert f"| direct | 0.0% | 0/{tasks} |" in text and "| 0.0–" in text
+
+
+def test_oracle_pass_at_n_counts_a_task_when_any_candidate_passed():
+    def candidates(*verdicts):
+        return [{"index": i, "origin": "direct" if i == 0 else "sample", "chosen": i == 1,
+                 "passed": verdict} for i, verdict in enumerate(verdicts)]
+
+    records = [
+        record("T/0", "team", True, candidates=candidates(False, True, False)),
+        record("T/1", "team", False, candidates=candidates(False, False, True)),  # wrong choice
+        record("T/2", "team", False, candidates=candidates(False, False, False)),
+        record("T/3", "team", False),  # the first answer was taken: no candidates compared
+        record("T/4", "team", False, candidates=candidates(None, None)),  # reused: unknown
+        record("T/0", "direct", True), record("T/1", "direct", False),
+    ]
+    summary = summarize(records, pipelines=["direct", "team"],
+                        task_ids=[f"T/{i}" for i in range(5)], defective={})
+    team = summary["pipelines"]["team"]
+    assert team["oracle"] == {"passed": 2, "tasks": 4, "pass": 0.5, "mean_n": 2.5,
+                              "gain": 0.25, "unknown": 1}
+    assert team["pass@1"] == pytest.approx(1 / 5)  # the unknown row still counts for pass@1
+    assert summary["pipelines"]["direct"]["oracle"]["pass"] == 0.5
+    text = markdown(summary)
+    assert "| team | 20.0% | 1/5 | 50.0% (N 2.5, 1 unknown) |" in text
+    assert "Here: team +25.0 pts." in text
 
 
 def test_paired_comparison_with_direct_and_the_exact_mcnemar_p(tmp_path):
@@ -221,3 +276,8 @@ def test_mcnemar_exact_matches_the_binomial_tails():
     assert wilson_interval(0, 0) is None
     low, high = wilson_interval(0, 10)
     assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+    for tasks in range(1, 200):  # the bounds hold the score, exactly at 0 and at all solved
+        for passed in range(tasks + 1):
+            low, high = wilson_interval(passed, tasks)
+            assert 0.0 <= low <= passed / tasks <= high <= 1.0
+        assert wilson_interval(0, tasks)[0] == 0.0 and wilson_interval(tasks, tasks)[1] == 1.0

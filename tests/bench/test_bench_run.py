@@ -23,6 +23,7 @@ from benchkit import (
 from codeteam.bench.datasets import SHARED_DATA, humaneval_path, load_dataset, read_records
 from codeteam.bench.results import ResultsLog
 from codeteam.pipelines.runner import PIPELINES
+from waiting import until
 
 pytestmark = pytest.mark.sandbox
 
@@ -84,7 +85,8 @@ async def test_tiny_run_writes_results_and_a_summary_with_the_right_numbers(scri
         assert {"pass@1", "tasks", "mean_calls", "mean_tokens"} <= set(saved["pipelines"][name])
     assert saved["pipelines"]["plan"]["tasks"] == 2
     table = (out / "summary.md").read_text()
-    assert "| direct | 50.0% | 1/2 |" in table and "| plan | 100.0% | 2/2 | +100.0%" in table
+    assert "| direct | 50.0% | 1/2 | 50.0% (N 1.0) |" in table
+    assert "| plan | 100.0% | 2/2 | 100.0% (N 1.0) | +100.0%" in table
     assert (out / "chart.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -124,17 +126,22 @@ async def test_resume_after_a_cancelled_run(scripted, tmp_path):
     out = tmp_path / "out"
     route(scripted, DIRECT, "inc_a", plus_one("inc_a"))
     route(scripted, DIRECT, "inc_b", plus_one("inc_b"), times=1)
-    scripted.hang(lambda body: "def inc_c(" in text_of(body), seconds=3)
+    hang = scripted.hang(lambda body: "def inc_c(" in text_of(body))
     run = asyncio.ensure_future(bench(scripted, out, data=data, pipelines=["direct"]))
     log = ResultsLog(out / "results.jsonl")
-    for _ in range(200):  # two pairs recorded, the third one's request waiting
-        if len(log.load()) == 2 and scripted.count("def inc_c\\(") == 1:
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: len(log.load()) == 2 and hang.arrived.is_set(),
+                "two pairs recorded and the third one's request waiting", unless=run)
     run.cancel()
     with pytest.raises(asyncio.CancelledError):
         await run
+    await until(hang.abandoned.is_set, "the cancel to close the model call")
     assert set(log.load()) == {("T/0", "direct"), ("T/1", "direct")}
+    # --report-only counts only the tasks with results.
+    report = await bench(scripted, out, data=data, pipelines=["direct"], report_only=True)
+    assert (report["tasks_scored"], report["tasks_selected"]) == (2, 3)
+    text = (out / "summary.md").read_text()
+    assert "Tasks: 2 scored of 3 selected (1 not run yet)." in text
+    assert "| direct | 100.0% | 2/2 (1 missing) |" in text
 
     before = len(scripted.requests)
     route(scripted, DIRECT, "inc_c", plus_one("inc_c"))
@@ -333,7 +340,11 @@ async def test_team_records_each_candidate_with_its_hidden_verdict(scripted, tmp
     assert [(c["origin"], c["seed"], c["chosen"], c["passed"]) for c in team.candidates] == [
         ("direct", None, False, False), ("sample", 1235, True, True),
         ("sample", 1236, False, False)]
+    assert [(c["kind"], c["hidden_passed"], c["hidden_total"]) for c in team.candidates] == [
+        ("wrong_answer", 0, 1), (None, 1, 1), ("wrong_answer", 0, 1)]
     assert all("code" not in c for c in team.candidates)
+    oracle = summary["pipelines"]["team"]["oracle"]
+    assert (oracle["passed"], oracle["tasks"], oracle["mean_n"], oracle["gain"]) == (1, 1, 3, 0)
     paired = summary["pipelines"]["team"]["paired_vs_direct"]
     assert (paired["only_this"], paired["only_baseline"]) == (1, 0)
 

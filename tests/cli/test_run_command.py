@@ -52,8 +52,12 @@ def test_plan_docstring_write_never_leaves_a_file_that_does_not_parse(scripted, 
     path = tmp_path / "m.py"
     path.write_text("def double(x):\n\treturn 2 * x\n")
     scripted.reply(PLANNER, "1. Multiply x by two.\n2. Return it.")
-    codeteam_run(scripted, str(path), "--function", "double", "--pipeline", "plan-docstring",
-                 "--write")
+    done = codeteam_run(scripted, str(path), "--function", "double", "--pipeline",
+                        "plan-docstring", "--write")
+    assert done.returncode == 0, done.stderr
+    planned = 'def double(x):\n\t"""Plan:\n\t1. Multiply x by two.\n\t2. Return it.\n\t"""\n'
+    assert path.read_text() == planned + "\treturn 2 * x\n"
+    assert done.stdout == planned + "\treturn 2 * x\n" and f"wrote {path}" in done.stderr
     ast.parse(path.read_text())
 
 
@@ -66,7 +70,10 @@ def test_a_malformed_prompt_override_is_a_message_not_a_traceback(scripted, tmp_
     done = codeteam_run(scripted, str(path), "--function", "double", "--pipeline", "direct",
                         prompts_dir=str(prompts))
     assert "Traceback" not in done.stderr, done.stderr[-1500:]
-    assert done.returncode in (1, 2)
+    assert done.returncode == 1, done.stderr  # the run's result is an error, the input is fine
+    assert "# direct: error" in done.stderr
+    assert f"prompt file {prompts / 'direct.yaml'} is malformed" in done.stderr
+    assert scripted.requests == [] and done.stdout == ""
 
 
 def test_a_malformed_base_url_is_a_message_not_a_traceback(scripted, tmp_path):

@@ -23,6 +23,8 @@ from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient, LanguageClientProtocol, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
+from waiting import until
+
 CLIENTS = {
     "vscode": "visual-studio-code@v1.65.2",
     "neovim": "neovim@v0.7.0",
@@ -31,6 +33,7 @@ CLIENTS = {
 documentChanges; Neovim 0.7 advertises neither, nor any position encoding."""
 
 SERVER_COMMAND = [sys.executable, "-m", "codeteam", "serve"]
+CANCEL = "codeteam.cancel"
 
 # Prompt routing: each role's prompt file has a distinctive sentence.
 ANALYST = r"You are the analyst"
@@ -160,6 +163,51 @@ class EditorClient(LanguageClient):
         self.stop_waiting = asyncio.Event()
         """Ends the wait of applyEdit requests left unanswered (``apply_mode = "never"``)."""
         self.registrations: list[types.RegistrationParams] = []
+
+    # --- a server shared by several tests -----------------------------------------------------
+    async def enter_folder(self, root: Path, previous: Path | None) -> None:
+        """Make ``root`` the workspace folder (workspace/didChangeWorkspaceFolders), in place
+        of ``previous``: a test's files then belong to its own folder, as after initialize."""
+        removed = [types.WorkspaceFolder(uri=previous.as_uri(), name=previous.name)] \
+            if previous is not None else []
+        self.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+                removed=removed,
+            )
+        ))
+
+    async def settle(self) -> None:
+        """End what a test left behind: cancel every run (``codeteam.cancel``), wait until
+        each progress that began has ended, close the open documents, then forget what was
+        recorded and undo the test's changes to this client (documents, apply mode, methods
+        replaced on the instance). Raises when the server cannot answer any more."""
+        self.stop_waiting.set()
+        gone = self.server_gone()
+        if gone or self.error is not None:
+            raise RuntimeError(gone or f"the client saw an error: {self.error}")
+        await self.run_command(CANCEL)
+        await until(self._runs_over, "the runs to end", gone=self.server_gone)
+        for document in list(self.documents.values()):
+            self.close(document)
+        await self.run_command(CANCEL)  # answered after the closes were handled
+        for name in [n for n in vars(self) if callable(getattr(type(self), n, None))]:
+            delattr(self, name)  # e.g. a test's text_document_did_change or apply_text_edits
+        self.documents.clear()
+        self.messages.clear()
+        self.log_messages.clear()
+        self.shown_documents.clear()
+        self.diagnostics.clear()
+        self.progress_reports.clear()
+        self.edits.clear()
+        self.before_apply.clear()
+        self.apply_mode = "apply"
+        self.strict_positions = False
+        self.stop_waiting = asyncio.Event()
+
+    def _runs_over(self) -> bool:
+        return all(not reports or isinstance(reports[-1], types.WorkDoneProgressEnd)
+                   for reports in self.progress_reports.values())
 
     # --- session ---------------------------------------------------------------------------
     async def start_session(
@@ -308,12 +356,57 @@ class EditorClient(LanguageClient):
         )
 
     # --- waiting ---------------------------------------------------------------------------
-    async def wait_until(self, predicate, timeout: float = 10.0, what: str = "condition") -> None:
-        deadline = asyncio.get_running_loop().time() + timeout
-        while not predicate():
-            if asyncio.get_running_loop().time() > deadline:
-                raise AssertionError(f"timed out waiting for {what}")
-            await asyncio.sleep(0.02)
+    async def wait_until(self, predicate, what: str, *, unless=None) -> None:
+        """Wait until ``predicate()`` holds; fail at once when it no longer can: the server
+        exited, or ``unless`` (the command's future) finished first (:func:`waiting.until`;
+        no time limit of its own)."""
+        await until(predicate, what, unless=unless, gone=self.server_gone)
+
+    def server_gone(self) -> str | None:
+        """Why the server cannot answer any more (it exited), or None."""
+        server = self._server
+        if server is not None and server.returncode is not None:
+            return f"the server exited with {server.returncode}"
+        return None
+
+    def progress_token(self, stage: str) -> Any:
+        """The token of the work-done progress that reported ``stage`` (None while none has)."""
+        for token, reports in self.progress_reports.items():
+            if any(getattr(report, "message", None) == stage for report in reports):
+                return token
+        return None
+
+    def progress_ended(self, token: Any) -> bool:
+        """Whether the progress ``token`` has ended (its run is over: nothing more comes)."""
+        reports = self.progress_reports.get(token) or [None]
+        return isinstance(reports[-1], types.WorkDoneProgressEnd)
+
+    def sandboxes(self) -> list[int]:
+        """Process ids of the bubblewrap sandboxes the server started and that still run (its
+        descendants whose program is ``bwrap``), read from /proc."""
+        server = self._server
+        if server is None or server.returncode is not None:
+            return []
+        children: dict[int, list[int]] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text()
+                except OSError:
+                    continue
+                parent = int(stat.rsplit(")", 1)[1].split()[1])
+                children.setdefault(parent, []).append(int(entry.name))
+        found, todo = [], list(children.get(server.pid, []))
+        while todo:
+            pid = todo.pop()
+            todo.extend(children.get(pid, []))
+            try:
+                program = (Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0])
+            except OSError:
+                continue
+            if os.path.basename(program) == b"bwrap":
+                found.append(pid)
+        return found
 
     def message_texts(self) -> list[str]:
         return [m.message for m in self.messages]

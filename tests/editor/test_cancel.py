@@ -1,8 +1,8 @@
-"""Cancelling a run from the editor: nothing is applied, and the server keeps working."""
+"""Cancelling a run from the editor: the model call is closed, test processes are killed,
+nothing is applied, and the server keeps working. Every step waits on an event (the request
+reached the model, the progress ended, a sandbox started), never on the clock."""
 
 from __future__ import annotations
-
-import asyncio
 
 import pytest
 from editor_harness import ANALYST, CODER
@@ -12,22 +12,31 @@ from test_generate import BODY, GOOD, MODULE, PLAN, position_argument
 pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
 
 
-def progress_token_at(client, stage: str):
-    """The token of the progress that reported ``stage`` (None while it has not)."""
-    for token, reports in client.progress_reports.items():
-        for report in reports:
-            if getattr(report, "message", None) == stage:
-                return token
-    return None
+async def _start_a_run_the_model_never_answers(editor, scripted):
+    """A generate whose coder call hangs: (document, msg_id, future, hold, token), returned
+    once the coder's request reached the model."""
+    scripted.reply(ANALYST, PLAN)
+    hold = scripted.hang(CODER)
+    client = editor.client
+    document = client.open(editor.root / "helpers.py", MODULE)
+    msg_id, future = client.execute(
+        "codeteam.generate", position_argument(document, "def running_max")
+    )
+    await client.wait_until(hold.arrived.is_set, what="the coder's request", unless=future)
+    token = client.progress_token("coder: writing code")
+    assert token is not None  # reported before the call was made
+    return document, msg_id, future, hold, token
 
 
-async def _after_cancel_the_server_still_works(client, scripted, document):
-    # Nothing came late, the document is unchanged, and code actions still answer.
-    await asyncio.sleep(0.5)
-    assert client.edits == []
-    assert document.text == MODULE
+async def _after_cancel_the_server_still_works(client, scripted, document, hold, token):
+    # The cancel closed the model call, and the run is over (its progress ended): nothing
+    # can come late. A code action round trip comes after anything it sent.
+    await client.wait_until(hold.abandoned.is_set, what="the model call to be closed")
+    await client.wait_until(lambda: client.progress_ended(token), what="the progress to end")
     line = document.line_of("def running_max")
     assert len(await client.code_actions(document, (line, 0))) == 3
+    assert client.edits == []
+    assert document.text == MODULE
     # The run is over (not "busy"): the same function runs again, to the end.
     scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)
     answer = await client.run_command("codeteam.generate", position_argument(document, "def running_max"))
@@ -36,15 +45,8 @@ async def _after_cancel_the_server_still_works(client, scripted, document):
 
 
 async def test_cancel_from_the_progress(editor, scripted):
-    scripted.reply(ANALYST, PLAN).hang(CODER, seconds=30)
     client = editor.client
-    document = client.open(editor.root / "helpers.py", MODULE)
-    _, future = client.execute("codeteam.generate", position_argument(document, "def running_max"))
-    await client.wait_until(
-        lambda: progress_token_at(client, "coder: writing code") is not None,
-        what="the coder's progress report",
-    )
-    token = progress_token_at(client, "coder: writing code")
+    document, _, future, hold, token = await _start_a_run_the_model_never_answers(editor, scripted)
     begin = client.progress_reports[token][0]
     assert isinstance(begin, types.WorkDoneProgressBegin)
     assert begin.title == "codeteam: Generate with team" and begin.cancellable is True
@@ -52,38 +54,35 @@ async def test_cancel_from_the_progress(editor, scripted):
     assert "collecting the public tests" in stages
 
     client.cancel_progress(token)
-    answer = await asyncio.wait_for(future, 10)
+    answer = await future
 
     assert answer["status"] == "cancelled" and answer["applied"] is False
     assert isinstance(client.progress_reports[token][-1], types.WorkDoneProgressEnd)
     assert any("was cancelled; nothing was changed" in m for m in client.message_texts())
-    await _after_cancel_the_server_still_works(client, scripted, document)
+    await _after_cancel_the_server_still_works(client, scripted, document, hold, token)
 
 
 async def test_cancel_request(editor, scripted):
-    scripted.reply(ANALYST, PLAN).hang(CODER, seconds=30)
     client = editor.client
-    document = client.open(editor.root / "helpers.py", MODULE)
-    msg_id, future = client.execute(
-        "codeteam.generate", position_argument(document, "def running_max")
-    )
-    await client.wait_until(lambda: scripted.count(CODER) == 1, what="the coder's request")
+    document, msg_id, future, hold, token = await _start_a_run_the_model_never_answers(
+        editor, scripted)
 
     client.cancel_request(msg_id)
 
     with pytest.raises(Exception, match="cancel"):
-        await asyncio.wait_for(future, 10)
+        await future
     assert client.protocol.raw_responses[msg_id]["error"]["code"] == -32800
     await client.wait_until(
         lambda: any("was cancelled" in m for m in client.message_texts()),
         what="the cancel message",
     )
-    await _after_cancel_the_server_still_works(client, scripted, document)
+    await _after_cancel_the_server_still_works(client, scripted, document, hold, token)
 
 
 async def test_cancel_during_the_tests_kills_them(start, scripted):
-    """A cancel while the tester's tests run (an endless loop here) ends the run at once."""
-    started = await start("vscode", test_timeout_s=60)
+    """A cancel while the tester's tests run (an endless loop here) ends the run at once and
+    kills the sandbox it started."""
+    started = await start("vscode", test_timeout_s=600)
     source = MODULE.replace(
         '    """Return the running maximum of xs."""\n',
         '    """Return the running maximum of xs.\n\n    >>> running_max([1])\n    [1]\n'
@@ -93,32 +92,27 @@ async def test_cancel_during_the_tests_kills_them(start, scripted):
     client = started.client
     document = client.open(started.root / "helpers.py", source)
     _, future = client.execute("codeteam.review", position_argument(document, "while True"))
-    await client.wait_until(
-        lambda: progress_token_at(client, "tester: running 1 test") is not None,
-        what="the test run", timeout=20,
-    )
-    await asyncio.sleep(0.5)
-    client.cancel_progress(progress_token_at(client, "tester: running 1 test"))
-    answer = await asyncio.wait_for(future, 10)
+    await client.wait_until(lambda: client.progress_token("tester: running 1 test") is not None,
+                            what="the test run", unless=future)
+    await client.wait_until(client.sandboxes, what="a sandbox to start", unless=future)
+
+    client.cancel_progress(client.progress_token("tester: running 1 test"))
+    answer = await future
+
     assert answer["status"] == "cancelled"
+    assert client.sandboxes() == []  # killed before the answer, 600 s before their limit
     assert len(client.diagnostics.get(document.uri, ())) == 0
 
 
 async def test_cancel_command_for_clients_without_a_cancel_button(editor, scripted):
     """Helix has no cancel UI: ``:lsp-workspace-command codeteam.cancel`` does it."""
-    scripted.reply(ANALYST, PLAN).hang(CODER, seconds=30)
     client = editor.client
-    document = client.open(editor.root / "helpers.py", MODULE)
-    _, future = client.execute("codeteam.generate", position_argument(document, "def running_max"))
-    await client.wait_until(
-        lambda: progress_token_at(client, "coder: writing code") is not None,
-        what="the coder's progress report",
-    )
+    document, _, future, hold, token = await _start_a_run_the_model_never_answers(editor, scripted)
 
     cancelled = await client.run_command("codeteam.cancel")
-    answer = await asyncio.wait_for(future, 10)
+    answer = await future
 
     assert cancelled["cancelled"] == ["running_max"]
     assert answer["status"] == "cancelled" and answer["applied"] is False
     assert (await client.run_command("codeteam.cancel"))["cancelled"] == []
-    await _after_cancel_the_server_still_works(client, scripted, document)
+    await _after_cancel_the_server_still_works(client, scripted, document, hold, token)

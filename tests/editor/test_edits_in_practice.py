@@ -42,45 +42,73 @@ def argument(document, needle: str) -> dict:
     return {"uri": document.uri, "position": {"line": document.line_of(needle), "character": 4}}
 
 
-def delay_did_change(client, seconds: float) -> None:
-    """The client sends didChange ``seconds`` late (a debounce, like Neovim's default 150 ms
-    without codeteam's module), in order."""
+def hold_did_change(client):
+    """The client's didChange notifications are held back (a debounce, like Neovim's default
+    150 ms without codeteam's module) until the returned ``flush()`` sends them, in order;
+    later ones go at once. ``flush.held`` is the list still held."""
     send = client.text_document_did_change
+    held: list = []
 
-    def later(params):
-        asyncio.get_running_loop().call_later(seconds, send, params)
+    def flush():
+        client.text_document_did_change = send
+        while held:
+            send(held.pop(0))
 
-    client.text_document_did_change = later
+    client.text_document_did_change = held.append
+    flush.held = held
+    return flush
 
 
-async def _two_runs(started, scripted, alpha_delay=1.0, beta_delay=1.0):
+def stage_of(client, qualname: str, stage: str) -> bool:
+    """Whether the run on ``qualname`` (its progress began with "qualname: starting") has
+    reported ``stage``."""
+    for reports in client.progress_reports.values():
+        messages = [getattr(report, "message", None) for report in reports]
+        if f"{qualname}: starting" in messages and stage in messages:
+            return True
+    return False
+
+
+async def _two_runs(started, scripted):
+    """Two generates on one file, each coder reply held: (client, document, futures, holds)
+    once both coders' requests reached the model."""
     scripted.reply(ANALYST + r".*alpha", "1. Add them up.")
     scripted.reply(ANALYST + r".*beta", "1. Multiply them.")
-    scripted.reply(WRITE + "alpha", ALPHA, delay_s=alpha_delay)
-    scripted.reply(WRITE + "beta", BETA, delay_s=beta_delay)
+    holds = scripted.hold(WRITE + "alpha", ALPHA), scripted.hold(WRITE + "beta", BETA)
     client = started.client
     document = client.open(started.root / "two.py", TWO)
-    return client, document
+    futures = [client.execute("codeteam.generate", argument(document, f"def {name}"))[1]
+               for name in ("alpha", "beta")]
+    for hold, name in zip(holds, ("alpha", "beta")):
+        await client.wait_until(hold.arrived.is_set, what=f"{name}'s coder", unless=futures)
+    return client, document, futures, holds
 
 
 async def test_two_runs_on_two_functions_of_one_file_vscode(start, scripted):
     """Holds with versioned edits and an immediate didChange (a regression test)."""
-    client, document = await _two_runs(await start("vscode"), scripted)
-    _, first = client.execute("codeteam.generate", argument(document, "def alpha"))
-    _, second = client.execute("codeteam.generate", argument(document, "def beta"))
-    answers = await asyncio.gather(first, second)
+    _, document, futures, holds = await _two_runs(await start("vscode"), scripted)
+    for hold in holds:
+        hold.release()
+    answers = await asyncio.gather(*futures)
     assert all(a["applied"] for a in answers), answers
     ast.parse(document.text)
     assert "total += x" in document.text and "product *= x" in document.text
 
 
 async def test_two_runs_with_a_debounced_client(start, scripted, client_kind):
-    client, document = await _two_runs(await start(client_kind), scripted, 1.0, 1.3)
-    delay_did_change(client, 1.0)
-    _, first = client.execute("codeteam.generate", argument(document, "def alpha"))
-    _, second = client.execute("codeteam.generate", argument(document, "def beta"))
-    answers = await asyncio.gather(first, second)
-    await asyncio.sleep(1.5)
+    """beta's result comes while alpha's edit is applied in the editor but its didChange has
+    not reached the server yet: beta's edit must still land on the text with alpha's."""
+    client, document, futures, (alpha, beta) = await _two_runs(await start(client_kind),
+                                                               scripted)
+    flush = hold_did_change(client)
+    alpha.release()
+    await client.wait_until(lambda: len(client.edits) == 1 and flush.held,
+                            what="alpha's edit", unless=futures)
+    beta.release()
+    await client.wait_until(lambda: stage_of(client, "beta", "applying the result"),
+                            what="beta's result", unless=futures[1])
+    flush()  # alpha's didChange arrives late
+    answers = await asyncio.gather(*futures)
     ast.parse(document.text)
     assert "total += x" in document.text and "product *= x" in document.text
     assert all(a["applied"] for a in answers), answers
@@ -119,27 +147,29 @@ async def test_typing_in_the_new_function_right_after_the_edit(start, scripted):
 async def test_result_applies_while_another_function_is_half_typed(start, scripted):
     started = await start("vscode")
     scripted.reply(ANALYST + r".*alpha", "1. Add them up.")
-    scripted.reply(WRITE + "alpha", ALPHA, delay_s=1.5)
+    coder = scripted.hold(WRITE + "alpha", ALPHA)
     client = started.client
     document = client.open(started.root / "two.py", TWO)
     _, future = client.execute("codeteam.generate", argument(document, "def alpha"))
-    await client.wait_until(lambda: scripted.count(WRITE + "alpha") == 1, what="the coder")
+    await client.wait_until(coder.arrived.is_set, what="the coder", unless=future)
     index = len(document.text)
     client.replace(document, index, index, "    result = max(")  # typing in beta, mid-line
+    coder.release()
     answer = await future
     assert answer["applied"] is True, answer
     assert "total += x" in document.text
 
 
+@pytest.mark.own_server  # the transcript of the server's last run and what it kept
 async def test_a_kept_result_survives_a_later_run(start, scripted):
-    client, document = await _two_runs(await start("vscode"), scripted, 2.0, 0.5)
-    _, first = client.execute("codeteam.generate", argument(document, "def alpha"))
-    _, second = client.execute("codeteam.generate", argument(document, "def beta"))
-    await client.wait_until(lambda: scripted.count(WRITE + "beta") == 1, what="beta's coder")
+    client, document, (first, second), (alpha, beta) = await _two_runs(
+        await start("vscode"), scripted)
     index = document.text.index("def beta")
     client.replace(document, index, index + len("def beta"), "def beta_renamed")
+    beta.release()
     beta_answer = await second
     assert beta_answer["applied"] is False and "kept" in beta_answer["message"]
+    alpha.release()
     await first
     transcript = await client.run_command("codeteam.transcript")
     assert "product *= x" in transcript["markdown"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import asyncio
 import copy
 
 import pytest
@@ -12,6 +11,7 @@ from lsprotocol import types
 from pytest_lsp import client_capabilities
 
 from scripted_replies import GOOD
+from waiting import until
 
 pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
 
@@ -157,13 +157,15 @@ async def test_emoji_above_and_in_the_function(start, scripted, client_kind, enc
 
 
 async def test_lines_typed_above_while_the_team_works(editor, scripted):
-    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD, delay_s=1.5)
+    scripted.reply(ANALYST, PLAN)
+    coder = scripted.hold(CODER, GOOD)
     client = editor.client
     document = client.open(editor.root / "helpers.py", MODULE)
     _, future = client.execute("codeteam.generate", position_argument(document, "def running_max"))
-    await client.wait_until(lambda: scripted.count(CODER) == 1, what="the coder's request")
+    await client.wait_until(coder.arrived.is_set, what="the coder's request", unless=future)
     client.insert_lines(document, document.line_of("def before"), "TYPED = 1\n\n\n")
     client.insert_lines(document, 0, "# a new first line 🎉\n")
+    coder.release()
 
     answer = await future
 
@@ -178,11 +180,12 @@ async def test_lines_typed_above_while_the_team_works(editor, scripted):
 @pytest.mark.parametrize("change", ["deleted", "renamed", "signature"])
 async def test_function_gone_meanwhile_no_edit_and_a_message(start, scripted, client_kind, change):
     started = await start(client_kind)
-    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD, delay_s=1.5)
+    scripted.reply(ANALYST, PLAN)
+    coder = scripted.hold(CODER, GOOD)
     client = started.client
     document = client.open(started.root / "helpers.py", MODULE)
     _, future = client.execute("codeteam.generate", position_argument(document, "def running_max"))
-    await client.wait_until(lambda: scripted.count(CODER) == 1, what="the coder's request")
+    await client.wait_until(coder.arrived.is_set, what="the coder's request", unless=future)
     start_index = document.text.index("def running_max")
     if change == "deleted":
         end_index = document.text.index("def after")
@@ -193,6 +196,7 @@ async def test_function_gone_meanwhile_no_edit_and_a_message(start, scripted, cl
         client.replace(document, start_index, start_index + len("def running_max(xs)"),
                        "def running_max(xs, key=None)")
     edited = document.text
+    coder.release()
 
     answer = await future
 
@@ -200,7 +204,7 @@ async def test_function_gone_meanwhile_no_edit_and_a_message(start, scripted, cl
     assert client.edits == [] and document.text == edited
     assert any("Not applied" in m for m in client.message_texts())
     # The result is kept.
-    transcript = await client.run_command("codeteam.transcript")
+    transcript = await client.run_command("codeteam.transcript", {"uri": document.uri})
     assert BODY in transcript["markdown"]
     assert "applied: no" in transcript["markdown"]
 
@@ -280,12 +284,13 @@ async def test_unchanged_code_sends_no_edit(start, scripted, client_kind):
 
 async def test_a_second_run_on_the_same_function_is_refused(start, scripted, client_kind):
     started = await start(client_kind)
-    scripted.reply(ANALYST, PLAN).hang(CODER, seconds=30)
+    scripted.reply(ANALYST, PLAN)
+    coder = scripted.hang(CODER)
     client = started.client
     document = client.open(started.root / "helpers.py", MODULE)
     argument = position_argument(document, "def running_max")
     first_id, first = client.execute("codeteam.generate", argument)
-    await client.wait_until(lambda: scripted.count(CODER) == 1, what="the coder's request")
+    await client.wait_until(coder.arrived.is_set, what="the coder's request", unless=first)
 
     second = await client.run_command("codeteam.review", argument)
 
@@ -293,6 +298,7 @@ async def test_a_second_run_on_the_same_function_is_refused(start, scripted, cli
     client.cancel_request(first_id)
     with pytest.raises(Exception, match="cancel"):
         await first
+    await client.wait_until(coder.abandoned.is_set, what="the model call to be closed")
 
 
 async def test_model_unreachable_is_a_clear_error(start, client_kind, unused_tcp_port):
@@ -359,13 +365,15 @@ async def test_no_function_at_the_position(start, client_kind):
 
 async def test_shutdown_while_a_run_is_in_progress(start, scripted, client_kind):
     started = await start(client_kind)
-    scripted.reply(ANALYST, PLAN).hang(CODER, seconds=30)
+    scripted.reply(ANALYST, PLAN)
+    coder = scripted.hang(CODER)
     client = started.client
     document = client.open(started.root / "helpers.py", MODULE)
-    client.execute("codeteam.generate", position_argument(document, "def running_max"))
-    await client.wait_until(lambda: scripted.count(CODER) == 1, what="the coder's request")
-    await asyncio.wait_for(client.shutdown_session(), 10)
+    _, future = client.execute("codeteam.generate", position_argument(document, "def running_max"))
+    await client.wait_until(coder.arrived.is_set, what="the coder's request", unless=future)
+    await client.shutdown_session()
     assert client._server.returncode == 0
+    await until(coder.abandoned.is_set, "the model call to be closed")
     assert client.edits == []
 
 

@@ -49,6 +49,7 @@ async def test_plan_then_generate_follows_the_plan(editor, scripted):
         assert step in coder_prompt
 
 
+@pytest.mark.own_server  # the transcript of the server's last run
 async def test_transcript_of_the_last_run(editor, scripted):
     started = editor
     client = started.client
@@ -94,6 +95,7 @@ async def test_run_message_is_shown_once(start, scripted, shows_itself):
     assert not any("not a codeteam setting" in text for text in client.message_texts())
 
 
+@pytest.mark.own_server  # the transcript of the server's last run
 async def test_transcript_of_one_function_among_several_runs(start, scripted):
     """Each function keeps its latest run; the argument names which one (no argument: the
     latest run, then the code of results that were kept because they could not be applied)."""
@@ -101,13 +103,14 @@ async def test_transcript_of_one_function_among_several_runs(start, scripted):
     after = "```python\ndef after():\n    return 3\n```"
     write = WRITE
     scripted.reply(ANALYST, PLAN).reply(write + "running_max", GOOD)
-    scripted.reply(write + "after", after, delay_s=1.0)
+    coder = scripted.hold(write + "after", after)
     client = started.client
     document = client.open(started.root / "helpers.py", MODULE)
     _, later = client.execute("codeteam.generate", position_argument(document, "def after"))
-    await client.wait_until(lambda: scripted.count(write + "after") == 1, what="the coder")
+    await client.wait_until(coder.arrived.is_set, what="the coder", unless=later)
     index = document.text.index("def after")
     client.replace(document, index, index + len("def after"), "def after_renamed")
+    coder.release()
     kept = await later
     assert kept["applied"] is False, kept
     first = await client.run_command(

@@ -3,8 +3,6 @@ it changes; "Fix with team" on them."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from editor_harness import CODER, REVISE, TESTER
 from lsprotocol import types
@@ -162,7 +160,7 @@ async def test_diagnostics_follow_lines_typed_above_and_clear_on_edit(start, scr
     # Editing another function leaves them alone.
     index = document.text.index("return math.pi")
     client.replace(document, index, index + len("return math.pi"), "return math.e")
-    await asyncio.sleep(0.3)
+    await client.code_actions(document, (0, 0))  # answered after the didChange was handled
     assert by_code(client.diagnostics[document.uri]) == moved
     # Typing inside the reviewed function clears them.
     index = document.text.index("return sorted(xs)")

@@ -126,5 +126,5 @@ async def test_generate_pipeline_setting_selects_the_flow(start, scripted, clien
     assert answer["status"] in ("error", "untested", "failed"), answer
     assert scripted.requests and scripted.count(r"You write test cases\. Reply in YAML") >= 1  # flow_tests
     assert scripted.count(ANALYST) == 0
-    transcript = await client.run_command("codeteam.transcript")
+    transcript = await client.run_command("codeteam.transcript", {"uri": document.uri})
     assert "- pipeline: flow" in transcript["markdown"]

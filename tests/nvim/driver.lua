@@ -9,7 +9,9 @@
 --                {kind = "code_action", title = "Generate with team"}
 --   type_before_run    {row, lines}: insert `lines` before 0-based `row` before the run starts
 --   type_at_stage      {stage, row, lines}: when a progress report shows `stage`, insert `lines`
---                      before 0-based `row` (a user typing while the team works)
+--                      before 0-based `row` (a user typing while the team works); once the
+--                      server has them (a request answered after the didChange), the file
+--                      `out` .. ".typed" is written (the test then lets the model answer)
 --   cancel_at_stage    stage: run :CodeteamCancel when a progress report shows it
 --   type_before_apply  {row, lines}: insert `lines` right before the client applies the first
 --                      edit (keystrokes the server has not seen yet when it made the edit)
@@ -143,6 +145,11 @@ local function main()
           vim.api.nvim_buf_set_lines(bufnr, typed.row, typed.row, true, typed.lines)
           out.typed_at_stage = true
           event("typed at " .. typed.stage)
+          local params = vim.lsp.util.make_range_params()
+          params.context = { diagnostics = {} }
+          client.request_sync("textDocument/codeAction", params, timeout, bufnr)
+          vim.fn.writefile({}, spec.out .. ".typed")
+          event("the server has the typed lines")
         end)
       end
       if spec.cancel_at_stage then

@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,10 +140,13 @@ def _pid_alive(pid: int | None) -> bool:
 
 def run_nvim(tmp_path: Path, base_url: str, file: Path, *, action: dict, cursor: dict,
              settings: dict | None = None, setup: dict | None = None,
-             timeout_s: float = NVIM_TIMEOUT_S, **spec: Any) -> NvimRun:
+             timeout_s: float = NVIM_TIMEOUT_S, release_when_typed: Any = None,
+             **spec: Any) -> NvimRun:
     """Run Neovim once on ``file`` (see driver.lua for ``action``, ``cursor`` and ``spec``),
     with codeteam's ``settings`` (over :data:`SETTINGS`; the model at ``base_url``) and extra
-    ``setup`` options for the module. Fails the test when Neovim hangs or the driver fails."""
+    ``setup`` options for the module. ``release_when_typed`` (a scripted
+    :class:`~scripted_llm.Hold`) is released once the server has the lines of
+    ``type_at_stage``. Fails the test when Neovim hangs or the driver fails."""
     number = len(list(tmp_path.glob("spec-*.json"))) + 1
     out = tmp_path / f"out-{number}.json"
     log_file = tmp_path / f"server-{number}.log"
@@ -166,6 +170,11 @@ def run_nvim(tmp_path: Path, base_url: str, file: Path, *, action: dict, cursor:
     spec_file.write_text(json.dumps(full_spec), encoding="utf-8")
     env = _clean_env(tmp_path)
     env["CODETEAM_NVIM_SPEC"] = str(spec_file)
+    finished = threading.Event()
+    if release_when_typed is not None:
+        typed = Path(f"{out}.typed")
+        threading.Thread(target=_release_when, daemon=True,
+                         args=(typed, release_when_typed, finished)).start()
     started = time.monotonic()
     process = subprocess.Popen(
         ["nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n",
@@ -189,11 +198,13 @@ def run_nvim(tmp_path: Path, base_url: str, file: Path, *, action: dict, cursor:
         )
     finally:
         seconds = time.monotonic() - started
+        finished.set()
     data = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
     result = NvimRun(data, process.returncode, stdout, stderr, seconds, _read(log_file))
     # Neovim stops the server when it exits; a server still running after that is a leak.
+    # It may take as long as the run took (the machine's load shows in both).
     server_pid = data.get("server_pid")
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + max(10.0, seconds)
     while _pid_alive(server_pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     result.extra["server_outlived_nvim"] = _pid_alive(server_pid)
@@ -201,6 +212,16 @@ def run_nvim(tmp_path: Path, base_url: str, file: Path, *, action: dict, cursor:
     assert out.exists(), f"the driver wrote no result\n{result.explain()}"
     assert data.get("ok") is True and process.returncode == 0, result.explain()
     return result
+
+
+def _release_when(path: Path, hold: Any, finished: threading.Event) -> None:
+    """Release ``hold`` once ``path`` exists (the driver wrote it); give up when the run is
+    over."""
+    while not finished.is_set():
+        if path.exists():
+            hold.release()
+            return
+        finished.wait(0.02)
 
 
 def _read(path: Path) -> str:

@@ -164,7 +164,8 @@ def test_generate_from_the_code_action(nvim, scripted, tmp_path):
 def test_lines_typed_above_while_the_model_is_slow(nvim, scripted, tmp_path):
     """Lines typed above the function while the coder works: the server re-locates the function
     in the current text and the edit lands on it, not on the lines it had when the run began."""
-    scripted.reply(ANALYST, PLAN).reply(CODER, GOOD, delay_s=3.0)
+    scripted.reply(ANALYST, PLAN)
+    coder = scripted.hold(CODER, GOOD)
     path = write(tmp_path, MODULE)
 
     run = nvim(
@@ -172,6 +173,7 @@ def test_lines_typed_above_while_the_model_is_slow(nvim, scripted, tmp_path):
         action=GENERATE,
         cursor=CURSOR_ON_UP,
         type_at_stage={"stage": "coder: writing code", "row": 0, "lines": TYPED},
+        release_when_typed=coder,
     )
 
     assert run["typed_at_stage"] is True
@@ -342,7 +344,8 @@ def test_review_diagnostics_on_their_lines(nvim, scripted, tmp_path):
 
 
 def test_cancel_stops_the_run_and_changes_nothing(nvim, scripted, tmp_path):
-    scripted.reply(ANALYST, PLAN).hang(CODER, seconds=60)
+    scripted.reply(ANALYST, PLAN)
+    scripted.hang(CODER)
     path = write(tmp_path, MODULE)
 
     run = nvim(path, action=GENERATE, cursor=CURSOR_ON_UP, cancel_at_stage="coder: writing code")

@@ -46,11 +46,8 @@ async def run_on_disk(scripted):
     """``await run_on_disk(pipeline, source, qualname, path=None, root=None, **settings)``: a
     task built from a file on disk, with the project's pytest tests when they matter; no AI
     tests and one round unless given; returns the result."""
-    from codeteam.documents import task_for, with_project_tests
+    from codeteam.documents import with_project_tests
     from codeteam.execution.sandbox import SandboxPolicy
-    from codeteam.llm.provider import client_for
-    from codeteam.pipelines.runner import run_pipeline
-    from codeteam.settings import load_settings
 
     clients = []
 

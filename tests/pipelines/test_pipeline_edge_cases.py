@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scripted_replies import CODER, PLANNER, TESTER
+from scripted_replies import DIRECT, PLANNER, TESTER
 
 pytestmark = pytest.mark.sandbox
 
@@ -29,10 +29,18 @@ TITLE"""
 
 
 async def test_team_on_a_method_with_a_column_0_string_does_not_raise(scripted, run_on_disk):
-    scripted.reply(ANALYST_OR_PLANNER, "1. Return the title.", times=None)
-    scripted.reply(CODER, "```python\ndef header(self):\n    return 'TITLE'\n```", times=None)
+    scripted.reply(DIRECT, "```python\ndef header(self):\n    return 'TITLE'\n```")
     result = await run_on_disk("team", METHOD_WITH_COLUMN_0_STRING, "Report.header")
-    assert result.status in ("passed", "failed", "not judged", "error")
+    assert not scripted.unmatched and result.code is not None, result.notes
+    assert result.code == ('def header(self):\n    """The header line.\n\n'
+                           "    >>> Report().header()\n    'TITLE'\n    \"\"\"\n"
+                           "    return 'TITLE'\n")
+    # right code: "passed" when judged, "not judged" when the doctest could only be decided
+    # in the code's own process (never "failed" or "error")
+    run = result.last_report.run
+    assert run.outcomes and not run.failures, result.last_report.summary
+    judged = all(o.trusted for o in run.outcomes)
+    assert result.status == ("passed" if judged else "not judged"), result.last_report.summary
 
 
 ANALYST_OR_PLANNER = r"You are the analyst|You write short plans"
@@ -88,16 +96,23 @@ async def test_ai_tests_for_a_method_are_usable(scripted, run_on_disk):
 
 
 async def test_bare_call_ai_tests_for_a_method_do_not_fail_a_correct_method(scripted, run_on_disk):
+    """``bumped(Counter(1), 2)`` names no function of the module: the AI test is dropped as
+    unusable, not run as a failure of the method."""
     scripted.reply(TESTER, "```python\nassert bumped(Counter(1), 2) == 3\n```")
     result = await run_on_disk("review", METHOD, "Counter.bumped", ai_tests=1)
-    assert result.status != "failed", result.last_report.summary
+    assert scripted.count(TESTER) == 1
+    assert result.status == "untested", (result.status, result.notes)
+    assert "tester: wrote no usable AI tests; only the public tests were run" in result.notes
 
 
 async def test_plan_docstring_never_returns_code_that_does_not_parse(scripted, run_on_disk):
     scripted.reply(PLANNER, "1. Multiply x by two.\n2. Return it.")
     result = await run_on_disk("plan_docstring", "def double(x):\n\treturn 2 * x\n", "double")
-    if result.code is not None:
-        ast.parse(result.code)
+    assert result.code == (
+        'def double(x):\n\t"""Plan:\n\t1. Multiply x by two.\n\t2. Return it.\n\t"""\n'
+        "\treturn 2 * x\n"
+    ), (result.status, result.notes)
+    ast.parse(result.code)
 
 
 async def test_a_bad_prompt_override_degrades_instead_of_raising(scripted, run_on_disk, tmp_path):
@@ -105,7 +120,10 @@ async def test_a_bad_prompt_override_degrades_instead_of_raising(scripted, run_o
     scripted.reply(ANALYST_OR_PLANNER, "1. Double it.", times=None)
     result = await run_on_disk("direct", 'def double(x):\n    """Double x."""\n', "double",
                        prompts_dir=str(tmp_path))
-    assert result.status == "error" and result.notes
+    assert result.status == "error" and result.code is None
+    assert any(f"{tmp_path / 'direct.yaml'} is malformed" in note and "user" in note
+               for note in result.notes), result.notes
+    assert scripted.requests == []  # nothing was asked with a broken prompt
 
 
 STATEFUL_DOCTEST = '''class Counter:
@@ -177,6 +195,8 @@ async def test_user_tests_using_pytest_raises_without_the_dev_extra(
     )
     result = await run_on_disk("review", source, "parse_age", path=module, root=tmp_path)
     assert result.status == "passed", result.last_report.summary
+    [outcome] = result.last_report.run.outcomes
+    assert (outcome.test_id, outcome.status) == ("test_parsing.py::test_negative", "passed")
 
 
 async def test_review_of_a_file_named_after_a_keyword(scripted, run_on_disk, tmp_path: Path):

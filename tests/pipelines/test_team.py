@@ -94,7 +94,7 @@ async def test_429_then_success(scripted, run):
 
 async def test_timeout_of_the_coder_is_an_error_result_with_the_reason(scripted, run):
     scripted.reply(TESTER, AI_OK)
-    scripted.hang(DIRECT, seconds=3, times=None)
+    scripted.hang(DIRECT, times=None)
     result, _ = await run("team", ai_tests=2, timeout_s=0.5, max_retries=0, candidates=0)
     assert result.status == "error" and result.code is None
     assert any("did not answer within the timeout" in n for n in result.notes)

@@ -9,12 +9,6 @@ from pathlib import Path
 import pytest
 from pipeline_support import DIRECT, FIX, FLOW_CODE, GOOD, STUB, TESTER
 
-from codeteam.documents import task_for, with_project_tests
-from codeteam.execution.sandbox import SandboxPolicy
-from codeteam.llm.provider import client_for
-from codeteam.pipelines.runner import run_pipeline
-from codeteam.settings import load_settings
-
 pytestmark = pytest.mark.sandbox
 
 TESTS = '''import pytest
@@ -46,36 +40,19 @@ SKIPPED = "Skipped: could not import 'codeteam_no_such_package': No module named
 
 
 @pytest.fixture
-async def run_on_files(scripted, tmp_path: Path):
-    """``await run_on_files(pipeline, source, tests_text, **settings)``: the task built from
-    ``running.py`` and ``test_running.py`` in a workspace with a ``helpers.py``, its pytest
-    tests selected by running pytest."""
-    clients = []
-
-    tmp_path.chmod(0o755)  # the sandbox's uid reads the project (pytest made it 0700)
+def run_on_files(run_on_disk, tmp_path: Path):
+    """``await run_on_files(pipeline, source, tests_text, **settings)``: ``running.py`` and
+    ``test_running.py`` in a workspace with a ``helpers.py``, run through ``run_on_disk``
+    (its pytest tests selected by running pytest; three rounds unless given)."""
 
     async def go(pipeline, source, tests_text, **overrides):
         (tmp_path / "running.py").write_text(source)
         (tmp_path / "helpers.py").write_text("SAMPLE = [1, 3, 2]\n")
         (tmp_path / "test_running.py").write_text(tests_text)
-        settings, problems = load_settings(
-            {"base_url": scripted.base_url, "max_retries": 0, "timeout_s": 5, "ai_tests": 0,
-             **overrides},
-            env=False,
-        )
-        assert problems == []
-        client = await client_for(settings)
-        clients.append(client)
-        task = task_for(source, "running_max", path=tmp_path / "running.py",
-                        workspace_root=tmp_path)
-        task = await with_project_tests(
-            task, path=tmp_path / "running.py", root=tmp_path,
-            policy=SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s))
-        return await run_pipeline(pipeline, task, settings=settings, client=client)
+        return await run_on_disk(pipeline, source, "running_max", path=tmp_path / "running.py",
+                                 root=tmp_path, **{"max_rounds": 3, **overrides})
 
-    yield go
-    for client in clients:
-        await client.close()
+    return go
 
 
 async def test_review_passes_on_the_tests_that_ran_and_names_the_rest(run_on_files):

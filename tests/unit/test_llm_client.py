@@ -15,6 +15,7 @@ from codeteam.llm.client import (
     LLMTimeout,
     LLMUnavailable,
 )
+from waiting import until
 
 HELLO = [ChatMessage(role="user", content="hello")]
 
@@ -75,16 +76,16 @@ async def test_5xx_is_retried_then_reported(scripted):
 
 
 async def test_timeout_is_retried_then_raises(scripted):
-    scripted.hang(None, seconds=1.5, times=None)
+    hang = scripted.hang(None, times=None)
     client = _client(scripted.base_url, timeout_s=0.3, max_retries=1)
     with pytest.raises(LLMTimeout, match="did not answer"):
         await client.chat(HELLO)
-    assert len(scripted.requests) == 2
+    assert len(scripted.requests) == 2 and hang.arrivals == 2
     await client.close()
 
 
 async def test_timeout_then_success(scripted):
-    scripted.hang(None, seconds=1.0, times=1)
+    scripted.hang(None, times=1)
     scripted.reply(None, "second try")
     client = _client(scripted.base_url, timeout_s=0.3, max_retries=1)
     assert (await client.chat(HELLO)).text == "second try"
@@ -113,13 +114,14 @@ async def test_unreachable_endpoint():
 
 
 async def test_cancel_closes_the_request(scripted):
-    scripted.hang(None, seconds=2.0)
+    hang = scripted.hang(None)
     client = _client(scripted.base_url)
     task = asyncio.create_task(client.chat(HELLO))
-    await asyncio.sleep(0.2)
+    await until(hang.arrived.is_set, "the request", unless=task)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+    await until(hang.abandoned.is_set, "the connection to be closed")
     assert len(scripted.requests) == 1
     await client.close()
 
@@ -266,7 +268,7 @@ async def test_a_call_with_a_speed_gets_its_limit_and_names_it(scripted, monkeyp
     monkeypatch.setattr(speed_module, "FLOOR_S", 0.2)
     speed = CallSpeed()
     speed.record(100, 1.0)  # 100 tokens/s: 20 tokens get 2 x 0.2 s = 0.4 s
-    scripted.hang(None, seconds=2.0)
+    scripted.hang(None)
     client = LLMClient(
         Endpoint(base_url=scripted.base_url, name="the embedded model"),
         max_retries=0, timeout_s=60, speed=speed,

@@ -44,8 +44,10 @@ class BenchRecord(BaseModel):
     not tell); ``detail`` describes the first failure. ``infra_error`` says why the run had no fair
     chance (every LLM call failed, or the pipeline raised): such pairs are run again on resume.
     ``candidates``: one entry per candidate the pipeline compared by execution (origin, seed,
-    its public and AI tests, chosen or not) with ``passed``, its own verdict on the hidden
-    tests (to measure the choice; the pipeline never sees it).
+    its public and AI tests, chosen or not) with its own verdict on the hidden tests (to
+    measure the choice; the pipeline never sees it): ``passed``, ``kind`` (as above, None
+    when passed) and ``hidden_passed`` of ``hidden_total`` tests; the summary's oracle
+    pass@N counts a task when any of them (or the final code) passed.
     ``public_digest`` is :func:`codeteam.bench.reuse.public_digest` of the task's public part
     (None in rows written before it existed). ``generated_in`` is set when the code was not
     generated in this run but taken from another run's ``--out`` folder

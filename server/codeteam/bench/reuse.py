@@ -214,8 +214,11 @@ def reused_record(row: BenchRecord, *, dataset: str, score: Any, digest: str,
     :class:`~codeteam.bench.scoring.Score`), with the generation's status, notes, calls,
     tokens and seconds. Candidates keep their entries; their ``passed`` (a verdict on DIR's
     hidden tests) moves to ``passed_in_source`` (a row DIR itself reused keeps the verdict of
-    the run that generated it)."""
-    candidates = [{**c, "passed": None,
+    the run that generated it), and the rest of that verdict (``kind``, ``hidden_passed``,
+    ``hidden_total``) is unknown here (None): their code is not kept, so the summary's
+    oracle counts such rows as unknown."""
+    candidates = [{**c, "passed": None, "kind": None, "hidden_passed": None,
+                   "hidden_total": None,
                    "passed_in_source": c.get("passed") if c.get("passed") is not None
                    else c.get("passed_in_source")}
                   for c in row.candidates]

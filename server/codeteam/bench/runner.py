@@ -202,7 +202,8 @@ async def run_one(
     for candidate in result.candidates:  # each one's hidden verdict: was the choice right?
         entry = candidate.model_dump(exclude={"code"})
         verdict = await score_code(item, candidate.code, policy=policy)
-        entry["passed"] = verdict.passed
+        entry.update(passed=verdict.passed, kind=verdict.kind,
+                     hidden_passed=verdict.tests_passed, hidden_total=verdict.tests_total)
         candidates.append(entry)
     return BenchRecord(
         dataset=dataset,

@@ -1,10 +1,16 @@
 """The benchmark summary: pass@1 per pipeline with its cost, as JSON, markdown and a chart.
 
 pass@1 here is the fraction of tasks whose single generated solution (temperature 0 by
-default) passes every hidden test. Tasks with *defective* hidden tests (the dataset's own
-reference solution fails them, or leaves them "not judged", where no generated code gets
-credit) are excluded from pass@1 and from the per-pipeline means, and
-listed with the reason. Tokens are prompt + completion tokens as the endpoint reported them.
+default) passes every hidden test. Beside it, the *oracle pass@N*: the fraction of tasks
+where the final code or any of the N candidates the pipeline drew passes every hidden test,
+as if the choice among them were perfect (pass@k in Chen et al., arXiv 2107.03374, counts a
+task the same way); N varies by task, its mean is shown. Oracle minus pass@1 is what a
+better choice could still gain. Tasks with *defective* hidden tests (the dataset's own
+reference solution fails them, or leaves them "not judged", where no generated
+code gets credit) are excluded from pass@1 and from the per-pipeline means, and
+listed with the reason. Only tasks with results count: after an interrupted run the tasks not
+run yet are "missing", never scored. Tokens are prompt + completion tokens as the endpoint
+reported them.
 """
 
 from __future__ import annotations
@@ -35,7 +41,32 @@ def wilson_interval(passed: int, tasks: int, z: float = 1.96) -> tuple[float, fl
     denominator = 1 + z * z / tasks
     centre = (p + z * z / (2 * tasks)) / denominator
     half = z * math.sqrt(p * (1 - p) / tasks + z * z / (4 * tasks * tasks)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 and ``tasks`` solved the bound is exactly 0 (or 1); rounding must not move it
+    # past the observed score.
+    low = 0.0 if passed <= 0 else max(0.0, min(p, centre - half))
+    high = 1.0 if passed >= tasks else min(1.0, max(p, centre + half))
+    return low, high
+
+
+def oracle_stats(records: list[BenchRecord]) -> dict[str, Any]:
+    """The oracle pass@N of ``records`` (one pipeline's scored rows): ``passed`` counts the
+    tasks where the final code or any candidate passed the hidden tests, of ``tasks`` rows
+    whose every candidate has a hidden verdict (rows reused from another dataset's run do
+    not: ``unknown`` counts them); ``pass`` the fraction (None for no tasks), ``mean_n`` the
+    mean number of candidates per task (1 when the pipeline compared none: its one answer),
+    ``gain`` oracle minus pass@1 on those tasks (a fraction, never negative)."""
+    known = [r for r in records if all(c.get("passed") is not None for c in r.candidates)]
+    passed = sum(1 for r in known if r.passed or any(c["passed"] for c in r.candidates))
+    drawn = [max(len(r.candidates), 1) for r in known]
+    tasks = len(known)
+    return {
+        "passed": passed,
+        "tasks": tasks,
+        "pass": passed / tasks if tasks else None,
+        "mean_n": _mean([float(n) for n in drawn]),
+        "gain": (passed - sum(r.passed for r in known)) / tasks if tasks else None,
+        "unknown": len(records) - tasks,
+    }
 
 
 def mcnemar_exact(only_this: int, only_other: int) -> float:
@@ -101,6 +132,7 @@ def pipeline_stats(records: list[BenchRecord], selected: int) -> dict[str, Any]:
         "statuses": dict(sorted(Counter(r.status for r in records).items())),
         "infra_errors": sum(1 for r in records if r.infra_error),
         "reused": sum(1 for r in records if r.generated_in),
+        "oracle": oracle_stats(records),
     }
 
 
@@ -121,7 +153,9 @@ def summarize(
     (absolute difference of pass@1). ``meta`` (dataset, model, settings) is copied in.
     ``reused``: how many of the rows were not generated in this run but scored from another
     run's answers (``--generations-from``): ``rows`` of ``of``, and ``from`` per folder (each
-    pipeline's ``reused`` counts its scored rows).
+    pipeline's ``reused`` counts its scored rows). ``tasks_scored`` counts the selected,
+    non-defective tasks that have a result for at least one pipeline (an interrupted run's
+    other tasks are ``tasks_missing``); each pipeline's ``oracle`` is :func:`oracle_stats`.
     """
     wanted = set(task_ids)
     scored_ids = [t for t in task_ids if t not in defective]
@@ -155,9 +189,12 @@ def summarize(
             score - direct if direct is not None and score is not None and name != "direct"
             else None
         )
+    with_results = {r.task_id for rows in scored_by.values() for r in rows}
+    scored = sum(1 for t in scored_ids if t in with_results)
     summary.update({
         "tasks_selected": len(task_ids),
-        "tasks_scored": len(scored_ids),
+        "tasks_scored": scored,
+        "tasks_missing": len(scored_ids) - scored,
         "pipelines": per,
         "defective": {
             "count": sum(1 for t in task_ids if t in defective),
@@ -208,30 +245,58 @@ def _reused_lines(summary: dict[str, Any]) -> list[str]:
     return ["", line]
 
 
+def _oracle(stats: dict[str, Any]) -> str:
+    """``75.0% (N 2.3)``: the oracle pass@N and the mean number of answers drawn."""
+    oracle = stats.get("oracle") or {}
+    if oracle.get("pass") is None:
+        return "–"
+    unknown = f", {oracle['unknown']} unknown" if oracle.get("unknown") else ""
+    return f"{_pct(oracle['pass'])} (N {_num(oracle['mean_n'])}{unknown})"
+
+
+def _tasks_line(summary: dict[str, Any]) -> str:
+    """``Tasks: 1 scored of 5 selected (4 not run yet).``"""
+    notes = []
+    if summary.get("tasks_missing"):
+        notes.append(f"{summary['tasks_missing']} not run yet")
+    if summary["defective"]["count"]:
+        notes.append(f"{summary['defective']['count']} with defective tests excluded")
+    return (f"Tasks: {summary['tasks_scored']} scored of {summary['tasks_selected']} selected"
+            + (f" ({'; '.join(notes)})" if notes else "") + ".")
+
+
 def markdown(summary: dict[str, Any]) -> str:
     """The summary as markdown: a header, one table row per pipeline, the defective tasks."""
     lines = [
         f"# codeteam bench: {summary.get('dataset', '?')}",
         "",
-        f"Model: {summary.get('model', '?')}. Tasks: {summary['tasks_scored']} scored of "
-        f"{summary['tasks_selected']} selected"
-        + (f" ({summary['defective']['count']} with defective tests excluded)"
-           if summary["defective"]["count"] else "") + ".",
+        f"Model: {summary.get('model', '?')}. " + _tasks_line(summary),
         *_reused_lines(summary),
         "",
-        ("| pipeline | pass@1 | passed | vs direct | mean calls | mean tokens "
+        ("| pipeline | pass@1 | passed | oracle pass@N | vs direct | mean calls | mean tokens "
          "| tokens per solved | mean s/task | failures | 95% interval |"),
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
     for name, s in summary["pipelines"].items():
         failures = ", ".join(f"{k} {v}" for k, v in s["failures"].items()) or "–"
         missing = f" ({s['missing']} missing)" if s["missing"] else ""
         lines.append(
             f"| {name} | {_pct(s['pass@1'])} | {s['passed']}/{s['tasks']}{missing} "
-            f"| {_gain(s)} | {_num(s['mean_calls'])} "
+            f"| {_oracle(s)} | {_gain(s)} | {_num(s['mean_calls'])} "
             f"| {_num(s['mean_tokens'], 0)} | {_num(s['tokens_per_solved'], 0)} "
             f"| {_num(s['mean_seconds'])} | {failures} | {_interval(s.get('ci95'))} |"
         )
+    lines += [
+        "",
+        ("Oracle pass@N: a task counts when the final code or any of the N candidates the "
+         "pipeline drew (N: the mean per task) passes the hidden tests; minus pass@1, what a "
+         "better choice among them could still gain."),
+    ]
+    gains = [f"{name} {100 * s['oracle']['gain']:+.1f} pts"
+             for name, s in summary["pipelines"].items()
+             if (s.get("oracle") or {}).get("gain")]
+    if gains:
+        lines[-1] += " Here: " + ", ".join(gains) + "."
     paired = {name: s["paired_vs_direct"] for name, s in summary["pipelines"].items()
               if s.get("paired_vs_direct")}
     if paired:
@@ -299,13 +364,23 @@ def chart(summary: dict[str, Any], path: Path) -> None:
     scores = [100 * (s["pass@1"] or 0) for s in stats]
     tokens = [s["mean_tokens"] or 0 for s in stats]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    low = [score - 100 * s["ci95"][0] if s.get("ci95") else 0 for score, s in zip(scores, stats)]
-    high = [100 * s["ci95"][1] - score if s.get("ci95") else 0 for score, s in zip(scores, stats)]
+    # Error bars from the score to the interval's ends (never negative: a score of 0% or
+    # 100% sits on its bound).
+    low = [max(score - 100 * s["ci95"][0], 0.0) if s.get("ci95") else 0.0
+           for score, s in zip(scores, stats)]
+    high = [max(100 * s["ci95"][1] - score, 0.0) if s.get("ci95") else 0.0
+            for score, s in zip(scores, stats)]
     bars = left.bar(names, scores, color="#4C72B0", yerr=[low, high], capsize=4,
                     error_kw={"elinewidth": 1, "ecolor": "#333333"})
+    oracle = [(i, 100 * s["oracle"]["pass"]) for i, s in enumerate(stats)
+              if (s.get("oracle") or {}).get("pass") is not None]
+    if oracle:
+        left.scatter([i for i, _ in oracle], [v for _, v in oracle], marker="_", s=400,
+                     color="#C44E52", zorder=3, label="oracle pass@N")
+        left.legend(loc="upper right", fontsize=8)
     left.set_ylabel("pass@1 (%), 95% interval")
-    left.set_ylim(0, max([100.0, *scores]))
-    left.set_title(f"pass@1 on {summary['tasks_scored']} tasks")
+    left.set_ylim(0, 110)
+    left.set_title(f"pass@1 on {summary['tasks_scored']} tasks with results")
     for bar, s in zip(bars, stats):
         left.annotate(f"{_pct(s['pass@1'])}\n{s['passed']}/{s['tasks']}",
                       (bar.get_x() + bar.get_width() / 2, bar.get_height()),
