@@ -12,7 +12,6 @@ import asyncio
 import pytest
 from editor_harness import CODER, PLANNER, make_silent_client
 from lsprotocol import types
-from test_cancel import progress_token_at
 from test_generate import BODY, GOOD, MODULE, position_argument
 
 pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
@@ -58,7 +57,7 @@ async def test_a_client_with_annotation_support_gets_a_preview(start, scripted):
     assert annotation.description.startswith("team: untested") and "No test ran." in annotation.description
     assert log.params.label == annotation.label
     assert log.params.edit.document_changes[0].text_document.version == 1
-    assert progress_token_at(client, WAITING) is not None
+    assert client.progress_token(WAITING) is not None
 
 
 async def test_a_discarded_preview_is_kept_and_applied_later(start, scripted):
@@ -209,7 +208,7 @@ async def test_a_cancel_ends_the_wait_for_the_users_decision(start, scripted):
     await client.wait_until(lambda: len(client.edits) == 1, what="the preview")
     assert annotated(client.edits[0].params.edit) is not None
 
-    client.cancel_progress(progress_token_at(client, WAITING))
+    client.cancel_progress(client.progress_token(WAITING))
 
     answer = await asyncio.wait_for(future, 10)
     assert answer["status"] == "cancelled" and answer["applied"] is False, answer
