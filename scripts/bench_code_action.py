@@ -89,14 +89,14 @@ def script_model(llm: ScriptedLLM, names: list[str], reply_s: float) -> None:
 
     for name in names:
         llm.reply(rule(TESTER, name), f"```python\nassert {name}(4) == 6\nassert {name}(1) == 2\n"
-                  f"assert {name}(6, 0) == 9\n```", times=None, delay_s=reply_s)
+                  f"assert {name}(6, 0) == 9\n```", times=None, latency_s=reply_s)
         llm.reply(rule(ANALYST, name), "1. Sum the odd numbers below a.\n2. Add b.",
-                  times=None, delay_s=reply_s)
+                  times=None, latency_s=reply_s)
         llm.reply(rule(DIRECT, name, sampled=False),
                   f"```python\ndef {name}(a, b=2, *args, **kw):\n    return a * b\n```",
-                  times=None, delay_s=reply_s)
+                  times=None, latency_s=reply_s)
         for pattern in (DIRECT, CODER, REVISE):
-            llm.reply(rule(pattern, name), right(name), times=None, delay_s=reply_s)
+            llm.reply(rule(pattern, name), right(name), times=None, latency_s=reply_s)
 
 
 class Document:

@@ -83,6 +83,7 @@ class Rule:
     text: str | None = None
     status: int = 200
     hold: Hold | None = None
+    latency_s: float = 0.0
     times: int | None = 1  # None: forever
     used: int = 0
     headers: dict[str, str] = field(default_factory=dict)
@@ -121,10 +122,13 @@ class ScriptedLLM:
 
     # --- scripting -------------------------------------------------------------------------
     def reply(self, match: str | Matcher | None, text: str, *,
-              times: int | None = 1) -> ScriptedLLM:
+              times: int | None = 1, latency_s: float = 0.0) -> ScriptedLLM:
         """Answer requests whose messages match ``match`` (a regex, or a predicate on the
-        request body) with a completion holding ``text``."""
-        self._add(Rule(_as_matcher(match), text=text, times=times, label=str(match)))
+        request body) with a completion holding ``text``. ``latency_s`` (seconds) is a model's
+        time to answer, for the benchmarks (scripts/bench_code_action.py); tests that need a
+        reply to wait use :meth:`hold`."""
+        self._add(Rule(_as_matcher(match), text=text, times=times, label=str(match),
+                       latency_s=latency_s))
         return self
 
     def hold(self, match: str | Matcher | None, text: str, *, times: int | None = 1) -> Hold:
@@ -250,6 +254,8 @@ class ScriptedLLM:
                                                                scripted._stopping):
                     self.close_connection = True  # the client went away: nothing to answer
                     return
+                if rule.latency_s:
+                    scripted._stopping.wait(rule.latency_s)  # a benchmark's model latency
                 if rule.status != 200:
                     self._send(rule.status, {"error": {"message": f"scripted {rule.status}",
                                                        "type": "scripted"}}, rule.headers)
