@@ -32,7 +32,7 @@ def test_ctrl_c_while_the_model_works_is_one_line_and_the_file_as_it_was(scripte
                                                                           pipeline):
     path = tmp_path / "m.py"
     path.write_text(STUB)
-    scripted.hang(DIRECT, seconds=60, times=None)  # the model never answers in time
+    scripted.hang(DIRECT, times=None)  # the model never answers in time
     run = subprocess.Popen(
         [sys.executable, "-m", "codeteam", "run", str(path), "--function", "double",
          "--pipeline", pipeline, "--write"],
@@ -54,7 +54,7 @@ def test_ctrl_c_while_the_model_works_is_one_line_and_the_file_as_it_was(scripte
 def test_a_model_call_that_times_out_stops_the_run_at_once(scripted, tmp_path):
     path = tmp_path / "m.py"
     path.write_text(STUB)
-    scripted.hang(DIRECT, seconds=30, times=None)
+    scripted.hang(DIRECT, times=None)
     done = subprocess.run(
         [sys.executable, "-m", "codeteam", "run", str(path), "--function", "double",
          "--pipeline", "team"],
@@ -90,7 +90,7 @@ def test_once_the_run_exited_after_ctrl_c_nothing_holds_its_output_open(scripted
     # reading the output to its end) waited 1.5 s after the run had exited.
     path = tmp_path / "m.py"
     path.write_text(STUB)
-    scripted.hang(DIRECT, seconds=60, times=None)
+    scripted.hang(DIRECT, times=None)
     run = subprocess.Popen(
         [sys.executable, "-m", "codeteam", "run", str(path), "--function", "double",
          "--pipeline", "direct"],

@@ -282,7 +282,7 @@ async def test_a_call_with_a_speed_gets_its_limit_and_names_it(scripted, monkeyp
 
 
 async def test_after_a_timeout_no_more_requests_are_made(scripted):
-    scripted.hang(None, seconds=1.5, times=None)
+    scripted.hang(None, times=None)
     client = _client(scripted.base_url, timeout_s=0.3, max_retries=0)
     with pytest.raises(LLMTimeout) as first:
         await client.chat(HELLO)
@@ -298,7 +298,7 @@ async def test_a_timeout_the_user_set_holds_for_the_embedded_model(scripted):
     # user set it (client_for passes fixed_timeout when "timeout_s" is in a settings layer).
     from codeteam.llm.speed import CallSpeed
 
-    scripted.hang(None, seconds=1.5)
+    scripted.hang(None)
     client = LLMClient(Endpoint(base_url=scripted.base_url, name="the embedded model"),
                        max_retries=0, timeout_s=0.3, speed=CallSpeed(), fixed_timeout=True)
     with pytest.raises(LLMTimeout, match=r"the embedded model did not answer within the "

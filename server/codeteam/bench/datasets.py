@@ -47,6 +47,7 @@ from typing import Any
 
 from codeteam.execution.models import Program, TestCase
 from codeteam.pysource.functions import FunctionInfo, locate
+from codeteam.pysource.syntax import parse_tree
 from codeteam.task import Task
 
 
@@ -239,7 +240,7 @@ def _assert_tests(asserts: list[str], prefix: str, setup: str) -> list[TestCase]
     for number, text in enumerate(asserts, 1):
         call = expected = None
         try:
-            node = ast.parse(text.strip()).body[0]
+            node = parse_tree(text.strip()).body[0]
             if (isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare)
                     and len(node.test.ops) == 1 and isinstance(node.test.ops[0], ast.Eq)):
                 call = ast.unparse(node.test.left)
@@ -299,7 +300,7 @@ def _judgeable_reference(reference: str) -> str:
     """``reference`` (a whole module) with its type annotations and ``typing`` imports
     removed: the judge runs only a few pure standard modules, ``typing`` is not one of them,
     and the annotations are all the references use it for."""
-    tree = ast.parse(reference)
+    tree = parse_tree(reference)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             args = node.args
@@ -396,7 +397,7 @@ def humaneval_task(record: dict[str, Any], style: str | None = None) -> BenchTas
 
 def _called_names(assert_text: str) -> list[str]:
     try:
-        tree = ast.parse(assert_text.strip())
+        tree = parse_tree(assert_text.strip())
     except SyntaxError:
         return []
     return [n.func.id for n in ast.walk(tree)
@@ -427,7 +428,7 @@ def mbpp_task(record: dict[str, Any]) -> BenchTask:
     if not text or not code or not asserts:
         raise DatasetError(f"{task_id}: needs prompt, code and test_list")
     try:
-        tree = ast.parse(code)
+        tree = parse_tree(code)
     except SyntaxError as error:
         raise DatasetError(f"{task_id}: the reference code does not parse: {error}") from error
     defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}

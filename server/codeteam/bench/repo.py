@@ -65,6 +65,7 @@ from codeteam.pysource.functions import (
     is_placeholder_body,
     locate,
 )
+from codeteam.pysource.syntax import parse_tree
 from codeteam.task import Task
 
 TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)\.py$")
@@ -266,7 +267,7 @@ def find_candidates(
         relpath = os.path.relpath(path, root)
         try:
             text = path.read_text(encoding="utf-8").replace("\r\n", "\n").replace("\r", "\n")
-            tree = ast.parse(text)
+            tree = parse_tree(text)
             infos = find_functions(text)
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError, SourceError) as error:
             skipped[f"{relpath}::*"] = f"the file cannot be read or parsed ({error})"

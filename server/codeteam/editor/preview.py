@@ -74,8 +74,8 @@ def edit_mode(
             return "preview", ""
         why = ('preview is "never"' if preview == "never"
                else "this editor cannot show an edit as a preview first")
-        return "keep", f"{decision.reason}, and {why}: code that fails its tests is not " \
-                       "applied without your consent"
+        return "keep", (f"{decision.reason}, and {why}: code that fails its tests is not "
+                        "applied without your consent")
     if preview == "never":
         return "apply", ""
     if client_previews:

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import lru_cache
 
 from codeteam.pysource.functions import split_lines
+from codeteam.pysource.syntax import parse_tree
 
 FORWARD = "__codeteam_forward__"
 IMPORTED = "__codeteam_imported__"
@@ -99,11 +101,16 @@ def forward_call(args: ast.arguments) -> str:
     return f"{FORWARD}(({items}), {{{', '.join(keywords)}}})"
 
 
+@lru_cache(maxsize=32)
 def judge_view(source: str, qualname: str, start_line: int | None = None) -> JudgeView | None:
     """The judge view of ``source`` for function ``qualname`` (see the module docstring), or
-    None when it cannot be built (no such function, a module that does not parse)."""
+    None when it cannot be built (no such function, a module that does not parse).
+
+    Remembered for the 32 latest arguments: every candidate of a run is judged through the
+    view of the same text, and each parse of a large module holds the event loop (a
+    2,000-line module: tens of milliseconds on a busy machine)."""
     try:
-        tree = ast.parse(source)
+        tree = parse_tree(source)
     except (SyntaxError, ValueError):
         return None
     target = find_function(tree, qualname, start_line)
@@ -135,7 +142,7 @@ def judge_view(source: str, qualname: str, start_line: int | None = None) -> Jud
         text += "\n"
     text += f"{IMPORTED}(globals())\n"
     try:
-        ast.parse(text)
+        parse_tree(text)
     except (SyntaxError, ValueError):
         return None
     return JudgeView(text=text, qualname=judged, start_line=first_line(node) - 1,
@@ -150,14 +157,16 @@ def _char_col(line: str, byte_col: int) -> int:
 def def_lines(text: str, qualname: str, start_line: int | None = None) -> list[int]:
     """1-based lines a code object of ``qualname`` in ``text`` may start at (its first
     decorator and its ``def``), or [] when ``text`` does not parse or has no such function."""
+    node = _function_node(text, qualname, start_line)
+    return [] if node is None else sorted({first_line(node), node.lineno})
+
+
+def _function_node(text: str, qualname: str, start_line: int | None) -> _DEF | None:
     try:
-        tree = ast.parse(text)
+        tree = parse_tree(text)
     except (SyntaxError, ValueError):
-        return []
-    node = find_function(tree, qualname, start_line)
-    if node is None:
-        return []
-    return sorted({first_line(node), node.lineno})
+        return None
+    return find_function(tree, qualname, start_line)
 
 
 def placement(view: JudgeView, text: str) -> tuple[list[int], int]:
@@ -165,11 +174,19 @@ def placement(view: JudgeView, text: str) -> tuple[list[int], int]:
     the 1-based lines its code object may start at (:func:`def_lines`, [] when ``text`` has no
     such function) and how many lines longer it is than the view's (the view's later lines are
     the candidate's minus that)."""
-    start = None if view.nested else view.start_line
-    lines = def_lines(text, view.qualname, start)
+    lines, shift = _placement(view, text)
+    return list(lines), shift
+
+
+@lru_cache(maxsize=32)
+def _placement(view: JudgeView, text: str) -> tuple[tuple[int, ...], int]:
+    """:func:`placement`, remembered (a candidate is judged in one session per kind of test,
+    each parse of a large module holds the event loop); one parse of ``text``."""
+    node = _function_node(text, view.qualname, None if view.nested else view.start_line)
+    if node is None:
+        return (), 0
+    lines = tuple(sorted({first_line(node), node.lineno}))
     shift = 0
-    if lines:
-        node = find_function(ast.parse(text), view.qualname, start)
-        if node is not None and node.end_lineno is not None:
-            shift = (node.end_lineno - lines[0]) - (view.end_line - view.start_line)
+    if node.end_lineno is not None:
+        shift = (node.end_lineno - lines[0]) - (view.end_line - view.start_line)
     return lines, shift

@@ -8,13 +8,12 @@ is. The paper reports +11% to +27% relative pass@1 over direct generation.
 
 from __future__ import annotations
 
-import ast
-
 from codeteam.llm.client import LLMError
 from codeteam.pipelines.context import PipelineContext, status_of
 from codeteam.pipelines.result import Result
 from codeteam.pysource.docstrings import write_plan as write_plan_into_docstring
 from codeteam.pysource.functions import indent_unit
+from codeteam.pysource.syntax import parse_tree
 from codeteam.roles.analyst import PlanError, write_plan
 from codeteam.roles.code_extraction import CodeExtractionError
 from codeteam.roles.coder import write_code
@@ -33,7 +32,7 @@ async def make_plan(task: Task, ctx: PipelineContext) -> Result:
         return ctx.result("plan", "error", None)
     try:
         code = write_plan_into_docstring(task.stub, steps, unit=indent_unit(task.module_source))
-        ast.parse(code)
+        parse_tree(code)
     except (SyntaxError, ValueError) as error:
         ctx.note(f"the plan could not be written into the docstring: {error}")
         return ctx.result("plan", "error", None, plan=steps)

@@ -38,6 +38,7 @@ from codeteam.roles.conversation import CallBudgetExceeded
 from codeteam.roles.tester import TesterReport, write_tests
 from codeteam.task import Task
 
+
 async def run_team(task: Task, ctx: PipelineContext) -> Result:
     """Tester (AI tests from the requirement), then the answer ``direct`` gives as the first
     candidate: if it passes every test that ran, judged, the run ends there (the early exit;

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codeteam.pysource.functions import SourceError, char_column
+from codeteam.pysource.syntax import parse_tree
 from codeteam.pysource.tolerant import parseable_module
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
@@ -103,11 +104,11 @@ class ModuleFile:
         problem = None
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         try:
-            tree = ast.parse(text)
+            tree = parse_tree(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             try:
                 readable = parseable_module(text)
-                tree = ast.parse(readable.text)
+                tree = parse_tree(readable.text)
                 problem = f"{rel}: {readable.describe()} do not parse and were skipped"
                 text = readable.text
             except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError) as error:

@@ -28,6 +28,7 @@ from codeteam.pysource.functions import (
     indent_unit,
     leading_whitespace,
 )
+from codeteam.pysource.syntax import parse_tree
 
 PLAN_HEADING = "Plan:"
 _STEP = re.compile(r"^\s*(\d+)[.)]\s+(.*)$")
@@ -127,7 +128,7 @@ def write_plan(function_text: str, steps: list[str], unit: str | None = None) ->
     if not steps:
         raise ValueError("a plan needs at least one step")
     text = function_text.replace("\r\n", "\n").replace("\r", "\n")
-    tree = ast.parse(text)
+    tree = parse_tree(text)
     function = next(
         (n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None
     )
@@ -211,7 +212,7 @@ def write_plan(function_text: str, steps: list[str], unit: str | None = None) ->
 
 def _checked(text: str) -> str:
     try:
-        ast.parse(text)
+        parse_tree(text)
     except SyntaxError as error:
         raise SyntaxError(f"the plan cannot be written into this docstring: {error.msg}") from None
     return text

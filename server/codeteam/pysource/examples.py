@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from codeteam.pysource.functions import split_lines
+from codeteam.pysource.syntax import parse_tree
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,7 @@ def _example_line(text: str, function_name: str) -> tuple[str, str] | None:
 
 def _literal_call(text: str, function_name: str) -> str | None:
     try:
-        node = ast.parse(text, mode="eval").body
+        node = parse_tree(text, mode="eval").body
     except (SyntaxError, ValueError):
         return None
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
@@ -234,7 +235,7 @@ def _literal_value(text: str) -> str | None:
         return None
     text = _WORD_LITERALS.get(text.lower(), text)
     try:
-        node = ast.parse(text, mode="eval").body
+        node = parse_tree(text, mode="eval").body
         ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
@@ -261,7 +262,7 @@ def _prompted(code: str) -> str:
 
 def _calls(code: str, function_name: str) -> bool:
     try:
-        tree = ast.parse(code)
+        tree = parse_tree(code)
     except SyntaxError:
         return function_name + "(" in code
     return any(
@@ -274,7 +275,7 @@ def _prompt_lines(source: str, first_line: int) -> list[int] | None:
     """The 0-based document lines that start with a ``>>>`` prompt inside the string literal
     that starts on 0-based ``first_line`` of ``source`` (None when there is no such literal)."""
     try:
-        tree = ast.parse(source)
+        tree = parse_tree(source)
     except (SyntaxError, ValueError):
         return None
     for node in ast.walk(tree):

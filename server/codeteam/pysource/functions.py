@@ -16,6 +16,8 @@ import textwrap
 import tokenize
 from dataclasses import dataclass, field
 
+from codeteam.pysource.syntax import parse_tree
+
 
 class SourceError(Exception):
     """The source text cannot be analysed (e.g. a syntax error); ``line`` is 0-based or None."""
@@ -88,7 +90,7 @@ def line_ending(text: str) -> str:
 def parse(source: str) -> ast.Module:
     """Parse ``source``; raise :class:`SourceError` with a 0-based line on a syntax error."""
     try:
-        return ast.parse(source)
+        return parse_tree(source)
     except SyntaxError as error:
         line = (error.lineno - 1) if error.lineno else None
         where = f" at line {error.lineno}" if error.lineno else ""
@@ -473,7 +475,7 @@ def collapse_stubs(source: str) -> str:
     is written), and a stub's docstring and examples draw a small model into completing the
     wrong function. Returns ``source`` unchanged if it does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = parse_tree(source)
     except (SyntaxError, ValueError):
         return source
     lines = source.split("\n")

@@ -17,6 +17,8 @@ import io
 import re
 import tokenize
 
+from codeteam.pysource.syntax import parse_tree
+
 _ENCODED = re.compile(r"[A-Za-z0-9+/=_\-\s]{8,}")
 """A text that may be base64, base32 or hex (checked by decoding it)."""
 
@@ -37,7 +39,7 @@ def string_values(code: str) -> list[str]:
 
 def _token_values(token: str) -> list[str]:
     try:
-        tree = ast.parse(token.strip(), mode="eval")
+        tree = parse_tree(token.strip(), mode="eval")
     except (SyntaxError, ValueError):
         return []
     out: list[str] = []

@@ -24,7 +24,6 @@ function. Lines are 0-based; the returned :class:`FunctionInfo` is in the whole 
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import io
 import re
@@ -40,6 +39,7 @@ from codeteam.pysource.functions import (
     locate,
     split_lines,
 )
+from codeteam.pysource.syntax import parse_tree
 
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 _CLOSING = ")]}"
@@ -164,7 +164,7 @@ def parseable_module(source: str) -> ParseableModule:
     does not parse, e.g. an unterminated triple-quoted string runs to the end of the file."""
     text = source.replace("\r\n", "\n").replace("\r", "\n")
     try:
-        ast.parse(text)
+        parse_tree(text)
         return ParseableModule(text, [])
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         module_error = error
@@ -176,14 +176,14 @@ def parseable_module(source: str) -> ParseableModule:
         start = 0 if index == 0 else head
         end = heads[index + 1] - 1 if index + 1 < len(heads) else len(lines.lines) - 1
         try:
-            ast.parse("".join(lines.lines[start : end + 1]))
+            parse_tree("".join(lines.lines[start : end + 1]))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             for row in range(start, end + 1):
                 out[row] = "\n" if lines.lines[row].endswith("\n") else ""
             left_out.append((start, end))
     text = "".join(out)
     try:
-        ast.parse(text)
+        parse_tree(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         line = getattr(module_error, "lineno", None)
         reason = getattr(module_error, "msg", None) or str(module_error)

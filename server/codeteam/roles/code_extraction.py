@@ -30,6 +30,7 @@ from codeteam.pysource.functions import (
     is_placeholder_body,
     leading_whitespace,
 )
+from codeteam.pysource.syntax import parse_tree
 from codeteam.task import Task
 
 FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -67,7 +68,7 @@ def _parses(text: str) -> ast.Module | SyntaxError:
         error.lineno = text[: text.index("\0")].count("\n") + 1
         return error
     try:
-        return ast.parse(text)
+        return parse_tree(text)
     except SyntaxError as error:
         return error
     except ValueError as error:  # other source the parser refuses
@@ -128,7 +129,7 @@ def _stub_parts(task: Task) -> _Stub:
     f(x): ...``, black's ``) -> float: ...``). There the body indentation is one level of the
     module's own indentation (a tab in a tab-indented module)."""
     try:
-        tree = ast.parse(task.stub)
+        tree = parse_tree(task.stub)
         function = next(n for n in tree.body
                         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                         and n.name == task.name)
@@ -553,7 +554,7 @@ def _self_calls_as_calls(body_text: str, first: str, name: str) -> str:
     """``body_text`` (statements at column 0) with each ``first.name(args)`` call (``self.fib(n
     - 1)``) written ``name(first, args)``; unchanged if it does not parse."""
     try:
-        tree = ast.parse(body_text)
+        tree = parse_tree(body_text)
     except (SyntaxError, ValueError):
         return body_text
     lines = body_text.split("\n")
@@ -598,7 +599,7 @@ def _module_top_level(source: str) -> tuple[frozenset[str], frozenset[str], froz
     functions and classes, every name its top-level imports and definitions bind). Cached: one
     reply asks for each of its imports and helpers, and the coder's retries ask again, about
     the same module text."""
-    tree = ast.parse(source)
+    tree = parse_tree(source)
     import_nodes = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     imports = frozenset(ast.unparse(n) for n in import_nodes)
     names = frozenset(n.name for n in tree.body

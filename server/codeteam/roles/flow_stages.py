@@ -11,12 +11,12 @@ degrade.
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
 from codeteam.execution.models import TestCase
+from codeteam.pysource.syntax import parse_tree
 from codeteam.roles.coder import ask_for_code
 from codeteam.roles.conversation import Conversation
 from codeteam.roles.structured import ask_structured
@@ -98,7 +98,7 @@ def ai_tests_to_cases(tests: list[AITest], function_name: str, *, start: int = 1
         call = f"{function_name}({test.input})"
         source = f"assert {call} == {test.output}"
         try:
-            ast.parse(source)
+            parse_tree(source)
         except SyntaxError:
             continue
         if source in seen:

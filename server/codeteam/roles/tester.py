@@ -27,6 +27,7 @@ from codeteam.execution.describe import (  # noqa: F401 - the tester's vocabular
     skipped_label,
 )
 from codeteam.execution.models import RunReport, TestCase
+from codeteam.pysource.syntax import parse_tree
 from codeteam.roles.code_extraction import code_blocks
 from codeteam.roles.conversation import Conversation
 from codeteam.task import Task
@@ -130,7 +131,7 @@ def _doctest_cases(text: str, function_name: str, limit: int, method: bool) -> l
         if not want or want.startswith((">>>", "```", '"""')):
             continue
         try:
-            tree = ast.parse(source)
+            tree = parse_tree(source)
         except SyntaxError:
             continue
         if not _calls_target(tree, function_name, method):
@@ -151,7 +152,7 @@ def _assert_cases(text: str, function_name: str, limit: int, method: bool) -> li
     for block in code_blocks(text):
         for line in _statements(block):
             try:
-                tree = ast.parse(line)
+                tree = parse_tree(line)
             except SyntaxError:
                 continue
             for node in tree.body:
@@ -189,7 +190,7 @@ def _assert_cases(text: str, function_name: str, limit: int, method: bool) -> li
 def _statements(block: str) -> list[str]:
     """Top-level statements of ``block``; if it does not parse as a whole, its lines."""
     try:
-        tree = ast.parse(block)
+        tree = parse_tree(block)
     except SyntaxError:
         return [line.strip() for line in block.splitlines() if line.strip()]
     return [ast.get_source_segment(block, node) or ast.unparse(node) for node in tree.body]
