@@ -166,7 +166,7 @@ async def current_report(outcome: RunOutcome, settings: Settings) -> TesterRepor
         return None
     policy = SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s)
     try:
-        run = await run_suite(task, task.program_with(task.stub), tests, policy)
+        run = await run_suite(task.program_with(task.stub), tests, policy)
     except SandboxUnavailable:
         return None
     return build_report(tests, run, round_number=0)
