@@ -294,10 +294,12 @@ def _source(name: str) -> str:
 
 
 def session_spec(target: PytestTarget, view: JudgeView, candidate: str, mode: str,
-                 policy: SandboxPolicy, **more) -> dict:
+                 policy: SandboxPolicy, *, place: tuple[list[int], int] | None = None,
+                 **more) -> dict:
     """The plugin's spec (see :mod:`codeteam.execution.pytest_plugin`) for a session on
-    ``candidate`` (the candidate's module text) judged through ``view``."""
-    lines, shift = placement(view, candidate)
+    ``candidate`` (the candidate's module text) judged through ``view``; ``place`` is
+    ``placement(view, candidate)`` when the caller has it already."""
+    lines, shift = place if place is not None else placement(view, candidate)
     limit = min(policy.per_test_timeout_s, policy.timeout_s)
     return {
         "mode": mode,

@@ -13,10 +13,12 @@ import math
 import shutil
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from codeteam.execution import trust
-from codeteam.execution.judge_view import JudgeView, judge_view
+from codeteam.execution.judge_view import JudgeView, judge_view, placement
 from codeteam.execution.models import Program, PytestTarget, RunReport, TestCase, TestOutcome
 from codeteam.execution.pytest_run import (
     judged_session,
@@ -30,15 +32,33 @@ NESTED = ("a nested function's docstring examples are not collected by doctest (
           "object outside its enclosing function's call)")
 """Why a nested function's docstring examples are not run (never a failure)."""
 
+Offload = Callable[..., Awaitable[Any]]
+"""``await offload(function, *args)``: ``function(*args)`` elsewhere than on the event loop
+(the editor's parse worker process: a parse of a large module holds the GIL, so a thread
+would stall the loop as much)."""
 
-async def run_suite(program: Program, tests: list[TestCase], policy: SandboxPolicy) -> RunReport:
+
+def views(original: str, qualname: str, start: int | None,
+          text: str) -> tuple[JudgeView | None, tuple[list[int], int] | None]:
+    """The judge view of ``original`` for ``qualname`` and the candidate ``text``'s placement
+    in it (:func:`~codeteam.execution.judge_view.placement`): the parsing of a run, in one
+    call that an :data:`Offload` can run elsewhere."""
+    view = judge_view(original, qualname, start)
+    return view, (None if view is None else placement(view, text))
+
+
+async def run_suite(program: Program, tests: list[TestCase], policy: SandboxPolicy, *,
+                    offload: Offload | None = None) -> RunReport:
     """Run ``tests`` on ``program`` (the module with the candidate in place, and where it is
-    judged): one :class:`RunReport`, outcomes in the order of ``tests``. Raises
+    judged): one :class:`RunReport`, outcomes in the order of ``tests``. The module's parsing
+    runs through ``offload`` when given (:data:`Offload`), else here. Raises
     :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run;
     cancellation kills the test processes."""
     if not tests:
         return RunReport(sandbox=policy.mode)
-    view = judge_view(program.original, program.qualname, program.original_start)
+    arguments = (program.original, program.qualname, program.original_start, program.text)
+    view, place = (views(*arguments) if offload is None
+                   else await offload(views, *arguments))
     if view is None:
         return RunReport(sandbox=policy.mode, outcomes=[TestOutcome(
             test_id=t.id, status="error", message=f"{program.qualname} is not a function of "
@@ -58,7 +78,7 @@ async def run_suite(program: Program, tests: list[TestCase], policy: SandboxPoli
     try:
         if target is None:
             target, folder = await asyncio.to_thread(_target, program)
-        reports = await asyncio.gather(*(_session(target, view, program, part, policy)
+        reports = await asyncio.gather(*(_session(target, view, place, program, part, policy)
                                          for part in parts))
     finally:
         if folder is not None:
@@ -108,8 +128,8 @@ def session_policy(policy: SandboxPolicy, count: int) -> SandboxPolicy:
                                      "cpu_s": max(policy.cpu_s, math.ceil(backstop))})
 
 
-async def _session(target: PytestTarget, view: JudgeView, program: Program,
-                   tests: list[TestCase], policy: SandboxPolicy) -> RunReport:
+async def _session(target: PytestTarget, view: JudgeView, place: tuple[list[int], int] | None,
+                   program: Program, tests: list[TestCase], policy: SandboxPolicy) -> RunReport:
     pytest_ids = [t.id for t in tests if t.kind == "pytest"]
     docstring = [t.id for t in tests if _in_docstring(t)]
     examples = [{"id": t.id, "source": t.source, "want": t.expected or "", "setup": t.setup}
@@ -117,7 +137,7 @@ async def _session(target: PytestTarget, view: JudgeView, program: Program,
     asserts = [{"id": t.id, "setup": t.setup, "source": t.source, "filename": _filename(t)}
                for t in tests if t.kind == "assert"]
     limit = min(policy.per_test_timeout_s, policy.timeout_s)
-    spec = session_spec(target, view, program.text, "run", policy, keep=pytest_ids,
+    spec = session_spec(target, view, program.text, "run", policy, place=place, keep=pytest_ids,
                         docstring=docstring, examples=examples, asserts=asserts)
     spec["cpu_limit"] = limit
     run_policy = session_policy(policy, len(tests))

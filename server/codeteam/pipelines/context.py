@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from codeteam.execution.models import SandboxUnavailable, TestCase
 from codeteam.execution.sandbox import SandboxPolicy
-from codeteam.execution.suite import run_suite
+from codeteam.execution.suite import Offload, run_suite
 from codeteam.llm.client import LLMClient
 from codeteam.llm.usage import Prices
 from codeteam.pipelines.result import CandidateRecord, Result, Status
@@ -45,6 +45,9 @@ class PipelineContext:
     sandbox_problem: str | None = None
     candidate_records: list[CandidateRecord] = field(default_factory=list)
     prices: Prices = field(default_factory=dict)
+    offload: Offload | None = None
+    """Where the test runs' parsing happens (:data:`codeteam.execution.suite.Offload`; None:
+    on the event loop)."""
 
     @classmethod
     def from_settings(
@@ -55,6 +58,7 @@ class PipelineContext:
         progress: ProgressCallback | None = None,
         prompts: PromptLibrary | None = None,
         max_calls: int | None = None,
+        offload: Offload | None = None,
     ) -> PipelineContext:
         conversation = Conversation(
             client,
@@ -78,6 +82,7 @@ class PipelineContext:
             max_calls=settings.max_calls,
             candidates=settings.candidates,
             plan_candidate=settings.plan_candidate,
+            offload=offload,
             seed=settings.seed,
             prices=dict(settings.prices),
         )
@@ -100,7 +105,8 @@ class PipelineContext:
         conversation = self.conversation
         conversation.report(f"tester: running {len(tests)} test{'s' if len(tests) != 1 else ''}")
         try:
-            run = await run_suite(task.program_with(code), tests, self.policy)
+            run = await run_suite(task.program_with(code), tests, self.policy,
+                                  offload=self.offload)
         except SandboxUnavailable as error:
             self.sandbox_problem = str(error)
             self.note(f"tests were not run: {error}")

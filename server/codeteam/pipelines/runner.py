@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from codeteam.execution.suite import Offload
 from codeteam.llm.client import LLMClient
 from codeteam.pipelines.context import PipelineContext
 from codeteam.pipelines.direct import run_direct
@@ -43,10 +44,12 @@ async def run_pipeline(
     client: LLMClient,
     progress: ProgressCallback | None = None,
     prompts: PromptLibrary | None = None,
+    offload: Offload | None = None,
 ) -> Result:
     """Run pipeline ``name`` (a key of :data:`PIPELINES` or :data:`ACTIONS`) on ``task``.
 
-    ``progress`` receives stage labels. Raises :class:`KeyError` for an unknown name;
+    ``progress`` receives stage labels; ``offload`` runs the test runs' parsing off the event
+    loop (:data:`codeteam.execution.suite.Offload`). Raises :class:`KeyError` for an unknown name;
     cancellation (``asyncio.CancelledError``) propagates after LLM calls and test processes
     are stopped. Model, sandbox and prompt-file failures do not raise: they degrade the result
     (notes), status "error" when there is no code.
@@ -60,6 +63,7 @@ async def run_pipeline(
         progress=progress,
         prompts=prompts,
         max_calls=settings.max_calls if name == "flow" else None,
+        offload=offload,
     )
     if task.project_context is not None and not task.project_context.empty:
         # What context every prompt carries, and which name pulled each definition in.

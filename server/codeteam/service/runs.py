@@ -12,11 +12,12 @@ knows LSP or the command line. Lines are 0-based.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from codeteam.execution.suite import Offload
 from codeteam.llm.client import LLMClient, LLMError
 from codeteam.llm.embedded import EmbeddedModelError
 from codeteam.pipelines.result import Result
@@ -70,10 +71,6 @@ class Untestable(ServiceError):
     def __init__(self, reason: str) -> None:
         super().__init__(f"the code cannot be tested here, so no model call was made: {reason}")
         self.reason = reason
-
-
-Offload = Callable[..., Awaitable[Any]]
-"""``await offload(function, *args)``: run blocking work elsewhere and return its result."""
 
 
 class ClientSource(Protocol):
@@ -300,7 +297,7 @@ async def run(
     client = RunClient(clients, settings, report)
     try:
         result = await run_pipeline(name, task, settings=settings, client=client,  # type: ignore[arg-type]
-                                    progress=progress)
+                                    progress=progress, offload=request.offload)
     except LLMError as error:
         raise ModelFailed(f"the model failed: {error}") from error
     finally:
