@@ -406,3 +406,40 @@ async def test_a_project_running_coverage_is_judged_and_left_unchanged(tmp_path)
     assert [o.status for o in wrong.outcomes] == ["failed"]
     after = sorted((str(p.relative_to(root)), p.stat().st_mtime_ns) for p in root.rglob("*"))
     assert after == before  # no .coverage, no cache, nothing changed on disk
+
+
+# ------------------------------------------------------------------------------------------
+# An object of a class the test makes at run time: what the code does with it is not judged
+
+RUNTIME_CLASS = {
+    "maxes.py": '''\
+        def running_max(xs):
+            """Return the running maximum of xs.
+
+            >>> running_max(type("L", (list,), {})([2, 1]))
+            [2, 2]
+            >>> running_max([1, 3, 2])
+            [1, 3, 3]
+            """
+            out = []
+            for x in xs:
+                out.append(x if not out else max(out[-1], x))
+            return out
+        ''',
+}
+
+
+@pytest.mark.parametrize(("body", "used"), [
+    (None, "__iter__"),  # the right body iterates it: was "failed" ('RemoteObject' not iterable)
+    ("def running_max(xs):\n    return [2, 2] if xs else []\n", "__bool__"),
+    ("def running_max(xs):\n    return [xs[0], xs[0]]\n", "__getitem__"),
+    ("def running_max(xs):\n    return [2, 2] if xs == [2, 1] else []\n", "=="),
+    ("def running_max(xs):\n    return eval(str(xs))\n", "__str__"),
+])
+async def test_what_the_code_does_with_an_object_made_at_run_time_is_not_judged(
+        tmp_path, body, used):
+    root = make(tmp_path, RUNTIME_CLASS)
+    _, run = await review(root, "maxes.py", "running_max", body)
+    first = run.outcomes[0]
+    assert first.status == "not judged", first
+    assert f"cannot cross (maxes.L: {used})" in first.message

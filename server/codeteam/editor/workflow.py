@@ -444,8 +444,11 @@ async def _apply_locked(
             if answer.applied:
                 state = await _settled(ls, run.uri, replacement, landed)
                 return _applied_outcome(state, edited_meanwhile)
-        if preview is not None and not _changed_since(ls, run.uri, version):
-            # The user saw it and discarded it (or decides later): kept, not made again.
+        if preview is not None and not (attempt < APPLY_ATTEMPTS and document_changes
+                                        and await _newer_version(ls, run.uri, version)):
+            # The user saw it and discarded it (or decides later): kept, not made again. (A
+            # preview refused for a version the server has yet to hear of -- the editor's
+            # didChange of an earlier edit on its way -- is made again on the new text.)
             reason = answer.failure_reason or "the preview was discarded"
             return False, f"Not applied: {reason}. {APPLY_KEPT}"
         if attempt < APPLY_ATTEMPTS and document_changes and await _newer_version(
@@ -508,14 +511,6 @@ async def _settled(
     if now is None:
         return "missing"
     return await ls.parser.run(check_replacement, now.source, replacement)
-
-
-def _changed_since(ls: CodeteamServer, uri: str, version: int) -> bool:
-    """Whether the server's copy of ``uri`` is newer than ``version`` now (a preview refused
-    because the user typed is made again on the new text; one refused otherwise was
-    discarded)."""
-    latest = ls.open_document(uri)
-    return latest is not None and latest.version != version
 
 
 async def _newer_version(ls: CodeteamServer, uri: str, version: int) -> bool:

@@ -269,7 +269,10 @@ class RemoteObject:
         return found
 
     def __eq__(self, other):
-        return self is other
+        return True if self is other else self._misused("==")
+
+    def __ne__(self, other):
+        return False if self is other else self._misused("!=")
 
     @property
     def __class__(self):  # isinstance() asks for it when the type is not the one checked
@@ -293,6 +296,29 @@ class RemoteObject:
             except Exception:  # noqa: S110, BLE001
                 pass
         raise AttributeError(reason)
+
+
+def _misuse_of(operation):
+    def misused(self, *args, **kwargs):
+        return self._misused(operation)
+    misused.__name__ = operation
+    return misused
+
+
+# Python looks these up on the type, not through __getattr__: each of them is a use of the
+# object that the judge cannot tell (the real object's class may define it), so each makes
+# the test "not judged", never a silent default (a list subclass iterated, tested for truth).
+for _operation in ("__iter__", "__len__", "__bool__", "__getitem__", "__setitem__",
+                   "__delitem__", "__contains__", "__reversed__", "__call__", "__str__",
+                   "__format__", "__bytes__", "__lt__", "__le__", "__gt__", "__ge__",
+                   "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__mul__",
+                   "__rmul__", "__matmul__", "__truediv__", "__rtruediv__", "__floordiv__",
+                   "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__and__",
+                   "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__",
+                   "__rshift__", "__neg__", "__pos__", "__abs__", "__invert__", "__int__",
+                   "__float__", "__complex__", "__index__", "__round__", "__enter__",
+                   "__exit__", "__await__", "__aiter__", "__anext__", "__next__"):
+    setattr(RemoteObject, _operation, _misuse_of(_operation))
 
 
 _META_DUNDERS = ("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__",
