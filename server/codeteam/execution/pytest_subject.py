@@ -41,6 +41,7 @@ try:  # in the sandbox: the copy beside this file
         Unjudgeable,
         _is_dunder,
         _raisable,
+        _update,
         exception_info,
         forbidden,
         guard_forks,
@@ -58,6 +59,7 @@ except ImportError:  # in codeteam itself
         Unjudgeable,
         _is_dunder,
         _raisable,
+        _update,
         exception_info,
         forbidden,
         guard_forks,
@@ -409,8 +411,12 @@ class Subject(Channel):
                 continue
         return saved
 
-    def restore(self, saved):
+    def restore(self, saved, keep=()):
+        """Undo :meth:`apply` but for ``keep`` (``(id(owner), name)``: the call changed them,
+        the code's version stands, as the judge now has it too)."""
         for owner, name, old in reversed(saved):
+            if (id(owner), name) in keep:
+                continue
             try:
                 if old is _UNSET:
                     delattr(owner, name)
@@ -418,6 +424,49 @@ class Subject(Channel):
                     setattr(owner, name, old)
             except Exception:  # noqa: S112, BLE001
                 continue
+
+    def owners(self):
+        """``(module name, class name or None, the module or class)`` whose data the test may
+        read: the module under test, the project's other modules (not test files or
+        conftest.py files) and the classes each defines."""
+        found = []
+        for name, module in list(sys.modules.items()):
+            if type(name) is not str or module is None or (
+                    module is not self.module and not self.codec.own(name)):
+                continue
+            path = getattr(module, "__file__", None)
+            base = os.path.basename(path) if type(path) is str else ""
+            if base.startswith("test_") or base == "conftest.py":
+                continue
+            found.append((name, None, module))
+            for key, value in list(vars(module).items()):
+                if isinstance(value, type) and vars(value).get("__module__") == name:
+                    found.append((name, key, value))
+        return found
+
+    def module_state(self):
+        """The data (:func:`_data_global`) of :meth:`owners` as it is now: ``(module, class,
+        name)`` -> (value, the plain encoding of a small list, dict or set, or None)."""
+        found = {}
+        for module, cls, owner in self.owners():
+            for name, value in list(vars(owner).items()):
+                if _data_global(name, value):
+                    found[(module, cls, name)] = (value, _small_contents(value), owner)
+        return found
+
+    def changed_state(self, before):
+        """``[module, class or None, name, value]`` of the data the call rebound, added or (a
+        small list, dict or set) changed in place since ``before`` (:meth:`module_state`),
+        what can cross: the judge makes its own the same, as one process would show it to
+        the test."""
+        changed = []
+        for key, (value, contents, owner) in self.module_state().items():
+            old = before.get(key)
+            if old is None or old[0] is not value or (
+                    old[1] is not None and contents != old[1]):
+                if self.codec._sendable(value):
+                    changed.append([*key, value, owner])
+        return changed
 
     # -- the CPU budget of a call ------------------------------------------------------------
 
@@ -473,6 +522,8 @@ class Subject(Channel):
             if problem:
                 self.restore(saved)
                 return dict(problem, out="", err="")
+        before = self.module_state()
+        changed = []
         streams = sys.stdout, sys.stderr
         out, err = _Capture(), _Capture()
         sys.stdout, sys.stderr = out, err
@@ -521,7 +572,13 @@ class Subject(Channel):
             if rlimit is not None:
                 _cpu_rlimit(rlimit)
             sys.stdout, sys.stderr = streams
-            self.restore(saved)
+            try:
+                changed = self.changed_state(before)
+            except Exception:  # noqa: S110, BLE001 - a global that cannot be looked at
+                pass
+            self.restore(saved, keep={(id(e[4]), e[2]) for e in changed})
+        if changed:
+            reply["changed"] = [e[:4] for e in changed]
         reply["out"] = out.getvalue()
         reply["err"] = err.getvalue()
         reply["cpu"] = time.process_time() - started
@@ -821,8 +878,12 @@ class JudgeClient(Channel):
         far, as they are now: what a test rebinds later (``config.FACTOR = 5``,
         ``monkeypatch.setattr(other_module, ...)``) is sent with each call (:meth:`states`)."""
         for name, module in list(sys.modules.items()):
-            if name in self.watched or module is None or forbidden(name) or (
-                    self.globals is not None and vars(module) is self.globals):
+            if name in self.watched or module is None or forbidden(name):
+                continue
+            if self.globals is not None and vars(module) is self.globals:  # the view: its
+                self.watched[name] = (module, None, {  # classes (its globals: changed_globals)
+                    key: dict(vars(value)) for key, value in list(self.globals.items())
+                    if isinstance(value, type) and vars(value).get("__module__") == name})
                 continue
             path = getattr(module, "__file__", None)
             base = os.path.basename(path) if type(path) is str else ""
@@ -842,7 +903,7 @@ class JudgeClient(Channel):
             if known is None:
                 continue
             module, before, classes = known
-            for key, value in list(vars(module).items()):
+            for key, value in list(vars(module).items()) if before is not None else ():
                 if not _is_dunder(key) and before.get(key, _UNSET) is not value:
                     found.append([name, None, key, value])
             for cls, attrs in classes.items():
@@ -862,6 +923,63 @@ class JudgeClient(Channel):
                 if not _is_dunder(name) and (
                     name not in self.snapshot or self.snapshot[name] is not value
                     or name in self.contents and _contents(value) != self.contents[name])}
+
+    def mirror(self, changed):
+        """The data the call changed in the code's process (``changed``: ``[module, class or
+        None, name, value]``), made the same here, in the view's namespace, the project's
+        other modules :meth:`watch_modules` watches and their classes: a list, dict or set
+        held there is updated in place (names the tests imported see it), anything else
+        rebound; it is then the state both processes share (not sent back as the test's)."""
+        import types
+
+        if self.globals is None or type(changed) is not list:
+            return
+        view = self.config.get("module")
+        judged = str(self.config.get("qualname") or "").split(".")[0]
+        for entry in changed:
+            if type(entry) is not list or len(entry) != 4:
+                continue
+            module, cls, name, fresh = entry
+            if type(module) is not str or type(name) is not str or _is_dunder(name) or (
+                    cls is not None and type(cls) is not str) or callable(fresh) or isinstance(
+                    fresh, types.ModuleType):
+                continue
+            known = self.watched.get(module)
+            if module == view:
+                space = self.globals
+                if cls is None and name == judged:
+                    continue
+            elif known is None or known[1] is None:
+                continue  # not a project module the judge watches
+            else:
+                space = vars(known[0])
+            if cls is None:
+                old = space.get(name, _UNSET)
+                if old is not fresh:
+                    if type(old) is type(fresh) and type(old) in (list, dict, set):
+                        _update(old, fresh)
+                    else:
+                        space[name] = fresh
+                value = space[name]
+                if module == view:
+                    self.snapshot[name] = value
+                    found = _contents(value) if type(value) in (list, dict, set) else None
+                    if found is None:
+                        self.contents.pop(name, None)
+                    else:
+                        self.contents[name] = found
+                else:
+                    known[1][name] = value
+                continue
+            owner = space.get(cls)
+            if not isinstance(owner, type) or vars(owner).get("__module__") != module:
+                continue
+            try:
+                setattr(owner, name, fresh)
+            except (AttributeError, TypeError):
+                continue
+            if known is not None and cls in known[2]:
+                known[2][cls][name] = fresh
 
     def forward(self, args, kwargs):
         __tracebackhide__ = True
@@ -995,6 +1113,8 @@ class JudgeClient(Channel):
             self.depth -= 1
         if type(reply.get("cpu")) is float:
             self.cpu += max(reply["cpu"], 0.0)
+        if type(reply.get("changed")) is list:
+            self.mirror(reply["changed"])
         for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
             text = reply.get(key)
             if type(text) is str and text:
@@ -1120,6 +1240,22 @@ def importable_modules():
             continue  # a module under another name (pytest's importlib mode, exec'd files)
         found.add(name)
     return found
+
+
+def _data_global(name, value):
+    """Whether a module global is data the test may read (mirrored between the processes):
+    not a dunder, not a function, class, module or other callable."""
+    import types
+
+    return type(name) is str and not _is_dunder(name) and not callable(value) and not (
+        isinstance(value, types.ModuleType))
+
+
+def _small_contents(value):
+    """:func:`_contents` of a list, dict or set of at most 4096 items, else None."""
+    if type(value) not in (list, dict, set) or len(value) > 4096:
+        return None
+    return _contents(value)
 
 
 def _contents(value):
