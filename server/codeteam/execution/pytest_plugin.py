@@ -136,6 +136,11 @@ class Judge:
         """The test's own code runs here, and so does the crossing of every value: more."""
         self.wall_limit = float(spec.get("wall_limit") or 0)
         self.test: _Test | None = None
+        self.collecting = None  # the node id of the collector pytest is collecting
+        self.collect_calls: set = set()
+        """Node ids of the collectors (a test module, a directory's conftest.py; "" before
+        collection) during whose collection the judged function was called: every test
+        under one reaches it (``NINE = square(3)`` at module level, a parametrize argument)."""
         self.outcomes = 0
         self.client = None
         self.out = None
@@ -212,6 +217,8 @@ class Judge:
             self.test.calls += 1
             if self.mode == "select":
                 raise ReachedTarget("the test reached the function (selection run)")
+        else:
+            self.collect_calls.add(self.collecting or "")
         return self.client.forward(args, kwargs)
 
     def code_cpu_left(self):
@@ -228,6 +235,20 @@ class Judge:
                 self.client.ensure()  # before any test runs; a failure is each test's error
             except self.errors:
                 pass
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_make_collect_report(self, collector):
+        outer, self.collecting = self.collecting, collector.nodeid
+        try:
+            yield
+        finally:
+            self.collecting = outer
+
+    def _collected_calling(self, nodeid: str) -> bool:
+        """Whether the collection of a node above ``nodeid`` called the judged function."""
+        return any(prefix == "" or nodeid == prefix or nodeid.startswith((prefix + "::",
+                                                                          prefix + "/"))
+                   for prefix in self.collect_calls)
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -335,6 +356,8 @@ class Judge:
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
         self.test = _Test(item)
+        if self.mode == "select" and self._collected_calling(item.nodeid):
+            self.test.calls += 1  # its module (or a conftest.py above it) called the function
         if self.client is not None:
             self.client.new_test()
             self.client.watch_modules()  # modules imported since, as they are now
