@@ -117,6 +117,7 @@ class _Test:
         self.compare = None
         self.phases: dict = {}
         self.decision = None  # (message, not judged) of the judge
+        self.subject_cpu = None  # the server's account of the subjects' CPU at the start
         self.started = time.monotonic()
         self.cpu = time.process_time()
 
@@ -350,12 +351,21 @@ class Judge:
         if signum == signal.SIGPROF:
             raise CodeteamTestTimeout(f"the test used {self.judge_cpu_limit:g} CPU seconds in "
                                       "the judge (its own code and the values crossing)")
+        start = self.test.subject_cpu if self.test is not None else None
+        now = self.client.server_cpu() if self.client is not None and start is not None else None
+        if now is not None and now - start > self.cpu_limit + 1.0:
+            raise CodeteamTestTimeout(
+                f"the code used {now - start:.1f} CPU seconds in this test (measured outside "
+                f"its process), over its limit of {self.cpu_limit:g}")
         raise CodeteamBusy(f"the test did not end within {self.wall_limit:g} s of wall-clock "
                            "time while under its CPU limit")
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
         self.test = _Test(item)
+        if self.wall_limit and self.cpu_limit and self.client is not None:
+            self.test.subject_cpu = self.client.server_cpu()  # what the code's process says
+            # of its CPU time is in its reach: the busy backstop asks the server
         if self.mode == "select" and self._collected_calling(item.nodeid):
             self.test.calls += 1  # its module (or a conftest.py above it) called the function
         if self.client is not None:

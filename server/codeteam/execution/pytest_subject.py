@@ -755,6 +755,7 @@ class JudgeClient(Channel):
         self.cpu_left = cpu_left
         self.process = None  # the subject's channel (a socket)
         self.server = None  # the socket to the server that starts subjects
+        self.starting = False  # a start request is under way on it
         self.globals = None
         self.snapshot = {}
         self.contents = {}
@@ -790,19 +791,23 @@ class JudgeClient(Channel):
             self.codec.remember_globals(self.globals)
         if self.server is None:
             self.server = socket.socket(fileno=int(os.environ.pop("CODETEAM_SUBJECT_FD")))
-        self.server.sendall(b"S")
-        answer, fds, _, _ = socket.recv_fds(self.server, 1, 1)
-        if answer != b"S" or len(fds) != 1:
-            for fd in fds:
-                os.close(fd)
-            line = answer
-            while line and not line.endswith(b"\n"):
-                more = self.server.recv(1)
-                line += more
-                if not more:
-                    break
-            raise OSError("the server started no process for the code under test: "
-                          + line[1:].decode("utf-8", "replace").strip())
+        self.starting = True  # (a signal handler's server_cpu does not interleave)
+        try:
+            self.server.sendall(b"S")
+            answer, fds, _, _ = socket.recv_fds(self.server, 1, 1)
+            if answer != b"S" or len(fds) != 1:
+                for fd in fds:
+                    os.close(fd)
+                line = answer
+                while line and not line.endswith(b"\n"):
+                    more = self.server.recv(1)
+                    line += more
+                    if not more:
+                        break
+                raise OSError("the server started no process for the code under test: "
+                              + line[1:].decode("utf-8", "replace").strip())
+        finally:
+            self.starting = False
         self.process = socket.socket(fileno=fds[0])
         self.rfd = self.wfd = self.process.fileno()
         self.sent_env = self.sent_path = None
@@ -814,6 +819,30 @@ class JudgeClient(Channel):
         if type(ready) is not dict or ready.get("kind") != "ready":
             raise ValueError("a malformed first answer")
         self.share(ready.get("modules"))
+
+    def server_cpu(self):
+        """CPU seconds this run's subjects used so far, as the server measures them (``b"C"``
+        on ``$CODETEAM_SUBJECT_FD``), or None: no server yet, a start in progress on that
+        socket (a signal handler asks), or no answer."""
+        if self.server is None or self.starting:
+            return None
+        try:
+            self.server.settimeout(5.0)
+            self.server.sendall(b"C")
+            line = b""
+            while not line.endswith(b"\n") and len(line) < 64:
+                more = self.server.recv(1)
+                if not more:
+                    return None
+                line += more
+            return float(line[1:]) if line.startswith(b"C") else None
+        except (OSError, ValueError):
+            return None
+        finally:
+            try:
+                self.server.settimeout(None)
+            except OSError:
+                pass
 
     def plain(self):
         """Whether the view binds the judged name to a plain function of that name (the
