@@ -102,3 +102,49 @@ async def test_what_the_code_changes_is_what_the_test_reads(tmp_path):
     assert {name: o.status for name, o in by_name(wrong).items()} == {
         "test_a_register": "passed", "test_b_register_again": "passed",
         "test_c_no_cache": "failed"}, wrong.outcomes
+
+
+ENVIRONMENT = {
+    "pyproject.toml": PROJECT["pyproject.toml"],
+    "lab/__init__.py": "",
+    "lab/config.py": '''\
+        import os
+
+
+        def configure(mode):
+            """Set LAB_MODE to mode (for the programs this process starts); mode back."""
+            os.environ["LAB_MODE"] = mode
+            return mode
+        ''',
+    "tests/test_config.py": '''\
+        import os
+
+        from lab.config import configure
+
+
+        def test_configure(monkeypatch):
+            monkeypatch.delenv("LAB_MODE", raising=False)
+            assert configure("fast") == "fast"
+            assert os.environ["LAB_MODE"] == "fast"
+        ''',
+}
+
+PRELOADER = '''\
+def configure(mode):
+    import os
+    os.environ["LAB_MODE"] = mode
+    os.environ["LD_PRELOAD"] = "/tmp/forge.so"
+    return mode
+'''
+
+
+async def test_environment_variables_the_code_sets_are_the_tests_too(tmp_path):
+    """break24: before, ``os.environ["LAB_MODE"]`` set by correct code was not there for the
+    test (failed); one that would make the test's own programs load the code's files
+    (``LD_PRELOAD``) is not taken over: not judged, never passed."""
+    root = make(tmp_path / "lab", ENVIRONMENT)
+    _, right = await review(root, "lab/config.py", "configure")
+    assert [o.status for o in right.outcomes] == ["passed"], right.outcomes
+    _, wrong = await review(root, "lab/config.py", "configure", PRELOADER)
+    (outcome,) = wrong.outcomes
+    assert outcome.status == "not judged" and "LD_PRELOAD" in outcome.message, outcome

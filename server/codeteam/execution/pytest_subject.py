@@ -425,10 +425,13 @@ class Subject(Channel):
             except Exception:  # noqa: S112, BLE001
                 continue
 
-    def owners(self):
-        """``(module name, class name or None, the module or class)`` whose data the test may
-        read: the module under test, the project's other modules (not test files or
-        conftest.py files) and the classes each defines."""
+    def owned_modules(self):
+        """``(name, module)`` whose data the test may read: the module under test and the
+        project's other modules (not test files or conftest.py files); looked for again only
+        when ``sys.modules`` grew."""
+        known = getattr(self, "_owned", None)
+        if known is not None and known[0] == len(sys.modules):
+            return known[1]
         found = []
         for name, module in list(sys.modules.items()):
             if type(name) is not str or module is None or (
@@ -438,20 +441,24 @@ class Subject(Channel):
             base = os.path.basename(path) if type(path) is str else ""
             if base.startswith("test_") or base == "conftest.py":
                 continue
-            found.append((name, None, module))
-            for key, value in list(vars(module).items()):
-                if isinstance(value, type) and vars(value).get("__module__") == name:
-                    found.append((name, key, value))
+            found.append((name, module))
+        self._owned = (len(sys.modules), found)
         return found
 
     def module_state(self):
-        """The data (:func:`_data_global`) of :meth:`owners` as it is now: ``(module, class,
-        name)`` -> (value, the plain encoding of a small list, dict or set, or None)."""
+        """The data (:func:`_data_global`) of :meth:`owned_modules` and of the classes each
+        defines, as it is now: ``(module, class or None, name)`` -> (value, a shallow copy of
+        a list, dict or set of at most 4096 items or None, the module or class)."""
         found = {}
-        for module, cls, owner in self.owners():
+        for module, owner in self.owned_modules():
             for name, value in list(vars(owner).items()):
-                if _data_global(name, value):
-                    found[(module, cls, name)] = (value, _small_contents(value), owner)
+                if isinstance(value, type):
+                    if vars(value).get("__module__") == module:
+                        for key, item in list(vars(value).items()):
+                            if _data_global(key, item):
+                                found[(module, name, key)] = (item, _small_contents(item), value)
+                elif _data_global(name, value):
+                    found[(module, None, name)] = (value, _small_contents(value), owner)
         return found
 
     def changed_state(self, before):
@@ -463,7 +470,7 @@ class Subject(Channel):
         for key, (value, contents, owner) in self.module_state().items():
             old = before.get(key)
             if old is None or old[0] is not value or (
-                    old[1] is not None and contents != old[1]):
+                    old[1] is not None and _differ(contents, old[1])):
                 if self.codec._sendable(value):
                     changed.append([*key, value, owner])
         return changed
@@ -524,6 +531,7 @@ class Subject(Channel):
                 return dict(problem, out="", err="")
         before = self.module_state()
         changed = []
+        environ = dict(os.environ)
         streams = sys.stdout, sys.stderr
         out, err = _Capture(), _Capture()
         sys.stdout, sys.stderr = out, err
@@ -579,6 +587,11 @@ class Subject(Channel):
             self.restore(saved, keep={(id(e[4]), e[2]) for e in changed})
         if changed:
             reply["changed"] = [e[:4] for e in changed]
+        now = dict(os.environ)
+        if now != environ:  # what the code set or removed: the judge's to take over, or not
+            reply["environ"] = [{k: v for k, v in now.items() if environ.get(k) != v},
+                                [k for k in environ if k not in now]]
+            self.environ = now
         reply["out"] = out.getvalue()
         reply["err"] = err.getvalue()
         reply["cpu"] = time.process_time() - started
@@ -1010,6 +1023,29 @@ class JudgeClient(Channel):
             if known is not None and cls in known[2]:
                 known[2][cls][name] = fresh
 
+    def take_environ(self, changed, removed):
+        """The environment variables the call set (``changed``) or removed, set here too, as
+        one process would show them to the test; one that makes the programs a test may
+        start run other code (:func:`_runs_code`) is not taken over: the test is "not
+        judged"."""
+        if type(changed) is not dict or type(removed) is not list:
+            return
+        names = [*changed, *removed]
+        refused = sorted(str(n) for n in names if type(n) is not str or _runs_code(n))
+        if refused:
+            self.fail("the code under test changed the environment variable "
+                      f"{', '.join(refused)[:200]}, which the judge does not take over (the "
+                      "programs a test starts would run what it names)", not_judged=True)
+        try:
+            for name, value in changed.items():
+                os.environ[name] = str(value)
+            for name in removed:
+                os.environ.pop(name, None)
+        except (ValueError, OSError) as error:  # a name with "=" or a NUL
+            self.fail(f"the code under test set an environment variable the judge cannot "
+                      f"({error})", not_judged=True)
+        self.sent_env = dict(os.environ)
+
     def forward(self, args, kwargs):
         __tracebackhide__ = True
         with self.calls:  # one call at a time on the channel, whatever thread the test runs
@@ -1144,6 +1180,8 @@ class JudgeClient(Channel):
             self.cpu += max(reply["cpu"], 0.0)
         if type(reply.get("changed")) is list:
             self.mirror(reply["changed"])
+        if type(reply.get("environ")) is list and len(reply["environ"]) == 2:
+            self.take_environ(*reply["environ"])
         for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
             text = reply.get(key)
             if type(text) is str and text:
@@ -1255,6 +1293,22 @@ class JudgeClient(Channel):
         return exc
 
 
+_CODE_VARIABLES = frozenset({
+    "PATH", "HOME", "TMPDIR", "SHELL", "BASH_ENV", "ENV", "PAGER", "EDITOR", "VISUAL",
+    "BROWSER", "PS4", "PROMPT_COMMAND", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB",
+    "NODE_OPTIONS", "NODE_PATH", "TERMINFO", "GCONV_PATH", "LOCPATH", "HOSTALIASES"})
+_CODE_PREFIXES = ("LD_", "PYTHON", "PYTEST", "CODETEAM", "GIT_", "DYLD_", "MALLOC_", "GLIBC_", "PIP_",
+                  "VIRTUAL_ENV", "CONDA")
+
+
+def _runs_code(name):
+    """Whether environment variable ``name`` can make a program a test starts (python, a
+    shell, git, the dynamic loader) run code or files of the code under test's choosing."""
+    upper = name.upper()
+    return upper in _CODE_VARIABLES or upper.startswith(_CODE_PREFIXES) or upper.endswith(
+        ("_COMMAND", "_CMD", "_PATH", "_HOOK", "_OPTIONS", "_OPTS")) or not name.isidentifier()
+
+
 def importable_modules():
     """Modules of this process the subject imports by name too (same ``sys.path``): a module
     with a file (test modules and conftest.py files included: an object of a class a test
@@ -1281,10 +1335,23 @@ def _data_global(name, value):
 
 
 def _small_contents(value):
-    """:func:`_contents` of a list, dict or set of at most 4096 items, else None."""
+    """A shallow copy of a list, dict or set of at most 4096 items (what it holds, in place
+    changes of its items aside), else None."""
     if type(value) not in (list, dict, set) or len(value) > 4096:
         return None
-    return _contents(value)
+    return type(value)(value)
+
+
+def _differ(now, before):
+    """Whether two :func:`_small_contents` differ (items compared by identity first, as the
+    builtin comparisons do: equal objects that are not the same run their ``__eq__``, here in
+    the code's own process)."""
+    if now is None or type(now) is not type(before) or len(now) != len(before):
+        return True
+    try:
+        return bool(now != before)
+    except Exception:  # noqa: BLE001 - an item whose comparison fails: taken as changed
+        return True
 
 
 def _contents(value):
