@@ -199,6 +199,18 @@ async def test_code_that_silences_its_own_cpu_watchdog_still_times_out():
     assert after.status == "passed"
 
 
+async def test_a_test_that_catches_everything_does_not_catch_the_time_limit():
+    """break24: the CPU limit was an exception the test could catch: code spinning forever
+    on the bad input passed ``pytest.raises(BaseException)`` (plain pytest never ends)."""
+    program = "def parse(text):\n    while True:\n        pass\n"
+    caught = ("import pytest\nwith pytest.raises(BaseException):\n    parse('x')")
+    swallowed = "try:\n    parse('x')\nexcept BaseException:\n    pass"
+    report = await _run(program, caught, swallowed, "assert True")
+    first, second, after = report.outcomes
+    assert first.status == "timeout" and second.status == "timeout", report.outcomes
+    assert after.status == "passed"
+
+
 async def test_printing_100_mb_is_capped():
     policy = SandboxPolicy(timeout_s=8, per_test_timeout_s=6, output_limit_bytes=100_000)
     report = await _run(  # the code under test prints (its output comes back capped)

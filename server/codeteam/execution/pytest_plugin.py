@@ -118,6 +118,7 @@ class _Test:
         self.phases: dict = {}
         self.decision = None  # (message, not judged) of the judge
         self.subject_cpu = None  # the server's account of the subjects' CPU at the start
+        self.limited = None  # the time limit that ended the test (even if the test caught it)
         self.started = time.monotonic()
         self.cpu = time.process_time()
 
@@ -201,7 +202,7 @@ class Judge:
                   "candidate": os.path.join(self.files, judge.get("candidate") or ""),
                   "lines": [int(n) for n in judge.get("lines") or []], "root": self.root}
         sys.modules["_codeteam_pytest_codec"].guard_forks(lambda: {os.getsid(0)})
-        self.client = subject.JudgeClient(config, self.decide, CodeteamTestTimeout,
+        self.client = subject.JudgeClient(config, self.decide, self._code_timeout,
                                           self.code_cpu_left)
         builtins.__codeteam_forward__ = self.forward
         builtins.__codeteam_imported__ = self.client.imported
@@ -349,16 +350,28 @@ class Judge:
 
     def _alarm(self, signum, frame):
         if signum == signal.SIGPROF:
-            raise CodeteamTestTimeout(f"the test used {self.judge_cpu_limit:g} CPU seconds in "
-                                      "the judge (its own code and the values crossing)")
+            raise self.limit(CodeteamTestTimeout, f"the test used {self.judge_cpu_limit:g} CPU "
+                             "seconds in the judge (its own code and the values crossing)")
         start = self.test.subject_cpu if self.test is not None else None
         now = self.client.server_cpu() if self.client is not None and start is not None else None
         if now is not None and now - start > self.cpu_limit + 1.0:
-            raise CodeteamTestTimeout(
-                f"the code used {now - start:.1f} CPU seconds in this test (measured outside "
-                f"its process), over its limit of {self.cpu_limit:g}")
-        raise CodeteamBusy(f"the test did not end within {self.wall_limit:g} s of wall-clock "
-                           "time while under its CPU limit")
+            raise self.limit(CodeteamTestTimeout,
+                             f"the code used {now - start:.1f} CPU seconds in this test "
+                             f"(measured outside its process), over its limit of "
+                             f"{self.cpu_limit:g}")
+        raise self.limit(CodeteamBusy, f"the test did not end within {self.wall_limit:g} s of "
+                         "wall-clock time while under its CPU limit")
+
+    def limit(self, kind, message):
+        """A limit's exception (``kind``), kept as the running test's end: a test that catches
+        it (``pytest.raises(BaseException)``, ``except BaseException``) is still cut by it."""
+        error = kind(message)
+        if self.test is not None and self.test.limited is None:
+            self.test.limited = error
+        return error
+
+    def _code_timeout(self, message):
+        return self.limit(CodeteamTestTimeout, message)
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
@@ -446,6 +459,11 @@ class Judge:
             examples = getattr(item, "codeteam_examples", None)
             if examples is not None and when == "call":
                 event["examples"] = self._examples(examples, excinfo)
+        limited = test.limited
+        if limited is not None and "limit" not in event and getattr(
+                item, "codeteam_examples", None) is None:  # the test caught its limit
+            event.update(outcome="failed", message=str(limited), exception_type=None,
+                         limit="timeout" if isinstance(limited, CodeteamTestTimeout) else "busy")
         if test.decision is not None and not any(
                 "judge" in e for e in (event.get("examples") or {}).values()):
             event["judge"] = list(test.decision)
