@@ -1306,7 +1306,9 @@ def _runs_code(name):
     shell, git, the dynamic loader) run code or files of the code under test's choosing."""
     upper = name.upper()
     return upper in _CODE_VARIABLES or upper.startswith(_CODE_PREFIXES) or upper.endswith(
-        ("_COMMAND", "_CMD", "_PATH", "_HOOK", "_OPTIONS", "_OPTS")) or not name.isidentifier()
+        ("_COMMAND", "_CMD", "_PATH", "_HOOK", "_OPTIONS", "_OPTS", "_ASKPASS", "_PROGRAM",
+         "_PRELOAD", "_LIBRARY", "_PLUGINS", "_PLUGIN", "_EXE", "_BIN", "_SHELL", "RC", "_FILE",
+         "_CONFIG")) or not name.isidentifier()
 
 
 def importable_modules():
