@@ -69,7 +69,8 @@ except ImportError:  # in codeteam itself
 
 
 class _Capture:
-    """A text stream keeping what is written (bounded)."""
+    """A text stream keeping what is written (bounded); bytes written to its ``buffer`` (as
+    ``sys.stdout.buffer.write`` does) are kept as bytes, in order."""
 
     encoding = "utf-8"
     errors = "replace"
@@ -77,13 +78,17 @@ class _Capture:
     def __init__(self):
         self.parts = []
         self.size = 0
+        self.buffer = _BytesSink(self)
+
+    def _keep(self, data):
+        if self.size < OUTPUT_LIMIT:
+            self.parts.append(data[: OUTPUT_LIMIT - self.size])
+            self.size += len(self.parts[-1])
 
     def write(self, text):
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        if self.size < OUTPUT_LIMIT:
-            self.parts.append(text[: OUTPUT_LIMIT - self.size])
-            self.size += len(self.parts[-1])
+        self._keep(text)
         return len(text)
 
     def flush(self):
@@ -96,7 +101,34 @@ class _Capture:
         return True
 
     def getvalue(self):
-        return "".join(self.parts)
+        """The text written; a list of ``str`` and ``bytes`` parts when bytes were written."""
+        if all(type(part) is str for part in self.parts):
+            return "".join(self.parts)
+        merged = []
+        for part in self.parts:
+            if merged and type(merged[-1]) is type(part):
+                merged[-1] += part
+            else:
+                merged.append(part)
+        return merged
+
+
+class _BytesSink:
+    """``_Capture.buffer``: a binary stream writing into its capture."""
+
+    def __init__(self, capture):
+        self.capture = capture
+
+    def write(self, data):
+        data = bytes(data)
+        self.capture._keep(data)
+        return len(data)
+
+    def flush(self):
+        pass
+
+    def writable(self):
+        return True
 
 
 class _Loader:
@@ -1184,8 +1216,17 @@ class JudgeClient(Channel):
             self.take_environ(*reply["environ"])
         for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
             text = reply.get(key)
-            if type(text) is str and text:
-                stream.write(text)
+            for part in (text if type(text) is list else [text]):
+                if type(part) is str and part:
+                    stream.write(part)
+                elif type(part) is bytes and part:  # the code wrote to sys.stdout.buffer
+                    binary = getattr(stream, "buffer", None)
+                    if binary is not None:
+                        stream.flush()
+                        binary.write(part)
+                    else:
+                        stream.write(part.decode(getattr(stream, "encoding", None) or "utf-8",
+                                                 "replace"))
         self.warn(reply.get("warnings"))
         if reply["kind"] == "timeout":
             self.end()
