@@ -100,6 +100,11 @@ class _Capture:
     def writable(self):
         return True
 
+    def fileno(self):
+        import io
+
+        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")
+
     def getvalue(self):
         """The text written; a list of ``str`` and ``bytes`` parts when bytes were written."""
         if all(type(part) is str for part in self.parts):
@@ -129,6 +134,47 @@ class _BytesSink:
 
     def writable(self):
         return True
+
+
+class _RemoteStdin:
+    """``sys.stdin`` during a call when the test gave its own (``monkeypatch.setattr(sys,
+    "stdin", io.StringIO(...))``): its ``read``, ``readline``, ``readlines`` called in the
+    judge (handles)."""
+
+    encoding = "utf-8"
+    errors = "strict"
+
+    def __init__(self, read, readline, readlines):
+        self._read, self._readline, self._readlines = read, readline, readlines
+
+    def read(self, size=-1):
+        return self._read(size) if self._read is not None else ""
+
+    def readline(self, size=-1):
+        return self._readline(size) if self._readline is not None else ""
+
+    def readlines(self, hint=-1):
+        return self._readlines(hint) if self._readlines is not None else []
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+    def isatty(self):
+        return False
+
+    def readable(self):
+        return True
+
+    def fileno(self):
+        import io
+
+        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")
 
 
 class _Loader:
@@ -564,7 +610,17 @@ class Subject(Channel):
         before = self.module_state()
         changed = []
         environ = dict(os.environ)
+        import builtins
+
         streams = sys.stdout, sys.stderr
+        reading = sys.stdin, builtins.input
+        redirected = request.get("input")
+        if type(redirected) is dict:  # the test's own sys.stdin or input(): read from there
+            methods = redirected.get("stdin")
+            if type(methods) is list and len(methods) == 3:
+                sys.stdin = _RemoteStdin(*methods)
+            if callable(redirected.get("input")):
+                builtins.input = redirected["input"]
         out, err = _Capture(), _Capture()
         sys.stdout, sys.stderr = out, err
         args = request.get("args") or []
@@ -612,6 +668,7 @@ class Subject(Channel):
             if rlimit is not None:
                 _cpu_rlimit(rlimit)
             sys.stdout, sys.stderr = streams
+            sys.stdin, builtins.input = reading
             try:
                 changed = self.changed_state(before)
             except Exception:  # noqa: S110, BLE001 - a global that cannot be looked at
@@ -1153,6 +1210,9 @@ class JudgeClient(Channel):
                 request["path"] = self.sent_path = path
             request["globals"] = self.changed_globals()
             request["states"] = self.states()
+            redirected = _redirected_input()
+            if redirected:
+                request["input"] = redirected
             view = (self.plain(), tuple(self.codec.global_names()))
             if view != self.sent_view:  # the view was imported after the subject started
                 request["view"] = {"plain": view[0], "globals": list(view[1])}
@@ -1167,7 +1227,8 @@ class JudgeClient(Channel):
         if left is not None and left <= 0:
             raise self.timeout_error("the code used its CPU time for this test")
         request["cpu_left"] = left
-        values = {key: request.pop(key) for key in ("args", "kwargs", "globals", "states")
+        values = {key: request.pop(key) for key in ("args", "kwargs", "globals", "states",
+                                                    "input")
                   if key in request}
         try:  # the values apart: the subject decodes them once it has the context
             request["payload"] = self.codec.dumps(values)
@@ -1350,6 +1411,32 @@ def _runs_code(name):
         ("_COMMAND", "_CMD", "_PATH", "_HOOK", "_OPTIONS", "_OPTS", "_ASKPASS", "_PROGRAM",
          "_PRELOAD", "_LIBRARY", "_PLUGINS", "_PLUGIN", "_EXE", "_BIN", "_SHELL", "RC", "_FILE",
          "_CONFIG")) or not name.isidentifier()
+
+
+def _redirected_input():
+    """What the test made the code read (sent with each call): ``stdin`` the ``read``,
+    ``readline`` and ``readlines`` of the ``sys.stdin`` it set (not pytest's own, which
+    refuses to be read), ``input`` the ``input`` it put into builtins."""
+    import builtins
+
+    found = {}
+    stdin = sys.stdin
+    if stdin is not None and stdin is not sys.__stdin__ and (
+            type(stdin).__name__ != "DontReadFromInput"):
+        found["stdin"] = [getattr(stdin, name, None) for name in ("read", "readline",
+                                                                  "readlines")]
+    if builtins.input is not _INPUT:
+        found["input"] = builtins.input
+    return found
+
+
+def _original_input():
+    import builtins
+
+    return builtins.input
+
+
+_INPUT = _original_input()
 
 
 def importable_modules():
