@@ -6,7 +6,6 @@ code passed the one test left)."""
 from __future__ import annotations
 
 import pytest
-
 from test_one_judge import by_name, make, review
 
 pytestmark = pytest.mark.sandbox
@@ -55,7 +54,7 @@ PROJECT = {
 
 async def test_calls_made_while_collecting_select_the_module_s_tests(tmp_path):
     root = make(tmp_path / "lab", PROJECT)
-    task, right = await review(root, "lab/core.py", "square")
+    _, right = await review(root, "lab/core.py", "square")
     assert {name: o.status for name, o in by_name(right).items()} == {
         "test_module_level": "passed", "test_param[2-4]": "passed", "test_param[3-9]": "passed",
         "test_plain": "passed"}, right.outcomes

@@ -5,7 +5,6 @@ recursive body 3000 calls deep passed where plain pytest reports a RecursionErro
 from __future__ import annotations
 
 import pytest
-
 from test_one_judge import by_name, make, review
 
 pytestmark = pytest.mark.sandbox

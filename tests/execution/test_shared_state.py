@@ -6,7 +6,6 @@ failed ``assert 5 in REGISTRY`` and code that filled a cache the test checks emp
 from __future__ import annotations
 
 import pytest
-
 from test_one_judge import by_name, make, review
 
 pytestmark = pytest.mark.sandbox

@@ -7,7 +7,6 @@ a test sets are what the code reads (break24: it read its own empty stdin, ``EOF
 from __future__ import annotations
 
 import pytest
-
 from test_one_judge import by_name, make, review
 
 pytestmark = pytest.mark.sandbox

@@ -547,10 +547,10 @@ class Subject(Channel):
         changed = []
         for key, (value, contents, owner) in self.module_state().items():
             old = before.get(key)
-            if old is None or old[0] is not value or (
-                    old[1] is not None and _differ(contents, old[1])):
-                if self.codec._sendable(value):
-                    changed.append([*key, value, owner])
+            moved = old is None or old[0] is not value or (
+                old[1] is not None and _differ(contents, old[1]))
+            if moved and self.codec._sendable(value):
+                changed.append([*key, value, owner])
         return changed
 
     # -- the CPU budget of a call ------------------------------------------------------------
