@@ -464,6 +464,9 @@ class Judge:
                 item, "codeteam_examples", None) is None:  # the test caught its limit
             event.update(outcome="failed", message=str(limited), exception_type=None,
                          limit="timeout" if isinstance(limited, CodeteamTestTimeout) else "busy")
+        refused = getattr(self.client, "refused_env", None)
+        if refused and test.decision is None and event["outcome"] in ("passed", "xpassed"):
+            test.decision = (refused, True)
         if test.decision is not None and not any(
                 "judge" in e for e in (event.get("examples") or {}).values()):
             event["judge"] = list(test.decision)

@@ -872,10 +872,12 @@ class JudgeClient(Channel):
         self.watched = {}  # module name -> (module, its globals, its classes' attributes)
         self.cpu = 0.0  # CPU seconds the code used in the running test
         self.returned = []  # values the function returned in the running test (kept alive)
+        self.refused_env = None  # why an environment change was not taken over (this test)
 
     def new_test(self):
         self.cpu = 0.0
         self.returned = []
+        self.refused_env = None
 
     # -- the subject's life ------------------------------------------------------------------
 
@@ -1115,21 +1117,23 @@ class JudgeClient(Channel):
     def take_environ(self, changed, removed):
         """The environment variables the call set (``changed``) or removed, set here too, as
         one process would show them to the test; one that makes the programs a test may
-        start run other code (:func:`_runs_code`) is not taken over: the test is "not
-        judged"."""
+        start run other code (:func:`_runs_code`) is not taken over: a pass of the test is
+        then "not judged" (:attr:`refused_env`), a failure stays one."""
         if type(changed) is not dict or type(removed) is not list:
             return
         names = [*changed, *removed]
         refused = sorted(str(n) for n in names if type(n) is not str or _runs_code(n))
-        if refused:
-            self.fail("the code under test changed the environment variable "
-                      f"{', '.join(refused)[:200]}, which the judge does not take over (the "
-                      "programs a test starts would run what it names)", not_judged=True)
+        if refused and self.refused_env is None:  # a pass of this test is then not judged
+            self.refused_env = ("the code under test changed the environment variable "
+                                f"{', '.join(refused)[:200]}, which the judge does not take "
+                                "over (the programs a test starts would run what it names)")
         try:
             for name, value in changed.items():
-                os.environ[name] = str(value)
+                if type(name) is str and not _runs_code(name):
+                    os.environ[name] = str(value)
             for name in removed:
-                os.environ.pop(name, None)
+                if type(name) is str and not _runs_code(name):
+                    os.environ.pop(name, None)
         except (ValueError, OSError) as error:  # a name with "=" or a NUL
             self.fail(f"the code under test set an environment variable the judge cannot "
                       f"({error})", not_judged=True)
