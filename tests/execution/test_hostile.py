@@ -172,6 +172,45 @@ async def test_the_wall_clock_is_the_backstop():
     assert never.status == "passed"
 
 
+SILENCED = """\
+import gc, resource, signal
+
+
+def spin():
+    for found in gc.get_objects():  # the subject's own object, in the code's process
+        if type(found).__name__ == "Subject":
+            type(found).budget = property(lambda self: None, lambda self, value: None)
+    resource.setrlimit(resource.RLIMIT_CPU, (resource.getrlimit(resource.RLIMIT_CPU)[1],) * 2)
+    signal.signal(signal.SIGUSR2, signal.SIG_IGN)
+    signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+    while True:
+        pass
+"""
+
+
+async def test_code_that_silences_its_own_cpu_watchdog_still_times_out():
+    """break24: the code blinded its process's watchdog (and lifted its CPU rlimit) and spun
+    until the wall-clock backstop: "not judged, the machine was too busy", never a timeout.
+    The subjects' CPU time, measured by the server, says the code used it."""
+    policy = SandboxPolicy(timeout_s=4, per_test_timeout_s=0.5)
+    report = await _run(SILENCED, "spin()", "pass", policy=policy)
+    spun, after = report.outcomes
+    assert spun.status == "timeout", spun
+    assert after.status == "passed"
+
+
+async def test_a_test_that_catches_everything_does_not_catch_the_time_limit():
+    """break24: the CPU limit was an exception the test could catch: code spinning forever
+    on the bad input passed ``pytest.raises(BaseException)`` (plain pytest never ends)."""
+    program = "def parse(text):\n    while True:\n        pass\n"
+    caught = ("import pytest\nwith pytest.raises(BaseException):\n    parse('x')")
+    swallowed = "try:\n    parse('x')\nexcept BaseException:\n    pass"
+    report = await _run(program, caught, swallowed, "assert True")
+    first, second, after = report.outcomes
+    assert first.status == "timeout" and second.status == "timeout", report.outcomes
+    assert after.status == "passed"
+
+
 async def test_printing_100_mb_is_capped():
     policy = SandboxPolicy(timeout_s=8, per_test_timeout_s=6, output_limit_bytes=100_000)
     report = await _run(  # the code under test prints (its output comes back capped)

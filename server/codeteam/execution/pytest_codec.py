@@ -36,7 +36,22 @@ import time
 
 FRAME_LIMIT = 64 * 1024 * 1024  # bytes of one message
 DEPTH_LIMIT = 1000  # nesting of encoded values (objects linked to their parents: token trees)
-sys.setrecursionlimit(max(sys.getrecursionlimit(), 8 * DEPTH_LIMIT))
+
+
+def _deep(method):
+    """``method`` (an encoder's or decoder's entry) with the recursion limit raised by what
+    :data:`DEPTH_LIMIT` levels of values need, for its duration only: the code under test and
+    the tests run with the interpreter's own limit, as under plain pytest."""
+    def run(*args):
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(old + 8 * DEPTH_LIMIT)
+        try:
+            return method(*args)
+        finally:
+            sys.setrecursionlimit(old)
+
+    run.__name__, run.__doc__ = method.__name__, method.__doc__
+    return run
 OUTPUT_LIMIT = 100_000  # characters of stdout/stderr sent back per call
 FRAMES_LIMIT = 40
 HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
@@ -430,6 +445,7 @@ class Codec:
 
     # -- encoding: save_<type> ---------------------------------------------------------------
 
+    @_deep
     def dumps(self, value):
         out = []
         self._enc(value, out, {}, 0)
@@ -798,6 +814,7 @@ class Codec:
             meta["__return__"] = signature.return_annotation
         return meta
 
+    @_deep
     def _sendable(self, value):
         marking, self.mark_unjudgeable = self.mark_unjudgeable, False
         try:
@@ -810,6 +827,7 @@ class Codec:
 
     # -- decoding: load_<op> -----------------------------------------------------------------
 
+    @_deep
     def loads(self, data):
         value, end = self._dec(data, 0, [], 0)
         if end != len(data):

@@ -117,6 +117,8 @@ class _Test:
         self.compare = None
         self.phases: dict = {}
         self.decision = None  # (message, not judged) of the judge
+        self.subject_cpu = None  # the server's account of the subjects' CPU at the start
+        self.limited = None  # the time limit that ended the test (even if the test caught it)
         self.started = time.monotonic()
         self.cpu = time.process_time()
 
@@ -136,6 +138,11 @@ class Judge:
         """The test's own code runs here, and so does the crossing of every value: more."""
         self.wall_limit = float(spec.get("wall_limit") or 0)
         self.test: _Test | None = None
+        self.collecting = None  # the node id of the collector pytest is collecting
+        self.collect_calls: set = set()
+        """Node ids of the collectors (a test module, a directory's conftest.py; "" before
+        collection) during whose collection the judged function was called: every test
+        under one reaches it (``NINE = square(3)`` at module level, a parametrize argument)."""
         self.outcomes = 0
         self.client = None
         self.out = None
@@ -195,7 +202,7 @@ class Judge:
                   "candidate": os.path.join(self.files, judge.get("candidate") or ""),
                   "lines": [int(n) for n in judge.get("lines") or []], "root": self.root}
         sys.modules["_codeteam_pytest_codec"].guard_forks(lambda: {os.getsid(0)})
-        self.client = subject.JudgeClient(config, self.decide, CodeteamTestTimeout,
+        self.client = subject.JudgeClient(config, self.decide, self._code_timeout,
                                           self.code_cpu_left)
         builtins.__codeteam_forward__ = self.forward
         builtins.__codeteam_imported__ = self.client.imported
@@ -212,6 +219,8 @@ class Judge:
             self.test.calls += 1
             if self.mode == "select":
                 raise ReachedTarget("the test reached the function (selection run)")
+        else:
+            self.collect_calls.add(self.collecting or "")
         return self.client.forward(args, kwargs)
 
     def code_cpu_left(self):
@@ -228,6 +237,20 @@ class Judge:
                 self.client.ensure()  # before any test runs; a failure is each test's error
             except self.errors:
                 pass
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_make_collect_report(self, collector):
+        outer, self.collecting = self.collecting, collector.nodeid
+        try:
+            yield
+        finally:
+            self.collecting = outer
+
+    def _collected_calling(self, nodeid: str) -> bool:
+        """Whether the collection of a node above ``nodeid`` called the judged function."""
+        return any(prefix == "" or nodeid == prefix or nodeid.startswith((prefix + "::",
+                                                                          prefix + "/"))
+                   for prefix in self.collect_calls)
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -327,14 +350,37 @@ class Judge:
 
     def _alarm(self, signum, frame):
         if signum == signal.SIGPROF:
-            raise CodeteamTestTimeout(f"the test used {self.judge_cpu_limit:g} CPU seconds in "
-                                      "the judge (its own code and the values crossing)")
-        raise CodeteamBusy(f"the test did not end within {self.wall_limit:g} s of wall-clock "
-                           "time while under its CPU limit")
+            raise self.limit(CodeteamTestTimeout, f"the test used {self.judge_cpu_limit:g} CPU "
+                             "seconds in the judge (its own code and the values crossing)")
+        start = self.test.subject_cpu if self.test is not None else None
+        now = self.client.server_cpu() if self.client is not None and start is not None else None
+        if now is not None and now - start > self.cpu_limit + 1.0:
+            raise self.limit(CodeteamTestTimeout,
+                             f"the code used {now - start:.1f} CPU seconds in this test "
+                             f"(measured outside its process), over its limit of "
+                             f"{self.cpu_limit:g}")
+        raise self.limit(CodeteamBusy, f"the test did not end within {self.wall_limit:g} s of "
+                         "wall-clock time while under its CPU limit")
+
+    def limit(self, kind, message):
+        """A limit's exception (``kind``), kept as the running test's end: a test that catches
+        it (``pytest.raises(BaseException)``, ``except BaseException``) is still cut by it."""
+        error = kind(message)
+        if self.test is not None and self.test.limited is None:
+            self.test.limited = error
+        return error
+
+    def _code_timeout(self, message):
+        return self.limit(CodeteamTestTimeout, message)
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
         self.test = _Test(item)
+        if self.wall_limit and self.cpu_limit and self.client is not None:
+            self.test.subject_cpu = self.client.server_cpu()  # what the code's process says
+            # of its CPU time is in its reach: the busy backstop asks the server
+        if self.mode == "select" and self._collected_calling(item.nodeid):
+            self.test.calls += 1  # its module (or a conftest.py above it) called the function
         if self.client is not None:
             self.client.new_test()
             self.client.watch_modules()  # modules imported since, as they are now
@@ -413,6 +459,14 @@ class Judge:
             examples = getattr(item, "codeteam_examples", None)
             if examples is not None and when == "call":
                 event["examples"] = self._examples(examples, excinfo)
+        limited = test.limited
+        if limited is not None and "limit" not in event and getattr(
+                item, "codeteam_examples", None) is None:  # the test caught its limit
+            event.update(outcome="failed", message=str(limited), exception_type=None,
+                         limit="timeout" if isinstance(limited, CodeteamTestTimeout) else "busy")
+        refused = getattr(self.client, "refused_env", None)
+        if refused and test.decision is None and event["outcome"] in ("passed", "xpassed"):
+            test.decision = (refused, True)
         if test.decision is not None and not any(
                 "judge" in e for e in (event.get("examples") or {}).values()):
             event["judge"] = list(test.decision)

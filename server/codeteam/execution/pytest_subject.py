@@ -41,6 +41,7 @@ try:  # in the sandbox: the copy beside this file
         Unjudgeable,
         _is_dunder,
         _raisable,
+        _update,
         exception_info,
         forbidden,
         guard_forks,
@@ -58,6 +59,7 @@ except ImportError:  # in codeteam itself
         Unjudgeable,
         _is_dunder,
         _raisable,
+        _update,
         exception_info,
         forbidden,
         guard_forks,
@@ -67,7 +69,8 @@ except ImportError:  # in codeteam itself
 
 
 class _Capture:
-    """A text stream keeping what is written (bounded)."""
+    """A text stream keeping what is written (bounded); bytes written to its ``buffer`` (as
+    ``sys.stdout.buffer.write`` does) are kept as bytes, in order."""
 
     encoding = "utf-8"
     errors = "replace"
@@ -75,13 +78,17 @@ class _Capture:
     def __init__(self):
         self.parts = []
         self.size = 0
+        self.buffer = _BytesSink(self)
+
+    def _keep(self, data):
+        if self.size < OUTPUT_LIMIT:
+            self.parts.append(data[: OUTPUT_LIMIT - self.size])
+            self.size += len(self.parts[-1])
 
     def write(self, text):
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        if self.size < OUTPUT_LIMIT:
-            self.parts.append(text[: OUTPUT_LIMIT - self.size])
-            self.size += len(self.parts[-1])
+        self._keep(text)
         return len(text)
 
     def flush(self):
@@ -93,8 +100,81 @@ class _Capture:
     def writable(self):
         return True
 
+    def fileno(self):
+        import io
+
+        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")
+
     def getvalue(self):
-        return "".join(self.parts)
+        """The text written; a list of ``str`` and ``bytes`` parts when bytes were written."""
+        if all(type(part) is str for part in self.parts):
+            return "".join(self.parts)
+        merged = []
+        for part in self.parts:
+            if merged and type(merged[-1]) is type(part):
+                merged[-1] += part
+            else:
+                merged.append(part)
+        return merged
+
+
+class _BytesSink:
+    """``_Capture.buffer``: a binary stream writing into its capture."""
+
+    def __init__(self, capture):
+        self.capture = capture
+
+    def write(self, data):
+        data = bytes(data)
+        self.capture._keep(data)
+        return len(data)
+
+    def flush(self):
+        pass
+
+    def writable(self):
+        return True
+
+
+class _RemoteStdin:
+    """``sys.stdin`` during a call when the test gave its own (``monkeypatch.setattr(sys,
+    "stdin", io.StringIO(...))``): its ``read``, ``readline``, ``readlines`` called in the
+    judge (handles)."""
+
+    encoding = "utf-8"
+    errors = "strict"
+
+    def __init__(self, read, readline, readlines):
+        self._read, self._readline, self._readlines = read, readline, readlines
+
+    def read(self, size=-1):
+        return self._read(size) if self._read is not None else ""
+
+    def readline(self, size=-1):
+        return self._readline(size) if self._readline is not None else ""
+
+    def readlines(self, hint=-1):
+        return self._readlines(hint) if self._readlines is not None else []
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+    def isatty(self):
+        return False
+
+    def readable(self):
+        return True
+
+    def fileno(self):
+        import io
+
+        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")
 
 
 class _Loader:
@@ -409,8 +489,12 @@ class Subject(Channel):
                 continue
         return saved
 
-    def restore(self, saved):
+    def restore(self, saved, keep=()):
+        """Undo :meth:`apply` but for ``keep`` (``(id(owner), name)``: the call changed them,
+        the code's version stands, as the judge now has it too)."""
         for owner, name, old in reversed(saved):
+            if (id(owner), name) in keep:
+                continue
             try:
                 if old is _UNSET:
                     delattr(owner, name)
@@ -418,6 +502,56 @@ class Subject(Channel):
                     setattr(owner, name, old)
             except Exception:  # noqa: S112, BLE001
                 continue
+
+    def owned_modules(self):
+        """``(name, module)`` whose data the test may read: the module under test and the
+        project's other modules (not test files or conftest.py files); looked for again only
+        when ``sys.modules`` grew."""
+        known = getattr(self, "_owned", None)
+        if known is not None and known[0] == len(sys.modules):
+            return known[1]
+        found = []
+        for name, module in list(sys.modules.items()):
+            if type(name) is not str or module is None or (
+                    module is not self.module and not self.codec.own(name)):
+                continue
+            path = getattr(module, "__file__", None)
+            base = os.path.basename(path) if type(path) is str else ""
+            if base.startswith("test_") or base == "conftest.py":
+                continue
+            found.append((name, module))
+        self._owned = (len(sys.modules), found)
+        return found
+
+    def module_state(self):
+        """The data (:func:`_data_global`) of :meth:`owned_modules` and of the classes each
+        defines, as it is now: ``(module, class or None, name)`` -> (value, a shallow copy of
+        a list, dict or set of at most 4096 items or None, the module or class)."""
+        found = {}
+        for module, owner in self.owned_modules():
+            for name, value in list(vars(owner).items()):
+                if isinstance(value, type):
+                    if vars(value).get("__module__") == module:
+                        for key, item in list(vars(value).items()):
+                            if _data_global(key, item):
+                                found[(module, name, key)] = (item, _small_contents(item), value)
+                elif _data_global(name, value):
+                    found[(module, None, name)] = (value, _small_contents(value), owner)
+        return found
+
+    def changed_state(self, before):
+        """``[module, class or None, name, value]`` of the data the call rebound, added or (a
+        small list, dict or set) changed in place since ``before`` (:meth:`module_state`),
+        what can cross: the judge makes its own the same, as one process would show it to
+        the test."""
+        changed = []
+        for key, (value, contents, owner) in self.module_state().items():
+            old = before.get(key)
+            moved = old is None or old[0] is not value or (
+                old[1] is not None and _differ(contents, old[1]))
+            if moved and self.codec._sendable(value):
+                changed.append([*key, value, owner])
+        return changed
 
     # -- the CPU budget of a call ------------------------------------------------------------
 
@@ -473,7 +607,20 @@ class Subject(Channel):
             if problem:
                 self.restore(saved)
                 return dict(problem, out="", err="")
+        before = self.module_state()
+        changed = []
+        environ = dict(os.environ)
+        import builtins
+
         streams = sys.stdout, sys.stderr
+        reading = sys.stdin, builtins.input
+        redirected = request.get("input")
+        if type(redirected) is dict:  # the test's own sys.stdin or input(): read from there
+            methods = redirected.get("stdin")
+            if type(methods) is list and len(methods) == 3:
+                sys.stdin = _RemoteStdin(*methods)
+            if callable(redirected.get("input")):
+                builtins.input = redirected["input"]
         out, err = _Capture(), _Capture()
         sys.stdout, sys.stderr = out, err
         args = request.get("args") or []
@@ -521,7 +668,19 @@ class Subject(Channel):
             if rlimit is not None:
                 _cpu_rlimit(rlimit)
             sys.stdout, sys.stderr = streams
-            self.restore(saved)
+            sys.stdin, builtins.input = reading
+            try:
+                changed = self.changed_state(before)
+            except Exception:  # noqa: S110, BLE001 - a global that cannot be looked at
+                pass
+            self.restore(saved, keep={(id(e[4]), e[2]) for e in changed})
+        if changed:
+            reply["changed"] = [e[:4] for e in changed]
+        now = dict(os.environ)
+        if now != environ:  # what the code set or removed: the judge's to take over, or not
+            reply["environ"] = [{k: v for k, v in now.items() if environ.get(k) != v},
+                                [k for k in environ if k not in now]]
+            self.environ = now
         reply["out"] = out.getvalue()
         reply["err"] = err.getvalue()
         reply["cpu"] = time.process_time() - started
@@ -698,6 +857,7 @@ class JudgeClient(Channel):
         self.cpu_left = cpu_left
         self.process = None  # the subject's channel (a socket)
         self.server = None  # the socket to the server that starts subjects
+        self.starting = False  # a start request is under way on it
         self.globals = None
         self.snapshot = {}
         self.contents = {}
@@ -712,10 +872,12 @@ class JudgeClient(Channel):
         self.watched = {}  # module name -> (module, its globals, its classes' attributes)
         self.cpu = 0.0  # CPU seconds the code used in the running test
         self.returned = []  # values the function returned in the running test (kept alive)
+        self.refused_env = None  # why an environment change was not taken over (this test)
 
     def new_test(self):
         self.cpu = 0.0
         self.returned = []
+        self.refused_env = None
 
     # -- the subject's life ------------------------------------------------------------------
 
@@ -733,19 +895,23 @@ class JudgeClient(Channel):
             self.codec.remember_globals(self.globals)
         if self.server is None:
             self.server = socket.socket(fileno=int(os.environ.pop("CODETEAM_SUBJECT_FD")))
-        self.server.sendall(b"S")
-        answer, fds, _, _ = socket.recv_fds(self.server, 1, 1)
-        if answer != b"S" or len(fds) != 1:
-            for fd in fds:
-                os.close(fd)
-            line = answer
-            while line and not line.endswith(b"\n"):
-                more = self.server.recv(1)
-                line += more
-                if not more:
-                    break
-            raise OSError("the server started no process for the code under test: "
-                          + line[1:].decode("utf-8", "replace").strip())
+        self.starting = True  # (a signal handler's server_cpu does not interleave)
+        try:
+            self.server.sendall(b"S")
+            answer, fds, _, _ = socket.recv_fds(self.server, 1, 1)
+            if answer != b"S" or len(fds) != 1:
+                for fd in fds:
+                    os.close(fd)
+                line = answer
+                while line and not line.endswith(b"\n"):
+                    more = self.server.recv(1)
+                    line += more
+                    if not more:
+                        break
+                raise OSError("the server started no process for the code under test: "
+                              + line[1:].decode("utf-8", "replace").strip())
+        finally:
+            self.starting = False
         self.process = socket.socket(fileno=fds[0])
         self.rfd = self.wfd = self.process.fileno()
         self.sent_env = self.sent_path = None
@@ -757,6 +923,30 @@ class JudgeClient(Channel):
         if type(ready) is not dict or ready.get("kind") != "ready":
             raise ValueError("a malformed first answer")
         self.share(ready.get("modules"))
+
+    def server_cpu(self):
+        """CPU seconds this run's subjects used so far, as the server measures them (``b"C"``
+        on ``$CODETEAM_SUBJECT_FD``), or None: no server yet, a start in progress on that
+        socket (a signal handler asks), or no answer."""
+        if self.server is None or self.starting:
+            return None
+        try:
+            self.server.settimeout(5.0)
+            self.server.sendall(b"C")
+            line = b""
+            while not line.endswith(b"\n") and len(line) < 64:
+                more = self.server.recv(1)
+                if not more:
+                    return None
+                line += more
+            return float(line[1:]) if line.startswith(b"C") else None
+        except (OSError, ValueError):
+            return None
+        finally:
+            try:
+                self.server.settimeout(None)
+            except OSError:
+                pass
 
     def plain(self):
         """Whether the view binds the judged name to a plain function of that name (the
@@ -821,8 +1011,12 @@ class JudgeClient(Channel):
         far, as they are now: what a test rebinds later (``config.FACTOR = 5``,
         ``monkeypatch.setattr(other_module, ...)``) is sent with each call (:meth:`states`)."""
         for name, module in list(sys.modules.items()):
-            if name in self.watched or module is None or forbidden(name) or (
-                    self.globals is not None and vars(module) is self.globals):
+            if name in self.watched or module is None or forbidden(name):
+                continue
+            if self.globals is not None and vars(module) is self.globals:  # the view: its
+                self.watched[name] = (module, None, {  # classes (its globals: changed_globals)
+                    key: dict(vars(value)) for key, value in list(self.globals.items())
+                    if isinstance(value, type) and vars(value).get("__module__") == name})
                 continue
             path = getattr(module, "__file__", None)
             base = os.path.basename(path) if type(path) is str else ""
@@ -842,7 +1036,7 @@ class JudgeClient(Channel):
             if known is None:
                 continue
             module, before, classes = known
-            for key, value in list(vars(module).items()):
+            for key, value in list(vars(module).items()) if before is not None else ():
                 if not _is_dunder(key) and before.get(key, _UNSET) is not value:
                     found.append([name, None, key, value])
             for cls, attrs in classes.items():
@@ -862,6 +1056,88 @@ class JudgeClient(Channel):
                 if not _is_dunder(name) and (
                     name not in self.snapshot or self.snapshot[name] is not value
                     or name in self.contents and _contents(value) != self.contents[name])}
+
+    def mirror(self, changed):
+        """The data the call changed in the code's process (``changed``: ``[module, class or
+        None, name, value]``), made the same here, in the view's namespace, the project's
+        other modules :meth:`watch_modules` watches and their classes: a list, dict or set
+        held there is updated in place (names the tests imported see it), anything else
+        rebound; it is then the state both processes share (not sent back as the test's)."""
+        import types
+
+        if self.globals is None or type(changed) is not list:
+            return
+        view = self.config.get("module")
+        judged = str(self.config.get("qualname") or "").split(".")[0]
+        for entry in changed:
+            if type(entry) is not list or len(entry) != 4:
+                continue
+            module, cls, name, fresh = entry
+            if type(module) is not str or type(name) is not str or _is_dunder(name) or (
+                    cls is not None and type(cls) is not str) or callable(fresh) or isinstance(
+                    fresh, types.ModuleType):
+                continue
+            known = self.watched.get(module)
+            if module == view:
+                space = self.globals
+                if cls is None and name == judged:
+                    continue
+            elif known is None or known[1] is None:
+                continue  # not a project module the judge watches
+            else:
+                space = vars(known[0])
+            if cls is None:
+                old = space.get(name, _UNSET)
+                if old is not fresh:
+                    if type(old) is type(fresh) and type(old) in (list, dict, set):
+                        _update(old, fresh)
+                    else:
+                        space[name] = fresh
+                value = space[name]
+                if module == view:
+                    self.snapshot[name] = value
+                    found = _contents(value) if type(value) in (list, dict, set) else None
+                    if found is None:
+                        self.contents.pop(name, None)
+                    else:
+                        self.contents[name] = found
+                else:
+                    known[1][name] = value
+                continue
+            owner = space.get(cls)
+            if not isinstance(owner, type) or vars(owner).get("__module__") != module:
+                continue
+            try:
+                setattr(owner, name, fresh)
+            except (AttributeError, TypeError):
+                continue
+            if known is not None and cls in known[2]:
+                known[2][cls][name] = fresh
+
+    def take_environ(self, changed, removed):
+        """The environment variables the call set (``changed``) or removed, set here too, as
+        one process would show them to the test; one that makes the programs a test may
+        start run other code (:func:`_runs_code`) is not taken over: a pass of the test is
+        then "not judged" (:attr:`refused_env`), a failure stays one."""
+        if type(changed) is not dict or type(removed) is not list:
+            return
+        names = [*changed, *removed]
+        refused = sorted(str(n) for n in names if type(n) is not str or _runs_code(n))
+        if refused and self.refused_env is None:  # a pass of this test is then not judged
+            self.refused_env = ("the code under test changed the environment variable "
+                                f"{', '.join(refused)[:200]}, which the judge does not take "
+                                "over (the programs a test starts would run what it names)")
+        try:
+            for name, value in changed.items():
+                if type(name) is str and not _runs_code(name):
+                    os.environ[name] = str(value)
+            for name in removed:
+                if type(name) is str and not _runs_code(name):
+                    os.environ.pop(name, None)
+        except (ValueError, OSError) as error:  # a name with "=" or a NUL
+            self.fail(f"the code under test set an environment variable the judge cannot "
+                      f"({error})", not_judged=True)
+        self.sent_env = dict(os.environ)
 
     def forward(self, args, kwargs):
         __tracebackhide__ = True
@@ -938,6 +1214,9 @@ class JudgeClient(Channel):
                 request["path"] = self.sent_path = path
             request["globals"] = self.changed_globals()
             request["states"] = self.states()
+            redirected = _redirected_input()
+            if redirected:
+                request["input"] = redirected
             view = (self.plain(), tuple(self.codec.global_names()))
             if view != self.sent_view:  # the view was imported after the subject started
                 request["view"] = {"plain": view[0], "globals": list(view[1])}
@@ -952,7 +1231,8 @@ class JudgeClient(Channel):
         if left is not None and left <= 0:
             raise self.timeout_error("the code used its CPU time for this test")
         request["cpu_left"] = left
-        values = {key: request.pop(key) for key in ("args", "kwargs", "globals", "states")
+        values = {key: request.pop(key) for key in ("args", "kwargs", "globals", "states",
+                                                    "input")
                   if key in request}
         try:  # the values apart: the subject decodes them once it has the context
             request["payload"] = self.codec.dumps(values)
@@ -995,10 +1275,23 @@ class JudgeClient(Channel):
             self.depth -= 1
         if type(reply.get("cpu")) is float:
             self.cpu += max(reply["cpu"], 0.0)
+        if type(reply.get("changed")) is list:
+            self.mirror(reply["changed"])
+        if type(reply.get("environ")) is list and len(reply["environ"]) == 2:
+            self.take_environ(*reply["environ"])
         for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
             text = reply.get(key)
-            if type(text) is str and text:
-                stream.write(text)
+            for part in (text if type(text) is list else [text]):
+                if type(part) is str and part:
+                    stream.write(part)
+                elif type(part) is bytes and part:  # the code wrote to sys.stdout.buffer
+                    binary = getattr(stream, "buffer", None)
+                    if binary is not None:
+                        stream.flush()
+                        binary.write(part)
+                    else:
+                        stream.write(part.decode(getattr(stream, "encoding", None) or "utf-8",
+                                                 "replace"))
         self.warn(reply.get("warnings"))
         if reply["kind"] == "timeout":
             self.end()
@@ -1106,6 +1399,50 @@ class JudgeClient(Channel):
         return exc
 
 
+_CODE_VARIABLES = frozenset({
+    "PATH", "HOME", "TMPDIR", "SHELL", "BASH_ENV", "ENV", "PAGER", "EDITOR", "VISUAL",
+    "BROWSER", "PS4", "PROMPT_COMMAND", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB",
+    "NODE_OPTIONS", "NODE_PATH", "TERMINFO", "GCONV_PATH", "LOCPATH", "HOSTALIASES"})
+_CODE_PREFIXES = ("LD_", "PYTHON", "PYTEST", "CODETEAM", "GIT_", "DYLD_", "MALLOC_", "GLIBC_", "PIP_",
+                  "VIRTUAL_ENV", "CONDA")
+
+
+def _runs_code(name):
+    """Whether environment variable ``name`` can make a program a test starts (python, a
+    shell, git, the dynamic loader) run code or files of the code under test's choosing."""
+    upper = name.upper()
+    return upper in _CODE_VARIABLES or upper.startswith(_CODE_PREFIXES) or upper.endswith(
+        ("_COMMAND", "_CMD", "_PATH", "_HOOK", "_OPTIONS", "_OPTS", "_ASKPASS", "_PROGRAM",
+         "_PRELOAD", "_LIBRARY", "_PLUGINS", "_PLUGIN", "_EXE", "_BIN", "_SHELL", "RC", "_FILE",
+         "_CONFIG")) or not name.isidentifier()
+
+
+def _redirected_input():
+    """What the test made the code read (sent with each call): ``stdin`` the ``read``,
+    ``readline`` and ``readlines`` of the ``sys.stdin`` it set (not pytest's own, which
+    refuses to be read), ``input`` the ``input`` it put into builtins."""
+    import builtins
+
+    found = {}
+    stdin = sys.stdin
+    if stdin is not None and stdin is not sys.__stdin__ and (
+            type(stdin).__name__ != "DontReadFromInput"):
+        found["stdin"] = [getattr(stdin, name, None) for name in ("read", "readline",
+                                                                  "readlines")]
+    if builtins.input is not _INPUT:
+        found["input"] = builtins.input
+    return found
+
+
+def _original_input():
+    import builtins
+
+    return builtins.input
+
+
+_INPUT = _original_input()
+
+
 def importable_modules():
     """Modules of this process the subject imports by name too (same ``sys.path``): a module
     with a file (test modules and conftest.py files included: an object of a class a test
@@ -1120,6 +1457,35 @@ def importable_modules():
             continue  # a module under another name (pytest's importlib mode, exec'd files)
         found.add(name)
     return found
+
+
+def _data_global(name, value):
+    """Whether a module global is data the test may read (mirrored between the processes):
+    not a dunder, not a function, class, module or other callable."""
+    import types
+
+    return type(name) is str and not _is_dunder(name) and not callable(value) and not (
+        isinstance(value, types.ModuleType))
+
+
+def _small_contents(value):
+    """A shallow copy of a list, dict or set of at most 4096 items (what it holds, in place
+    changes of its items aside), else None."""
+    if type(value) not in (list, dict, set) or len(value) > 4096:
+        return None
+    return type(value)(value)
+
+
+def _differ(now, before):
+    """Whether two :func:`_small_contents` differ (items compared by identity first, as the
+    builtin comparisons do: equal objects that are not the same run their ``__eq__``, here in
+    the code's own process)."""
+    if now is None or type(now) is not type(before) or len(now) != len(before):
+        return True
+    try:
+        return bool(now != before)
+    except Exception:  # noqa: BLE001 - an item whose comparison fails: taken as changed
+        return True
 
 
 def _contents(value):

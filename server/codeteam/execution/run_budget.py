@@ -339,18 +339,25 @@ def _kill_cgroup(folder: str) -> None:
                 os.kill(pid, signal.SIGKILL)
 
 
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds process ``pid`` used (``utime + stime`` of ``/proc/<pid>/stat``, all its
+    threads), or None when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _usage(pid: int) -> tuple[int, float | None]:
     """(``RssAnon + RssShmem`` in bytes, CPU seconds the process used: ``utime + stime``)."""
     rss = 0
-    cpu = None
     try:
         with open(f"/proc/{pid}/status", "rb") as handle:
             for line in handle:
                 if line.startswith((b"RssAnon:", b"RssShmem:")):
                     rss += int(line.split()[1]) * 1024
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-        cpu = (int(fields[11]) + int(fields[12])) / _CLK_TCK  # utime, stime
     except (OSError, ValueError, IndexError):
-        pass
-    return rss, cpu
+        return rss, None
+    return rss, process_cpu(pid)

@@ -18,7 +18,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Self
 
-from codeteam.execution.run_budget import RunBudget
+from codeteam.execution.run_budget import RunBudget, process_cpu
 from codeteam.execution.sandbox_command import (
     _Capped,
     _copied_project,
@@ -26,6 +26,7 @@ from codeteam.execution.sandbox_command import (
     _Prepared,
     _run_uids,
     _Sink,
+    descendants,
     kill_tree,
     reap,
     run_nproc,
@@ -42,6 +43,9 @@ log = logging.getLogger(__name__)
 
 START = b"S"
 """The judge's request (one byte), and the server's answer when it carries a channel."""
+
+CPU = b"C"
+"""The judge's request for the CPU seconds its subjects used, and the start of the answer."""
 
 REFUSED = b"E"
 """The server's answer when no subject was started; one line of text follows."""
@@ -123,6 +127,7 @@ class SubjectServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
         self._drops: list[asyncio.Future] = []
+        self._seen_cpu: dict[int, float] = {}
 
     async def __aenter__(self) -> Self:
         self._loop = asyncio.get_running_loop()
@@ -172,6 +177,12 @@ class SubjectServer:
                 return
             if not request:
                 return
+            if request == CPU:
+                try:
+                    await loop.sock_sendall(sock, CPU + b"%.3f\n" % self.subjects_cpu())
+                except OSError:
+                    return
+                continue
             if request != START:
                 await _refuse(sock, f"unknown request {request!r} (send {START!r})")
                 continue
@@ -186,6 +197,17 @@ class SubjectServer:
                 return
             finally:
                 channel.close()
+
+    def subjects_cpu(self) -> float:
+        """CPU seconds every process of this run's subjects used so far (``utime + stime``
+        from ``/proc``, the most seen of each; a process that ended between two looks counts
+        with what was seen of it)."""
+        roots = [subject.proc.pid for subject in self._subjects]
+        for pid in _tree(roots) if roots else []:
+            cpu = process_cpu(pid)
+            if cpu is not None:
+                self._seen_cpu[pid] = max(cpu, self._seen_cpu.get(pid, 0.0))
+        return sum(self._seen_cpu.values())
 
     async def start(self) -> socket.socket:
         """Start one subject; return the judge's end of its channel (the caller closes it once
@@ -381,6 +403,32 @@ class SubjectServer:
         if self._out_write >= 0:
             os.close(self._out_write)
             self._out_write = -1
+
+
+def _tree(roots: list[int]) -> list[int]:
+    """``roots`` and their descendants, through ``/proc/<pid>/task/<tid>/children`` (asked
+    once per test: no pass over all of ``/proc``, which :func:`descendants` makes when the
+    kernel has no such files)."""
+    found: list[int] = []
+    pending = list(roots)
+    while pending:
+        pid = pending.pop()
+        found.append(pid)
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as handle:
+                    pending.extend(int(child) for child in handle.read().split())
+            except FileNotFoundError:
+                if not os.path.exists(f"/proc/{pid}/task/{tid}"):
+                    continue  # the thread ended
+                return descendants(roots)
+            except (OSError, ValueError):
+                continue
+    return found
 
 
 async def _refuse(sock: socket.socket, why: str) -> None:
