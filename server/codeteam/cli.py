@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="with --write, also write code that did not pass its tests (never "
                      "over a function that passes more of the public tests)")
 
-    from codeteam.bench.cli import add_bench_parser
+    from codeteam.bench.bench_cli import add_bench_parser
 
     add_bench_parser(sub)
     return parser
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
                 log.exception("codeteam run failed")
             code = 1
     elif args.command == "bench":
-        from codeteam.bench.cli import run_bench_command
+        from codeteam.bench.bench_cli import run_bench_command
 
         code = run_bench_command(args)
     else:

@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from codeteam.execution.models import TestCase, TestOrigin
+from codeteam.execution.outcomes import TestCase, TestOrigin
 from codeteam.execution.pytest_run import (
     has_tests,
     select_tests,
@@ -139,7 +139,7 @@ async def with_project_tests(
     (an unsaved document) or the project has nothing pytest would collect (no process
     started). The project is ``task.project`` (else :func:`~codeteam.project.project_for` of
     ``path``, ``root`` and ``python``); a lone module's folder (or ``root``) is searched as its
-    project. Raises :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox
+    project. Raises :class:`~codeteam.execution.outcomes.SandboxUnavailable` when the sandbox
     cannot run."""
     if path is None or not path.is_file():  # unsaved: nothing on disk to lay the text over
         return task

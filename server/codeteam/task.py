@@ -10,7 +10,7 @@ import re
 
 from pydantic import BaseModel, Field
 
-from codeteam.execution.models import Program, PytestTarget, TestCase
+from codeteam.execution.outcomes import Program, PytestTarget, TestCase
 from codeteam.project import Project
 from codeteam.project_context import ProjectContext, build_project_context
 from codeteam.pysource.docstrings import read_plan, strip_plan
@@ -133,7 +133,7 @@ class Task(BaseModel):
 
     def program_with(self, code: str) -> Program:
         """The module with the function replaced by ``code`` (a function at column 0), and
-        where it is judged (:class:`~codeteam.execution.models.Program`)."""
+        where it is judged (:class:`~codeteam.execution.outcomes.Program`)."""
         new_function = indent_function(code, self.indent)
         text = replace_span(self.module_source, self.start_line, self.end_line, new_function)
         return self.program_of(text, self.start_line, new_function.count("\n") or 1)

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import run_suite
 from codeteam.task import Task

@@ -15,7 +15,7 @@ import pytest
 from judge_support import run_tests
 
 from codeteam.documents import task_for
-from codeteam.execution.models import RunReport, TestCase
+from codeteam.execution.outcomes import RunReport, TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.project import project_for
 from codeteam.task import Task

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codeteam.documents import task_for, with_project_tests
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import NESTED, run_suite
 from codeteam.project import project_for

@@ -7,7 +7,7 @@ from pipeline_support import STUB
 
 from codeteam.documents import task_for
 from codeteam.llm.provider import client_for
-from codeteam.pipelines.runner import run_pipeline
+from codeteam.pipelines.registry import run_pipeline
 from codeteam.settings import load_settings
 
 

@@ -10,7 +10,7 @@ from pipeline_support import ANALYST, DIRECT, REVISE, SORTED, STUB
 
 from codeteam.documents import task_for
 from codeteam.llm.provider import client_for
-from codeteam.pipelines.runner import run_pipeline
+from codeteam.pipelines.registry import run_pipeline
 from codeteam.settings import load_settings
 
 pytestmark = pytest.mark.sandbox

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codeteam.execution.models import Program, TestCase
+from codeteam.execution.outcomes import Program, TestCase
 from codeteam.pysource.functions import FunctionInfo, locate
 from codeteam.task import Task
 
@@ -88,7 +88,7 @@ class BenchTask:
     public_text: str = ""
     pytest_target: Any = None
     """For a ``--repo`` task: where pytest runs its hidden tests (a
-    :class:`~codeteam.execution.models.PytestTarget`; hidden from the pipeline)."""
+    :class:`~codeteam.execution.outcomes.PytestTarget`; hidden from the pipeline)."""
 
     def fingerprint(self) -> str:
         """A short hash of the hidden tests and the reference (cache key of the canonical

@@ -45,6 +45,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from codeteam.editor.actions import Action
+from codeteam.editor.active_runs import Run
 from codeteam.editor.diagnostics import FunctionDiagnostics, review_problems, unapplied_problems
 from codeteam.editor.document_watch import Expectation
 from codeteam.editor.edits import (
@@ -58,7 +59,6 @@ from codeteam.editor.edits import (
 from codeteam.editor.positions import split_lines
 from codeteam.editor.preview import PREVIEW_WAIT_S, Preview, edit_mode, preview_for
 from codeteam.editor.progress import RunProgress
-from codeteam.editor.runs import Run
 from codeteam.editor.targets import (
     CommandArgumentError,
     CommandTarget,

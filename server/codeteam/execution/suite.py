@@ -17,7 +17,7 @@ from pathlib import Path
 
 from codeteam.execution import trust
 from codeteam.execution.judge_view import JudgeView, judge_view
-from codeteam.execution.models import Program, PytestTarget, RunReport, TestCase, TestOutcome
+from codeteam.execution.outcomes import Program, PytestTarget, RunReport, TestCase, TestOutcome
 from codeteam.execution.pytest_run import (
     judged_session,
     node_args,
@@ -34,7 +34,7 @@ NESTED = ("a nested function's docstring examples are not collected by doctest (
 async def run_suite(program: Program, tests: list[TestCase], policy: SandboxPolicy) -> RunReport:
     """Run ``tests`` on ``program`` (the module with the candidate in place, and where it is
     judged): one :class:`RunReport`, outcomes in the order of ``tests``. Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run;
+    :class:`~codeteam.execution.outcomes.SandboxUnavailable` when the sandbox cannot run;
     cancellation kills the test processes."""
     if not tests:
         return RunReport(sandbox=policy.mode)

@@ -3,7 +3,7 @@ found with jedi and :mod:`ast` (never by importing the user's code) and fitted i
 budget, for the analyst's, coder's and tester's prompts (``prompts/project_context.jinja``)."""
 
 from codeteam.project_context.build import DEFAULT_BUDGET, build_project_context
-from codeteam.project_context.models import (
+from codeteam.project_context.context_models import (
     ContextDefinition,
     ContextFile,
     LeftOut,

@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codeteam.project_context.models import (
+from codeteam.project_context.context_models import (
     CHARS_PER_TOKEN,
     ContextDefinition,
     ContextFile,

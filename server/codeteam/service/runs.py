@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 from codeteam.llm.client import LLMClient, LLMError
 from codeteam.llm.embedded import EmbeddedModelError
+from codeteam.pipelines.registry import ACTIONS, PIPELINES, run_pipeline
 from codeteam.pipelines.result import Result
-from codeteam.pipelines.runner import ACTIONS, PIPELINES, run_pipeline
 from codeteam.preflight import untestable_reason
 from codeteam.pysource.functions import (
     AmbiguousFunction,
@@ -90,7 +90,7 @@ class RunRequest:
     """One run: ``text`` is the module as the run sees it (a document or a file, LF or CRLF,
     without a BOM); the function is ``info`` (already located by the caller in
     :attr:`readable`) or ``qualname`` (``Class.method`` for a method). ``pipeline`` is a key of
-    :data:`~codeteam.pipelines.runner.PIPELINES` or ``ACTIONS``, or None for the settings'
+    :data:`~codeteam.pipelines.registry.PIPELINES` or ``ACTIONS``, or None for the settings'
     ``generate_pipeline``. ``path`` is the file on disk (None for an unsaved document) and
     ``workspace_root`` the folder whose tests are searched for a file outside any project;
     ``project_root`` the root the user chose for the file's project (``--workspace``, the
@@ -249,7 +249,7 @@ async def _with_project_tests(
     them, :func:`~codeteam.documents.with_project_tests`); as it was, with the reason as a
     progress line, when the sandbox cannot run them (the pipeline's tester then says why)."""
     from codeteam.documents import with_project_tests
-    from codeteam.execution.models import SandboxUnavailable
+    from codeteam.execution.outcomes import SandboxUnavailable
     from codeteam.execution.sandbox import SandboxPolicy
 
     settings = request.settings

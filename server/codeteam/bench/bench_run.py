@@ -1,7 +1,7 @@
 """``codeteam bench``: run pipelines on a benchmark, score them on hidden tests, summarize.
 
 For each selected task and pipeline: run the pipeline on the task's public part
-(:func:`codeteam.pipelines.runner.run_pipeline`), score ``result.code`` on the hidden tests in
+(:func:`codeteam.pipelines.registry.run_pipeline`), score ``result.code`` on the hidden tests in
 the sandbox, and append a :class:`~codeteam.bench.results.BenchRecord` to
 ``OUT/results.jsonl``. Before that, each task's reference solution is run through its hidden
 tests once (cached in ``OUT/canonical.json``); tasks whose tests fail on it are *defective*
@@ -64,7 +64,7 @@ class BenchError(Exception):
 class BenchConfig:
     """What to run. ``dataset`` (a name) or ``data`` (a HumanEval-format JSONL) selects the
     tasks, ``limit`` / ``task_ids`` narrow them; ``pipelines`` are names of
-    :data:`codeteam.pipelines.runner.PIPELINES`; ``concurrency`` is how many (task, pipeline)
+    :data:`codeteam.pipelines.registry.PIPELINES`; ``concurrency`` is how many (task, pipeline)
     runs go at once; ``out`` the output folder; ``overrides`` settings keys (``--set``);
     ``score_timeout_s`` the wall-clock seconds of one scoring run (None: the dataset's
     default); ``progress`` shows a tqdm bar on stderr; ``report_only`` runs no task and
@@ -174,8 +174,8 @@ async def run_one(
 ) -> BenchRecord:
     """Run ``pipeline`` on ``item``'s public task, score its code on the hidden tests and
     return the record. A pipeline that raises is recorded as an infrastructure error (no
-    code); :class:`~codeteam.execution.models.SandboxUnavailable` from scoring propagates."""
-    from codeteam.pipelines.runner import run_pipeline
+    code); :class:`~codeteam.execution.outcomes.SandboxUnavailable` from scoring propagates."""
+    from codeteam.pipelines.registry import run_pipeline
 
     started = time.monotonic()
     try:
@@ -242,8 +242,8 @@ async def run_bench(
     ``client`` (an :class:`~codeteam.llm.client.LLMClient`) defaults to
     :func:`codeteam.llm.provider.client_for` and is closed at the end (the embedded model is
     stopped). Raises :class:`BenchError` for usage and setup problems."""
-    from codeteam.execution.models import SandboxUnavailable
-    from codeteam.pipelines.runner import PIPELINES
+    from codeteam.execution.outcomes import SandboxUnavailable
+    from codeteam.pipelines.registry import PIPELINES
 
     if settings is None:
         settings, problems = load_settings(config.overrides)
@@ -464,7 +464,7 @@ async def _load_repo(config: BenchConfig, settings: Settings, echo: bool) -> tup
     """(identity, selection report, dataset) of ``--repo``: the ``--out`` folder is checked
     against the repository's identity before its tests are run."""
     from codeteam.bench.repo import RepoError, load_repo, repo_identity
-    from codeteam.execution.models import SandboxUnavailable
+    from codeteam.execution.outcomes import SandboxUnavailable
 
     def say(text: str) -> None:
         if echo:
