@@ -40,7 +40,7 @@ class Task(BaseModel):
     public tests include pytest tests: ``kind == "pytest"``, ids are pytest node ids).
     ``project_context`` holds the project definitions every role's prompt shows
     (``prompts/project_context.jinja``); :meth:`from_info` makes one from the module text
-    alone unless given one built with the project (:func:`codeteam.documents.task_for`).
+    alone unless given one built with the project (:func:`codeteam.service.documents.task_for`).
     """
 
     name: str

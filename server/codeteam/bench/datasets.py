@@ -183,7 +183,7 @@ def docstring_tests(source: str, info: FunctionInfo) -> list[TestCase]:
     its prose examples (``f(1) == 2``, ``f(1) ➞ 2``: :mod:`codeteam.pysource.examples`)."""
     if not info.docstring:
         return []
-    from codeteam.documents import doctest_cases, example_cases
+    from codeteam.service.documents import doctest_cases, example_cases
     first = info.docstring_lines[0] if info.docstring_lines else None
     return (doctest_cases(info.docstring, info.name, docstring_first_line=first, source=source)
             or example_cases(info.docstring, info.name, docstring_first_line=first,

@@ -164,6 +164,6 @@ class OneClient:
 def warm_imports() -> None:
     """Import what a run needs (the service, the pipelines, the model provider, the openai
     SDK), for a caller that does it in the background before the first run."""
-    import codeteam.documents
     import codeteam.llm.provider
+    import codeteam.service.documents
     import codeteam.service.runs  # noqa: F401

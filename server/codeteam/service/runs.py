@@ -21,7 +21,6 @@ from codeteam.llm.client import LLMClient, LLMError
 from codeteam.llm.embedded import EmbeddedModelError
 from codeteam.pipelines.registry import ACTIONS, PIPELINES, run_pipeline
 from codeteam.pipelines.result import Result
-from codeteam.preflight import untestable_reason
 from codeteam.pysource.functions import (
     AmbiguousFunction,
     FunctionInfo,
@@ -33,6 +32,7 @@ from codeteam.pysource.functions import (
 )
 from codeteam.pysource.tolerant import ParseableModule, parseable_module
 from codeteam.roles.conversation import ProgressCallback
+from codeteam.service.preflight import untestable_reason
 from codeteam.settings import Settings
 from codeteam.task import Task
 
@@ -65,7 +65,7 @@ class ModelFailed(ServiceError):
 
 class Untestable(ServiceError):
     """The run's result depends on tests and the sandbox cannot run them here; no model call
-    was made (:func:`codeteam.preflight.untestable_reason`). ``reason`` says why."""
+    was made (:func:`codeteam.service.preflight.untestable_reason`). ``reason`` says why."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(f"the code cannot be tested here, so no model call was made: {reason}")
@@ -179,10 +179,10 @@ def _syntax_error_in(text: str, block: tuple[int, int]) -> str:
 
 
 def _task_for(text, info, path, workspace_root, project, context_tokens) -> Task:
-    """:func:`~codeteam.documents.task_for` with positional arguments (for an offload to a
-    worker process, which takes a picklable function and arguments). It builds the project
+    """:func:`~codeteam.service.documents.task_for` with positional arguments (for an offload
+    to a worker process, which takes a picklable function and arguments). It builds the project
     context too (jedi), so that work stays off the event loop and its GIL."""
-    from codeteam.documents import task_for
+    from codeteam.service.documents import task_for
 
     return task_for(text, info=info, path=path, workspace_root=workspace_root, project=project,
                     context_tokens=context_tokens)
@@ -246,11 +246,11 @@ async def _with_project_tests(
     request: RunRequest, task: Task, progress: ProgressCallback | None
 ) -> Task:
     """The task with the project's pytest tests that call the function (found by running
-    them, :func:`~codeteam.documents.with_project_tests`); as it was, with the reason as a
+    them, :func:`~codeteam.service.documents.with_project_tests`); as it was, with the reason as a
     progress line, when the sandbox cannot run them (the pipeline's tester then says why)."""
-    from codeteam.documents import with_project_tests
     from codeteam.execution.outcomes import SandboxUnavailable
     from codeteam.execution.sandbox import SandboxPolicy
+    from codeteam.service.documents import with_project_tests
 
     settings = request.settings
     policy = SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s)
