@@ -59,13 +59,7 @@ from codeteam.editor.edits import (
 from codeteam.editor.positions import split_lines
 from codeteam.editor.preview import PREVIEW_WAIT_S, Preview, edit_mode, preview_for
 from codeteam.editor.progress import RunProgress
-from codeteam.editor.targets import (
-    CommandArgumentError,
-    CommandTarget,
-    TargetError,
-    parse_target,
-    resolve_function,
-)
+from codeteam.editor.targets import CommandArgumentError, parse_target
 from codeteam.editor.transcript import RunRecord
 from codeteam.pysource.functions import (
     AmbiguousFunction,
@@ -74,7 +68,8 @@ from codeteam.pysource.functions import (
     SourceError,
     function_text,
 )
-from codeteam.pysource.tolerant import ParseableModule, locate_tolerant, parseable_module
+from codeteam.pysource.tolerant import ParseableModule, locate_tolerant
+from codeteam.service.locate import TargetError, locate_target
 
 if TYPE_CHECKING:
     from codeteam.editor.server import CodeteamServer
@@ -120,8 +115,9 @@ async def run_action(ls: CodeteamServer, action: Action, arguments: Sequence[Any
         # Code elsewhere in the module that does not parse (being typed) is left out of the
         # run: the target is found, and the task built, in the rest (same line numbers).
         # In the parse worker: a whole-module ast.parse holds the GIL (editor/parsing.py).
-        readable, info = await ls.parser.run(_resolve, text, target)
-    except (SourceError, TargetError) as error:
+        readable, info = await ls.parser.run(
+            locate_target, text, target.qualname, signature=target.signature, line=target.line)
+    except TargetError as error:
         return _failed(ls, f"{action.title}: {error}")
 
     run = ls.runs.start(target.uri, info.qualname, action, request_id)
@@ -138,13 +134,6 @@ async def run_action(ls: CodeteamServer, action: Action, arguments: Sequence[Any
         return await _execute(ls, run, text, readable, info)
     finally:
         ls.runs.finish(run)
-
-
-def _resolve(text: str, target: CommandTarget) -> tuple[ParseableModule, FunctionInfo]:
-    """The module as the run reads it and the function ``target`` designates in it; raises
-    SourceError (nothing of the module parses) or TargetError."""
-    readable = parseable_module(text)
-    return readable, resolve_function(text, target, readable)
 
 
 async def _execute(

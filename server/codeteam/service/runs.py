@@ -4,9 +4,10 @@ its public tests, get a model client, run the pipeline, note what was left out, 
 the new code parses in place.
 
 Callers translate: the editor turns a :class:`RunOutcome` into a WorkspaceEdit, diagnostics
-and messages, the CLI into stdout, stderr and an exit code. Errors are this module's own
-(:class:`ServiceError` and its subclasses, each with a message for the user); nothing here
-knows LSP or the command line. Lines are 0-based.
+and messages, the CLI into stdout, stderr and an exit code. Errors are the service's own
+(:class:`ServiceError` and its subclasses, each with a message for the user;
+:class:`TargetError` is :func:`~codeteam.service.locate.locate_target`'s); nothing here knows
+LSP or the command line. Lines are 0-based.
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ from codeteam.pysource.functions import (
     FunctionInfo,
     FunctionNotFound,
     SourceError,
-    find_functions,
     indent_function,
     replace_span,
 )
 from codeteam.pysource.tolerant import ParseableModule, parseable_module
 from codeteam.roles.conversation import ProgressCallback
+from codeteam.service.locate import ServiceError, TargetError, locate_target
 from codeteam.service.preflight import untestable_reason
 from codeteam.settings import Settings
 from codeteam.task import Task
@@ -39,19 +40,6 @@ from codeteam.task import Task
 REPORTING_ONLY = frozenset({"review"})
 """Pipelines whose result does not replace the function (the tester's report only); every
 other pipeline's code (a new function, or the function with its plan) replaces it."""
-
-
-class ServiceError(Exception):
-    """A run that could not be made; ``str(error)`` is the message for the user."""
-
-
-class TargetError(ServiceError):
-    """The function is not in the module (or not unambiguously), or the module does not parse.
-    ``hint`` names the functions that are there, when there are any."""
-
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message + hint)
-        self.hint = hint
 
 
 class ModelUnavailable(ServiceError):
@@ -135,47 +123,6 @@ class RunOutcome:
     @property
     def applicable(self) -> bool:
         return self.new_text is not None
-
-
-def locate_target(text: str, qualname: str) -> tuple[ParseableModule, FunctionInfo]:
-    """The module as a run reads it (top-level blocks that do not parse blanked, line for line)
-    and the function ``qualname`` in it. Raises :class:`TargetError` with a message naming the
-    lines when the function is inside code that does not parse, or the functions there are."""
-    from codeteam.pysource.functions import locate
-
-    try:
-        readable = parseable_module(text)
-        return readable, locate(readable.text, qualname)
-    except SourceError as error:
-        raise TargetError(str(error)) from error
-    except AmbiguousFunction as error:
-        raise TargetError(str(error)) from error
-    except FunctionNotFound as error:
-        block = readable.block_holding(text, qualname)
-        if block is not None:
-            raise TargetError(
-                f"{qualname} is in code that does not parse (lines {block[0] + 1}-"
-                f"{block[1] + 1}{_syntax_error_in(text, block)}); finish or fix it first"
-            ) from error
-        names = [f.qualname for f in find_functions(readable.text)]
-        hint = (f" (functions here: {', '.join(names[:12])}; a method is Class.method)"
-                if names else "")
-        raise TargetError(str(error), hint) from error
-
-
-def _syntax_error_in(text: str, block: tuple[int, int]) -> str:
-    """``": line N: message"`` for the first syntax error of the 0-based line span ``block``
-    of ``text`` (1-based line, as editors and Python show it), or ""."""
-    lines = text.splitlines()[block[0]: block[1] + 1]
-    try:
-        compile("\n".join(lines) + "\n", "<block>", "exec", dont_inherit=True)
-    except SyntaxError as error:
-        if error.lineno is not None:
-            return f"; line {block[0] + error.lineno}: {error.msg}"
-        return f"; {error.msg}"
-    except ValueError as error:  # a NUL byte
-        return f"; {error}"
-    return ""
 
 
 def _task_for(text, info, path, workspace_root, project, context_tokens) -> Task:
