@@ -297,11 +297,11 @@ async def _run(args: argparse.Namespace) -> int:
         project_root=args.workspace,
         allow_untested=args.allow_untested or args.write_untested,
     )
-    clients = OneClient()
-    try:
-        readable, task = await service.build_task(request, _progress)
-        for note in task.project.notes if task.project else []:
-            print(f"codeteam: {note}", file=sys.stderr)  # python setting unusable, no pytest
+
+    def on_note(note: str) -> None:  # the python setting unusable, no pytest
+        print(f"codeteam: {note}", file=sys.stderr)
+
+    def on_task(task) -> None:
         project = task.project
         if project is not None and not project.lone:
             _progress(f"testing {project.module} in the project {project.root} "
@@ -310,8 +310,11 @@ async def _run(args: argparse.Namespace) -> int:
                  else f"{EMBEDDED_NAME} (SmolLM2-135M-Instruct)")
         _progress(f"{args.pipeline} on {task.qualname} ({len(task.public_tests)} public tests); "
                   f"model: {model}")
-        outcome = await service.run(request, clients, progress=_progress, task=task,
-                                    readable=readable)
+
+    clients = OneClient()
+    try:
+        outcome = await service.run(request, clients, progress=_progress, on_note=on_note,
+                                    on_task=on_task)
     except service.TargetError as error:
         print(f"codeteam: {path}: {error}", file=sys.stderr)
         return 2

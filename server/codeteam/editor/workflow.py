@@ -288,15 +288,14 @@ async def _produce(
         # In the parse worker: a whole-module ast.parse holds the GIL (editor/parsing.py).
         offload=ls.parser.run,
     )
+
+    def on_note(note: str) -> None:
+        if note not in _SHOWN_NOTES:  # an unusable python setting, no pytest: said once
+            _SHOWN_NOTES.add(note)
+            ls.show(f"codeteam: {note}", types.MessageType.Warning)
+
     try:
-        on_stage("collecting the public tests")
-        readable, task = await service.build_task(request, on_stage)
-        for note in task.project.notes if task.project else []:
-            if note not in _SHOWN_NOTES:  # an unusable python setting, no pytest: said once
-                _SHOWN_NOTES.add(note)
-                ls.show(f"codeteam: {note}", types.MessageType.Warning)
-        outcome = await service.run(request, ls.llm, progress=on_stage, task=task,
-                                    readable=readable)
+        outcome = await service.run(request, ls.llm, progress=on_stage, on_note=on_note)
     except service.ServiceError as error:  # Untestable, ModelUnavailable, ModelFailed, ...
         raise RunFailed(str(error)) from error
     if not run.action.applies_code or outcome.result.code is None:

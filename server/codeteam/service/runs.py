@@ -217,12 +217,16 @@ async def run(
     clients: ClientSource,
     *,
     progress: ProgressCallback | None = None,
-    task: Task | None = None,
-    readable: ParseableModule | None = None,
+    on_note: Callable[[str], None] | None = None,
+    on_task: Callable[[Task], None] | None = None,
 ) -> RunOutcome:
-    """Run ``request`` to its outcome. ``progress`` receives stage labels ("collecting the
-    public tests", then the pipeline's, "starting the model" at its first model call).
-    ``task`` and ``readable`` skip :func:`build_task` when the caller already has them.
+    """Run ``request`` to its outcome: the one run sequence of the editor and the CLI. Build
+    the task (:func:`build_task`), hand each of its project's notes to ``on_note`` (an
+    unusable ``python`` setting, no pytest in the project's interpreter: for the user to
+    hear), call ``on_task`` with the task (what the caller says about it before any model
+    call), check the sandbox, then run the pipeline. ``progress`` receives stage labels
+    ("collecting the public tests", then the pipeline's, "starting the model" at its first
+    model call).
 
     The model client is acquired at the pipeline's first model call (:class:`RunClient`): a
     run that makes none (a review without AI tests) never starts the embedded model. The
@@ -236,9 +240,13 @@ async def run(
     notes on the result, not errors."""
     report = progress or (lambda stage: None)
     name, fallback_note = pipeline_name(request.pipeline, request.settings)
-    if task is None or readable is None:
-        report("collecting the public tests")
-        readable, task = await build_task(request, progress)
+    report("collecting the public tests")
+    readable, task = await build_task(request, progress)
+    if on_note is not None and task.project is not None:
+        for note in task.project.notes:
+            on_note(note)
+    if on_task is not None:
+        on_task(task)
     settings = request.settings
     report("checking the sandbox")
     untested = await asyncio.to_thread(untestable_reason, settings, name, task.project)
