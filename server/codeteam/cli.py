@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         code = run_bench_command(args)
     else:
         return 2
-    from codeteam.llm.embedded import exit_now_if_stop_stuck
+    from codeteam.service.clients import exit_now_if_stop_stuck
 
     exit_now_if_stop_stuck(code)
     return code
@@ -264,10 +264,8 @@ BOM = "\ufeff"
 
 
 async def _run(args: argparse.Namespace) -> int:
-    from codeteam.llm.embedded import EMBEDDED_NAME
-    from codeteam.redaction import mask_url
     from codeteam.service import runs as service
-    from codeteam.service.clients import OneClient
+    from codeteam.service.clients import OneClient, model_label
     from codeteam.settings import load_settings, parse_overrides
 
     try:
@@ -306,10 +304,8 @@ async def _run(args: argparse.Namespace) -> int:
         if project is not None and not project.lone:
             _progress(f"testing {project.module} in the project {project.root} "
                       f"with {project.python}")
-        model = (mask_url(settings.base_url) if settings.base_url
-                 else f"{EMBEDDED_NAME} (SmolLM2-135M-Instruct)")
         _progress(f"{args.pipeline} on {task.qualname} ({len(task.public_tests)} public tests); "
-                  f"model: {model}")
+                  f"model: {model_label(settings)}")
 
     clients = OneClient()
     try:

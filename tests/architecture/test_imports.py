@@ -59,3 +59,9 @@ def test_the_editor_imports_neither_the_model_client_nor_the_sandbox():
     offenders = {name: sorted(edges[name] & banned)
                  for name in edges if name.startswith("codeteam.editor")}
     assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_the_cli_reaches_the_model_only_through_the_service():
+    edges = graph()
+    banned = {name for name in edges if name.startswith("codeteam.llm")}
+    assert sorted(edges["codeteam.cli"] & banned) == []
