@@ -156,7 +156,14 @@ def model_label(settings: Settings) -> str:
         return mask_url(settings.base_url)
     from codeteam.llm.embedded import EMBEDDED_NAME
 
-    return f"{EMBEDDED_NAME} (SmolLM2-135M-Instruct)"
+    return f"{EMBEDDED_NAME} ({embedded_model_name()})"
+
+
+def embedded_model_name() -> str:
+    """The embedded model's name (``SmolLM2-135M-Instruct``)."""
+    from codeteam.llm.embedded import MODEL_NAME
+
+    return MODEL_NAME
 
 
 class OneClient:

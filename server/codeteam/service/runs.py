@@ -254,8 +254,7 @@ async def run(
         raise Untestable(untested)
     client = RunClient(clients, settings, report)
     try:
-        result = await run_pipeline(name, task, settings=settings, client=client,  # type: ignore[arg-type]
-                                    progress=progress)
+        result = await run_task(task, name, settings=settings, client=client, progress=progress)
     except LLMError as error:
         raise ModelFailed(f"the model failed: {error}") from error
     finally:
@@ -288,6 +287,41 @@ async def run(
     return outcome
 
 
+async def run_task(
+    task: Task,
+    pipeline: str,
+    *,
+    settings: Settings,
+    client: Any,
+    progress: ProgressCallback | None = None,
+) -> Result:
+    """Run ``pipeline`` (a key of :data:`PIPELINES` or :data:`ACTIONS`) on ``task``, a task
+    already built: :func:`run`'s for the editor and the CLI, a benchmark's (its public tests
+    its own) for ``codeteam bench``. ``client`` is an :class:`~codeteam.llm.client.LLMClient`,
+    used through its :meth:`~codeteam.llm.client.LLMClient.session` view (its first connection
+    failure or timeout stops this run's calls only, not those of other runs on the same
+    client), or a client that is already one run's view (:class:`RunClient`).
+
+    Raises :class:`KeyError` for an unknown pipeline; cancellation propagates after the
+    model calls and test processes are stopped. Model, sandbox and prompt-file failures do
+    not raise: they are notes on the result, status "error" when there is no code."""
+    view = client.session() if hasattr(client, "session") else client
+    return await run_pipeline(pipeline, task, settings=settings, client=view, progress=progress)
+
+
+async def start_model(clients: ClientSource, settings: Settings) -> LLMClient:
+    """A model client for ``settings`` from ``clients`` (the embedded model started if the
+    settings need it); pair with ``clients.release``. Raises :class:`ModelUnavailable` with
+    the message for the user when none can be had (the embedded model cannot start: what to
+    install; the endpoint refused)."""
+    try:
+        return await clients.acquire(settings)
+    except EmbeddedModelError as error:
+        raise ModelUnavailable(str(error)) from error
+    except LLMError as error:
+        raise ModelUnavailable(f"the model is not available: {error}") from error
+
+
 class RunClient:
     """One run's model client, acquired from ``clients`` at the first :meth:`chat` (the
     progress says "starting the model" or "connecting" then), as the acquired client's
@@ -317,11 +351,9 @@ class RunClient:
                 self._report("starting the model" if self._settings.uses_embedded_model
                              else "connecting")
                 try:
-                    self._shared = await self._clients.acquire(self._settings)
-                except EmbeddedModelError as error:
+                    self._shared = await start_model(self._clients, self._settings)
+                except ModelUnavailable as error:
                     self.unavailable = str(error)
-                except LLMError as error:
-                    self.unavailable = f"the model is not available: {error}"
                 else:
                     self._session = self._shared.session()
             if self._session is None:
