@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from codeteam.execution.outcomes import Program, PytestTarget, TestCase
 from codeteam.project import Project
-from codeteam.project_context import ProjectContext, build_project_context
+from codeteam.project_context import ProjectContext, project_context_for
 from codeteam.pysource.docstrings import read_plan, strip_plan
 from codeteam.pysource.functions import (
     FunctionInfo,
@@ -108,11 +108,11 @@ class Task(BaseModel):
         """Like :meth:`from_source` for an already located function (LF line endings).
         With a ``project`` that is not lone, ``module_name`` is the project's dotted name.
         Without ``project_context``, the context is built from ``source`` alone (its own
-        definitions: no files are read)."""
+        definitions: no files are read; :func:`~codeteam.project_context.project_context_for`)."""
         if project is not None and not project.lone:
             module_name = project.module
         if project_context is None:
-            project_context = build_project_context(source, info)
+            project_context = project_context_for(source, info)
         return cls(
             name=info.name,
             qualname=info.qualname,
