@@ -54,10 +54,9 @@ sys.path.insert(0, str(REPO / "tests"))
 
 import jedi
 
-from codeteam.documents import task_for
-from codeteam.project import project_for
 from codeteam.llm.provider import client_for
-from codeteam.pipelines.runner import run_pipeline
+from codeteam.pipelines.registry import run_pipeline
+from codeteam.project import project_for
 from codeteam.project_context import build as context_build
 from codeteam.project_context import build_project_context, estimate_tokens
 from codeteam.project_context.sources import import_root, in_project, relative
@@ -69,6 +68,7 @@ from codeteam.pysource.functions import (
     locate,
     replace_span,
 )
+from codeteam.service.documents import task_for
 from codeteam.settings import load_settings
 from scripted_llm import ScriptedLLM
 

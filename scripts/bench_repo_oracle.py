@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from codeteam.bench.bench_run import BenchConfig, run_bench
 from codeteam.bench.repo import find_candidates, stub_module
-from codeteam.bench.runner import BenchConfig, run_bench
 from codeteam.pysource.functions import dedent_function, function_text
 from codeteam.settings import load_settings
 from scripted_llm import ScriptedLLM

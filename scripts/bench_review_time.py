@@ -25,9 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from codeteam.documents import task_for, with_project_tests
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import run_suite
+from codeteam.service.documents import task_for, with_project_tests
 
 CLAMP = '''def clamp(x, lo, hi):
     """Clamp x into [lo, hi].

@@ -7,10 +7,11 @@ For each function (``FILE::QUALNAME``, FILE relative to the project root):
   any sandbox (pytest's default arguments: ``testpaths``, ``addopts``, ``--doctest-glob``), with
   a small tracing plugin written here that records, per test, its outcome and which of the
   surveyed functions were entered during it (``sys.setprofile``);
-- *codeteam*: what "Review with tester" runs: the task (:func:`codeteam.documents.task_for`),
-  the project's tests chosen by codeteam (:func:`codeteam.documents.with_project_tests`) and
-  one judged run of them (:func:`codeteam.execution.suite.run_suite`) on the function as it
-  is ("correct": plain pytest's outcome is the truth) and on the mutant whose body is
+- *codeteam*: what "Review with tester" runs: the task
+  (:func:`codeteam.service.documents.task_for`), the project's tests chosen by codeteam
+  (:func:`codeteam.service.documents.with_project_tests`) and one judged run of them
+  (:func:`codeteam.execution.suite.run_suite`) on the function as it is ("correct": plain
+  pytest's outcome is the truth) and on the mutant whose body is
   ``return None`` (docstring kept; "caught" when codeteam's verdict is not a pass);
 - *ran*: of the tests plain pytest ran that call the function, those codeteam ran; *named*:
   those codeteam reported as not run, with a reason; *missed*: the others (silently left out);
@@ -43,10 +44,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from codeteam.documents import task_for, with_project_tests
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import run_suite
 from codeteam.pysource.functions import dedent_function, function_text, locate
+from codeteam.service.documents import task_for, with_project_tests
 
 TRUTH_PLUGIN = '''
 import json, os, sys, threading

@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="with --write, also write code that did not pass its tests (never "
                      "over a function that passes more of the public tests)")
 
-    from codeteam.bench.cli import add_bench_parser
+    from codeteam.bench.bench_cli import add_bench_parser
 
     add_bench_parser(sub)
     return parser
@@ -103,12 +103,12 @@ def main(argv: list[str] | None = None) -> int:
                 log.exception("codeteam run failed")
             code = 1
     elif args.command == "bench":
-        from codeteam.bench.cli import run_bench_command
+        from codeteam.bench.bench_cli import run_bench_command
 
         code = run_bench_command(args)
     else:
         return 2
-    from codeteam.llm.embedded import exit_now_if_stop_stuck
+    from codeteam.service.clients import exit_now_if_stop_stuck
 
     exit_now_if_stop_stuck(code)
     return code
@@ -264,10 +264,8 @@ BOM = "\ufeff"
 
 
 async def _run(args: argparse.Namespace) -> int:
-    from codeteam.llm.embedded import EMBEDDED_NAME
-    from codeteam.redaction import mask_url
     from codeteam.service import runs as service
-    from codeteam.service.clients import OneClient
+    from codeteam.service.clients import OneClient, model_label
     from codeteam.settings import load_settings, parse_overrides
 
     try:
@@ -297,21 +295,22 @@ async def _run(args: argparse.Namespace) -> int:
         project_root=args.workspace,
         allow_untested=args.allow_untested or args.write_untested,
     )
-    clients = OneClient()
-    try:
-        readable, task = await service.build_task(request, _progress)
-        for note in task.project.notes if task.project else []:
-            print(f"codeteam: {note}", file=sys.stderr)  # python setting unusable, no pytest
+
+    def on_note(note: str) -> None:  # the python setting unusable, no pytest
+        print(f"codeteam: {note}", file=sys.stderr)
+
+    def on_task(task) -> None:
         project = task.project
         if project is not None and not project.lone:
             _progress(f"testing {project.module} in the project {project.root} "
                       f"with {project.python}")
-        model = (mask_url(settings.base_url) if settings.base_url
-                 else f"{EMBEDDED_NAME} (SmolLM2-135M-Instruct)")
         _progress(f"{args.pipeline} on {task.qualname} ({len(task.public_tests)} public tests); "
-                  f"model: {model}")
-        outcome = await service.run(request, clients, progress=_progress, task=task,
-                                    readable=readable)
+                  f"model: {model_label(settings)}")
+
+    clients = OneClient()
+    try:
+        outcome = await service.run(request, clients, progress=_progress, on_note=on_note,
+                                    on_task=on_task)
     except service.TargetError as error:
         print(f"codeteam: {path}: {error}", file=sys.stderr)
         return 2

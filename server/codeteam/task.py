@@ -10,9 +10,9 @@ import re
 
 from pydantic import BaseModel, Field
 
-from codeteam.execution.models import Program, PytestTarget, TestCase
+from codeteam.execution.outcomes import Program, PytestTarget, TestCase
 from codeteam.project import Project
-from codeteam.project_context import ProjectContext, build_project_context
+from codeteam.project_context import ProjectContext, project_context_for
 from codeteam.pysource.docstrings import read_plan, strip_plan
 from codeteam.pysource.functions import (
     FunctionInfo,
@@ -40,7 +40,7 @@ class Task(BaseModel):
     public tests include pytest tests: ``kind == "pytest"``, ids are pytest node ids).
     ``project_context`` holds the project definitions every role's prompt shows
     (``prompts/project_context.jinja``); :meth:`from_info` makes one from the module text
-    alone unless given one built with the project (:func:`codeteam.documents.task_for`).
+    alone unless given one built with the project (:func:`codeteam.service.documents.task_for`).
     """
 
     name: str
@@ -108,11 +108,11 @@ class Task(BaseModel):
         """Like :meth:`from_source` for an already located function (LF line endings).
         With a ``project`` that is not lone, ``module_name`` is the project's dotted name.
         Without ``project_context``, the context is built from ``source`` alone (its own
-        definitions: no files are read)."""
+        definitions: no files are read; :func:`~codeteam.project_context.project_context_for`)."""
         if project is not None and not project.lone:
             module_name = project.module
         if project_context is None:
-            project_context = build_project_context(source, info)
+            project_context = project_context_for(source, info)
         return cls(
             name=info.name,
             qualname=info.qualname,
@@ -133,7 +133,7 @@ class Task(BaseModel):
 
     def program_with(self, code: str) -> Program:
         """The module with the function replaced by ``code`` (a function at column 0), and
-        where it is judged (:class:`~codeteam.execution.models.Program`)."""
+        where it is judged (:class:`~codeteam.execution.outcomes.Program`)."""
         new_function = indent_function(code, self.indent)
         text = replace_span(self.module_source, self.start_line, self.end_line, new_function)
         return self.program_of(text, self.start_line, new_function.count("\n") or 1)

@@ -59,3 +59,29 @@ def test_the_editor_imports_neither_the_model_client_nor_the_sandbox():
     offenders = {name: sorted(edges[name] & banned)
                  for name in edges if name.startswith("codeteam.editor")}
     assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def _callers(edges: dict[str, set[str]]) -> list[str]:
+    """The modules that translate a request (the CLI, the editor) or drive runs (bench)."""
+    return [name for name in edges
+            if name == "codeteam.cli" or name.startswith(("codeteam.bench", "codeteam.editor"))]
+
+
+def test_the_cli_and_bench_reach_the_model_only_through_the_service():
+    edges = graph()
+    banned = {name for name in edges if name.startswith("codeteam.llm")}
+    offenders = {name: sorted(edges[name] & banned) for name in _callers(edges)
+                 if not name.startswith("codeteam.editor")}  # the editor: the test above
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_bench_the_editor_and_the_cli_run_pipelines_only_through_the_service():
+    # They call codeteam.service.runs (run, run_task); none imports the pipeline registry or a
+    # pipeline. The result's data type (pipelines.result) is theirs to read.
+    edges = graph()
+    banned = {name for name in edges if name.startswith("codeteam.pipelines")}
+    banned -= {"codeteam.pipelines", "codeteam.pipelines.result"}
+    offenders = {name: sorted(edges[name] & banned) for name in _callers(edges)}
+    assert {name: found for name, found in offenders.items() if found} == {}
+    for caller in ("codeteam.cli", "codeteam.bench.bench_run", "codeteam.editor.workflow"):
+        assert "codeteam.service.runs" in edges[caller], caller

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from codeteam.bench.runner import BenchConfig, run_bench
+from codeteam.bench.bench_run import BenchConfig, run_bench
 from codeteam.settings import load_settings
 
 # Prompt routing: each role's prompt file has a distinctive sentence.

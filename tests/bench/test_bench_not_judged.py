@@ -8,7 +8,7 @@ import pytest
 
 from codeteam.bench.datasets import load_dataset
 from codeteam.bench.scoring import classify, reference_passed, score_program, scoring_policy
-from codeteam.execution.models import RunReport, TestCase, TestOutcome
+from codeteam.execution.outcomes import RunReport, TestCase, TestOutcome
 from codeteam.execution.suite import run_suite
 
 TESTS = [TestCase(id=f"hidden:{n}", kind="assert", origin="hidden", source="assert True")

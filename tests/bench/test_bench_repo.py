@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from benchkit import CATCH_ALL, bench, code
 
+from codeteam.bench.bench_run import BenchError
 from codeteam.bench.repo import find_candidates, repo_identity, stub_module
 from codeteam.bench.results import ResultsLog
-from codeteam.bench.runner import BenchError
-from codeteam.pipelines.runner import PIPELINES
+from codeteam.pipelines.registry import PIPELINES
 
 pytestmark = pytest.mark.sandbox
 

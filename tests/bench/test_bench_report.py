@@ -12,7 +12,7 @@ import pytest
 from codeteam.bench.results import BenchRecord, ResultsLog
 from codeteam.bench.scoring import classify
 from codeteam.bench.summary import markdown, summarize, write_summary
-from codeteam.execution.models import RunReport, TestCase, TestOutcome
+from codeteam.execution.outcomes import RunReport, TestCase, TestOutcome
 
 
 def record(task_id, pipeline, passed, *, calls=1, prompt=100, completion=20, kind=None,

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from benchkit import bench, code, scripted_settings, write_jsonl
 
+from codeteam.bench.bench_run import BenchError
 from codeteam.bench.datasets import SHARED_DATA
 from codeteam.bench.results import ResultsLog
-from codeteam.bench.runner import BenchError
 
 pytestmark = pytest.mark.sandbox
 

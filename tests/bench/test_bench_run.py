@@ -22,7 +22,7 @@ from benchkit import (
 
 from codeteam.bench.datasets import SHARED_DATA, humaneval_path, load_dataset, read_records
 from codeteam.bench.results import ResultsLog
-from codeteam.pipelines.runner import PIPELINES
+from codeteam.pipelines.registry import PIPELINES
 from waiting import until
 
 pytestmark = pytest.mark.sandbox

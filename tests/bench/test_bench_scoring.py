@@ -118,7 +118,7 @@ return (lo + hi) / 2
 
 
 async def test_a_module_import_the_sandbox_lacks_is_an_error_not_a_wrong_answer():
-    from codeteam.execution.models import TestCase
+    from codeteam.execution.outcomes import TestCase
     from codeteam.task import Task
 
     task = Task.from_source("import codeteam_no_such_package\n\n\ndef f():\n    pass\n", "f")

@@ -10,7 +10,7 @@ from lsprotocol import types
 from test_generate import position_argument
 
 from codeteam.editor.diagnostics import review_problems
-from codeteam.execution.models import RunReport, TestCase, TestOutcome
+from codeteam.execution.outcomes import RunReport, TestCase, TestOutcome
 from codeteam.pipelines.context import status_of
 from codeteam.pipelines.result import Result
 from codeteam.roles.tester import build_report

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from codeteam.execution.models import Program, RunReport, TestCase
+from codeteam.execution.outcomes import Program, RunReport, TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import run_suite
 from codeteam.project import Project

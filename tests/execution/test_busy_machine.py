@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import run_suite
 from codeteam.task import Task
@@ -62,8 +62,8 @@ def test_range(n):
 
 async def test_eight_runs_beside_two_cpu_hogs_never_fail_correct_code(hogs, tmp_path):
     """Before (a run's wall clock was ``timeout_s``): 96 of 104 verdicts were errors here."""
-    from codeteam.documents import task_for, with_project_tests
     from codeteam.project import project_for
+    from codeteam.service.documents import task_for, with_project_tests
 
     root = tmp_path / "proj"
     root.mkdir()

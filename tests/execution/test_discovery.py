@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from codeteam.documents import doctest_cases
+from codeteam.service.documents import doctest_cases
 
 MODULE = '''\
 import math

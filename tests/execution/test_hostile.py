@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from judge_support import run_tests
 
-from codeteam.execution.models import RunReport, TestCase
+from codeteam.execution.outcomes import RunReport, TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import session_policy
 

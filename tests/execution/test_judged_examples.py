@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from judge_support import run_tests
 
-from codeteam.documents import task_for
-from codeteam.execution.models import RunReport, TestCase
+from codeteam.execution.outcomes import RunReport, TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.project import project_for
+from codeteam.service.documents import task_for
 from codeteam.task import Task
 
 pytestmark = pytest.mark.sandbox
@@ -462,7 +462,7 @@ async def test_a_value_the_judge_cannot_rebuild_is_not_judged_not_a_failure(poli
     # it (only the project's own classes cross by state). Not the code's failure, nor a pass.
     body = "def options(verbose):\n    return argparse.Namespace(verbose=verbose)\n"
     task = Task.from_source(NAMESPACE_MODULE, "options")
-    from codeteam.documents import task_for
+    from codeteam.service.documents import task_for
 
     tests = task_for(NAMESPACE_MODULE, "options").public_tests
     report = await run_tests(task.program_with(body), tests, policy=policy)

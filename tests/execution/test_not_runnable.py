@@ -7,7 +7,7 @@ import pytest
 from judge_support import run_tests
 
 from codeteam.execution import pytest_run
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.task import Task
 
 pytestmark = pytest.mark.sandbox

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from codeteam.documents import task_for, with_project_tests
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import NESTED, run_suite
 from codeteam.project import project_for
 from codeteam.pysource.functions import locate
+from codeteam.service.documents import task_for, with_project_tests
 
 pytestmark = pytest.mark.sandbox
 

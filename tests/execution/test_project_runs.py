@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from judge_support import run_tests
 
-from codeteam.documents import task_for
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.project import project_for
+from codeteam.service.documents import task_for
 from project_kit import flat_package, make_venv, src_layout, write
 
 pytestmark = pytest.mark.sandbox

@@ -7,7 +7,7 @@ import ast
 
 from judge_support import run_tests
 
-from codeteam.documents import example_cases, task_for
+from codeteam.service.documents import example_cases, task_for
 
 MODULE = '''\
 def will_it_fly(q, w):

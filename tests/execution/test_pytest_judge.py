@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.execution.pytest_run import target_for
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import run_suite

@@ -14,7 +14,7 @@ import pytest
 
 from codeteam.execution import pytest_subject as subject
 from codeteam.execution.judge_view import judge_view
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.execution.pytest_run import read_events, target_for
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import run_suite

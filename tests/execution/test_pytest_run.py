@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from judge_support import run_candidate
 
-from codeteam.documents import task_for, with_project_tests
 from codeteam.execution.pytest_run import (
     select_tests,
     selection_cases,
@@ -22,6 +21,7 @@ from codeteam.execution.pytest_run import (
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.project import project_for
 from codeteam.pysource.functions import locate
+from codeteam.service.documents import task_for, with_project_tests
 
 pytestmark = pytest.mark.sandbox
 

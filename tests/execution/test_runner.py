@@ -9,11 +9,11 @@ import os
 import pytest
 from judge_support import run_tests
 
-from codeteam.documents import doctest_cases
 from codeteam.execution import pytest_run
 from codeteam.execution import sandbox as sandbox_module
-from codeteam.execution.models import SandboxUnavailable, TestCase
+from codeteam.execution.outcomes import SandboxUnavailable, TestCase
 from codeteam.execution.sandbox import NOT_INSTALLED, SandboxPolicy, sandbox_problem
+from codeteam.service.documents import doctest_cases
 from codeteam.task import Task
 
 pytestmark = pytest.mark.sandbox

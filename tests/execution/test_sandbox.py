@@ -13,7 +13,7 @@ from subject_client import JUDGE_CLIENT
 
 from codeteam.execution import sandbox as sandbox_module
 from codeteam.execution import sandbox_command
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.execution.sandbox import SandboxPolicy, SubjectLaunch, python_argv, run_sandboxed
 
 pytestmark = pytest.mark.sandbox
@@ -445,7 +445,7 @@ async def test_without_the_mount_holder_a_run_with_subjects_is_unavailable(monke
     """Where codeteam's mount namespace cannot be made, a run that needs it says why (the
     sandbox is unavailable), rather than running with a /tmp the subject does not share."""
     from codeteam.execution import sandbox_mounts
-    from codeteam.execution.models import SandboxUnavailable
+    from codeteam.execution.outcomes import SandboxUnavailable
 
     def refuse():
         raise sandbox_mounts.MountHolderError("codeteam could not make the mount namespace")

@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 from pipeline_support import STUB
 
-from codeteam.documents import task_for
 from codeteam.llm.provider import client_for
-from codeteam.pipelines.runner import run_pipeline
+from codeteam.pipelines.registry import run_pipeline
+from codeteam.service.documents import task_for
 from codeteam.settings import load_settings
-
 
 ENDPOINT_DEFAULTS = {"max_retries": 0, "timeout_s": 5, "plan_candidate": False}
 """Settings of every pipeline test. ``plan_candidate`` (on with an endpoint) is off unless a
@@ -46,8 +45,8 @@ async def run_on_disk(scripted):
     """``await run_on_disk(pipeline, source, qualname, path=None, root=None, **settings)``: a
     task built from a file on disk, with the project's pytest tests when they matter; no AI
     tests and one round unless given; returns the result."""
-    from codeteam.documents import with_project_tests
     from codeteam.execution.sandbox import SandboxPolicy
+    from codeteam.service.documents import with_project_tests
 
     clients = []
 

@@ -202,7 +202,7 @@ async def test_flow_first_answer_passing_everything_ends_the_run(scripted, run):
 
 def _candidate(code, outcomes):
     """A candidate whose report has the given AI-test outcomes (test id -> status, actual)."""
-    from codeteam.execution.models import RunReport, TestCase, TestOutcome
+    from codeteam.execution.outcomes import RunReport, TestCase, TestOutcome
 
     tests = [TestCase(id=i, kind="assert", origin="ai", source=f"assert f({i!r})")
              for i in outcomes]

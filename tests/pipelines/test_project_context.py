@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from pipeline_support import DIRECT, TESTER
 
-from codeteam.documents import task_for
 from codeteam.llm.provider import client_for
-from codeteam.pipelines.runner import run_pipeline
+from codeteam.pipelines.registry import run_pipeline
+from codeteam.service.documents import task_for
 from codeteam.settings import load_settings
 
 

@@ -8,9 +8,9 @@ import re
 import pytest
 from pipeline_support import ANALYST, DIRECT, REVISE, SORTED, STUB
 
-from codeteam.documents import task_for
 from codeteam.llm.provider import client_for
-from codeteam.pipelines.runner import run_pipeline
+from codeteam.pipelines.registry import run_pipeline
+from codeteam.service.documents import task_for
 from codeteam.settings import load_settings
 
 pytestmark = pytest.mark.sandbox

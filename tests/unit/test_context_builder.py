@@ -251,3 +251,30 @@ def test_a_method_of_a_container_class_sees_its_class_whatever_its_size(tmp_path
         f"helper_{i}" for i in range(40)} | {"main"}
     assert context.left_out_names.startswith("helper_")
     assert context.tokens <= 450
+
+
+def test_a_tasks_context_is_read_in_its_projects_root_and_a_stub_alone(tmp_path):
+    from codeteam.project import project_for
+    from codeteam.project_context import project_context_for
+
+    outer = project(tmp_path, {
+        "shared/units.py": 'METRE = 1.0\n"""One metre."""\n',
+        "app/setup.cfg": "",
+        "app/calc.py": '''
+            from shared.units import METRE
+
+
+            def length(x: float) -> float:
+                """x metres."""
+                return x * METRE
+            ''',
+    })
+    path = outer / "app" / "calc.py"
+    text = path.read_text()
+    info = locate(text, "length")
+    chosen = project_for(path, outer)  # the workspace chosen as the project: the outer folder
+    assert not chosen.lone and Path(chosen.root) == outer
+    context = project_context_for(text, info, path=path, project=chosen)
+    assert Path(context.root or "") == outer  # not app/, the nearest folder with a setup.cfg
+    assert Path(build_project_context(text, info, path=path).root or "") == outer / "app"
+    assert project_context_for(text, info).root is None  # no path: no project is read

@@ -8,10 +8,10 @@ from contextlib import contextmanager
 
 import pytest
 
-from codeteam.editor.targets import CommandTarget, TargetError, resolve_function
 from codeteam.pysource.functions import SourceError
 from codeteam.pysource.tolerant import locate_tolerant, parseable_module
 from codeteam.roles.code_extraction import extract_function
+from codeteam.service.locate import TargetError, locate_target
 from codeteam.task import Task
 
 
@@ -97,7 +97,7 @@ def test_a_run_is_refused_up_front_when_a_same_named_def_does_not_parse():
     with pytest.raises(SourceError):  # what the apply step will say
         locate_tolerant(source, "f", "def f(x)")
     with pytest.raises(TargetError):  # was: resolved to the first f
-        resolve_function(source, CommandTarget(uri="file:///m.py", line=0))
+        locate_target(source, line=0)
 
 
 def test_a_named_target_in_code_left_out_is_not_reported_missing():
@@ -105,7 +105,7 @@ def test_a_named_target_in_code_left_out_is_not_reported_missing():
               "    def n(self):\n        return max(\n")
     assert locate_tolerant(source, "A.m").def_line == 1
     try:
-        found = resolve_function(source, CommandTarget(uri="file:///m.py", qualname="A.m"))
+        _, found = locate_target(source, "A.m")
     except TargetError as error:
         assert "does not parse" in str(error), str(error)
     else:

@@ -65,7 +65,7 @@ def test_empty_plan_is_refused():
 
 
 def test_a_skipped_doctest_example_is_left_out_as_doctest_leaves_it():
-    from codeteam.documents import doctest_cases
+    from codeteam.service.documents import doctest_cases
 
     docstring = (
         "Group.\n\n"

@@ -148,7 +148,7 @@ async def test_a_failed_call_counts_its_requests(scripted):
 
 
 async def test_a_run_counts_the_sdk_retries(scripted):
-    from codeteam.pipelines.runner import run_pipeline
+    from codeteam.pipelines.registry import run_pipeline
     from codeteam.settings import Settings
     from codeteam.task import Task
     from scripted_replies import DIRECT

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from codeteam.preflight import unreadable_reason
 from codeteam.project import find_project
+from codeteam.service.preflight import unreadable_reason
 from project_kit import write
 
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="only a root server drops to another uid")

@@ -3,7 +3,7 @@
 import pytest
 import yaml
 
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.roles.prompts import PromptError, PromptLibrary, shipped_prompts_dir
 from codeteam.task import Task
 

@@ -8,9 +8,9 @@ import ast
 
 import pytest
 
-from codeteam.documents import task_for
 from codeteam.pysource.docstrings import write_plan
 from codeteam.roles.code_extraction import CodeExtractionError, extract_function
+from codeteam.service.documents import task_for
 from codeteam.task import Task
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codeteam.execution.models import RunReport, TestCase, TestOutcome
+from codeteam.execution.outcomes import RunReport, TestCase, TestOutcome
 from codeteam.pipelines.context import status_of
 from codeteam.pipelines.result import Result
 from codeteam.roles.tester import build_report

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codeteam.execution.models import Program, TestCase
+from codeteam.execution.outcomes import Program, TestCase
 from codeteam.pysource.functions import FunctionInfo, locate
 from codeteam.pysource.syntax import parse_tree
 from codeteam.task import Task
@@ -89,7 +89,7 @@ class BenchTask:
     public_text: str = ""
     pytest_target: Any = None
     """For a ``--repo`` task: where pytest runs its hidden tests (a
-    :class:`~codeteam.execution.models.PytestTarget`; hidden from the pipeline)."""
+    :class:`~codeteam.execution.outcomes.PytestTarget`; hidden from the pipeline)."""
 
     def fingerprint(self) -> str:
         """A short hash of the hidden tests and the reference (cache key of the canonical
@@ -184,7 +184,7 @@ def docstring_tests(source: str, info: FunctionInfo) -> list[TestCase]:
     its prose examples (``f(1) == 2``, ``f(1) ➞ 2``: :mod:`codeteam.pysource.examples`)."""
     if not info.docstring:
         return []
-    from codeteam.documents import doctest_cases, example_cases
+    from codeteam.service.documents import doctest_cases, example_cases
     first = info.docstring_lines[0] if info.docstring_lines else None
     return (doctest_cases(info.docstring, info.name, docstring_first_line=first, source=source)
             or example_cases(info.docstring, info.name, docstring_first_line=first,

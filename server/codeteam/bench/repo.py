@@ -57,7 +57,7 @@ from typing import Any
 
 from codeteam.atomic_write import write_atomic
 from codeteam.bench.datasets import BenchTask, Dataset, docstring_tests
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.pysource.functions import (
     FunctionInfo,
     SourceError,
@@ -367,7 +367,7 @@ async def survey(project: Any, mode: str, *, timeout_s: float = SURVEY_TIMEOUT_S
     """Run the project's whole suite once with the survey plugin, in the sandbox (the project
     read-only, its hidden paths hidden, its interpreter) and return what each test called.
     ``project`` is a :class:`~codeteam.project.Project`. Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
+    :class:`~codeteam.execution.outcomes.SandboxUnavailable` when the sandbox cannot run."""
     from codeteam.execution.sandbox import ProjectMount, SandboxPolicy, python_argv, run_sandboxed
 
     policy = SandboxPolicy(mode=mode, timeout_s=timeout_s, per_test_timeout_s=timeout_s,
@@ -468,7 +468,7 @@ async def load_repo(
     report. ``mode`` is the sandbox mode, ``python`` setting ``python``, ``patterns``
     ``--functions``, ``min_tests`` ``--min-tests``; ``cache_path`` holds the survey of this
     identity (reused when the identity matches). Raises :class:`RepoError` and
-    :class:`~codeteam.execution.models.SandboxUnavailable`."""
+    :class:`~codeteam.execution.outcomes.SandboxUnavailable`."""
     from codeteam.execution.pytest_run import target_for
     from codeteam.project import project_for
 
@@ -601,7 +601,7 @@ async def check_empty_bodies(
     ``<dataset>#empty-body``); task id -> reason for the tasks whose tests pass anyway: such a
     task measures nothing and is left out of pass@1 like a defective one. ``skip``: task ids
     not to check (already left out). Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable`."""
+    :class:`~codeteam.execution.outcomes.SandboxUnavailable`."""
     from codeteam.bench.scoring import (
         reference_passed,
         reference_timeout,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from codeteam.atomic_write import write_atomic
 from codeteam.bench.datasets import BenchTask
 from codeteam.bench.results import FailureKind
-from codeteam.execution.models import Program, RunReport, TestCase, TestOutcome
+from codeteam.execution.outcomes import Program, RunReport, TestCase, TestOutcome
 
 if TYPE_CHECKING:
     from codeteam.execution.sandbox import SandboxPolicy
@@ -174,7 +174,7 @@ async def score_program(program: Program, tests: list[TestCase], *,
                         policy: SandboxPolicy) -> Score:
     """Run ``tests`` on ``program`` with the one judge
     (:func:`~codeteam.execution.suite.run_suite`) and classify the run. Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
+    :class:`~codeteam.execution.outcomes.SandboxUnavailable` when the sandbox cannot run."""
     from codeteam.execution.suite import run_suite
 
     started = time.monotonic()
@@ -292,7 +292,7 @@ async def check_references(
 ) -> ReferenceCheck:
     """Run each task's reference solution through its hidden tests in the sandbox (once;
     verdicts are cached in ``cache``) with :func:`reference_timeout` seconds. Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable`."""
+    :class:`~codeteam.execution.outcomes.SandboxUnavailable`."""
     timeout = reference_timeout(score_timeout_s)
     policy = scoring_policy(mode, timeout)
     semaphore = asyncio.Semaphore(max(concurrency, 1))

@@ -3,7 +3,7 @@ diagnostics.
 
 Any range inside a function means "this function" (Helix sends a one-character range): the
 innermost function holding the range's first and last line. The answer needs no LLM, no
-subprocess and, usually, no full parse (:mod:`codeteam.editor.outline`).
+subprocess and, usually, no full parse (:mod:`codeteam.editor.enclosing`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from codeteam.editor.actions import (
     SUMMARY_CODE,
     Action,
 )
-from codeteam.editor.outline import FunctionRef
+from codeteam.editor.enclosing import FunctionRef
 from codeteam.editor.server import CodeteamServer
 from codeteam.editor.targets import CommandTarget
 

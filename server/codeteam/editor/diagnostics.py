@@ -30,7 +30,7 @@ from codeteam.editor.positions import column_to_units, first_code_column, strip_
 from codeteam.execution.describe import NOT_JUDGED, failure_details
 
 if TYPE_CHECKING:
-    from codeteam.execution.models import TestCase, TestOutcome
+    from codeteam.execution.outcomes import TestCase, TestOutcome
     from codeteam.pipelines.result import Result
 
 Severity = Literal["error", "warning", "information"]

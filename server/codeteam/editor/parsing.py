@@ -45,8 +45,8 @@ def _warm_worker() -> None:
     except OSError:  # not allowed here: it runs at the server's priority
         pass
     import codeteam.editor.edits
-    import codeteam.editor.targets
-    import codeteam.pysource.tolerant  # noqa: F401
+    import codeteam.pysource.tolerant
+    import codeteam.service.locate  # noqa: F401
 
 
 def _ready() -> bool:

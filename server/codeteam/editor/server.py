@@ -21,14 +21,14 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
+from codeteam.editor.active_runs import Runs
 from codeteam.editor.configuration import SettingsState
 from codeteam.editor.diagnostics import DiagnosticsStore
 from codeteam.editor.document_watch import DocumentLocks, DocumentWatch
-from codeteam.editor.outline import Outline
+from codeteam.editor.enclosing import Outline
 from codeteam.editor.parsing import ParsePool
 from codeteam.editor.positions import UTF16
 from codeteam.editor.protocol import CodeteamProtocol
-from codeteam.editor.runs import Runs
 from codeteam.editor.transcript import RunRecord, RunRecords
 from codeteam.redaction import redact
 from codeteam.service.clients import LLMSession, stop_embedded_model

@@ -45,6 +45,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from codeteam.editor.actions import Action
+from codeteam.editor.active_runs import Run
 from codeteam.editor.diagnostics import FunctionDiagnostics, review_problems, unapplied_problems
 from codeteam.editor.document_watch import Expectation
 from codeteam.editor.edits import (
@@ -58,14 +59,7 @@ from codeteam.editor.edits import (
 from codeteam.editor.positions import split_lines
 from codeteam.editor.preview import PREVIEW_WAIT_S, Preview, edit_mode, preview_for
 from codeteam.editor.progress import RunProgress
-from codeteam.editor.runs import Run
-from codeteam.editor.targets import (
-    CommandArgumentError,
-    CommandTarget,
-    TargetError,
-    parse_target,
-    resolve_function,
-)
+from codeteam.editor.targets import CommandArgumentError, parse_target
 from codeteam.editor.transcript import RunRecord
 from codeteam.pysource.functions import (
     AmbiguousFunction,
@@ -74,7 +68,8 @@ from codeteam.pysource.functions import (
     SourceError,
     function_text,
 )
-from codeteam.pysource.tolerant import ParseableModule, locate_tolerant, parseable_module
+from codeteam.pysource.tolerant import ParseableModule, locate_tolerant
+from codeteam.service.locate import TargetError, locate_target
 
 if TYPE_CHECKING:
     from codeteam.editor.server import CodeteamServer
@@ -120,8 +115,9 @@ async def run_action(ls: CodeteamServer, action: Action, arguments: Sequence[Any
         # Code elsewhere in the module that does not parse (being typed) is left out of the
         # run: the target is found, and the task built, in the rest (same line numbers).
         # In the parse worker: a whole-module ast.parse holds the GIL (editor/parsing.py).
-        readable, info = await ls.parser.run(_resolve, text, target)
-    except (SourceError, TargetError) as error:
+        readable, info = await ls.parser.run(
+            locate_target, text, target.qualname, signature=target.signature, line=target.line)
+    except TargetError as error:
         return _failed(ls, f"{action.title}: {error}")
 
     run = ls.runs.start(target.uri, info.qualname, action, request_id)
@@ -138,13 +134,6 @@ async def run_action(ls: CodeteamServer, action: Action, arguments: Sequence[Any
         return await _execute(ls, run, text, readable, info)
     finally:
         ls.runs.finish(run)
-
-
-def _resolve(text: str, target: CommandTarget) -> tuple[ParseableModule, FunctionInfo]:
-    """The module as the run reads it and the function ``target`` designates in it; raises
-    SourceError (nothing of the module parses) or TargetError."""
-    readable = parseable_module(text)
-    return readable, resolve_function(text, target, readable)
 
 
 async def _execute(
@@ -299,15 +288,14 @@ async def _produce(
         # In the parse worker: a whole-module ast.parse holds the GIL (editor/parsing.py).
         offload=ls.parser.run,
     )
+
+    def on_note(note: str) -> None:
+        if note not in _SHOWN_NOTES:  # an unusable python setting, no pytest: said once
+            _SHOWN_NOTES.add(note)
+            ls.show(f"codeteam: {note}", types.MessageType.Warning)
+
     try:
-        on_stage("collecting the public tests")
-        readable, task = await service.build_task(request, on_stage)
-        for note in task.project.notes if task.project else []:
-            if note not in _SHOWN_NOTES:  # an unusable python setting, no pytest: said once
-                _SHOWN_NOTES.add(note)
-                ls.show(f"codeteam: {note}", types.MessageType.Warning)
-        outcome = await service.run(request, ls.llm, progress=on_stage, task=task,
-                                    readable=readable)
+        outcome = await service.run(request, ls.llm, progress=on_stage, on_note=on_note)
     except service.ServiceError as error:  # Untestable, ModelUnavailable, ModelFailed, ...
         raise RunFailed(str(error)) from error
     if not run.action.applies_code or outcome.result.code is None:

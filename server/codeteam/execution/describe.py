@@ -8,7 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the editor imports this at start-up: no pydantic models until needed
-    from codeteam.execution.models import TestCase, TestOutcome
+    from codeteam.execution.outcomes import TestCase, TestOutcome
 
 NOT_JUDGED = "not judged: neither a pass nor a failure"
 """How reports, diagnostics, the CLI and the benchmark name a "not judged" outcome (the judge

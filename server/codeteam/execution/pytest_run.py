@@ -1,4 +1,4 @@
-"""pytest runs in the sandbox, host side: where (:class:`~codeteam.execution.models.PytestTarget`),
+"""pytest runs in the sandbox, host side: where (:class:`~codeteam.execution.outcomes.PytestTarget`),
 which project tests reach the function (:func:`select_tests`) and one judged session
 (:func:`judged_session`). The verdicts are :mod:`codeteam.execution.trust`'s.
 
@@ -35,7 +35,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from codeteam.execution.judge_view import JudgeView, judge_view, placement
-from codeteam.execution.models import PytestTarget, TestCase
+from codeteam.execution.outcomes import PytestTarget, TestCase
 from codeteam.execution.sandbox import (
     ProcessResult,
     ProjectMount,
@@ -327,7 +327,7 @@ async def judged_session(target: PytestTarget, view: JudgeView, candidate: str,
                          ) -> tuple[Heard, ProcessResult]:
     """One sandboxed pytest session: ``args`` for pytest, the target's file laid over by the
     view, ``candidate`` for the subject. Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run."""
+    :class:`~codeteam.execution.outcomes.SandboxUnavailable` when the sandbox cannot run."""
     from codeteam.execution.pytest_plugin import LAUNCHER
 
     code = {SUBJECT_FILE: _source("pytest_subject.py"), CODEC_FILE: _source("pytest_codec.py"),
@@ -433,7 +433,7 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
     (the document as it is; the function may be a stub: reaching it is what counts), found by
     a judged session of everything plain pytest collects (see the module docstring); tests
     never reached because the session ran out of time (``policy.timeout_s``) are "not looked
-    at", named. Raises :class:`~codeteam.execution.models.SandboxUnavailable`."""
+    at", named. Raises :class:`~codeteam.execution.outcomes.SandboxUnavailable`."""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     key = (policy.mode, target.root, target.module, target.qualname, target.python, digest)
     known = _selections.get(key)

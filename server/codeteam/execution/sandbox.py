@@ -358,7 +358,7 @@ async def run_sandboxed(
     when its process group (and under bwrap its pid namespace) is killed (``killed`` set).
     Everything the run created is deleted before returning.
 
-    Raises :class:`~codeteam.execution.models.SandboxUnavailable` when ``policy.mode`` is
+    Raises :class:`~codeteam.execution.outcomes.SandboxUnavailable` when ``policy.mode`` is
     ``"bwrap"`` and bwrap is not usable (see :func:`sandbox_problem`), ``ValueError`` for a
     file name that is absolute or leaves the directory, ``OSError`` when the process cannot
     be started, ``ValueError`` for a ``project`` whose paths are not usable
@@ -366,7 +366,7 @@ async def run_sandboxed(
     process group is killed (and every subject), the run cleaned up, and
     :class:`asyncio.CancelledError` re-raised.
     """
-    from codeteam.execution.models import SandboxUnavailable
+    from codeteam.execution.outcomes import SandboxUnavailable
 
     for name in (*files, *(subject.files if subject else ())):
         parts = Path(name).parts
@@ -409,7 +409,7 @@ async def _run(
 ) -> ProcessResult:
     """:func:`run_sandboxed` once its arguments are checked; everything the run holds is
     released by ``stack`` (subjects first, then the judge's files, then the mounts)."""
-    from codeteam.execution.models import SandboxUnavailable
+    from codeteam.execution.outcomes import SandboxUnavailable
 
     loop = asyncio.get_running_loop()
     out = _Capped(policy.output_limit_bytes)

@@ -19,7 +19,7 @@ from typing import Any
 
 from codeteam.execution import trust
 from codeteam.execution.judge_view import JudgeView, judge_view, placement
-from codeteam.execution.models import Program, PytestTarget, RunReport, TestCase, TestOutcome
+from codeteam.execution.outcomes import Program, PytestTarget, RunReport, TestCase, TestOutcome
 from codeteam.execution.pytest_run import (
     judged_session,
     node_args,
@@ -52,7 +52,7 @@ async def run_suite(program: Program, tests: list[TestCase], policy: SandboxPoli
     """Run ``tests`` on ``program`` (the module with the candidate in place, and where it is
     judged): one :class:`RunReport`, outcomes in the order of ``tests``. The module's parsing
     runs through ``offload`` when given (:data:`Offload`), else here. Raises
-    :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox cannot run;
+    :class:`~codeteam.execution.outcomes.SandboxUnavailable` when the sandbox cannot run;
     cancellation kills the test processes."""
     if not tests:
         return RunReport(sandbox=policy.mode)

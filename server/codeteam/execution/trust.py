@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 
-from codeteam.execution.models import Program, PytestTarget, RunReport, TestCase, TestOutcome
+from codeteam.execution.outcomes import Program, PytestTarget, RunReport, TestCase, TestOutcome
 from codeteam.execution.pytest_run import Heard, output_tail, run_problem
 from codeteam.execution.sandbox import ProcessResult, SandboxPolicy
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from codeteam.execution.describe import ARGUMENTS
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.llm.client import LLMError
 from codeteam.pipelines.context import PipelineContext
 from codeteam.pipelines.result import CandidateRecord

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from codeteam.execution.models import SandboxUnavailable, TestCase
+from codeteam.execution.outcomes import SandboxUnavailable, TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import Offload, run_suite
 from codeteam.llm.client import LLMClient

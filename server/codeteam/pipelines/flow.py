@@ -26,7 +26,7 @@ spends 15-20 calls a problem.
 
 from __future__ import annotations
 
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.llm.client import LLMError
 from codeteam.pipelines.candidates import (
     Candidate,

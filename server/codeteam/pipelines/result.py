@@ -17,7 +17,7 @@ Status = Literal["passed", "failed", "not judged", "untested", "error"]
 - failed: code was produced but some test still fails (the best code so far is returned);
 - not judged: no test failed, but the judge could not decide some (a value that could not
   cross to the code, a machine too busy): that is no pass (see
-  :attr:`~codeteam.execution.models.TestOutcome.verdict`), so the code is not shown to pass;
+  :attr:`~codeteam.execution.outcomes.TestOutcome.verdict`), so the code is not shown to pass;
 - untested: code was produced but there was nothing to run it against;
 - error: no usable code (the reason is in ``notes``)."""
 

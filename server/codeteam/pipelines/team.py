@@ -18,7 +18,7 @@ worked is not what the user gets.
 
 from __future__ import annotations
 
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.llm.client import LLMError
 from codeteam.pipelines.candidates import (
     Candidate,

@@ -2,8 +2,12 @@
 found with jedi and :mod:`ast` (never by importing the user's code) and fitted into a token
 budget, for the analyst's, coder's and tester's prompts (``prompts/project_context.jinja``)."""
 
-from codeteam.project_context.build import DEFAULT_BUDGET, build_project_context
-from codeteam.project_context.models import (
+from codeteam.project_context.build import (
+    DEFAULT_BUDGET,
+    build_project_context,
+    project_context_for,
+)
+from codeteam.project_context.context_models import (
     ContextDefinition,
     ContextFile,
     LeftOut,
@@ -19,4 +23,5 @@ __all__ = [
     "ProjectContext",
     "build_project_context",
     "estimate_tokens",
+    "project_context_for",
 ]

@@ -29,8 +29,9 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from codeteam.project_context.models import (
+from codeteam.project_context.context_models import (
     CHARS_PER_TOKEN,
     ContextDefinition,
     ContextFile,
@@ -57,6 +58,9 @@ from codeteam.project_context.sources import (
     relative,
 )
 from codeteam.pysource.functions import FunctionInfo, is_placeholder_body
+
+if TYPE_CHECKING:
+    from codeteam.project import Project
 
 DEFAULT_BUDGET = 1500
 """Tokens of project context per prompt (the ``context_tokens`` setting's default)."""
@@ -753,3 +757,23 @@ def build_project_context(
             _RESULTS.pop(next(iter(_RESULTS)))
         _RESULTS[key] = (read, context)
         return context.model_copy(deep=True)
+
+
+def project_context_for(
+    source: str,
+    info: FunctionInfo,
+    *,
+    path: Path | None = None,
+    project: Project | None = None,
+    budget: int = DEFAULT_BUDGET,
+) -> ProjectContext:
+    """The project context of a task's function: :func:`build_project_context` of ``info`` in
+    ``source`` (LF line endings) read from ``path`` in ``project``
+    (:func:`~codeteam.project.project_for`), whose root is the context's root; for a lone
+    module (or no ``project``), the nearest folder with a ``pyproject.toml``, ``setup.py``,
+    ``setup.cfg`` or ``.git``. Without ``path`` (a benchmark stub, an unsaved document) only
+    the module's own definitions are used (no file is read). ``budget`` is in tokens.
+    Blocking when ``path`` is given (jedi reads the modules the function uses)."""
+    root = Path(project.root) if project is not None and not project.lone else None
+    return build_project_context(source, info, path=path, project_root=root, budget=budget)
+

@@ -4,7 +4,7 @@
 :class:`doctest.DocTestParser`), one test per example. :func:`example_cases`: examples written
 as prose lines instead (``f(1, 2) == 3``, ``f([1]) ➞ [1]``, ``f("a") returns "b"``), one
 ``assert`` test per line whose call and value are Python literals. As plain :class:`Example`
-data: :mod:`codeteam.documents` makes them tests.
+data: :mod:`codeteam.service.documents` makes them tests.
 
 Nothing here imports or executes user code. Lines are 0-based document lines.
 """

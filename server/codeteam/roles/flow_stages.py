@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from codeteam.execution.models import TestCase
+from codeteam.execution.outcomes import TestCase
 from codeteam.pysource.syntax import parse_tree
 from codeteam.roles.coder import ask_for_code
 from codeteam.roles.conversation import Conversation

@@ -26,7 +26,7 @@ from codeteam.execution.describe import (  # noqa: F401 - the tester's vocabular
     not_judged_reason,
     skipped_label,
 )
-from codeteam.execution.models import RunReport, TestCase
+from codeteam.execution.outcomes import RunReport, TestCase
 from codeteam.pysource.syntax import parse_tree
 from codeteam.roles.code_extraction import code_blocks
 from codeteam.roles.conversation import Conversation

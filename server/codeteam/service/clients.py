@@ -137,6 +137,35 @@ def embedded_stop_stuck() -> bool:
     return bool(embedded and embedded.shared_embedded_model().stop_stuck)
 
 
+def exit_now_if_stop_stuck(code: int) -> None:
+    """End the process with exit status ``code`` at once when stopping the embedded model hung
+    (:func:`codeteam.llm.embedded.exit_now_if_stop_stuck`: finalization could hang the exit);
+    nothing when it was never started or stopped cleanly."""
+    embedded = sys.modules.get("codeteam.llm.embedded")
+    if embedded is not None:
+        embedded.exit_now_if_stop_stuck(code)
+
+
+def model_label(settings: Settings) -> str:
+    """How messages name the model ``settings`` call: the endpoint's URL with its userinfo
+    masked (:func:`codeteam.redaction.mask_url`), or the embedded model's name (never its
+    internal port)."""
+    if settings.base_url:
+        from codeteam.redaction import mask_url
+
+        return mask_url(settings.base_url)
+    from codeteam.llm.embedded import EMBEDDED_NAME
+
+    return f"{EMBEDDED_NAME} ({embedded_model_name()})"
+
+
+def embedded_model_name() -> str:
+    """The embedded model's name (``SmolLM2-135M-Instruct``)."""
+    from codeteam.llm.embedded import MODEL_NAME
+
+    return MODEL_NAME
+
+
 class OneClient:
     """A :class:`ClientSource` for one process and one run: builds the client on acquire;
     :meth:`close` closes it and stops the embedded model if it was started."""
@@ -164,6 +193,6 @@ class OneClient:
 def warm_imports() -> None:
     """Import what a run needs (the service, the pipelines, the model provider, the openai
     SDK), for a caller that does it in the background before the first run."""
-    import codeteam.documents
     import codeteam.llm.provider
+    import codeteam.service.documents
     import codeteam.service.runs  # noqa: F401

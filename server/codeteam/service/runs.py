@@ -4,9 +4,10 @@ its public tests, get a model client, run the pipeline, note what was left out, 
 the new code parses in place.
 
 Callers translate: the editor turns a :class:`RunOutcome` into a WorkspaceEdit, diagnostics
-and messages, the CLI into stdout, stderr and an exit code. Errors are this module's own
-(:class:`ServiceError` and its subclasses, each with a message for the user); nothing here
-knows LSP or the command line. Lines are 0-based.
+and messages, the CLI into stdout, stderr and an exit code. Errors are the service's own
+(:class:`ServiceError` and its subclasses, each with a message for the user;
+:class:`TargetError` is :func:`~codeteam.service.locate.locate_target`'s); nothing here knows
+LSP or the command line. Lines are 0-based.
 """
 
 from __future__ import annotations
@@ -20,39 +21,26 @@ from typing import Any, Protocol
 from codeteam.execution.suite import Offload
 from codeteam.llm.client import LLMClient, LLMError
 from codeteam.llm.embedded import EmbeddedModelError
+from codeteam.pipelines.registry import ACTIONS, PIPELINES, run_pipeline
 from codeteam.pipelines.result import Result
-from codeteam.pipelines.runner import ACTIONS, PIPELINES, run_pipeline
-from codeteam.preflight import untestable_reason
 from codeteam.pysource.functions import (
     AmbiguousFunction,
     FunctionInfo,
     FunctionNotFound,
     SourceError,
-    find_functions,
     indent_function,
     replace_span,
 )
 from codeteam.pysource.tolerant import ParseableModule, parseable_module
 from codeteam.roles.conversation import ProgressCallback
+from codeteam.service.locate import ServiceError, TargetError, locate_target
+from codeteam.service.preflight import untestable_reason
 from codeteam.settings import Settings
 from codeteam.task import Task
 
 REPORTING_ONLY = frozenset({"review"})
 """Pipelines whose result does not replace the function (the tester's report only); every
 other pipeline's code (a new function, or the function with its plan) replaces it."""
-
-
-class ServiceError(Exception):
-    """A run that could not be made; ``str(error)`` is the message for the user."""
-
-
-class TargetError(ServiceError):
-    """The function is not in the module (or not unambiguously), or the module does not parse.
-    ``hint`` names the functions that are there, when there are any."""
-
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message + hint)
-        self.hint = hint
 
 
 class ModelUnavailable(ServiceError):
@@ -66,7 +54,7 @@ class ModelFailed(ServiceError):
 
 class Untestable(ServiceError):
     """The run's result depends on tests and the sandbox cannot run them here; no model call
-    was made (:func:`codeteam.preflight.untestable_reason`). ``reason`` says why."""
+    was made (:func:`codeteam.service.preflight.untestable_reason`). ``reason`` says why."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(f"the code cannot be tested here, so no model call was made: {reason}")
@@ -87,7 +75,7 @@ class RunRequest:
     """One run: ``text`` is the module as the run sees it (a document or a file, LF or CRLF,
     without a BOM); the function is ``info`` (already located by the caller in
     :attr:`readable`) or ``qualname`` (``Class.method`` for a method). ``pipeline`` is a key of
-    :data:`~codeteam.pipelines.runner.PIPELINES` or ``ACTIONS``, or None for the settings'
+    :data:`~codeteam.pipelines.registry.PIPELINES` or ``ACTIONS``, or None for the settings'
     ``generate_pipeline``. ``path`` is the file on disk (None for an unsaved document) and
     ``workspace_root`` the folder whose tests are searched for a file outside any project;
     ``project_root`` the root the user chose for the file's project (``--workspace``, the
@@ -134,52 +122,11 @@ class RunOutcome:
         return self.new_text is not None
 
 
-def locate_target(text: str, qualname: str) -> tuple[ParseableModule, FunctionInfo]:
-    """The module as a run reads it (top-level blocks that do not parse blanked, line for line)
-    and the function ``qualname`` in it. Raises :class:`TargetError` with a message naming the
-    lines when the function is inside code that does not parse, or the functions there are."""
-    from codeteam.pysource.functions import locate
-
-    try:
-        readable = parseable_module(text)
-        return readable, locate(readable.text, qualname)
-    except SourceError as error:
-        raise TargetError(str(error)) from error
-    except AmbiguousFunction as error:
-        raise TargetError(str(error)) from error
-    except FunctionNotFound as error:
-        block = readable.block_holding(text, qualname)
-        if block is not None:
-            raise TargetError(
-                f"{qualname} is in code that does not parse (lines {block[0] + 1}-"
-                f"{block[1] + 1}{_syntax_error_in(text, block)}); finish or fix it first"
-            ) from error
-        names = [f.qualname for f in find_functions(readable.text)]
-        hint = (f" (functions here: {', '.join(names[:12])}; a method is Class.method)"
-                if names else "")
-        raise TargetError(str(error), hint) from error
-
-
-def _syntax_error_in(text: str, block: tuple[int, int]) -> str:
-    """``": line N: message"`` for the first syntax error of the 0-based line span ``block``
-    of ``text`` (1-based line, as editors and Python show it), or ""."""
-    lines = text.splitlines()[block[0]: block[1] + 1]
-    try:
-        compile("\n".join(lines) + "\n", "<block>", "exec", dont_inherit=True)
-    except SyntaxError as error:
-        if error.lineno is not None:
-            return f"; line {block[0] + error.lineno}: {error.msg}"
-        return f"; {error.msg}"
-    except ValueError as error:  # a NUL byte
-        return f"; {error}"
-    return ""
-
-
 def _task_for(text, info, path, workspace_root, project, context_tokens) -> Task:
-    """:func:`~codeteam.documents.task_for` with positional arguments (for an offload to a
-    worker process, which takes a picklable function and arguments). It builds the project
+    """:func:`~codeteam.service.documents.task_for` with positional arguments (for an offload
+    to a worker process, which takes a picklable function and arguments). It builds the project
     context too (jedi), so that work stays off the event loop and its GIL."""
-    from codeteam.documents import task_for
+    from codeteam.service.documents import task_for
 
     return task_for(text, info=info, path=path, workspace_root=workspace_root, project=project,
                     context_tokens=context_tokens)
@@ -243,11 +190,11 @@ async def _with_project_tests(
     request: RunRequest, task: Task, progress: ProgressCallback | None
 ) -> Task:
     """The task with the project's pytest tests that call the function (found by running
-    them, :func:`~codeteam.documents.with_project_tests`); as it was, with the reason as a
+    them, :func:`~codeteam.service.documents.with_project_tests`); as it was, with the reason as a
     progress line, when the sandbox cannot run them (the pipeline's tester then says why)."""
-    from codeteam.documents import with_project_tests
-    from codeteam.execution.models import SandboxUnavailable
+    from codeteam.execution.outcomes import SandboxUnavailable
     from codeteam.execution.sandbox import SandboxPolicy
+    from codeteam.service.documents import with_project_tests
 
     settings = request.settings
     policy = SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s)
@@ -267,12 +214,16 @@ async def run(
     clients: ClientSource,
     *,
     progress: ProgressCallback | None = None,
-    task: Task | None = None,
-    readable: ParseableModule | None = None,
+    on_note: Callable[[str], None] | None = None,
+    on_task: Callable[[Task], None] | None = None,
 ) -> RunOutcome:
-    """Run ``request`` to its outcome. ``progress`` receives stage labels ("collecting the
-    public tests", then the pipeline's, "starting the model" at its first model call).
-    ``task`` and ``readable`` skip :func:`build_task` when the caller already has them.
+    """Run ``request`` to its outcome: the one run sequence of the editor and the CLI. Build
+    the task (:func:`build_task`), hand each of its project's notes to ``on_note`` (an
+    unusable ``python`` setting, no pytest in the project's interpreter: for the user to
+    hear), call ``on_task`` with the task (what the caller says about it before any model
+    call), check the sandbox, then run the pipeline. ``progress`` receives stage labels
+    ("collecting the public tests", then the pipeline's, "starting the model" at its first
+    model call).
 
     The model client is acquired at the pipeline's first model call (:class:`RunClient`): a
     run that makes none (a review without AI tests) never starts the embedded model. The
@@ -286,9 +237,13 @@ async def run(
     notes on the result, not errors."""
     report = progress or (lambda stage: None)
     name, fallback_note = pipeline_name(request.pipeline, request.settings)
-    if task is None or readable is None:
-        report("collecting the public tests")
-        readable, task = await build_task(request, progress)
+    report("collecting the public tests")
+    readable, task = await build_task(request, progress)
+    if on_note is not None and task.project is not None:
+        for note in task.project.notes:
+            on_note(note)
+    if on_task is not None:
+        on_task(task)
     settings = request.settings
     report("checking the sandbox")
     untested = await asyncio.to_thread(untestable_reason, settings, name, task.project)
@@ -296,8 +251,8 @@ async def run(
         raise Untestable(untested)
     client = RunClient(clients, settings, report)
     try:
-        result = await run_pipeline(name, task, settings=settings, client=client,  # type: ignore[arg-type]
-                                    progress=progress, offload=request.offload)
+        result = await run_task(task, name, settings=settings, client=client, progress=progress,
+                                offload=request.offload)
     except LLMError as error:
         raise ModelFailed(f"the model failed: {error}") from error
     finally:
@@ -330,6 +285,44 @@ async def run(
     return outcome
 
 
+async def run_task(
+    task: Task,
+    pipeline: str,
+    *,
+    settings: Settings,
+    client: Any,
+    progress: ProgressCallback | None = None,
+    offload: Offload | None = None,
+) -> Result:
+    """Run ``pipeline`` (a key of :data:`PIPELINES` or :data:`ACTIONS`) on ``task``, a task
+    already built (``offload``: where the test runs' parsing happens, see
+    :data:`codeteam.execution.suite.Offload`): :func:`run`'s for the editor and the CLI, a benchmark's (its public tests
+    its own) for ``codeteam bench``. ``client`` is an :class:`~codeteam.llm.client.LLMClient`,
+    used through its :meth:`~codeteam.llm.client.LLMClient.session` view (its first connection
+    failure or timeout stops this run's calls only, not those of other runs on the same
+    client), or a client that is already one run's view (:class:`RunClient`).
+
+    Raises :class:`KeyError` for an unknown pipeline; cancellation propagates after the
+    model calls and test processes are stopped. Model, sandbox and prompt-file failures do
+    not raise: they are notes on the result, status "error" when there is no code."""
+    view = client.session() if hasattr(client, "session") else client
+    return await run_pipeline(pipeline, task, settings=settings, client=view, progress=progress,
+                              offload=offload)
+
+
+async def start_model(clients: ClientSource, settings: Settings) -> LLMClient:
+    """A model client for ``settings`` from ``clients`` (the embedded model started if the
+    settings need it); pair with ``clients.release``. Raises :class:`ModelUnavailable` with
+    the message for the user when none can be had (the embedded model cannot start: what to
+    install; the endpoint refused)."""
+    try:
+        return await clients.acquire(settings)
+    except EmbeddedModelError as error:
+        raise ModelUnavailable(str(error)) from error
+    except LLMError as error:
+        raise ModelUnavailable(f"the model is not available: {error}") from error
+
+
 class RunClient:
     """One run's model client, acquired from ``clients`` at the first :meth:`chat` (the
     progress says "starting the model" or "connecting" then), as the acquired client's
@@ -359,11 +352,9 @@ class RunClient:
                 self._report("starting the model" if self._settings.uses_embedded_model
                              else "connecting")
                 try:
-                    self._shared = await self._clients.acquire(self._settings)
-                except EmbeddedModelError as error:
+                    self._shared = await start_model(self._clients, self._settings)
+                except ModelUnavailable as error:
                     self.unavailable = str(error)
-                except LLMError as error:
-                    self.unavailable = f"the model is not available: {error}"
                 else:
                     self._session = self._shared.session()
             if self._session is None:

@@ -155,7 +155,7 @@ async def write_decision(
 async def current_report(outcome: RunOutcome, settings: Settings) -> TesterReport | None:
     """The tester's report on the function as it is (``outcome.task.stub``) against the
     public tests, or None when there are none or the sandbox cannot run them."""
-    from codeteam.execution.models import SandboxUnavailable
+    from codeteam.execution.outcomes import SandboxUnavailable
     from codeteam.execution.sandbox import SandboxPolicy
     from codeteam.execution.suite import run_suite
     from codeteam.roles.tester import build_report

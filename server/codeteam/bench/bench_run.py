@@ -1,7 +1,7 @@
 """``codeteam bench``: run pipelines on a benchmark, score them on hidden tests, summarize.
 
 For each selected task and pipeline: run the pipeline on the task's public part
-(:func:`codeteam.pipelines.runner.run_pipeline`), score ``result.code`` on the hidden tests in
+(:func:`codeteam.service.runs.run_task`), score ``result.code`` on the hidden tests in
 the sandbox, and append a :class:`~codeteam.bench.results.BenchRecord` to
 ``OUT/results.jsonl``. Before that, each task's reference solution is run through its hidden
 tests once (cached in ``OUT/canonical.json``); tasks whose tests fail on it are *defective*
@@ -64,7 +64,7 @@ class BenchError(Exception):
 class BenchConfig:
     """What to run. ``dataset`` (a name) or ``data`` (a HumanEval-format JSONL) selects the
     tasks, ``limit`` / ``task_ids`` narrow them; ``pipelines`` are names of
-    :data:`codeteam.pipelines.runner.PIPELINES`; ``concurrency`` is how many (task, pipeline)
+    :data:`codeteam.service.runs.PIPELINES`; ``concurrency`` is how many (task, pipeline)
     runs go at once; ``out`` the output folder; ``overrides`` settings keys (``--set``);
     ``score_timeout_s`` the wall-clock seconds of one scoring run (None: the dataset's
     default); ``progress`` shows a tqdm bar on stderr; ``report_only`` runs no task and
@@ -95,9 +95,9 @@ class BenchConfig:
 def model_label(settings: Settings) -> str:
     """Which model answered: ``embedded SmolLM2-135M-Instruct`` or ``MODEL @ BASE_URL``."""
     if settings.uses_embedded_model:
-        from codeteam.llm.embedded import MODEL_NAME
+        from codeteam.service.clients import embedded_model_name
 
-        return f"embedded {MODEL_NAME}"
+        return f"embedded {embedded_model_name()}"
     from codeteam.redaction import mask_url
 
     return f"{settings.model or 'default'} @ {mask_url(settings.base_url or '')}"
@@ -174,14 +174,13 @@ async def run_one(
 ) -> BenchRecord:
     """Run ``pipeline`` on ``item``'s public task, score its code on the hidden tests and
     return the record. A pipeline that raises is recorded as an infrastructure error (no
-    code); :class:`~codeteam.execution.models.SandboxUnavailable` from scoring propagates."""
-    from codeteam.pipelines.runner import run_pipeline
+    code); :class:`~codeteam.execution.outcomes.SandboxUnavailable` from scoring propagates."""
+    from codeteam.service.runs import run_task
 
     started = time.monotonic()
     try:
-        # A view per run: one run's timeout or connection failure stops only that run.
-        view = client.session() if hasattr(client, "session") else client
-        result = await run_pipeline(pipeline, item.task, settings=settings, client=view)
+        # The client's view per run: one run's timeout or connection failure stops only it.
+        result = await run_task(item.task, pipeline, settings=settings, client=client)
     except asyncio.CancelledError:
         raise
     except Exception as error:  # a pipeline bug or an unexpected failure: keep going
@@ -239,11 +238,11 @@ async def run_bench(
 ) -> dict[str, Any]:
     """Run the benchmark described by ``config`` and return the summary (also written to
     ``config.out``). ``settings`` default to the environment plus ``config.overrides``;
-    ``client`` (an :class:`~codeteam.llm.client.LLMClient`) defaults to
-    :func:`codeteam.llm.provider.client_for` and is closed at the end (the embedded model is
-    stopped). Raises :class:`BenchError` for usage and setup problems."""
-    from codeteam.execution.models import SandboxUnavailable
-    from codeteam.pipelines.runner import PIPELINES
+    ``client`` (an :class:`~codeteam.llm.client.LLMClient`) defaults to one from the
+    service (:class:`~codeteam.service.clients.OneClient`), closed at the end (the embedded
+    model is stopped). Raises :class:`BenchError` for usage and setup problems."""
+    from codeteam.execution.outcomes import SandboxUnavailable
+    from codeteam.service.runs import PIPELINES
 
     if settings is None:
         settings, problems = load_settings(config.overrides)
@@ -339,16 +338,17 @@ async def run_bench(
     if config.report_only:
         todo = []
 
-    own_client = client is None
+    own_clients = None  # the service's OneClient when the caller gave no client
     aborted: str | None = None
     if todo:
-        if own_client and len(reuse) < len(todo):  # no model for reused answers only
-            from codeteam.llm.embedded import EmbeddedModelError
-            from codeteam.llm.provider import client_for
+        if client is None and len(reuse) < len(todo):  # no model for reused answers only
+            from codeteam.service.clients import OneClient
+            from codeteam.service.runs import ModelUnavailable, start_model
 
+            own_clients = OneClient()
             try:
-                client = await client_for(settings)
-            except EmbeddedModelError as error:
+                client = await start_model(own_clients, settings)
+            except ModelUnavailable as error:
                 raise BenchError(str(error)) from error
         progress = _Progress(len(todo), dataset.name, config.progress)
         semaphore = asyncio.Semaphore(max(config.concurrency, 1))
@@ -389,12 +389,8 @@ async def run_bench(
                 worker.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
             progress.close()
-            if own_client and client is not None:
-                await client.close()
-                if settings.uses_embedded_model:
-                    from codeteam.llm.embedded import shared_embedded_model
-
-                    shared_embedded_model().stop()
+            if own_clients is not None:  # closes the client, stops the embedded model
+                await own_clients.close()
 
     records = [r for r in results.load().values() if r.dataset == dataset.name]
     summary = summarize(
@@ -464,7 +460,7 @@ async def _load_repo(config: BenchConfig, settings: Settings, echo: bool) -> tup
     """(identity, selection report, dataset) of ``--repo``: the ``--out`` folder is checked
     against the repository's identity before its tests are run."""
     from codeteam.bench.repo import RepoError, load_repo, repo_identity
-    from codeteam.execution.models import SandboxUnavailable
+    from codeteam.execution.outcomes import SandboxUnavailable
 
     def say(text: str) -> None:
         if echo:

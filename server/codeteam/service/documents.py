@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from codeteam.execution.models import TestCase, TestOrigin
+from codeteam.execution.outcomes import TestCase, TestOrigin
 from codeteam.execution.pytest_run import (
     has_tests,
     select_tests,
@@ -18,7 +18,7 @@ from codeteam.execution.pytest_run import (
 )
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.project import Project, lone_module_name, project_for
-from codeteam.project_context import DEFAULT_BUDGET, build_project_context
+from codeteam.project_context import DEFAULT_BUDGET, project_context_for
 from codeteam.pysource import examples
 from codeteam.pysource.functions import FunctionInfo, locate
 from codeteam.task import Task
@@ -88,7 +88,7 @@ def task_for(
     the task is tested there and pytest tests are searched under its root (else under
     ``workspace_root``). ``source`` may have CRLF line endings; the task's text is LF. The
     task's project context (``context_tokens`` tokens;
-    :func:`~codeteam.project_context.build_project_context`) is found in that project (for a
+    :func:`~codeteam.project_context.project_context_for`) is found in that project (for a
     lone module, the nearest folder with a ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or
     ``.git``). Blocking: jedi reads the modules the function uses (call it off the event
     loop). Raises
@@ -103,11 +103,7 @@ def task_for(
         info = locate(text, qualname)
     if project is not None and not project.lone:
         workspace_root = Path(project.root)
-    context = build_project_context(
-        text, info, path=path,
-        project_root=Path(project.root) if project is not None and not project.lone else None,
-        budget=context_tokens,
-    )
+    context = project_context_for(text, info, path=path, project=project, budget=context_tokens)
     return Task.from_info(
         text,
         info,
@@ -139,7 +135,7 @@ async def with_project_tests(
     (an unsaved document) or the project has nothing pytest would collect (no process
     started). The project is ``task.project`` (else :func:`~codeteam.project.project_for` of
     ``path``, ``root`` and ``python``); a lone module's folder (or ``root``) is searched as its
-    project. Raises :class:`~codeteam.execution.models.SandboxUnavailable` when the sandbox
+    project. Raises :class:`~codeteam.execution.outcomes.SandboxUnavailable` when the sandbox
     cannot run."""
     if path is None or not path.is_file():  # unsaved: nothing on disk to lay the text over
         return task

@@ -74,6 +74,6 @@ def run_bench_command(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from codeteam.bench.runner import main_from_args
+    from codeteam.bench.bench_run import main_from_args
 
     return main_from_args(args)
