@@ -57,7 +57,7 @@ async def test_a_review_whose_tests_run_in_the_codes_own_process_is_not_judged(
     scripted.reply(TESTER, ONLY_UNTRUSTED)
     result, _ = await run("review", source=_with_docstring(code), ai_tests=2)
     run_report = result.last_report.run
-    assert [o.status for o in run_report.outcomes] == ["not judged"] * 2
+    assert [o.status for o in run_report.outcomes] == ["not judged"] * 2, run_report.outcomes
     assert result.status == "not judged" and run_report.passed == []
     assert result.summary().startswith("review: not judged; 0/2 tests passed; 2 not judged")
     assert result.last_report.summary.count("NOT JUDGED AI test") == 2
