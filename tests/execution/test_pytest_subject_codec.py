@@ -168,6 +168,32 @@ def test_what_the_judge_cannot_send_is_refused():
         judge.dumps(monkeypatch.setattr)
 
 
+def test_the_class_of_an_object_of_the_tests_is_not_judged_never_a_failure():
+    """semver's ``next_version`` reads ``type(self).NAMES``; on an object of a subclass made in
+    the test function that was an AttributeError of codeteam's proxy class ("type object
+    'RemoteObject' has no attribute 'NAMES'"): correct code failed where plain pytest passes."""
+    judge, subject = pair(shared={"builtins"})
+
+    class Release:
+        NAMES = ("major",)
+
+    class Other:
+        pass
+
+    sent = [Release(), Release(), Other()]
+    first, second, other = subject.loads(judge.dumps(sent))
+    assert type(first) is type(second) and type(first) is not type(other)
+    assert getattr(subject.channel, "misused", None) is None  # type() and passing it around
+    with pytest.raises(AttributeError, match="cannot cross"):
+        type(first).NAMES  # noqa: B018 - reading its class is what the judge cannot follow
+    assert "Release: type(...).NAMES" in subject.channel.misused
+    subject.channel.misused = None
+    with pytest.raises(AttributeError, match="cannot cross"):
+        type(first)()
+    assert "calling its class" in subject.channel.misused
+    assert judge.loads(subject.dumps([first, other])) == [sent[0], sent[2]]  # back as themselves
+
+
 def test_a_module_crosses_by_name_to_the_code_never_back():
     judge, subject = pair()
     assert subject.loads(judge.dumps([collections]))[0] is collections

@@ -251,16 +251,54 @@ class RemoteIterator:
         raise TypeError("an iterator of the code under test's process cannot be pickled")
 
 
+def _misuse(channel, label, what):
+    """Mark the call "not judged" (the code used an object of the test's it cannot have) and
+    raise the :class:`AttributeError` the code sees."""
+    reason = f"the code used an object of the test's that cannot cross ({label}: {what})"
+    if getattr(channel, "misused", None) is None:
+        try:
+            channel.misused = reason
+        except Exception:  # noqa: S110, BLE001
+            pass
+    raise AttributeError(reason)
+
+
+class _RemoteObjectType(type):
+    """The class of a :class:`RemoteObject` as the code sees it (``type(obj)``): one per
+    class of the test's, so ``type(a) is type(b)`` holds as in the test; reading its
+    attributes (``type(self).NAMES``) or calling it is what the judge cannot follow."""
+
+    def __getattr__(cls, name):
+        _misuse(cls._remote_channel, cls._remote_label, f"type(...).{name}")
+
+    def __call__(cls, *args, **kwargs):
+        _misuse(cls._remote_channel, cls._remote_label, "calling its class")
+
+
 class RemoteObject:
     """An object of the test's (a class made in a test function) that cannot cross: the code
     under test may pass it around, compare it by identity and hash it (the judge's hash);
-    anything else it does with it makes the test "not judged" (the judge cannot tell)."""
+    anything else it does with it makes the test "not judged" (the judge cannot tell).
+    Made by :meth:`made`, of a :class:`_RemoteObjectType` per class of the test's."""
 
-    def __init__(self, channel, handle, name):
-        object.__setattr__(self, "_channel", channel)
-        object.__setattr__(self, "_handle", handle)
-        object.__setattr__(self, "_name", name)
-        object.__setattr__(self, "_meta", {})
+    _remote_channel = None
+    _remote_label = "an object of the test's"
+
+    @classmethod
+    def made(cls, channel, handle, name, meta, classes):
+        """A proxy of handle ``handle``, of the class in ``classes`` (a dict kept per codec)
+        for ``meta["class"]`` (the test's class's name), made on first use."""
+        label = meta.get("class", name) if type(meta) is dict else name
+        kind = classes.get(label)
+        if kind is None:
+            kind = classes[label] = _RemoteObjectType("RemoteObject", (cls,), {
+                "_remote_channel": channel, "_remote_label": label, "__slots__": ()})
+        proxy = object.__new__(kind)
+        object.__setattr__(proxy, "_channel", channel)
+        object.__setattr__(proxy, "_handle", handle)
+        object.__setattr__(proxy, "_name", name)
+        object.__setattr__(proxy, "_meta", meta if type(meta) is dict else {})
+        return proxy
 
     def __hash__(self):
         found = self._meta.get("hash")
@@ -285,14 +323,7 @@ class RemoteObject:
         return f"<object of the test: {self._meta.get('class', self._name)}>"
 
     def _misused(self, what):
-        reason = (f"the code used an object of the test's that cannot cross "
-                  f"({self._meta.get('class', self._name)}: {what})")
-        if getattr(self._channel, "misused", None) is None:
-            try:
-                self._channel.misused = reason
-            except Exception:  # noqa: S110, BLE001
-                pass
-        raise AttributeError(reason)
+        _misuse(self._channel, self._meta.get("class", self._name), what)
 
 
 _META_DUNDERS = ("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__",
@@ -315,6 +346,7 @@ class Codec:
         self.exported = {}  # handle id -> own object
         self.export_ids = {}  # id(own object) -> handle id
         self.proxies = {}  # handle id of the other side -> proxy
+        self.remote_classes = {}  # a class of the test's name -> its RemoteObject class
         self.shared = None
         self.generation = 0
         self.session()
@@ -482,6 +514,11 @@ class Codec:
         import types
 
         kind = type(value)
+        if type(kind) is _RemoteObjectType:  # an object of the test's, back to the judge
+            return self.save_handle(value, out, memo, depth)
+        if kind is _RemoteObjectType:
+            return self._cannot(f"the class of an object of the test's ({value._remote_label})",
+                                out)
         if isinstance(value, type):
             return self._save_class(value, out)
         if self._save_value(value, kind, out, memo, depth):
@@ -945,8 +982,11 @@ class Codec:
         meta, at = self._dec(data, at, table, depth + 1)
         key = (self.generation, kind, int(handle))
         proxy = self.proxies.get(key)
-        if proxy is None:
-            cls = {"c": RemoteCallable, "i": RemoteIterator, "o": RemoteObject}[kind]
+        if proxy is None and kind == "o":
+            proxy = self.proxies[key] = RemoteObject.made(
+                self.channel, (self.generation, int(handle)), name, meta, self.remote_classes)
+        elif proxy is None:
+            cls = {"c": RemoteCallable, "i": RemoteIterator}[kind]
             proxy = self.proxies[key] = cls(self.channel, (self.generation, int(handle)), name)
         if type(meta) is dict and kind == "o":
             object.__setattr__(proxy, "_meta", meta)
@@ -1238,8 +1278,7 @@ _SCALARS = {type(None): Codec.save_none, bool: Codec.save_bool, int: Codec.save_
 """The encoder's table for values that are never shared (no back-reference)."""
 _SAVE = {list: Codec.save_container, dict: Codec.save_container, set: Codec.save_container,
          tuple: Codec.save_tuple, frozenset: Codec.save_tuple,
-         RemoteCallable: Codec.save_handle, RemoteIterator: Codec.save_handle,
-         RemoteObject: Codec.save_handle}
+         RemoteCallable: Codec.save_handle, RemoteIterator: Codec.save_handle}
 """The encoder's table: exact type -> ``save_<type>`` (anything else: ``save_other``)."""
 _LOAD = {
     b"N": Codec.load_none, b"T": Codec.load_true, b"F": Codec.load_false, b"i": Codec.load_int,
