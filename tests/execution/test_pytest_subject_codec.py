@@ -114,6 +114,53 @@ def test_callbacks_and_iterators_of_the_test_cross_as_handles():
     assert judge.loads(subject.dumps(proxy)) is add_one  # back: the judge's own object
 
 
+def test_a_back_reference_after_a_handle_is_the_value_it_names():
+    """A handle's copied attributes (its name, docstring, signature) were numbered by the
+    receiver in the value's table but not by the sender: every back-reference after a handle
+    pointed at the wrong object (tinydb: a query cache's key arrived as a ``Document``,
+    "unhashable type: 'Document'" for correct code)."""
+    import types
+
+    judge, subject = pair()
+    function = types.FunctionType((lambda x: x).__code__, {}, "f")
+    function.__module__, function.extra = "elsewhere", ("t", 1)
+    shared = ["a"]
+    proxy, first, second = subject.loads(judge.dumps([function, shared, shared]))
+    assert isinstance(proxy, ps.RemoteCallable) and proxy.extra == ("t", 1)
+    assert first == ["a"] and second is first
+
+
+def test_an_ordered_dict_keeps_its_order_and_its_changes_both_ways():
+    """tinydb's LRU cache moves a key to the end of its ``OrderedDict``: the order did not
+    cross (``dict.items``), nor did the change come back to the test's object (no number)."""
+    judge, subject = pair()
+    ordered = collections.OrderedDict(a=1, b=2, c=3)
+    ordered.move_to_end("a")
+    queue = collections.deque([1, 2])
+    holder = make_point(ordered, queue)
+    (received,) = subject.loads(judge.dumps({"args": [holder]}))["args"]
+    assert list(received.x) == ["b", "c", "a"]
+    received.x.move_to_end("b")
+    received.y.append(3)
+    back = judge.loads(subject.dumps({"value": received}))["value"]
+    assert back is holder and holder.x is ordered and holder.y is queue
+    assert list(ordered.items()) == [("c", 3), ("a", 1), ("b", 2)] and list(queue) == [1, 2, 3]
+
+
+def test_a_file_of_the_test_used_beyond_next_is_not_judged_never_a_failure():
+    """tinydb's JSONStorage holds the test's open file; the code's ``seek`` on it was an
+    AttributeError of codeteam's proxy ("'RemoteIterator' object has no attribute 'seek'"):
+    correct code failed where plain pytest passes."""
+    import io
+
+    judge, subject = pair()
+    (handle,) = subject.loads(judge.dumps([io.StringIO("x\n")]))
+    assert isinstance(handle, ps.RemoteIterator)
+    with pytest.raises(AttributeError, match="cannot cross"):
+        handle.seek(0)
+    assert "StringIO: .seek" in subject.channel.misused
+
+
 def test_the_judge_resolves_names_strictly():
     judge, subject = pair()
     # a private class of the project's own (sqlparse's ``_TokenType``) is looked up

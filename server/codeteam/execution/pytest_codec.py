@@ -30,6 +30,7 @@ Nothing of ``_pytest``, ``pytest``, ``pluggy``, ``unittest.mock`` or codeteam cr
 frames and code objects never do; no attribute is set, deleted or read through a handle.
 """
 
+import collections
 import os
 import sys
 import time
@@ -243,6 +244,14 @@ class RemoteIterator:
 
     def __next__(self):
         return self._channel.next_handle(self)
+
+    def __getattr__(self, name):
+        """Only ``next`` crosses: the code using anything else of the test's iterator (a file's
+        ``seek``, a generator's ``send``) makes the test "not judged" in the subject."""
+        if name.startswith("_") or getattr(self.__dict__.get("_channel"), "side", None) != (
+                "subject"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next() crosses")
 
     def __repr__(self):
         return f"<remote iterator {self._name}>"
@@ -684,6 +693,8 @@ class Codec:
             args = (value.func, tuple(value.args), dict(value.keywords))
         if args is None:
             return False
+        if name in _MUTABLE_VALUES and module in ("collections", "builtins"):
+            self._track(value, out)  # identity kept, in-place changes written back
         out.append(b"v")
         self._str(name, out)
         self._enc(args, out, memo, depth + 1)
@@ -767,7 +778,7 @@ class Codec:
                 meta = {"hash": hash(obj), "class": _name(type(obj))}
             except Exception:  # noqa: BLE001 - an unhashable object
                 meta = {"class": _name(type(obj))}
-        self._enc(meta, out, {}, DEPTH_LIMIT - 20)
+        self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
 
     def _meta(self, obj):
         """What the other side's proxy copies: names, docstring, signature, attributes."""
@@ -979,7 +990,7 @@ class Codec:
             raise ValueError("bad handle")
         handle, at = self._num(data, at + 1, b";")
         name, at = self._text(data, at)
-        meta, at = self._dec(data, at, table, depth + 1)
+        meta, at = self._dec(data, at, [], depth + 1)  # its own numbering (see _export)
         key = (self.generation, kind, int(handle))
         proxy = self.proxies.get(key)
         if proxy is None and kind == "o":
@@ -1257,12 +1268,14 @@ _VALUE_ARGS = {
     ("datetime", "timezone"): lambda v: tuple(v.__getinitargs__()),
     ("decimal", "Decimal"): lambda v: (str(v),),
     ("fractions", "Fraction"): lambda v: (v.numerator, v.denominator),
-    ("collections", "OrderedDict"): lambda v: (list(dict.items(v)),),
+    ("collections", "OrderedDict"): lambda v: (list(collections.OrderedDict.items(v)),),
     ("collections", "Counter"): lambda v: (list(dict.items(v)),),
     ("collections", "defaultdict"): lambda v: (v.default_factory, list(dict.items(v))),
     ("collections", "deque"): lambda v: (list(v), v.maxlen),
 }
 """``save_value``'s table: (module, class name) -> the arguments the receiver builds it from."""
+_MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "bytearray"})
+"""Standard value types a call may change in place: numbered like lists (``w``/``W``)."""
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 _BUILD = {
     "range": lambda args: range(*[int(a) for a in args]),
@@ -1390,11 +1403,18 @@ def _update(original, fresh):
     if original is fresh or type(original) is not type(fresh):
         return
     try:
-        if isinstance(original, list):
+        if isinstance(original, (list, bytearray)):
             original[:] = fresh
+        elif isinstance(original, collections.OrderedDict):  # its order is its own, not dict's
+            collections.OrderedDict.clear(original)
+            for key, item in dict.items(fresh):
+                collections.OrderedDict.__setitem__(original, key, item)
         elif isinstance(original, dict):
             dict.clear(original)
             dict.update(original, fresh)
+        elif isinstance(original, collections.deque):
+            collections.deque.clear(original)
+            collections.deque.extend(original, fresh)
         elif isinstance(original, set):
             original.clear()
             original.update(fresh)
