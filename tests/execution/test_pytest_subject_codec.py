@@ -241,6 +241,38 @@ def test_the_class_of_an_object_of_the_tests_is_not_judged_never_a_failure():
     assert judge.loads(subject.dumps([first, other])) == [sent[0], sent[2]]  # back as themselves
 
 
+def test_an_object_of_the_tests_is_an_instance_of_the_abcs_its_class_is():
+    """tinydb's ``insert`` checks ``isinstance(document, typing.Mapping)``: typing asks the
+    proxy's type only, so the test's ``class CustomDocument(Mapping)`` object was no Mapping
+    ("Document is not a Mapping": correct code failed, nothing marked it "not judged")."""
+    import collections.abc
+    import typing
+
+    judge, subject = pair(shared={"builtins"})
+
+    class CustomDocument(collections.abc.Mapping):
+        def __getitem__(self, key):
+            return 1
+
+        def __iter__(self):
+            return iter(["a"])
+
+        def __len__(self):
+            return 1
+
+    document, plain = subject.loads(judge.dumps([CustomDocument(), Local()]))
+    assert isinstance(document, typing.Mapping) and not isinstance(plain, typing.Mapping)
+    assert issubclass(type(document), collections.abc.Iterable)
+    assert getattr(subject.channel, "misused", None) is None
+    with pytest.raises(AttributeError, match="cannot cross"):
+        document.keys()  # using it is what the judge cannot follow
+    assert "CustomDocument: .keys" in subject.channel.misused
+
+
+class Local:
+    pass
+
+
 def test_a_module_crosses_by_name_to_the_code_never_back():
     judge, subject = pair()
     assert subject.loads(judge.dumps([collections]))[0] is collections

@@ -31,6 +31,7 @@ frames and code objects never do; no attribute is set, deleted or read through a
 """
 
 import collections
+import collections.abc
 import os
 import sys
 import time
@@ -272,6 +273,24 @@ def _misuse(channel, label, what):
     raise AttributeError(reason)
 
 
+_ABC_NAMES = frozenset(n for n in collections.abc.__all__ if not n.startswith("_"))
+
+
+def _abcs_of(obj):
+    """The ``collections.abc`` classes ``obj`` is an instance of (by name): its proxy's class is
+    registered with them, so ``isinstance(proxy, typing.Mapping)`` -- which asks the proxy's
+    type, never the proxy -- answers as for the test's object, and the code's next use of the
+    object is what makes the test "not judged"."""
+    found = []
+    for name in sorted(_ABC_NAMES):
+        try:
+            if isinstance(obj, getattr(collections.abc, name)):
+                found.append(name)
+        except Exception:  # noqa: S112, BLE001 - an object whose class check fails
+            continue
+    return found
+
+
 class _RemoteObjectType(type):
     """The class of a :class:`RemoteObject` as the code sees it (``type(obj)``): one per
     class of the test's, so ``type(a) is type(b)`` holds as in the test; reading its
@@ -302,6 +321,10 @@ class RemoteObject:
         if kind is None:
             kind = classes[label] = _RemoteObjectType("RemoteObject", (cls,), {
                 "_remote_channel": channel, "_remote_label": label, "__slots__": ()})
+            abcs = meta.get("abcs") if type(meta) is dict else None
+            for abc_name in abcs if type(abcs) is list else ():
+                if type(abc_name) is str and abc_name in _ABC_NAMES:
+                    getattr(collections.abc, abc_name).register(kind)
         proxy = object.__new__(kind)
         object.__setattr__(proxy, "_channel", channel)
         object.__setattr__(proxy, "_handle", handle)
@@ -778,6 +801,7 @@ class Codec:
                 meta = {"hash": hash(obj), "class": _name(type(obj))}
             except Exception:  # noqa: BLE001 - an unhashable object
                 meta = {"class": _name(type(obj))}
+            meta["abcs"] = _abcs_of(obj)
         self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
 
     def _meta(self, obj):
