@@ -161,6 +161,46 @@ def test_a_file_of_the_test_used_beyond_next_is_not_judged_never_a_failure():
     assert "StringIO: .seek" in subject.channel.misused
 
 
+class Link:
+    __slots__ = ("value", "next", "prev")
+
+
+def ring(values):
+    """A circular doubly linked list of slotted links (cachetools' LFU/TTL caches): the root."""
+    root = Link()
+    root.value, root.next, root.prev = None, root, root
+    for value in values:
+        link = Link()
+        link.value, link.next, link.prev = value, root, root.prev
+        root.prev.next = root.prev = link
+    return root
+
+
+def walk(root, limit=10):
+    values, link = [], root.next
+    while link is not root and len(values) < limit:
+        values.append(link.value)
+        link = link.next
+    return values
+
+
+def test_a_cycle_back_to_a_changed_object_is_the_senders_object():
+    """The code changes a ring the test owns (cachetools' ``LFUCache.popitem`` unlinks a key):
+    the links decoded inside the root pointed back at the root's fresh copy, not the test's
+    root, so walking the test's ring never came back to it (the judge hung until its watchdog
+    ended pytest: "the pytest process died during this test (exit status 1)", every later test
+    "not run")."""
+    judge, subject = pair()
+    root = ring([1, 2, 3])
+    holder = make_point(root, None)
+    (received,) = subject.loads(judge.dumps({"args": [holder]}))["args"]
+    first = received.x.next
+    first.prev.next, first.next.prev = first.next, first.prev  # unlink 1
+    back = judge.loads(subject.dumps({"value": None, "after": [[received], {}]}))
+    assert back["after"][0][0] is holder and holder.x is root
+    assert walk(root) == [2, 3] and root.next.prev is root and root.prev.next is root
+
+
 def test_the_judge_resolves_names_strictly():
     judge, subject = pair()
     # a private class of the project's own (sqlparse's ``_TokenType``) is looked up

@@ -379,6 +379,7 @@ class Codec:
         self.export_ids = {}  # id(own object) -> handle id
         self.proxies = {}  # handle id of the other side -> proxy
         self.remote_classes = {}  # a class of the test's name -> its RemoteObject class
+        self.swapped = {}  # see loads
         self.shared = None
         self.generation = 0
         self.session()
@@ -857,7 +858,12 @@ class Codec:
     # -- decoding: load_<op> -----------------------------------------------------------------
 
     def loads(self, data):
-        value, end = self._dec(data, 0, [], 0)
+        table = []
+        self.swapped = {}  # id(a fresh copy) -> (it, the sender's original it stands for)
+        value, end = self._dec(data, 0, table, 0)
+        if self.swapped:
+            _repoint(table, self.swapped)
+            self.swapped = {}
         if end != len(data):
             raise ValueError("trailing data")
         return value
@@ -1165,6 +1171,8 @@ class Codec:
         for i in range(before, len(table)):
             if table[i] is fresh:
                 table[i] = original
+        if original is not fresh:  # what was decoded inside it may point back at the copy
+            self.swapped[id(fresh)] = (fresh, original)
         return original, at
 
     def load_mine(self, data, at, table, depth):
@@ -1420,6 +1428,50 @@ def _number_run(data, at, count):
     made = array(kind.decode("ascii"))
     made.frombytes(data[at : at + size])
     return made.tolist(), at + size
+
+
+def _repoint(table, swapped):
+    """Every reference in the decoded objects of ``table`` to a fresh copy of ``swapped``
+    pointed at its original instead (a cycle back to a tracked object -- a linked list's
+    ``prev`` -- was decoded while only the copy existed). Tuples and the keys of dicts and
+    sets are left as they are (their hashes)."""
+
+    def mapped(item):
+        found = swapped.get(id(item))
+        return found[1] if found is not None and found[0] is item else item
+
+    for obj in table:
+        try:
+            if isinstance(obj, list):
+                for i, item in enumerate(obj):
+                    if id(item) in swapped:
+                        obj[i] = mapped(item)
+            elif isinstance(obj, dict):
+                for key, item in list(dict.items(obj)):
+                    if id(item) in swapped:
+                        dict.__setitem__(obj, key, mapped(item))
+            elif isinstance(obj, collections.deque):
+                if any(id(item) in swapped for item in obj):
+                    items = [mapped(item) for item in obj]
+                    collections.deque.clear(obj)
+                    collections.deque.extend(obj, items)
+            if _python_class(type(obj)) or isinstance(obj, _BUILTIN_BASES[:3]):
+                try:
+                    space = object.__getattribute__(obj, "__dict__")
+                except AttributeError:
+                    space = {}
+                for key, item in list(space.items()):
+                    if id(item) in swapped:
+                        space[key] = mapped(item)
+                for name in _slot_names(type(obj)):
+                    try:
+                        item = object.__getattribute__(obj, name)
+                    except AttributeError:
+                        continue
+                    if id(item) in swapped:
+                        object.__setattr__(obj, name, mapped(item))
+        except Exception:  # noqa: S112, BLE001 - an object that refuses: left as it is
+            continue
 
 
 def _update(original, fresh):
