@@ -85,6 +85,8 @@ def pytest_runtest_logreport(report):
     else:
         outcome = report.outcome
     if report.when == "call" or outcome != "passed":
+        if outcome == "failed" and outcomes.get(report.nodeid) == "passed":
+            outcomes[report.nodeid] = outcome  # a failed subtest after a passing one
         outcomes.setdefault(report.nodeid, outcome)
 def pytest_runtest_logfinish(nodeid, location):
     sys.setprofile(None)

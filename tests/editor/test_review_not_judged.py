@@ -60,8 +60,8 @@ async def test_a_test_that_cannot_be_judged_is_shown_not_judged(
     assert shown.severity == types.DiagnosticSeverity.Information
     assert shown.message.startswith('test not judged: >>> running_max(type("L"')
     assert "not judged: neither a pass nor a failure" in shown.message
-    assert ("why: the code used an object of the test's that cannot cross (maxes.L: __iter__)"
-            in shown.message)
+    assert ("why: the test's arguments could not cross to the code under test: the code used "
+            "an object of the test's that cannot cross (maxes.L: __iter__)") in shown.message
     summary = diagnostics["summary"].message
     assert summary.startswith("codeteam review: not judged: 1/2 public tests passed")
     assert "1 not judged" in summary

@@ -114,6 +114,93 @@ def test_callbacks_and_iterators_of_the_test_cross_as_handles():
     assert judge.loads(subject.dumps(proxy)) is add_one  # back: the judge's own object
 
 
+def test_a_back_reference_after_a_handle_is_the_value_it_names():
+    """A handle's copied attributes (its name, docstring, signature) were numbered by the
+    receiver in the value's table but not by the sender: every back-reference after a handle
+    pointed at the wrong object (tinydb: a query cache's key arrived as a ``Document``,
+    "unhashable type: 'Document'" for correct code)."""
+    import types
+
+    judge, subject = pair()
+    function = types.FunctionType((lambda x: x).__code__, {}, "f")
+    function.__module__, function.extra = "elsewhere", ("t", 1)
+    shared = ["a"]
+    proxy, first, second = subject.loads(judge.dumps([function, shared, shared]))
+    assert isinstance(proxy, ps.RemoteCallable) and proxy.extra == ("t", 1)
+    assert first == ["a"] and second is first
+
+
+def test_an_ordered_dict_keeps_its_order_and_its_changes_both_ways():
+    """tinydb's LRU cache moves a key to the end of its ``OrderedDict``: the order did not
+    cross (``dict.items``), nor did the change come back to the test's object (no number)."""
+    judge, subject = pair()
+    ordered = collections.OrderedDict(a=1, b=2, c=3)
+    ordered.move_to_end("a")
+    queue = collections.deque([1, 2])
+    holder = make_point(ordered, queue)
+    (received,) = subject.loads(judge.dumps({"args": [holder]}))["args"]
+    assert list(received.x) == ["b", "c", "a"]
+    received.x.move_to_end("b")
+    received.y.append(3)
+    back = judge.loads(subject.dumps({"value": received}))["value"]
+    assert back is holder and holder.x is ordered and holder.y is queue
+    assert list(ordered.items()) == [("c", 3), ("a", 1), ("b", 2)] and list(queue) == [1, 2, 3]
+
+
+def test_a_file_of_the_test_used_beyond_next_is_not_judged_never_a_failure():
+    """tinydb's JSONStorage holds the test's open file; the code's ``seek`` on it was an
+    AttributeError of codeteam's proxy ("'RemoteIterator' object has no attribute 'seek'"):
+    correct code failed where plain pytest passes."""
+    import io
+
+    judge, subject = pair()
+    (handle,) = subject.loads(judge.dumps([io.StringIO("x\n")]))
+    assert isinstance(handle, ps.RemoteIterator)
+    with pytest.raises(AttributeError, match="cannot cross"):
+        handle.seek(0)
+    assert "StringIO: .seek" in subject.channel.misused
+
+
+class Link:
+    __slots__ = ("value", "next", "prev")
+
+
+def ring(values):
+    """A circular doubly linked list of slotted links (cachetools' LFU/TTL caches): the root."""
+    root = Link()
+    root.value, root.next, root.prev = None, root, root
+    for value in values:
+        link = Link()
+        link.value, link.next, link.prev = value, root, root.prev
+        root.prev.next = root.prev = link
+    return root
+
+
+def walk(root, limit=10):
+    values, link = [], root.next
+    while link is not root and len(values) < limit:
+        values.append(link.value)
+        link = link.next
+    return values
+
+
+def test_a_cycle_back_to_a_changed_object_is_the_senders_object():
+    """The code changes a ring the test owns (cachetools' ``LFUCache.popitem`` unlinks a key):
+    the links decoded inside the root pointed back at the root's fresh copy, not the test's
+    root, so walking the test's ring never came back to it (the judge hung until its watchdog
+    ended pytest: "the pytest process died during this test (exit status 1)", every later test
+    "not run")."""
+    judge, subject = pair()
+    root = ring([1, 2, 3])
+    holder = make_point(root, None)
+    (received,) = subject.loads(judge.dumps({"args": [holder]}))["args"]
+    first = received.x.next
+    first.prev.next, first.next.prev = first.next, first.prev  # unlink 1
+    back = judge.loads(subject.dumps({"value": None, "after": [[received], {}]}))
+    assert back["after"][0][0] is holder and holder.x is root
+    assert walk(root) == [2, 3] and root.next.prev is root and root.prev.next is root
+
+
 def test_the_judge_resolves_names_strictly():
     judge, subject = pair()
     # a private class of the project's own (sqlparse's ``_TokenType``) is looked up
@@ -166,6 +253,64 @@ def test_what_the_judge_cannot_send_is_refused():
     monkeypatch = pytest.MonkeyPatch()
     with pytest.raises(ps.CannotCross):  # nothing of pytest crosses, not even as a handle
         judge.dumps(monkeypatch.setattr)
+
+
+def test_the_class_of_an_object_of_the_tests_is_not_judged_never_a_failure():
+    """semver's ``next_version`` reads ``type(self).NAMES``; on an object of a subclass made in
+    the test function that was an AttributeError of codeteam's proxy class ("type object
+    'RemoteObject' has no attribute 'NAMES'"): correct code failed where plain pytest passes."""
+    judge, subject = pair(shared={"builtins"})
+
+    class Release:
+        NAMES = ("major",)
+
+    class Other:
+        pass
+
+    sent = [Release(), Release(), Other()]
+    first, second, other = subject.loads(judge.dumps(sent))
+    assert type(first) is type(second) and type(first) is not type(other)
+    assert getattr(subject.channel, "misused", None) is None  # type() and passing it around
+    with pytest.raises(AttributeError, match="cannot cross"):
+        type(first).NAMES  # noqa: B018 - reading its class is what the judge cannot follow
+    assert "Release: type(...).NAMES" in subject.channel.misused
+    subject.channel.misused = None
+    with pytest.raises(AttributeError, match="cannot cross"):
+        type(first)()
+    assert "calling its class" in subject.channel.misused
+    assert judge.loads(subject.dumps([first, other])) == [sent[0], sent[2]]  # back as themselves
+
+
+def test_an_object_of_the_tests_is_an_instance_of_the_abcs_its_class_is():
+    """tinydb's ``insert`` checks ``isinstance(document, typing.Mapping)``: typing asks the
+    proxy's type only, so the test's ``class CustomDocument(Mapping)`` object was no Mapping
+    ("Document is not a Mapping": correct code failed, nothing marked it "not judged")."""
+    import collections.abc
+    import typing
+
+    judge, subject = pair(shared={"builtins"})
+
+    class CustomDocument(collections.abc.Mapping):
+        def __getitem__(self, key):
+            return 1
+
+        def __iter__(self):
+            return iter(["a"])
+
+        def __len__(self):
+            return 1
+
+    document, plain = subject.loads(judge.dumps([CustomDocument(), Local()]))
+    assert isinstance(document, typing.Mapping) and not isinstance(plain, typing.Mapping)
+    assert issubclass(type(document), collections.abc.Iterable)
+    assert getattr(subject.channel, "misused", None) is None
+    with pytest.raises(AttributeError, match="cannot cross"):
+        document.keys()  # using it is what the judge cannot follow
+    assert "CustomDocument: .keys" in subject.channel.misused
+
+
+class Local:
+    pass
 
 
 def test_a_module_crosses_by_name_to_the_code_never_back():

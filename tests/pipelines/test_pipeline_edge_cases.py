@@ -35,12 +35,10 @@ async def test_team_on_a_method_with_a_column_0_string_does_not_raise(scripted, 
     assert result.code == ('def header(self):\n    """The header line.\n\n'
                            "    >>> Report().header()\n    'TITLE'\n    \"\"\"\n"
                            "    return 'TITLE'\n")
-    # right code: "passed" when judged, "not judged" when the doctest could only be decided
-    # in the code's own process (never "failed" or "error")
+    # right code: judged, and passed (the one judge decides every doctest)
     run = result.last_report.run
     assert run.outcomes and not run.failures, result.last_report.summary
-    judged = all(o.trusted for o in run.outcomes)
-    assert result.status == ("passed" if judged else "not judged"), result.last_report.summary
+    assert result.status == "passed", result.last_report.summary
 
 
 ANALYST_OR_PLANNER = r"You are the analyst|You write short plans"

@@ -48,14 +48,13 @@ def _with_docstring(reply: str) -> str:
     return f"{head}\n    \"\"\"Return the running maximum of xs (a list of numbers).\"\"\"\n{body}\n"
 
 
-@pytest.mark.parametrize("code", [FORGER, GOOD], ids=["forger", "right"])
-async def test_a_review_whose_tests_run_in_the_codes_own_process_is_not_judged(
-        code, scripted, run):
-    """These AI tests run in the code's own process, and both the forger and the right code
-    pass them there (status "passed", trusted False): passes that are not counted. The
-    review says "not judged", never "passed" (the forger) nor "failed" (the right code)."""
+async def test_a_review_of_right_code_on_tests_it_cannot_be_judged_on_is_not_judged(
+        scripted, run):
+    """The AI tests pass an object of a class they make at run time and the right code
+    iterates it: the judge cannot tell what that object does, so each test is "not judged",
+    and the review says so, never "failed"."""
     scripted.reply(TESTER, ONLY_UNTRUSTED)
-    result, _ = await run("review", source=_with_docstring(code), ai_tests=2)
+    result, _ = await run("review", source=_with_docstring(GOOD), ai_tests=2)
     run_report = result.last_report.run
     assert [o.status for o in run_report.outcomes] == ["not judged"] * 2, run_report.outcomes
     assert result.status == "not judged" and run_report.passed == []
@@ -65,12 +64,22 @@ async def test_a_review_whose_tests_run_in_the_codes_own_process_is_not_judged(
                for o in run_report.outcomes)
 
 
+async def test_a_review_of_a_forger_on_those_tests_is_not_passed(scripted, run):
+    """The forger returns an object equal to anything: in one process it would pass both; the
+    judge refuses a value whose __eq__ is the function's own code."""
+    scripted.reply(TESTER, ONLY_UNTRUSTED)
+    result, _ = await run("review", source=_with_docstring(FORGER), ai_tests=2)
+    run_report = result.last_report.run
+    assert run_report.passed == [] and result.status != "passed", run_report.outcomes
+    assert len(run_report.failures) == 2
+
+
 async def test_tests_no_candidate_can_be_judged_on_spend_no_samples(scripted, run):
-    scripted.reply(TESTER, ONLY_UNTRUSTED).reply(seed(SEED), FORGER)
+    scripted.reply(TESTER, ONLY_UNTRUSTED).reply(seed(SEED), GOOD)
     scripted.reply(sampled, GOOD, times=None)
     scripted.reply(REVISE, GOOD, times=None)
     result, _ = await run("team", source=BARE, ai_tests=2, candidates=2, max_rounds=3)
-    # The forger's answers are not passes, and no other candidate's could be judged either
+    # The first answer is not judged on either test, and no other candidate could be
     assert result.status == "not judged", result.summary()
     assert not any(map(sampled, scripted.requests))
     assert not any(re.search(REVISE, str(r)) for r in scripted.requests)
@@ -102,9 +111,8 @@ async def test_flow_does_not_pass_a_forger_on_untrusted_tests(scripted, run):
     scripted.reply(sampled, FORGER, times=None).reply(FIX, FORGER, times=None)
     result, _ = await run("flow", source=BARE, ai_tests=1, candidates=2)
     outcomes = [o for r in result.reports for o in r.run.outcomes]
-    assert outcomes and all(o.verdict == "not judged" for o in outcomes), outcomes
-    assert result.status == "not judged", result.summary()
-    assert scripted.count(FIX) == 0  # nothing failed: nothing to fix
+    assert outcomes and not any(o.status == "passed" for o in outcomes), outcomes
+    assert result.status != "passed", result.summary()
 
 
 async def test_a_review_of_an_async_function_is_judged(scripted, run_on_disk, tmp_path):

@@ -30,6 +30,8 @@ Nothing of ``_pytest``, ``pytest``, ``pluggy``, ``unittest.mock`` or codeteam cr
 frames and code objects never do; no attribute is set, deleted or read through a handle.
 """
 
+import collections
+import collections.abc
 import os
 import sys
 import time
@@ -259,6 +261,14 @@ class RemoteIterator:
     def __next__(self):
         return self._channel.next_handle(self)
 
+    def __getattr__(self, name):
+        """Only ``next`` crosses: the code using anything else of the test's iterator (a file's
+        ``seek``, a generator's ``send``) makes the test "not judged" in the subject."""
+        if name.startswith("_") or getattr(self.__dict__.get("_channel"), "side", None) != (
+                "subject"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next() crosses")
+
     def __repr__(self):
         return f"<remote iterator {self._name}>"
 
@@ -266,16 +276,79 @@ class RemoteIterator:
         raise TypeError("an iterator of the code under test's process cannot be pickled")
 
 
+def _misuse(channel, label, what):
+    """Mark the call "not judged" (the code used an object of the test's it cannot have) and
+    raise the :class:`AttributeError` the code sees."""
+    # It begins as codeteam.execution.describe.ARGUMENTS: no candidate can do anything
+    # with the object (pipelines.candidates.judged_nowhere: no sampling is spent on it).
+    reason = ("the test's arguments could not cross to the code under test: the code used "
+              f"an object of the test's that cannot cross ({label}: {what})")
+    if getattr(channel, "misused", None) is None:
+        try:
+            channel.misused = reason
+        except Exception:  # noqa: S110, BLE001
+            pass
+    raise AttributeError(reason)
+
+
+_ABC_NAMES = frozenset(n for n in collections.abc.__all__ if not n.startswith("_"))
+
+
+def _abcs_of(obj):
+    """The ``collections.abc`` classes ``obj`` is an instance of (by name): its proxy's class is
+    registered with them, so ``isinstance(proxy, typing.Mapping)`` -- which asks the proxy's
+    type, never the proxy -- answers as for the test's object, and the code's next use of the
+    object is what makes the test "not judged"."""
+    found = []
+    for name in sorted(_ABC_NAMES):
+        try:
+            if isinstance(obj, getattr(collections.abc, name)):
+                found.append(name)
+        except Exception:  # noqa: S112, BLE001 - an object whose class check fails
+            continue
+    return found
+
+
+class _RemoteObjectType(type):
+    """The class of a :class:`RemoteObject` as the code sees it (``type(obj)``): one per
+    class of the test's, so ``type(a) is type(b)`` holds as in the test; reading its
+    attributes (``type(self).NAMES``) or calling it is what the judge cannot follow."""
+
+    def __getattr__(cls, name):
+        _misuse(cls._remote_channel, cls._remote_label, f"type(...).{name}")
+
+    def __call__(cls, *args, **kwargs):
+        _misuse(cls._remote_channel, cls._remote_label, "calling its class")
+
+
 class RemoteObject:
     """An object of the test's (a class made in a test function) that cannot cross: the code
     under test may pass it around, compare it by identity and hash it (the judge's hash);
-    anything else it does with it makes the test "not judged" (the judge cannot tell)."""
+    anything else it does with it makes the test "not judged" (the judge cannot tell).
+    Made by :meth:`made`, of a :class:`_RemoteObjectType` per class of the test's."""
 
-    def __init__(self, channel, handle, name):
-        object.__setattr__(self, "_channel", channel)
-        object.__setattr__(self, "_handle", handle)
-        object.__setattr__(self, "_name", name)
-        object.__setattr__(self, "_meta", {})
+    _remote_channel = None
+    _remote_label = "an object of the test's"
+
+    @classmethod
+    def made(cls, channel, handle, name, meta, classes):
+        """A proxy of handle ``handle``, of the class in ``classes`` (a dict kept per codec)
+        for ``meta["class"]`` (the test's class's name), made on first use."""
+        label = meta.get("class", name) if type(meta) is dict else name
+        kind = classes.get(label)
+        if kind is None:
+            kind = classes[label] = _RemoteObjectType("RemoteObject", (cls,), {
+                "_remote_channel": channel, "_remote_label": label, "__slots__": ()})
+            abcs = meta.get("abcs") if type(meta) is dict else None
+            for abc_name in abcs if type(abcs) is list else ():
+                if type(abc_name) is str and abc_name in _ABC_NAMES:
+                    getattr(collections.abc, abc_name).register(kind)
+        proxy = object.__new__(kind)
+        object.__setattr__(proxy, "_channel", channel)
+        object.__setattr__(proxy, "_handle", handle)
+        object.__setattr__(proxy, "_name", name)
+        object.__setattr__(proxy, "_meta", meta if type(meta) is dict else {})
+        return proxy
 
     def __hash__(self):
         found = self._meta.get("hash")
@@ -303,14 +376,7 @@ class RemoteObject:
         return f"<object of the test: {self._meta.get('class', self._name)}>"
 
     def _misused(self, what):
-        reason = (f"the code used an object of the test's that cannot cross "
-                  f"({self._meta.get('class', self._name)}: {what})")
-        if getattr(self._channel, "misused", None) is None:
-            try:
-                self._channel.misused = reason
-            except Exception:  # noqa: S110, BLE001
-                pass
-        raise AttributeError(reason)
+        _misuse(self._channel, self._meta.get("class", self._name), what)
 
 
 def _misuse_of(operation):
@@ -356,6 +422,8 @@ class Codec:
         self.exported = {}  # handle id -> own object
         self.export_ids = {}  # id(own object) -> handle id
         self.proxies = {}  # handle id of the other side -> proxy
+        self.remote_classes = {}  # a class of the test's name -> its RemoteObject class
+        self.swapped = {}  # see loads
         self.shared = None
         self.generation = 0
         self.session()
@@ -524,6 +592,11 @@ class Codec:
         import types
 
         kind = type(value)
+        if type(kind) is _RemoteObjectType:  # an object of the test's, back to the judge
+            return self.save_handle(value, out, memo, depth)
+        if kind is _RemoteObjectType:
+            return self._cannot(f"the class of an object of the test's ({value._remote_label})",
+                                out)
         if isinstance(value, type):
             return self._save_class(value, out)
         if self._save_value(value, kind, out, memo, depth):
@@ -689,6 +762,8 @@ class Codec:
             args = (value.func, tuple(value.args), dict(value.keywords))
         if args is None:
             return False
+        if name in _MUTABLE_VALUES and module in ("collections", "builtins"):
+            self._track(value, out)  # identity kept, in-place changes written back
         out.append(b"v")
         self._str(name, out)
         self._enc(args, out, memo, depth + 1)
@@ -772,7 +847,8 @@ class Codec:
                 meta = {"hash": hash(obj), "class": _name(type(obj))}
             except Exception:  # noqa: BLE001 - an unhashable object
                 meta = {"class": _name(type(obj))}
-        self._enc(meta, out, {}, DEPTH_LIMIT - 20)
+            meta["abcs"] = _abcs_of(obj)
+        self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
 
     def _meta(self, obj):
         """What the other side's proxy copies: names, docstring, signature, attributes."""
@@ -829,7 +905,12 @@ class Codec:
 
     @_deep
     def loads(self, data):
-        value, end = self._dec(data, 0, [], 0)
+        table = []
+        self.swapped = {}  # id(a fresh copy) -> (it, the sender's original it stands for)
+        value, end = self._dec(data, 0, table, 0)
+        if self.swapped:
+            _repoint(table, self.swapped)
+            self.swapped = {}
         if end != len(data):
             raise ValueError("trailing data")
         return value
@@ -986,11 +1067,14 @@ class Codec:
             raise ValueError("bad handle")
         handle, at = self._num(data, at + 1, b";")
         name, at = self._text(data, at)
-        meta, at = self._dec(data, at, table, depth + 1)
+        meta, at = self._dec(data, at, [], depth + 1)  # its own numbering (see _export)
         key = (self.generation, kind, int(handle))
         proxy = self.proxies.get(key)
-        if proxy is None:
-            cls = {"c": RemoteCallable, "i": RemoteIterator, "o": RemoteObject}[kind]
+        if proxy is None and kind == "o":
+            proxy = self.proxies[key] = RemoteObject.made(
+                self.channel, (self.generation, int(handle)), name, meta, self.remote_classes)
+        elif proxy is None:
+            cls = {"c": RemoteCallable, "i": RemoteIterator}[kind]
             proxy = self.proxies[key] = cls(self.channel, (self.generation, int(handle)), name)
         if type(meta) is dict and kind == "o":
             object.__setattr__(proxy, "_meta", meta)
@@ -1134,6 +1218,8 @@ class Codec:
         for i in range(before, len(table)):
             if table[i] is fresh:
                 table[i] = original
+        if original is not fresh:  # what was decoded inside it may point back at the copy
+            self.swapped[id(fresh)] = (fresh, original)
         return original, at
 
     def load_mine(self, data, at, table, depth):
@@ -1261,12 +1347,14 @@ _VALUE_ARGS = {
     ("datetime", "timezone"): lambda v: tuple(v.__getinitargs__()),
     ("decimal", "Decimal"): lambda v: (str(v),),
     ("fractions", "Fraction"): lambda v: (v.numerator, v.denominator),
-    ("collections", "OrderedDict"): lambda v: (list(dict.items(v)),),
+    ("collections", "OrderedDict"): lambda v: (list(collections.OrderedDict.items(v)),),
     ("collections", "Counter"): lambda v: (list(dict.items(v)),),
     ("collections", "defaultdict"): lambda v: (v.default_factory, list(dict.items(v))),
     ("collections", "deque"): lambda v: (list(v), v.maxlen),
 }
 """``save_value``'s table: (module, class name) -> the arguments the receiver builds it from."""
+_MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "bytearray"})
+"""Standard value types a call may change in place: numbered like lists (``w``/``W``)."""
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 _BUILD = {
     "range": lambda args: range(*[int(a) for a in args]),
@@ -1282,8 +1370,7 @@ _SCALARS = {type(None): Codec.save_none, bool: Codec.save_bool, int: Codec.save_
 """The encoder's table for values that are never shared (no back-reference)."""
 _SAVE = {list: Codec.save_container, dict: Codec.save_container, set: Codec.save_container,
          tuple: Codec.save_tuple, frozenset: Codec.save_tuple,
-         RemoteCallable: Codec.save_handle, RemoteIterator: Codec.save_handle,
-         RemoteObject: Codec.save_handle}
+         RemoteCallable: Codec.save_handle, RemoteIterator: Codec.save_handle}
 """The encoder's table: exact type -> ``save_<type>`` (anything else: ``save_other``)."""
 _LOAD = {
     b"N": Codec.load_none, b"T": Codec.load_true, b"F": Codec.load_false, b"i": Codec.load_int,
@@ -1390,16 +1477,67 @@ def _number_run(data, at, count):
     return made.tolist(), at + size
 
 
+def _repoint(table, swapped):
+    """Every reference in the decoded objects of ``table`` to a fresh copy of ``swapped``
+    pointed at its original instead (a cycle back to a tracked object -- a linked list's
+    ``prev`` -- was decoded while only the copy existed). Tuples and the keys of dicts and
+    sets are left as they are (their hashes)."""
+
+    def mapped(item):
+        found = swapped.get(id(item))
+        return found[1] if found is not None and found[0] is item else item
+
+    for obj in table:
+        try:
+            if isinstance(obj, list):
+                for i, item in enumerate(obj):
+                    if id(item) in swapped:
+                        obj[i] = mapped(item)
+            elif isinstance(obj, dict):
+                for key, item in list(dict.items(obj)):
+                    if id(item) in swapped:
+                        dict.__setitem__(obj, key, mapped(item))
+            elif isinstance(obj, collections.deque):
+                if any(id(item) in swapped for item in obj):
+                    items = [mapped(item) for item in obj]
+                    collections.deque.clear(obj)
+                    collections.deque.extend(obj, items)
+            if _python_class(type(obj)) or isinstance(obj, _BUILTIN_BASES[:3]):
+                try:
+                    space = object.__getattribute__(obj, "__dict__")
+                except AttributeError:
+                    space = {}
+                for key, item in list(space.items()):
+                    if id(item) in swapped:
+                        space[key] = mapped(item)
+                for name in _slot_names(type(obj)):
+                    try:
+                        item = object.__getattribute__(obj, name)
+                    except AttributeError:
+                        continue
+                    if id(item) in swapped:
+                        object.__setattr__(obj, name, mapped(item))
+        except Exception:  # noqa: S112, BLE001 - an object that refuses: left as it is
+            continue
+
+
 def _update(original, fresh):
     """``original`` (the judge's object) given ``fresh``'s state (what the code made of it)."""
     if original is fresh or type(original) is not type(fresh):
         return
     try:
-        if isinstance(original, list):
+        if isinstance(original, (list, bytearray)):
             original[:] = fresh
+        elif isinstance(original, collections.OrderedDict):  # its order is its own, not dict's
+            collections.OrderedDict.clear(original)
+            for key, item in dict.items(fresh):
+                collections.OrderedDict.__setitem__(original, key, item)
         elif isinstance(original, dict):
             dict.clear(original)
             dict.update(original, fresh)
+        elif isinstance(original, collections.deque):
+            collections.deque.clear(original)
+            collections.deque.extend(original, fresh)
         elif isinstance(original, set):
             original.clear()
             original.update(fresh)

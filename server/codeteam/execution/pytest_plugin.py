@@ -116,6 +116,8 @@ class _Test:
         self.calls = 0
         self.compare = None
         self.phases: dict = {}
+        self.last_call = None  # the newest call-phase (report, excinfo, compare): a subtest's too
+        self.failed_subtest = None  # the first failed subtest's (report, excinfo, compare)
         self.decision = None  # (message, not judged) of the judge
         self.subject_cpu = None  # the server's account of the subjects' CPU at the start
         self.limited = None  # the time limit that ended the test (even if the test caught it)
@@ -413,6 +415,17 @@ class Judge:
             if excinfo is not None and isinstance(excinfo.value, ReachedTarget):
                 self.test.calls += 1  # a cached fixture error: it reached the function too
             self.test.phases[call.when] = (made.get_result(), excinfo, self.test.compare)
+            if call.when == "call":
+                self.test.last_call = self.test.phases["call"]
+
+    def pytest_runtest_logreport(self, report):
+        """A failed subtest (``unittest``'s ``subTest``, pytest's ``subtests`` fixture) fails
+        its test as plain pytest counts it (the test's own call report says "passed")."""
+        test = self.test
+        if (test is not None and test.failed_subtest is None and report.failed
+                and hasattr(report, "context") and test.last_call is not None
+                and test.last_call[0] is not report):
+            test.failed_subtest = (report, *test.last_call[1:])
 
     def outcome(self, item) -> dict:
         """The test's ``outcome`` event: ``outcome`` as pytest decides it (passed / failed /
@@ -438,6 +451,9 @@ class Judge:
             if phase == "setup" and report.failed:
                 outcome, when = "error", phase
                 break
+            if phase == "call" and test.failed_subtest is not None and not report.failed:
+                phases["call"] = test.failed_subtest
+                report = test.failed_subtest[0]
             if phase == "call" and (report.failed or xfail):
                 outcome, when = ("failed" if report.failed else "xpassed"), phase
             elif phase == "teardown" and report.failed and outcome in ("passed", "xpassed"):
@@ -467,6 +483,12 @@ class Judge:
         refused = getattr(self.client, "refused_env", None)
         if refused and test.decision is None and event["outcome"] in ("passed", "xpassed"):
             test.decision = (refused, True)
+        if test.failed_subtest is not None and when == "call":
+            context = test.failed_subtest[0].context
+            name = " ".join([f"[{context.msg}]"] * (context.msg is not None) + [
+                ", ".join(f"{k}={v}" for k, v in context.kwargs.items())] * bool(
+                    context.kwargs))
+            event["message"] = _cap(f"{event.get('message') or ''} (subtest {name})".strip())
         if test.decision is not None and not any(
                 "judge" in e for e in (event.get("examples") or {}).values()):
             event["judge"] = list(test.decision)

@@ -150,8 +150,10 @@ def passes_everything(report: TesterReport | None) -> bool:
 def judged_nowhere(report: TesterReport | None, task: Task) -> bool:
     """True when ``report`` failed nothing, passed nothing, and every test it ran is "not
     judged" because the test's own arguments cannot cross to the code under test
-    (:data:`~codeteam.execution.describe.ARGUMENTS`): a property of the tests, the same for
-    every candidate, so sampling would buy nothing."""
+    (:data:`~codeteam.execution.describe.ARGUMENTS`: an object of a class the test makes at run
+    time, which the code used): nearly a property of the tests (a candidate that ignored the
+    object could be judged, but one that ignores its argument is rarely right), so sampling
+    would buy nothing."""
     if report is None or report.run is None or report.verdict != "not judged":
         return False
     if report.run.passed:
