@@ -139,6 +139,7 @@ class Judge:
         self.judge_cpu_limit = max(4 * self.cpu_limit, 20.0) if self.cpu_limit else 0.0
         """The test's own code runs here, and so does the crossing of every value: more."""
         self.wall_limit = float(spec.get("wall_limit") or 0)
+        self.in_phase = False  # inside a test's setup, call or teardown (see _alarm)
         self.test: _Test | None = None
         self.collecting = None  # the node id of the collector pytest is collecting
         self.collect_calls: set = set()
@@ -351,6 +352,14 @@ class Judge:
         return
 
     def _alarm(self, signum, frame):
+        if not self.in_phase:
+            # Between a test's phases pytest itself runs (reports, hooks of conftest.py and
+            # plugins): a limit raised there escapes its runner and ends the session, and every
+            # later test goes unreported. Try again shortly: in the next phase (teardown) the
+            # limit ends this test only; once the test is over the timers are disarmed.
+            signal.setitimer(signal.ITIMER_PROF if signum == signal.SIGPROF
+                             else signal.ITIMER_REAL, 0.05)
+            return
         if signum == signal.SIGPROF:
             raise self.limit(CodeteamTestTimeout, f"the test used {self.judge_cpu_limit:g} CPU "
                              "seconds in the judge (its own code and the values crossing)")
@@ -406,6 +415,27 @@ class Judge:
         self.outcomes += 1
         self.send("outcome", **self.outcome(item))
         self.test = None
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_setup(self, item):
+        yield from self._phase()
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_call(self, item):
+        yield from self._phase()
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_teardown(self, item, nextitem):
+        yield from self._phase()
+
+    def _phase(self):
+        """Around a phase of a test (inside pytest's ``CallInfo``, where an exception is the
+        test's): only there may a time limit be raised (:meth:`_alarm`)."""
+        self.in_phase = True
+        try:
+            yield
+        finally:
+            self.in_phase = False
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
