@@ -44,3 +44,47 @@ async def test_the_worker_runs_below_the_servers_priority():
         assert await pool.run(os.nice, 0) == min(19, os.nice(0) + WORKER_NICENESS)
     finally:
         pool.shutdown()
+
+
+SERVER = """
+import asyncio, os, sys
+from codeteam.editor.parsing import ParsePool
+
+async def main():
+    pool = ParsePool()
+    print(await pool.run(os.getpid), flush=True)
+    sys.stdin.readline()  # killed here
+
+asyncio.run(main())
+"""
+
+
+def test_the_worker_ends_when_its_server_is_killed():
+    """Found after a suite run: 13 workers (and their resource trackers) of servers the tests
+    had killed were still running, with parent 1."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    server = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(server.stdout.readline())
+        assert os.path.exists(f"/proc/{worker}")
+        server.send_signal(signal.SIGKILL)
+        server.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while _alive(worker) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the worker's own exit is the event; nothing to wait on but it
+        assert not _alive(worker), f"worker {worker} outlived its server"
+    finally:
+        server.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False

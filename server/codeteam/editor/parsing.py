@@ -37,9 +37,27 @@ WORKER_NICENESS = 10
 test processes are busy too) the event loop that answers the editor gets the CPU first."""
 
 
-def _warm_worker() -> None:
-    """The worker's start: lower its priority (:data:`WORKER_NICENESS`), then import what
-    parsing needs once."""
+def _die_with(parent: int) -> None:
+    """End this worker once the server ``parent`` (its pid) is gone: a daemon thread looks at
+    the worker's parent every second. (Linux's parent-death signal would fire when the
+    *thread* that started the worker ends, which in the server is not the server's end.)"""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="codeteam-parent-watch", daemon=True).start()
+
+
+def _warm_worker(parent: int | None = None) -> None:
+    """The worker's start: die with the server ``parent`` (a server killed by a signal would
+    leave it running, with its resource tracker), lower its priority
+    (:data:`WORKER_NICENESS`), then import what parsing needs once."""
+    if parent is not None:
+        _die_with(parent)
     try:
         os.nice(WORKER_NICENESS)
     except OSError:  # not allowed here: it runs at the server's priority
@@ -89,6 +107,7 @@ class ParsePool:
                     max_workers=1,
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=_warm_worker,
+                    initargs=(os.getpid(),),
                 )
             except (OSError, ValueError) as error:
                 log.warning("no parse worker process (%s): parsing in a thread", error)
