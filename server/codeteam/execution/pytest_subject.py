@@ -31,41 +31,25 @@ WATCH_PERIOD = 0.05  # seconds between the watchdog's looks at the call's CPU ti
 STUCK_GRACE = 0.5  # seconds after its signal before the watchdog answers for a stuck call
 
 try:  # in the sandbox: the copy beside this file
-    from _codeteam_pytest_codec import (
-        FRAMES_LIMIT,
-        HEAPTYPE,
-        OUTPUT_LIMIT,
-        CannotCross,
-        Channel,
-        Codec,
-        Unjudgeable,
-        _is_dunder,
-        _raisable,
-        _update,
-        exception_info,
-        forbidden,
-        guard_forks,
-        receive_frame,
-        send_frame,
-    )
+    import _codeteam_pytest_codec as _codec
 except ImportError:  # in codeteam itself
-    from codeteam.execution.pytest_codec import (
-        FRAMES_LIMIT,
-        HEAPTYPE,
-        OUTPUT_LIMIT,
-        CannotCross,
-        Channel,
-        Codec,
-        Unjudgeable,
-        _is_dunder,
-        _raisable,
-        _update,
-        exception_info,
-        forbidden,
-        guard_forks,
-        receive_frame,
-        send_frame,
-    )
+    from codeteam.execution import pytest_codec as _codec
+
+FRAMES_LIMIT = _codec.FRAMES_LIMIT
+HEAPTYPE = _codec.HEAPTYPE
+OUTPUT_LIMIT = _codec.OUTPUT_LIMIT
+CannotCross = _codec.CannotCross
+Channel = _codec.Channel
+Codec = _codec.Codec
+Unjudgeable = _codec.Unjudgeable
+_is_dunder = _codec._is_dunder
+_raisable = _codec._raisable
+_update = _codec._update
+exception_info = _codec.exception_info
+forbidden = _codec.forbidden
+guard_forks = _codec.guard_forks
+receive_frame = _codec.receive_frame
+send_frame = _codec.send_frame
 
 
 class _Capture:
