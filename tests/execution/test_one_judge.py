@@ -408,6 +408,54 @@ async def test_a_project_running_coverage_is_judged_and_left_unchanged(tmp_path)
     assert after == before  # no .coverage, no cache, nothing changed on disk
 
 
+STOPS_EARLY = {
+    "pyproject.toml": """\
+        [project]
+        name = "pkg"
+        version = "0"
+
+        [tool.pytest.ini_options]
+        addopts = "-x"
+        """,
+    "pkg/__init__.py": "",
+    "pkg/mod.py": '''\
+        def double(x):
+            """Twice x."""
+            return 2 * x
+        ''',
+    "tests/test_mod.py": '''\
+        from pkg.mod import double
+
+
+        def test_one():
+            assert double(1) == 2
+
+
+        def test_two():
+            assert double(2) == 4
+
+
+        def test_three():
+            assert double(3) == 6
+        ''',
+}
+
+
+async def test_a_project_that_stops_at_its_first_failure_has_every_test_selected_and_judged(
+        tmp_path):
+    """With ``addopts = -x`` only the first test was selected for correct code (the selection
+    run ends each test that reaches the function, and -x stopped the session there); plain
+    pytest passes all three."""
+    root = make(tmp_path / "stops", STOPS_EARLY)
+    ids = [f"tests/test_mod.py::test_{n}" for n in ("one", "two", "three")]
+    _, right = await review(root, "pkg/mod.py", "double")
+    assert [(o.test_id, o.status) for o in right.outcomes] == [(i, "passed") for i in ids]
+    _, wrong = await review(root, "pkg/mod.py", "double",
+                            "def double(x):\n    return 2 * x if x != 1 else 0\n")
+    assert [(o.test_id, o.status) for o in wrong.outcomes] == [
+        (ids[0], "failed"), (ids[1], "passed"), (ids[2], "passed")], wrong.outcomes
+
+
 # ------------------------------------------------------------------------------------------
 # An object of a class the test makes at run time: what the code does with it is not judged
 

@@ -49,6 +49,10 @@ PLUGIN_FILE = "_codeteam_pytest_plugin.py"
 SPEC_FILE = "_codeteam_pytest_spec.json"
 SUBJECT_FILE = "_codeteam_pytest_subject.py"
 CODEC_FILE = "_codeteam_pytest_codec.py"
+EVERY_TEST = ["--maxfail=0"]
+"""After the project's addopts: its ``-x`` / ``--maxfail`` would end the selection run at the
+first test that reaches the function (each ends there) and a judged run at the first failure,
+leaving the other tests unselected or unreported; every test is judged instead."""
 CANDIDATE_FILE = "_codeteam_candidate.py"
 OUTPUT_TAIL = 4000
 NO_PYTEST_EXIT = 97
@@ -335,7 +339,7 @@ async def judged_session(target: PytestTarget, view: JudgeView, candidate: str,
     files = {PLUGIN_FILE: _source("pytest_plugin.py"), SPEC_FILE: json.dumps(spec), **code}
     extra = ["-n0"] if distributes_tests(Path(target.root)) else []
     argv = python_argv("-c", LAUNCHER, "-p", "no:cacheprovider",
-                       "--continue-on-collection-errors", *extra, *args,
+                       "--continue-on-collection-errors", *extra, *args, *EVERY_TEST,
                        python=target.python, site=True)  # fmt: skip
     mount = ProjectMount(root=target.root, overlays={target.path: view.text},
                          hidden=target.hidden, python=target.python, workdir=target.root,
