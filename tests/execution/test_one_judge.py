@@ -415,8 +415,9 @@ STOPS_EARLY = {
         version = "0"
 
         [tool.pytest.ini_options]
-        addopts = "-x"
+        addopts = "-x --lf --sw"
         """,
+    ".pytest_cache/v/cache/lastfailed": '{"tests/test_mod.py::test_two": true}',
     "pkg/__init__.py": "",
     "pkg/mod.py": '''\
         def double(x):
@@ -445,7 +446,8 @@ async def test_a_project_that_stops_at_its_first_failure_has_every_test_selected
         tmp_path):
     """With ``addopts = -x`` only the first test was selected for correct code (the selection
     run ends each test that reaches the function, and -x stopped the session there); plain
-    pytest passes all three."""
+    pytest passes all three. ``--lf`` (the cache says test_two failed last) and ``--sw`` were
+    pytest's usage error (the judge ran without the cache plugin): every test "not run"."""
     root = make(tmp_path / "stops", STOPS_EARLY)
     ids = [f"tests/test_mod.py::test_{n}" for n in ("one", "two", "three")]
     _, right = await review(root, "pkg/mod.py", "double")

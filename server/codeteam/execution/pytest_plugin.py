@@ -234,6 +234,18 @@ class Judge:
 
     # -- configuration and collection ----------------------------------------------------
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_cmdline_main(self, config):
+        """Every test is selected and judged whatever the project's ``addopts`` say: its
+        ``-x`` / ``--maxfail`` would end the selection at the first test that reaches the
+        function (each ends there) and a judged run at its first failure; ``--lf`` and
+        ``--sw`` would run only a part of the tests (from the project's ``.pytest_cache``).
+        Off before any plugin configures (``--ff`` / ``--nf`` only reorder: kept)."""
+        for name, value in (("maxfail", 0), ("lf", False), ("stepwise", False),
+                            ("stepwise_skip", False)):
+            if hasattr(config.option, name):
+                setattr(config.option, name, value)
+
     def pytest_configure(self, config):
         if self.client is not None:
             try:

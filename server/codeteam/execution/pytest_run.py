@@ -4,8 +4,9 @@ which project tests reach the function (:func:`select_tests`) and one judged ses
 
 Every run is one sandboxed pytest process with codeteam's plugin (the judge,
 :mod:`codeteam.execution.pytest_plugin`) in the project's interpreter, from the project root
-(pytest finds rootdir, ini files, ``addopts`` and conftest.py files as it always does;
-``-p no:cacheprovider``), the target's file laid over by its *judge view*
+(pytest finds rootdir, ini files, ``addopts`` and conftest.py files as it always does; the
+plugin turns off ``-x``, ``--maxfail``, ``--lf`` and ``--sw``; the cache is written only to
+the run's copy-on-write view of the project), the target's file laid over by its *judge view*
 (:mod:`codeteam.execution.judge_view`), the candidate text in the run's files for the subject
 process (:mod:`codeteam.execution.pytest_subject`), which alone runs it.
 
@@ -49,10 +50,6 @@ PLUGIN_FILE = "_codeteam_pytest_plugin.py"
 SPEC_FILE = "_codeteam_pytest_spec.json"
 SUBJECT_FILE = "_codeteam_pytest_subject.py"
 CODEC_FILE = "_codeteam_pytest_codec.py"
-EVERY_TEST = ["--maxfail=0"]
-"""After the project's addopts: its ``-x`` / ``--maxfail`` would end the selection run at the
-first test that reaches the function (each ends there) and a judged run at the first failure,
-leaving the other tests unselected or unreported; every test is judged instead."""
 CANDIDATE_FILE = "_codeteam_candidate.py"
 OUTPUT_TAIL = 4000
 NO_PYTEST_EXIT = 97
@@ -338,8 +335,8 @@ async def judged_session(target: PytestTarget, view: JudgeView, candidate: str,
             CANDIDATE_FILE: candidate}
     files = {PLUGIN_FILE: _source("pytest_plugin.py"), SPEC_FILE: json.dumps(spec), **code}
     extra = ["-n0"] if distributes_tests(Path(target.root)) else []
-    argv = python_argv("-c", LAUNCHER, "-p", "no:cacheprovider",
-                       "--continue-on-collection-errors", *extra, *args, *EVERY_TEST,
+    argv = python_argv("-c", LAUNCHER,
+                       "--continue-on-collection-errors", *extra, *args,
                        python=target.python, site=True)  # fmt: skip
     mount = ProjectMount(root=target.root, overlays={target.path: view.text},
                          hidden=target.hidden, python=target.python, workdir=target.root,
