@@ -26,9 +26,10 @@ import sys
 import time
 from pathlib import Path
 
+from codeteam.pipelines import GENERATION_PIPELINES
+
 log = logging.getLogger("codeteam")
 
-GENERATION_PIPELINES = ("direct", "plan", "team", "flow")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -121,7 +121,7 @@ def test_userinfo_is_masked_in_the_progress_line_and_the_notes(tmp_path):
                         api_key=KEY)
     out = done.stderr + done.stdout
     assert "pa55-hunter2" not in out and "alice" not in out and KEY not in out, out
-    assert f"model: http://***@127.0.0.1:{port}/v1" in done.stderr, done.stderr
+    assert f"model: default @ http://***@127.0.0.1:{port}/v1" in done.stderr, done.stderr
 
 
 # --- item 7 ----------------------------------------------------------------------------------

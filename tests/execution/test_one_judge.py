@@ -539,7 +539,7 @@ async def test_a_backstop_outside_a_phase_does_not_end_the_session(tmp_path, mon
     """Seen on cachetools on a busy machine: the backstop fired while pytest reported a test,
     the limit escaped pytest's runner, the session ended, and the 164 tests after it were
     reported failed ("pytest did not collect this test any more")."""
-    import codeteam.execution.pytest_run as pytest_run
+    from codeteam.execution import pytest_run
 
     monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 1.0)
     root = make(tmp_path, SLOW_REPORTING)

@@ -162,7 +162,7 @@ def test_a_file_of_the_test_used_beyond_next_is_not_judged_never_a_failure():
 
 
 class Link:
-    __slots__ = ("value", "next", "prev")
+    __slots__ = ("next", "prev", "value")
 
 
 def ring(values):

@@ -5,7 +5,7 @@ reports tokens as words: tests/scripted_llm.py)."""
 import pytest
 from pipeline_support import DIRECT, GOOD, SORTED
 
-from codeteam.llm.usage import Cost, UsageLedger, Usage
+from codeteam.llm.usage import Cost, Usage, UsageLedger
 
 pytestmark = pytest.mark.sandbox
 
@@ -63,8 +63,8 @@ async def test_the_token_budget_stops_the_run_with_the_best_code_so_far(scripted
     assert result.usage.total.calls == 1
     note = [n for n in result.notes if n.startswith("stopped at the token budget")]
     used = result.usage.total.total_tokens
-    assert note == [f"stopped at the token budget: {used:,} of 1 tokens used (token_budget); "
-                    "the best code so far is returned"], result.notes
+    assert note == [(f"stopped at the token budget: {used:,} of 1 tokens used (token_budget); "
+                     "the best code so far is returned")], result.notes
 
 
 async def test_the_token_budget_keeps_the_best_candidate_seen(scripted, run):

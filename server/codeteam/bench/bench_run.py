@@ -47,6 +47,8 @@ from codeteam.bench.scoring import (
     scoring_policy,
 )
 from codeteam.bench.summary import markdown, summarize, write_summary
+from codeteam.pipelines import GENERATION_PIPELINES
+from codeteam.service.clients import model_label
 from codeteam.settings import Settings, load_settings
 
 log = logging.getLogger(__name__)
@@ -77,7 +79,7 @@ class BenchConfig:
 
     dataset: str | None = None
     data: Path | None = None
-    pipelines: list[str] = field(default_factory=lambda: ["direct", "plan", "team", "flow"])
+    pipelines: list[str] = field(default_factory=lambda: list(GENERATION_PIPELINES))
     limit: int | None = None
     task_ids: list[str] | None = None
     concurrency: int = 1
@@ -90,17 +92,6 @@ class BenchConfig:
     functions: list[str] | None = None
     min_tests: int = 1
     generations_from: Path | None = None
-
-
-def model_label(settings: Settings) -> str:
-    """Which model answered: ``embedded SmolLM2-135M-Instruct`` or ``MODEL @ BASE_URL``."""
-    if settings.uses_embedded_model:
-        from codeteam.service.clients import embedded_model_name
-
-        return f"embedded {embedded_model_name()}"
-    from codeteam.redaction import mask_url
-
-    return f"{settings.model or 'default'} @ {mask_url(settings.base_url or '')}"
 
 
 def _infra_error(result: Any) -> str | None:
@@ -180,7 +171,8 @@ async def run_one(
     started = time.monotonic()
     try:
         # The client's view per run: one run's timeout or connection failure stops only it.
-        result = await run_task(item.task, pipeline, settings=settings, client=client)
+        result = await run_task(item.task, pipeline, settings=settings,
+                                client=client.session())
     except asyncio.CancelledError:
         raise
     except Exception as error:  # a pipeline bug or an unexpected failure: keep going

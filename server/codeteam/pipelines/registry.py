@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 
 from codeteam.execution.suite import Offload
 from codeteam.llm.client import LLMClient
+from codeteam.pipelines import GENERATION_PIPELINES
 from codeteam.pipelines.context import PipelineContext
 from codeteam.pipelines.direct import run_direct
 from codeteam.pipelines.flow import run_flow
@@ -27,6 +28,8 @@ PIPELINES: dict[str, Pipeline] = {
     "flow": run_flow,
 }
 """Generation pipelines by name (``codeteam run --pipeline NAME``, ``codeteam bench``)."""
+if tuple(PIPELINES) != GENERATION_PIPELINES:  # the CLI lists the names without this module
+    raise ImportError(f"PIPELINES {tuple(PIPELINES)} differ from {GENERATION_PIPELINES}")
 
 ACTIONS: dict[str, Pipeline] = {
     "plan_docstring": make_plan,

@@ -147,16 +147,15 @@ def exit_now_if_stop_stuck(code: int) -> None:
 
 
 def model_label(settings: Settings) -> str:
-    """How messages name the model ``settings`` call: the endpoint's URL with its userinfo
-    masked (:func:`codeteam.redaction.mask_url`), or the embedded model's name (never its
-    internal port)."""
-    if settings.base_url:
-        from codeteam.redaction import mask_url
+    """How messages, transcripts and benchmark records name the model ``settings`` call:
+    ``embedded SmolLM2-135M-Instruct``, or ``MODEL @ BASE_URL`` (``default`` when no model
+    is set: the endpoint's own) with the URL's userinfo masked
+    (:func:`codeteam.redaction.mask_url`; never the embedded model's internal port)."""
+    if settings.uses_embedded_model:
+        return f"embedded {embedded_model_name()}"
+    from codeteam.redaction import mask_url
 
-        return mask_url(settings.base_url)
-    from codeteam.llm.embedded import EMBEDDED_NAME
-
-    return f"{EMBEDDED_NAME} ({embedded_model_name()})"
+    return f"{settings.model or 'default'} @ {mask_url(settings.base_url or '')}"
 
 
 def embedded_model_name() -> str:

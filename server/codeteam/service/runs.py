@@ -290,24 +290,23 @@ async def run_task(
     pipeline: str,
     *,
     settings: Settings,
-    client: Any,
+    client: LLMClient | RunClient,
     progress: ProgressCallback | None = None,
     offload: Offload | None = None,
 ) -> Result:
     """Run ``pipeline`` (a key of :data:`PIPELINES` or :data:`ACTIONS`) on ``task``, a task
     already built (``offload``: where the test runs' parsing happens, see
-    :data:`codeteam.execution.suite.Offload`): :func:`run`'s for the editor and the CLI, a benchmark's (its public tests
-    its own) for ``codeteam bench``. ``client`` is an :class:`~codeteam.llm.client.LLMClient`,
-    used through its :meth:`~codeteam.llm.client.LLMClient.session` view (its first connection
-    failure or timeout stops this run's calls only, not those of other runs on the same
-    client), or a client that is already one run's view (:class:`RunClient`).
+    :data:`codeteam.execution.suite.Offload`): :func:`run`'s for the editor and the CLI, a
+    benchmark's (its public tests its own) for ``codeteam bench``. ``client`` is this run's
+    own client: a :class:`RunClient`, or an :class:`~codeteam.llm.client.LLMClient`'s
+    :meth:`~codeteam.llm.client.LLMClient.session` view (its first connection failure or
+    timeout stops this run's calls only, not those of other runs on the same client).
 
     Raises :class:`KeyError` for an unknown pipeline; cancellation propagates after the
     model calls and test processes are stopped. Model, sandbox and prompt-file failures do
     not raise: they are notes on the result, status "error" when there is no code."""
-    view = client.session() if hasattr(client, "session") else client
-    return await run_pipeline(pipeline, task, settings=settings, client=view, progress=progress,
-                              offload=offload)
+    return await run_pipeline(pipeline, task, settings=settings, client=client,
+                              progress=progress, offload=offload)
 
 
 async def start_model(clients: ClientSource, settings: Settings) -> LLMClient:
