@@ -359,3 +359,24 @@ def test_cli_bench_repo(scripted, project, tmp_path, capsys):
     assert main(["bench", "--repo", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x"),
                  "--no-progress"]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+async def test_the_survey_runs_every_test_whatever_the_addopts_say(project):
+    """A project whose addopts stop at the first failure (``-x``) and run only what failed
+    last (``--lf``, ``--sw``, its ``.pytest_cache`` naming one test): the survey still runs
+    the whole suite, as for any other project (before: pytest's usage error, no test ran)."""
+    from codeteam.bench.repo import load_repo
+
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace(
+        'testpaths = ["tests"]', 'testpaths = ["tests"]\naddopts = "-x --lf --sw"'),
+        encoding="utf-8")
+    cache = project / ".pytest_cache" / "v" / "cache"
+    cache.mkdir(parents=True)
+    (cache / "lastfailed").write_text(json.dumps(
+        {"tests/test_util.py::test_broken_double_of_twenty_one": True}), encoding="utf-8")
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    dataset, selection = await load_repo(project, mode="bwrap")
+    assert selection.survey["outcomes"] == {"passed": 9, "failed": 1, "skipped": 1}
+    assert [t.task_id for t in dataset.tasks] == TASKS
+    assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before

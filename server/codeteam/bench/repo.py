@@ -98,7 +98,10 @@ def survey_launcher() -> str:
     project-tests plugin uses, :func:`codeteam.execution.pytest_plugin.launcher`)."""
     from codeteam.execution.pytest_plugin import launcher
 
-    return launcher(SURVEY_PLUGIN.removesuffix(".py"))
+    # pytest's cache goes to the run's own files folder (the project is mounted read-only);
+    # the cache plugin stays, so that a project's addopts "--lf" or "--sw" still parse.
+    return launcher(SURVEY_PLUGIN.removesuffix(".py"),
+                    'sys.argv[1:1] = ["-o", "cache_dir=" + os.path.join(files, ".pytest_cache")]\n')
 
 
 
@@ -374,8 +377,8 @@ async def survey(project: Any, mode: str, *, timeout_s: float = SURVEY_TIMEOUT_S
                            cpu_s=int(timeout_s), memory_mb=2048)
     files = {SURVEY_PLUGIN: _plugin_source(),
              SURVEY_SPEC: json.dumps({"test_timeout": SURVEY_TEST_TIMEOUT_S})}
-    argv = python_argv("-c", survey_launcher(), "-p", "no:cacheprovider",
-                       "--continue-on-collection-errors", "-q", python=project.python, site=True)
+    argv = python_argv("-c", survey_launcher(), "--continue-on-collection-errors", "-q",
+                       python=project.python, site=True)
     mount = ProjectMount(root=project.root, hidden=project.hidden, python=project.python,
                          workdir=project.root, extra_ro=project.read_only_paths())
     result = await run_sandboxed(files, argv, policy, project=mount)

@@ -79,6 +79,18 @@ def _profile(frame, event, arg):
         _state["called"].add((relative, code.co_firstlineno, code.co_name))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """The whole suite is surveyed whatever the project's ``addopts`` say: its ``-x`` /
+    ``--maxfail`` would end the survey at the first failing test, its ``--lf`` / ``--sw``
+    would run only a part of it (as the judge does,
+    :meth:`codeteam.execution.pytest_plugin.Judge.pytest_cmdline_main`)."""
+    for name, value in (("maxfail", 0), ("lf", False), ("stepwise", False),
+                        ("stepwise_skip", False)):
+        if hasattr(config.option, name):
+            setattr(config.option, name, value)
+
+
 def pytest_configure(config):
     files = os.environ.get("CODETEAM_FILES_DIR", os.path.dirname(os.path.abspath(__file__)))
     try:
