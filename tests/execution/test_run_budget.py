@@ -3,9 +3,12 @@ issue 24 item 5): with the machine's cgroup (v1 memory here) and with the watche
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 
-from codeteam.execution import run_budget
+from codeteam.execution import run_budget, sandbox_command
 from codeteam.execution.sandbox import SandboxPolicy, python_argv, run_sandboxed
 
 pytestmark = pytest.mark.sandbox
@@ -71,6 +74,44 @@ async def test_the_budget_holds_in_none_mode_too():
         pytest.skip("no writable cgroup v1 memory hierarchy here")
     result = await _children(4, 80, hold=True, mode="none")
     assert result.memory_exceeded and result.budget == "cgroup"
+
+
+CGROUP = """\
+import os
+print(open("/proc/self/cgroup").read())
+"""
+
+
+@pytest.mark.parametrize("tools", [True, False], ids=["launcher", "preexec"])
+async def test_the_command_runs_in_the_runs_cgroup(monkeypatch, tools):
+    """The first process joins the run's cgroups before the command runs: through the launcher
+    (/bin/sh writes itself into cgroup.procs, then execs prlimit), or where util-linux's tools
+    are missing through the preexec (mode "none" shows the real cgroup path; under bwrap the
+    cgroup namespace hides it)."""
+    hierarchies = run_budget._hierarchies()
+    if "memory" not in hierarchies:
+        pytest.skip("no writable cgroup v1 memory hierarchy here")
+    if not tools:
+        monkeypatch.setattr(sandbox_command, "_tool", lambda name: None)
+    policy = SandboxPolicy(mode="none", timeout_s=30)
+    result = await run_sandboxed({"c.py": CGROUP}, python_argv("c.py"), policy)
+    assert result.exit_code == 0, result.stderr
+    lines = dict(line.split(":", 2)[1:] for line in result.stdout.split("\n") if line)
+    for controller in hierarchies:
+        assert f"/codeteam-{os.getpid()}-" in lines[controller], lines
+
+
+def test_a_launcher_that_cannot_join_runs_nothing(tmp_path):
+    """A cgroup.procs that cannot be written: the launcher exits 125 before the command."""
+    marker = tmp_path / "ran"
+    prefix = sandbox_command._launch_prefix([], (str(tmp_path / "gone" / "cgroup.procs"),))
+    if prefix is None:
+        pytest.skip("no util-linux prlimit here")
+    done = subprocess.run([*prefix, "touch", str(marker)], capture_output=True, text=True,
+                          check=False)  # fmt: skip
+    assert done.returncode == sandbox_command.JOIN_FAILED_EXIT
+    assert "could not join the run's cgroup" in done.stderr
+    assert not marker.exists()
 
 
 SPIN = """\

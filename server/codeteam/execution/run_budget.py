@@ -5,8 +5,10 @@ Where the machine has a writable cgroup v1 ``memory`` hierarchy (root on a machi
 project's CI), each run gets a cgroup of its own under the server's (and one in ``cpuacct``
 when that hierarchy is writable too): ``memory.limit_in_bytes`` (and ``memory.memsw`` where
 swap is accounted) is :attr:`SandboxPolicy.memory_mb`; every process the run starts joins it
-before ``exec`` (the child writes ``0`` to ``cgroup.procs`` through a descriptor opened
-beforehand), so whatever forks inside counts too, tmpfs pages included. When the kernel's OOM
+before its command runs (its first program, ``/bin/sh``, writes ``0`` to ``cgroup.procs`` and
+then execs the command; where util-linux's ``prlimit`` is missing, the child does it before
+``exec`` through a descriptor opened beforehand), so whatever forks inside counts too, tmpfs
+pages included. When the kernel's OOM
 killer acts in the run's cgroup (``oom_kill`` of ``memory.oom_control``), the whole run is
 ended. The CPU time is ``cpuacct.usage``.
 
@@ -122,9 +124,15 @@ def _joinable(hierarchies: Iterable[_Hierarchy]) -> bool:
             os.mkdir(folder)
             folders.append(folder)
             fds.append(os.open(os.path.join(folder, "cgroup.procs"), os.O_WRONLY))
-        from codeteam.execution.sandbox_command import _preexec
+        from codeteam.execution.sandbox_command import _launch_prefix, _preexec
 
-        subprocess.run(["true"], preexec_fn=_preexec([], tuple(fds)), check=True, timeout=10)
+        paths = tuple(os.path.join(folder, "cgroup.procs") for folder in folders)
+        prefix = _launch_prefix([], paths)
+        if prefix is None:
+            subprocess.run(["true"], preexec_fn=_preexec([], tuple(fds)), check=True,
+                           timeout=10)  # fmt: skip
+        else:
+            subprocess.run([*prefix, "true"], check=True, timeout=10, capture_output=True)
         return True
     except (OSError, subprocess.SubprocessError) as error:
         log.warning("no cgroup can be made for runs here (%s): their memory is watched", error)
@@ -170,8 +178,10 @@ def _sweep(hierarchies: Iterable[_Hierarchy]) -> None:
 class RunBudget:
     """The memory budget and CPU account of one run (see the module docstring).
 
-    Use: :meth:`open`; pass :attr:`join_fds` to every process the run starts (their
-    ``preexec`` writes ``0`` into each) and :meth:`add_root` each started process; :meth:`watch`
+    Use: :meth:`open`; pass :attr:`join_paths` and :attr:`join_fds` to every process the run
+    starts (its launcher, or its ``preexec``, writes ``0`` into each: see
+    :func:`~codeteam.execution.sandbox_command._launch_prefix`) and :meth:`add_root` each
+    started process; :meth:`watch`
     while the run lasts (``end`` is called, once, when the budget is exceeded: it must end the
     run); :meth:`finish` when the run's processes are gone, then read :attr:`exceeded`,
     :attr:`peak_bytes`, :attr:`cpu_seconds`; :meth:`close` always.
@@ -180,6 +190,7 @@ class RunBudget:
     limit_bytes: int
     cgroups: dict[str, str] = field(default_factory=dict)
     join_fds: tuple[int, ...] = ()
+    join_paths: tuple[str, ...] = ()
     exceeded: bool = False
     peak_bytes: int | None = None
     cpu_seconds: float | None = None
@@ -196,6 +207,7 @@ class RunBudget:
         """Make the run's cgroups where the machine allows it (else the watcher is used)."""
         name = f"codeteam-{os.getpid()}-{next(_counter)}"
         fds: list[int] = []
+        paths: list[str] = []
         try:
             for controller, hierarchy in _hierarchies().items():
                 folder = os.path.join(hierarchy.folder, name)
@@ -205,14 +217,16 @@ class RunBudget:
                     _write(folder, "memory.limit_in_bytes", str(self.limit_bytes))
                     with contextlib.suppress(OSError):  # only where swap is accounted
                         _write(folder, "memory.memsw.limit_in_bytes", str(self.limit_bytes))
-                fds.append(os.open(os.path.join(folder, "cgroup.procs"), os.O_WRONLY))
+                paths.append(os.path.join(folder, "cgroup.procs"))
+                fds.append(os.open(paths[-1], os.O_WRONLY))
         except OSError as error:
             log.warning("no cgroup for this run (%s): its memory is watched instead", error)
             for fd in fds:
                 os.close(fd)
-            fds = []
+            fds, paths = [], []
             self._remove()
         self.join_fds = tuple(fds)
+        self.join_paths = tuple(paths)
 
     def add_root(self, pid: int) -> None:
         """A process the run started (the watcher looks at it and its descendants)."""
@@ -285,7 +299,7 @@ class RunBudget:
         for fd in self.join_fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self.join_fds = ()
+        self.join_fds = self.join_paths = ()
         self._remove()
 
     def _remove(self) -> None:

@@ -300,6 +300,7 @@ class SubjectServer:
             _owns_uid=bool(unowned),
             enter=self.mounts.enter if self.mounts else (), project_view=view,
             join_fds=self.budget.join_fds if self.budget else (),
+            join_paths=self.budget.join_paths if self.budget else (),
         )  # fmt: skip
         unowned.clear()  # the sandbox's now: released when it is closed
         try:
@@ -316,7 +317,7 @@ class SubjectServer:
                 env=prepared.env,
                 cwd=prepared.cwd,
                 start_new_session=True,
-                preexec_fn=prepared.preexec,  # noqa: PLW1509 - only setrlimit, see _preexec
+                preexec_fn=prepared.preexec,  # noqa: PLW1509 - None, or only setrlimit (_preexec)
             )
         except OSError as error:
             prepared.close()
