@@ -101,6 +101,18 @@ async def test_the_command_runs_in_the_runs_cgroup(monkeypatch, tools):
         assert f"/codeteam-{os.getpid()}-" in lines[controller], lines
 
 
+async def test_a_killed_run_leaves_no_cgroup(budget_kind):
+    """The run's cgroups are removed before run_sandboxed returns, also when its processes
+    were killed and still exiting (the wait for them is on the event loop's clock now)."""
+    spun = await run_sandboxed({"spin.py": SPIN}, python_argv("spin.py", "children"),
+                               SandboxPolicy(timeout_s=1))  # fmt: skip
+    assert spun.killed
+    for hierarchy in run_budget._hierarchies().values():
+        left = [name for name in os.listdir(hierarchy.folder)
+                if name.startswith(f"codeteam-{os.getpid()}-")]
+        assert left == [], left
+
+
 def test_a_launcher_that_cannot_join_runs_nothing(tmp_path):
     """A cgroup.procs that cannot be written: the launcher exits 125 before the command."""
     marker = tmp_path / "ran"

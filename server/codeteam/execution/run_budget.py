@@ -184,7 +184,8 @@ class RunBudget:
     started process; :meth:`watch`
     while the run lasts (``end`` is called, once, when the budget is exceeded: it must end the
     run); :meth:`finish` when the run's processes are gone, then read :attr:`exceeded`,
-    :attr:`peak_bytes`, :attr:`cpu_seconds`; :meth:`close` always.
+    :attr:`peak_bytes`, :attr:`cpu_seconds`; :meth:`aclose` (on an event loop) or
+    :meth:`close` always.
     """
 
     limit_bytes: int
@@ -295,27 +296,64 @@ class RunBudget:
             self._look()
 
     def close(self) -> None:
-        """Close the descriptors, kill what is left in the run's cgroups and remove them."""
+        """Close the descriptors, kill what is left in the run's cgroups and remove them
+        (waiting, at most 2 s, for killed processes to leave them: not on an event loop,
+        where :meth:`aclose` is the one to call)."""
+        self._close_fds()
+        self._remove()
+
+    async def aclose(self) -> None:
+        """:meth:`close` for the event loop: the wait for killed processes to leave the
+        cgroups is ``asyncio.sleep``, not ``time.sleep`` (it blocked the loop for up to 2 s
+        while a killed run's processes were exiting on a busy machine). A cancellation does
+        not stop the removal: it goes on in the background."""
+        self._close_fds()
+        cgroups, self.cgroups = self.cgroups, {}
+        if cgroups:
+            await asyncio.shield(asyncio.ensure_future(_remove_soon(list(cgroups.values()))))
+
+    def _close_fds(self) -> None:
         for fd in self.join_fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.join_fds = self.join_paths = ()
-        self._remove()
 
     def _remove(self) -> None:
         for folder in self.cgroups.values():
-            deadline = time.monotonic() + 2.0
-            while True:
-                _kill_cgroup(folder)
-                try:
-                    os.rmdir(folder)
+            deadline = time.monotonic() + _REMOVE_WAIT_S
+            while not _removed(folder):
+                if time.monotonic() > deadline:
+                    log.warning("could not remove the run's cgroup %s", folder)
                     break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        log.warning("could not remove the run's cgroup %s", folder)
-                        break
-                    time.sleep(0.01)  # killed processes still exiting
+                time.sleep(0.01)  # killed processes still exiting
         self.cgroups = {}
+
+
+_REMOVE_WAIT_S = 2.0
+"""Seconds a run's cgroup is tried again (its killed processes still exiting) before it is
+left (a later server's sweep removes it once this server is gone)."""
+
+
+def _removed(folder: str) -> bool:
+    """Kill what is in the cgroup ``folder`` and remove it; False while it is busy."""
+    _kill_cgroup(folder)
+    try:
+        os.rmdir(folder)
+        return True
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+async def _remove_soon(folders: list[str]) -> None:
+    for folder in folders:
+        deadline = time.monotonic() + _REMOVE_WAIT_S
+        while not _removed(folder):
+            if time.monotonic() > deadline:
+                log.warning("could not remove the run's cgroup %s", folder)
+                break
+            await asyncio.sleep(0.01)  # killed processes still exiting
 
 
 def _write(folder: str, name: str, value: str) -> None:

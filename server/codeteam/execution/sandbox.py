@@ -430,7 +430,7 @@ async def _run(
         nproc = run_nproc(run_uid, policy)
     budget = RunBudget(policy.memory_mb * 1024 * 1024)
     budget.open()  # one memory budget (a cgroup, or the watcher) for all the run starts
-    stack.callback(budget.close)
+    stack.push_async_callback(budget.aclose)
     tree = None
     if project is not None:  # the project's secrets at any depth are hidden too
         tree = await asyncio.to_thread(project_tree, project.root)

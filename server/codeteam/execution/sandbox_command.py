@@ -820,6 +820,33 @@ class _Sink(asyncio.Protocol):
 
 
 def descendants(roots: list[int]) -> list[int]:
+    """``roots`` and all their descendants: through ``/proc/<pid>/task/<tid>/children``
+    (a few reads per process of the tree), or where the kernel has no such files through
+    :func:`_scanned_descendants` (a read of every process's ``stat``: about 5 ms of the event
+    loop's time with 300 processes, at every kill and every look of a run's watcher)."""
+    found: list[int] = []
+    pending = list(roots)
+    while pending:
+        pid = pending.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # gone (or never was)
+        found.append(pid)
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as handle:
+                    pending.extend(int(child) for child in handle.read().split())
+            except FileNotFoundError:
+                if not os.path.exists(f"/proc/{pid}/task/{tid}"):
+                    continue  # the thread ended
+                return _scanned_descendants(roots)
+            except (OSError, ValueError):
+                continue
+    return found
+
+
+def _scanned_descendants(roots: list[int]) -> list[int]:
     """``roots`` that are alive and all their descendants (one pass over ``/proc``)."""
     children: dict[int, list[int]] = {}
     for entry in os.scandir("/proc"):
