@@ -228,8 +228,15 @@ async def bench(args: argparse.Namespace, folder: Path) -> None:
         if args.asyncio_debug:
             env["PYTHONASYNCIODEBUG"] = "1"
         log_path = folder / "server.log"
+        start = ["-m", "codeteam"]
+        if args.loop_probe:
+            args.loop_probe.unlink(missing_ok=True)
+            start = ["-c", (f"import sys; sys.path.insert(0, {str(ROOT)!r}); import loop_probe; "
+                            f"loop_probe.install({str(args.loop_probe)!r}); import runpy; "
+                            "sys.argv[0] = 'codeteam'; runpy.run_module('codeteam', "
+                            "run_name='__main__', alter_sys=True)")]
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "codeteam", "serve", "--log-file", str(log_path),
+            sys.executable, *start, "serve", "--log-file", str(log_path),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL, env=env,
         )
@@ -350,6 +357,36 @@ async def bench(args: argparse.Namespace, folder: Path) -> None:
                 print("  " + line[:300])
         if args.py_spy:
             heaviest(Path(args.py_spy))
+        if args.loop_probe:
+            loop_report(args.loop_probe, began)
+
+
+def loop_report(path: Path, began: float, shown: int = 20) -> None:
+    """What ``scripts/loop_probe.py`` saw: the loop's callbacks that took 5 ms or more of the
+    main thread's CPU time (their own work, whatever the load) or of wall time, grouped by
+    where their task suspended next."""
+    if not path.exists():
+        print(f"the loop probe wrote nothing to {path}")
+        return
+    slow: list[tuple[float, float, str]] = []
+    totals = ""
+    for line in path.read_text().splitlines():
+        if line.startswith("# total"):
+            totals = line[2:]
+            continue
+        wall, cpu, where = line.split(" ", 2)
+        slow.append((float(wall), float(cpu), where))
+    print(f"loop probe: {totals}")
+    for bound in (5, 10, 20, 50, 100):
+        print(f"  callbacks with >= {bound} ms of CPU: {sum(1 for _, c, _ in slow if c >= bound)}"
+              f", of wall time: {sum(1 for w, _, _ in slow if w >= bound)}")
+    by_place: dict[str, list[float]] = collections.defaultdict(list)
+    for _, cpu, where in slow:
+        if cpu >= 5:
+            by_place[re.sub(r"function\d+", "F", where)[-240:]].append(cpu)
+    print("  where the CPU-heavy callbacks suspended next (count, sum, max ms):")
+    for where, cpus in sorted(by_place.items(), key=lambda item: -sum(item[1]))[:shown]:
+        print(f"    {len(cpus):4d} {sum(cpus):7.0f} {max(cpus):6.0f}  {where}")
 
 
 def heaviest(path: Path, shown: int = 25) -> None:
@@ -396,6 +433,9 @@ async def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--py-spy", type=Path, metavar="FILE",
                         help="record the server with py-spy into FILE (collapsed stacks)")
+    parser.add_argument("--loop-probe", type=Path, metavar="FILE",
+                        help="time every callback of the server's loop by its CPU and wall "
+                             "time (scripts/loop_probe.py) into FILE; print the heaviest")
     parser.add_argument("--asyncio-debug", action="store_true",
                         help="run the server in asyncio debug mode; print its slow callbacks")
     args = parser.parse_args()
