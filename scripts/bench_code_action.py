@@ -227,6 +227,7 @@ async def bench(args: argparse.Namespace, folder: Path) -> None:
                       timeout_s=600, max_retries=0, preview="never", sandbox="bwrap")
         if args.asyncio_debug:
             env["PYTHONASYNCIODEBUG"] = "1"
+        env.update(item.split("=", 1) for item in args.server_env)
         log_path = folder / "server.log"
         start = ["-m", "codeteam"]
         if args.loop_probe:
@@ -436,6 +437,9 @@ async def main() -> None:
     parser.add_argument("--loop-probe", type=Path, metavar="FILE",
                         help="time every callback of the server's loop by its CPU and wall "
                              "time (scripts/loop_probe.py) into FILE; print the heaviest")
+    parser.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
+                        help="an environment variable for the server (repeatable), e.g. "
+                             "CODETEAM_STDIN_THREAD=1 to compare with pygls's reader")
     parser.add_argument("--asyncio-debug", action="store_true",
                         help="run the server in asyncio debug mode; print its slow callbacks")
     args = parser.parse_args()
