@@ -113,6 +113,19 @@ def _hierarchies() -> dict[str, _Hierarchy]:
     return found
 
 
+def hierarchies_known() -> bool:
+    """True when :meth:`RunBudget.open` will not look for the hierarchies first (a look
+    starts a probe process and waits for it: call :func:`look_for_hierarchies` in a thread
+    before, not on the event loop's thread)."""
+    with _found_lock:
+        return os.getpid() in _found
+
+
+def look_for_hierarchies() -> None:
+    """Find the hierarchies now (what :meth:`RunBudget.open` would do at first)."""
+    _hierarchies()
+
+
 def _joinable(hierarchies: Iterable[_Hierarchy]) -> bool:
     """Whether a child process can join a cgroup made here (one ``true`` started the way the
     run's processes are): a folder that is writable is not always one a process may enter."""

@@ -139,7 +139,7 @@ import threading
 import time
 from pathlib import Path
 
-from codeteam.execution.run_budget import RunBudget
+from codeteam.execution.run_budget import RunBudget, hierarchies_known, look_for_hierarchies
 from codeteam.execution.sandbox_command import (
     _bwrap_path,
     _Capped,
@@ -428,6 +428,8 @@ async def _run(
         run_uid = _run_uids.acquire()
         stack.callback(_run_uids.release, run_uid)
         nproc = run_nproc(run_uid, policy)
+    if not hierarchies_known():  # the first look starts a probe process: not on the loop
+        await asyncio.to_thread(look_for_hierarchies)
     budget = RunBudget(policy.memory_mb * 1024 * 1024)
     budget.open()  # one memory budget (a cgroup, or the watcher) for all the run starts
     stack.push_async_callback(budget.aclose)
