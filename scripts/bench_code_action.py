@@ -369,25 +369,38 @@ def loop_report(path: Path, began: float, shown: int = 20) -> None:
     if not path.exists():
         print(f"the loop probe wrote nothing to {path}")
         return
-    slow: list[tuple[float, float, str]] = []
+    slow: list[tuple[float, float, float, str]] = []
     totals = ""
     for line in path.read_text().splitlines():
         if line.startswith("# total"):
             totals = line[2:]
             continue
-        wall, cpu, where = line.split(" ", 2)
-        slow.append((float(wall), float(cpu), where))
+        wall, cpu, queued, where = line.split(" ", 3)
+        slow.append((float(wall), float(cpu), float(queued), where))
     print(f"loop probe: {totals}")
     for bound in (5, 10, 20, 50, 100):
-        print(f"  callbacks with >= {bound} ms of CPU: {sum(1 for _, c, _ in slow if c >= bound)}"
-              f", of wall time: {sum(1 for w, _, _ in slow if w >= bound)}")
+        print(f"  callbacks with >= {bound} ms of CPU: "
+              f"{sum(1 for _, c, _, _ in slow if c >= bound)}, of wall time: "
+              f"{sum(1 for w, _, _, _ in slow if w >= bound)}, of wall time less the wait for "
+              f"a CPU: {sum(1 for w, _, q, _ in slow if w - q >= bound)}, blocked (wall less "
+              f"CPU and that wait): {sum(1 for w, c, q, _ in slow if w - c - q >= bound)}")
+    print(f"  in the callbacks of >= 5 ms: wall {sum(s[0] for s in slow):.0f} ms, CPU "
+          f"{sum(s[1] for s in slow):.0f} ms, waiting for a CPU {sum(s[2] for s in slow):.0f} ms")
     by_place: dict[str, list[float]] = collections.defaultdict(list)
-    for _, cpu, where in slow:
+    for _, cpu, _, where in slow:
         if cpu >= 5:
             by_place[re.sub(r"function\d+", "F", where)[-240:]].append(cpu)
     print("  where the CPU-heavy callbacks suspended next (count, sum, max ms):")
     for where, cpus in sorted(by_place.items(), key=lambda item: -sum(item[1]))[:shown]:
         print(f"    {len(cpus):4d} {sum(cpus):7.0f} {max(cpus):6.0f}  {where}")
+    blocked: dict[str, list[float]] = collections.defaultdict(list)
+    for wall, cpu, queued, where in slow:
+        if wall - cpu - queued >= 5:
+            blocked[re.sub(r"function\d+", "F", where)[-160:]].append(wall - cpu - queued)
+    print("  where the callbacks blocked 5 ms or more (not on the CPU, not waiting for one: "
+          "the GIL, a blocking call) suspended next (count, sum, max ms):")
+    for where, times in sorted(blocked.items(), key=lambda item: -sum(item[1]))[:shown]:
+        print(f"    {len(times):4d} {sum(times):7.0f} {max(times):6.0f}  {where}")
 
 
 def heaviest(path: Path, shown: int = 25) -> None:
