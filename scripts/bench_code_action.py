@@ -219,7 +219,7 @@ async def bench(args: argparse.Namespace, folder: Path) -> None:
     path.write_text(text)
     (folder / "pyproject.toml").write_text("[project]\nname = 'bench'\n")
     defs = [n for n, line in enumerate(text.split("\n")) if line.startswith("def function")]
-    chosen = defs[:: max(1, len(defs) // args.runs)][: args.runs]
+    chosen = defs[:: max(1, len(defs) // max(1, args.runs))][: args.runs]  # --runs 0: idle
     names = [_TARGET.findall("\n" + text.split("\n")[n])[0] for n in chosen]
     with ScriptedLLM() as llm:
         script_model(llm, names, args.reply_s)
@@ -375,7 +375,7 @@ def loop_report(path: Path, began: float, shown: int = 20) -> None:
         if line.startswith("# total"):
             totals = line[2:]
             continue
-        wall, cpu, queued, where = line.split(" ", 3)
+        wall, cpu, queued, _, where = line.split(" ", 4)
         slow.append((float(wall), float(cpu), float(queued), where))
     print(f"loop probe: {totals}")
     for bound in (5, 10, 20, 50, 100):

@@ -9,7 +9,8 @@ read around each callback too: wall minus CPU minus that is time blocked (the GI
 blocking call).
 
 Callbacks that took at least ``THRESHOLD_MS`` of CPU or wall time are appended to FILE, one
-line each: ``wall_ms cpu_ms queued_ms where``, where ``where`` is the task's coroutine stack at the point it
+line each: ``wall_ms cpu_ms queued_ms @seconds where`` (seconds since the probe was
+installed), where ``where`` is the task's coroutine stack at the point it
 suspended after that step (the code that ran is just before it), or the callback's repr.
 The totals are written on exit and every ``FLUSH_S`` seconds (``# total ...``).
 
@@ -54,7 +55,8 @@ def install(path: str) -> None:
     out = open(path, "a", buffering=1)  # noqa: SIM115 - kept open until exit
     totals = {"callbacks": 0, "cpu_ms": 0.0, "wall_ms": 0.0, "queued_ms": 0.0, "slow": 0}
     original = asyncio.events.Handle._run
-    last_flush = [time.monotonic()]
+    started = time.monotonic()
+    last_flush = [started]
 
     def flush() -> None:
         out.write(f"# total {totals['callbacks']} callbacks, cpu {totals['cpu_ms']:.0f} ms, "
@@ -89,7 +91,8 @@ def install(path: str) -> None:
             totals["queued_ms"] += queued_ms
             if cpu_ms >= THRESHOLD_MS or wall_ms >= THRESHOLD_MS:
                 totals["slow"] += 1
-                out.write(f"{wall_ms:.1f} {cpu_ms:.1f} {queued_ms:.1f} {_where(handle)}\n")
+                out.write(f"{wall_ms:.1f} {cpu_ms:.1f} {queued_ms:.1f} "
+                          f"@{time.monotonic() - started:.1f}s {_where(handle)}\n")
             if time.monotonic() - last_flush[0] > FLUSH_S:
                 last_flush[0] = time.monotonic()
                 flush()
