@@ -113,6 +113,20 @@ async def test_a_killed_run_leaves_no_cgroup(budget_kind):
         assert left == [], left
 
 
+def test_runs_that_start_together_all_find_the_cgroup(monkeypatch):
+    """The first runs look for the hierarchies each in a thread: looking at once made the
+    same probe folder twice, and the loser (EEXIST) left the whole server on the watcher."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if "memory" not in run_budget._hierarchies():
+        pytest.skip("no writable cgroup v1 memory hierarchy here")
+    expected = run_budget._hierarchies()
+    monkeypatch.setattr(run_budget, "_found", {})
+    with ThreadPoolExecutor(8) as pool:
+        found = list(pool.map(lambda _: run_budget._hierarchies(), range(8)))
+    assert found == [expected] * 8
+
+
 def test_a_launcher_that_cannot_join_runs_nothing(tmp_path):
     """A cgroup.procs that cannot be written: the launcher exits 125 before the command."""
     marker = tmp_path / "ran"

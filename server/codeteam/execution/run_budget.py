@@ -72,12 +72,26 @@ _found: dict[int, dict[str, _Hierarchy]] = {}
 _found_lock = threading.Lock()
 
 
+_looking = threading.Lock()
+"""Held while the hierarchies are looked for: two threads looking at once made the same probe
+folder, and the second (EEXIST) concluded that no cgroup can be made, for the server's
+whole life (runs started together each look in a thread: :func:`look_for_hierarchies`)."""
+
+
 def _hierarchies() -> dict[str, _Hierarchy]:
     """The writable cgroup v1 hierarchies among ``memory`` and ``cpuacct``, by controller;
     found once per process (a forked server looks again)."""
     with _found_lock:
         if os.getpid() in _found:
             return _found[os.getpid()]
+    with _looking:
+        with _found_lock:
+            if os.getpid() in _found:  # found while this thread waited
+                return _found[os.getpid()]
+        return _look_for_hierarchies()
+
+
+def _look_for_hierarchies() -> dict[str, _Hierarchy]:
     found: dict[str, _Hierarchy] = {}
     try:
         with open("/proc/self/cgroup") as handle:
