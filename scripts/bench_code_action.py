@@ -350,6 +350,11 @@ async def bench(args: argparse.Namespace, folder: Path) -> None:
                                       for moment, ms in slowest))
         print(f"load average at the end {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
         await client.shutdown()
+        warnings = [line for line in log_path.read_text(errors="replace").splitlines()
+                    if " WARNING " in line or " ERROR " in line]
+        print(f"server log: {len(warnings)} warnings and errors")
+        for line in warnings[:5]:
+            print("  " + line[:300])
         if args.asyncio_debug:
             slow = [line for line in log_path.read_text(errors="replace").splitlines()
                     if "Executing" in line and "took" in line]
