@@ -267,7 +267,7 @@ async def bench(args: argparse.Namespace, folder: Path) -> None:
         spy = None
         if args.py_spy:
             py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
-            spy = subprocess.Popen(
+            spy = subprocess.Popen(  # noqa: ASYNC220 - py-spy runs beside the benchmark
                 [py_spy, "record", "--pid", str(client.server_pid), "--format", "raw",
                  "--output", str(args.py_spy), "--rate", "200", "--nonblocking", "--threads"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
