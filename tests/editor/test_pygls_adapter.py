@@ -109,3 +109,70 @@ def test_a_resyncing_stream_ends_a_body_at_the_next_header():
     # A body may hold the header's words, just not the raw header line.
     body = b'{"a": "Content-Length: 2"}'
     assert frames(body + following, len(body))[0] == body
+
+
+def _pipe_reader(data: bytes):
+    import asyncio
+
+    from codeteam.editor.protocol import PipeReader, ResyncingStream
+
+    reader = asyncio.StreamReader(limit=16)  # lines longer than the limit are read too
+    reader.feed_data(data)
+    reader.feed_eof()
+    return PipeReader(ResyncingStream(None), reader)
+
+
+async def test_the_pipe_reader_frames_like_the_resyncing_stream():
+    # The loop's own reader of stdin (no thread per read) runs the same steps.
+    reader = _pipe_reader(b'"}}Content-Length: 2\r\n\r\n{}')
+    assert await reader.readline() == b"Content-Length: 2\r\n"
+    assert reader.stream.dropped_bytes == 3
+    assert await reader.readline() == b"\r\n" and await reader.readexactly(2) == b"{}"
+    following = b"Content-Length: 2\r\n\r\n{}"
+    body = b'{"a": "Content-Length: 2", "b": "a body longer than the limit"}'
+    for size in (len(body), len(body) + 1, len(body) + 12, 10**14):
+        reader = _pipe_reader(body + following)
+        assert [await reader.readexactly(size), await reader.readline(),
+                await reader.readline(), await reader.readexactly(2)] == [
+            body, b"Content-Length: 2\r\n", b"\r\n", b"{}"], size
+    reader = _pipe_reader(b"x" * 100 + b"\n" + b"tail")
+    assert await reader.readline() == b"x" * 100 + b"\n"
+    assert await reader.readline() == b"tail" and await reader.readline() == b""
+
+
+async def test_the_pipe_reader_hears_each_body_and_is_only_used_on_a_pipe(tmp_path, monkeypatch):
+    import os
+
+    from codeteam.editor import protocol
+
+    heard = []
+    reader = _pipe_reader(b"{}")
+    reader.stream.on_body = heard.append
+    assert await reader.readexactly(2) == b"{}" and heard == [b"{}"]
+    stream = protocol.ResyncingStream(None)
+    (tmp_path / "f").write_bytes(b"")
+    with (tmp_path / "f").open("rb") as regular:
+        assert await protocol.open_pipe_reader(stream, regular) is None
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb") as pipe:
+        try:
+            opened = await protocol.open_pipe_reader(stream, pipe)
+            assert isinstance(opened, protocol.PipeReader)
+            opened.close()
+            monkeypatch.setenv(protocol.THREAD_READER_ENV, "1")
+            assert await protocol.open_pipe_reader(stream, pipe) is None
+        finally:
+            os.close(write_end)
+
+
+def test_serve_stdio_follows_pygls_start_io():
+    # serve_stdio replaces JsonRPCServer._start_io_async: the same writer, stop event and
+    # reader loop (a pygls that changes them needs serve_stdio changed too).
+    from pygls.server import JsonRPCServer
+
+    source = inspect.getsource(JsonRPCServer._start_io_async)
+    for part in ("self._stop_event = Event()",
+                 "StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)",
+                 "StdoutWriter(stdout or sys.stdout.buffer)",
+                 "self.protocol.set_writer(writer)", "run_async(", "self.shutdown()"):
+        assert part in source, part

@@ -507,3 +507,15 @@ def test_xdist_workers_in_addopts_are_turned_off(tmp_path, ini, text, spread):
 
     (tmp_path / ini).write_text(text)
     assert distributes_tests(tmp_path) is spread
+
+
+def test_the_server_does_not_import_pytest_to_start_a_judge():
+    """The launcher's text lives apart from the plugin: importing the plugin (and pytest with
+    it) cost the server's event loop 0.2-0.3 s at the first judged run."""
+    done = subprocess.run([sys.executable, "-c", (
+        "import sys, codeteam.execution.pytest_run, codeteam.execution.suite\n"
+        "from codeteam.execution.pytest_launch import LAUNCHER\n"
+        "assert '_codeteam_pytest_plugin' in LAUNCHER\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] in "
+        "('pytest', '_pytest')))")], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout

@@ -3,9 +3,12 @@ issue 24 item 5): with the machine's cgroup (v1 memory here) and with the watche
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 
-from codeteam.execution import run_budget
+from codeteam.execution import run_budget, sandbox_command
 from codeteam.execution.sandbox import SandboxPolicy, python_argv, run_sandboxed
 
 pytestmark = pytest.mark.sandbox
@@ -71,6 +74,70 @@ async def test_the_budget_holds_in_none_mode_too():
         pytest.skip("no writable cgroup v1 memory hierarchy here")
     result = await _children(4, 80, hold=True, mode="none")
     assert result.memory_exceeded and result.budget == "cgroup"
+
+
+CGROUP = """\
+import os
+print(open("/proc/self/cgroup").read())
+"""
+
+
+@pytest.mark.parametrize("tools", [True, False], ids=["launcher", "preexec"])
+async def test_the_command_runs_in_the_runs_cgroup(monkeypatch, tools):
+    """The first process joins the run's cgroups before the command runs: through the launcher
+    (/bin/sh writes itself into cgroup.procs, then execs prlimit), or where util-linux's tools
+    are missing through the preexec (mode "none" shows the real cgroup path; under bwrap the
+    cgroup namespace hides it)."""
+    hierarchies = run_budget._hierarchies()
+    if "memory" not in hierarchies:
+        pytest.skip("no writable cgroup v1 memory hierarchy here")
+    if not tools:
+        monkeypatch.setattr(sandbox_command, "_tool", lambda name: None)
+    policy = SandboxPolicy(mode="none", timeout_s=30)
+    result = await run_sandboxed({"c.py": CGROUP}, python_argv("c.py"), policy)
+    assert result.exit_code == 0, result.stderr
+    lines = dict(line.split(":", 2)[1:] for line in result.stdout.split("\n") if line)
+    for controller in hierarchies:
+        assert f"/codeteam-{os.getpid()}-" in lines[controller], lines
+
+
+async def test_a_killed_run_leaves_no_cgroup(budget_kind):
+    """The run's cgroups are removed before run_sandboxed returns, also when its processes
+    were killed and still exiting (the wait for them is on the event loop's clock now)."""
+    spun = await run_sandboxed({"spin.py": SPIN}, python_argv("spin.py", "children"),
+                               SandboxPolicy(timeout_s=1))  # fmt: skip
+    assert spun.killed
+    for hierarchy in run_budget._hierarchies().values():
+        left = [name for name in os.listdir(hierarchy.folder)
+                if name.startswith(f"codeteam-{os.getpid()}-")]
+        assert left == [], left
+
+
+def test_runs_that_start_together_all_find_the_cgroup(monkeypatch):
+    """The first runs look for the hierarchies each in a thread: looking at once made the
+    same probe folder twice, and the loser (EEXIST) left the whole server on the watcher."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if "memory" not in run_budget._hierarchies():
+        pytest.skip("no writable cgroup v1 memory hierarchy here")
+    expected = run_budget._hierarchies()
+    monkeypatch.setattr(run_budget, "_found", {})
+    with ThreadPoolExecutor(8) as pool:
+        found = list(pool.map(lambda _: run_budget._hierarchies(), range(8)))
+    assert found == [expected] * 8
+
+
+def test_a_launcher_that_cannot_join_runs_nothing(tmp_path):
+    """A cgroup.procs that cannot be written: the launcher exits 125 before the command."""
+    marker = tmp_path / "ran"
+    prefix = sandbox_command._launch_prefix([], (str(tmp_path / "gone" / "cgroup.procs"),))
+    if prefix is None:
+        pytest.skip("no util-linux prlimit here")
+    done = subprocess.run([*prefix, "touch", str(marker)], capture_output=True, text=True,
+                          check=False)  # fmt: skip
+    assert done.returncode == sandbox_command.JOIN_FAILED_EXIT
+    assert "could not join the run's cgroup" in done.stderr
+    assert not marker.exists()
 
 
 SPIN = """\

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,26 @@ async def test_process_limit_is_per_run(monkeypatch, tools):
     forked, uid = (int(word) for word in result.stdout.split())
     assert _is_run_uid(uid)
     assert forked == 5  # the run's own budget, whatever other runs do
+
+
+async def test_sandboxes_start_without_a_preexec_fn(monkeypatch):
+    """With util-linux's tools the limits and the cgroup join are in the launcher (argv), so
+    Popen can vfork: a fork of the server, which a preexec_fn needs, held the GIL and the
+    event loop for 20-40 ms per sandbox (issue 26, item 5). Judge and subject alike."""
+    seen = []
+    real = subprocess.Popen
+
+    class Recording(real):
+        def __init__(self, *args, **kwargs):
+            seen.append(kwargs.get("preexec_fn"))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", Recording)
+    test = TestCase(id="t", kind="assert", origin="ai", source="assert f(2) == 4")
+    report = await run_tests("def f(x):\n    return 2 * x\n", [test],
+                             policy=SandboxPolicy(timeout_s=30))
+    assert report.outcomes[0].status == "passed", report.outcomes[0]
+    assert len(seen) >= 2 and seen == [None] * len(seen)  # the judge and its subject
 
 
 async def test_process_limit_in_none_mode():

@@ -29,6 +29,40 @@ async def test_the_worker_returns_results_and_raises_errors():
         pool.shutdown()
 
 
+async def test_the_coder_extracts_its_code_in_the_worker():
+    """The coder's extraction parses the whole module (a GIL-holding ast.parse that stalled
+    the loop from a thread): it runs through the conversation's offload, the parse worker in
+    the editor; its result and its CodeExtractionError come back as they are."""
+    from codeteam.roles.code_extraction import CodeExtractionError, extract_function
+    from codeteam.roles.coder import ask_for_code
+    from codeteam.task import Task
+
+    task = Task.from_source(MODULE, "f")
+    reply = "```python\ndef f(x):\n    return 2 * x\n```"
+    pool = ParsePool()
+    calls = []
+
+    async def offload(function, *args):
+        calls.append(function)
+        return await pool.run(function, *args)
+
+    class Asked:  # a conversation that always gives ``reply``
+        def __init__(self, offload):
+            self.offload = offload
+
+        async def ask(self, *args, **kwargs):
+            return reply
+
+    try:
+        code = await ask_for_code(Asked(offload), task, role="coder", stage="s", prompt="coder",
+                                  retries=0)  # fmt: skip
+        assert code == extract_function(reply, task) and calls == [extract_function]
+        with pytest.raises(CodeExtractionError, match="no usable code"):
+            await pool.run(extract_function, "no code here", task)
+    finally:
+        pool.shutdown()
+
+
 async def test_without_a_worker_the_work_runs_in_a_thread(monkeypatch):
     monkeypatch.setenv("CODETEAM_PARSE_IN_THREAD", "1")
     pool = ParsePool()

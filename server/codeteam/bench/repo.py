@@ -95,8 +95,8 @@ NO_PYTEST_EXIT = 97
 
 def survey_launcher() -> str:
     """The ``python -c`` program that starts pytest with the survey plugin (the launcher the
-    project-tests plugin uses, :func:`codeteam.execution.pytest_plugin.launcher`)."""
-    from codeteam.execution.pytest_plugin import launcher
+    project-tests plugin uses, :func:`codeteam.execution.pytest_launch.launcher`)."""
+    from codeteam.execution.pytest_launch import launcher
 
     # pytest's cache goes to the run's own files folder (the project is mounted read-only);
     # the cache plugin stays, so that a project's addopts "--lf" or "--sw" still parse.

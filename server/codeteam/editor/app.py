@@ -13,7 +13,7 @@ import os
 import sys
 
 from codeteam.editor import code_actions, commands, lifecycle, text_sync
-from codeteam.editor.protocol import ResyncingStream
+from codeteam.editor.protocol import ResyncingStream, serve_stdio
 from codeteam.editor.server import CodeteamServer
 from codeteam.redaction import install_log_redaction
 from codeteam.service.clients import embedded_stop_stuck, stop_embedded_model
@@ -76,8 +76,10 @@ def serve(tcp: str | None = None, log_file: str | None = None) -> int:
     stdout = _protocol_stdout()
     server = create_server()
     log.info("codeteam %s on stdio", server.version)
-    # Lines start at a header even after a body whose Content-Length was wrong.
-    server.start_io(ResyncingStream(sys.stdin.buffer, on_body=server.protocol.body_read), stdout)
+    # Lines start at a header even after a body whose Content-Length was wrong; a pipe is
+    # read by the event loop itself (no thread per read).
+    serve_stdio(server, ResyncingStream(sys.stdin.buffer, on_body=server.protocol.body_read),
+                stdout)
     _exit_now_if_the_model_is_stuck()
     return 0
 

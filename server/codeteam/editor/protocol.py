@@ -39,17 +39,22 @@
 This module is the one place that touches pygls's private members; each has a test in
 tests/editor/test_pygls_adapter.py: ``Workspace._text_documents`` and ``._sync_kind``,
 ``LanguageServerProtocol._workspace`` and ``._server``, ``LanguageServer._text_document_sync_kind``,
-``JsonRPCProtocol._handle_cancel_notification(msg_id)``, ``._converter``, ``._send_response``
-and the reader loop's use of ``readline``/``read`` (pygls.io_.run_async).
+``JsonRPCProtocol._handle_cancel_notification(msg_id)``, ``._converter``, ``._send_response``,
+the reader loop's use of ``readline``/``read`` (pygls.io_.run_async), and
+``JsonRPCServer._start_io_async`` (its ``_stop_event``, ``thread_pool``), which
+:func:`serve_stdio` replaces to read a stdin pipe on the event loop (:class:`PipeReader`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import json
 import logging
+import os
 import re
-from collections.abc import Callable, Sequence
+import stat
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 from urllib.parse import unquote
@@ -158,6 +163,15 @@ def _ends_in_a_header(body: bytearray, size: int) -> bool:
     return False
 
 
+_LINE = -1
+"""What a :class:`ResyncingStream` step asks for: a line (any other number: up to that many
+bytes as they arrive)."""
+
+Steps = Generator[int, bytes, bytes]
+"""A read of :class:`ResyncingStream` as steps: each yields what it needs from the stream
+(:data:`_LINE` or a byte count), is sent those bytes, and returns what the read gives."""
+
+
 class ResyncingStream:
     """A binary stream (``readline``, ``read``) over ``stream`` that finds the framing again
     after a message whose Content-Length did not match its body:
@@ -172,9 +186,13 @@ class ResyncingStream:
       grows with the bytes that arrived, not with ``n``.
 
     ``on_body`` (optional) hears each body read, for the protocol to answer one the JSON
-    decoder cannot read."""
+    decoder cannot read.
 
-    def __init__(self, stream: BinaryIO,
+    The reads are written as steps (:data:`Steps`) that do no I/O: :meth:`readline` and
+    :meth:`read` run them on the blocking ``stream``; :class:`PipeReader` runs the same
+    steps on the event loop's own reading of a pipe."""
+
+    def __init__(self, stream: BinaryIO | None,
                  on_body: Callable[[bytes], None] | None = None) -> None:
         self._stream = stream
         self._pending = b""
@@ -183,18 +201,54 @@ class ResyncingStream:
         self.dropped_bytes = 0
         """Bytes dropped so far to find a header."""
 
-    def _next_line(self) -> bytes:
+    # The blocking stream (pygls reads it through its executor).
+
+    def readline(self) -> bytes:
+        return self._blocking(self.readline_steps())
+
+    def read(self, size: int = -1) -> bytes:
+        if size < 0:
+            assert self._stream is not None
+            body = self._pending + self._stream.read()
+            self._pending = b""
+            return self.heard(body)
+        return self.heard(self._blocking(self.read_steps(size)))
+
+    def _blocking(self, steps: Steps) -> bytes:
+        assert self._stream is not None
+        try:
+            wanted = next(steps)
+            while True:
+                if wanted == _LINE:
+                    wanted = steps.send(self._stream.readline())
+                else:
+                    read1 = getattr(self._stream, "read1", None)
+                    wanted = steps.send(read1(wanted) if read1 is not None
+                                        else self._stream.read(wanted))
+        except StopIteration as done:
+            return done.value
+
+    # The steps.
+
+    def heard(self, body: bytes) -> bytes:
+        """``body`` after ``on_body`` heard it."""
+        if self.on_body is not None:
+            self.on_body(body)
+        return body
+
+    def _next_line(self) -> Steps:
         if not self._pending:
-            return self._stream.readline()
+            return (yield _LINE)
         end = self._pending.find(b"\n") + 1
         if end:
             line, self._pending = self._pending[:end], self._pending[end:]
             return line
-        line, self._pending = self._pending + self._stream.readline(), b""
-        return line
+        line, self._pending = self._pending, b""
+        return line + (yield _LINE)
 
-    def readline(self) -> bytes:
-        line = self._next_line()
+    def readline_steps(self) -> Steps:
+        """A line (see the class), as steps."""
+        line = yield from self._next_line()
         at = line.find(HEADER)
         if at > 0:
             self.dropped_bytes += at
@@ -203,21 +257,9 @@ class ResyncingStream:
             return line[at:]
         return line
 
-    def _read_some(self, size: int) -> bytes:
-        read1 = getattr(self._stream, "read1", None)
-        return read1(size) if read1 is not None else self._stream.read(size)
-
-    def read(self, size: int = -1) -> bytes:
-        if size < 0:
-            body = self._pending + self._stream.read()
-            self._pending = b""
-        else:
-            body = self._read_body(size)
-        if self.on_body is not None:
-            self.on_body(body)
-        return body
-
-    def _read_body(self, size: int) -> bytes:
+    def read_steps(self, size: int) -> Steps:
+        """A body of at most ``size`` bytes (see the class), as steps; ``on_body`` is not
+        called (:meth:`heard`)."""
         body = bytearray(self._pending)
         self._pending = b""
         searched = 0
@@ -231,7 +273,7 @@ class ResyncingStream:
                 return self._keep_after(body, header.start()) or b" "
             if len(body) >= size and not _ends_in_a_header(body, size):
                 return self._keep_after(body, size)
-            chunk = self._read_some(min(READ_CHUNK, max(size - len(body), _HEADER_LINE_MAX)))
+            chunk = yield min(READ_CHUNK, max(size - len(body), _HEADER_LINE_MAX))
             if not chunk:  # the end of the input
                 return self._keep_after(body, size)
             searched = max(0, len(body) - _HEADER_LINE_MAX)
@@ -244,6 +286,112 @@ class ResyncingStream:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+class PipeReader:
+    """pygls's reader interface (``readline()`` and ``readexactly(n)``, awaited by
+    ``pygls.io_.run_async``) over a pipe the event loop reads itself, with the framing of a
+    :class:`ResyncingStream` (``stream``, whose own blocking stream is not used).
+
+    pygls's own reader runs each ``readline`` and ``read`` of the blocking stream in a thread
+    of its executor: three thread hand-offs per message (header, blank line, body), each a
+    wake-up of a thread and a GIL hand-over, while the runs' threads want the GIL too. Here a
+    message costs the loop one wake-up. See :func:`open_pipe_reader`."""
+
+    def __init__(self, stream: ResyncingStream, reader: asyncio.StreamReader,
+                 transport: asyncio.BaseTransport | None = None) -> None:
+        self.stream = stream
+        self.reader = reader
+        self.transport = transport
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+    async def _run(self, steps: Steps) -> bytes:
+        try:
+            wanted = next(steps)
+            while True:
+                wanted = steps.send(await (self._line() if wanted == _LINE
+                                           else self.reader.read(wanted)))
+        except StopIteration as done:
+            return done.value
+
+    async def _line(self) -> bytes:
+        """A line however long (up to and with ``\n``; at the end, what is left)."""
+        parts = []
+        while True:
+            try:
+                return b"".join(parts) + await self.reader.readuntil(b"\n")
+            except asyncio.LimitOverrunError as error:
+                parts.append(await self.reader.readexactly(error.consumed))
+            except asyncio.IncompleteReadError as error:
+                return b"".join(parts) + error.partial
+
+    async def readline(self) -> bytes:
+        return await self._run(self.stream.readline_steps())
+
+    async def readexactly(self, n: int) -> bytes:
+        return self.stream.heard(await self._run(self.stream.read_steps(n)))
+
+
+def serve_stdio(server: Any, stdin: ResyncingStream, stdout: BinaryIO) -> None:
+    """pygls's ``JsonRPCServer.start_io`` (its ``_start_io_async``), reading ``stdin`` with a
+    :class:`PipeReader` where :func:`open_pipe_reader` can, else with pygls's reader (a
+    thread per read); the messages go through pygls's own reader loop either way."""
+    from threading import Event
+
+    from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
+
+    server._stop_event = Event()
+    server.protocol.set_writer(StdoutWriter(stdout))
+
+    async def serve() -> None:
+        reader = await open_pipe_reader(stdin, stdin._stream)
+        try:
+            await run_async(stop_event=server._stop_event,
+                            reader=reader or StdinAsyncReader(stdin, server.thread_pool),
+                            protocol=server.protocol, logger=log,
+                            error_handler=server.report_server_error)  # fmt: skip
+        finally:
+            if reader is not None:
+                reader.close()
+
+    try:
+        asyncio.run(serve())
+    except BrokenPipeError:
+        log.error("Connection to the client is lost! Shutting down the server.")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()
+
+
+async def open_pipe_reader(stream: ResyncingStream, pipe: BinaryIO) -> PipeReader | None:
+    """A :class:`PipeReader` on ``pipe`` (the server's stdin) read by the running loop, or
+    None where the loop cannot watch it: a regular file, a terminal (the loop would leave
+    it non-blocking for the shell after the server), or :data:`THREAD_READER_ENV` set."""
+    if os.environ.get(THREAD_READER_ENV) == "1":
+        return None
+    try:
+        mode = os.fstat(pipe.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return None
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=READ_CHUNK, loop=loop)
+    try:
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe)
+    except (OSError, ValueError) as error:
+        log.warning("stdin is read in a thread (%s)", error)
+        return None
+    return PipeReader(stream, reader, transport)
+
+
+THREAD_READER_ENV = "CODETEAM_STDIN_THREAD"
+"""Set to 1 to read stdin in threads as pygls does (:class:`PipeReader` is not used)."""
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,11 @@
 only): one object whose hooks are methods and which reports through one channel, as
 pytest-xdist's ``WorkerInteractor``.
 
-The launcher (:data:`LAUNCHER`) loads this file by path from ``$CODETEAM_FILES_DIR`` and runs
-``pytest.main(args, plugins=[PLUGIN])`` in the project's interpreter, working directory, ini
-files and conftest.py files; nothing of the files folder is put on ``sys.path``. The spec (a
-JSON file there, written by :mod:`codeteam.execution.pytest_run`) says:
+The launcher (:data:`codeteam.execution.pytest_launch.LAUNCHER`) loads this file by path from
+``$CODETEAM_FILES_DIR`` and runs ``pytest.main(args, plugins=[PLUGIN])`` in the project's
+interpreter, working directory, ini files and conftest.py files; nothing of the files folder
+is put on ``sys.path``. The spec (a JSON file there, written by
+:mod:`codeteam.execution.pytest_run`) says:
 
 - ``mode``: ``"select"`` (which tests reach the function: every test pytest collects runs,
   and one that calls the judged function ends there, :class:`ReachedTarget`, before any code
@@ -810,48 +811,7 @@ def _mentions(item, name) -> bool:
     return re.search(r"\b" + re.escape(name) + r"\b", source) is not None
 
 
-def launcher(plugin: str, prelude: str = "") -> str:
-    """The ``python -c`` program that starts pytest (argv: pytest's arguments) with the plugin
-    module ``plugin`` (its object ``PLUGIN`` when it has one), whose file ``<plugin>.py`` the
-    run copied into ``$CODETEAM_FILES_DIR``; ``prelude`` runs first (``os``, ``sys``, ``json``
-    and ``files`` are defined). Without pytest it exits 97 with a line saying so."""
-    return (
-        "import json, os, sys\n"
-        'files = os.environ["CODETEAM_FILES_DIR"]\n'
-        + prelude
-        + "import importlib.util\n"
-        "spec = importlib.util.spec_from_file_location(\n"
-        f'    "{plugin}", os.path.join(files, "{plugin}.py"))\n'
-        "plugin = importlib.util.module_from_spec(spec)\n"
-        f'sys.modules["{plugin}"] = plugin\n'
-        "try:\n"
-        "    import pytest\n"
-        "except ImportError as error:\n"
-        '    print("codeteam: no pytest in this interpreter (" + sys.executable + "): " + str(error),\n'
-        "          file=sys.stderr)\n"
-        "    sys.exit(97)\n"
-        "spec.loader.exec_module(plugin)\n"
-        "sys.exit(pytest.main(sys.argv[1:], plugins=[getattr(plugin, 'PLUGIN', plugin)]))\n"
-    )
-
-
-_PRELUDE = """\
-with open(os.path.join(files, "_codeteam_pytest_spec.json"), encoding="utf-8") as handle:
-    spec = json.load(handle)
-if spec.get("import_root"):  # the project's own source first (a src/ layout; over a copy)
-    root = os.environ.get("CODETEAM_PROJECT_ROOT") or os.getcwd()
-    sys.path.insert(0, os.path.normpath(os.path.join(root, spec["import_root"])))
-sys.path.extend(spec.get("pytest_path") or [])  # codeteam's pytest, for a project without
-if spec.get("lone"):  # a module alone: none of the interpreter's other pytest plugins
-    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-"""
-
-
-LAUNCHER = launcher("_codeteam_pytest_plugin", _PRELUDE)
-"""The ``python -c`` program that starts pytest with this plugin (argv: pytest's arguments)."""
-
-
-if __name__ == "_codeteam_pytest_plugin":  # in the sandbox (not when codeteam imports LAUNCHER)
+if __name__ == "_codeteam_pytest_plugin":  # in the sandbox (not when codeteam imports it)
     _files = os.environ.get("CODETEAM_FILES_DIR", os.path.dirname(os.path.abspath(__file__)))
     try:
         with open(os.path.join(_files, SPEC_NAME), encoding="utf-8") as _handle:

@@ -329,7 +329,7 @@ async def judged_session(target: PytestTarget, view: JudgeView, candidate: str,
     """One sandboxed pytest session: ``args`` for pytest, the target's file laid over by the
     view, ``candidate`` for the subject. Raises
     :class:`~codeteam.execution.outcomes.SandboxUnavailable` when the sandbox cannot run."""
-    from codeteam.execution.pytest_plugin import LAUNCHER
+    from codeteam.execution.pytest_launch import LAUNCHER
 
     code = {SUBJECT_FILE: _source("pytest_subject.py"), CODEC_FILE: _source("pytest_codec.py"),
             CANDIDATE_FILE: candidate}

@@ -5,8 +5,10 @@ Where the machine has a writable cgroup v1 ``memory`` hierarchy (root on a machi
 project's CI), each run gets a cgroup of its own under the server's (and one in ``cpuacct``
 when that hierarchy is writable too): ``memory.limit_in_bytes`` (and ``memory.memsw`` where
 swap is accounted) is :attr:`SandboxPolicy.memory_mb`; every process the run starts joins it
-before ``exec`` (the child writes ``0`` to ``cgroup.procs`` through a descriptor opened
-beforehand), so whatever forks inside counts too, tmpfs pages included. When the kernel's OOM
+before its command runs (its first program, ``/bin/sh``, writes ``0`` to ``cgroup.procs`` and
+then execs the command; where util-linux's ``prlimit`` is missing, the child does it before
+``exec`` through a descriptor opened beforehand), so whatever forks inside counts too, tmpfs
+pages included. When the kernel's OOM
 killer acts in the run's cgroup (``oom_kill`` of ``memory.oom_control``), the whole run is
 ended. The CPU time is ``cpuacct.usage``.
 
@@ -70,12 +72,26 @@ _found: dict[int, dict[str, _Hierarchy]] = {}
 _found_lock = threading.Lock()
 
 
+_looking = threading.Lock()
+"""Held while the hierarchies are looked for: two threads looking at once made the same probe
+folder, and the second (EEXIST) concluded that no cgroup can be made, for the server's
+whole life (runs started together each look in a thread: :func:`look_for_hierarchies`)."""
+
+
 def _hierarchies() -> dict[str, _Hierarchy]:
     """The writable cgroup v1 hierarchies among ``memory`` and ``cpuacct``, by controller;
     found once per process (a forked server looks again)."""
     with _found_lock:
         if os.getpid() in _found:
             return _found[os.getpid()]
+    with _looking:
+        with _found_lock:
+            if os.getpid() in _found:  # found while this thread waited
+                return _found[os.getpid()]
+        return _look_for_hierarchies()
+
+
+def _look_for_hierarchies() -> dict[str, _Hierarchy]:
     found: dict[str, _Hierarchy] = {}
     try:
         with open("/proc/self/cgroup") as handle:
@@ -111,6 +127,19 @@ def _hierarchies() -> dict[str, _Hierarchy]:
     return found
 
 
+def hierarchies_known() -> bool:
+    """True when :meth:`RunBudget.open` will not look for the hierarchies first (a look
+    starts a probe process and waits for it: call :func:`look_for_hierarchies` in a thread
+    before, not on the event loop's thread)."""
+    with _found_lock:
+        return os.getpid() in _found
+
+
+def look_for_hierarchies() -> None:
+    """Find the hierarchies now (what :meth:`RunBudget.open` would do at first)."""
+    _hierarchies()
+
+
 def _joinable(hierarchies: Iterable[_Hierarchy]) -> bool:
     """Whether a child process can join a cgroup made here (one ``true`` started the way the
     run's processes are): a folder that is writable is not always one a process may enter."""
@@ -122,9 +151,15 @@ def _joinable(hierarchies: Iterable[_Hierarchy]) -> bool:
             os.mkdir(folder)
             folders.append(folder)
             fds.append(os.open(os.path.join(folder, "cgroup.procs"), os.O_WRONLY))
-        from codeteam.execution.sandbox_command import _preexec
+        from codeteam.execution.sandbox_command import _launch_prefix, _preexec
 
-        subprocess.run(["true"], preexec_fn=_preexec([], tuple(fds)), check=True, timeout=10)
+        paths = tuple(os.path.join(folder, "cgroup.procs") for folder in folders)
+        prefix = _launch_prefix([], paths)
+        if prefix is None:
+            subprocess.run(["true"], preexec_fn=_preexec([], tuple(fds)), check=True,
+                           timeout=10)  # fmt: skip
+        else:
+            subprocess.run([*prefix, "true"], check=True, timeout=10, capture_output=True)
         return True
     except (OSError, subprocess.SubprocessError) as error:
         log.warning("no cgroup can be made for runs here (%s): their memory is watched", error)
@@ -170,16 +205,20 @@ def _sweep(hierarchies: Iterable[_Hierarchy]) -> None:
 class RunBudget:
     """The memory budget and CPU account of one run (see the module docstring).
 
-    Use: :meth:`open`; pass :attr:`join_fds` to every process the run starts (their
-    ``preexec`` writes ``0`` into each) and :meth:`add_root` each started process; :meth:`watch`
+    Use: :meth:`open`; pass :attr:`join_paths` and :attr:`join_fds` to every process the run
+    starts (its launcher, or its ``preexec``, writes ``0`` into each: see
+    :func:`~codeteam.execution.sandbox_command._launch_prefix`) and :meth:`add_root` each
+    started process; :meth:`watch`
     while the run lasts (``end`` is called, once, when the budget is exceeded: it must end the
     run); :meth:`finish` when the run's processes are gone, then read :attr:`exceeded`,
-    :attr:`peak_bytes`, :attr:`cpu_seconds`; :meth:`close` always.
+    :attr:`peak_bytes`, :attr:`cpu_seconds`; :meth:`aclose` (on an event loop) or
+    :meth:`close` always.
     """
 
     limit_bytes: int
     cgroups: dict[str, str] = field(default_factory=dict)
     join_fds: tuple[int, ...] = ()
+    join_paths: tuple[str, ...] = ()
     exceeded: bool = False
     peak_bytes: int | None = None
     cpu_seconds: float | None = None
@@ -196,6 +235,7 @@ class RunBudget:
         """Make the run's cgroups where the machine allows it (else the watcher is used)."""
         name = f"codeteam-{os.getpid()}-{next(_counter)}"
         fds: list[int] = []
+        paths: list[str] = []
         try:
             for controller, hierarchy in _hierarchies().items():
                 folder = os.path.join(hierarchy.folder, name)
@@ -205,14 +245,16 @@ class RunBudget:
                     _write(folder, "memory.limit_in_bytes", str(self.limit_bytes))
                     with contextlib.suppress(OSError):  # only where swap is accounted
                         _write(folder, "memory.memsw.limit_in_bytes", str(self.limit_bytes))
-                fds.append(os.open(os.path.join(folder, "cgroup.procs"), os.O_WRONLY))
+                paths.append(os.path.join(folder, "cgroup.procs"))
+                fds.append(os.open(paths[-1], os.O_WRONLY))
         except OSError as error:
             log.warning("no cgroup for this run (%s): its memory is watched instead", error)
             for fd in fds:
                 os.close(fd)
-            fds = []
+            fds, paths = [], []
             self._remove()
         self.join_fds = tuple(fds)
+        self.join_paths = tuple(paths)
 
     def add_root(self, pid: int) -> None:
         """A process the run started (the watcher looks at it and its descendants)."""
@@ -281,27 +323,64 @@ class RunBudget:
             self._look()
 
     def close(self) -> None:
-        """Close the descriptors, kill what is left in the run's cgroups and remove them."""
+        """Close the descriptors, kill what is left in the run's cgroups and remove them
+        (waiting, at most 2 s, for killed processes to leave them: not on an event loop,
+        where :meth:`aclose` is the one to call)."""
+        self._close_fds()
+        self._remove()
+
+    async def aclose(self) -> None:
+        """:meth:`close` for the event loop: the wait for killed processes to leave the
+        cgroups is ``asyncio.sleep``, not ``time.sleep`` (it blocked the loop for up to 2 s
+        while a killed run's processes were exiting on a busy machine). A cancellation does
+        not stop the removal: it goes on in the background."""
+        self._close_fds()
+        cgroups, self.cgroups = self.cgroups, {}
+        if cgroups:
+            await asyncio.shield(asyncio.ensure_future(_remove_soon(list(cgroups.values()))))
+
+    def _close_fds(self) -> None:
         for fd in self.join_fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self.join_fds = ()
-        self._remove()
+        self.join_fds = self.join_paths = ()
 
     def _remove(self) -> None:
         for folder in self.cgroups.values():
-            deadline = time.monotonic() + 2.0
-            while True:
-                _kill_cgroup(folder)
-                try:
-                    os.rmdir(folder)
+            deadline = time.monotonic() + _REMOVE_WAIT_S
+            while not _removed(folder):
+                if time.monotonic() > deadline:
+                    log.warning("could not remove the run's cgroup %s", folder)
                     break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        log.warning("could not remove the run's cgroup %s", folder)
-                        break
-                    time.sleep(0.01)  # killed processes still exiting
+                time.sleep(0.01)  # killed processes still exiting
         self.cgroups = {}
+
+
+_REMOVE_WAIT_S = 2.0
+"""Seconds a run's cgroup is tried again (its killed processes still exiting) before it is
+left (a later server's sweep removes it once this server is gone)."""
+
+
+def _removed(folder: str) -> bool:
+    """Kill what is in the cgroup ``folder`` and remove it; False while it is busy."""
+    _kill_cgroup(folder)
+    try:
+        os.rmdir(folder)
+        return True
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+async def _remove_soon(folders: list[str]) -> None:
+    for folder in folders:
+        deadline = time.monotonic() + _REMOVE_WAIT_S
+        while not _removed(folder):
+            if time.monotonic() > deadline:
+                log.warning("could not remove the run's cgroup %s", folder)
+                break
+            await asyncio.sleep(0.01)  # killed processes still exiting
 
 
 def _write(folder: str, name: str, value: str) -> None:

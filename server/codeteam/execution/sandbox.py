@@ -79,8 +79,11 @@ working bubblewrap, and only when the user sets ``sandbox = "none"`` explicitly.
 
 Limits, in both modes (values from :class:`SandboxPolicy`):
 
-- rlimits set in the child before ``exec``: CPU seconds, address space, file size, core dumps
-  off; the wall-clock ``timeout_s`` kills the whole process group (and, under bwrap, the pid
+- rlimits set before the command runs: CPU seconds, address space, file size, core dumps
+  off (by util-linux's ``prlimit`` at the head of the command line, after ``/bin/sh`` wrote
+  the process into the run's cgroups: see ``sandbox_command._launch_prefix``; no
+  ``preexec_fn``, so ``subprocess`` starts it with ``vfork`` instead of forking the whole
+  server; where those tools are missing, a ``preexec_fn`` does both); the wall-clock ``timeout_s`` kills the whole process group (and, under bwrap, the pid
   namespace with everything in it: ``--die-with-parent`` plus ``--unshare-pid``).
 - Processes (fork bombs). ``RLIMIT_NPROC`` counts the tasks of the *real uid*, and the kernel
   never enforces it for uid 0, even inside a user namespace (bwrap maps the sandbox uid back
@@ -136,7 +139,7 @@ import threading
 import time
 from pathlib import Path
 
-from codeteam.execution.run_budget import RunBudget
+from codeteam.execution.run_budget import RunBudget, hierarchies_known, look_for_hierarchies
 from codeteam.execution.sandbox_command import (
     _bwrap_path,
     _Capped,
@@ -425,9 +428,11 @@ async def _run(
         run_uid = _run_uids.acquire()
         stack.callback(_run_uids.release, run_uid)
         nproc = run_nproc(run_uid, policy)
+    if not hierarchies_known():  # the first look starts a probe process: not on the loop
+        await asyncio.to_thread(look_for_hierarchies)
     budget = RunBudget(policy.memory_mb * 1024 * 1024)
     budget.open()  # one memory budget (a cgroup, or the watcher) for all the run starts
-    stack.callback(budget.close)
+    stack.push_async_callback(budget.aclose)
     tree = None
     if project is not None:  # the project's secrets at any depth are hidden too
         tree = await asyncio.to_thread(project_tree, project.root)
@@ -465,7 +470,7 @@ async def _run(
     prepared = stack.enter_context(_Prepared(
         bwrap, files, argv, policy, env_fds=env_fds, project=project, shared_tmp=shared_tmp,
         run_uid=run_uid, nproc=nproc, enter=mounts.enter if mounts else (), project_view=view,
-        join_fds=budget.join_fds, _tmp=copied,
+        join_fds=budget.join_fds, join_paths=budget.join_paths, _tmp=copied,
     ))  # fmt: skip
     subjects = None
     if subject is not None:
@@ -479,8 +484,10 @@ async def _run(
     try:
         started = time.monotonic()
         # Popen, not asyncio's subprocess: asyncio would start a watcher thread per run
-        # (~4 ms); the exit is awaited through a pidfd instead (see _exited).
-        proc = subprocess.Popen(  # noqa: ASYNC220 - fork+exec only, the wait is async
+        # (~4 ms); the exit is awaited through a pidfd instead (see _exited). Without a
+        # preexec (the launcher in argv does its work) Popen uses vfork: well under a
+        # millisecond, where a fork of the server took 20-40 ms with the GIL held.
+        proc = subprocess.Popen(  # noqa: ASYNC220 - vfork+exec only, the wait is async
             prepared.argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -489,7 +496,7 @@ async def _run(
             env=prepared.env,
             cwd=prepared.cwd,
             start_new_session=True,
-            preexec_fn=prepared.preexec,  # noqa: PLW1509 - only setrlimit, see _preexec
+            preexec_fn=prepared.preexec,  # noqa: PLW1509 - None, or only setrlimit (_preexec)
         )
         prepared.close_fds()
         budget.add_root(proc.pid)

@@ -203,7 +203,7 @@ class SubjectServer:
         from ``/proc``, the most seen of each; a process that ended between two looks counts
         with what was seen of it)."""
         roots = [subject.proc.pid for subject in self._subjects]
-        for pid in _tree(roots) if roots else []:
+        for pid in descendants(roots) if roots else []:
             cpu = process_cpu(pid)
             if cpu is not None:
                 self._seen_cpu[pid] = max(cpu, self._seen_cpu.get(pid, 0.0))
@@ -300,6 +300,7 @@ class SubjectServer:
             _owns_uid=bool(unowned),
             enter=self.mounts.enter if self.mounts else (), project_view=view,
             join_fds=self.budget.join_fds if self.budget else (),
+            join_paths=self.budget.join_paths if self.budget else (),
         )  # fmt: skip
         unowned.clear()  # the sandbox's now: released when it is closed
         try:
@@ -316,7 +317,7 @@ class SubjectServer:
                 env=prepared.env,
                 cwd=prepared.cwd,
                 start_new_session=True,
-                preexec_fn=prepared.preexec,  # noqa: PLW1509 - only setrlimit, see _preexec
+                preexec_fn=prepared.preexec,  # noqa: PLW1509 - None, or only setrlimit (_preexec)
             )
         except OSError as error:
             prepared.close()
@@ -403,32 +404,6 @@ class SubjectServer:
         if self._out_write >= 0:
             os.close(self._out_write)
             self._out_write = -1
-
-
-def _tree(roots: list[int]) -> list[int]:
-    """``roots`` and their descendants, through ``/proc/<pid>/task/<tid>/children`` (asked
-    once per test: no pass over all of ``/proc``, which :func:`descendants` makes when the
-    kernel has no such files)."""
-    found: list[int] = []
-    pending = list(roots)
-    while pending:
-        pid = pending.pop()
-        found.append(pid)
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for tid in tasks:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/children") as handle:
-                    pending.extend(int(child) for child in handle.read().split())
-            except FileNotFoundError:
-                if not os.path.exists(f"/proc/{pid}/task/{tid}"):
-                    continue  # the thread ended
-                return descendants(roots)
-            except (OSError, ValueError):
-                continue
-    return found
 
 
 async def _refuse(sock: socket.socket, why: str) -> None:

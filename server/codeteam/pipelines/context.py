@@ -72,6 +72,7 @@ class PipelineContext:
                            else settings.model or "default"),
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
+            offload=offload,
         )
         policy = SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s)
         return cls(

@@ -3,8 +3,6 @@ the tester's report (self-collaboration, Dong et al., arXiv 2304.07590, section 
 
 from __future__ import annotations
 
-import asyncio
-
 from codeteam.llm.client import ChatMessage
 from codeteam.roles.code_extraction import CodeExtractionError, extract_function
 from codeteam.roles.conversation import Conversation, Sampling
@@ -33,8 +31,9 @@ async def ask_for_code(
             role, stage, prompt, history=history, sampling=sampling, task=task, **variables
         )
         try:
-            # Off the event loop: an editor's requests are served meanwhile.
-            return await asyncio.to_thread(extract_function, reply, task)
+            # Off the event loop, in the editor's parse worker process where there is one: it
+            # parses the whole module (a thread would hold the GIL, and the loop, meanwhile).
+            return await conversation.offload(extract_function, reply, task)
         except CodeExtractionError as error:
             last = error
             history = [

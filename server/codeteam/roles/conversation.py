@@ -7,8 +7,9 @@ the transcript and the usage ledger. Roles read earlier messages from :attr:`tra
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -65,7 +66,10 @@ class Conversation:
     ``max_calls`` bounds the number of LLM calls (None: unbounded); ``token_budget`` the
     prompt + completion tokens of the run (None: unbounded; checked before each call, so the
     call that crosses it completes and the next is refused); ``progress`` receives stage
-    labels; ``temperature`` and ``max_tokens`` apply to prompts that do not set their own.
+    labels; ``temperature`` and ``max_tokens`` apply to prompts that do not set their own;
+    ``offload`` runs the roles' parsing of replies off the event loop (``await
+    offload(function, *args)``, as the test runs' parsing: the editor's parse worker
+    process; None: in a thread).
     """
 
     def __init__(
@@ -80,8 +84,10 @@ class Conversation:
         default_model: str | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        offload: Callable[..., Awaitable[Any]] | None = None,
     ) -> None:
         self.client = client
+        self.offload: Callable[..., Awaitable[Any]] = offload or asyncio.to_thread
         self.prompts = prompts
         self.models = dict(models or {})
         self.progress = progress or (lambda stage: None)

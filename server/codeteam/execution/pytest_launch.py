@@ -1,0 +1,48 @@
+"""The ``python -c`` program that starts pytest with a plugin file in a sandbox
+(:data:`LAUNCHER`, for :mod:`codeteam.execution.pytest_plugin`), apart from that plugin: the
+plugin imports pytest, which the server then imported (0.2-0.3 s of the event loop at the
+first judged run) only to build this text."""
+
+from __future__ import annotations
+
+
+def launcher(plugin: str, prelude: str = "") -> str:
+    """The ``python -c`` program that starts pytest (argv: pytest's arguments) with the plugin
+    module ``plugin`` (its object ``PLUGIN`` when it has one), whose file ``<plugin>.py`` the
+    run copied into ``$CODETEAM_FILES_DIR``; ``prelude`` runs first (``os``, ``sys``, ``json``
+    and ``files`` are defined). Without pytest it exits 97 with a line saying so."""
+    return (
+        "import json, os, sys\n"
+        'files = os.environ["CODETEAM_FILES_DIR"]\n'
+        + prelude
+        + "import importlib.util\n"
+        "spec = importlib.util.spec_from_file_location(\n"
+        f'    "{plugin}", os.path.join(files, "{plugin}.py"))\n'
+        "plugin = importlib.util.module_from_spec(spec)\n"
+        f'sys.modules["{plugin}"] = plugin\n'
+        "try:\n"
+        "    import pytest\n"
+        "except ImportError as error:\n"
+        '    print("codeteam: no pytest in this interpreter (" + sys.executable + "): " + str(error),\n'
+        "          file=sys.stderr)\n"
+        "    sys.exit(97)\n"
+        "spec.loader.exec_module(plugin)\n"
+        "sys.exit(pytest.main(sys.argv[1:], plugins=[getattr(plugin, 'PLUGIN', plugin)]))\n"
+    )
+
+
+_PRELUDE = """\
+with open(os.path.join(files, "_codeteam_pytest_spec.json"), encoding="utf-8") as handle:
+    spec = json.load(handle)
+if spec.get("import_root"):  # the project's own source first (a src/ layout; over a copy)
+    root = os.environ.get("CODETEAM_PROJECT_ROOT") or os.getcwd()
+    sys.path.insert(0, os.path.normpath(os.path.join(root, spec["import_root"])))
+sys.path.extend(spec.get("pytest_path") or [])  # codeteam's pytest, for a project without
+if spec.get("lone"):  # a module alone: none of the interpreter's other pytest plugins
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+"""
+
+
+LAUNCHER = launcher("_codeteam_pytest_plugin", _PRELUDE)
+"""The ``python -c`` program that starts pytest with codeteam's plugin (argv: pytest's
+arguments)."""
