@@ -243,6 +243,19 @@ async def test_broken_bwrap_is_reported(monkeypatch, tmp_path, policy):
     assert (str(fake), os.geteuid()) not in sandbox_module._problems  # failures are not cached
 
 
+def test_a_probe_the_system_refuses_is_a_problem_not_an_exception(monkeypatch):
+    """Inside a sandbox (a project's test module that checks for bwrap at import, run by the
+    tester) preparing the probe meets seccomp's ENOSYS: a message, not an OSError that
+    breaks the module's collection."""
+    def refused(bwrap):
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(sandbox_module, "_problems", {})
+    monkeypatch.setattr(sandbox_module, "_probe", refused)
+    problem = sandbox_problem("bwrap")
+    assert problem and "cannot be prepared here" in problem and "Errno 38" in problem
+
+
 async def test_concurrent_runs_are_independent(policy):
     import asyncio
 

@@ -20,6 +20,9 @@ code (an object of a class the test builds at run time): no candidate can change
 CROSSING = "a value could not cross between the test and the code under test"
 """The start of the "not judged" reason for any other value that could not cross."""
 
+NOTHING = "nothing (the example printed nothing and gave None)"
+"""What a docstring example that shows no output (doctest's "Got nothing") is said to give."""
+
 _ORIGIN = {"public": "public test", "ai": "AI test", "hidden": "test"}
 
 
@@ -32,7 +35,9 @@ def failure_details(outcome: TestOutcome) -> list[str]:
                      else "timed out (an endless loop, or far too slow)")
     if outcome.expected is not None:
         lines.append(f"expected: {outcome.expected}")
-    if outcome.actual is not None:
+    if outcome.actual == "":  # doctest's "Got nothing": no output, the value None
+        lines.append(f"actual:   {NOTHING}")
+    elif outcome.actual is not None:
         lines.append(f"actual:   {outcome.actual}")
     if outcome.status == "timeout":
         return lines

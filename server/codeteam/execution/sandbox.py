@@ -223,7 +223,10 @@ def sandbox_problem(mode: str) -> str | None:
     with _problems_lock:
         if key in _problems:
             return _problems[key]
-        problem = _probe(bwrap)
+        try:
+            problem = _probe(bwrap)
+        except OSError as error:  # e.g. inside a sandbox, whose seccomp filter refuses calls
+            problem = f"bubblewrap (bwrap) at {bwrap} cannot be prepared here: {error}"
         if problem is None:
             _problems[key] = None
         return problem
