@@ -246,6 +246,7 @@ class Subject(Channel):
         self.here = os.path.abspath(__file__)
         self.budget = None  # (CPU start, CPU limit, wall start, wait start) of the running call
         self.misused = None  # what the call did with an object of the test's it could not use
+        self.inner_cpu = 0.0  # CPU seconds of the calls nested in the running one
         self.stuck = None  # the watchdog's reply for a call stuck in C
         self.lock = threading.Lock()
 
@@ -610,7 +611,7 @@ class Subject(Channel):
         args = request.get("args") or []
         kwargs = request.get("kwargs") or {}
         limit = request.get("cpu_left")
-        started = time.process_time()
+        started, outer, self.inner_cpu = time.process_time(), self.inner_cpu, 0.0
         rlimit = None
         if type(limit) in (int, float) and limit > 0:
             cpu, wait = _schedstat()
@@ -667,7 +668,8 @@ class Subject(Channel):
             self.environ = now
         reply["out"] = out.getvalue()
         reply["err"] = err.getvalue()
-        reply["cpu"] = time.process_time() - started
+        used = time.process_time() - started  # the calls nested in it are counted by theirs
+        reply["cpu"], self.inner_cpu = used - self.inner_cpu, outer + used
         if self.misused is not None:  # it used an object of the test's it could not have
             reply["misused"], self.misused = self.misused, None
         if request["kind"] == "call":
@@ -741,6 +743,20 @@ class Subject(Channel):
             return
         super().send(message)
 
+    def serve(self, request):
+        """A request of the judge while this side waits for a callback's answer: the call of
+        one of this side's handles, or of the judged function again (the test's callback
+        calls it: a validator holding another), each as a call of its own."""
+        try:
+            if type(request.get("payload")) is bytes:
+                payload = self.codec.loads(request.pop("payload"))
+                request.update(payload if type(payload) is dict else {})
+        except (ValueError, ImportError) as error:  # what this side cannot rebuild
+            return {"kind": "uncrossable", "message": f"the arguments: {error}"}
+        if request["kind"] in ("call", "next"):
+            return self.call(request)
+        return {"kind": "uncrossable", "message": "an unknown request"}
+
     def main(self):
         import signal
 
@@ -751,20 +767,14 @@ class Subject(Channel):
             try:
                 request = self.receive()
                 self.context(request)
-                if type(request.get("payload")) is bytes:
-                    payload = self.codec.loads(request.pop("payload"))
-                    request.update(payload if type(payload) is dict else {})
-            except (ValueError, ImportError) as error:  # what this side cannot rebuild
+            except (ValueError, ImportError) as error:
                 self.send({"kind": "uncrossable", "message": f"the arguments: {error}"})
                 continue
             except (EOFError, OSError):
                 return
             if request["kind"] == "quit":
                 return
-            if request["kind"] in ("call", "next"):
-                self.send(self.call(request))
-            else:
-                self.send({"kind": "uncrossable", "message": "an unknown request"})
+            self.send(self.serve(request))
 
 
 def _made_by_code(reason):

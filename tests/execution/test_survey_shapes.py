@@ -1,0 +1,63 @@
+"""Shapes of real projects that the second verdict survey (docs/bench-runs/verdict-survey/
+survey2.md: voluptuous, pathspec, pydash) found judged wrongly, each as a small project: the
+verdict must be plain pytest's, or "not judged" with a reason, never a failure of right code."""
+
+from __future__ import annotations
+
+import pytest
+from test_one_judge import make, review
+
+pytestmark = pytest.mark.sandbox
+
+
+# voluptuous: Schema.__call__ runs the compiled closure the test's Schema holds, which calls
+# the inner Schema: the judged function is called again from inside a callback of its own call.
+REENTRY = {
+    "pyproject.toml": "[project]\nname = 'valid'\nversion = '0'\n",
+    "valid/__init__.py": "",
+    "valid/core.py": '''\
+        def apply(check, value):
+            """``check(value)``."""
+            return check(value)
+
+
+        class Schema:
+            def __init__(self, inner=None):
+                self.check = self.compile(inner)
+
+            def compile(self, inner):
+                def check(value):
+                    return value if inner is None else inner(value) * 2
+                return check
+
+            def __call__(self, value):
+                return self.check(value)
+        ''',
+    "tests/test_core.py": '''\
+        from valid.core import Schema, apply
+
+
+        def test_a_callback_that_calls_the_function_again():
+            assert apply(lambda v: apply(abs, v), -3) == 3
+
+
+        def test_nested_schemas():
+            assert Schema(Schema(Schema()))(5) == 20
+        ''',
+}
+
+
+async def test_the_function_called_again_from_a_callback_of_its_call(tmp_path):
+    """The subject answered the nested call as a call of one of its handles: "the code under
+    test raised builtins.LookupError: an unknown handle" for right code (voluptuous: 21
+    tests of ``Schema.__call__``)."""
+    root = make(tmp_path / "valid", REENTRY)
+    _, run = await review(root, "valid/core.py", "apply")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "valid/core.py", "Schema.__call__")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def __call__(self, value):\n    return self.check(value) + 1\n"
+    _, run = await review(root, "valid/core.py", "Schema.__call__", wrong)
+    (outcome,) = run.outcomes
+    assert outcome.status == "failed" and outcome.actual == "27", outcome  # each level +1
+
