@@ -61,3 +61,51 @@ async def test_the_function_called_again_from_a_callback_of_its_call(tmp_path):
     (outcome,) = run.outcomes
     assert outcome.status == "failed" and outcome.actual == "27", outcome  # each level +1
 
+
+# voluptuous: a path component is a str subclass whose __str__ (and so __repr__) wraps it.
+SUBCLASS = {
+    "pyproject.toml": "[project]\nname = 'paths'\nversion = '0'\n",
+    "paths/__init__.py": "",
+    "paths/core.py": '''\
+        class Component(str):
+            def __str__(self):
+                return "<" + self + ">"
+
+            def __repr__(self):
+                return self.__str__()
+
+
+        class Count(int):
+            def __index__(self):
+                return 0
+
+
+        def component(name):
+            return Component(name)
+
+
+        def show(part):
+            return repr([part])
+        ''',
+    "tests/test_core.py": '''\
+        from paths.core import Component, Count, component, show
+
+
+        def test_returned():
+            assert repr(component("a")) == "<a>"
+
+
+        def test_an_argument():
+            assert show(Component("b")) == "[<b>]"
+            assert show(Count(7)) == "[7]"
+        ''',
+}
+
+
+async def test_a_str_subclass_crosses_with_its_own_value_not_its_str(tmp_path):
+    """The value crossed as ``str(value)``: the class's ``__str__`` ran, "<<a>>" came back
+    (voluptuous: "data[<<<<stuff>>>>]" != "data[<stuff>]" in 3 tests of ``Invalid.__str__``)."""
+    root = make(tmp_path / "paths", SUBCLASS)
+    for name in ("component", "show"):
+        _, run = await review(root, "paths/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

@@ -106,6 +106,10 @@ _CHAINED = ("__cause__", "__context__", "__suppress_context__")
 """An exception's chaining, crossing with it (in its state)."""
 _BUILTIN_BASES = (list, dict, set, frozenset, tuple, str, bytes, int, float)
 _PLAIN = {list: b"l", tuple: b"t", set: b"S", frozenset: b"Z", dict: b"d"}
+_SCALAR_OF = {str: str.__str__, int: int.__index__, float: float.__float__,
+              bytes: lambda value: bytes.__getitem__(value, slice(None))}
+"""A subclass's builtin value as the builtin's own method makes it (``str(value)`` would call
+the class's ``__str__``: voluptuous' ``'<' + self + '>'`` grew at every crossing)."""
 """Builtin types a project's class may subclass and still cross by state (tag ``K``)."""
 
 
@@ -709,7 +713,7 @@ class Codec:
             if not mutable:
                 memo[("items", id(value))] = (len(memo), None)
         else:
-            self._enc(base(value) if base is not bytes else bytes(value), out, memo, depth + 1)
+            self._enc(_SCALAR_OF[base](value), out, memo, depth + 1)
         if not mutable:
             memo[id(value)] = (len(memo), value)
         try:
@@ -1497,11 +1501,10 @@ def _repoint(table, swapped):
                 for key, item in list(dict.items(obj)):
                     if id(item) in swapped:
                         dict.__setitem__(obj, key, mapped(item))
-            elif isinstance(obj, collections.deque):
-                if any(id(item) in swapped for item in obj):
-                    items = [mapped(item) for item in obj]
-                    collections.deque.clear(obj)
-                    collections.deque.extend(obj, items)
+            elif isinstance(obj, collections.deque) and any(id(item) in swapped for item in obj):
+                items = [mapped(item) for item in obj]
+                collections.deque.clear(obj)
+                collections.deque.extend(obj, items)
             if _python_class(type(obj)) or isinstance(obj, _BUILTIN_BASES[:3]):
                 try:
                     space = object.__getattribute__(obj, "__dict__")
