@@ -109,3 +109,61 @@ async def test_a_str_subclass_crosses_with_its_own_value_not_its_str(tmp_path):
     for name in ("component", "show"):
         _, run = await review(root, "paths/core.py", name)
         assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# voluptuous: Schema.extend makes ``type(self)(...)``; the test's self is of a subclass it made.
+CALLABLE = {
+    "pyproject.toml": "[project]\nname = 'checks'\nversion = '0'\n",
+    "checks/__init__.py": "",
+    "checks/core.py": '''\
+        class AtMost:
+            def __init__(self, limit):
+                self.limit = limit
+
+            def __call__(self, value):
+                return value <= self.limit
+
+            def extend(self, more):
+                return type(self)(self.limit + more)
+
+
+        def check_all(check, values):
+            return all(check(value) for value in values)
+        ''',
+    "tests/test_core.py": '''\
+        from checks.core import AtMost, check_all
+
+
+        def test_a_subclass_of_the_tests():
+            class Strict(AtMost):
+                pass
+
+            assert isinstance(Strict(1).extend(2), Strict)
+
+
+        def test_a_callable_of_the_tests():
+            class Small:
+                def __call__(self, value):
+                    return value < 3
+
+            assert check_all(Small(), [1, 2])
+            assert not check_all(Small(), [1, 5])
+        ''',
+}
+
+
+async def test_a_callable_object_of_the_tests_class_is_its_object_not_a_function(tmp_path):
+    """A callable object of a class the test made crossed as a function: ``type(self)(...)``
+    called the proxy's class ("RemoteCallable.__init__() got an unexpected keyword argument
+    'required'", voluptuous' Schema.extend on a test's subclass): a failure of right code.
+    Now it is the test's object: calling it is a call into the judge, anything else of it
+    makes the test "not judged"."""
+    root = make(tmp_path / "checks", CALLABLE)
+    _, run = await review(root, "checks/core.py", "AtMost.extend")
+    (outcome,) = run.outcomes
+    assert outcome.status == "not judged" and "Strict" in outcome.message, outcome
+    _, run = await review(root, "checks/core.py", "check_all")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def check_all(check, values):\n    return any(check(value) for value in values)\n"
+    _, run = await review(root, "checks/core.py", "check_all", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -24,7 +24,8 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
   changes written back); ``U`` a value the subject could not send (the judge's error);
 - *handles* (``H``; ``Y`` back to its owner): a callable or iterator the protocol cannot copy;
   the other side gets a :class:`RemoteCallable` / :class:`RemoteIterator` whose calls and
-  ``next`` are requests (nested both ways).
+  ``next`` are requests (nested both ways); any other object of the test's (an instance of a
+  class made in a test, callable or not) a :class:`RemoteObject`.
 
 Nothing of ``_pytest``, ``pytest``, ``pluggy``, ``unittest.mock`` or codeteam crosses; modules,
 frames and code objects never do; no attribute is set, deleted or read through a handle.
@@ -327,8 +328,10 @@ class _RemoteObjectType(type):
 
 class RemoteObject:
     """An object of the test's (a class made in a test function) that cannot cross: the code
-    under test may pass it around, compare it by identity and hash it (the judge's hash);
-    anything else it does with it makes the test "not judged" (the judge cannot tell).
+    under test may pass it around, compare it by identity, hash it (the judge's hash) and call
+    it when it is callable (a request, as a :class:`RemoteCallable`'s); anything else it does
+    with it (``type(obj)(...)``, its attributes) makes the test "not judged" (the judge cannot
+    tell).
     Made by :meth:`made`, of a :class:`_RemoteObjectType` per class of the test's."""
 
     _remote_channel = None
@@ -366,6 +369,11 @@ class RemoteObject:
     def __ne__(self, other):
         return False if self is other else self._misused("!=")
 
+    def __call__(self, *args, **kwargs):
+        if self._meta.get("callable") is not True:
+            return self._misused("__call__")
+        return self._channel.call_handle(self, args, kwargs)
+
     @property
     def __class__(self):  # isinstance() asks for it when the type is not the one checked
         return self._misused("its class")
@@ -394,7 +402,7 @@ def _misuse_of(operation):
 # object that the judge cannot tell (the real object's class may define it), so each makes
 # the test "not judged", never a silent default (a list subclass iterated, tested for truth).
 for _operation in ("__iter__", "__len__", "__bool__", "__getitem__", "__setitem__",
-                   "__delitem__", "__contains__", "__reversed__", "__call__", "__str__",
+                   "__delitem__", "__contains__", "__reversed__", "__str__",
                    "__format__", "__bytes__", "__lt__", "__le__", "__gt__", "__ge__",
                    "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__mul__",
                    "__rmul__", "__matmul__", "__truediv__", "__rtruediv__", "__floordiv__",
@@ -647,10 +655,11 @@ class Codec:
             if base in _BUILTIN_BASES and kind is not base and _python_class(
                     kind, base) and (not self._to_judge() or self.rebuildable(kind)):
                 return self._save_subclass(value, kind, base, ref, out, memo, depth)
-        if callable(value):
+        judge = self.channel is not None and self.channel.side == "judge"
+        if callable(value) and not (judge and kind.__flags__ & HEAPTYPE):
             return self._export(value, b"c", out)
-        if self.channel is not None and self.channel.side == "judge":
-            return self._export(value, b"o", out)  # the test's object: opaque to the code
+        if judge:  # the test's object: opaque to the code (which may call it when callable)
+            return self._export(value, b"o", out)
         if ref is None:  # no module holds the class under its name: made at run time
             return self._cannot(f"an object of {_name(kind)}, a class made at run time", out)
         return self._cannot("an object of " + _name(kind), out)
@@ -851,7 +860,7 @@ class Codec:
                 meta = {"hash": hash(obj), "class": _name(type(obj))}
             except Exception:  # noqa: BLE001 - an unhashable object
                 meta = {"class": _name(type(obj))}
-            meta["abcs"] = _abcs_of(obj)
+            meta["abcs"], meta["callable"] = _abcs_of(obj), callable(obj)
         self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
 
     def _meta(self, obj):
