@@ -167,3 +167,59 @@ async def test_a_callable_object_of_the_tests_class_is_its_object_not_a_function
     wrong = "def check_all(check, values):\n    return any(check(value) for value in values)\n"
     _, run = await review(root, "checks/core.py", "check_all", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# pathspec: a pattern object keeps its compiled regular expression; a tree entry its os.stat.
+PATTERNS = {
+    "pyproject.toml": "[project]\nname = 'rules'\nversion = '0'\n",
+    "rules/__init__.py": "",
+    "rules/core.py": '''\
+        import os
+        import re
+
+
+        class Rule:
+            def __init__(self, text):
+                self.regex = re.compile(text, re.IGNORECASE)
+
+            def matches(self, path):
+                return self.regex.match(path) is not None
+
+
+        def rule(text):
+            return Rule(text)
+
+
+        def size(path):
+            return os.stat(path)
+        ''',
+    "tests/test_core.py": '''\
+        import re
+
+        from rules.core import Rule, rule, size
+
+
+        def test_an_argument():
+            assert Rule("a.*").matches("ABC")
+
+
+        def test_returned():
+            assert rule("x+").regex == re.compile("x+", re.I)
+
+
+        def test_a_stat(tmp_path):
+            (tmp_path / "f").write_text("abc")
+            assert size(str(tmp_path / "f")).st_size == 3
+        ''',
+}
+
+
+async def test_compiled_patterns_and_stat_results_cross_as_values(tmp_path):
+    """A compiled pattern was an object of the test's to the code (172 pathspec tests "not
+    judged": "the code used an object of the test's that cannot cross (re.Pattern: .match)")
+    and refused from the code (67: "an object of re.Pattern: only the project's own classes
+    cross"), and so was an ``os.stat_result`` (3)."""
+    root = make(tmp_path / "rules", PATTERNS)
+    for name in ("Rule.matches", "rule", "size"):
+        _, run = await review(root, "rules/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

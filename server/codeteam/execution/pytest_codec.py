@@ -18,7 +18,8 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
 - objects of the project's own classes by state (``O``: ``__dict__`` and slots, made with
   ``object.__new__``), namedtuples (``n``), enum members (``e``), exceptions (``x``), a few
   standard value types (``v``: datetime, Decimal, Fraction, paths, range, bytearray, ordered and
-  default dicts, deques, counters, dict views), the only constructors called;
+  default dicts, deques, counters, dict views, compiled regular expressions, ``os.stat`` and
+  ``time`` results), the only constructors called;
 - a module global both sides have that is no plain data, module or callable (a sentinel) by its
   name (``G``); ``w``/``W`` number the objects of one call both ways (identity kept, in-place
   changes written back); ``U`` a value the subject could not send (the judge's error);
@@ -1364,6 +1365,9 @@ _VALUE_ARGS = {
     ("collections", "Counter"): lambda v: (list(dict.items(v)),),
     ("collections", "defaultdict"): lambda v: (v.default_factory, list(dict.items(v))),
     ("collections", "deque"): lambda v: (list(v), v.maxlen),
+    ("re", "Pattern"): lambda v: (v.pattern, v.flags),
+    ("os", "stat_result"): lambda v: v.__reduce__()[1], ("time", "struct_time"): lambda v: (
+        v.__reduce__()[1]),
 }
 """``save_value``'s table: (module, class name) -> the arguments the receiver builds it from."""
 _MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "bytearray"})
@@ -1375,7 +1379,16 @@ _BUILD = {
     "dict_keys": lambda args: dict.fromkeys(list(args[0])).keys(),
     "dict_values": lambda args: dict(enumerate(list(args[0]))).values(),
     "dict_items": lambda args: dict(list(args[0])).items(),
+    "Pattern": lambda args: __import__("re").compile(_text_or_bytes(args[0]), int(args[1])),
+    "stat_result": lambda args: os.stat_result(tuple(args[0]), dict(args[1])),
+    "struct_time": lambda args: time.struct_time(tuple(args[0]), dict(args[1])),
 }
+
+
+def _text_or_bytes(value):
+    if type(value) not in (str, bytes):
+        raise ValueError("a pattern that is not text")
+    return value
 
 _SCALARS = {type(None): Codec.save_none, bool: Codec.save_bool, int: Codec.save_int,
             float: Codec.save_float, complex: Codec.save_complex, str: Codec.save_str,
