@@ -631,11 +631,13 @@ class _Prepared:
             args += ["--bind", self.project_view, root]
             bound.append(root)
         emptied: list[str] = []
+        absent = {os.path.join(root, p) for p in project.hidden_files()} if (
+            self.project_view is not None) else set()  # removed in the view already
         for path in sorted(project.hidden):
             if not os.path.lexists(path):
                 continue
             real = os.path.realpath(path)
-            if not _under(real, [root]) or _under(real, emptied):
+            if not _under(real, [root]) or _under(real, emptied) or real in absent:
                 continue  # a link leading out of the project (not mounted), or hidden already
             emptied.append(real)
             if os.path.isdir(real):
