@@ -223,3 +223,41 @@ async def test_compiled_patterns_and_stat_results_cross_as_values(tmp_path):
     for name in ("Rule.matches", "rule", "size"):
         _, run = await review(root, "rules/core.py", name)
         assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# pathspec: a unittest class whose first test finds out whether symlinks work and keeps it on
+# the class (``self.__class__.no_symlink = ...``); its later tests read it.
+CLASS_STATE = {
+    "pyproject.toml": "[project]\nname = 'tree'\nversion = '0'\n",
+    "tree/__init__.py": "",
+    "tree/core.py": '''\
+        def entries(names):
+            return sorted(names)
+        ''',
+    "tests/test_core.py": '''\
+        import unittest
+
+        from tree.core import entries
+
+
+        class TreeTest(unittest.TestCase):
+            def test_1_probe(self):
+                self.__class__.links = True
+
+            def test_2_entries(self):
+                if self.links:
+                    self.assertEqual(entries(["b", "a"]), ["a", "b"])
+        ''',
+}
+
+
+async def test_the_earlier_tests_of_a_class_run_before_a_kept_one(tmp_path):
+    """Only the tests that call the function ran: the test that sets the class's state was
+    left out, "'IterTreeTest' object has no attribute 'no_symlink'" for right code (pathspec:
+    3 tests of ``iter_tree_entries``)."""
+    root = make(tmp_path / "tree", CLASS_STATE)
+    task, run = await review(root, "tree/core.py", "entries")
+    assert [t.id for t in task.public_tests] == ["tests/test_core.py::TreeTest::test_2_entries"]
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "tree/core.py", "entries", "def entries(names):\n    return names\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
