@@ -315,6 +315,30 @@ async def test_hidden_files_of_a_copy_on_write_view_are_absent_and_can_be_made(t
     assert (root / ".coverage").read_text() == "data of an earlier run"
 
 
+async def test_a_hidden_folder_of_a_copy_on_write_view_takes_writes(tmp_path):
+    """A hidden folder (``.pytest_cache`` of earlier runs) was an empty *read-only* folder:
+    pytest's cache write at the end of the session warned, and under ``filterwarnings =
+    error`` (itsdangerous, flask...) the session ended in an internal error (exit status 3). In a copy-on-write view
+    it is empty and takes writes, which the project on disk never sees."""
+    from project_kit import write
+
+    root = write(tmp_path / "cached", {
+        "pyproject.toml": "[tool.pytest.ini_options]\n"
+                          "filterwarnings = ['error::pytest.PytestCacheWarning']\n",
+        "tests/test_one.py": "def test_one():\n    assert True\n",
+        ".pytest_cache/v/cache/nodeids": '["earlier"]',
+    })  # fmt: skip
+    before = _snapshot(root)
+    result = await run_sandboxed(
+        {}, python_argv("-m", "pytest", "-q", python=sys.executable, site=True),
+        SandboxPolicy(timeout_s=60), project=mount(
+            root, overlays={}, hidden=[str(root / ".pytest_cache")], workdir=str(root),
+            writable=True),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert _snapshot(root) == before
+
+
 JUDGE_WRITES = """
 import json, os, sys
 root = os.environ["CODETEAM_PROJECT_ROOT"]

@@ -92,8 +92,9 @@ class ProjectMount(BaseModel):
       the project is untouched.
     - ``hidden``: absolute paths under ``root`` that the run must not see (``.git``, ``.env*``
       files, other dotfiles): a directory shows as an empty read-only folder, a file as an empty
-      read-only file, or in a copy-on-write view (``writable``) as no file at all (as in a fresh
-      clone: pytest-cov erases and writes ``.coverage``); paths that do not exist are ignored.
+      read-only file; in a copy-on-write view (``writable``) a directory as an empty writable
+      one (pytest writes ``.pytest_cache``) and a file as no file at all (as in a fresh clone:
+      pytest-cov erases and writes ``.coverage``); paths that do not exist are ignored.
     - ``python``: the interpreter to run (for :func:`python_argv`'s ``python``); its
       virtualenv (or ``bin/`` folder) and the folder of the binary it links to are mounted
       read-only too.
