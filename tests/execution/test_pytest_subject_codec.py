@@ -81,6 +81,22 @@ def test_values_cross_as_themselves(value):
     assert back == value or repr(back) == repr(value)
 
 
+@pytest.mark.parametrize("error", [
+    FileNotFoundError(2, "No such file or directory", "/a"), StopIteration(5), SystemExit(3),
+    UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"),
+], ids=lambda e: type(e).__name__)
+def test_exceptions_cross_with_the_fields_of_their_builtin(error):
+    """An exception crossed by its ``args`` alone: ``errno``, ``filename`` (not in an
+    OSError's args), ``value``, ``code``, ``start`` were None on the other side (pathspec:
+    ``context.exception.errno`` None for right code)."""
+    judge, subject = pair()
+    fields = ("errno", "strerror", "filename", "value", "code", "encoding", "start", "reason")
+    for back in (judge.loads(subject.dumps(error)), subject.loads(judge.dumps(error))):
+        assert type(back) is type(error) and back.args == error.args
+        assert {f: getattr(back, f) for f in fields if hasattr(error, f)} == {
+            f: getattr(error, f) for f in fields if hasattr(error, f)}
+
+
 def test_objects_cross_by_state_without_running_their_class():
     judge, subject = pair()
     slotted = Slotted()

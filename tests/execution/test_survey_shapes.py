@@ -261,3 +261,51 @@ async def test_the_earlier_tests_of_a_class_run_before_a_kept_one(tmp_path):
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
     _, run = await review(root, "tree/core.py", "entries", "def entries(names):\n    return names\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# pathspec: iter_tree_entries (a generator) hands an OSError to the test's on_error, which
+# raises it again; the test looks at its errno.
+ERRORS = {
+    "pyproject.toml": "[project]\nname = 'walk'\nversion = '0'\n",
+    "walk/__init__.py": "",
+    "walk/core.py": '''\
+        import os
+
+
+        def walk(paths, on_error=None):
+            for path in paths:
+                try:
+                    os.stat(path)
+                except OSError as error:
+                    if on_error is not None:
+                        on_error(error)
+                    continue
+                yield path
+        ''',
+    "tests/test_core.py": '''\
+        import errno
+
+        import pytest
+
+        from walk.core import walk
+
+
+        def test_broken():
+            def reraise(error):
+                raise error
+
+            with pytest.raises(OSError) as info:
+                list(walk(["/does-not-exist"], on_error=reraise))
+            assert info.value.errno == errno.ENOENT
+            assert info.value.filename == "/does-not-exist"
+        ''',
+}
+
+
+async def test_an_oserror_crosses_with_its_errno_and_filename(tmp_path):
+    """``OSError(2, 'No such file', path)`` crossed as its ``args`` ``(2, 'No such file')``
+    set on an empty exception: ``errno`` None ("None != 2", pathspec: 1 test of
+    ``iter_tree_entries``)."""
+    root = make(tmp_path / "walk", ERRORS)
+    _, run = await review(root, "walk/core.py", "walk")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

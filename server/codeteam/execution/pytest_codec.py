@@ -748,7 +748,9 @@ class Codec:
         memo[id(value)] = (len(memo), value)
         out.append(b"x")
         self._save_ref(ref, out)
-        self._enc(tuple(value.args), out, memo, depth + 1)
+        reduced = _builtin_base(kind).__reduce__(value)  # the builtin's: OSError's filename too
+        args = reduced[1] if len(reduced) > 1 and type(reduced[1]) is tuple else value.args
+        self._enc(tuple(args), out, memo, depth + 1)
         try:
             state = dict(object.__getattribute__(value, "__dict__"))
         except AttributeError:
@@ -1176,12 +1178,18 @@ class Codec:
         base = _builtin_base(cls)
         if self.strict and not self.rebuildable(cls, base):
             raise Unjudgeable(cls.__qualname__)
-        made = base.__new__(cls)
-        table.append(made)
+        table.append(None)  # (made from its arguments: they come first)
+        place = len(table) - 1
         args, at = self._dec(data, at, table, depth + 1)
         if type(args) is not tuple:
             raise ValueError("exception args must be a tuple")
-        made.args = args
+        try:  # the builtin's own code sets its fields from them (errno, filename, value...)
+            made = base.__new__(cls, *args)
+            base.__init__(made, *args)
+        except Exception:  # noqa: BLE001 - arguments its builtin refuses: args alone
+            made = base.__new__(cls)
+            made.args = args
+        table[place] = made
         state, at = self._dec_state(data, at, table, depth)
         for name in _CHAINED:
             found = state.pop(name, None)
