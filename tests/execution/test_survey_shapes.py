@@ -309,3 +309,38 @@ async def test_an_oserror_crosses_with_its_errno_and_filename(tmp_path):
     root = make(tmp_path / "walk", ERRORS)
     _, run = await review(root, "walk/core.py", "walk")
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# pathspec: RegexPattern.match_file returns a result holding an re.Match, which the judge does
+# not rebuild; 132 tests call it, more than the subjects one run may start (64).
+UNSENT = {
+    "pyproject.toml": "[project]\nname = 'unsent'\nversion = '0'\n",
+    "unsent/__init__.py": "",
+    "unsent/core.py": '''\
+        import argparse
+
+
+        def value(x):
+            return argparse.Namespace(v=x)
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from unsent.core import value
+
+
+        @pytest.mark.parametrize("x", range(70))
+        def test_value(x):
+            assert value(x).v == x
+        ''',
+}
+
+
+async def test_a_value_the_judge_does_not_rebuild_leaves_the_subject_running(tmp_path):
+    """The judge ended the code's process whenever it sent a value the judge does not rebuild;
+    the 65th test found no process left to start ("no more subjects: this run started 64"),
+    an error for right code (pathspec: 62 tests of ``RegexPattern.match_file``)."""
+    root = make(tmp_path / "unsent", UNSENT)
+    _, run = await review(root, "unsent/core.py", "value")
+    assert {o.status for o in run.outcomes} == {"not judged"}, [
+        (o.status, o.message) for o in run.outcomes if o.status != "not judged"][:3]

@@ -1241,13 +1241,9 @@ class JudgeClient(Channel):
                 frame = receive_frame(self.rfd)
                 try:
                     reply = self.codec.loads(frame)
-                except Unjudgeable as error:
-                    self.end()
-                    # a class the function itself defines (its qualname has <locals>) is
-                    # the code's doing: an error; a library's class is not: not judged
-                    self.fail("the code under test sent what the judge does not rebuild "
-                              f"({error}: only the project's own classes cross by state)",
-                              not_judged=not _made_by_code(str(error)))
+                except Unjudgeable as error:  # the frame was read whole: the subject runs on
+                    reply = {"kind": "unjudgeable", "class": str(error)}
+                    break
                 if type(reply) is not dict or type(reply.get("kind")) is not str:
                     raise ValueError("a malformed answer")
                 if reply["kind"] in ("value", "raised", "stop", "timeout", "uncrossable"):
@@ -1267,6 +1263,11 @@ class JudgeClient(Channel):
             raise
         finally:
             self.depth -= 1
+        if reply["kind"] == "unjudgeable":  # a class the function itself defines (<locals>)
+            # is the code's doing: an error; a library's class is not: not judged
+            self.fail("the code under test sent what the judge does not rebuild "
+                      f"({reply['class']}: only the project's own classes cross by state)",
+                      not_judged=not _made_by_code(reply["class"]))
         if type(reply.get("cpu")) is float:
             self.cpu += max(reply["cpu"], 0.0)
         if type(reply.get("changed")) is list:
