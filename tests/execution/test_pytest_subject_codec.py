@@ -67,7 +67,8 @@ VALUES = [
     range(1, 10, 2), bytearray(b"xy"), collections.OrderedDict(a=1), collections.Counter("aab"),
     collections.deque([1, 2], maxlen=3), Color.RED, Pair(1, 2), {"a": 1}.keys(),
     {"a": 1}.items(), re.compile(r"a+\d", re.IGNORECASE), re.compile(b"x*"), os.stat("/"),
-    time.gmtime(0),
+    time.gmtime(0), re.search(r"(b)(x)?", "abc"), re.compile("a|ab").fullmatch("ab"),
+    re.compile(r"\d").match("a1", 1),
 ]
 
 
@@ -95,6 +96,14 @@ def test_exceptions_cross_with_the_fields_of_their_builtin(error):
         assert type(back) is type(error) and back.args == error.args
         assert {f: getattr(back, f) for f in fields if hasattr(error, f)} == {
             f: getattr(error, f) for f in fields if hasattr(error, f)}
+
+
+def test_a_match_its_pattern_does_not_make_again_is_not_judged():
+    """A later match of ``finditer`` is no search, match or fullmatch from its ``pos``."""
+    judge, subject = pair()
+    later = list(re.finditer("a", "aa"))[1]
+    with pytest.raises(ps.Unjudgeable, match="re.Match"):
+        judge.loads(subject.dumps(later))
 
 
 def test_objects_cross_by_state_without_running_their_class():

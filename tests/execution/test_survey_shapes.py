@@ -192,11 +192,25 @@ PATTERNS = {
 
         def size(path):
             return os.stat(path)
+
+
+        class Result:
+            def __init__(self, match):
+                self.match = match
+
+
+        def match_file(rule, path):
+            found = rule.regex.match(path)
+            return Result(found) if found is not None else None
+
+
+        def year(match):
+            return int(match.group(1))
         ''',
     "tests/test_core.py": '''\
         import re
 
-        from rules.core import Rule, rule, size
+        from rules.core import Rule, match_file, rule, size, year
 
 
         def test_an_argument():
@@ -205,6 +219,14 @@ PATTERNS = {
 
         def test_returned():
             assert rule("x+").regex == re.compile("x+", re.I)
+
+
+        def test_a_match_returned():
+            assert match_file(Rule("(a)b"), "ABc").match.span() == (0, 2)
+
+
+        def test_a_match_given():
+            assert year(re.search(r"(\\d+)-", "on 2024-01")) == 2024
 
 
         def test_a_stat(tmp_path):
@@ -218,9 +240,10 @@ async def test_compiled_patterns_and_stat_results_cross_as_values(tmp_path):
     """A compiled pattern was an object of the test's to the code (172 pathspec tests "not
     judged": "the code used an object of the test's that cannot cross (re.Pattern: .match)")
     and refused from the code (67: "an object of re.Pattern: only the project's own classes
-    cross"), and so was an ``os.stat_result`` (3)."""
+    cross"), and so was an ``os.stat_result`` (3); a match too (64 "not judged": "an object of
+    re.Match"; tomli's ``match_to_datetime`` takes one)."""
     root = make(tmp_path / "rules", PATTERNS)
-    for name in ("Rule.matches", "rule", "size"):
+    for name in ("Rule.matches", "rule", "size", "match_file", "year"):
         _, run = await review(root, "rules/core.py", name)
         assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
 

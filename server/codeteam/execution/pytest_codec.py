@@ -1374,6 +1374,7 @@ _VALUE_ARGS = {
     ("collections", "defaultdict"): lambda v: (v.default_factory, list(dict.items(v))),
     ("collections", "deque"): lambda v: (list(v), v.maxlen),
     ("re", "Pattern"): lambda v: (v.pattern, v.flags),
+    ("re", "Match"): lambda v: (v.re, v.string, v.pos, v.endpos, v.regs),
     ("os", "stat_result"): lambda v: v.__reduce__()[1], ("time", "struct_time"): lambda v: (
         v.__reduce__()[1]),
 }
@@ -1388,9 +1389,25 @@ _BUILD = {
     "dict_values": lambda args: dict(enumerate(list(args[0]))).values(),
     "dict_items": lambda args: dict(list(args[0])).items(),
     "Pattern": lambda args: __import__("re").compile(_text_or_bytes(args[0]), int(args[1])),
+    "Match": lambda args: _matched_again(*args),
     "stat_result": lambda args: os.stat_result(tuple(args[0]), dict(args[1])),
     "struct_time": lambda args: time.struct_time(tuple(args[0]), dict(args[1])),
 }
+
+
+def _matched_again(pattern, string, pos, endpos, regs):
+    """The match of ``pattern`` on ``string`` whose group spans are ``regs``: made again by the
+    call that made it (a search, match or fullmatch from ``pos`` to ``endpos``), else none
+    (a later match of ``finditer``: not judged)."""
+    import re
+
+    if type(pattern) is not re.Pattern:
+        raise ValueError("a match without its pattern")
+    for method in (pattern.search, pattern.match, pattern.fullmatch):
+        found = method(_text_or_bytes(string), int(pos), int(endpos))
+        if found is not None and found.regs == regs:
+            return found
+    raise Unjudgeable("re.Match (a match its pattern does not make again from its pos)")
 
 
 def _text_or_bytes(value):
