@@ -367,3 +367,57 @@ async def test_a_value_the_judge_does_not_rebuild_leaves_the_subject_running(tmp
     _, run = await review(root, "unsent/core.py", "value")
     assert {o.status for o in run.outcomes} == {"not judged"}, [
         (o.status, o.message) for o in run.outcomes if o.status != "not judged"][:3]
+
+
+# pydash: retry(...) is a decorator factory; the decorator wraps the test's function with
+# functools.wraps, which copies the function's __dict__ into its wrapper.
+WRAPS = {
+    "pyproject.toml": "[project]\nname = 'deco'\nversion = '0'\n",
+    "deco/__init__.py": "",
+    "deco/core.py": '''\
+        import functools
+
+
+        def retry(attempts=3):
+            def decorator(func):
+                @functools.wraps(func)
+                def decorated(*args, **kwargs):
+                    for attempt in range(attempts):
+                        try:
+                            return func(*args, **kwargs)
+                        except Exception:
+                            if attempt + 1 == attempts:
+                                raise
+                return decorated
+            return decorator
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from deco.core import retry
+
+
+        def test_retry():
+            calls = []
+
+            @retry(attempts=2)
+            def func():
+                """Fails."""
+                calls.append(1)
+                raise KeyError()
+
+            with pytest.raises(KeyError):
+                func()
+            assert calls == [1, 1] and func.__doc__ == "Fails." and func.__name__ == "func"
+        ''',
+}
+
+
+async def test_a_wrapper_of_the_tests_function_is_called_through_its_own_handle(tmp_path):
+    """The proxy of the test's function kept its handle in its ``__dict__``: ``functools.wraps``
+    copied it into the wrapper, whose copy overwrote the handle of the judge's proxy of the
+    wrapper ("the object came from a process of the code under test that has ended", pydash:
+    17 tests of ``retry``)."""
+    root = make(tmp_path / "deco", WRAPS)
+    _, run = await review(root, "deco/core.py", "retry")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

@@ -234,14 +234,30 @@ _VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime"
 _PATHS = ("PurePath", "PurePosixPath", "PureWindowsPath", "Path", "PosixPath", "WindowsPath")
 
 
-class RemoteCallable:
-    """A callable of the other process: each call is a request to it. Its ``__name__``,
-    ``__doc__``, ``__signature__``... are copies made when it crossed."""
+class _Proxy:
+    """What a proxy of the other process's object holds of its own: slots, never its
+    ``__dict__``, which holds only the copies of the other side's attributes (``functools.wraps``
+    copies a function's ``__dict__`` into its wrapper; what the other side sends, its
+    ``_handle`` among it, never overwrites them: see :func:`_dress`)."""
+
+    __slots__ = ("__dict__", "__weakref__", "_channel", "_handle", "_name")
+    _kind = "an object"
 
     def __init__(self, channel, handle, name):
         self._channel = channel
         self._handle = handle
         self._name = name
+
+    def __reduce__(self):
+        raise TypeError(f"{self._kind} of the code under test's process cannot be pickled")
+
+
+class RemoteCallable(_Proxy):
+    """A callable of the other process: each call is a request to it. Its ``__name__``,
+    ``__doc__``, ``__signature__``... are copies made when it crossed."""
+
+    __slots__ = ()
+    _kind = "a callable"
 
     def __call__(self, *args, **kwargs):
         return self._channel.call_handle(self, args, kwargs)
@@ -249,17 +265,12 @@ class RemoteCallable:
     def __repr__(self):
         return f"<remote callable {self._name}>"
 
-    def __reduce__(self):
-        raise TypeError("a callable of the code under test's process cannot be pickled")
 
-
-class RemoteIterator:
+class RemoteIterator(_Proxy):
     """An iterator of the other process: each ``next`` is a request to it."""
 
-    def __init__(self, channel, handle, name):
-        self._channel = channel
-        self._handle = handle
-        self._name = name
+    __slots__ = ()
+    _kind = "an iterator"
 
     def __iter__(self):
         return self
@@ -270,16 +281,12 @@ class RemoteIterator:
     def __getattr__(self, name):
         """Only ``next`` crosses: the code using anything else of the test's iterator (a file's
         ``seek``, a generator's ``send``) makes the test "not judged" in the subject."""
-        if name.startswith("_") or getattr(self.__dict__.get("_channel"), "side", None) != (
-                "subject"):
+        if name.startswith("_") or getattr(self._channel, "side", None) != "subject":
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next() crosses")
 
     def __repr__(self):
         return f"<remote iterator {self._name}>"
-
-    def __reduce__(self):
-        raise TypeError("an iterator of the code under test's process cannot be pickled")
 
 
 def _misuse(channel, label, what):
@@ -335,6 +342,7 @@ class RemoteObject:
     tell).
     Made by :meth:`made`, of a :class:`_RemoteObjectType` per class of the test's."""
 
+    __slots__ = ("_channel", "_handle", "_meta", "_name")  # (no __dict__: see _Proxy)
     _remote_channel = None
     _remote_label = "an object of the test's"
 
@@ -1442,8 +1450,8 @@ def _dress(proxy, meta):
     """Copy the other side's names, docstring, attributes and signature onto ``proxy``."""
     for key, value in meta.items():
         if type(key) is not str or key in ("__signature__", "__return__") or (
-                _is_dunder(key) and key not in _META_DUNDERS):
-            continue
+                _is_dunder(key) and key not in _META_DUNDERS) or key in RemoteObject.__slots__:
+            continue  # (a proxy's own fields are never the other side's to set)
         try:
             object.__setattr__(proxy, key, value)
         except Exception:  # noqa: S110, BLE001
