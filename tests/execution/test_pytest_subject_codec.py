@@ -270,9 +270,13 @@ def test_what_the_judge_cannot_send_is_refused():
 
     import unittest.mock
 
-    for value in (sys._getframe(), unittest.mock.Mock(), sys._getframe().f_code):
+    for value in (sys._getframe(), sys._getframe().f_code, unittest.mock.patch):
         with pytest.raises(ps.CannotCross):
             judge.dumps(value)
+    mocked = subject.loads(judge.dumps(unittest.mock.Mock()))  # a mock the test patched in:
+    assert isinstance(mocked, ps.RemoteObject)  # the test's object (its calls: the judge's)
+    with pytest.raises(ps.Unjudgeable):  # and never back from the code
+        judge.loads(subject.dumps(unittest.mock.Mock()))
     # an object the subject could not rebuild (a class of a function, of a module it lacks)
     # goes as an opaque handle: the code may pass it around, hash it, compare it by identity
     opaque = subject.loads(judge.dumps([Local(), make_point(1, 2)]))
@@ -462,10 +466,7 @@ def _client(errors):
 def test_a_callbacks_answer_that_cannot_cross_is_not_judged():
     errors: list = []
     client = _client(errors)
-
-    import unittest.mock
-
-    client.codec.exported[1] = unittest.mock.Mock  # its answer: an object of pytest's mock
+    client.codec.exported[1] = sys._getframe  # its answer: a frame of the judge's
     with pytest.raises(JudgeError, match="could not cross") as raised:
         client.serve_judge({"kind": "call", "handle": 1, "args": [], "kwargs": {}})
     assert raised.value.not_judged and errors == [raised.value]
@@ -475,8 +476,6 @@ def test_a_value_that_cannot_cross_is_the_judges_outcome_never_a_type_error():
     """Forgery F5: a codec failure used to surface as ``TypeError`` inside the test, so
     ``pytest.raises(TypeError)`` passed for wrong code. It is a :class:`JudgeError`
     (a BaseException no ``pytest.raises(Exception)`` catches), "not judged"."""
-    import unittest.mock
-
     errors: list = []
     client = _client(errors)
     client.process = object()  # a subject is running (none is started: the send fails first)
@@ -485,7 +484,7 @@ def test_a_value_that_cannot_cross_is_the_judges_outcome_never_a_type_error():
         for ran in (False, True):  # before and after the candidate ran for the test
             client.returned = [1] if ran else []
             with pytest.raises(JudgeError, match="could not cross") as raised:
-                client.forward([unittest.mock.Mock()], {})
+                client.forward([sys._getframe()], {})
             assert not isinstance(raised.value, Exception) and raised.value.not_judged
             assert str(raised.value).startswith(
                 "a value could not cross" if ran else "the test's arguments could not cross")

@@ -421,3 +421,68 @@ async def test_a_wrapper_of_the_tests_function_is_called_through_its_own_handle(
     root = make(tmp_path / "deco", WRAPS)
     _, run = await review(root, "deco/core.py", "retry")
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# pydash: the retry tests patch time.sleep (unittest.mock, through a conftest fixture) and
+# count the code's sleeps; monkeypatch does the same.
+PATCHED = {
+    "pyproject.toml": "[project]\nname = 'waits'\nversion = '0'\n",
+    "waits/__init__.py": "",
+    "waits/core.py": '''\
+        import time
+
+
+        def wait_twice(delay):
+            time.sleep(delay)
+            end = time.perf_counter() + 0.3  # (the code's process goes on meanwhile)
+            while time.perf_counter() < end:
+                pass
+            time.sleep(delay * 2)
+            return "done"
+        ''',
+    "tests/conftest.py": '''\
+        from unittest import mock
+
+        import pytest
+
+
+        @pytest.fixture
+        def mock_sleep():
+            with mock.patch("time.sleep") as mocked:
+                yield mocked
+        ''',
+    "tests/test_core.py": '''\
+        import time
+        from unittest import mock
+
+        from waits.core import wait_twice
+
+
+        def test_mocked(mock_sleep):
+            assert wait_twice(0.01) == "done"
+            assert mock_sleep.call_args_list == [mock.call(0.01), mock.call(0.02)]
+
+
+        def test_monkeypatched(monkeypatch):
+            slept = []
+            monkeypatch.setattr(time, "sleep", slept.append)
+            wait_twice(0.01)
+            assert slept == [0.01, 0.02]
+        ''',
+}
+
+
+async def test_a_library_function_the_test_patches_is_patched_for_the_code(tmp_path):
+    """The test's ``mock.patch("time.sleep")`` (or ``monkeypatch.setattr(time, ...)``) was the
+    judge's alone: the code slept for real and the mock counted nothing ("assert 2 == 0", pydash:
+    17 tests of ``retry``, 6 of them cut by the time limit). A library module the project's
+    modules hold (``import time``) is watched as they are, and a mock crosses to the code as
+    the test's object: its calls are the judge's. The code's process's own watchdog and
+    channel keep the functions they took at import (they called the patch too: a second
+    writer on the channel, frames cut into each other, "DID NOT RAISE", "trailing data")."""
+    root = make(tmp_path / "waits", PATCHED)
+    _, run = await review(root, "waits/core.py", "wait_twice")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    wrong = "def wait_twice(delay):\n    time.sleep(delay)\n    return 'done'\n"
+    _, run = await review(root, "waits/core.py", "wait_twice", wrong)
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
