@@ -106,8 +106,8 @@ class ProjectMount(BaseModel):
       (overlayfs over the project, the writes going to a tmpfs of ``scratch_mb`` private to
       each sandbox of the run): tests create and change files anywhere in the project
       (coverage data, caches, files next to a test) and the project on disk stays as it was;
-      the overlays, hidden paths and ``extra_ro`` folders stay read-only. Mode "none" always
-      runs in a copy.
+      the overlays and ``extra_ro`` folders stay read-only, the hidden paths hidden (see
+      ``hidden``). Mode "none" always runs in a copy.
 
     Besides ``hidden``, every sandbox hides the project's secrets at any depth
     (:func:`codeteam.project.project_tree`: ``.env*``, ``*.env``, ``*.pem``, ssh keys,
