@@ -300,7 +300,6 @@ class Judge:
         selecting = self.mode == "select"
         self.send("collected", count=len(session.items),
                   rootdir=self._relative(str(session.config.rootpath)),
-                  doctest_modules=bool(session.config.getoption("doctestmodules", False)),
                   items=[item.nodeid for item in session.items] if selecting else None,
                   files=sorted({self._relative(str(item.path)) for item in session.items})
                   if selecting else None)

@@ -86,9 +86,6 @@ class Selection(BaseModel):
     collected: int = 0
     seconds: float = 0.0
 
-    def not_run_count(self) -> int:
-        return sum(len(group.node_ids) for group in self.not_run)
-
 
 # --------------------------------------------------------------------------------------------
 # The project
@@ -225,7 +222,6 @@ class Heard:
 
     collected: bool = False
     rootdir: str | None = None
-    doctest_modules: bool = False
     collect_errors: dict[str, dict] = field(default_factory=dict)
     outcomes: dict[str, dict] = field(default_factory=dict)
     own: dict[str, dict] = field(default_factory=dict)
@@ -263,7 +259,6 @@ def read_events(results: str) -> Heard:
         elif kind == "collected":
             heard.collected = True
             heard.rootdir = event.get("rootdir")
-            heard.doctest_modules = bool(event.get("doctest_modules"))
             heard.items = [str(i) for i in event.get("items") or []]
             heard.files = [str(f) for f in event.get("files") or []]
         elif kind == "start":

@@ -249,7 +249,6 @@ class Subject(Channel):
         self.budget = None  # (CPU start, CPU limit, wall start, wait start) of the running call
         self.misused = None  # what the call did with an object of the test's it could not use
         self.inner_cpu = 0.0  # CPU seconds of the calls nested in the running one
-        self.stuck = None  # the watchdog's reply for a call stuck in C
         self.lock = threading.Lock()
 
     def start(self, config):
