@@ -486,3 +486,43 @@ async def test_a_library_function_the_test_patches_is_patched_for_the_code(tmp_p
     wrong = "def wait_twice(delay):\n    time.sleep(delay)\n    return 'done'\n"
     _, run = await review(root, "waits/core.py", "wait_twice", wrong)
     assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+
+
+# pydash: the selection runs all 2,274 tests; on a machine at load 20 it ran out of its wall
+# clock and 76 tests of base_get were "not looked at" (plain pytest ran them).
+SLOW_SUITE = {
+    "pyproject.toml": "[project]\nname = 'slow'\nversion = '0'\n",
+    "slow/__init__.py": "",
+    "slow/core.py": "def value():\n    return 1\n",
+    "tests/test_core.py": '''\
+        import time
+
+        import pytest
+
+        from slow.core import value
+
+
+        @pytest.mark.parametrize("n", range(2))
+        def test_waits(n):
+            time.sleep(3)  # off the CPU, as a test does on a machine busy with other work
+
+
+        def test_value():
+            assert value() == 1
+        ''',
+}
+
+
+async def test_a_selection_the_wall_clock_cuts_on_a_busy_machine_goes_on(tmp_path):
+    """A selection session cut by its wall clock while it used little CPU is started again for
+    the tests not looked at yet (as one that crashed is), as long as each session gets
+    further."""
+    from codeteam.execution.pytest_run import select_tests, target_for
+    from codeteam.execution.sandbox import SandboxPolicy
+
+    root = make(tmp_path / "slow", SLOW_SUITE)
+    target = target_for(root, root / "slow/core.py", "slow.core", "value", 0, None)
+    policy = SandboxPolicy(mode="bwrap", timeout_s=8, per_test_timeout_s=1.0)
+    selection = await select_tests(target, (root / "slow/core.py").read_text(), policy)
+    assert selection.selected == ["tests/test_core.py::test_value"], selection
+    assert selection.not_run == [], selection.not_run
