@@ -97,6 +97,8 @@ def snoop(name):
     path = os.path.join(os.path.dirname(__file__), "..", "..", name)
     if os.path.isdir(path):
         return sorted(os.listdir(path))
+    if not os.path.exists(path):
+        return None
     with open(path) as handle:
         return handle.read()
 
@@ -119,16 +121,17 @@ async def test_secrets_are_not_visible_and_the_project_cannot_be_written(tmp_pat
     task = task_of(root / "src/greeting/snoop.py", "snoop")
     tests = [
         ai_test("assert snoop('.git') == []", "git"),
-        ai_test("assert snoop('.env') == ''", "env"),
-        ai_test("assert snoop('src/greeting/.env.local') == ''", "deep-env"),
+        ai_test("assert snoop('.env') is None", "env"),  # a hidden file: none in the view
+        ai_test("assert snoop('src/greeting/.env.local') is None", "deep-env"),
         ai_test("assert snoop('pyproject.toml').startswith('[project]')", "visible"),
         # the code writes into its own copy-on-write view of the project, as under plain
-        # pytest; the project on disk is unchanged (below); its own file and .git stay read-only
+        # pytest; the project on disk is unchanged (below); its own file stays read-only, a
+        # hidden folder (.git) is an empty one of the view's own
         ai_test("assert scribble('pyproject.toml') in ('written', 'PermissionError:13')",
                 "write-file"),  # (a root server's subject has a uid of its own)
         ai_test("assert scribble('src/greeting/snoop.py') == 'OSError:30'", "write-self"),
         ai_test("assert scribble('new.txt') == 'written'", "write-new"),
-        ai_test("assert scribble('.git/config') == 'OSError:30'", "write-git"),
+        ai_test("assert scribble('.git/config') == 'written'", "write-git"),
     ]
     report = await run_tests(task.program_with(task.stub), tests, policy=policy,
                              project=task.project)
@@ -136,6 +139,7 @@ async def test_secrets_are_not_visible_and_the_project_cannot_be_written(tmp_pat
         [t.id for t in tests], "passed"), report.outcomes
     assert "ghp_secret" not in report.output and "sk-top-secret" not in report.output
     assert (root / ".env").read_text() == "API_KEY=sk-top-secret\n"
+    assert "ghp_secret" in (root / ".git/config").read_text()
     assert not (root / "new.txt").exists()
     assert "pwned" not in (root / "pyproject.toml").read_text()
     assert not list(root.rglob("__pycache__"))  # no bytecode written into the project

@@ -279,6 +279,66 @@ async def test_a_project_running_coverage_passes_and_stays_unchanged(tmp_path, w
     assert _snapshot(root) == before
 
 
+LEFT_BEHIND = {
+    ".coverage": "data of an earlier run",
+    "pkg/.env.local": "TOKEN=deep-secret\n",
+    "tests/test_hidden.py": (
+        "from pathlib import Path\n\n\n"
+        "def test_what_earlier_runs_left_is_not_there():\n"
+        "    root = Path(__file__).parent.parent\n"
+        "    assert not (root / 'pkg' / '.env.local').exists()\n"
+        "    (root / 'pkg' / '.env.local').write_text('made here')\n"
+    ),
+}
+
+
+async def test_hidden_files_of_a_copy_on_write_view_are_absent_and_can_be_made(tmp_path):
+    """A hidden file (a top-level dotfile, a secret at any depth) was an empty read-only file
+    bound over the view: pytest-cov's erase of an earlier run's ``.coverage`` failed ("OSError:
+    [Errno 16] Device or resource busy: '.coverage'", pydash: every test "pytest could not
+    run"). In a copy-on-write view it is absent, as in a fresh clone: made and removed there,
+    never read, the project on disk unchanged."""
+    from project_kit import write
+
+    root = write(tmp_path / "covered", {**COVERED, **LEFT_BEHIND})
+    before = _snapshot(root)
+    hidden = [str(root / ".coverage"), str(root / "pkg/.env.local")]
+    result = await run_sandboxed(
+        {}, python_argv("-m", "pytest", "-p", "no:cacheprovider", "-q", python=sys.executable,
+                        site=True),
+        SandboxPolicy(timeout_s=60), project=mount(
+            root, overlays={}, hidden=hidden, workdir=str(root), writable=True),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "3 passed" in result.stdout and "pkg/mod.py" in result.stdout  # the cov report
+    assert _snapshot(root) == before
+    assert (root / ".coverage").read_text() == "data of an earlier run"
+
+
+async def test_a_hidden_folder_of_a_copy_on_write_view_takes_writes(tmp_path):
+    """A hidden folder (``.pytest_cache`` of earlier runs) was an empty *read-only* folder:
+    pytest's cache write at the end of the session warned, and under ``filterwarnings =
+    error`` (itsdangerous, flask...) the session ended in an internal error (exit status 3). In a copy-on-write view
+    it is empty and takes writes, which the project on disk never sees."""
+    from project_kit import write
+
+    root = write(tmp_path / "cached", {
+        "pyproject.toml": "[tool.pytest.ini_options]\n"
+                          "filterwarnings = ['error::pytest.PytestCacheWarning']\n",
+        "tests/test_one.py": "def test_one():\n    assert True\n",
+        ".pytest_cache/v/cache/nodeids": '["earlier"]',
+    })  # fmt: skip
+    before = _snapshot(root)
+    result = await run_sandboxed(
+        {}, python_argv("-m", "pytest", "-q", python=sys.executable, site=True),
+        SandboxPolicy(timeout_s=60), project=mount(
+            root, overlays={}, hidden=[str(root / ".pytest_cache")], workdir=str(root),
+            writable=True),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert _snapshot(root) == before
+
+
 JUDGE_WRITES = """
 import json, os, sys
 root = os.environ["CODETEAM_PROJECT_ROOT"]
@@ -310,7 +370,7 @@ seen = {
     "judge_file_seen": os.path.exists(os.path.join(root, "judge_wrote.txt")),
     "plant": attempt(lambda: open(os.path.join(root, "planted.py"), "w").write("X = 1\\n")),
     "candidate": attempt(lambda: open(os.path.join(root, "src/pkg/mod.py"), "a").write("#")),
-    "env": open(os.path.join(root, ".env")).read(),
+    "env": os.path.lexists(os.path.join(root, ".env")),
     "git": os.listdir(os.path.join(root, ".git")),
 }
 channel = socket.socket(fileno=int(sys.argv[1]))
@@ -321,8 +381,8 @@ channel.sendall(json.dumps(seen).encode() + b"\\n")
 async def test_judge_and_subject_write_each_into_their_own_copy(tmp_path):
     """In a copy-on-write project the judge's and each subject's writes are their own: the
     subject does not see the judge's file, and a module it writes is not there for the judge to
-    import (forgery F1 of issue 24). The overlay stays read-only, secrets stay hidden, the
-    project on disk is unchanged."""
+    import (forgery F1 of issue 24). The overlay stays read-only, secrets stay hidden (a file
+    is absent from the view, a folder empty), the project on disk is unchanged."""
     from subject_client import JUDGE_CLIENT
 
     from codeteam.execution.sandbox import SubjectLaunch
@@ -339,7 +399,7 @@ async def test_judge_and_subject_write_each_into_their_own_copy(tmp_path):
     assert result.exit_code == 0, (result.stderr, result.subject_output)
     seen = json.loads(result.stdout)
     assert seen.pop("candidate") in ("OSError", "PermissionError")  # EROFS, or EACCES first
-    assert seen == {"judge_file_seen": False, "plant": "written", "env": "", "git": [],
+    assert seen == {"judge_file_seen": False, "plant": "written", "env": False, "git": [],
                     "imported_planted": False, "planted_exists": False}
     assert _snapshot(root) == before
 

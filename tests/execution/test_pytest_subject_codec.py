@@ -10,8 +10,11 @@ import enum
 import fractions
 import functools
 import inspect
+import os
 import pathlib
+import re
 import sys
+import time
 
 import pytest
 
@@ -63,16 +66,44 @@ VALUES = [
     decimal.Decimal("1.10"), fractions.Fraction(1, 3), pathlib.PurePosixPath("/a/b"),
     range(1, 10, 2), bytearray(b"xy"), collections.OrderedDict(a=1), collections.Counter("aab"),
     collections.deque([1, 2], maxlen=3), Color.RED, Pair(1, 2), {"a": 1}.keys(),
-    {"a": 1}.items(),
+    {"a": 1}.items(), re.compile(r"a+\d", re.IGNORECASE), re.compile(b"x*"), os.stat("/"),
+    time.gmtime(0), re.search(r"(b)(x)?", "abc"), re.compile("a|ab").fullmatch("ab"),
+    re.compile(r"\d").match("a1", 1),
 ]
 
 
 @pytest.mark.parametrize("value", VALUES, ids=[type(v).__name__ for v in VALUES])
 def test_values_cross_as_themselves(value):
     judge, subject = pair()
-    back = judge.loads(subject.dumps(subject.loads(judge.dumps(value))))
+    there = subject.loads(judge.dumps(value))
+    assert type(there) is type(value)  # a value, not the test's object behind a handle
+    back = judge.loads(subject.dumps(there))
     assert type(back) is type(value)
     assert back == value or repr(back) == repr(value)
+
+
+@pytest.mark.parametrize("error", [
+    FileNotFoundError(2, "No such file or directory", "/a"), StopIteration(5), SystemExit(3),
+    UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"),
+], ids=lambda e: type(e).__name__)
+def test_exceptions_cross_with_the_fields_of_their_builtin(error):
+    """An exception crossed by its ``args`` alone: ``errno``, ``filename`` (not in an
+    OSError's args), ``value``, ``code``, ``start`` were None on the other side (pathspec:
+    ``context.exception.errno`` None for right code)."""
+    judge, subject = pair()
+    fields = ("errno", "strerror", "filename", "value", "code", "encoding", "start", "reason")
+    for back in (judge.loads(subject.dumps(error)), subject.loads(judge.dumps(error))):
+        assert type(back) is type(error) and back.args == error.args
+        assert {f: getattr(back, f) for f in fields if hasattr(error, f)} == {
+            f: getattr(error, f) for f in fields if hasattr(error, f)}
+
+
+def test_a_match_its_pattern_does_not_make_again_is_not_judged():
+    """A later match of ``finditer`` is no search, match or fullmatch from its ``pos``."""
+    judge, subject = pair()
+    later = list(re.finditer("a", "aa"))[1]
+    with pytest.raises(ps.Unjudgeable, match="re.Match"):
+        judge.loads(subject.dumps(later))
 
 
 def test_objects_cross_by_state_without_running_their_class():
@@ -239,9 +270,13 @@ def test_what_the_judge_cannot_send_is_refused():
 
     import unittest.mock
 
-    for value in (sys._getframe(), unittest.mock.Mock(), sys._getframe().f_code):
+    for value in (sys._getframe(), sys._getframe().f_code, unittest.mock.patch):
         with pytest.raises(ps.CannotCross):
             judge.dumps(value)
+    mocked = subject.loads(judge.dumps(unittest.mock.Mock()))  # a mock the test patched in:
+    assert isinstance(mocked, ps.RemoteObject)  # the test's object (its calls: the judge's)
+    with pytest.raises(ps.Unjudgeable):  # and never back from the code
+        judge.loads(subject.dumps(unittest.mock.Mock()))
     # an object the subject could not rebuild (a class of a function, of a module it lacks)
     # goes as an opaque handle: the code may pass it around, hash it, compare it by identity
     opaque = subject.loads(judge.dumps([Local(), make_point(1, 2)]))
@@ -431,10 +466,7 @@ def _client(errors):
 def test_a_callbacks_answer_that_cannot_cross_is_not_judged():
     errors: list = []
     client = _client(errors)
-
-    import unittest.mock
-
-    client.codec.exported[1] = unittest.mock.Mock  # its answer: an object of pytest's mock
+    client.codec.exported[1] = sys._getframe  # its answer: a frame of the judge's
     with pytest.raises(JudgeError, match="could not cross") as raised:
         client.serve_judge({"kind": "call", "handle": 1, "args": [], "kwargs": {}})
     assert raised.value.not_judged and errors == [raised.value]
@@ -444,8 +476,6 @@ def test_a_value_that_cannot_cross_is_the_judges_outcome_never_a_type_error():
     """Forgery F5: a codec failure used to surface as ``TypeError`` inside the test, so
     ``pytest.raises(TypeError)`` passed for wrong code. It is a :class:`JudgeError`
     (a BaseException no ``pytest.raises(Exception)`` catches), "not judged"."""
-    import unittest.mock
-
     errors: list = []
     client = _client(errors)
     client.process = object()  # a subject is running (none is started: the send fails first)
@@ -454,7 +484,7 @@ def test_a_value_that_cannot_cross_is_the_judges_outcome_never_a_type_error():
         for ran in (False, True):  # before and after the candidate ran for the test
             client.returned = [1] if ran else []
             with pytest.raises(JudgeError, match="could not cross") as raised:
-                client.forward([unittest.mock.Mock()], {})
+                client.forward([sys._getframe()], {})
             assert not isinstance(raised.value, Exception) and raised.value.not_judged
             assert str(raised.value).startswith(
                 "a value could not cross" if ran else "the test's arguments could not cross")

@@ -10,3 +10,13 @@ ARGS="--project $P/semver --functions $SEMVER --project $P/cachetools --function
 TINYDB=tinydb/table.py::Table.insert,tinydb/table.py::Table.search,tinydb/table.py::Table.remove,tinydb/operations.py::add,tinydb/utils.py::freeze,tinydb/utils.py::LRUCache.get
 TOMLI=src/tomli/_parser.py::loads,src/tomli/_parser.py::load,src/tomli/_parser.py::parse_basic_str_escape,src/tomli/_parser.py::parse_array,src/tomli/_parser.py::Flags.is_,src/tomli/_re.py::match_to_datetime
 ARGS_NEW="--project $P/tinydb --functions $TINYDB --project $P/tomli --functions $TOMLI"
+# survey2 (docs/bench-runs/verdict-survey/survey2.md): three more projects, PyPI sdists, each
+# in $P2/<name> with its own .venv (python 3.11.7, pytest 9.2.0)
+# voluptuous 0.16.0: --doctest-glob=*.md in addopts, python_files = tests.py, tests inside the package
+# pathspec 1.1.1: unittest.TestCase classes with subTest, tests that make temporary trees
+# pydash 8.1.0: src/ layout, conftest fixture (mock.patch), parametrize, --doctest-modules,
+#   pytest-cov (--cov-fail-under=100, xml/html/junit reports under build/) in addopts
+P2=/tmp/survey2/projects
+VOLUPTUOUS=voluptuous/schema_builder.py::Schema.extend,voluptuous/schema_builder.py::Schema.infer,voluptuous/validators.py::Match.__call__,voluptuous/validators.py::Range.__call__,voluptuous/validators.py::Email,voluptuous/humanize.py::humanize_error,voluptuous/validators.py::Coerce.__call__,voluptuous/error.py::Invalid.__str__,voluptuous/schema_builder.py::Schema.__call__
+PATHSPEC=pathspec/util.py::normalize_file,pathspec/util.py::iter_tree_entries,pathspec/util.py::check_match_file,pathspec/pathspec.py::PathSpec.match_file,pathspec/pathspec.py::PathSpec.from_lines,pathspec/gitignore.py::GitIgnoreSpec.from_lines,pathspec/pattern.py::RegexPattern.match_file,pathspec/patterns/gitignore/spec.py::GitIgnoreSpecPattern.pattern_to_regex,pathspec/pathspec.py::PathSpec.match_tree_files,pathspec/pathspec.py::PathSpec.__eq__
+PYDASH=src/pydash/arrays.py::chunk,src/pydash/strings.py::camel_case,src/pydash/objects.py::get,src/pydash/objects.py::set_,src/pydash/collections.py::group_by,src/pydash/helpers.py::base_get,src/pydash/utilities.py::retry,src/pydash/functions.py::Curry.__call__,src/pydash/predicates.py::is_match

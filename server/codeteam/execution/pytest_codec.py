@@ -18,15 +18,18 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
 - objects of the project's own classes by state (``O``: ``__dict__`` and slots, made with
   ``object.__new__``), namedtuples (``n``), enum members (``e``), exceptions (``x``), a few
   standard value types (``v``: datetime, Decimal, Fraction, paths, range, bytearray, ordered and
-  default dicts, deques, counters, dict views), the only constructors called;
+  default dicts, deques, counters, dict views, compiled regular expressions, ``os.stat`` and
+  ``time`` results), the only constructors called;
 - a module global both sides have that is no plain data, module or callable (a sentinel) by its
   name (``G``); ``w``/``W`` number the objects of one call both ways (identity kept, in-place
   changes written back); ``U`` a value the subject could not send (the judge's error);
 - *handles* (``H``; ``Y`` back to its owner): a callable or iterator the protocol cannot copy;
   the other side gets a :class:`RemoteCallable` / :class:`RemoteIterator` whose calls and
-  ``next`` are requests (nested both ways).
+  ``next`` are requests (nested both ways); any other object of the test's (an instance of a
+  class made in a test, callable or not) a :class:`RemoteObject`.
 
-Nothing of ``_pytest``, ``pytest``, ``pluggy``, ``unittest.mock`` or codeteam crosses; modules,
+Nothing of ``_pytest``, ``pytest``, ``pluggy`` or codeteam crosses, nor of ``unittest.mock``
+but a mock from the test to the code (the test's object: its calls are the judge's); modules,
 frames and code objects never do; no attribute is set, deleted or read through a handle.
 """
 
@@ -35,6 +38,13 @@ import collections.abc
 import os
 import sys
 import time
+from os import read as _read
+from os import write as _write
+from select import select as _select
+from time import monotonic as _monotonic
+
+# (the channel's own functions, taken now: a test's patch of time or os, which the code under
+# test is given too, is never the channel's)
 
 FRAME_LIMIT = 64 * 1024 * 1024  # bytes of one message
 DEPTH_LIMIT = 1000  # nesting of encoded values (objects linked to their parents: token trees)
@@ -106,6 +116,10 @@ _CHAINED = ("__cause__", "__context__", "__suppress_context__")
 """An exception's chaining, crossing with it (in its state)."""
 _BUILTIN_BASES = (list, dict, set, frozenset, tuple, str, bytes, int, float)
 _PLAIN = {list: b"l", tuple: b"t", set: b"S", frozenset: b"Z", dict: b"d"}
+_SCALAR_OF = {str: str.__str__, int: int.__index__, float: float.__float__,
+              bytes: lambda value: bytes.__getitem__(value, slice(None))}
+"""A subclass's builtin value as the builtin's own method makes it (``str(value)`` would call
+the class's ``__str__``: voluptuous' ``'<' + self + '>'`` grew at every crossing)."""
 """Builtin types a project's class may subclass and still cross by state (tag ``K``)."""
 
 
@@ -228,14 +242,30 @@ _VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime"
 _PATHS = ("PurePath", "PurePosixPath", "PureWindowsPath", "Path", "PosixPath", "WindowsPath")
 
 
-class RemoteCallable:
-    """A callable of the other process: each call is a request to it. Its ``__name__``,
-    ``__doc__``, ``__signature__``... are copies made when it crossed."""
+class _Proxy:
+    """What a proxy of the other process's object holds of its own: slots, never its
+    ``__dict__``, which holds only the copies of the other side's attributes (``functools.wraps``
+    copies a function's ``__dict__`` into its wrapper; what the other side sends, its
+    ``_handle`` among it, never overwrites them: see :func:`_dress`)."""
+
+    __slots__ = ("__dict__", "__weakref__", "_channel", "_handle", "_name")
+    _kind = "an object"
 
     def __init__(self, channel, handle, name):
         self._channel = channel
         self._handle = handle
         self._name = name
+
+    def __reduce__(self):
+        raise TypeError(f"{self._kind} of the code under test's process cannot be pickled")
+
+
+class RemoteCallable(_Proxy):
+    """A callable of the other process: each call is a request to it. Its ``__name__``,
+    ``__doc__``, ``__signature__``... are copies made when it crossed."""
+
+    __slots__ = ()
+    _kind = "a callable"
 
     def __call__(self, *args, **kwargs):
         return self._channel.call_handle(self, args, kwargs)
@@ -243,17 +273,12 @@ class RemoteCallable:
     def __repr__(self):
         return f"<remote callable {self._name}>"
 
-    def __reduce__(self):
-        raise TypeError("a callable of the code under test's process cannot be pickled")
 
-
-class RemoteIterator:
+class RemoteIterator(_Proxy):
     """An iterator of the other process: each ``next`` is a request to it."""
 
-    def __init__(self, channel, handle, name):
-        self._channel = channel
-        self._handle = handle
-        self._name = name
+    __slots__ = ()
+    _kind = "an iterator"
 
     def __iter__(self):
         return self
@@ -264,16 +289,12 @@ class RemoteIterator:
     def __getattr__(self, name):
         """Only ``next`` crosses: the code using anything else of the test's iterator (a file's
         ``seek``, a generator's ``send``) makes the test "not judged" in the subject."""
-        if name.startswith("_") or getattr(self.__dict__.get("_channel"), "side", None) != (
-                "subject"):
+        if name.startswith("_") or getattr(self._channel, "side", None) != "subject":
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next() crosses")
 
     def __repr__(self):
         return f"<remote iterator {self._name}>"
-
-    def __reduce__(self):
-        raise TypeError("an iterator of the code under test's process cannot be pickled")
 
 
 def _misuse(channel, label, what):
@@ -323,10 +344,13 @@ class _RemoteObjectType(type):
 
 class RemoteObject:
     """An object of the test's (a class made in a test function) that cannot cross: the code
-    under test may pass it around, compare it by identity and hash it (the judge's hash);
-    anything else it does with it makes the test "not judged" (the judge cannot tell).
+    under test may pass it around, compare it by identity, hash it (the judge's hash) and call
+    it when it is callable (a request, as a :class:`RemoteCallable`'s); anything else it does
+    with it (``type(obj)(...)``, its attributes) makes the test "not judged" (the judge cannot
+    tell).
     Made by :meth:`made`, of a :class:`_RemoteObjectType` per class of the test's."""
 
+    __slots__ = ("_channel", "_handle", "_meta", "_name")  # (no __dict__: see _Proxy)
     _remote_channel = None
     _remote_label = "an object of the test's"
 
@@ -362,6 +386,11 @@ class RemoteObject:
     def __ne__(self, other):
         return False if self is other else self._misused("!=")
 
+    def __call__(self, *args, **kwargs):
+        if self._meta.get("callable") is not True:
+            return self._misused("__call__")
+        return self._channel.call_handle(self, args, kwargs)
+
     @property
     def __class__(self):  # isinstance() asks for it when the type is not the one checked
         return self._misused("its class")
@@ -390,7 +419,7 @@ def _misuse_of(operation):
 # object that the judge cannot tell (the real object's class may define it), so each makes
 # the test "not judged", never a silent default (a list subclass iterated, tested for truth).
 for _operation in ("__iter__", "__len__", "__bool__", "__getitem__", "__setitem__",
-                   "__delitem__", "__contains__", "__reversed__", "__call__", "__str__",
+                   "__delitem__", "__contains__", "__reversed__", "__str__",
                    "__format__", "__bytes__", "__lt__", "__le__", "__gt__", "__ge__",
                    "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__mul__",
                    "__rmul__", "__matmul__", "__truediv__", "__rtruediv__", "__floordiv__",
@@ -605,6 +634,9 @@ class Codec:
                 value.__name__) and sys.modules.get(value.__name__) is value:
             out.append(b"M")  # a module the test gives the code: by name, to the subject only
             return self._str(value.__name__, out)
+        if getattr(kind, "__module__", None) == "unittest.mock" and self.channel is not None and (
+                self.channel.side == "judge"):  # a mock the test patched in: its object
+            return self._export(value, b"o", out)
         if forbidden(getattr(kind, "__module__", None)) or isinstance(value, (
                 types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)):
             return self._cannot("an object of " + _name(kind), out)
@@ -643,10 +675,11 @@ class Codec:
             if base in _BUILTIN_BASES and kind is not base and _python_class(
                     kind, base) and (not self._to_judge() or self.rebuildable(kind)):
                 return self._save_subclass(value, kind, base, ref, out, memo, depth)
-        if callable(value):
+        judge = self.channel is not None and self.channel.side == "judge"
+        if callable(value) and not (judge and kind.__flags__ & HEAPTYPE):
             return self._export(value, b"c", out)
-        if self.channel is not None and self.channel.side == "judge":
-            return self._export(value, b"o", out)  # the test's object: opaque to the code
+        if judge:  # the test's object: opaque to the code (which may call it when callable)
+            return self._export(value, b"o", out)
         if ref is None:  # no module holds the class under its name: made at run time
             return self._cannot(f"an object of {_name(kind)}, a class made at run time", out)
         return self._cannot("an object of " + _name(kind), out)
@@ -709,7 +742,7 @@ class Codec:
             if not mutable:
                 memo[("items", id(value))] = (len(memo), None)
         else:
-            self._enc(base(value) if base is not bytes else bytes(value), out, memo, depth + 1)
+            self._enc(_SCALAR_OF[base](value), out, memo, depth + 1)
         if not mutable:
             memo[id(value)] = (len(memo), value)
         try:
@@ -734,7 +767,9 @@ class Codec:
         memo[id(value)] = (len(memo), value)
         out.append(b"x")
         self._save_ref(ref, out)
-        self._enc(tuple(value.args), out, memo, depth + 1)
+        reduced = _builtin_base(kind).__reduce__(value)  # the builtin's: OSError's filename too
+        args = reduced[1] if len(reduced) > 1 and type(reduced[1]) is tuple else value.args
+        self._enc(tuple(args), out, memo, depth + 1)
         try:
             state = dict(object.__getattribute__(value, "__dict__"))
         except AttributeError:
@@ -828,7 +863,8 @@ class Codec:
         module = getattr(type(owner), "__module__", None)
         if isinstance(owner, (types.FunctionType, types.BuiltinFunctionType)):
             module = getattr(owner, "__module__", None)
-        if module is not None and forbidden(module):
+        if module is not None and forbidden(module) and not (
+                kind == b"o" and module == "unittest.mock"):
             raise CannotCross(f"a callable of {module}")
         handle = self.export_ids.get(id(obj))
         if handle is None or self.exported.get(handle) is not obj:
@@ -847,7 +883,7 @@ class Codec:
                 meta = {"hash": hash(obj), "class": _name(type(obj))}
             except Exception:  # noqa: BLE001 - an unhashable object
                 meta = {"class": _name(type(obj))}
-            meta["abcs"] = _abcs_of(obj)
+            meta["abcs"], meta["callable"] = _abcs_of(obj), callable(obj)
         self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
 
     def _meta(self, obj):
@@ -1162,12 +1198,18 @@ class Codec:
         base = _builtin_base(cls)
         if self.strict and not self.rebuildable(cls, base):
             raise Unjudgeable(cls.__qualname__)
-        made = base.__new__(cls)
-        table.append(made)
+        table.append(None)  # (made from its arguments: they come first)
+        place = len(table) - 1
         args, at = self._dec(data, at, table, depth + 1)
         if type(args) is not tuple:
             raise ValueError("exception args must be a tuple")
-        made.args = args
+        try:  # the builtin's own code sets its fields from them (errno, filename, value...)
+            made = base.__new__(cls, *args)
+            base.__init__(made, *args)
+        except Exception:  # noqa: BLE001 - arguments its builtin refuses: args alone
+            made = base.__new__(cls)
+            made.args = args
+        table[place] = made
         state, at = self._dec_state(data, at, table, depth)
         for name in _CHAINED:
             found = state.pop(name, None)
@@ -1351,6 +1393,10 @@ _VALUE_ARGS = {
     ("collections", "Counter"): lambda v: (list(dict.items(v)),),
     ("collections", "defaultdict"): lambda v: (v.default_factory, list(dict.items(v))),
     ("collections", "deque"): lambda v: (list(v), v.maxlen),
+    ("re", "Pattern"): lambda v: (v.pattern, v.flags),
+    ("re", "Match"): lambda v: (v.re, v.string, v.pos, v.endpos, v.regs),
+    ("os", "stat_result"): lambda v: v.__reduce__()[1], ("time", "struct_time"): lambda v: (
+        v.__reduce__()[1]),
 }
 """``save_value``'s table: (module, class name) -> the arguments the receiver builds it from."""
 _MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "bytearray"})
@@ -1362,7 +1408,32 @@ _BUILD = {
     "dict_keys": lambda args: dict.fromkeys(list(args[0])).keys(),
     "dict_values": lambda args: dict(enumerate(list(args[0]))).values(),
     "dict_items": lambda args: dict(list(args[0])).items(),
+    "Pattern": lambda args: __import__("re").compile(_text_or_bytes(args[0]), int(args[1])),
+    "Match": lambda args: _matched_again(*args),
+    "stat_result": lambda args: os.stat_result(tuple(args[0]), dict(args[1])),
+    "struct_time": lambda args: time.struct_time(tuple(args[0]), dict(args[1])),
 }
+
+
+def _matched_again(pattern, string, pos, endpos, regs):
+    """The match of ``pattern`` on ``string`` whose group spans are ``regs``: made again by the
+    call that made it (a search, match or fullmatch from ``pos`` to ``endpos``), else none
+    (a later match of ``finditer``: not judged)."""
+    import re
+
+    if type(pattern) is not re.Pattern:
+        raise ValueError("a match without its pattern")
+    for method in (pattern.search, pattern.match, pattern.fullmatch):
+        found = method(_text_or_bytes(string), int(pos), int(endpos))
+        if found is not None and found.regs == regs:
+            return found
+    raise Unjudgeable("re.Match (a match its pattern does not make again from its pos)")
+
+
+def _text_or_bytes(value):
+    if type(value) not in (str, bytes):
+        raise ValueError("a pattern that is not text")
+    return value
 
 _SCALARS = {type(None): Codec.save_none, bool: Codec.save_bool, int: Codec.save_int,
             float: Codec.save_float, complex: Codec.save_complex, str: Codec.save_str,
@@ -1391,8 +1462,8 @@ def _dress(proxy, meta):
     """Copy the other side's names, docstring, attributes and signature onto ``proxy``."""
     for key, value in meta.items():
         if type(key) is not str or key in ("__signature__", "__return__") or (
-                _is_dunder(key) and key not in _META_DUNDERS):
-            continue
+                _is_dunder(key) and key not in _META_DUNDERS) or key in RemoteObject.__slots__:
+            continue  # (a proxy's own fields are never the other side's to set)
         try:
             object.__setattr__(proxy, key, value)
         except Exception:  # noqa: S110, BLE001
@@ -1497,11 +1568,10 @@ def _repoint(table, swapped):
                 for key, item in list(dict.items(obj)):
                     if id(item) in swapped:
                         dict.__setitem__(obj, key, mapped(item))
-            elif isinstance(obj, collections.deque):
-                if any(id(item) in swapped for item in obj):
-                    items = [mapped(item) for item in obj]
-                    collections.deque.clear(obj)
-                    collections.deque.extend(obj, items)
+            elif isinstance(obj, collections.deque) and any(id(item) in swapped for item in obj):
+                items = [mapped(item) for item in obj]
+                collections.deque.clear(obj)
+                collections.deque.extend(obj, items)
             if _python_class(type(obj)) or isinstance(obj, _BUILTIN_BASES[:3]):
                 try:
                     space = object.__getattribute__(obj, "__dict__")
@@ -1566,22 +1636,20 @@ def send_frame(fd, data):
         raise CannotCross(f"a value too large to send ({len(data)} bytes)")
     view = memoryview(len(data).to_bytes(4, "big") + data)
     while view:
-        view = view[os.write(fd, view) :]
+        view = view[_write(fd, view) :]
 
 
 def _read_exactly(fd, size, deadline):
     parts = []
     while size:
         if deadline is not None:
-            import select
-
-            left = deadline() if callable(deadline) else deadline - time.monotonic()
+            left = deadline() if callable(deadline) else deadline - _monotonic()
             if left <= 0:
                 raise TimeoutError("no answer in time")
-            ready, _, _ = select.select([fd], [], [], min(left, 0.5))
+            ready, _, _ = _select([fd], [], [], min(left, 0.5))
             if not ready:
                 continue
-        chunk = os.read(fd, min(size, 1 << 20))
+        chunk = _read(fd, min(size, 1 << 20))
         if not chunk:
             raise EOFError("the other side closed the channel")
         parts.append(chunk)

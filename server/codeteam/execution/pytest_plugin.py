@@ -11,7 +11,9 @@ is put on ``sys.path``. The spec (a JSON file there, written by
 - ``mode``: ``"select"`` (which tests reach the function: every test pytest collects runs,
   and one that calls the judged function ends there, :class:`ReachedTarget`, before any code
   under test runs for it; calls during collection and imports go to the subject for real) or
-  ``"run"`` (the tests in ``keep`` and codeteam's own tests below; the others deselected);
+  ``"run"`` (the tests in ``keep`` and codeteam's own tests below; the others deselected, but
+  for the tests of a class that come before one kept: plain pytest runs them first, and a
+  test may depend on what they set on the class, ``self.__class__.no_symlink = ...``);
 - ``target``: ``module``, ``qualname`` (the target), ``judged`` (the function the view
   forwards: the target, or the outermost function around a nested one), ``file`` (relative
   to the project root), ``name``;
@@ -280,8 +282,14 @@ class Judge:
 
     def pytest_collection_modifyitems(self, session, config, items):
         if self.keep is not None:
-            chosen = [item for item in items if item.nodeid in self.keep]
-            dropped = [item for item in items if item.nodeid not in self.keep]
+            last = {}  # a test class -> the index of its last test kept
+            for index, item in enumerate(items):
+                if item.nodeid in self.keep and isinstance(item.parent, pytest.Class):
+                    last[id(item.parent)] = index
+            chosen = [item for index, item in enumerate(items) if item.nodeid in self.keep
+                      or index < last.get(id(item.parent), -1)]  # what they may depend on
+            taken = {id(item) for item in chosen}
+            dropped = [item for item in items if id(item) not in taken]
             if dropped:
                 config.hook.pytest_deselected(items=dropped)
             items[:] = chosen
@@ -293,7 +301,6 @@ class Judge:
         selecting = self.mode == "select"
         self.send("collected", count=len(session.items),
                   rootdir=self._relative(str(session.config.rootpath)),
-                  doctest_modules=bool(session.config.getoption("doctestmodules", False)),
                   items=[item.nodeid for item in session.items] if selecting else None,
                   files=sorted({self._relative(str(item.path)) for item in session.items})
                   if selecting else None)

@@ -86,9 +86,6 @@ class Selection(BaseModel):
     collected: int = 0
     seconds: float = 0.0
 
-    def not_run_count(self) -> int:
-        return sum(len(group.node_ids) for group in self.not_run)
-
 
 # --------------------------------------------------------------------------------------------
 # The project
@@ -225,7 +222,6 @@ class Heard:
 
     collected: bool = False
     rootdir: str | None = None
-    doctest_modules: bool = False
     collect_errors: dict[str, dict] = field(default_factory=dict)
     outcomes: dict[str, dict] = field(default_factory=dict)
     own: dict[str, dict] = field(default_factory=dict)
@@ -263,7 +259,6 @@ def read_events(results: str) -> Heard:
         elif kind == "collected":
             heard.collected = True
             heard.rootdir = event.get("rootdir")
-            heard.doctest_modules = bool(event.get("doctest_modules"))
             heard.items = [str(i) for i in event.get("items") or []]
             heard.files = [str(f) for f in event.get("files") or []]
         elif kind == "start":
@@ -404,7 +399,9 @@ def node_args(target: PytestTarget, node_ids: list[str]) -> list[str]:
 
 SELECTION_RESUMES = 3
 """Times the selection session is started again, after the tests already reported, when its
-process ended during a test (that test is then "not run")."""
+process ended during a test (that test is then "not run"). A session the wall clock cut on a
+busy machine (its processes used under half that time of CPU) is started again too, as long
+as each one gets further: a busy machine leaves no test "not looked at"."""
 _CACHE_SIZE = 64
 _selections: dict[tuple, tuple[tuple, list[str], Selection]] = {}
 
@@ -447,16 +444,23 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
     spec = session_spec(target, view, text, "select", policy)
     heard, result = await judged_session(target, view, text, [], spec, policy)
     ended: list[str] = []  # tests during which the process ended (a crash, os._exit, C code)
-    for _ in range(SELECTION_RESUMES):
-        if heard.done is not None or not heard.collected or result.killed:
-            break
-        if heard.running is not None and heard.running not in heard.outcomes:
+    resumes = 0
+    while heard.done is None and heard.collected and resumes < SELECTION_RESUMES:
+        busy = result.killed and (result.cpu_seconds is None
+                                  or result.cpu_seconds < 0.5 * result.seconds)
+        if result.killed and not busy:
+            break  # the suite used its time computing: the rest is "not looked at"
+        if heard.running is not None and heard.running not in heard.outcomes and not busy:
             ended.append(heard.running)
+        resumes += not busy
         rest = [i for i in heard.items if i not in heard.outcomes and i not in ended]
         if not rest:
             break
         more, result = await judged_session(target, view, text, [], dict(spec, keep=rest),
                                             policy)
+        if busy and not more.order:
+            heard.running = more.running or heard.running
+            break  # not one more test in a whole session: "not looked at"
         for nodeid in more.order:
             heard.outcomes[nodeid] = more.outcomes[nodeid]
             heard.order.append(nodeid)

@@ -24,7 +24,9 @@ The encoding and the channel are :mod:`codeteam.execution.pytest_codec`'s.
 import os
 import sys
 import threading
-import time
+from time import monotonic as _monotonic  # (taken now: a test's patch of the time module,
+from time import process_time as _process_time  # which the code under test is given too,
+from time import sleep as _sleep  # is never the watchdog's or the channel's)
 
 TRACEBACK_LIMIT = 3000  # characters of the code's own traceback shown with its exception
 WATCH_PERIOD = 0.05  # seconds between the watchdog's looks at the call's CPU time
@@ -224,7 +226,7 @@ def _schedstat():
                 cpu, wait = cpu + int(ran) / 1e9, wait + int(waited) / 1e9
         except (OSError, ValueError):
             continue
-    return (cpu, wait) if cpu else (time.process_time(), 0.0)
+    return (cpu, wait) if cpu else (_process_time(), 0.0)
 
 
 def _session_of(pid):
@@ -246,7 +248,7 @@ class Subject(Channel):
         self.here = os.path.abspath(__file__)
         self.budget = None  # (CPU start, CPU limit, wall start, wait start) of the running call
         self.misused = None  # what the call did with an object of the test's it could not use
-        self.stuck = None  # the watchdog's reply for a call stuck in C
+        self.inner_cpu = 0.0  # CPU seconds of the calls nested in the running one
         self.lock = threading.Lock()
 
     def start(self, config):
@@ -546,7 +548,7 @@ class Subject(Channel):
 
         signalled = None
         while True:
-            time.sleep(WATCH_PERIOD)
+            _sleep(WATCH_PERIOD)
             with self.lock:
                 budget = self.budget
             if budget is None:
@@ -554,16 +556,16 @@ class Subject(Channel):
                 continue
             cpu, wait = _schedstat()
             used = cpu - budget[0]
-            asleep = (time.monotonic() - budget[2]) - used - (wait - budget[3])
+            asleep = (_monotonic() - budget[2]) - used - (wait - budget[3])
             why = (f"the code used its {budget[1]:g} CPU seconds" if used > budget[1] else
                    f"the code slept {asleep:.1f} s off the CPU" if asleep > budget[1] else None)
             if why is None:
                 continue
             if signalled is None:
-                signalled = time.monotonic()
+                signalled = _monotonic()
                 self.why = why
                 signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR2)
-            elif time.monotonic() - signalled > STUCK_GRACE:  # stuck in C: answer and exit
+            elif _monotonic() - signalled > STUCK_GRACE:  # stuck in C: answer and exit
                 import traceback
 
                 frame = sys._current_frames().get(threading.main_thread().ident)
@@ -610,12 +612,12 @@ class Subject(Channel):
         args = request.get("args") or []
         kwargs = request.get("kwargs") or {}
         limit = request.get("cpu_left")
-        started = time.process_time()
+        started, outer, self.inner_cpu = _process_time(), self.inner_cpu, 0.0
         rlimit = None
         if type(limit) in (int, float) and limit > 0:
             cpu, wait = _schedstat()
             with self.lock:
-                self.budget = (cpu, float(limit), time.monotonic(), wait)
+                self.budget = (cpu, float(limit), _monotonic(), wait)
             rlimit = _cpu_rlimit(started + limit + 1)  # stuck in C: SIGXCPU at the next second
         try:
             if request["kind"] == "next":
@@ -667,7 +669,8 @@ class Subject(Channel):
             self.environ = now
         reply["out"] = out.getvalue()
         reply["err"] = err.getvalue()
-        reply["cpu"] = time.process_time() - started
+        used = _process_time() - started  # the calls nested in it are counted by theirs
+        reply["cpu"], self.inner_cpu = used - self.inner_cpu, outer + used
         if self.misused is not None:  # it used an object of the test's it could not have
             reply["misused"], self.misused = self.misused, None
         if request["kind"] == "call":
@@ -690,13 +693,13 @@ class Subject(Channel):
         """A request to the judge; the time it takes there is not the code's."""
         with self.lock:
             budget, self.budget = self.budget, None
-        paused = time.monotonic()
+        paused = _monotonic()
         try:
             return self.request(message)
         finally:
             if budget is not None:
                 with self.lock:  # the call's clock goes on from where it stopped
-                    self.budget = (budget[0], budget[1], budget[2] + time.monotonic() - paused,
+                    self.budget = (budget[0], budget[1], budget[2] + _monotonic() - paused,
                                    budget[3])
 
     def answered(self, reply):
@@ -741,6 +744,20 @@ class Subject(Channel):
             return
         super().send(message)
 
+    def serve(self, request):
+        """A request of the judge while this side waits for a callback's answer: the call of
+        one of this side's handles, or of the judged function again (the test's callback
+        calls it: a validator holding another), each as a call of its own."""
+        try:
+            if type(request.get("payload")) is bytes:
+                payload = self.codec.loads(request.pop("payload"))
+                request.update(payload if type(payload) is dict else {})
+        except (ValueError, ImportError) as error:  # what this side cannot rebuild
+            return {"kind": "uncrossable", "message": f"the arguments: {error}"}
+        if request["kind"] in ("call", "next"):
+            return self.call(request)
+        return {"kind": "uncrossable", "message": "an unknown request"}
+
     def main(self):
         import signal
 
@@ -751,20 +768,14 @@ class Subject(Channel):
             try:
                 request = self.receive()
                 self.context(request)
-                if type(request.get("payload")) is bytes:
-                    payload = self.codec.loads(request.pop("payload"))
-                    request.update(payload if type(payload) is dict else {})
-            except (ValueError, ImportError) as error:  # what this side cannot rebuild
+            except (ValueError, ImportError) as error:
                 self.send({"kind": "uncrossable", "message": f"the arguments: {error}"})
                 continue
             except (EOFError, OSError):
                 return
             if request["kind"] == "quit":
                 return
-            if request["kind"] in ("call", "next"):
-                self.send(self.call(request))
-            else:
-                self.send({"kind": "uncrossable", "message": "an unknown request"})
+            self.send(self.serve(request))
 
 
 def _made_by_code(reason):
@@ -854,6 +865,7 @@ class JudgeClient(Channel):
         self.calls = threading.RLock()
         self.known_modules = 0
         self.watched = {}  # module name -> (module, its globals, its classes' attributes)
+        self.libraries = set()  # the names of those that are library modules the others hold
         self.cpu = 0.0  # CPU seconds the code used in the running test
         self.returned = []  # values the function returned in the running test (kept alive)
         self.refused_env = None  # why an environment change was not taken over (this test)
@@ -903,7 +915,7 @@ class JudgeClient(Channel):
         config = dict(self.config, sys_path=[os.path.abspath(p or ".") for p in sys.path],
                       cwd=os.getcwd(), globals=self.codec.global_names(), plain=self.plain())
         send_frame(self.wfd, self.codec.dumps(config))
-        ready = self.codec.loads(receive_frame(self.rfd, time.monotonic() + 60.0))
+        ready = self.codec.loads(receive_frame(self.rfd, _monotonic() + 60.0))
         if type(ready) is not dict or ready.get("kind") != "ready":
             raise ValueError("a malformed first answer")
         self.share(ready.get("modules"))
@@ -992,8 +1004,9 @@ class JudgeClient(Channel):
 
     def watch_modules(self):
         """Remember the globals (and class attributes) of the project's modules imported so
-        far, as they are now: what a test rebinds later (``config.FACTOR = 5``,
-        ``monkeypatch.setattr(other_module, ...)``) is sent with each call (:meth:`states`)."""
+        far, and the globals of the library modules they hold, as they are now: what a test
+        rebinds later (``config.FACTOR = 5``, ``monkeypatch.setattr(other_module, ...)``,
+        ``mock.patch("time.sleep")``) is sent with each call (:meth:`states`)."""
         for name, module in list(sys.modules.items()):
             if name in self.watched or module is None or forbidden(name):
                 continue
@@ -1011,10 +1024,22 @@ class JudgeClient(Channel):
             self.watched[name] = (module, dict(space), {
                 key: dict(vars(value)) for key, value in list(space.items())
                 if isinstance(value, type) and getattr(value, "__module__", None) == name})
+        for name, known in list(self.watched.items()):  # the library modules they hold
+            # (`import time`): what the test patches there (mock.patch("time.sleep")) the
+            # code sees too
+            held = [] if known is None or name in self.libraries else list(vars(known[0]).values())
+            for module in held:
+                other = getattr(module, "__name__", None) if isinstance(module, type(sys)) else None
+                if type(other) is str and self.watched.get(other) is None and other not in (
+                        "sys", "builtins") and not forbidden(other) and sys.modules.get(
+                        other) is module:
+                    self.watched[other] = (module, dict(vars(module)), {})
+                    self.libraries.add(other)
 
     def states(self):
         """``[module, class or None, name, value]`` of what the test rebound since
-        :meth:`watch_modules` in the project's other modules and their classes."""
+        :meth:`watch_modules` in the project's other modules and their classes, and in the
+        library modules they hold."""
         found = []
         for name, known in list(self.watched.items()):
             if known is None:
@@ -1028,7 +1053,7 @@ class JudgeClient(Channel):
                 for key, value in (list(vars(owner).items()) if isinstance(owner, type) else []):
                     if not _is_dunder(key) and attrs.get(key, _UNSET) is not value:
                         found.append([name, cls, key, value])
-        # what cannot cross (a mock) stays the judge's: the code's process keeps its own
+        # what cannot cross stays the judge's: the code's process keeps its own
         return [entry for entry in found if self.codec._sendable(entry[3])]
 
     def changed_globals(self):
@@ -1224,20 +1249,16 @@ class JudgeClient(Channel):
         except CannotCross as error:
             self.not_crossing(error, arguments=self.depth == 0 and not self.returned)
         self.depth += 1
-        asked = time.monotonic()
+        asked = _monotonic()
         try:
             send_frame(self.wfd, data)
             while True:
                 frame = receive_frame(self.rfd)
                 try:
                     reply = self.codec.loads(frame)
-                except Unjudgeable as error:
-                    self.end()
-                    # a class the function itself defines (its qualname has <locals>) is
-                    # the code's doing: an error; a library's class is not: not judged
-                    self.fail("the code under test sent what the judge does not rebuild "
-                              f"({error}: only the project's own classes cross by state)",
-                              not_judged=not _made_by_code(str(error)))
+                except Unjudgeable as error:  # the frame was read whole: the subject runs on
+                    reply = {"kind": "unjudgeable", "class": str(error)}
+                    break
                 if type(reply) is not dict or type(reply.get("kind")) is not str:
                     raise ValueError("a malformed answer")
                 if reply["kind"] in ("value", "raised", "stop", "timeout", "uncrossable"):
@@ -1245,7 +1266,7 @@ class JudgeClient(Channel):
                 send_frame(self.wfd, self.codec.dumps(self.serve_judge(reply)))
         except (EOFError, OSError, ValueError) as error:
             reason = self.end()
-            if left is not None and time.monotonic() - asked >= left:  # SIGXCPU, stuck in C
+            if left is not None and _monotonic() - asked >= left:  # SIGXCPU, stuck in C
                 raise self.timeout_error("the code used its CPU seconds for this test (its "
                                          "process ended outside Python)") from None
             if isinstance(error, ValueError):
@@ -1257,6 +1278,11 @@ class JudgeClient(Channel):
             raise
         finally:
             self.depth -= 1
+        if reply["kind"] == "unjudgeable":  # a class the function itself defines (<locals>)
+            # is the code's doing: an error; a library's class is not: not judged
+            self.fail("the code under test sent what the judge does not rebuild "
+                      f"({reply['class']}: only the project's own classes cross by state)",
+                      not_judged=not _made_by_code(reply["class"]))
         if type(reply.get("cpu")) is float:
             self.cpu += max(reply["cpu"], 0.0)
         if type(reply.get("changed")) is list:

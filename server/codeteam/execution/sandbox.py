@@ -454,7 +454,8 @@ async def _run(
                 shared_tmp = await mounts.shared_tmp()
             if writable:
                 assert project is not None and tree is not None
-                view = await mounts.project_view("judge", project.root, tree.folders)
+                view = await mounts.project_view("judge", project.root, tree.folders,
+                                                 absent=project.hidden_files())
         except MountHolderError as error:
             raise SandboxUnavailable(str(error)) from error
     env_fds: dict[str, int] = {}

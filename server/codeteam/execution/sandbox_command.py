@@ -369,6 +369,9 @@ def _minimal_etc(uid: int = SANDBOX_UID) -> dict[str, str]:
     }
 
 
+HIDDEN_FOLDER_BYTES = 16 * 1024 * 1024
+"""Size of the empty tmpfs a copy-on-write view shows for a hidden folder (``.pytest_cache``,
+``.hypothesis``: what a test tool writes there is kept in the run, up to this)."""
 _HOST_ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
@@ -688,14 +691,18 @@ class _Prepared:
             args += ["--bind", self.project_view, root]
             bound.append(root)
         emptied: list[str] = []
+        absent = {os.path.join(root, p) for p in project.hidden_files()} if (
+            self.project_view is not None) else set()  # removed in the view already
         for path in sorted(project.hidden):
             if not os.path.lexists(path):
                 continue
             real = os.path.realpath(path)
-            if not _under(real, [root]) or _under(real, emptied):
+            if not _under(real, [root]) or _under(real, emptied) or real in absent:
                 continue  # a link leading out of the project (not mounted), or hidden already
             emptied.append(real)
-            if os.path.isdir(real):
+            if os.path.isdir(real) and self.project_view is not None:  # empty, takes writes
+                args += ["--perms", "0777", "--size", str(HIDDEN_FOLDER_BYTES), "--tmpfs", real]
+            elif os.path.isdir(real):
                 size = str(64 * 1024)
                 args += ["--perms", "0755", "--size", size, "--tmpfs", real, "--remount-ro", real]
             else:

@@ -168,6 +168,11 @@ def handle(request):
             mount("overlay", merged, "overlay", 0, options)
         except OSError:  # kernels that want the user.* xattrs in a user namespace
             mount("overlay", merged, "overlay", 0, options + ",userxattr")
+        for relative in request.get("absent", ()):  # hidden files: a whiteout in the view
+            try:
+                os.unlink(os.path.join(merged, relative))
+            except FileNotFoundError:
+                pass
         return {"path": merged}
     if op == "idmap":
         path = place(request["path"])
@@ -395,17 +400,19 @@ class RunMounts:
                                     "outside": uid})  # fmt: skip
 
     async def project_view(
-        self, name: str, root: str, folders: tuple[str, ...], uid: int | None = None
+        self, name: str, root: str, folders: tuple[str, ...], uid: int | None = None,
+        absent: list[str] | None = None,
     ) -> str:
         """A copy-on-write view of project ``root`` for the sandbox ``name`` (an overlay whose
         upper layer is a tmpfs of its own; under a root server holding ``folders``, the
-        project's folders, owned by ``uid``, default the run's: :func:`mirror_dirs`); its path
-        in the holder."""
+        project's folders, owned by ``uid``, default the run's: :func:`mirror_dirs`) without
+        the files ``absent`` (relative paths, removed in the view; an error when one cannot
+        be); its path in the holder."""
         owner = self.uid if uid is None else uid
         dirs = [] if owner is None else await asyncio.to_thread(mirror_dirs, root, list(folders))
         return await self._request({
             "op": "overlay", "path": f"{self.run}/{name}", "lower": root, "size": self.size,
-            "uid": owner, "root_mode": root_mode(root), "dirs": dirs,
+            "uid": owner, "root_mode": root_mode(root), "dirs": dirs, "absent": absent or [],
         })  # fmt: skip
 
     async def drop_view(self, name: str) -> None:

@@ -92,7 +92,9 @@ class ProjectMount(BaseModel):
       the project is untouched.
     - ``hidden``: absolute paths under ``root`` that the run must not see (``.git``, ``.env*``
       files, other dotfiles): a directory shows as an empty read-only folder, a file as an empty
-      read-only file; paths that do not exist are ignored.
+      read-only file; in a copy-on-write view (``writable``) a directory as an empty writable
+      one (pytest writes ``.pytest_cache``) and a file as no file at all (as in a fresh clone:
+      pytest-cov erases and writes ``.coverage``); paths that do not exist are ignored.
     - ``python``: the interpreter to run (for :func:`python_argv`'s ``python``); its
       virtualenv (or ``bin/`` folder) and the folder of the binary it links to are mounted
       read-only too.
@@ -104,8 +106,8 @@ class ProjectMount(BaseModel):
       (overlayfs over the project, the writes going to a tmpfs of ``scratch_mb`` private to
       each sandbox of the run): tests create and change files anywhere in the project
       (coverage data, caches, files next to a test) and the project on disk stays as it was;
-      the overlays, hidden paths and ``extra_ro`` folders stay read-only. Mode "none" always
-      runs in a copy.
+      the overlays and ``extra_ro`` folders stay read-only, the hidden paths hidden (see
+      ``hidden``). Mode "none" always runs in a copy.
 
     Besides ``hidden``, every sandbox hides the project's secrets at any depth
     (:func:`codeteam.project.project_tree`: ``.env*``, ``*.env``, ``*.pem``, ssh keys,
@@ -120,6 +122,16 @@ class ProjectMount(BaseModel):
     workdir: str
     extra_ro: list[str] = Field(default_factory=list)
     writable: bool = False
+
+    def hidden_files(self) -> list[str]:
+        """The hidden paths that are files (not folders) in the root, relative to it (symlinks
+        resolved): what a copy-on-write view of the root has removed."""
+        found = []
+        for path in self.hidden:
+            real = os.path.realpath(path)
+            if os.path.lexists(path) and not os.path.isdir(real) and _under(real, [self.root]):
+                found.append(os.path.relpath(real, self.root))
+        return sorted(set(found))
 
     def check(self) -> None:
         """Raise ``ValueError`` unless the paths are usable (see the field descriptions)."""

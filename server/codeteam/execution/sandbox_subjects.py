@@ -260,7 +260,7 @@ class SubjectServer:
         elif self.mount is not None and self.mount.writable and self.mounts is not None:
             try:
                 view = await self.mounts.project_view(name, self.mount.root, self.folders,
-                                                      uid=uid)  # fmt: skip
+                                                      uid=uid, absent=self.mount.hidden_files())
             except MountHolderError as error:
                 raise SubjectRefused(str(error)) from error
         if self._closed:  # the run ended while the project was copied

@@ -1,0 +1,528 @@
+"""Shapes of real projects that the second verdict survey (docs/bench-runs/verdict-survey/
+survey2.md: voluptuous, pathspec, pydash) found judged wrongly, each as a small project: the
+verdict must be plain pytest's, or "not judged" with a reason, never a failure of right code."""
+
+from __future__ import annotations
+
+import pytest
+from test_one_judge import make, review
+
+pytestmark = pytest.mark.sandbox
+
+
+# voluptuous: Schema.__call__ runs the compiled closure the test's Schema holds, which calls
+# the inner Schema: the judged function is called again from inside a callback of its own call.
+REENTRY = {
+    "pyproject.toml": "[project]\nname = 'valid'\nversion = '0'\n",
+    "valid/__init__.py": "",
+    "valid/core.py": '''\
+        def apply(check, value):
+            """``check(value)``."""
+            return check(value)
+
+
+        class Schema:
+            def __init__(self, inner=None):
+                self.check = self.compile(inner)
+
+            def compile(self, inner):
+                def check(value):
+                    return value if inner is None else inner(value) * 2
+                return check
+
+            def __call__(self, value):
+                return self.check(value)
+        ''',
+    "tests/test_core.py": '''\
+        from valid.core import Schema, apply
+
+
+        def test_a_callback_that_calls_the_function_again():
+            assert apply(lambda v: apply(abs, v), -3) == 3
+
+
+        def test_nested_schemas():
+            assert Schema(Schema(Schema()))(5) == 20
+        ''',
+}
+
+
+async def test_the_function_called_again_from_a_callback_of_its_call(tmp_path):
+    """The subject answered the nested call as a call of one of its handles: "the code under
+    test raised builtins.LookupError: an unknown handle" for right code (voluptuous: 21
+    tests of ``Schema.__call__``)."""
+    root = make(tmp_path / "valid", REENTRY)
+    _, run = await review(root, "valid/core.py", "apply")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "valid/core.py", "Schema.__call__")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def __call__(self, value):\n    return self.check(value) + 1\n"
+    _, run = await review(root, "valid/core.py", "Schema.__call__", wrong)
+    (outcome,) = run.outcomes
+    assert outcome.status == "failed" and outcome.actual == "27", outcome  # each level +1
+
+
+# voluptuous: a path component is a str subclass whose __str__ (and so __repr__) wraps it.
+SUBCLASS = {
+    "pyproject.toml": "[project]\nname = 'paths'\nversion = '0'\n",
+    "paths/__init__.py": "",
+    "paths/core.py": '''\
+        class Component(str):
+            def __str__(self):
+                return "<" + self + ">"
+
+            def __repr__(self):
+                return self.__str__()
+
+
+        class Count(int):
+            def __index__(self):
+                return 0
+
+
+        def component(name):
+            return Component(name)
+
+
+        def show(part):
+            return repr([part])
+        ''',
+    "tests/test_core.py": '''\
+        from paths.core import Component, Count, component, show
+
+
+        def test_returned():
+            assert repr(component("a")) == "<a>"
+
+
+        def test_an_argument():
+            assert show(Component("b")) == "[<b>]"
+            assert show(Count(7)) == "[7]"
+        ''',
+}
+
+
+async def test_a_str_subclass_crosses_with_its_own_value_not_its_str(tmp_path):
+    """The value crossed as ``str(value)``: the class's ``__str__`` ran, "<<a>>" came back
+    (voluptuous: "data[<<<<stuff>>>>]" != "data[<stuff>]" in 3 tests of ``Invalid.__str__``)."""
+    root = make(tmp_path / "paths", SUBCLASS)
+    for name in ("component", "show"):
+        _, run = await review(root, "paths/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# voluptuous: Schema.extend makes ``type(self)(...)``; the test's self is of a subclass it made.
+CALLABLE = {
+    "pyproject.toml": "[project]\nname = 'checks'\nversion = '0'\n",
+    "checks/__init__.py": "",
+    "checks/core.py": '''\
+        class AtMost:
+            def __init__(self, limit):
+                self.limit = limit
+
+            def __call__(self, value):
+                return value <= self.limit
+
+            def extend(self, more):
+                return type(self)(self.limit + more)
+
+
+        def check_all(check, values):
+            return all(check(value) for value in values)
+        ''',
+    "tests/test_core.py": '''\
+        from checks.core import AtMost, check_all
+
+
+        def test_a_subclass_of_the_tests():
+            class Strict(AtMost):
+                pass
+
+            assert isinstance(Strict(1).extend(2), Strict)
+
+
+        def test_a_callable_of_the_tests():
+            class Small:
+                def __call__(self, value):
+                    return value < 3
+
+            assert check_all(Small(), [1, 2])
+            assert not check_all(Small(), [1, 5])
+        ''',
+}
+
+
+async def test_a_callable_object_of_the_tests_class_is_its_object_not_a_function(tmp_path):
+    """A callable object of a class the test made crossed as a function: ``type(self)(...)``
+    called the proxy's class ("RemoteCallable.__init__() got an unexpected keyword argument
+    'required'", voluptuous' Schema.extend on a test's subclass): a failure of right code.
+    Now it is the test's object: calling it is a call into the judge, anything else of it
+    makes the test "not judged"."""
+    root = make(tmp_path / "checks", CALLABLE)
+    _, run = await review(root, "checks/core.py", "AtMost.extend")
+    (outcome,) = run.outcomes
+    assert outcome.status == "not judged" and "Strict" in outcome.message, outcome
+    _, run = await review(root, "checks/core.py", "check_all")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def check_all(check, values):\n    return any(check(value) for value in values)\n"
+    _, run = await review(root, "checks/core.py", "check_all", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# pathspec: a pattern object keeps its compiled regular expression; a tree entry its os.stat.
+PATTERNS = {
+    "pyproject.toml": "[project]\nname = 'rules'\nversion = '0'\n",
+    "rules/__init__.py": "",
+    "rules/core.py": '''\
+        import os
+        import re
+
+
+        class Rule:
+            def __init__(self, text):
+                self.regex = re.compile(text, re.IGNORECASE)
+
+            def matches(self, path):
+                return self.regex.match(path) is not None
+
+
+        def rule(text):
+            return Rule(text)
+
+
+        def size(path):
+            return os.stat(path)
+
+
+        class Result:
+            def __init__(self, match):
+                self.match = match
+
+
+        def match_file(rule, path):
+            found = rule.regex.match(path)
+            return Result(found) if found is not None else None
+
+
+        def year(match):
+            return int(match.group(1))
+        ''',
+    "tests/test_core.py": '''\
+        import re
+
+        from rules.core import Rule, match_file, rule, size, year
+
+
+        def test_an_argument():
+            assert Rule("a.*").matches("ABC")
+
+
+        def test_returned():
+            assert rule("x+").regex == re.compile("x+", re.I)
+
+
+        def test_a_match_returned():
+            assert match_file(Rule("(a)b"), "ABc").match.span() == (0, 2)
+
+
+        def test_a_match_given():
+            assert year(re.search(r"(\\d+)-", "on 2024-01")) == 2024
+
+
+        def test_a_stat(tmp_path):
+            (tmp_path / "f").write_text("abc")
+            assert size(str(tmp_path / "f")).st_size == 3
+        ''',
+}
+
+
+async def test_compiled_patterns_and_stat_results_cross_as_values(tmp_path):
+    """A compiled pattern was an object of the test's to the code (172 pathspec tests "not
+    judged": "the code used an object of the test's that cannot cross (re.Pattern: .match)")
+    and refused from the code (67: "an object of re.Pattern: only the project's own classes
+    cross"), and so was an ``os.stat_result`` (3); a match too (64 "not judged": "an object of
+    re.Match"; tomli's ``match_to_datetime`` takes one)."""
+    root = make(tmp_path / "rules", PATTERNS)
+    for name in ("Rule.matches", "rule", "size", "match_file", "year"):
+        _, run = await review(root, "rules/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# pathspec: a unittest class whose first test finds out whether symlinks work and keeps it on
+# the class (``self.__class__.no_symlink = ...``); its later tests read it.
+CLASS_STATE = {
+    "pyproject.toml": "[project]\nname = 'tree'\nversion = '0'\n",
+    "tree/__init__.py": "",
+    "tree/core.py": '''\
+        def entries(names):
+            return sorted(names)
+        ''',
+    "tests/test_core.py": '''\
+        import unittest
+
+        from tree.core import entries
+
+
+        class TreeTest(unittest.TestCase):
+            def test_1_probe(self):
+                self.__class__.links = True
+
+            def test_2_entries(self):
+                if self.links:
+                    self.assertEqual(entries(["b", "a"]), ["a", "b"])
+        ''',
+}
+
+
+async def test_the_earlier_tests_of_a_class_run_before_a_kept_one(tmp_path):
+    """Only the tests that call the function ran: the test that sets the class's state was
+    left out, "'IterTreeTest' object has no attribute 'no_symlink'" for right code (pathspec:
+    3 tests of ``iter_tree_entries``)."""
+    root = make(tmp_path / "tree", CLASS_STATE)
+    task, run = await review(root, "tree/core.py", "entries")
+    assert [t.id for t in task.public_tests] == ["tests/test_core.py::TreeTest::test_2_entries"]
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "tree/core.py", "entries", "def entries(names):\n    return names\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# pathspec: iter_tree_entries (a generator) hands an OSError to the test's on_error, which
+# raises it again; the test looks at its errno.
+ERRORS = {
+    "pyproject.toml": "[project]\nname = 'walk'\nversion = '0'\n",
+    "walk/__init__.py": "",
+    "walk/core.py": '''\
+        import os
+
+
+        def walk(paths, on_error=None):
+            for path in paths:
+                try:
+                    os.stat(path)
+                except OSError as error:
+                    if on_error is not None:
+                        on_error(error)
+                    continue
+                yield path
+        ''',
+    "tests/test_core.py": '''\
+        import errno
+
+        import pytest
+
+        from walk.core import walk
+
+
+        def test_broken():
+            def reraise(error):
+                raise error
+
+            with pytest.raises(OSError) as info:
+                list(walk(["/does-not-exist"], on_error=reraise))
+            assert info.value.errno == errno.ENOENT
+            assert info.value.filename == "/does-not-exist"
+        ''',
+}
+
+
+async def test_an_oserror_crosses_with_its_errno_and_filename(tmp_path):
+    """``OSError(2, 'No such file', path)`` crossed as its ``args`` ``(2, 'No such file')``
+    set on an empty exception: ``errno`` None ("None != 2", pathspec: 1 test of
+    ``iter_tree_entries``)."""
+    root = make(tmp_path / "walk", ERRORS)
+    _, run = await review(root, "walk/core.py", "walk")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# pathspec: RegexPattern.match_file returns a result holding an re.Match, which the judge does
+# not rebuild; 132 tests call it, more than the subjects one run may start (64).
+UNSENT = {
+    "pyproject.toml": "[project]\nname = 'unsent'\nversion = '0'\n",
+    "unsent/__init__.py": "",
+    "unsent/core.py": '''\
+        import argparse
+
+
+        def value(x):
+            return argparse.Namespace(v=x)
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from unsent.core import value
+
+
+        @pytest.mark.parametrize("x", range(70))
+        def test_value(x):
+            assert value(x).v == x
+        ''',
+}
+
+
+async def test_a_value_the_judge_does_not_rebuild_leaves_the_subject_running(tmp_path):
+    """The judge ended the code's process whenever it sent a value the judge does not rebuild;
+    the 65th test found no process left to start ("no more subjects: this run started 64"),
+    an error for right code (pathspec: 62 tests of ``RegexPattern.match_file``)."""
+    root = make(tmp_path / "unsent", UNSENT)
+    _, run = await review(root, "unsent/core.py", "value")
+    assert {o.status for o in run.outcomes} == {"not judged"}, [
+        (o.status, o.message) for o in run.outcomes if o.status != "not judged"][:3]
+
+
+# pydash: retry(...) is a decorator factory; the decorator wraps the test's function with
+# functools.wraps, which copies the function's __dict__ into its wrapper.
+WRAPS = {
+    "pyproject.toml": "[project]\nname = 'deco'\nversion = '0'\n",
+    "deco/__init__.py": "",
+    "deco/core.py": '''\
+        import functools
+
+
+        def retry(attempts=3):
+            def decorator(func):
+                @functools.wraps(func)
+                def decorated(*args, **kwargs):
+                    for attempt in range(attempts):
+                        try:
+                            return func(*args, **kwargs)
+                        except Exception:
+                            if attempt + 1 == attempts:
+                                raise
+                return decorated
+            return decorator
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from deco.core import retry
+
+
+        def test_retry():
+            calls = []
+
+            @retry(attempts=2)
+            def func():
+                """Fails."""
+                calls.append(1)
+                raise KeyError()
+
+            with pytest.raises(KeyError):
+                func()
+            assert calls == [1, 1] and func.__doc__ == "Fails." and func.__name__ == "func"
+        ''',
+}
+
+
+async def test_a_wrapper_of_the_tests_function_is_called_through_its_own_handle(tmp_path):
+    """The proxy of the test's function kept its handle in its ``__dict__``: ``functools.wraps``
+    copied it into the wrapper, whose copy overwrote the handle of the judge's proxy of the
+    wrapper ("the object came from a process of the code under test that has ended", pydash:
+    17 tests of ``retry``)."""
+    root = make(tmp_path / "deco", WRAPS)
+    _, run = await review(root, "deco/core.py", "retry")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# pydash: the retry tests patch time.sleep (unittest.mock, through a conftest fixture) and
+# count the code's sleeps; monkeypatch does the same.
+PATCHED = {
+    "pyproject.toml": "[project]\nname = 'waits'\nversion = '0'\n",
+    "waits/__init__.py": "",
+    "waits/core.py": '''\
+        import time
+
+
+        def wait_twice(delay):
+            time.sleep(delay)
+            end = time.perf_counter() + 0.3  # (the code's process goes on meanwhile)
+            while time.perf_counter() < end:
+                pass
+            time.sleep(delay * 2)
+            return "done"
+        ''',
+    "tests/conftest.py": '''\
+        from unittest import mock
+
+        import pytest
+
+
+        @pytest.fixture
+        def mock_sleep():
+            with mock.patch("time.sleep") as mocked:
+                yield mocked
+        ''',
+    "tests/test_core.py": '''\
+        import time
+        from unittest import mock
+
+        from waits.core import wait_twice
+
+
+        def test_mocked(mock_sleep):
+            assert wait_twice(0.01) == "done"
+            assert mock_sleep.call_args_list == [mock.call(0.01), mock.call(0.02)]
+
+
+        def test_monkeypatched(monkeypatch):
+            slept = []
+            monkeypatch.setattr(time, "sleep", slept.append)
+            wait_twice(0.01)
+            assert slept == [0.01, 0.02]
+        ''',
+}
+
+
+async def test_a_library_function_the_test_patches_is_patched_for_the_code(tmp_path):
+    """The test's ``mock.patch("time.sleep")`` (or ``monkeypatch.setattr(time, ...)``) was the
+    judge's alone: the code slept for real and the mock counted nothing ("assert 2 == 0", pydash:
+    17 tests of ``retry``, 6 of them cut by the time limit). A library module the project's
+    modules hold (``import time``) is watched as they are, and a mock crosses to the code as
+    the test's object: its calls are the judge's. The code's process's own watchdog and
+    channel keep the functions they took at import (they called the patch too: a second
+    writer on the channel, frames cut into each other, "DID NOT RAISE", "trailing data")."""
+    root = make(tmp_path / "waits", PATCHED)
+    _, run = await review(root, "waits/core.py", "wait_twice")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    wrong = "def wait_twice(delay):\n    time.sleep(delay)\n    return 'done'\n"
+    _, run = await review(root, "waits/core.py", "wait_twice", wrong)
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+
+
+# pydash: the selection runs all 2,274 tests; on a machine at load 20 it ran out of its wall
+# clock and 76 tests of base_get were "not looked at" (plain pytest ran them).
+SLOW_SUITE = {
+    "pyproject.toml": "[project]\nname = 'slow'\nversion = '0'\n",
+    "slow/__init__.py": "",
+    "slow/core.py": "def value():\n    return 1\n",
+    "tests/test_core.py": '''\
+        import time
+
+        import pytest
+
+        from slow.core import value
+
+
+        @pytest.mark.parametrize("n", range(2))
+        def test_waits(n):
+            time.sleep(3)  # off the CPU, as a test does on a machine busy with other work
+
+
+        def test_value():
+            assert value() == 1
+        ''',
+}
+
+
+async def test_a_selection_the_wall_clock_cuts_on_a_busy_machine_goes_on(tmp_path):
+    """A selection session cut by its wall clock while it used little CPU is started again for
+    the tests not looked at yet (as one that crashed is), as long as each session gets
+    further."""
+    from codeteam.execution.pytest_run import select_tests, target_for
+    from codeteam.execution.sandbox import SandboxPolicy
+
+    root = make(tmp_path / "slow", SLOW_SUITE)
+    target = target_for(root, root / "slow/core.py", "slow.core", "value", 0, None)
+    policy = SandboxPolicy(mode="bwrap", timeout_s=8, per_test_timeout_s=1.0)
+    selection = await select_tests(target, (root / "slow/core.py").read_text(), policy)
+    assert selection.selected == ["tests/test_core.py::test_value"], selection
+    assert selection.not_run == [], selection.not_run
