@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from pipeline_support import DIRECT, REVISE, TESTER
 
-pytestmark = pytest.mark.sandbox
+# One worker runs them in order (pytest-xdist's loadgroup): the last test checks what the
+# others left running.
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("hostile_code")]
 
 NO_AI = "no tests from me"
 
