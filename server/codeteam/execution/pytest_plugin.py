@@ -203,7 +203,8 @@ class Judge:
                   "qualname": self.target.get("judged"),
                   "file": os.path.join(self.root, self.target.get("file") or ""),
                   "candidate": os.path.join(self.files, judge.get("candidate") or ""),
-                  "lines": [int(n) for n in judge.get("lines") or []], "root": self.root}
+                  "lines": [int(n) for n in judge.get("lines") or []], "root": self.root,
+                  "import_limit": float(self.spec.get("import_limit") or 60.0)}
         sys.modules["_codeteam_pytest_codec"].guard_forks(lambda: {os.getsid(0)})
         self.client = subject.JudgeClient(config, self.decide, self._code_timeout,
                                           self.code_cpu_left)
