@@ -58,6 +58,7 @@ async def test_a_client_with_annotation_support_gets_a_preview(start, scripted):
     assert client.progress_token(WAITING) is not None
 
 
+@pytest.mark.own_server  # `codeteam.apply` with no argument: the server's latest kept result
 async def test_a_discarded_preview_is_kept_and_applied_later(start, scripted):
     started = await start("vscode")
     client = started.client
