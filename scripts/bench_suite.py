@@ -3,9 +3,11 @@
 Runs ``python -m pytest -p no:cacheprovider --junitxml=... [PYTEST ARGS]`` from a checkout
 (``--checkout``, default this one) with this interpreter, ``--hogs N`` busy-looping processes
 beside it (stopped at the end), and reports: the wall time, the CPU seconds of pytest and
-every process it waited for (user + sys), the load average before and after, the counts
-(passed, failed, errors, skipped), the seconds per layer (``tests/<layer>``: the sum of
-setup, call and teardown per test, from the junit file) and the slowest tests. ``--json``
+every process it waited for (user + sys) and, where a cgroup v1 ``cpuacct`` hierarchy is
+writable, of every process it started (waited for or not), the load average before and
+after, the counts (passed, failed, errors, skipped), the seconds per layer
+(``tests/<layer>``: the sum of setup, call and teardown per test, from the junit file) and
+the slowest tests. ``--json``
 writes all of it to a file as well. The CPU seconds tell runs on a busy machine apart: the
 wall time follows the machine's load, they much less.
 
@@ -47,6 +49,28 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+"""A cgroup v1 ``cpuacct`` hierarchy: where it is writable (root here), pytest runs in a cgroup
+of its own and its CPU time is read from it too."""
+
+
+def _own_cgroup() -> Path | None:
+    """A fresh cpuacct cgroup for the run, or None where none can be made."""
+    try:
+        folder = CPUACCT / f"bench-suite-{os.getpid()}"
+        folder.mkdir()
+        return folder
+    except OSError:
+        return None
+
+
+def _cgroup_cpu(folder: Path | None) -> float | None:
+    try:
+        return int((folder / "cpuacct.usage").read_text()) / 1e9 if folder else None
+    except (OSError, ValueError):
+        return None
+
+
 def read_junit(path: Path) -> tuple[Counter, Counter, list[tuple[float, str]]]:
     """(counts by outcome, seconds by layer, [(seconds, test id)]) of a junit file."""
     counts: Counter = Counter()
@@ -86,19 +110,34 @@ def main() -> int:
                f"--junitxml={junit}", *args.pytest_args]
     load_before = os.getloadavg()
     cpu_before = _children_cpu()
+    cgroup = _own_cgroup()
+
+    def join_cgroup() -> None:  # in the child, before pytest starts
+        if cgroup is not None:
+            (cgroup / "cgroup.procs").write_text("0")
+
     started = time.monotonic()
     try:
-        done = subprocess.run(command, cwd=args.checkout, check=False)
+        done = subprocess.run(command, cwd=args.checkout, check=False, preexec_fn=join_cgroup)
     finally:
         wall = time.monotonic() - started
         for hog in hogs:
             hog.kill()
     cpu = _children_cpu() - cpu_before
+    # Every process the suite started, also those no process waited for (a sandbox killed
+    # with its process group is reaped by init: its CPU time is in no rusage above).
+    all_cpu = _cgroup_cpu(cgroup)
+    if cgroup is not None:
+        try:
+            cgroup.rmdir()
+        except OSError:
+            pass  # a process of the suite still runs (its cgroup stays; harmless)
     load_after = os.getloadavg()
     counts, layers, tests = read_junit(junit) if junit.is_file() else (Counter(), Counter(), [])
     figures = {
         "command": " ".join(command), "checkout": str(args.checkout), "hogs": args.hogs,
-        "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "exit": done.returncode,
+        "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
+        "cgroup_cpu_s": None if all_cpu is None else round(all_cpu, 1), "exit": done.returncode,
         "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in load_after],
         "counts": dict(counts), "layers_s": {k: round(v, 1) for k, v in layers.most_common()},
@@ -108,6 +147,8 @@ def main() -> int:
     print(f"wall {wall:.1f} s, CPU {cpu:.1f} s (pytest and the processes it waited for), "
           f"load average {load_before[0]:.1f} before, {load_after[0]:.1f} after, exit "
           f"{done.returncode}")
+    if all_cpu is not None:
+        print(f"CPU {all_cpu:.1f} s of every process the suite started (its cpuacct cgroup)")
     print("counts: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     print("seconds per layer: " + ", ".join(f"{k} {v:.1f}" for k, v in layers.most_common()))
     print(f"slowest {args.slowest}:")

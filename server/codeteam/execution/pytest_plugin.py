@@ -24,9 +24,10 @@ is put on ``sys.path``. The spec (a JSON file there, written by
   apart); ``examples``: AI tests written as doctest examples (one ``DoctestItem`` each);
   ``asserts``: generated test modules (``setup`` at module level, ``source`` the body of one
   test function, asserts rewritten by pytest), each seeing the target module's namespace;
-- ``cpu_limit``: CPU seconds a test may use in this process and, apart, in the subject;
-  ``wall_limit``: the wall-clock backstop per test (a test cut by it while under its CPU
-  limit is reported ``busy``).
+- ``cpu_limit``: CPU seconds a test may use in this process and, apart, in the subject
+  (all of the subjects' processes, as the server measures them, looked at every
+  ``max(1, cpu_limit / 2)`` s: beyond ``ceil(cpu_limit) + 3`` the test is cut); ``wall_limit``: the wall-clock backstop per test (a test cut
+  by it while under its CPU limit is reported ``busy``).
 
 The target's file is the judge view (:mod:`codeteam.execution.judge_view`): its forwarding
 call goes to :class:`~codeteam.execution.pytest_subject.JudgeClient`, started at
@@ -45,6 +46,7 @@ import faulthandler
 import importlib
 import importlib.util
 import json
+import math
 import os
 import re
 import signal
@@ -206,7 +208,8 @@ class Judge:
                   "qualname": self.target.get("judged"),
                   "file": os.path.join(self.root, self.target.get("file") or ""),
                   "candidate": os.path.join(self.files, judge.get("candidate") or ""),
-                  "lines": [int(n) for n in judge.get("lines") or []], "root": self.root}
+                  "lines": [int(n) for n in judge.get("lines") or []], "root": self.root,
+                  "import_limit": float(self.spec.get("import_limit") or 60.0)}
         sys.modules["_codeteam_pytest_codec"].guard_forks(lambda: {os.getsid(0)})
         self.client = subject.JudgeClient(config, self.decide, self._code_timeout,
                                           self.code_cpu_left)
@@ -371,6 +374,18 @@ class Judge:
         self.test.compare = (op, _safe_repr(left), _safe_repr(right))
         return
 
+    def _check_interval(self) -> float:
+        """Wall-clock seconds between two looks at the subjects' CPU time during a test."""
+        return max(1.0, self.cpu_limit / 2)
+
+    def _arm_wall_clock(self) -> None:
+        """SIGALRM at the next look at the subjects' CPU time (when the server can tell it),
+        at the latest at the wall-clock backstop."""
+        left = self.wall_limit - (time.monotonic() - self.test.started)
+        if self.test.subject_cpu is not None:
+            left = min(left, self._check_interval())
+        signal.setitimer(signal.ITIMER_REAL, max(left, 0.01))
+
     def _alarm(self, signum, frame):
         if not self.in_phase:
             # Between a test's phases pytest itself runs (reports, hooks of conftest.py and
@@ -383,13 +398,25 @@ class Judge:
         if signum == signal.SIGPROF:
             raise self.limit(CodeteamTestTimeout, f"the test used {self.judge_cpu_limit:g} CPU "
                              "seconds in the judge (its own code and the values crossing)")
+        # The subjects' CPU time, all their processes' (what the code forked or spawned, or a
+        # process whose own CPU limit the code silenced), as the server measures it: looked
+        # at every few seconds, so that such code is cut once it used its CPU time, whatever
+        # the machine's load, and the backstop is reached only by code that waits.
+        # Before the backstop, the subject's own limits (its CPU timer, then its CPU rlimit a
+        # second later and SIGKILL one more second later) have the time to act first: their
+        # messages say more.
+        within = self.test is not None and time.monotonic() - self.test.started < self.wall_limit
         start = self.test.subject_cpu if self.test is not None else None
         now = self.client.server_cpu() if self.client is not None and start is not None else None
-        if now is not None and now - start > self.cpu_limit + 1.0:
+        over = math.ceil(self.cpu_limit) + 3.0 if within else self.cpu_limit + 1.0
+        if now is not None and now - start > over:
             raise self.limit(CodeteamTestTimeout,
                              f"the code used {now - start:.1f} CPU seconds in this test "
                              f"(measured outside its process), over its limit of "
                              f"{self.cpu_limit:g}")
+        if within:
+            self._arm_wall_clock()  # a look within its limits: the test goes on
+            return
         raise self.limit(CodeteamBusy, f"the test did not end within {self.wall_limit:g} s of "
                          "wall-clock time while under its CPU limit")
 
@@ -423,7 +450,7 @@ class Judge:
                 signal.setitimer(signal.ITIMER_PROF, self.judge_cpu_limit)
             if self.wall_limit:
                 signal.signal(signal.SIGALRM, self._alarm)
-                signal.setitimer(signal.ITIMER_REAL, self.wall_limit)
+                self._arm_wall_clock()
                 faulthandler.dump_traceback_later(self.wall_limit + 5, exit=True)
         try:
             yield

@@ -305,6 +305,7 @@ def session_spec(target: PytestTarget, view: JudgeView, candidate: str, mode: st
                   "span": [view.start_line + 1, view.end_line + 1]},
         "cpu_limit": limit,
         "wall_limit": wall_backstop(limit),
+        "import_limit": policy.import_timeout_s,
         "import_root": target.import_root,
         "pytest_path": target.pytest_path,
         "lone": target.lone,

@@ -915,10 +915,16 @@ class JudgeClient(Channel):
         config = dict(self.config, sys_path=[os.path.abspath(p or ".") for p in sys.path],
                       cwd=os.getcwd(), globals=self.codec.global_names(), plain=self.plain())
         send_frame(self.wfd, self.codec.dumps(config))
-        ready = self.codec.loads(receive_frame(self.rfd, _monotonic() + 60.0))
+        ready = self.codec.loads(receive_frame(self.rfd, _monotonic() + self.import_limit()))
         if type(ready) is not dict or ready.get("kind") != "ready":
             raise ValueError("a malformed first answer")
         self.share(ready.get("modules"))
+
+    def import_limit(self):
+        """Wall-clock seconds a subject's import of the code under test may take (the
+        policy's ``import_timeout_s``)."""
+        limit = self.config.get("import_limit")
+        return float(limit) if type(limit) in (int, float) and limit > 0 else 60.0
 
     def server_cpu(self):
         """CPU seconds this run's subjects used so far, as the server measures them (``b"C"``
@@ -1185,7 +1191,8 @@ class JudgeClient(Channel):
             self.start()
         except TimeoutError:
             self.end()
-            self.broken = "importing the code under test did not end within 60 s"
+            self.broken = ("importing the code under test did not end within "
+                           f"{self.import_limit():g} s")
             self.fail(self.broken)
         except EOFError:
             self.broken = ("the process of the code under test died while importing it: "

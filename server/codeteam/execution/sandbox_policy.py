@@ -62,6 +62,9 @@ class SandboxPolicy(BaseModel):
     - ``output_limit_bytes``: bytes kept of stdout and of stderr, each.
     - ``scratch_mb``: size in MiB of each writable tmpfs under bwrap (``/sandbox``, ``/tmp``,
       ``/dev/shm``); they live in RAM.
+    - ``import_timeout_s``: wall-clock seconds the judge waits for the code under test's
+      module to be imported in its own process; an import that does not end by then is an
+      error for every test of the run.
     """
 
     mode: Literal["bwrap", "none"] = "bwrap"
@@ -73,6 +76,7 @@ class SandboxPolicy(BaseModel):
     max_processes: int = Field(default=64, ge=1)
     output_limit_bytes: int = Field(default=1_000_000, ge=1024)
     scratch_mb: int = Field(default=64, ge=1)
+    import_timeout_s: float = Field(default=60.0, gt=0)
 
 
 FileContent = str | bytes | Callable[[str], str | bytes]
