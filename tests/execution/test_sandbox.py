@@ -566,3 +566,49 @@ last.recv(10)  # until the run is cancelled
     finally:
         run.cancel()
         await asyncio.gather(run, return_exceptions=True)
+
+
+def _children(name: str) -> list[int]:
+    """The live (not zombie) child processes of this one whose command is ``name``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        state, ppid = stat[stat.rindex(")") + 2:].split()[:2]
+        if comm == name and int(ppid) == os.getpid() and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+@pytest.mark.parametrize("turns", [0, 1, 3])
+async def test_a_process_started_while_its_run_is_cancelled_is_ended_and_reaped(turns):
+    """start_process (the sandbox's start, in a thread so that vfork's wait is not the event
+    loop's): a cancel at any point of the start propagates only once the process it started,
+    if any, is killed and reaped (before: a process started on the loop could not be
+    cancelled midway; in a thread it must not be left behind)."""
+    import asyncio
+
+    task = asyncio.ensure_future(sandbox_command.start_process(
+        ["sleep", "30"], stdout=subprocess.PIPE, start_new_session=True))
+    for _ in range(turns):
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert _children("sleep") == []
+
+
+async def test_a_started_process_is_returned_running():
+    proc = await sandbox_command.start_process(["sleep", "30"], start_new_session=True)
+    try:
+        assert _children("sleep") == [proc.pid]
+    finally:
+        sandbox_command.kill_tree(proc.pid)
+        sandbox_command.reap(proc)
+    assert _children("sleep") == []

@@ -156,6 +156,7 @@ from codeteam.execution.sandbox_command import (
     run_nproc,
     sandbox_python,
     sandbox_site_packages,
+    start_process,
 )
 from codeteam.execution.sandbox_mounts import MountHolderError, RunMounts, mount_holder
 from codeteam.execution.sandbox_policy import (
@@ -490,8 +491,9 @@ async def _run(
         # Popen, not asyncio's subprocess: asyncio would start a watcher thread per run
         # (~4 ms); the exit is awaited through a pidfd instead (see _exited). Without a
         # preexec (the launcher in argv does its work) Popen uses vfork: well under a
-        # millisecond, where a fork of the server took 20-40 ms with the GIL held.
-        proc = subprocess.Popen(  # noqa: ASYNC220 - vfork+exec only, the wait is async
+        # millisecond, where a fork of the server took 20-40 ms with the GIL held; in a
+        # thread (start_process), since vfork's wait for the child's exec is the loop's too.
+        proc = await start_process(
             prepared.argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -500,7 +502,7 @@ async def _run(
             env=prepared.env,
             cwd=prepared.cwd,
             start_new_session=True,
-            preexec_fn=prepared.preexec,  # noqa: PLW1509 - None, or only setrlimit (_preexec)
+            preexec_fn=prepared.preexec,
         )
         prepared.close_fds()
         budget.add_root(proc.pid)

@@ -6,7 +6,9 @@ of a root server, the copy of a project in mode "none", and the capture of its o
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import functools
 import logging
 import os
 import resource
@@ -905,4 +907,37 @@ async def _in_thread_owned(make, *args) -> str:
                 shutil.rmtree(done.result(), ignore_errors=True)
 
         future.add_done_callback(clean)
+        raise
+
+
+_starter = concurrent.futures.ThreadPoolExecutor(max_workers=4,
+                                                 thread_name_prefix="codeteam-start")
+"""The threads that start sandboxed processes (:func:`start_process`)."""
+
+
+async def start_process(argv: list[str], **popen) -> subprocess.Popen:
+    """``subprocess.Popen(argv, **popen)`` (``start_new_session=True`` required) in a thread,
+    not on the event loop: with no ``preexec_fn`` Popen uses vfork, and the thread that
+    calls it waits until the child has exec'd -- on a busy machine until the child gets a
+    CPU, 5-25 ms -- with the GIL released, so the loop goes on meanwhile (on the loop those
+    waits were most of what still delayed the editor's requests while runs progressed).
+
+    A cancel while it starts waits for the start to end (the thread still uses the caller's
+    descriptors), kills the started process's group, reaps it and then propagates. Raises
+    what Popen raises (:class:`OSError`)."""
+    future = asyncio.get_running_loop().run_in_executor(
+        _starter, functools.partial(subprocess.Popen, argv, **popen))
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        while not future.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait({future})
+        if not future.cancelled() and future.exception() is None:
+            proc = future.result()
+            kill_tree(proc.pid)
+            reap(proc)
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
         raise

@@ -30,6 +30,7 @@ from codeteam.execution.sandbox_command import (
     kill_tree,
     reap,
     run_nproc,
+    start_process,
 )
 from codeteam.execution.sandbox_mounts import MountHolderError, RunMounts
 from codeteam.execution.sandbox_policy import (
@@ -269,8 +270,8 @@ class SubjectServer:
             raise SubjectRefused("the run has ended")
         judge_end, subject_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            subject = self._spawn(judge_end, subject_end, copied, view, (uid, nproc, tmp),
-                                  unowned)
+            subject = await self._spawn(judge_end, subject_end, copied, view,
+                                        (uid, nproc, tmp), unowned)
         except BaseException:
             judge_end.close()
             subject_end.close()
@@ -281,7 +282,7 @@ class SubjectServer:
             subject.view = name  # dropped when it ends (_ended)
         return judge_end
 
-    def _spawn(
+    async def _spawn(
         self,
         judge_end: socket.socket,
         subject_end: socket.socket,
@@ -307,21 +308,32 @@ class SubjectServer:
             prepared.__enter__()
         except (OSError, ValueError) as error:
             raise SubjectRefused(f"the subject's sandbox could not be prepared: {error}") from error
+        out = os.dup(self._out_write)  # its own: close() may run while the thread starts it
         try:
-            proc = subprocess.Popen(
+            proc = await start_process(
                 prepared.argv,
                 stdin=subprocess.DEVNULL,
-                stdout=self._out_write,
-                stderr=self._out_write,
+                stdout=out,
+                stderr=out,
                 pass_fds=prepared.pass_fds,
                 env=prepared.env,
                 cwd=prepared.cwd,
                 start_new_session=True,
-                preexec_fn=prepared.preexec,  # noqa: PLW1509 - None, or only setrlimit (_preexec)
+                preexec_fn=prepared.preexec,
             )
         except OSError as error:
             prepared.close()
             raise SubjectRefused(f"the subject could not be started: {error}") from error
+        except BaseException:  # cancelled: start_process ended what it started
+            prepared.close()
+            raise
+        finally:
+            os.close(out)
+        if self._closed:  # the run ended while the subject started
+            kill_tree(proc.pid)
+            reap(proc)
+            prepared.close()
+            raise SubjectRefused("the run has ended")
         prepared.close_fds()
         if self.budget is not None:
             self.budget.add_root(proc.pid)
