@@ -24,3 +24,11 @@ def pytest_collection_modifyitems(config, items):
 def policy() -> SandboxPolicy:
     """bwrap with short limits, so that the tests that hit them stay fast."""
     return SandboxPolicy(mode="bwrap", timeout_s=8, per_test_timeout_s=1.0)
+
+
+@pytest.fixture
+def cov_plugin(monkeypatch):
+    """pytest-cov loads in the judged sessions (the suite turns plugin autoload off for
+    them, see tests/conftest.py): for a project whose addopts say ``--cov``."""
+    pytest.importorskip("pytest_cov")
+    monkeypatch.setenv("PYTEST_PLUGINS", "pytest_cov.plugin")

@@ -393,7 +393,7 @@ COVERED = {
 }
 
 
-async def test_a_project_running_coverage_is_judged_and_left_unchanged(tmp_path):
+async def test_a_project_running_coverage_is_judged_and_left_unchanged(tmp_path, cov_plugin):
     """Issue 24: with ``addopts = --cov PKG`` every test was an error ("exit status 3"): the
     coverage data could not be written into the read-only project."""
     pytest.importorskip("pytest_cov")
@@ -406,6 +406,42 @@ async def test_a_project_running_coverage_is_judged_and_left_unchanged(tmp_path)
     assert [o.status for o in wrong.outcomes] == ["failed"]
     after = sorted((str(p.relative_to(root)), p.stat().st_mtime_ns) for p in root.rglob("*"))
     assert after == before  # no .coverage, no cache, nothing changed on disk
+
+
+PLUGGED = {
+    "pyproject.toml": """\
+        [project]
+        name = "pkg"
+        version = "0"
+        """,
+    "pkg/__init__.py": "",
+    "pkg/mod.py": COVERED["pkg/mod.py"],
+    "tests/test_mod.py": '''\
+        from pkg.mod import double
+
+
+        def test_double_without_installed_plugins(pytestconfig):
+            assert double(2) == 4
+            assert not pytestconfig.pluginmanager.hasplugin("pytest_cov")
+        ''',
+}
+
+
+async def test_pytests_plugin_variables_reach_the_judge_as_they_reach_plain_pytest(
+        tmp_path, monkeypatch):
+    """``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` in codeteam's environment is what plain pytest
+    started there reads: the judged session loads none of the installed plugins (before, the
+    sandbox's environment held nothing of codeteam's: pytest-cov was loaded, the test
+    failed); without it they load, as under plain pytest."""
+    pytest.importorskip("pytest_cov")
+    root = make(tmp_path / "plugged", PLUGGED)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("PYTEST_PLUGINS", raising=False)
+    _, without = await review(root, "pkg/mod.py", "double")
+    assert [o.status for o in without.outcomes] == ["passed"], without.outcomes
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    _, autoloaded = await review(root, "pkg/mod.py", "double")
+    assert [o.status for o in autoloaded.outcomes] == ["failed"], autoloaded.outcomes
 
 
 STOPS_EARLY = {

@@ -257,7 +257,8 @@ def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
 
 
 @pytest.mark.parametrize("writable", [True, False], ids=["copy-on-write", "read-only"])
-async def test_a_project_running_coverage_passes_and_stays_unchanged(tmp_path, writable):
+async def test_a_project_running_coverage_passes_and_stays_unchanged(tmp_path, writable,
+                                                                   cov_plugin):
     """Issue 24: ``addopts = --cov=pkg`` (pytest-cov) writes ``.coverage`` at the root, a test
     writes next to itself. Copy-on-write, pytest passes as it does outside; read-only, the
     same run fails (pytest-cov cannot write its data). The project on disk is unchanged."""
@@ -292,7 +293,8 @@ LEFT_BEHIND = {
 }
 
 
-async def test_hidden_files_of_a_copy_on_write_view_are_absent_and_can_be_made(tmp_path):
+async def test_hidden_files_of_a_copy_on_write_view_are_absent_and_can_be_made(tmp_path,
+                                                                            cov_plugin):
     """A hidden file (a top-level dotfile, a secret at any depth) was an empty read-only file
     bound over the view: pytest-cov's erase of an earlier run's ``.coverage`` failed ("OSError:
     [Errno 16] Device or resource busy: '.coverage'", pydash: every test "pytest could not

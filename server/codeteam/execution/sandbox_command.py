@@ -378,9 +378,17 @@ _HOST_ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/l
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
+PYTEST_VARIABLES = ("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_PLUGINS")
+"""pytest's own variables that reach the sandbox from codeteam's environment, as plain pytest
+started there would read them: which plugins load (none of the interpreter's installed ones
+with ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``, only those named in ``PYTEST_PLUGINS``)."""
+
+
 def _env(tmpdir: str) -> dict[str, str]:
-    """The whole environment the command gets (nothing of the server's)."""
+    """The whole environment the command gets: nothing of the server's but
+    :data:`PYTEST_VARIABLES`."""
     return {
+        **{name: os.environ[name] for name in PYTEST_VARIABLES if name in os.environ},
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
