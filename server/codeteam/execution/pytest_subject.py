@@ -1075,7 +1075,9 @@ class JudgeClient(Channel):
     def mirror(self, changed):
         """The data the call changed in the code's process (``changed``: ``[module, class or
         None, name, value]``), made the same here, in the view's namespace, the project's
-        other modules :meth:`watch_modules` watches and their classes: a list, dict or set
+        other modules :meth:`watch_modules` watches and their classes (never the library
+        modules it watches for the test's patches: the code cannot change the judge's
+        ``re`` cache or ``warnings`` filters): a list, dict or set
         held there is updated in place (names the tests imported see it), anything else
         rebound; it is then the state both processes share (not sent back as the test's)."""
         import types
@@ -1097,8 +1099,8 @@ class JudgeClient(Channel):
                 space = self.globals
                 if cls is None and name == judged:
                     continue
-            elif known is None or known[1] is None:
-                continue  # not a project module the judge watches
+            elif known is None or known[1] is None or module in self.libraries:
+                continue  # not a project module (a library's are the test's to patch)
             else:
                 space = vars(known[0])
             if cls is None:
