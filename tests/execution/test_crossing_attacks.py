@@ -56,3 +56,78 @@ async def test_the_code_cannot_change_a_library_module_of_the_judge(tmp_path):
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
     _, run = await review(root, "digits/core.py", "two_digits", POISON)
     assert by_name(run)["test_two_digits"].status == "failed", run.outcomes
+
+
+# A test file's helper whose __eq__ says yes to anything (as `mock.ANY`, which never
+# crosses). The code imports the test module in its own process and returns a new one.
+HELPER = {
+    "pyproject.toml": "[project]\nname = 'sums'\nversion = '0'\n",
+    "sums/__init__.py": "",
+    "sums/core.py": '''\
+        def total(xs):
+            """The sum of ``xs``."""
+            return sum(xs)
+        ''',
+    "tests/test_core.py": '''\
+        from sums.core import total
+
+
+        class Anything:
+            def __eq__(self, other):
+                return True
+
+
+        def test_total():
+            assert total([1, 2]) == 3
+
+
+        def test_anything():
+            assert {"a": 1, "b": 2} == {"a": 1, "b": Anything()}
+        ''',
+}
+
+BORROWED = '''\
+def total(xs):
+    import importlib
+    return importlib.import_module("test_core").Anything()
+'''
+
+
+async def test_a_new_object_of_a_test_files_class_from_the_code_is_no_pass(tmp_path):
+    root = make(tmp_path / "sums", HELPER)
+    _, run = await review(root, "sums/core.py", "total", BORROWED)
+    assert by_name(run)["test_total"].status != "passed", run.outcomes
+
+
+ECHO = {
+    "pyproject.toml": "[project]\nname = 'echo'\nversion = '0'\n",
+    "echo/__init__.py": "",
+    "echo/core.py": '''\
+        def first(xs):
+            """The first of ``xs``."""
+            return xs[0]
+        ''',
+    "tests/test_core.py": '''\
+        from echo.core import first
+
+
+        class Box:
+            def __init__(self, n):
+                self.n = n
+
+
+        def test_first_is_the_tests_own_object():
+            box = Box(1)
+            assert first([box, Box(2)]) is box
+        ''',
+}
+
+
+async def test_the_tests_own_object_crosses_back_as_itself(tmp_path):
+    """Objects of a test file's class the test sent come back as the test's own (only the
+    code's new ones are not rebuilt)."""
+    root = make(tmp_path / "echo", ECHO)
+    _, run = await review(root, "echo/core.py", "first")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "echo/core.py", "first", "def first(xs):\n    return xs[1]\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

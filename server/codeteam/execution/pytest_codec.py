@@ -453,6 +453,7 @@ class Codec:
         self.proxies = {}  # handle id of the other side -> proxy
         self.remote_classes = {}  # a class of the test's name -> its RemoteObject class
         self.swapped = {}  # see loads
+        self.returning = None  # the class of the judge's own object being decoded (rebuilt)
         self.shared = None
         self.generation = 0
         self.session()
@@ -460,6 +461,8 @@ class Codec:
         self.space = None  # that module's namespace
         self.peer = None
         self.roots = None
+        self.test_files = frozenset()  # the judge's: the files of the modules pytest collected
+        # tests from and of its conftest plugins (their classes are never rebuilt)
 
     # -- policy ------------------------------------------------------------------------------
 
@@ -500,7 +503,9 @@ class Codec:
 
     def rebuildable(self, cls, stop=object):
         """Whether the judge rebuilds an object of ``cls`` from the other side's state: a
-        project class, ``object``, or (``stop`` given: exceptions, namedtuples) a class that
+        project class not defined in one of :attr:`test_files` (the code's own object of a
+        test file's class, its ``__eq__`` perhaps saying yes to anything, is not judged),
+        ``object``, or (``stop`` given: exceptions, namedtuples) a class that
         defines none of :data:`HOOKS` above ``stop``."""
         if cls is object:
             return True
@@ -508,7 +513,7 @@ class Codec:
         if type(module) is not str or forbidden(module):
             return False
         if self.own(module):
-            return True
+            return getattr(sys.modules.get(module), "__file__", None) not in self.test_files
         return stop is not object and (module == "builtins" or _no_hooks(cls, stop))
 
     def session(self):
@@ -1134,10 +1139,16 @@ class Codec:
             raise Unjudgeable(cls.__qualname__)
         return cls.__members__[name], at
 
+    def rebuilt(self, cls, stop=object):
+        """Whether an object of ``cls`` is made from the other side's state here: always on
+        the subject's side; on the judge's, one of the judge's own objects coming back
+        (:meth:`load_tracked`) or a :meth:`rebuildable` class."""
+        returning, self.returning = self.returning, None
+        return not self.strict or cls is returning or self.rebuildable(cls, stop)
+
     def load_object(self, data, at, table, depth):
         cls, at = self._dec_ref(data, at)
-        if not _python_class(cls) or issubclass(cls, BaseException) or (
-                self.strict and not self.rebuildable(cls)):
+        if not _python_class(cls) or issubclass(cls, BaseException) or not self.rebuilt(cls):
             raise Unjudgeable(cls.__qualname__)  # the project's classes only
         made = object.__new__(cls)
         table.append(made)
@@ -1160,7 +1171,7 @@ class Codec:
         name, at = self._text(data, at)
         base = {b.__name__: b for b in _BUILTIN_BASES}.get(name)
         if base is None or not issubclass(cls, base) or cls is base or not _python_class(
-                cls, base) or (self.strict and not self.rebuildable(cls)):
+                cls, base) or not self.rebuilt(cls):
             raise Unjudgeable(cls.__qualname__)
         mutable = base in (list, dict, set)
         made = base.__new__(cls) if mutable else None
@@ -1245,10 +1256,15 @@ class Codec:
         index, at = self._num(data, at, b";")
         index = int(index)
         before = len(table)
-        fresh, at = self._dec(data, at, table, depth + 1)
         if theirs:  # ``W``: one of this side's objects
             if not 0 <= index < len(self.sent):
                 raise ValueError("an unknown object of this side")
+            self.returning = type(self.sent[index])  # rebuilt as its own class (see rebuilt)
+        try:
+            fresh, at = self._dec(data, at, table, depth + 1)
+        finally:
+            self.returning = None
+        if theirs:
             original = self.sent[index]
         else:
             original = self.got.get(index)

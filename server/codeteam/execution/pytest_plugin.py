@@ -301,6 +301,12 @@ class Judge:
     def pytest_collection_finish(self, session):
         if self.client is not None:
             self.client.watch_modules()  # the project's modules as the tests found them
+            modules = [getattr(item, "module", None) for item in session.items] + [
+                plugin for plugin in session.config.pluginmanager.get_plugins()
+                if str(getattr(plugin, "__name__", "")).rpartition(".")[2] == "conftest"]
+            paths = (getattr(module, "__file__", None) for module in modules)
+            self.client.test_files = self.client.codec.test_files = frozenset(
+                path for path in paths if type(path) is str)
         selecting = self.mode == "select"
         self.send("collected", count=len(session.items),
                   rootdir=self._relative(str(session.config.rootpath)),

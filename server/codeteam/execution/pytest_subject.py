@@ -866,6 +866,7 @@ class JudgeClient(Channel):
         self.known_modules = 0
         self.watched = {}  # module name -> (module, its globals, its classes' attributes)
         self.libraries = set()  # the names of those that are library modules the others hold
+        self.test_files = frozenset()  # see Codec.test_files
         self.cpu = 0.0  # CPU seconds the code used in the running test
         self.returned = []  # values the function returned in the running test (kept alive)
         self.refused_env = None  # why an environment change was not taken over (this test)
@@ -887,6 +888,7 @@ class JudgeClient(Channel):
         self.codec.generation = self.generation
         root = self.config.get("root")
         self.codec.roots = (str(root),) if type(root) is str else None
+        self.codec.test_files = self.test_files
         if self.globals is not None:
             self.codec.remember_globals(self.globals)
         if self.server is None:
