@@ -25,7 +25,8 @@ is put on ``sys.path``. The spec (a JSON file there, written by
   ``asserts``: generated test modules (``setup`` at module level, ``source`` the body of one
   test function, asserts rewritten by pytest), each seeing the target module's namespace;
 - ``cpu_limit``: CPU seconds a test may use in this process and, apart, in the subject
-  (all of the subjects' processes, as the server measures them, looked at every
+  (all of the subjects' processes, as the server measures them) and in the processes the
+  test's own code started (ended when it is cut) (both looked at every
   ``max(1, cpu_limit / 2)`` s: beyond ``ceil(cpu_limit) + 3`` the test is cut); ``wall_limit``: the wall-clock backstop per test (a test cut
   by it while under its CPU limit is reported ``busy``).
 
@@ -42,6 +43,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import faulthandler
 import importlib
 import importlib.util
@@ -126,8 +128,47 @@ class _Test:
         self.decision = None  # (message, not judged) of the judge
         self.subject_cpu = None  # the server's account of the subjects' CPU at the start
         self.limited = None  # the time limit that ended the test (even if the test caught it)
+        self.limited_in = None  # the phase (Judge.phase) it was raised in
         self.started = time.monotonic()
         self.cpu = time.process_time()
+        self.since = _boot_ticks()  # processes the test starts in this judge: after this
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _boot_ticks():
+    """Clock ticks since boot now (a process's start time in ``/proc/PID/stat`` counts them)."""
+    return int(time.clock_gettime(time.CLOCK_BOOTTIME) * _TICKS)
+
+
+def _started_by_test(since):
+    """``{pid: CPU seconds}`` of this judge's descendants started at ``since`` (clock ticks
+    since boot) or later: what the running test's own code forked or spawned (a test may fork,
+    and the processes it forks are not the code under test's, whose CPU the server counts)."""
+    parents, usage = {}, {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(name)] = int(fields[1])
+        if int(fields[19]) >= since:
+            usage[int(name)] = (int(fields[11]) + int(fields[12])) / _TICKS
+    found, mine = {}, {os.getpid()}
+    grew = True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in mine and pid not in mine:
+                mine.add(pid)
+                grew = True
+                if pid in usage:
+                    found[pid] = usage[pid]
+    return found
 
 
 class Judge:
@@ -145,6 +186,7 @@ class Judge:
         """The test's own code runs here, and so does the crossing of every value: more."""
         self.wall_limit = float(spec.get("wall_limit") or 0)
         self.in_phase = False  # inside a test's setup, call or teardown (see _alarm)
+        self.phase = 0  # the number of the phase last begun
         self.test: _Test | None = None
         self.collecting = None  # the node id of the collector pytest is collecting
         self.collect_calls: set = set()
@@ -385,14 +427,20 @@ class Judge:
         return max(1.0, self.cpu_limit / 2)
 
     def _arm_wall_clock(self) -> None:
-        """SIGALRM at the next look at the subjects' CPU time (when the server can tell it),
-        at the latest at the wall-clock backstop."""
-        left = self.wall_limit - (time.monotonic() - self.test.started)
-        if self.test.subject_cpu is not None:
-            left = min(left, self._check_interval())
+        """SIGALRM at the next look at the CPU time of the subjects (when the server can tell
+        it) and of the processes the test started, at the latest at the wall-clock backstop."""
+        left = min(self.wall_limit - (time.monotonic() - self.test.started),
+                   self._check_interval())
         signal.setitimer(signal.ITIMER_REAL, max(left, 0.01))
 
     def _alarm(self, signum, frame):
+        limited = self.test.limited if self.test is not None else None
+        if limited is not None:  # a limit was raised: again while its phase goes on (the
+            # test caught it: ``except BaseException: pass`` in a loop), never in a later one
+            if self.in_phase and self.test.limited_in == self.phase:
+                self._cut()
+                raise limited
+            return
         if not self.in_phase:
             # Between a test's phases pytest itself runs (reports, hooks of conftest.py and
             # plugins): a limit raised there escapes its runner and ends the session, and every
@@ -415,6 +463,11 @@ class Judge:
         start = self.test.subject_cpu if self.test is not None else None
         now = self.client.server_cpu() if self.client is not None and start is not None else None
         over = math.ceil(self.cpu_limit) + 3.0 if within else self.cpu_limit + 1.0
+        forked = sum(_started_by_test(self.test.since).values()) if self.test else 0.0
+        if forked > over:  # the test's own processes (its code forks: a fork bomb)
+            raise self.limit(CodeteamTestTimeout,
+                             f"the processes this test started used {forked:.1f} CPU seconds, "
+                             f"over its limit of {self.cpu_limit:g}")
         if now is not None and now - start > over:
             raise self.limit(CodeteamTestTimeout,
                              f"the code used {now - start:.1f} CPU seconds in this test "
@@ -432,7 +485,21 @@ class Judge:
         error = kind(message)
         if self.test is not None and self.test.limited is None:
             self.test.limited = error
+            self.test.limited_in = self.phase
+            self._cut()
         return error
+
+    def _cut(self):
+        """End the processes the limited test started (a fork bomb's copies of this judge
+        would spin on), and look again in 50 ms: the limit is raised again while the test's
+        phase goes on (see :meth:`_alarm`). A limit raised while a fork bomb forks is often
+        lost: :func:`os.fork` runs Python callbacks (``logging``'s) whose exceptions it
+        swallows."""
+        for pid in _started_by_test(self.test.since):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        if threading.current_thread() is threading.main_thread():
+            signal.setitimer(signal.ITIMER_REAL, 0.05)
 
     def _code_timeout(self, message):
         return self.limit(CodeteamTestTimeout, message)
@@ -485,6 +552,7 @@ class Judge:
         """Around a phase of a test (inside pytest's ``CallInfo``, where an exception is the
         test's): only there may a time limit be raised (:meth:`_alarm`)."""
         self.in_phase = True
+        self.phase += 1
         try:
             yield
         finally:
