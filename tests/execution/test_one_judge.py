@@ -586,3 +586,40 @@ async def test_a_backstop_outside_a_phase_does_not_end_the_session(tmp_path, mon
     # passes as under plain pytest (the conftest hook's 3 s are pytest's, not the test's).
     assert [found[n].status for n in ("test_a", "test_b", "test_c")] == ["passed"] * 3, \
         run.outcomes
+
+
+EXITS = {
+    "pyproject.toml": "[project]\nname = 'pkg'\nversion = '0'\n",
+    "pkg/__init__.py": "",
+    "pkg/mod.py": '''\
+        def double(x):
+            """Twice x."""
+            return 2 * x
+        ''',
+    "tests/test_mod.py": '''\
+        import pytest
+
+        from pkg.mod import double
+
+
+        def test_one():
+            if double(1) != 2:
+                pytest.exit("the rest makes no sense")
+
+
+        def test_two():
+            assert double(2) == 4
+        ''',
+}
+
+
+async def test_a_test_after_pytest_exit_is_named_not_run_with_why(tmp_path):
+    """``pytest.exit()`` ends plain pytest's session: the tests after it are not run. They
+    were reported as "pytest did not collect this test any more"."""
+    root = make(tmp_path / "exits", EXITS)
+    _, right = await review(root, "pkg/mod.py", "double")
+    assert [o.status for o in right.outcomes] == ["passed", "passed"], right.outcomes
+    _, wrong = await review(root, "pkg/mod.py", "double", "def double(x):\n    return 0\n")
+    two = by_name(wrong)["test_two"]
+    assert two.status == "not judged", wrong.outcomes
+    assert "stopped the session" in two.message and "the rest makes no sense" in two.message

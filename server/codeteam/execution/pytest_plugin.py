@@ -187,6 +187,7 @@ class Judge:
         self.wall_limit = float(spec.get("wall_limit") or 0)
         self.in_phase = False  # inside a test's setup, call or teardown (see _alarm)
         self.phase = 0  # the number of the phase last begun
+        self.interrupted = None  # why the session was interrupted (pytest.exit's message)
         self.test: _Test | None = None
         self.collecting = None  # the node id of the collector pytest is collecting
         self.collect_calls: set = set()
@@ -754,7 +755,14 @@ class Judge:
     def pytest_sessionfinish(self, session, exitstatus):
         if self.client is not None:
             self.client.close()
-        self.send("done", exitstatus=int(exitstatus), outcomes=self.outcomes)
+        stopped = session.shouldstop or session.shouldfail or self.interrupted
+        self.send("done", exitstatus=int(exitstatus), outcomes=self.outcomes,
+                  stopped=str(stopped) if stopped else None)
+
+    def pytest_keyboard_interrupt(self, excinfo):
+        """``pytest.exit()`` in a test or a hook (or an interrupt): the tests after it are
+        not run, as under plain pytest; the session's ``done`` says why."""
+        self.interrupted = f"{excinfo.typename}: {excinfo.value}"
 
 
 # --------------------------------------------------------------------------------------------

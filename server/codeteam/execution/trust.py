@@ -119,6 +119,9 @@ def _missing(test: TestCase, heard: Heard, result: ProcessResult, policy: Sandbo
     elif heard.done is None:
         message = ("not run: the pytest process ended before this test "
                    f"(exit status {result.exit_code})")
+    elif heard.done.get("stopped"):  # pytest.exit() in a test, a plugin's shouldstop
+        status = "not judged"
+        message = f"not run: pytest stopped the session before this test ({heard.done['stopped']})"
     elif test.kind == "pytest":
         message = "pytest did not collect this test any more (not found in its file)"
     return TestOutcome(test_id=test.id, status=status, message=message)  # type: ignore[arg-type]
