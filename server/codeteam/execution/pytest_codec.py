@@ -220,6 +220,11 @@ HOOKS = ("__repr__", "__str__", "__format__", "__hash__", "__eq__", "__ne__", "_
 rebuilt from the subject's state must define none of them in Python (:func:`_no_hooks`)."""
 
 
+_NAMEDTUPLE_REPR = vars(collections.namedtuple("_", ""))["__repr__"].__code__
+"""The code every namedtuple's generated ``__repr__`` runs (its ``__qualname__`` names the
+class in Python 3.11, ``namedtuple.<locals>.__repr__`` before)."""
+
+
 def _no_hooks(cls, stop):
     """Whether no class of ``cls``'s MRO before ``stop`` defines a method of :data:`HOOKS`
     (a namedtuple's generated ``__repr__`` aside)."""
@@ -229,7 +234,7 @@ def _no_hooks(cls, stop):
         for name in HOOKS:
             found = vars(base).get(name)
             if found is not None and not (name == "__repr__" and getattr(
-                    found, "__qualname__", "") == "namedtuple.<locals>.__repr__"):
+                    found, "__code__", None) is _NAMEDTUPLE_REPR):
                 return False
     return True
 
@@ -503,17 +508,18 @@ class Codec:
 
     def rebuildable(self, cls, stop=object):
         """Whether the judge rebuilds an object of ``cls`` from the other side's state: a
-        project class not defined in one of :attr:`test_files` (the code's own object of a
-        test file's class, its ``__eq__`` perhaps saying yes to anything, is not judged),
-        ``object``, or (``stop`` given: exceptions, namedtuples) a class that
-        defines none of :data:`HOOKS` above ``stop``."""
+        project class (one of :attr:`test_files` only when it defines none of :data:`HOOKS`
+        above ``stop``: the code's new object of a test's class whose ``__eq__`` says yes to
+        anything is not judged, a test's namedtuple is), ``object``, or (``stop`` given:
+        exceptions, namedtuples) a class that defines none of :data:`HOOKS` above ``stop``."""
         if cls is object:
             return True
         module = getattr(cls, "__module__", None)
         if type(module) is not str or forbidden(module):
             return False
         if self.own(module):
-            return getattr(sys.modules.get(module), "__file__", None) not in self.test_files
+            return getattr(sys.modules.get(module), "__file__", None) not in self.test_files or (
+                _no_hooks(cls, stop))
         return stop is not object and (module == "builtins" or _no_hooks(cls, stop))
 
     def session(self):
