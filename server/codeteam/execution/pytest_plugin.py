@@ -45,6 +45,7 @@ import ast
 import builtins
 import contextlib
 import faulthandler
+import fnmatch
 import importlib
 import importlib.util
 import json
@@ -171,6 +172,21 @@ def _started_by_test(since):
     return found
 
 
+def _import_root(found):
+    """The top folder of a test module (``(file, name)``): its top package's (``tests`` for
+    ``tests.test_core``, ``pkg`` for ``pkg.sub.test_x``) or, for a module of no package, the
+    folder it is imported from (``tests`` for ``test_core`` of tests/test_core.py). When it
+    does not hold the target's file it is the tests' own: its other modules (a
+    ``helpers.py``) are the tests' helpers, never the code's."""
+    path, name = found
+    folder = os.path.dirname(os.path.realpath(path))
+    levels = name.count(".") if os.path.basename(path) == "__init__.py" else max(
+        name.count(".") - 1, 0)
+    for _ in range(levels):
+        folder = os.path.dirname(folder)
+    return os.path.join(folder, "")
+
+
 class Judge:
     """The plugin object: pytest's hooks as methods, one results channel (:meth:`send`)."""
 
@@ -193,6 +209,7 @@ class Judge:
         """Node ids of the collectors (a test module, a directory's conftest.py; "" before
         collection) during whose collection the judged function was called: every test
         under one reaches it (``NINE = square(3)`` at module level, a parametrize argument)."""
+        self.collected: list = []  # the items pytest collected, before any was deselected
         self.outcomes = 0
         self.client = None
         self.out = None
@@ -326,6 +343,7 @@ class Judge:
                       longrepr=text[-LONGREPR_LIMIT:])
 
     def pytest_collection_modifyitems(self, session, config, items):
+        self.collected = list(items)  # (the test modules of the deselected tests too)
         if self.keep is not None:
             last = {}  # a test class -> the index of its last test kept
             for index, item in enumerate(items):
@@ -342,13 +360,21 @@ class Judge:
 
     def pytest_collection_finish(self, session):
         if self.client is not None:
-            self.client.watch_modules()  # the project's modules as the tests found them
-            modules = [getattr(item, "module", None) for item in session.items] + [
+            modules = [getattr(item, "module", None) for item in self.collected] + [
                 plugin for plugin in session.config.pluginmanager.get_plugins()
                 if str(getattr(plugin, "__name__", "")).rpartition(".")[2] == "conftest"]
-            paths = (getattr(module, "__file__", None) for module in modules)
-            self.client.test_files = self.client.codec.test_files = frozenset(
-                path for path in paths if type(path) is str)
+            found = [(getattr(m, "__file__", None), getattr(m, "__name__", None)) for m in modules]
+            found = [(path, name) for path, name in found if type(path) is str and type(
+                name) is str]
+            files = frozenset(path for path, _ in found)
+            target = os.path.realpath(os.path.join(self.root, self.target.get("file") or ""))
+            dirs = tuple(sorted({d for d in map(_import_root, found)
+                                 if not target.startswith(d)}))
+            patterns = tuple(p for p in session.config.getini("python_files") if type(
+                p) is str and not fnmatch.fnmatch(os.path.basename(target), p))
+            for holder in (self.client, self.client.codec):
+                holder.test_files, holder.test_dirs, holder.test_patterns = files, dirs, patterns
+            self.client.watch_modules()  # the project's modules as the tests found them
         selecting = self.mode == "select"
         self.send("collected", count=len(session.items),
                   rootdir=self._relative(str(session.config.rootpath)),
