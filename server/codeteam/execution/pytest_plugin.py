@@ -133,6 +133,7 @@ class _Test:
         self.started = time.monotonic()
         self.cpu = time.process_time()
         self.since = _boot_ticks()  # processes the test starts in this judge: after this
+        self.earlier = set()  # those started in its phases before the running one
 
 
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -185,6 +186,19 @@ def _import_root(found):
     for _ in range(levels):
         folder = os.path.dirname(folder)
     return os.path.join(folder, "")
+
+
+def _has_children():
+    """Whether this judge has child processes (else it has no descendants: no need to look
+    through ``/proc``, which is long outside a PID namespace of the run's own)."""
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children", "rb") as handle:
+                if handle.read().strip():
+                    return True
+    except OSError:
+        return True
+    return False
 
 
 class Judge:
@@ -516,12 +530,13 @@ class Judge:
         return error
 
     def _cut(self):
-        """End the processes the limited test started (a fork bomb's copies of this judge
-        would spin on), and look again in 50 ms: the limit is raised again while the test's
-        phase goes on (see :meth:`_alarm`). A limit raised while a fork bomb forks is often
-        lost: :func:`os.fork` runs Python callbacks (``logging``'s) whose exceptions it
-        swallows."""
-        for pid in _started_by_test(self.test.since):
+        """End the processes the limited test started in the phase it was cut in (a fork
+        bomb's copies of this judge would spin on; what its setup started, a session
+        fixture's server, serves the later tests as under plain pytest), and look again in
+        50 ms: the limit is raised again while the test's phase goes on (see :meth:`_alarm`).
+        A limit raised while a fork bomb forks is often lost: :func:`os.fork` runs Python
+        callbacks (``logging``'s) whose exceptions it swallows."""
+        for pid in set(_started_by_test(self.test.since)) - self.test.earlier:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         if threading.current_thread() is threading.main_thread():
@@ -577,6 +592,8 @@ class Judge:
     def _phase(self):
         """Around a phase of a test (inside pytest's ``CallInfo``, where an exception is the
         test's): only there may a time limit be raised (:meth:`_alarm`)."""
+        if self.test is not None and self.test.phases and _has_children():  # (none before
+            self.test.earlier = set(_started_by_test(self.test.since))  # its setup)
         self.in_phase = True
         self.phase += 1
         try:
