@@ -112,3 +112,42 @@ async def test_a_test_whose_own_subprocess_works_a_while_passes(tmp_path, monkey
     root = make(tmp_path / "calc", HEAVY)
     _, run = await review(root, "calc/core.py", "double")
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+CLEANED = {
+    "pyproject.toml": "[project]\nname = 'calc'\nversion = '0'\n",
+    "calc/__init__.py": "",
+    "calc/core.py": SERVED["calc/core.py"],
+    "tests/test_core.py": '''\
+        import time
+
+        from calc.core import double
+
+        STATE = {"open": False}
+
+
+        def test_first():
+            STATE["open"] = True
+            try:
+                assert double(2) == 4
+            finally:
+                time.sleep(0.3)  # a cleanup that takes a while (a server thread joined)
+                STATE["open"] = False
+
+
+        def test_second():
+            assert not STATE["open"], "the first test's cleanup was cut short"
+            assert double(3) == 6
+        ''',
+}
+
+
+async def test_a_cut_test_finishes_its_cleanup(tmp_path):
+    """The code loops on the first test's input: that test is a timeout, its ``finally``
+    still runs to its end (a limit raised once, as pytest-timeout would) and the next
+    test, right code, passes."""
+    root = make(tmp_path / "calc", CLEANED)
+    _, run = await review(root, "calc/core.py", "double", SLOW_ON_TWO)
+    found = by_name(run)
+    assert found["test_first"].status == "timeout", run.outcomes
+    assert found["test_second"].status == "passed", run.outcomes

@@ -130,6 +130,7 @@ class _Test:
         self.subject_cpu = None  # the server's account of the subjects' CPU at the start
         self.limited = None  # the time limit that ended the test (even if the test caught it)
         self.limited_in = None  # the phase (Judge.phase) it was raised in
+        self.limited_at = 0.0  # and when (time.monotonic())
         self.started = time.monotonic()
         self.cpu = time.process_time()
         self.since = _boot_ticks()  # processes the test starts in this judge: after this
@@ -186,6 +187,23 @@ def _import_root(found):
     for _ in range(levels):
         folder = os.path.dirname(folder)
     return os.path.join(folder, "")
+
+
+CLEANUP_GRACE = 2.0
+"""Seconds a limited test's cleanup (``finally``, ``__exit__``) may run before the limit is
+raised again in it."""
+
+
+def _handling(error):
+    """Whether ``error`` is on its way out of the interrupted code (an ``except`` or
+    ``finally`` clause or an ``__exit__`` runs for it, or for an exception raised there),
+    not swallowed."""
+    found, seen = sys.exc_info()[1], 0
+    while found is not None and seen < 100:
+        if found is error:
+            return True
+        found, seen = found.__context__, seen + 1
+    return False
 
 
 def _has_children():
@@ -479,6 +497,9 @@ class Judge:
             # test caught it: ``except BaseException: pass`` in a loop), never in a later one
             if self.in_phase and self.test.limited_in == self.phase:
                 self._cut()
+                if _handling(limited) and time.monotonic() - self.test.limited_at < (
+                        CLEANUP_GRACE):  # on its way out: the test's ``finally`` clauses and
+                    return  # context managers' exits run to their end, as for one raise
                 raise limited
             return
         if not self.in_phase:
@@ -526,6 +547,7 @@ class Judge:
         if self.test is not None and self.test.limited is None:
             self.test.limited = error
             self.test.limited_in = self.phase
+            self.test.limited_at = time.monotonic()
             self._cut()
         return error
 
