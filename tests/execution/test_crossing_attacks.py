@@ -133,6 +133,130 @@ async def test_the_tests_own_object_crosses_back_as_itself(tmp_path):
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
 
 
+# The code's own object of a class of the tests that is not in a module whose tests run: a
+# test module whose tests all are deselected (none reaches the function), a helper module
+# beside the tests (tests/helpers.py, imported by them). Its __eq__ says yes to anything.
+ANYWHERE = {
+    "pyproject.toml": "[project]\nname = 'sums'\nversion = '0'\n",
+    "sums/__init__.py": "",
+    "sums/core.py": '''\
+        def total(xs):
+            """The sum of ``xs``."""
+            return sum(xs)
+        ''',
+    "tests/helpers.py": '''\
+        class Whatever:
+            def __eq__(self, other):
+                return True
+        ''',
+    "tests/test_core.py": '''\
+        from helpers import Whatever
+        from sums.core import total
+
+
+        def test_total():
+            assert total([1, 2]) == 3
+
+
+        def test_whatever():
+            assert {"a": 1} == {"a": Whatever()}
+        ''',
+    "tests/test_other.py": '''\
+        class Anything:
+            def __eq__(self, other):
+                return True
+
+
+        def test_anything():
+            assert [1] == [Anything()]
+        ''',
+}
+
+
+# The same with the tests a package (tests/__init__.py: tests.test_core, tests.helpers).
+PACKAGED = {**{k: v for k, v in ANYWHERE.items() if k != "tests/test_core.py"},
+            "tests/__init__.py": "",
+            "tests/test_core.py": ANYWHERE["tests/test_core.py"].replace(
+                "from helpers import", "from tests.helpers import")}
+
+
+@pytest.mark.parametrize("files, made", [
+    (ANYWHERE, 'importlib.import_module("test_other").Anything()'),
+    (ANYWHERE, 'importlib.import_module("helpers").Whatever()'),
+    (PACKAGED, 'importlib.import_module("tests.helpers").Whatever()')])
+async def test_a_new_object_of_any_tests_class_from_the_code_is_no_pass(tmp_path, files, made):
+    root = make(tmp_path / "sums", files)
+    body = f"def total(xs):\n    import importlib\n    return {made}\n"
+    _, run = await review(root, "sums/core.py", "total", body)
+    assert by_name(run)["test_total"].status == "not judged", run.outcomes
+
+
+# The code rebinds what a test compares with, in a test module pytest collects by another
+# pattern than test_*.py (``*_test.py``) or in a helper module of the tests: the judge's
+# mirror of module state made the judge's module the same.
+EXPECTED = {
+    "pyproject.toml": "[project]\nname = 'sums'\nversion = '0'\n",
+    "sums/__init__.py": "",
+    "sums/core.py": '''\
+        def total(xs):
+            """The sum of ``xs``."""
+            return sum(xs)
+        ''',
+    "tests/values.py": "THREE = 3\n",
+    "tests/core_test.py": '''\
+        import values
+        from sums.core import total
+
+        EXPECTED = 3
+
+
+        def test_total():
+            assert total([1, 2]) == EXPECTED
+
+
+        def test_total_again():
+            assert total([2, 1]) == values.THREE
+        ''',
+}
+
+
+# Tests beside the project's package: a test module no test of this run is in, imported by
+# one that is (its folder, the project's root, holds the target's too).
+BESIDE = {
+    "pyproject.toml": "[project]\nname = 'sums'\nversion = '0'\n",
+    "sums/__init__.py": "",
+    "sums/core.py": ANYWHERE["sums/core.py"],
+    "test_shared.py": ANYWHERE["tests/test_other.py"],
+    "test_core.py": '''\
+        from test_shared import Anything
+        from sums.core import total
+
+
+        def test_total():
+            assert total([1, 2]) == 3
+        ''',
+}
+
+
+async def test_a_new_object_of_a_test_module_beside_the_project_is_no_pass(tmp_path):
+    root = make(tmp_path / "sums", BESIDE)
+    body = "def total(xs):\n    import test_shared\n    return test_shared.Anything()\n"
+    _, run = await review(root, "sums/core.py", "total", body)
+    assert by_name(run)["test_total"].status == "not judged", run.outcomes
+
+
+@pytest.mark.parametrize("module, name", [("core_test", "EXPECTED"), ("values", "THREE")])
+async def test_the_code_cannot_rebind_what_a_test_compares_with(tmp_path, module, name):
+    root = make(tmp_path / "sums", EXPECTED)
+    _, run = await review(root, "sums/core.py", "total")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    body = (f"def total(xs):\n    import importlib\n"
+            f"    importlib.import_module({module!r}).{name} = 'forged'\n    return 'forged'\n")
+    _, run = await review(root, "sums/core.py", "total", body)
+    test = "test_total" if module == "core_test" else "test_total_again"
+    assert by_name(run)[test].status == "failed", run.outcomes
+
+
 NAMED = {
     "pyproject.toml": "[project]\nname = 'picks'\nversion = '0'\n",
     "picks/__init__.py": "",

@@ -468,6 +468,10 @@ class Codec:
         self.roots = None
         self.test_files = frozenset()  # the judge's: the files of the modules pytest collected
         # tests from and of its conftest plugins (their classes are never rebuilt)
+        self.test_dirs = ()  # the judge's: the folders holding those that do not hold the
+        # target's file (tests/: its helper modules are the tests' too)
+        self.test_patterns = ()  # the judge's: pytest's python_files (test_*.py) that the
+        # target's file does not match (a test module of tests not run in this session)
 
     # -- policy ------------------------------------------------------------------------------
 
@@ -506,20 +510,33 @@ class Codec:
         return qualname in allowed if allowed is not None else (
             qualname not in PURE_EXCLUDED.get(base, ()))
 
+    def of_tests(self, module):
+        """Whether ``module`` (a name in ``sys.modules``) is the tests' (the judge's
+        :attr:`test_files`, modules under its :attr:`test_dirs` or named as by
+        :attr:`test_patterns`): never the code's to make objects of or to change."""
+        path = getattr(sys.modules.get(module), "__file__", None)
+        if type(path) is not str:
+            return False
+        import fnmatch
+
+        return path in self.test_files or os.path.realpath(path).startswith(
+            self.test_dirs) or any(fnmatch.fnmatch(os.path.basename(path), pattern)
+                                   for pattern in self.test_patterns)
+
     def rebuildable(self, cls, stop=object):
         """Whether the judge rebuilds an object of ``cls`` from the other side's state: a
-        project class (one of :attr:`test_files` only when it defines none of :data:`HOOKS`
-        above ``stop``: the code's new object of a test's class whose ``__eq__`` says yes to
-        anything is not judged, a test's namedtuple is), ``object``, or (``stop`` given:
-        exceptions, namedtuples) a class that defines none of :data:`HOOKS` above ``stop``."""
+        project class (one of the tests' (:meth:`of_tests`) only when it defines none of
+        :data:`HOOKS` above ``stop``: the code's new object of a test's class whose ``__eq__``
+        says yes to anything is not judged, a test's namedtuple is), ``object``, or (``stop``
+        given: exceptions, namedtuples) a class that defines none of :data:`HOOKS` above
+        ``stop``."""
         if cls is object:
             return True
         module = getattr(cls, "__module__", None)
         if type(module) is not str or forbidden(module):
             return False
         if self.own(module):
-            return getattr(sys.modules.get(module), "__file__", None) not in self.test_files or (
-                _no_hooks(cls, stop))
+            return not self.of_tests(module) or _no_hooks(cls, stop)
         return stop is not object and (module == "builtins" or _no_hooks(cls, stop))
 
     def session(self):
@@ -1265,7 +1282,8 @@ class Codec:
         if theirs:  # ``W``: one of this side's objects
             if not 0 <= index < len(self.sent):
                 raise ValueError("an unknown object of this side")
-            self.returning = type(self.sent[index])  # rebuilt as its own class (see rebuilt)
+            if data[at : at + 1] in (b"O", b"K"):  # itself, never an object inside another
+                self.returning = type(self.sent[index])  # rebuilt as its class (see rebuilt)
         try:
             fresh, at = self._dec(data, at, table, depth + 1)
         finally:

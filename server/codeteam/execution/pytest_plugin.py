@@ -45,6 +45,7 @@ import ast
 import builtins
 import contextlib
 import faulthandler
+import fnmatch
 import importlib
 import importlib.util
 import json
@@ -129,9 +130,11 @@ class _Test:
         self.subject_cpu = None  # the server's account of the subjects' CPU at the start
         self.limited = None  # the time limit that ended the test (even if the test caught it)
         self.limited_in = None  # the phase (Judge.phase) it was raised in
+        self.limited_at = 0.0  # and when (time.monotonic())
         self.started = time.monotonic()
         self.cpu = time.process_time()
         self.since = _boot_ticks()  # processes the test starts in this judge: after this
+        self.earlier = set()  # those started in its phases before the running one
 
 
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -171,6 +174,51 @@ def _started_by_test(since):
     return found
 
 
+def _import_root(found):
+    """The top folder of a test module (``(file, name)``): its top package's (``tests`` for
+    ``tests.test_core``, ``pkg`` for ``pkg.sub.test_x``) or, for a module of no package, the
+    folder it is imported from (``tests`` for ``test_core`` of tests/test_core.py). When it
+    does not hold the target's file it is the tests' own: its other modules (a
+    ``helpers.py``) are the tests' helpers, never the code's."""
+    path, name = found
+    folder = os.path.dirname(os.path.realpath(path))
+    levels = name.count(".") if os.path.basename(path) == "__init__.py" else max(
+        name.count(".") - 1, 0)
+    for _ in range(levels):
+        folder = os.path.dirname(folder)
+    return os.path.join(folder, "")
+
+
+CLEANUP_GRACE = 2.0
+"""Seconds a limited test's cleanup (``finally``, ``__exit__``) may run before the limit is
+raised again in it."""
+
+
+def _handling(error):
+    """Whether ``error`` is on its way out of the interrupted code (an ``except`` or
+    ``finally`` clause or an ``__exit__`` runs for it, or for an exception raised there),
+    not swallowed."""
+    found, seen = sys.exc_info()[1], 0
+    while found is not None and seen < 100:
+        if found is error:
+            return True
+        found, seen = found.__context__, seen + 1
+    return False
+
+
+def _has_children():
+    """Whether this judge has child processes (else it has no descendants: no need to look
+    through ``/proc``, which is long outside a PID namespace of the run's own)."""
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children", "rb") as handle:
+                if handle.read().strip():
+                    return True
+    except OSError:
+        return True
+    return False
+
+
 class Judge:
     """The plugin object: pytest's hooks as methods, one results channel (:meth:`send`)."""
 
@@ -194,6 +242,7 @@ class Judge:
         """Node ids of the collectors (a test module, a directory's conftest.py; "" before
         collection) during whose collection the judged function was called: every test
         under one reaches it (``NINE = square(3)`` at module level, a parametrize argument)."""
+        self.collected: list = []  # the items pytest collected, before any was deselected
         self.outcomes = 0
         self.client = None
         self.out = None
@@ -327,6 +376,7 @@ class Judge:
                       longrepr=text[-LONGREPR_LIMIT:])
 
     def pytest_collection_modifyitems(self, session, config, items):
+        self.collected = list(items)  # (the test modules of the deselected tests too)
         if self.keep is not None:
             last = {}  # a test class -> the index of its last test kept
             for index, item in enumerate(items):
@@ -343,13 +393,21 @@ class Judge:
 
     def pytest_collection_finish(self, session):
         if self.client is not None:
-            self.client.watch_modules()  # the project's modules as the tests found them
-            modules = [getattr(item, "module", None) for item in session.items] + [
+            modules = [getattr(item, "module", None) for item in self.collected] + [
                 plugin for plugin in session.config.pluginmanager.get_plugins()
                 if str(getattr(plugin, "__name__", "")).rpartition(".")[2] == "conftest"]
-            paths = (getattr(module, "__file__", None) for module in modules)
-            self.client.test_files = self.client.codec.test_files = frozenset(
-                path for path in paths if type(path) is str)
+            found = [(getattr(m, "__file__", None), getattr(m, "__name__", None)) for m in modules]
+            found = [(path, name) for path, name in found if type(path) is str and type(
+                name) is str]
+            files = frozenset(path for path, _ in found)
+            target = os.path.realpath(os.path.join(self.root, self.target.get("file") or ""))
+            dirs = tuple(sorted({d for d in map(_import_root, found)
+                                 if not target.startswith(d)}))
+            patterns = tuple(p for p in session.config.getini("python_files") if type(
+                p) is str and not fnmatch.fnmatch(os.path.basename(target), p))
+            for holder in (self.client, self.client.codec):
+                holder.test_files, holder.test_dirs, holder.test_patterns = files, dirs, patterns
+            self.client.watch_modules()  # the project's modules as the tests found them
         selecting = self.mode == "select"
         self.send("collected", count=len(session.items),
                   rootdir=self._relative(str(session.config.rootpath)),
@@ -440,6 +498,9 @@ class Judge:
             # test caught it: ``except BaseException: pass`` in a loop), never in a later one
             if self.in_phase and self.test.limited_in == self.phase:
                 self._cut()
+                if _handling(limited) and time.monotonic() - self.test.limited_at < (
+                        CLEANUP_GRACE):  # on its way out: the test's ``finally`` clauses and
+                    return  # context managers' exits run to their end, as for one raise
                 raise limited
             return
         if not self.in_phase:
@@ -487,16 +548,18 @@ class Judge:
         if self.test is not None and self.test.limited is None:
             self.test.limited = error
             self.test.limited_in = self.phase
+            self.test.limited_at = time.monotonic()
             self._cut()
         return error
 
     def _cut(self):
-        """End the processes the limited test started (a fork bomb's copies of this judge
-        would spin on), and look again in 50 ms: the limit is raised again while the test's
-        phase goes on (see :meth:`_alarm`). A limit raised while a fork bomb forks is often
-        lost: :func:`os.fork` runs Python callbacks (``logging``'s) whose exceptions it
-        swallows."""
-        for pid in _started_by_test(self.test.since):
+        """End the processes the limited test started in the phase it was cut in (a fork
+        bomb's copies of this judge would spin on; what its setup started, a session
+        fixture's server, serves the later tests as under plain pytest), and look again in
+        50 ms: the limit is raised again while the test's phase goes on (see :meth:`_alarm`).
+        A limit raised while a fork bomb forks is often lost: :func:`os.fork` runs Python
+        callbacks (``logging``'s) whose exceptions it swallows."""
+        for pid in set(_started_by_test(self.test.since)) - self.test.earlier:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         if threading.current_thread() is threading.main_thread():
@@ -552,6 +615,8 @@ class Judge:
     def _phase(self):
         """Around a phase of a test (inside pytest's ``CallInfo``, where an exception is the
         test's): only there may a time limit be raised (:meth:`_alarm`)."""
+        if self.test is not None and self.test.phases and _has_children():  # (none before
+            self.test.earlier = set(_started_by_test(self.test.since))  # its setup)
         self.in_phase = True
         self.phase += 1
         try:

@@ -867,6 +867,8 @@ class JudgeClient(Channel):
         self.watched = {}  # module name -> (module, its globals, its classes' attributes)
         self.libraries = set()  # the names of those that are library modules the others hold
         self.test_files = frozenset()  # see Codec.test_files
+        self.test_dirs = ()  # see Codec.test_dirs
+        self.test_patterns = ()  # see Codec.test_patterns
         self.cpu = 0.0  # CPU seconds the code used in the running test
         self.returned = []  # values the function returned in the running test (kept alive)
         self.refused_env = None  # why an environment change was not taken over (this test)
@@ -888,7 +890,8 @@ class JudgeClient(Channel):
         self.codec.generation = self.generation
         root = self.config.get("root")
         self.codec.roots = (str(root),) if type(root) is str else None
-        self.codec.test_files = self.test_files
+        self.codec.test_files, self.codec.test_dirs = self.test_files, self.test_dirs
+        self.codec.test_patterns = self.test_patterns
         if self.globals is not None:
             self.codec.remember_globals(self.globals)
         if self.server is None:
@@ -1025,7 +1028,8 @@ class JudgeClient(Channel):
                 continue
             path = getattr(module, "__file__", None)
             base = os.path.basename(path) if type(path) is str else ""
-            if not self.codec.own(name) or base.startswith("test_") or base == "conftest.py":
+            if not self.codec.own(name) or base.startswith("test_") or base == "conftest.py" or (
+                    self.codec.of_tests(name)):  # (a test module, a helper of the tests)
                 self.watched[name] = None
                 continue
             space = vars(module)
