@@ -134,8 +134,8 @@ export function noInterpreterMessage(choice: InterpreterChoice): string {
   const tried = choice.tried.map((c) => shown(c.command)).join(', ');
   return (
     `codeteam: no Python interpreter with codeteam installed was found (tried ${tried}). ` +
-    'Install codeteam into the interpreter with "pip install codeteam" (from a checkout: ' +
-    'scripts/setup.sh, then use its .venv/bin/python), or select an interpreter that has it in ' +
-    'the Python extension, or set codeteam.server.python to one.'
+    'Install codeteam into the interpreter with "pip install PATH-OF-A-CODETEAM-CHECKOUT" ' +
+    '(or run its scripts/setup.sh and use its .venv/bin/python), or select an interpreter ' +
+    'that has it in the Python extension, or set codeteam.server.python to one.'
   );
 }

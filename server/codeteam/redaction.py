@@ -81,7 +81,7 @@ def describe_value(value: Any) -> str:
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, str):
-        return f"a text of {len(value)} characters"
+        return f"a text of {len(value)} character{'s' if len(value) != 1 else ''}"
     if isinstance(value, dict):
         return f"an object with {len(value)} key{'s' if len(value) != 1 else ''}"
     if isinstance(value, list | tuple):

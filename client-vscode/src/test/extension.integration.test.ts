@@ -342,7 +342,7 @@ describe('extension against a fake codeteam server', () => {
       const message = await waitFor('the first-run message', () =>
         state.messages.slice(shown).find((m) => m.kind === 'error' && m.text.includes('no Python interpreter with codeteam')),
       );
-      assert.match(message.text, /pip install codeteam/);
+      assert.match(message.text, /pip install PATH-OF-A-CODETEAM-CHECKOUT/);
       assert.match(message.text, /codeteam\.server\.python/);
       assert.ok(message.text.includes(failing) && message.text.includes('python3'));
       assert.deepEqual(message.items, ['Open settings', 'Show output']);

@@ -91,7 +91,7 @@ describe('chooseInterpreter', () => {
     assert.equal(choice.tried.length, 3);
     const message = noInterpreterMessage(choice);
     assert.match(message, /\/a\/python, \/b\/python, python3/);
-    assert.match(message, /pip install codeteam/);
+    assert.match(message, /pip install PATH-OF-A-CODETEAM-CHECKOUT/);
     assert.match(message, /codeteam\.server\.python/);
   });
 });
