@@ -20,7 +20,7 @@ import difflib
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -35,6 +35,9 @@ from codeteam.settings_messages import (
     safe_value,
     shown_kept_value,
 )
+
+if TYPE_CHECKING:
+    from codeteam.execution.sandbox_policy import SandboxPolicy
 
 ROLES = ("analyst", "planner", "coder", "tester")
 """Role names that ``models`` may override (``{"coder": "gpt-4o"}``)."""
@@ -108,6 +111,12 @@ class Settings(BaseSettings):
     )
     test_timeout_s: float = Field(
         default=10.0, gt=0, le=600, description="Wall-clock seconds for one sandboxed test run."
+    )
+    sandbox_niceness: int = Field(
+        default=5, ge=0, le=19,
+        description="Niceness of each sandbox's scheduling group (0-19, as nice(1)): higher "
+        "answers the editor sooner while runs compute, and yields more to the machine's "
+        "other work; 0 gives each sandbox the weight of a whole terminal session.",
     )
     generate_pipeline: Literal["team", "flow"] = Field(
         default="team",
@@ -283,6 +292,14 @@ class Settings(BaseSettings):
         """Only explicit values: :func:`load_settings` reads the environment itself, key by
         key, so that one bad variable costs only its own key."""
         return (init_settings,)
+
+    def sandbox_policy(self) -> SandboxPolicy:
+        """The sandbox's limits these settings ask for (``sandbox``, ``test_timeout_s``,
+        ``sandbox_niceness``; the rest are :class:`SandboxPolicy`'s defaults)."""
+        from codeteam.execution.sandbox_policy import SandboxPolicy
+
+        return SandboxPolicy(mode=self.sandbox, timeout_s=self.test_timeout_s,
+                             niceness=self.sandbox_niceness)
 
     @property
     def uses_embedded_model(self) -> bool:

@@ -615,3 +615,17 @@ async def test_a_started_process_is_returned_running():
         sandbox_command.kill_tree(proc.pid)
         sandbox_command.reap(proc)
     assert _children("sleep") == []
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/autogroup"),
+                    reason="this kernel groups no tasks by session (no CONFIG_SCHED_AUTOGROUP)")
+@pytest.mark.parametrize("niceness", [0, 10])
+async def test_the_sandbox_runs_at_its_policys_niceness(niceness):
+    # Each bwrap sandbox is a session, so its own scheduling group: the policy's niceness is
+    # that group's (what orders it against the editor's server), read back inside the sandbox.
+    code = "print(open('/proc/self/autogroup').read().split()[-1])"
+    result = await run_sandboxed({"probe.py": code}, python_argv("probe.py"),
+                                 SandboxPolicy(timeout_s=10, niceness=niceness))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == str(niceness)
+    assert result.stderr == ""

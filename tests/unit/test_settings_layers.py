@@ -168,3 +168,14 @@ def test_a_bad_value_keeps_the_default_in_effect(monkeypatch):
     assert problems and problems[0].endswith("kept the default 4")
     _, problems = load_settings({"base_url": "http://127.0.0.1:9/v1", "candidates": -1})
     assert problems and problems[0].endswith("kept the default 3")
+
+
+def test_the_sandbox_policy_follows_the_settings(monkeypatch):
+    monkeypatch.setenv("CODETEAM_SANDBOX_NICENESS", "0")
+    settings, problems = load_settings({"test_timeout_s": 30, "sandbox_niceness": 40})
+    assert problems and "sandbox_niceness" in "\n".join(problems)  # 0-19, as nice(1)
+    policy = settings.sandbox_policy()
+    assert (policy.mode, policy.timeout_s, policy.niceness) == ("bwrap", 30.0, 0)
+    assert load_settings()[0].sandbox_policy().niceness == 0
+    monkeypatch.delenv("CODETEAM_SANDBOX_NICENESS")
+    assert load_settings()[0].sandbox_policy().niceness == 5

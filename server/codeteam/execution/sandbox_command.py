@@ -303,6 +303,16 @@ def _guard_argv(argv: list[str], nproc: int, drop_root: bool, uid: int = SANDBOX
     return python_argv("-c", _SHIM, str(nproc), "1" if drop_root else "0", str(uid), *argv)
 
 
+def _niced(niceness: int, argv: list[str]) -> list[str]:
+    """``argv`` started by a shell that first sets the niceness of its session's scheduling
+    group (the sandbox's own, :attr:`SandboxPolicy.niceness`); a kernel without autogroups
+    has no such file and the command starts all the same."""
+    if niceness <= 0:
+        return argv
+    script = f'{{ echo {int(niceness)} >/proc/self/autogroup; }} 2>/dev/null; exec "$@"'
+    return ["/bin/sh", "-c", script, "sh", *argv]
+
+
 _SECCOMP_ARCH = {  # machine -> (AUDIT_ARCH_*, unshare, clone, clone3,
     #                          (ptrace, vm_readv, vm_writev), (memfd_create, shmget))
     "x86_64": (0xC000003E, 272, 56, 435, (101, 310, 311), (319, 29)),
@@ -650,7 +660,8 @@ class _Prepared:
             nproc = self.nproc or run_nproc(uid, self.policy)
         else:
             nproc = self.policy.max_processes + 2  # bwrap's init and the command itself
-        args += _guard_argv(self._command(SANDBOX_DIR), nproc, drop_root=root, uid=uid)
+        args += _niced(self.policy.niceness,
+                       _guard_argv(self._command(SANDBOX_DIR), nproc, drop_root=root, uid=uid))
         self.argv = [*self.enter, *args]
         self.env = self._fds_env(_env("/tmp"))
         self.env[PRIVATE_PIDNS_ENV] = "1"

@@ -65,6 +65,13 @@ class SandboxPolicy(BaseModel):
     - ``import_timeout_s``: wall-clock seconds the judge waits for the code under test's
       module to be imported in its own process; an import that does not end by then is an
       error for every test of the run.
+    - ``niceness``: 0-19, the niceness of each bwrap sandbox's scheduling group. A sandbox is
+      a session of its own (``--new-session``), and where Linux groups tasks by session
+      (``CONFIG_SCHED_AUTOGROUP``, on by default in desktop kernels) each session shares the
+      CPU as one task would: 8 runs' judges and subjects then weigh as much as 16 terminals,
+      and the editor's server (one session) waits behind them. Written to the sandbox's
+      ``/proc/self/autogroup`` before the command starts (a process's own niceness would
+      only order it within its one-task group); without autogroups, nothing changes.
     """
 
     mode: Literal["bwrap", "none"] = "bwrap"
@@ -77,6 +84,7 @@ class SandboxPolicy(BaseModel):
     output_limit_bytes: int = Field(default=1_000_000, ge=1024)
     scratch_mb: int = Field(default=64, ge=1)
     import_timeout_s: float = Field(default=60.0, gt=0)
+    niceness: int = Field(default=5, ge=0, le=19)
 
 
 FileContent = str | bytes | Callable[[str], str | bytes]

@@ -74,7 +74,7 @@ class PipelineContext:
             max_tokens=settings.max_tokens,
             offload=offload,
         )
-        policy = SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s)
+        policy = settings.sandbox_policy()
         return cls(
             conversation=conversation,
             policy=policy,

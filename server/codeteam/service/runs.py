@@ -193,11 +193,10 @@ async def _with_project_tests(
     them, :func:`~codeteam.service.documents.with_project_tests`); as it was, with the reason as a
     progress line, when the sandbox cannot run them (the pipeline's tester then says why)."""
     from codeteam.execution.outcomes import SandboxUnavailable
-    from codeteam.execution.sandbox import SandboxPolicy
     from codeteam.service.documents import with_project_tests
 
     settings = request.settings
-    policy = SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s)
+    policy = settings.sandbox_policy()
     try:
         return await with_project_tests(
             task, path=request.path, root=request.project_root, policy=policy,

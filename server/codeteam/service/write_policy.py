@@ -156,7 +156,6 @@ async def current_report(outcome: RunOutcome, settings: Settings) -> TesterRepor
     """The tester's report on the function as it is (``outcome.task.stub``) against the
     public tests, or None when there are none or the sandbox cannot run them."""
     from codeteam.execution.outcomes import SandboxUnavailable
-    from codeteam.execution.sandbox import SandboxPolicy
     from codeteam.execution.suite import run_suite
     from codeteam.roles.tester import build_report
 
@@ -164,7 +163,7 @@ async def current_report(outcome: RunOutcome, settings: Settings) -> TesterRepor
     tests = list(task.public_tests)
     if not tests:
         return None
-    policy = SandboxPolicy(mode=settings.sandbox, timeout_s=settings.test_timeout_s)
+    policy = settings.sandbox_policy()
     try:
         run = await run_suite(task.program_with(task.stub), tests, policy)
     except SandboxUnavailable:
