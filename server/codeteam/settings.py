@@ -113,7 +113,7 @@ class Settings(BaseSettings):
         default=10.0, gt=0, le=600, description="Wall-clock seconds for one sandboxed test run."
     )
     sandbox_niceness: int = Field(
-        default=5, ge=0, le=19,
+        default=0, ge=0, le=19,
         description="Niceness of each sandbox's scheduling group (0-19, as nice(1)): higher "
         "answers the editor sooner while runs compute, and yields more to the machine's "
         "other work; 0 gives each sandbox the weight of a whole terminal session.",

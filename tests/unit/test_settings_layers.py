@@ -171,11 +171,10 @@ def test_a_bad_value_keeps_the_default_in_effect(monkeypatch):
 
 
 def test_the_sandbox_policy_follows_the_settings(monkeypatch):
-    monkeypatch.setenv("CODETEAM_SANDBOX_NICENESS", "0")
+    monkeypatch.setenv("CODETEAM_SANDBOX_NICENESS", "7")
     settings, problems = load_settings({"test_timeout_s": 30, "sandbox_niceness": 40})
     assert problems and "sandbox_niceness" in "\n".join(problems)  # 0-19, as nice(1)
     policy = settings.sandbox_policy()
-    assert (policy.mode, policy.timeout_s, policy.niceness) == ("bwrap", 30.0, 0)
-    assert load_settings()[0].sandbox_policy().niceness == 0
+    assert (policy.mode, policy.timeout_s, policy.niceness) == ("bwrap", 30.0, 7)
     monkeypatch.delenv("CODETEAM_SANDBOX_NICENESS")
-    assert load_settings()[0].sandbox_policy().niceness == 5
+    assert load_settings()[0].sandbox_policy().niceness == 0

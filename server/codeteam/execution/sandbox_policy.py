@@ -84,7 +84,7 @@ class SandboxPolicy(BaseModel):
     output_limit_bytes: int = Field(default=1_000_000, ge=1024)
     scratch_mb: int = Field(default=64, ge=1)
     import_timeout_s: float = Field(default=60.0, gt=0)
-    niceness: int = Field(default=5, ge=0, le=19)
+    niceness: int = Field(default=0, ge=0, le=19)
 
 
 FileContent = str | bytes | Callable[[str], str | bytes]
