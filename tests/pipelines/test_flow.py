@@ -107,6 +107,21 @@ async def test_max_rounds_stops_the_fixes(scripted, run):
     assert result.status == "failed" and "len(xs) == 2" in result.code
 
 
+async def test_a_fix_that_times_out_ends_the_fixes_without_a_rounds_note(scripted, run):
+    # A timed-out call stops the client's calls: the fixes end there, said once, and the
+    # note does not blame max_rounds for rounds no model call was made in.
+    _preprocess(scripted)
+    scripted.reply(DIRECT, ALMOST)
+    scripted.hang(FIX, times=None)
+    result, _ = await run("flow", ai_tests=2, candidates=0, max_rounds=3, timeout_s=0.5,
+                          max_retries=0)
+    assert scripted.count(FIX) == 1
+    assert result.status == "failed" and "len(xs) == 2" in result.code
+    ended = [n for n in result.notes if "a fix for" in n]
+    assert len(ended) == 1 and "called no more" in ended[0], result.notes
+    assert not any("stopped after" in n for n in result.notes), result.notes
+
+
 async def test_broken_yaml_stages_degrade_to_plain_coding(scripted, run):
     scripted.reply(AI_TESTS, "I think this is a nice problem.", times=2)
     scripted.reply(DIRECT, SORTED, times=1).reply(DIRECT, GOOD, times=None)

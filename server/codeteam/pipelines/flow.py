@@ -27,7 +27,7 @@ spends 15-20 calls a problem.
 from __future__ import annotations
 
 from codeteam.execution.outcomes import TestCase
-from codeteam.llm.client import LLMError
+from codeteam.llm.client import LLMError, LLMTimeout, LLMUnavailable
 from codeteam.pipelines.candidates import (
     Candidate,
     choose,
@@ -164,7 +164,7 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
     # Fix iterations: public tests first, then AI tests (easy to hard), with test anchors.
     code, current = best_code, best_report
     by_id = {t.id: t for t in tests}
-    budget_spent = False
+    budget_spent = calls_ended = False
     for group_name, group in (("public test", public), ("AI test", ai_tests)):
         for test in group:
             if budget_spent or current.passed:
@@ -191,6 +191,11 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
                     ctx.note(str(error))
                     budget_spent = True
                     break
+                except (LLMUnavailable, LLMTimeout) as error:  # the client calls no more
+                    ctx.note(f"a fix for {test.id} failed, and the model is called no more "
+                             f"in this run: {error}")
+                    calls_ended = budget_spent = True
+                    break
                 except (LLMError, CodeExtractionError) as error:
                     round_number += 1
                     ctx.note(f"a fix for {test.id} failed: {error}")
@@ -214,7 +219,8 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
             if (test.id not in _passing(current) and test.origin == "ai" and not budget_spent
                     and attempts >= FIX_ATTEMPTS_PER_TEST):
                 ctx.note(f"gave up on {test.id} ({test.describe()}): it may be a wrong AI test")
-    if budget_spent and not best_report.passed and round_number >= ctx.max_rounds:
+    if (budget_spent and not calls_ended and not best_report.passed
+            and round_number >= ctx.max_rounds):
         ctx.note(f"stopped after {round_number} rounds (max_rounds {ctx.max_rounds})")
     return ctx.result("flow", status_of(best_report), best_code, reports=reports,
                       rounds=round_number)
