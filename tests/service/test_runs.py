@@ -54,8 +54,9 @@ async def test_generated_code_comes_back_in_place(scripted):
     assert outcome.new_text.startswith("import math\r\n")  # the file's line endings kept
     assert "out.append(x if not out else max(out[-1], x))\r\n" in outcome.new_text
     assert outcome.task.public_tests and outcome.task.public_tests[0].kind == "doctest"
-    assert stages[:4] == ["collecting the public tests", "checking the sandbox",
-                          "coder: writing code", "connecting"]  # at the first model call
+    assert stages[:5] == ["collecting the public tests", "checking the sandbox",
+                          "coder: writing code", "connecting",  # at the first model call
+                          "coder: writing code"]  # then the call's own stage, again
 
 
 class NoClients:

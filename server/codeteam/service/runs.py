@@ -234,7 +234,7 @@ async def run(
     produced), :class:`ModelFailed`; cancellation propagates (LLM calls and test processes
     are stopped). Model, sandbox and prompt problems that the pipeline can degrade around are
     notes on the result, not errors."""
-    report = progress or (lambda stage: None)
+    report = progress = _Stages(progress)
     name, fallback_note = pipeline_name(request.pipeline, request.settings)
     report("collecting the public tests")
     readable, task = await build_task(request, progress)
@@ -321,9 +321,24 @@ async def start_model(clients: ClientSource, settings: Settings) -> LLMClient:
         raise ModelUnavailable(f"the model is not available: {error}") from error
 
 
+class _Stages:
+    """A run's progress callback that remembers the last stage it reported (:attr:`last`), so
+    the model's start can hand the stage back to the call it interrupted."""
+
+    def __init__(self, progress: ProgressCallback | None) -> None:
+        self._progress = progress
+        self.last: str | None = None
+
+    def __call__(self, stage: str) -> None:
+        self.last = stage
+        if self._progress is not None:
+            self._progress(stage)
+
+
 class RunClient:
     """One run's model client, acquired from ``clients`` at the first :meth:`chat` (the
-    progress says "starting the model" or "connecting" then), as the acquired client's
+    progress says "starting the model" or "connecting" then, and once the client is had, the
+    stage of that call again), as the acquired client's
     :meth:`~codeteam.llm.client.LLMClient.session` view: it stops at the run's first
     connection failure or timeout. When no client can be had, every call raises
     :class:`~codeteam.llm.client.LLMUnavailable` and :attr:`unavailable` says why."""
@@ -347,6 +362,7 @@ class RunClient:
 
         async with self._lock:
             if self._session is None and self.unavailable is None:
+                interrupted = getattr(self._report, "last", None)
                 self._report("starting the model" if self._settings.uses_embedded_model
                              else "connecting")
                 try:
@@ -355,6 +371,8 @@ class RunClient:
                     self.unavailable = str(error)
                 else:
                     self._session = self._shared.session()
+                    if interrupted:  # the stage whose call this is, again
+                        self._report(interrupted)
             if self._session is None:
                 raise LLMUnavailable(self.unavailable or "no model client", requests=0)
             return self._session
