@@ -3,9 +3,12 @@ asking the model again (scripted model over real HTTP, real sandbox)."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import re
+import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,8 +17,11 @@ from benchkit import bench, code, scripted_settings, write_jsonl
 from codeteam.bench.bench_run import BenchError
 from codeteam.bench.datasets import SHARED_DATA
 from codeteam.bench.results import ResultsLog
+from scripted_llm import ScriptedLLM
 
-pytestmark = pytest.mark.sandbox
+# One worker runs the module: the source run below is made once for the four tests that
+# reuse it.
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("bench_reuse")]
 
 ANSWERS = {
     "truncate_number": "def truncate_number(number: float) -> float:\n    return number % 1.0",
@@ -44,6 +50,54 @@ def requests_about(scripted, start: int, name: str) -> int:
 
 
 IDS = ["HumanEval/0", "HumanEval/2", "HumanEval/3"]
+
+
+@pytest.fixture(scope="module")
+def scripted_model():
+    """The module's scripted model: a run that reuses rows checks that the model that wrote
+    them (its address) is its own, so the source run below and the tests ask the same one."""
+    with ScriptedLLM() as llm:
+        yield llm
+
+
+@pytest.fixture
+def scripted(scripted_model):
+    """The module's :class:`ScriptedLLM`, with no rules and no recorded requests."""
+    scripted_model.reset()
+    return scripted_model
+
+
+@pytest.fixture(scope="module")
+def source_run(scripted_model, tmp_path_factory) -> Path:
+    """HumanEval/2 and /3 through ``direct``, every function answered
+    (:func:`answer_everything`): the run whose rows four tests reuse, made once (in a loop of
+    its own) and copied into each test's folder (:func:`he`)."""
+    out = tmp_path_factory.mktemp("source") / "he"
+    scripted_model.reset()
+    answer_everything(scripted_model)
+    failed: list[BaseException] = []
+
+    def make() -> None:
+        try:
+            asyncio.run(bench(scripted_model, out, dataset="humaneval", task_ids=IDS[1:],
+                              pipelines=["direct"]))
+        except BaseException as error:  # noqa: BLE001 - raised in the test's thread below
+            failed.append(error)
+
+    thread = threading.Thread(target=make)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+    assert len(scripted_model.requests) == 2 and scripted_model.unmatched == []
+    scripted_model.reset()
+    return out
+
+
+@pytest.fixture
+def he(source_run, tmp_path) -> Path:
+    """A copy of :func:`source_run`'s folder, the test's to change."""
+    return Path(shutil.copytree(source_run, tmp_path / "he"))
 
 
 async def test_plus_scores_humanevals_answers_without_asking_the_model(scripted, tmp_path):
@@ -100,10 +154,8 @@ def plus_file_with(tmp_path: Path, task_id: str, edit) -> Path:
     return write_jsonl(tmp_path / "plus-edited.jsonl", records)
 
 
-async def test_a_task_whose_public_part_differs_is_generated(scripted, tmp_path):
+async def test_a_task_whose_public_part_differs_is_generated(scripted, tmp_path, he):
     answer_everything(scripted)
-    he = tmp_path / "he"
-    await bench(scripted, he, dataset="humaneval", task_ids=IDS[1:], pipelines=["direct"])
     # As HumanEval/115 in HumanEval+: the same task with another prompt.
     data = plus_file_with(tmp_path, "HumanEval/3", lambda p: p.replace(
         "detect if at any point", "detect whether at any point"))
@@ -187,10 +239,9 @@ def without_digests(folder):
                                + "\n" for r in rows))
 
 
-async def test_old_folders_without_digests_are_checked_against_their_dataset(scripted, tmp_path):
+async def test_old_folders_without_digests_are_checked_against_their_dataset(
+        scripted, tmp_path, he):
     answer_everything(scripted)
-    he = tmp_path / "he"
-    await bench(scripted, he, dataset="humaneval", task_ids=IDS[1:], pipelines=["direct"])
     # What an earlier version wrote: no digests in the rows, no settings in run.json (they are
     # in summary.json); run.json names the commit (this one: the same reading of the prompts).
     without_digests(he)
@@ -222,12 +273,10 @@ async def test_old_folders_without_digests_are_checked_against_their_dataset(scr
 
 @pytest.mark.parametrize("commit", [None, "0" * 40])
 async def test_rows_without_digests_from_other_code_are_generated_again(
-        scripted, tmp_path, commit):
+        scripted, tmp_path, he, commit):
     # Another (or an unknown) commit may have read other docstring lines as public tests: the
     # digest recomputed here would not be the one that run saw.
     answer_everything(scripted)
-    he = tmp_path / "he"
-    await bench(scripted, he, dataset="humaneval", task_ids=IDS[1:], pipelines=["direct"])
     without_digests(he)
     run = json.loads((he / "run.json").read_text())
     run["commit"] = commit
