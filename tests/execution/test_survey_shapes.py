@@ -526,3 +526,182 @@ async def test_a_selection_the_wall_clock_cuts_on_a_busy_machine_goes_on(tmp_pat
     selection = await select_tests(target, (root / "slow/core.py").read_text(), policy)
     assert selection.selected == ["tests/test_core.py::test_value"], selection
     assert selection.not_run == [], selection.not_run
+
+
+# humanize: ``i18n.activate("fr_FR")`` (run by the test, in the judge) sets ``_CURRENT.locale``
+# on a ``threading.local`` and adds the translation to the module's ``_TRANSLATIONS`` dict in
+# place; the code under test (``intcomma``, ``naturalsize``...) reads both from its own process.
+LOCALE = {
+    "pyproject.toml": "[project]\nname = 'loc'\nversion = '0'\n",
+    "loc/__init__.py": "",
+    "loc/i18n.py": '''\
+        from threading import local
+
+        _TRANSLATIONS = {None: {}}
+        _CURRENT = local()
+
+
+        def activate(locale, words=None):
+            if locale not in _TRANSLATIONS:
+                _TRANSLATIONS[locale] = dict(words or {})
+            _CURRENT.locale = locale
+
+
+        def translate(word):
+            table = _TRANSLATIONS.get(getattr(_CURRENT, "locale", None), _TRANSLATIONS[None])
+            return table.get(word, word)
+        ''',
+    "loc/words.py": '''\
+        from loc import i18n
+
+
+        def hello():
+            return i18n.translate("hello")
+
+
+        def known():
+            return sorted(str(k) for k in i18n._TRANSLATIONS)
+        ''',
+    "tests/test_words.py": '''\
+        from loc import i18n
+        from loc.words import hello, known
+
+
+        def test_hello():
+            assert hello() == "hello"
+
+
+        def test_bonjour():
+            i18n.activate("fr", {"hello": "bonjour"})
+            try:
+                assert hello() == "bonjour"
+            finally:
+                i18n.activate(None)
+
+
+        def test_known():
+            i18n.activate("de")
+            assert "de" in known()
+            i18n.activate(None)
+        ''',
+}
+
+
+async def test_data_the_test_changes_in_place_in_another_module_reaches_the_code(tmp_path):
+    """What the test changed in place in a project module's data (an item of its dict, an
+    attribute of its ``threading.local``) stayed the judge's: the code read its own, and right
+    code failed ("assert 'hello' == 'bonjour'"; humanize: 176 tests of intcomma, ordinal,
+    naturaldelta, precisedelta and naturalsize in tests/test_i18n.py)."""
+    root = make(tmp_path / "loc", LOCALE)
+    _, run = await review(root, "loc/words.py", "hello")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "loc/words.py", "known")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def hello():\n    return 'hello'\n"
+    _, run = await review(root, "loc/words.py", "hello", wrong)
+    assert [o.status for o in run.outcomes] == ["passed", "failed"], run.outcomes
+
+
+# humanize: ``@freeze_time("2020-02-02")`` puts freezegun's ``FakeDatetime`` into ``datetime``;
+# its ``now()`` reads freezegun's own module state (``freeze_factories``), which the test's
+# process set up and the code's process did not: the code's ``dt.datetime.now()`` gave the real
+# time ("assert '17 years ago' == 'now'": 130 tests of humanize's ``_now``).
+FROZEN = {
+    "pyproject.toml": "[project]\nname = 'ages'\nversion = '0'\n",
+    "ages/__init__.py": "",
+    "ages/core.py": '''\
+        import datetime as dt
+
+
+        def now():
+            return dt.datetime.now()
+
+
+        def days_since(when):
+            return (now() - when).days
+        ''',
+    "tests/test_core.py": '''\
+        import datetime
+
+        from freezegun import freeze_time
+
+        from ages.core import days_since
+
+
+        @freeze_time("2020-02-02")
+        def test_decorated():
+            assert days_since(datetime.datetime(2020, 1, 1)) == 32
+
+
+        def test_within():
+            with freeze_time("2020-02-02"):
+                assert days_since(datetime.datetime(2020, 1, 1)) == 32
+        ''',
+}
+
+
+async def test_the_state_of_a_library_the_tests_use_reaches_the_code(tmp_path):
+    """The tests' library (freezegun) keeps what its patches consult in its own module; that
+    state is sent with each call, changes in place included, so the code's process sees the
+    frozen time the test's does."""
+    pytest.importorskip("freezegun")
+    root = make(tmp_path / "ages", FROZEN)
+    _, run = await review(root, "ages/core.py", "days_since")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    wrong = "def days_since(when):\n    return (dt.datetime.now() - when).days + 1\n"
+    _, run = await review(root, "ages/core.py", "days_since", wrong)
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+
+
+# more-itertools: ``peekable`` and ``seekable`` are the project's classes and iterators
+# (``__iter__`` returns self); ``self`` crossed as a remote iterator, not as the project's
+# object: "'RemoteIterator' object has no attribute '_cache'" for right code (14 tests).
+PEEKABLE = {
+    "pyproject.toml": "[project]\nname = 'peeks'\nversion = '0'\n",
+    "peeks/__init__.py": "",
+    "peeks/core.py": '''\
+        class peekable:
+            def __init__(self, iterable):
+                self._it = iter(iterable)
+                self._cache = []
+
+            def __iter__(self):
+                return self
+
+            def __next__(self):
+                if self._cache:
+                    return self._cache.pop(0)
+                return next(self._it)
+
+            def peek(self, default=None):
+                if not self._cache:
+                    try:
+                        self._cache.append(next(self._it))
+                    except StopIteration:
+                        return default
+                return self._cache[0]
+        ''',
+    "tests/test_core.py": '''\
+        from peeks.core import peekable
+
+
+        def test_peek():
+            p = peekable([1, 2])
+            assert p.peek() == 1
+            assert next(p) == 1
+            assert p.peek() == 2
+            assert list(p) == [2]
+            assert p.peek("end") == "end"
+        ''',
+}
+
+
+async def test_an_iterator_of_the_projects_class_crosses_as_its_object(tmp_path):
+    """``self`` of a method of the project's iterator class crosses by its state (its source
+    iterator as a handle), and what the method changed comes back."""
+    root = make(tmp_path / "peeks", PEEKABLE)
+    _, run = await review(root, "peeks/core.py", "peekable.peek")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def peek(self, default=None):\n    return next(self._it, default)\n"
+    _, run = await review(root, "peeks/core.py", "peekable.peek", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
