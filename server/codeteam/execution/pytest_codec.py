@@ -678,9 +678,12 @@ class Codec:
             return self._export(value, b"c", out)
         if isinstance(value, BaseException):
             return self._save_exception(value, kind, out, memo, depth)
-        if _iterator(value):
-            return self._export(value, b"i", out)
         ref = self._ref_name(kind)
+        if _iterator(value) and not (ref is not None and self.own(ref[0]) and self._shared(
+                ref[0]) and _python_class(kind) and (not self._to_judge() or self.rebuildable(
+                kind))):  # (an object of the project's iterator class, `self` of its
+            # methods, crosses by its state as the project's other objects do)
+            return self._export(value, b"i", out)
         if ref is not None and self._shared(ref[0]):
             import enum
 
@@ -813,6 +816,10 @@ class Codec:
         """The standard value types (``v``); True when ``value`` was one."""
         module, name = getattr(kind, "__module__", ""), kind.__name__
         args = _VALUE_ARGS.get((module, name))
+        if args is None and kind.__flags__ & HEAPTYPE:
+            patched = _patched_value_type(kind)
+            if patched is not None:
+                module, name, args = patched
         if args is not None:
             args = args(value)
         elif kind is range or kind is bytearray:
@@ -1413,6 +1420,22 @@ def _iterator(value):
         return hasattr(kind, "__next__") and hasattr(kind, "__iter__") and iter(value) is value
     except Exception:  # noqa: BLE001
         return False
+
+
+def _patched_value_type(kind):
+    """``(module, name, arguments)`` when ``kind`` is what a test put in place of a standard
+    value type in its module (freezegun's ``FakeDatetime`` as ``datetime.datetime``, sent to
+    the code with the test's other patches): its objects cross as that type's values, which
+    each side builds from the type its module now binds (the patch, as one process would);
+    else None."""
+    for base in kind.__mro__[1:]:
+        module, name = getattr(base, "__module__", ""), getattr(base, "__name__", "")
+        if (module, name) in _VALUE_ARGS and module in ("datetime",):
+            held = sys.modules.get(module)
+            if held is not None and vars(held).get(name) is kind:
+                return module, name, _VALUE_ARGS[(module, name)]
+            break
+    return None
 
 
 def _datetime_args(value):
