@@ -705,3 +705,66 @@ async def test_an_iterator_of_the_projects_class_crosses_as_its_object(tmp_path)
     wrong = "def peek(self, default=None):\n    return next(self._it, default)\n"
     _, run = await review(root, "peeks/core.py", "peekable.peek", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# sortedcontainers: SortedDict keeps bound methods of its SortedList (``self._list_pop =
+# _list.pop``); they crossed as handles calling the judge's list while the code changed its own
+# copy, which then overwrote the judge's: popitem's doctest and introduction.rst failed on
+# right code ("KeyError: 'e'").
+BOUND = {
+    "pyproject.toml": "[project]\nname = 'sorts'\nversion = '0'\n",
+    "sorts/__init__.py": "",
+    "sorts/core.py": '''\
+        class Keys:
+            def __init__(self):
+                self.items = []
+
+            def add(self, key):
+                self.items.append(key)
+                self.items.sort()
+
+            def pop(self, index=-1):
+                return self.items.pop(index)
+
+
+        class SortedDict(dict):
+            def __init__(self, pairs=()):
+                self._keys = Keys()
+                self._keys_add = self._keys.add
+                self._keys_pop = self._keys.pop
+                for key, value in pairs:
+                    self[key] = value
+
+            def __setitem__(self, key, value):
+                if key not in self:
+                    self._keys_add(key)
+                dict.__setitem__(self, key, value)
+
+            def popitem(self, index=-1):
+                key = self._keys_pop(index)
+                return key, dict.pop(self, key)
+        ''',
+    "tests/test_core.py": '''\
+        from sorts.core import SortedDict
+
+
+        def test_popitem():
+            sd = SortedDict([("b", 2), ("a", 1), ("c", 3)])
+            assert sd.popitem() == ("c", 3)
+            assert sd.popitem(0) == ("a", 1)
+            assert sd.popitem() == ("b", 2)
+            assert sd == {} and sd._keys.items == []
+        ''',
+}
+
+
+async def test_a_bound_method_of_a_project_object_crosses_bound_to_its_copy(tmp_path):
+    """A project object's attribute that is a method of another project object crossing by
+    state is that object's method on the other side, so both see one list."""
+    root = make(tmp_path / "sorts", BOUND)
+    _, run = await review(root, "sorts/core.py", "SortedDict.popitem")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def popitem(self, index=-1):\n    key = self._keys_pop(index)\n"
+             "    return key, dict.get(self, key)\n")
+    _, run = await review(root, "sorts/core.py", "SortedDict.popitem", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -668,6 +668,10 @@ class Codec:
         if forbidden(getattr(kind, "__module__", None)) or isinstance(value, (
                 types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)):
             return self._cannot("an object of " + _name(kind), out)
+        if isinstance(value, types.MethodType) and self._bound_by_state(value):
+            out.append(b"B")  # a method of a project object that crosses by its state: bound
+            self._enc(value.__self__, out, memo, depth + 1)  # to that object's copy there
+            return self._str(value.__func__.__name__, out)
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType,
                               types.MethodDescriptorType, types.WrapperDescriptorType)):
             ref = self._ref_name(value)
@@ -714,6 +718,22 @@ class Codec:
         if ref is None:  # no module holds the class under its name: made at run time
             return self._cannot(f"an object of {_name(kind)}, a class made at run time", out)
         return self._cannot("an object of " + _name(kind), out)
+
+    def _bound_by_state(self, method):
+        """Whether ``method`` (a bound method) is a plain function of a project class bound to
+        an object of it that crosses by its state (``self._pop = self._list.pop``, kept by
+        sortedcontainers' SortedDict): it crosses as that object's method there, never as a
+        handle calling the original (whose changes the copy's would then overwrite)."""
+        owner = method.__self__
+        kind = type(owner)
+        func = method.__func__
+        if isinstance(owner, type) or type(func) is not _FunctionType:
+            return False
+        ref = self._ref_name(kind)
+        if ref is None or not self.own(ref[0]) or not self._shared(ref[0]) or not (
+                _python_class(kind)) or (self._to_judge() and not self.rebuildable(kind)):
+            return False
+        return _method_of(kind, func.__name__) is func
 
     def _save_class(self, value, out):
         ref = self._ref_name(value)
@@ -1224,6 +1244,19 @@ class Codec:
                 raise ValueError("state for an object without __dict__") from None
         return made, at
 
+    def load_bound(self, data, at, table, depth):
+        """``B``: a method of a project object that crossed by its state, bound to it here
+        (looked up by name on its class: a function the class defines, never an attribute)."""
+        owner, at = self._dec(data, at, table, depth + 1)
+        name, at = self._text(data, at)
+        kind = type(owner)
+        func = _method_of(kind, name)
+        ref = self._ref_name(kind)
+        if func is None or isinstance(owner, type) or ref is None or (
+                self.strict and not self.own(ref[0])):
+            raise ValueError(f"a method {name!r} its object's class does not define")
+        return _MethodType(func, owner), at
+
     def load_module(self, data, at, table, depth):
         name, at = self._text(data, at)
         if self.strict or forbidden(name):
@@ -1516,7 +1549,7 @@ _LOAD = {
     b"e": Codec.load_enum, b"O": Codec.load_object, b"x": Codec.load_exception,
     b"v": Codec.load_value, b"G": Codec.load_global, b"w": Codec.load_tracked,
     b"W": Codec.load_mine, b"U": Codec.load_unsent, b"A": Codec.load_run,
-    b"K": Codec.load_subclass, b"M": Codec.load_module,
+    b"K": Codec.load_subclass, b"M": Codec.load_module, b"B": Codec.load_bound,
 }
 """The decoder's table: tag byte -> ``load_<op>``."""
 
@@ -1611,6 +1644,19 @@ def _number_run(data, at, count):
     return made.tolist(), at + size
 
 
+_FunctionType = type(_name)
+_MethodType = type(Codec(True).dumps)
+
+
+def _method_of(kind, name):
+    """The plain function class ``kind`` (or a base) defines as ``name``, else None."""
+    for base in kind.__mro__:
+        found = vars(base).get(name)
+        if found is not None:
+            return found if type(found) is _FunctionType else None
+    return None
+
+
 def _repoint(table, swapped):
     """Every reference in the decoded objects of ``table`` to a fresh copy of ``swapped``
     pointed at its original instead (a cycle back to a tracked object -- a linked list's
@@ -1618,18 +1664,23 @@ def _repoint(table, swapped):
     sets are left as they are (their hashes)."""
 
     def mapped(item):
+        if type(item) is _MethodType and id(item.__self__) in swapped:  # bound to the copy
+            return _MethodType(item.__func__, mapped(item.__self__))
         found = swapped.get(id(item))
         return found[1] if found is not None and found[0] is item else item
+
+    def moved(item):
+        return id(item) in swapped or type(item) is _MethodType and id(item.__self__) in swapped
 
     for obj in table:
         try:
             if isinstance(obj, list):
                 for i, item in enumerate(obj):
-                    if id(item) in swapped:
+                    if moved(item):
                         obj[i] = mapped(item)
             elif isinstance(obj, dict):
                 for key, item in list(dict.items(obj)):
-                    if id(item) in swapped:
+                    if moved(item):
                         dict.__setitem__(obj, key, mapped(item))
             elif isinstance(obj, collections.deque) and any(id(item) in swapped for item in obj):
                 items = [mapped(item) for item in obj]
@@ -1641,14 +1692,14 @@ def _repoint(table, swapped):
                 except AttributeError:
                     space = {}
                 for key, item in list(space.items()):
-                    if id(item) in swapped:
+                    if moved(item):
                         space[key] = mapped(item)
                 for name in _slot_names(type(obj)):
                     try:
                         item = object.__getattribute__(obj, name)
                     except AttributeError:
                         continue
-                    if id(item) in swapped:
+                    if moved(item):
                         object.__setattr__(obj, name, mapped(item))
         except Exception:  # noqa: S112, BLE001 - an object that refuses: left as it is
             continue
