@@ -608,8 +608,8 @@ async def test_data_the_test_changes_in_place_in_another_module_reaches_the_code
 # time ("assert '17 years ago' == 'now'": 130 tests of humanize's ``_now``).
 FROZEN = {
     "pyproject.toml": "[project]\nname = 'ages'\nversion = '0'\n",
-    "ages/__init__.py": "",
-    "ages/core.py": '''\
+    "src/ages/__init__.py": "",
+    "src/ages/core.py": '''\
         import datetime as dt
 
 
@@ -620,12 +620,13 @@ FROZEN = {
         def days_since(when):
             return (now() - when).days
         ''',
+    "tests/__init__.py": "",
     "tests/test_core.py": '''\
         import datetime
 
         from freezegun import freeze_time
 
-        from ages.core import days_since
+        from ages.core import days_since, now
 
 
         @freeze_time("2020-02-02")
@@ -636,6 +637,11 @@ FROZEN = {
         def test_within():
             with freeze_time("2020-02-02"):
                 assert days_since(datetime.datetime(2020, 1, 1)) == 32
+
+
+        @freeze_time("2020-02-02")
+        def test_now():
+            assert now() == datetime.datetime(2020, 2, 2)
         ''',
 }
 
@@ -643,14 +649,17 @@ FROZEN = {
 async def test_the_state_of_a_library_the_tests_use_reaches_the_code(tmp_path):
     """The tests' library (freezegun) keeps what its patches consult in its own module; that
     state is sent with each call, changes in place included, so the code's process sees the
-    frozen time the test's does."""
+    frozen time the test's does (tests/ beside src/: test modules that are not the package's
+    count too), and the ``FakeDatetime`` the code returns crosses back."""
     pytest.importorskip("freezegun")
     root = make(tmp_path / "ages", FROZEN)
-    _, run = await review(root, "ages/core.py", "days_since")
-    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "src/ages/core.py", "days_since")
+    assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
     wrong = "def days_since(when):\n    return (dt.datetime.now() - when).days + 1\n"
-    _, run = await review(root, "ages/core.py", "days_since", wrong)
-    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+    _, run = await review(root, "src/ages/core.py", "days_since", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"] * 2, run.outcomes
+    _, run = await review(root, "src/ages/core.py", "now")  # (a FakeDatetime crosses back)
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
 
 
 # more-itertools: ``peekable`` and ``seekable`` are the project's classes and iterators

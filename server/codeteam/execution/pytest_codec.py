@@ -1455,6 +1455,21 @@ def _iterator(value):
         return False
 
 
+_PATCHED_TYPES: set = set()
+"""Classes the test put in place of a standard value type (:func:`patched_value_type`)."""
+
+
+def patched_value_type(module, name, value):
+    """Remember ``value``, set by the test as ``module.name`` (``datetime.datetime``), when it
+    stands for that standard value type (a subclass of it): its objects the code returns after
+    the call (the test's patches undone) still cross as that type's values."""
+    if getattr(module, "__name__", None) == "datetime" and isinstance(value, type):
+        original = vars(module).get(name)
+        if isinstance(original, type) and issubclass(value, original) and (
+                "datetime", name) in _VALUE_ARGS:
+            _PATCHED_TYPES.add(value)
+
+
 def _patched_value_type(kind):
     """``(module, name, arguments)`` when ``kind`` is what a test put in place of a standard
     value type in its module (freezegun's ``FakeDatetime`` as ``datetime.datetime``, sent to
@@ -1465,7 +1480,7 @@ def _patched_value_type(kind):
         module, name = getattr(base, "__module__", ""), getattr(base, "__name__", "")
         if (module, name) in _VALUE_ARGS and module in ("datetime",):
             held = sys.modules.get(module)
-            if held is not None and vars(held).get(name) is kind:
+            if held is not None and vars(held).get(name) is kind or kind in _PATCHED_TYPES:
                 return module, name, _VALUE_ARGS[(module, name)]
             break
     return None

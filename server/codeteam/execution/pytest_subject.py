@@ -488,6 +488,8 @@ class Subject(Channel):
                     continue
                 if cls is not None:
                     owner = vars(owner)[str(cls)]
+                elif isinstance(value, type):  # freezegun's FakeDatetime as datetime.datetime:
+                    _codec.patched_value_type(owner, name, value)  # its objects cross as such
                 saved.append(_set(owner, name, value))
             except Exception:  # noqa: S112, BLE001 - a module this process cannot import
                 continue
@@ -1051,7 +1053,7 @@ class JudgeClient(Channel):
             if not self.codec.own(name) or base.startswith("test_") or base == "conftest.py" or (
                     self.codec.of_tests(name)):  # (a test module, a helper of the tests)
                 self.watched[name] = None
-                if self.codec.own(name):
+                if self.codec.own(name) or self.codec.of_tests(name):  # (tests/ beside src/)
                     self.test_modules.add(name)
                 continue
             space = vars(module)
