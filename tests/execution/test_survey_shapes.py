@@ -610,10 +610,9 @@ FROZEN = {
     "pyproject.toml": "[project]\nname = 'ages'\nversion = '0'\n",
     "src/ages/__init__.py": "",
     "src/ages/core.py": '''\
-        import datetime as dt
-
-
         def now():
+            import datetime as dt  # (humanize's _now: the module holds no datetime)
+
             return dt.datetime.now()
 
 
@@ -650,12 +649,14 @@ async def test_the_state_of_a_library_the_tests_use_reaches_the_code(tmp_path):
     """The tests' library (freezegun) keeps what its patches consult in its own module; that
     state is sent with each call, changes in place included, so the code's process sees the
     frozen time the test's does (tests/ beside src/: test modules that are not the package's
-    count too), and the ``FakeDatetime`` the code returns crosses back."""
+    count too), and the ``FakeDatetime`` the code returns crosses back. A standard module the
+    tests hold (``datetime``) is watched for their patches even when no module of the project
+    holds it (humanize's ``_now`` imports it inside the function: 130 tests failed)."""
     pytest.importorskip("freezegun")
     root = make(tmp_path / "ages", FROZEN)
     _, run = await review(root, "src/ages/core.py", "days_since")
     assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
-    wrong = "def days_since(when):\n    return (dt.datetime.now() - when).days + 1\n"
+    wrong = "def days_since(when):\n    return (now() - when).days + 1\n"
     _, run = await review(root, "src/ages/core.py", "days_since", wrong)
     assert [o.status for o in run.outcomes] == ["failed"] * 2, run.outcomes
     _, run = await review(root, "src/ages/core.py", "now")  # (a FakeDatetime crosses back)

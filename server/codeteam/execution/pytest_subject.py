@@ -1078,6 +1078,14 @@ class JudgeClient(Channel):
             # `datetime`) is sent too, changes in place included (changed_in_place)
             module = sys.modules.get(name)
             for value in list(vars(module).values()) if module is not None else ():
+                held = getattr(value, "__name__", None) if isinstance(value, type(sys)) else None
+                if type(held) is str and self.watched.get(held) is None and held not in (
+                        "sys", "builtins") and not forbidden(held) and not _tooling(held) and (
+                        sys.modules.get(held) is value) and not self.codec.own(held):
+                    # a module the tests hold (`import datetime`): what they patch there
+                    # (freezegun's FakeDatetime) the code sees too, as in the project's
+                    self.watched[held] = (value, dict(vars(value)), {})
+                    self.libraries.add(held)
                 other = _library_of(value)
                 if other is None or self.watched.get(other) is not None or forbidden(
                         other) or self.codec.own(other) or _tooling(other):
