@@ -1463,7 +1463,7 @@ def patched_value_type(module, name, value):
     """Remember ``value``, set by the test as ``module.name`` (``datetime.datetime``), when it
     stands for that standard value type (a subclass of it): its objects the code returns after
     the call (the test's patches undone) still cross as that type's values."""
-    if getattr(module, "__name__", None) == "datetime" and isinstance(value, type):
+    if getattr(module, "__name__", None) == "datetime" and issubclass(type(value), type):
         original = vars(module).get(name)
         if isinstance(original, type) and issubclass(value, original) and (
                 "datetime", name) in _VALUE_ARGS:

@@ -488,7 +488,8 @@ class Subject(Channel):
                     continue
                 if cls is not None:
                     owner = vars(owner)[str(cls)]
-                elif isinstance(value, type):  # freezegun's FakeDatetime as datetime.datetime:
+                elif issubclass(type(value), type):  # (never asks a proxy for its __class__)
+                    # freezegun's FakeDatetime as datetime.datetime:
                     _codec.patched_value_type(owner, name, value)  # its objects cross as such
                 saved.append(_set(owner, name, value))
             except Exception:  # noqa: S112, BLE001 - a module this process cannot import
@@ -1615,7 +1616,9 @@ def _instance_attrs(value):
     a settings object: not a class, module, function or builtin value), or None."""
     import types
 
-    if isinstance(value, (type, types.ModuleType)) or callable(value) or type(value) in (
+    kind = type(value)  # (never isinstance: a proxy of the other side's object would be used)
+    if getattr(kind, "__module__", None) == _codec.__name__ or issubclass(
+            kind, (type, types.ModuleType)) or callable(value) or kind in (
             list, dict, set, tuple, str, bytes, int, float, bool, type(None)):
         return None
     try:
