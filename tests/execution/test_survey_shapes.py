@@ -526,3 +526,255 @@ async def test_a_selection_the_wall_clock_cuts_on_a_busy_machine_goes_on(tmp_pat
     selection = await select_tests(target, (root / "slow/core.py").read_text(), policy)
     assert selection.selected == ["tests/test_core.py::test_value"], selection
     assert selection.not_run == [], selection.not_run
+
+
+# humanize: ``i18n.activate("fr_FR")`` (run by the test, in the judge) sets ``_CURRENT.locale``
+# on a ``threading.local`` and adds the translation to the module's ``_TRANSLATIONS`` dict in
+# place; the code under test (``intcomma``, ``naturalsize``...) reads both from its own process.
+LOCALE = {
+    "pyproject.toml": "[project]\nname = 'loc'\nversion = '0'\n",
+    "loc/__init__.py": "",
+    "loc/i18n.py": '''\
+        from threading import local
+
+        _TRANSLATIONS = {None: {}}
+        _CURRENT = local()
+
+
+        def activate(locale, words=None):
+            if locale not in _TRANSLATIONS:
+                _TRANSLATIONS[locale] = dict(words or {})
+            _CURRENT.locale = locale
+
+
+        def translate(word):
+            table = _TRANSLATIONS.get(getattr(_CURRENT, "locale", None), _TRANSLATIONS[None])
+            return table.get(word, word)
+        ''',
+    "loc/words.py": '''\
+        from loc import i18n
+
+
+        def hello():
+            return i18n.translate("hello")
+
+
+        def known():
+            return sorted(str(k) for k in i18n._TRANSLATIONS)
+        ''',
+    "tests/test_words.py": '''\
+        from loc import i18n
+        from loc.words import hello, known
+
+
+        def test_hello():
+            assert hello() == "hello"
+
+
+        def test_bonjour():
+            i18n.activate("fr", {"hello": "bonjour"})
+            try:
+                assert hello() == "bonjour"
+            finally:
+                i18n.activate(None)
+
+
+        def test_known():
+            i18n.activate("de")
+            assert "de" in known()
+            i18n.activate(None)
+        ''',
+}
+
+
+async def test_data_the_test_changes_in_place_in_another_module_reaches_the_code(tmp_path):
+    """What the test changed in place in a project module's data (an item of its dict, an
+    attribute of its ``threading.local``) stayed the judge's: the code read its own, and right
+    code failed ("assert 'hello' == 'bonjour'"; humanize: 176 tests of intcomma, ordinal,
+    naturaldelta, precisedelta and naturalsize in tests/test_i18n.py)."""
+    root = make(tmp_path / "loc", LOCALE)
+    _, run = await review(root, "loc/words.py", "hello")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "loc/words.py", "known")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def hello():\n    return 'hello'\n"
+    _, run = await review(root, "loc/words.py", "hello", wrong)
+    assert [o.status for o in run.outcomes] == ["passed", "failed"], run.outcomes
+
+
+# humanize: ``@freeze_time("2020-02-02")`` puts freezegun's ``FakeDatetime`` into ``datetime``;
+# its ``now()`` reads freezegun's own module state (``freeze_factories``), which the test's
+# process set up and the code's process did not: the code's ``dt.datetime.now()`` gave the real
+# time ("assert '17 years ago' == 'now'": 130 tests of humanize's ``_now``).
+FROZEN = {
+    "pyproject.toml": "[project]\nname = 'ages'\nversion = '0'\n",
+    "src/ages/__init__.py": "",
+    "src/ages/core.py": '''\
+        def now():
+            import datetime as dt  # (humanize's _now: the module holds no datetime)
+
+            return dt.datetime.now()
+
+
+        def days_since(when):
+            return (now() - when).days
+        ''',
+    "tests/__init__.py": "",
+    "tests/test_core.py": '''\
+        import datetime
+
+        from freezegun import freeze_time
+
+        from ages.core import days_since, now
+
+
+        @freeze_time("2020-02-02")
+        def test_decorated():
+            assert days_since(datetime.datetime(2020, 1, 1)) == 32
+
+
+        def test_within():
+            with freeze_time("2020-02-02"):
+                assert days_since(datetime.datetime(2020, 1, 1)) == 32
+
+
+        @freeze_time("2020-02-02")
+        def test_now():
+            assert now() == datetime.datetime(2020, 2, 2)
+        ''',
+}
+
+
+async def test_the_state_of_a_library_the_tests_use_reaches_the_code(tmp_path):
+    """The tests' library (freezegun) keeps what its patches consult in its own module; that
+    state is sent with each call, changes in place included, so the code's process sees the
+    frozen time the test's does (tests/ beside src/: test modules that are not the package's
+    count too), and the ``FakeDatetime`` the code returns crosses back. A standard module the
+    tests hold (``datetime``) is watched for their patches even when no module of the project
+    holds it (humanize's ``_now`` imports it inside the function: 130 tests failed)."""
+    pytest.importorskip("freezegun")
+    root = make(tmp_path / "ages", FROZEN)
+    _, run = await review(root, "src/ages/core.py", "days_since")
+    assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
+    wrong = "def days_since(when):\n    return (now() - when).days + 1\n"
+    _, run = await review(root, "src/ages/core.py", "days_since", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"] * 2, run.outcomes
+    _, run = await review(root, "src/ages/core.py", "now")  # (a FakeDatetime crosses back)
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+
+
+# more-itertools: ``peekable`` and ``seekable`` are the project's classes and iterators
+# (``__iter__`` returns self); ``self`` crossed as a remote iterator, not as the project's
+# object: "'RemoteIterator' object has no attribute '_cache'" for right code (14 tests).
+PEEKABLE = {
+    "pyproject.toml": "[project]\nname = 'peeks'\nversion = '0'\n",
+    "peeks/__init__.py": "",
+    "peeks/core.py": '''\
+        class peekable:
+            def __init__(self, iterable):
+                self._it = iter(iterable)
+                self._cache = []
+
+            def __iter__(self):
+                return self
+
+            def __next__(self):
+                if self._cache:
+                    return self._cache.pop(0)
+                return next(self._it)
+
+            def peek(self, default=None):
+                if not self._cache:
+                    try:
+                        self._cache.append(next(self._it))
+                    except StopIteration:
+                        return default
+                return self._cache[0]
+        ''',
+    "tests/test_core.py": '''\
+        from peeks.core import peekable
+
+
+        def test_peek():
+            p = peekable([1, 2])
+            assert p.peek() == 1
+            assert next(p) == 1
+            assert p.peek() == 2
+            assert list(p) == [2]
+            assert p.peek("end") == "end"
+        ''',
+}
+
+
+async def test_an_iterator_of_the_projects_class_crosses_as_its_object(tmp_path):
+    """``self`` of a method of the project's iterator class crosses by its state (its source
+    iterator as a handle), and what the method changed comes back."""
+    root = make(tmp_path / "peeks", PEEKABLE)
+    _, run = await review(root, "peeks/core.py", "peekable.peek")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def peek(self, default=None):\n    return next(self._it, default)\n"
+    _, run = await review(root, "peeks/core.py", "peekable.peek", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# sortedcontainers: SortedDict keeps bound methods of its SortedList (``self._list_pop =
+# _list.pop``); they crossed as handles calling the judge's list while the code changed its own
+# copy, which then overwrote the judge's: popitem's doctest and introduction.rst failed on
+# right code ("KeyError: 'e'").
+BOUND = {
+    "pyproject.toml": "[project]\nname = 'sorts'\nversion = '0'\n",
+    "sorts/__init__.py": "",
+    "sorts/core.py": '''\
+        class Keys:
+            def __init__(self):
+                self.items = []
+
+            def add(self, key):
+                self.items.append(key)
+                self.items.sort()
+
+            def pop(self, index=-1):
+                return self.items.pop(index)
+
+
+        class SortedDict(dict):
+            def __init__(self, pairs=()):
+                self._keys = Keys()
+                self._keys_add = self._keys.add
+                self._keys_pop = self._keys.pop
+                for key, value in pairs:
+                    self[key] = value
+
+            def __setitem__(self, key, value):
+                if key not in self:
+                    self._keys_add(key)
+                dict.__setitem__(self, key, value)
+
+            def popitem(self, index=-1):
+                key = self._keys_pop(index)
+                return key, dict.pop(self, key)
+        ''',
+    "tests/test_core.py": '''\
+        from sorts.core import SortedDict
+
+
+        def test_popitem():
+            sd = SortedDict([("b", 2), ("a", 1), ("c", 3)])
+            assert sd.popitem() == ("c", 3)
+            assert sd.popitem(0) == ("a", 1)
+            assert sd.popitem() == ("b", 2)
+            assert sd == {} and sd._keys.items == []
+        ''',
+}
+
+
+async def test_a_bound_method_of_a_project_object_crosses_bound_to_its_copy(tmp_path):
+    """A project object's attribute that is a method of another project object crossing by
+    state is that object's method on the other side, so both see one list."""
+    root = make(tmp_path / "sorts", BOUND)
+    _, run = await review(root, "sorts/core.py", "SortedDict.popitem")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def popitem(self, index=-1):\n    key = self._keys_pop(index)\n"
+             "    return key, dict.get(self, key)\n")
+    _, run = await review(root, "sorts/core.py", "SortedDict.popitem", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

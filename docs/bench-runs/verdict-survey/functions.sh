@@ -20,3 +20,16 @@ P2=/tmp/survey2/projects
 VOLUPTUOUS=voluptuous/schema_builder.py::Schema.extend,voluptuous/schema_builder.py::Schema.infer,voluptuous/validators.py::Match.__call__,voluptuous/validators.py::Range.__call__,voluptuous/validators.py::Email,voluptuous/humanize.py::humanize_error,voluptuous/validators.py::Coerce.__call__,voluptuous/error.py::Invalid.__str__,voluptuous/schema_builder.py::Schema.__call__
 PATHSPEC=pathspec/util.py::normalize_file,pathspec/util.py::iter_tree_entries,pathspec/util.py::check_match_file,pathspec/pathspec.py::PathSpec.match_file,pathspec/pathspec.py::PathSpec.from_lines,pathspec/gitignore.py::GitIgnoreSpec.from_lines,pathspec/pattern.py::RegexPattern.match_file,pathspec/patterns/gitignore/spec.py::GitIgnoreSpecPattern.pattern_to_regex,pathspec/pathspec.py::PathSpec.match_tree_files,pathspec/pathspec.py::PathSpec.__eq__
 PYDASH=src/pydash/arrays.py::chunk,src/pydash/strings.py::camel_case,src/pydash/objects.py::get,src/pydash/objects.py::set_,src/pydash/collections.py::group_by,src/pydash/helpers.py::base_get,src/pydash/utilities.py::retry,src/pydash/functions.py::Curry.__call__,src/pydash/predicates.py::is_match
+# survey3 (docs/bench-runs/verdict-survey/survey3.md): three more projects, each in $P3/<name>
+# with its own .venv (python 3.11.7, pytest 9.2.0)
+# humanize 4.17.0 (PyPI sdist): src/ layout, [tool.pytest] (pytest 9's native table) with
+#   addopts --doctest-modules and filterwarnings=error, parametrize, freezegun, gettext i18n
+# more-itertools 11.2.1 (PyPI sdist): unittest.TestCase classes, subTest (21,194 subtests)
+# sortedcontainers (GitHub grantjenks/python-sortedcontainers 3ac3586, 2.4.0): src/ layout,
+#   tox.ini [pytest] addopts --doctest-modules --doctest-glob "*.rst", testpaths docs src tests
+P3=/tmp/survey3/projects
+HUMANIZE=src/humanize/number.py::intcomma,src/humanize/number.py::ordinal,src/humanize/time.py::naturaldelta,src/humanize/time.py::precisedelta,src/humanize/filesize.py::naturalsize,src/humanize/lists.py::natural_list,src/humanize/i18n.py::activate,src/humanize/time.py::_now
+M=more_itertools
+MORE_ITERTOOLS=$M/more.py::chunked,$M/more.py::first,$M/more.py::spy,$M/more.py::peekable.peek,$M/more.py::split_at,$M/more.py::always_iterable,$M/more.py::seekable.seek,$M/recipes.py::take,$M/recipes.py::unique_everseen
+S=src/sortedcontainers
+SORTED=$S/sortedlist.py::SortedList.bisect_left,$S/sortedlist.py::SortedList.irange,$S/sortedlist.py::SortedList.count,$S/sortedlist.py::SortedKeyList.bisect_key_left,$S/sortedlist.py::SortedList.index,$S/sorteddict.py::SortedDict.popitem,$S/sortedset.py::SortedSet.intersection

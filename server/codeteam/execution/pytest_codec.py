@@ -668,6 +668,10 @@ class Codec:
         if forbidden(getattr(kind, "__module__", None)) or isinstance(value, (
                 types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)):
             return self._cannot("an object of " + _name(kind), out)
+        if isinstance(value, types.MethodType) and self._bound_by_state(value):
+            out.append(b"B")  # a method of a project object that crosses by its state: bound
+            self._enc(value.__self__, out, memo, depth + 1)  # to that object's copy there
+            return self._str(value.__func__.__name__, out)
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType,
                               types.MethodDescriptorType, types.WrapperDescriptorType)):
             ref = self._ref_name(value)
@@ -678,9 +682,12 @@ class Codec:
             return self._export(value, b"c", out)
         if isinstance(value, BaseException):
             return self._save_exception(value, kind, out, memo, depth)
-        if _iterator(value):
-            return self._export(value, b"i", out)
         ref = self._ref_name(kind)
+        if _iterator(value) and not (ref is not None and self.own(ref[0]) and self._shared(
+                ref[0]) and _python_class(kind) and (not self._to_judge() or self.rebuildable(
+                kind))):  # (an object of the project's iterator class, `self` of its
+            # methods, crosses by its state as the project's other objects do)
+            return self._export(value, b"i", out)
         if ref is not None and self._shared(ref[0]):
             import enum
 
@@ -711,6 +718,22 @@ class Codec:
         if ref is None:  # no module holds the class under its name: made at run time
             return self._cannot(f"an object of {_name(kind)}, a class made at run time", out)
         return self._cannot("an object of " + _name(kind), out)
+
+    def _bound_by_state(self, method):
+        """Whether ``method`` (a bound method) is a plain function of a project class bound to
+        an object of it that crosses by its state (``self._pop = self._list.pop``, kept by
+        sortedcontainers' SortedDict): it crosses as that object's method there, never as a
+        handle calling the original (whose changes the copy's would then overwrite)."""
+        owner = method.__self__
+        kind = type(owner)
+        func = method.__func__
+        if isinstance(owner, type) or type(func) is not _FunctionType:
+            return False
+        ref = self._ref_name(kind)
+        if ref is None or not self.own(ref[0]) or not self._shared(ref[0]) or not (
+                _python_class(kind)) or (self._to_judge() and not self.rebuildable(kind)):
+            return False
+        return _method_of(kind, func.__name__) is func
 
     def _save_class(self, value, out):
         ref = self._ref_name(value)
@@ -813,6 +836,10 @@ class Codec:
         """The standard value types (``v``); True when ``value`` was one."""
         module, name = getattr(kind, "__module__", ""), kind.__name__
         args = _VALUE_ARGS.get((module, name))
+        if args is None and kind.__flags__ & HEAPTYPE:
+            patched = _patched_value_type(kind)
+            if patched is not None:
+                module, name, args = patched
         if args is not None:
             args = args(value)
         elif kind is range or kind is bytearray:
@@ -1217,6 +1244,19 @@ class Codec:
                 raise ValueError("state for an object without __dict__") from None
         return made, at
 
+    def load_bound(self, data, at, table, depth):
+        """``B``: a method of a project object that crossed by its state, bound to it here
+        (looked up by name on its class: a function the class defines, never an attribute)."""
+        owner, at = self._dec(data, at, table, depth + 1)
+        name, at = self._text(data, at)
+        kind = type(owner)
+        func = _method_of(kind, name)
+        ref = self._ref_name(kind)
+        if func is None or isinstance(owner, type) or ref is None or (
+                self.strict and not self.own(ref[0])):
+            raise ValueError(f"a method {name!r} its object's class does not define")
+        return _MethodType(func, owner), at
+
     def load_module(self, data, at, table, depth):
         name, at = self._text(data, at)
         if self.strict or forbidden(name):
@@ -1415,6 +1455,37 @@ def _iterator(value):
         return False
 
 
+_PATCHED_TYPES: set = set()
+"""Classes the test put in place of a standard value type (:func:`patched_value_type`)."""
+
+
+def patched_value_type(module, name, value):
+    """Remember ``value``, set by the test as ``module.name`` (``datetime.datetime``), when it
+    stands for that standard value type (a subclass of it): its objects the code returns after
+    the call (the test's patches undone) still cross as that type's values."""
+    if getattr(module, "__name__", None) == "datetime" and issubclass(type(value), type):
+        original = vars(module).get(name)
+        if isinstance(original, type) and issubclass(value, original) and (
+                "datetime", name) in _VALUE_ARGS:
+            _PATCHED_TYPES.add(value)
+
+
+def _patched_value_type(kind):
+    """``(module, name, arguments)`` when ``kind`` is what a test put in place of a standard
+    value type in its module (freezegun's ``FakeDatetime`` as ``datetime.datetime``, sent to
+    the code with the test's other patches): its objects cross as that type's values, which
+    each side builds from the type its module now binds (the patch, as one process would);
+    else None."""
+    for base in kind.__mro__[1:]:
+        module, name = getattr(base, "__module__", ""), getattr(base, "__name__", "")
+        if (module, name) in _VALUE_ARGS and module in ("datetime",):
+            held = sys.modules.get(module)
+            if held is not None and vars(held).get(name) is kind or kind in _PATCHED_TYPES:
+                return module, name, _VALUE_ARGS[(module, name)]
+            break
+    return None
+
+
 def _datetime_args(value):
     args = tuple(value.__reduce__()[1])
     if len(args) > 1 and args[1] is not None and type(args[1]).__name__ != "timezone":
@@ -1493,7 +1564,7 @@ _LOAD = {
     b"e": Codec.load_enum, b"O": Codec.load_object, b"x": Codec.load_exception,
     b"v": Codec.load_value, b"G": Codec.load_global, b"w": Codec.load_tracked,
     b"W": Codec.load_mine, b"U": Codec.load_unsent, b"A": Codec.load_run,
-    b"K": Codec.load_subclass, b"M": Codec.load_module,
+    b"K": Codec.load_subclass, b"M": Codec.load_module, b"B": Codec.load_bound,
 }
 """The decoder's table: tag byte -> ``load_<op>``."""
 
@@ -1588,6 +1659,19 @@ def _number_run(data, at, count):
     return made.tolist(), at + size
 
 
+_FunctionType = type(_name)
+_MethodType = type(Codec(True).dumps)
+
+
+def _method_of(kind, name):
+    """The plain function class ``kind`` (or a base) defines as ``name``, else None."""
+    for base in kind.__mro__:
+        found = vars(base).get(name)
+        if found is not None:
+            return found if type(found) is _FunctionType else None
+    return None
+
+
 def _repoint(table, swapped):
     """Every reference in the decoded objects of ``table`` to a fresh copy of ``swapped``
     pointed at its original instead (a cycle back to a tracked object -- a linked list's
@@ -1595,18 +1679,23 @@ def _repoint(table, swapped):
     sets are left as they are (their hashes)."""
 
     def mapped(item):
+        if type(item) is _MethodType and id(item.__self__) in swapped:  # bound to the copy
+            return _MethodType(item.__func__, mapped(item.__self__))
         found = swapped.get(id(item))
         return found[1] if found is not None and found[0] is item else item
+
+    def moved(item):
+        return id(item) in swapped or type(item) is _MethodType and id(item.__self__) in swapped
 
     for obj in table:
         try:
             if isinstance(obj, list):
                 for i, item in enumerate(obj):
-                    if id(item) in swapped:
+                    if moved(item):
                         obj[i] = mapped(item)
             elif isinstance(obj, dict):
                 for key, item in list(dict.items(obj)):
-                    if id(item) in swapped:
+                    if moved(item):
                         dict.__setitem__(obj, key, mapped(item))
             elif isinstance(obj, collections.deque) and any(id(item) in swapped for item in obj):
                 items = [mapped(item) for item in obj]
@@ -1618,14 +1707,14 @@ def _repoint(table, swapped):
                 except AttributeError:
                     space = {}
                 for key, item in list(space.items()):
-                    if id(item) in swapped:
+                    if moved(item):
                         space[key] = mapped(item)
                 for name in _slot_names(type(obj)):
                     try:
                         item = object.__getattribute__(obj, name)
                     except AttributeError:
                         continue
-                    if id(item) in swapped:
+                    if moved(item):
                         object.__setattr__(obj, name, mapped(item))
         except Exception:  # noqa: S112, BLE001 - an object that refuses: left as it is
             continue

@@ -467,10 +467,31 @@ class Subject(Channel):
                 import importlib
 
                 owner = importlib.import_module(str(module))
+                if type(name) is not str or _is_dunder(name):
+                    continue
+                if cls == ":items":  # a dict the test changed in place: its items over ours
+                    current = vars(owner).get(name)
+                    if type(current) is dict and type(value) is list and len(value) == 2 and (
+                            type(value[0]) is dict and type(value[1]) is list):
+                        merged = dict(current)
+                        merged.update(value[0])
+                        for key in value[1]:
+                            merged.pop(key, None)
+                        saved.append(_set(owner, name, merged))
+                    continue
+                if cls == ":attrs":  # an object's attributes the test set
+                    holder = vars(owner).get(name)
+                    if type(value) is dict and _instance_attrs(holder) is not None:
+                        for key, item in value.items():
+                            if type(key) is str and not _is_dunder(key):
+                                saved.append(_set(holder, key, item))
+                    continue
                 if cls is not None:
                     owner = vars(owner)[str(cls)]
-                if type(name) is str and not _is_dunder(name):
-                    saved.append(_set(owner, name, value))
+                elif issubclass(type(value), type):  # (never asks a proxy for its __class__)
+                    # freezegun's FakeDatetime as datetime.datetime:
+                    _codec.patched_value_type(owner, name, value)  # its objects cross as such
+                saved.append(_set(owner, name, value))
             except Exception:  # noqa: S112, BLE001 - a module this process cannot import
                 continue
         return saved
@@ -866,6 +887,8 @@ class JudgeClient(Channel):
         self.known_modules = 0
         self.watched = {}  # module name -> (module, its globals, its classes' attributes)
         self.libraries = set()  # the names of those that are library modules the others hold
+        self.held = {}  # project module name -> its data globals' contents (see _held_data)
+        self.test_modules = set()  # the names of the project's test modules and helpers
         self.test_files = frozenset()  # see Codec.test_files
         self.test_dirs = ()  # see Codec.test_dirs
         self.test_patterns = ()  # see Codec.test_patterns
@@ -1031,11 +1054,14 @@ class JudgeClient(Channel):
             if not self.codec.own(name) or base.startswith("test_") or base == "conftest.py" or (
                     self.codec.of_tests(name)):  # (a test module, a helper of the tests)
                 self.watched[name] = None
+                if self.codec.own(name) or self.codec.of_tests(name):  # (tests/ beside src/)
+                    self.test_modules.add(name)
                 continue
             space = vars(module)
             self.watched[name] = (module, dict(space), {
                 key: dict(vars(value)) for key, value in list(space.items())
                 if isinstance(value, type) and getattr(value, "__module__", None) == name})
+            self.held[name] = _held_data(space)
         for name, known in list(self.watched.items()):  # the library modules they hold
             # (`import time`): what the test patches there (mock.patch("time.sleep")) the
             # code sees too
@@ -1047,6 +1073,30 @@ class JudgeClient(Channel):
                         other) is module:
                     self.watched[other] = (module, dict(vars(module)), {})
                     self.libraries.add(other)
+        for name in list(self.test_modules):  # the libraries the tests take their tools
+            # from (`from freezegun import freeze_time`): the state their patches consult
+            # (freezegun's `freeze_factories`, read by the `FakeDatetime.now` it puts into
+            # `datetime`) is sent too, changes in place included (changed_in_place)
+            module = sys.modules.get(name)
+            for value in list(vars(module).values()) if module is not None else ():
+                held = getattr(value, "__name__", None) if isinstance(value, type(sys)) else None
+                if type(held) is str and self.watched.get(held) is None and held not in (
+                        "sys", "builtins") and not forbidden(held) and not _tooling(held) and (
+                        sys.modules.get(held) is value) and not self.codec.own(held):
+                    # a module the tests hold (`import datetime`): what they patch there
+                    # (freezegun's FakeDatetime) the code sees too, as in the project's
+                    self.watched[held] = (value, dict(vars(value)), {})
+                    self.libraries.add(held)
+                other = _library_of(value)
+                if other is None or self.watched.get(other) is not None or forbidden(
+                        other) or self.codec.own(other) or _tooling(other):
+                    continue
+                library = sys.modules.get(other)
+                if library is None or not getattr(library, "__file__", None):
+                    continue
+                self.watched[other] = (library, dict(vars(library)), {})
+                self.libraries.add(other)
+                self.held[other] = _held_data(vars(library))
 
     def states(self):
         """``[module, class or None, name, value]`` of what the test rebound since
@@ -1065,8 +1115,45 @@ class JudgeClient(Channel):
                 for key, value in (list(vars(owner).items()) if isinstance(owner, type) else []):
                     if not _is_dunder(key) and attrs.get(key, _UNSET) is not value:
                         found.append([name, cls, key, value])
+            found.extend(self.changed_in_place(name, module))
         # what cannot cross stays the judge's: the code's process keeps its own
         return [entry for entry in found if self.codec._sendable(entry[3])]
+
+    def changed_in_place(self, name, module):
+        """What the test changed in place, since :meth:`watch_modules`, in the data a project
+        module ``name`` holds (``_TRANSLATIONS[locale] = ...``, ``_CURRENT.locale = ...`` on a
+        ``threading.local``): a dict's changed items (``[name, ":items", key, [{key: value},
+        [removed keys]]]``, so what the code reads of the others is its own), a list's or set's
+        new value (as a rebinding), an object's changed attributes (``[name, ":attrs", key,
+        {attribute: value}]``). An item the judge cannot send as a value crosses as the test's
+        object: the code's use of it makes the test "not judged", never a silent difference."""
+        found = []
+        space = vars(module)
+        for key, (value, before) in list(self.held.get(name, {}).items()):
+            if space.get(key, _UNSET) is not value:
+                continue  # rebound: sent as such (states)
+            if type(value) is dict:
+                try:
+                    now = dict(value)
+                    changed = {k: v for k, v in now.items()
+                               if k not in before or before[k] is not v}
+                    removed = [k for k in before if k not in now]
+                except Exception:  # noqa: S112, BLE001 - a key whose hash or == fails
+                    continue
+                if changed or removed:
+                    found.append([name, ":items", key, [changed, removed]])
+            elif type(value) in (list, set):
+                if _differ(_small_contents(value), before):
+                    found.append([name, None, key, value])
+            else:
+                attrs = _instance_attrs(value)
+                if attrs is None:
+                    continue
+                changed = {k: v for k, v in attrs.items() if not _is_dunder(k) and (
+                    before.get(k, _UNSET) is not v)}
+                if changed:
+                    found.append([name, ":attrs", key, changed])
+        return found
 
     def changed_globals(self):
         """The module's globals the test rebound (``monkeypatch.setattr``) or whose small
@@ -1126,6 +1213,9 @@ class JudgeClient(Channel):
                         self.contents[name] = found
                 else:
                     known[1][name] = value
+                    held = self.held.get(module)
+                    if held is not None and name in held:
+                        held.update(_held_data({name: value}))
                 continue
             owner = space.get(cls)
             if not isinstance(owner, type) or vars(owner).get("__module__") != module:
@@ -1236,6 +1326,10 @@ class JudgeClient(Channel):
             path = [os.path.abspath(p or ".") for p in sys.path]
             if path != self.sent_path:
                 request["path"] = self.sent_path = path
+            if len(sys.modules) != self.known_modules:  # test modules imported since (before
+                # the states: a class of a library the tests imported crosses by its name)
+                self.known_modules = len(sys.modules)
+                self.codec.shared = (self.codec.shared or set()) | importable_modules()
             request["globals"] = self.changed_globals()
             request["states"] = self.states()
             redirected = _redirected_input()
@@ -1247,9 +1341,6 @@ class JudgeClient(Channel):
                 self.sent_view = view
             for value in request["globals"].values():  # a new value crosses as itself
                 self.codec.globals.pop(id(value), None)
-            if len(sys.modules) != self.known_modules:  # test modules imported since
-                self.known_modules = len(sys.modules)
-                self.codec.shared = (self.codec.shared or set()) | importable_modules()
             self.codec.session()
         left = self.cpu_left()
         if left is not None and left <= 0:
@@ -1491,6 +1582,67 @@ def _data_global(name, value):
 
     return type(name) is str and not _is_dunder(name) and not callable(value) and not (
         isinstance(value, types.ModuleType))
+
+
+def _library_of(value):
+    """The module a value a test module holds comes from (a module's own name, a class's or
+    function's ``__module__``), when that is a library's: not the standard library's."""
+    import types
+
+    if isinstance(value, types.ModuleType):
+        name = getattr(value, "__name__", None)
+    elif isinstance(value, (type, types.FunctionType)):
+        name = getattr(value, "__module__", None)
+    else:
+        return None
+    if type(name) is not str or name.split(".")[0] in sys.stdlib_module_names:
+        return None
+    return name
+
+
+_TOOLING = ("pytest", "_pytest", "pluggy", "py", "hypothesis", "_hypothesis_pytestplugin",
+            "codeteam")
+
+
+def _tooling(name):
+    """Whether module ``name`` is the test runner's own (pytest, its plugins' machinery,
+    hypothesis's engine): its state is the judge's, never the code's."""
+    top = name.split(".")[0]
+    return top in _TOOLING or top.startswith(("pytest_", "_pytest"))
+
+
+def _instance_attrs(value):
+    """A copy of the attributes of an object a module holds as data (a ``threading.local``,
+    a settings object: not a class, module, function or builtin value), or None."""
+    import types
+
+    kind = type(value)  # (never isinstance: a proxy of the other side's object would be used)
+    if getattr(kind, "__module__", None) == _codec.__name__ or issubclass(
+            kind, (type, types.ModuleType)) or callable(value) or kind in (
+            list, dict, set, tuple, str, bytes, int, float, bool, type(None)):
+        return None
+    try:
+        attrs = vars(value)
+    except TypeError:
+        return None
+    if type(attrs) is not dict or len(attrs) > 4096:
+        return None
+    return dict(attrs)
+
+
+def _held_data(space):
+    """``name -> (value, a shallow copy of it)`` of a module's data globals that can change in
+    place: a list, dict or set (:func:`_small_contents`) or an object's attributes
+    (:func:`_instance_attrs`)."""
+    found = {}
+    for key, value in list(space.items()):
+        if not _data_global(key, value):
+            continue
+        copy = _small_contents(value) if type(value) in (list, dict, set) else (
+            _instance_attrs(value))
+        if copy is not None:
+            found[key] = (value, copy)
+    return found
 
 
 def _small_contents(value):
