@@ -38,6 +38,7 @@ import collections.abc
 import os
 import sys
 import time
+from functools import partial
 from os import read as _read
 from os import write as _write
 from select import select as _select
@@ -581,38 +582,14 @@ class Codec:
             raise CannotCross("nested too deeply")
         save = _SCALARS.get(type(value))
         if save is not None:
-            save(self, value, out)
+            out.append(save(value))
         elif id(value) in memo:
             out.append(b"r%d;" % memo[id(value)][0])
         elif not self._marked(value, out):
             _SAVE.get(type(value), Codec.save_other)(self, value, out, memo, depth)
 
     def _str(self, text, out):
-        data = str.encode(text, "utf-8", "surrogatepass")
-        out.append(b"%d:" % len(data) + data)
-
-    def save_none(self, value, out):
-        out.append(b"N")
-
-    def save_bool(self, value, out):
-        out.append(b"T" if value else b"F")
-
-    def save_int(self, value, out):
-        out.append(b"i" + int.__format__(value, "x").encode() + b";")
-
-    def save_float(self, value, out):
-        out.append(b"f" + float.hex(value).encode() + b";")
-
-    def save_complex(self, value, out):
-        out.append(b"c" + float.hex(value.real).encode() + b";"
-                   + float.hex(value.imag).encode() + b";")
-
-    def save_str(self, value, out):
-        out.append(b"s")
-        self._str(value, out)
-
-    def save_bytes(self, value, out):
-        out.append(b"b%d:" % len(value) + value)
+        out.append(_utf8(text))
 
     def save_container(self, value, out, memo, depth):
         kind = type(value)
@@ -1005,14 +982,8 @@ class Codec:
             raise ValueError("short data")
         return data[at : at + size].decode("utf-8", "surrogatepass"), at + size
 
-    def load_none(self, data, at, table, depth):
-        return None, at
-
-    def load_true(self, data, at, table, depth):
-        return True, at
-
-    def load_false(self, data, at, table, depth):
-        return False, at
+    def load_constant(self, data, at, table, depth, value=None):
+        return value, at
 
     def load_int(self, data, at, table, depth):
         text, at = self._num(data, at, b";")
@@ -1076,12 +1047,6 @@ class Codec:
             raise ValueError(str(error)) from None
         return made, at
 
-    def load_dict(self, data, at, table, depth):
-        return self.load_list(data, at, table, depth, dict)
-
-    def load_set(self, data, at, table, depth):
-        return self.load_list(data, at, table, depth, set)
-
     def load_tuple(self, data, at, table, depth, tag=b"t"):
         cls = None
         if tag == b"n":
@@ -1104,12 +1069,6 @@ class Codec:
             raise ValueError(str(error)) from None
         table.append(made)
         return made, at
-
-    def load_frozenset(self, data, at, table, depth):
-        return self.load_tuple(data, at, table, depth, b"Z")
-
-    def load_namedtuple(self, data, at, table, depth):
-        return self.load_tuple(data, at, table, depth, b"n")
 
     def load_ref(self, data, at, table, depth):
         return self._dec_ref(data, at, "any")
@@ -1304,9 +1263,6 @@ class Codec:
             self.swapped[id(fresh)] = (fresh, original)
         return original, at
 
-    def load_mine(self, data, at, table, depth):
-        return self.load_tracked(data, at, table, depth, True)
-
     def load_unsent(self, data, at, table, depth):
         name, at = self._text(data, at)
         raise Unjudgeable(name)
@@ -1475,27 +1431,41 @@ def _text_or_bytes(value):
         raise ValueError("a pattern that is not text")
     return value
 
-_SCALARS = {type(None): Codec.save_none, bool: Codec.save_bool, int: Codec.save_int,
-            float: Codec.save_float, complex: Codec.save_complex, str: Codec.save_str,
-            bytes: Codec.save_bytes}
-"""The encoder's table for values that are never shared (no back-reference)."""
+def _utf8(text):
+    data = str.encode(text, "utf-8", "surrogatepass")
+    return b"%d:" % len(data) + data
+
+
+_SCALARS = {
+    type(None): lambda value: b"N", bool: lambda value: b"T" if value else b"F",
+    int: lambda value: b"i" + int.__format__(value, "x").encode() + b";",
+    float: lambda value: b"f" + float.hex(value).encode() + b";",
+    complex: lambda value: (b"c" + float.hex(value.real).encode() + b";"
+                            + float.hex(value.imag).encode() + b";"),
+    str: lambda value: b"s" + _utf8(value), bytes: lambda value: b"b%d:" % len(value) + value,
+}
+"""The encoder's table for values that are never shared (no back-reference): exact type ->
+its encoding."""
 _SAVE = {list: Codec.save_container, dict: Codec.save_container, set: Codec.save_container,
          tuple: Codec.save_tuple, frozenset: Codec.save_tuple,
          RemoteCallable: Codec.save_handle, RemoteIterator: Codec.save_handle}
 """The encoder's table: exact type -> ``save_<type>`` (anything else: ``save_other``)."""
 _LOAD = {
-    b"N": Codec.load_none, b"T": Codec.load_true, b"F": Codec.load_false, b"i": Codec.load_int,
+    b"N": Codec.load_constant, b"T": partial(Codec.load_constant, value=True),
+    b"F": partial(Codec.load_constant, value=False), b"i": Codec.load_int,
     b"f": Codec.load_float, b"c": Codec.load_complex, b"s": Codec.load_str,
     b"b": Codec.load_bytes, b"r": Codec.load_backref, b"l": Codec.load_list,
-    b"d": Codec.load_dict, b"S": Codec.load_set, b"t": Codec.load_tuple,
-    b"Z": Codec.load_frozenset, b"n": Codec.load_namedtuple, b"R": Codec.load_ref,
+    b"d": partial(Codec.load_list, kind=dict), b"S": partial(Codec.load_list, kind=set),
+    b"t": Codec.load_tuple, b"Z": partial(Codec.load_tuple, tag=b"Z"),
+    b"n": partial(Codec.load_tuple, tag=b"n"), b"R": Codec.load_ref,
     b"P": Codec.load_ref_or_handle, b"H": Codec.load_handle, b"Y": Codec.load_own_handle,
     b"e": Codec.load_enum, b"O": Codec.load_object, b"x": Codec.load_exception,
     b"v": Codec.load_value, b"G": Codec.load_global, b"w": Codec.load_tracked,
-    b"W": Codec.load_mine, b"U": Codec.load_unsent, b"A": Codec.load_run,
-    b"K": Codec.load_subclass, b"M": Codec.load_module,
+    b"W": partial(Codec.load_tracked, theirs=True), b"U": Codec.load_unsent,
+    b"A": Codec.load_run, b"K": Codec.load_subclass, b"M": Codec.load_module,
 }
-"""The decoder's table: tag byte -> ``load_<op>``."""
+"""The decoder's table: tag byte -> ``load_<op>`` (``partial``: one loader for several
+tags, its keyword naming the tag's kind)."""
 
 
 def _dress(proxy, meta):
