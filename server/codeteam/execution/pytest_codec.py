@@ -124,6 +124,35 @@ the class's ``__str__``: voluptuous' ``'<' + self + '>'`` grew at every crossing
 """Builtin types a project's class may subclass and still cross by state (tag ``K``)."""
 
 
+def _state(obj):
+    """A copy of ``obj``'s ``__dict__`` (read past its class's ``__getattribute__``); ``{}``
+    when it has none."""
+    try:
+        return dict(object.__getattribute__(obj, "__dict__"))
+    except AttributeError:
+        return {}
+
+
+def _slots(obj):
+    """``{name: value}`` of ``obj``'s slots that are set (its class's ``__slots__``)."""
+    found = {}
+    for name in _slot_names(type(obj)):
+        try:
+            found[name] = object.__getattribute__(obj, name)
+        except AttributeError:
+            pass
+    return found
+
+
+def _set_state(made, state):
+    """``made``'s ``__dict__`` updated with ``state``; ``ValueError`` when it has none."""
+    if state:
+        try:
+            object.__getattribute__(made, "__dict__").update(state)
+        except AttributeError:
+            raise ValueError("state for an object without __dict__") from None
+
+
 def _slot_names(cls):
     names = []
     for base in cls.__mro__:
@@ -707,20 +736,10 @@ class Codec:
     def _save_object(self, value, kind, ref, out, memo, depth):
         self._track(value, out)
         memo[id(value)] = (len(memo), value)
-        try:
-            state = dict(object.__getattribute__(value, "__dict__"))
-        except AttributeError:
-            state = {}
-        slots = {}
-        for name in _slot_names(kind):
-            try:
-                slots[name] = object.__getattribute__(value, name)
-            except AttributeError:
-                pass
         out.append(b"O")
         self._save_ref(ref, out)
-        self._save_state(state, out, memo, depth)
-        self._save_state(slots, out, memo, depth)
+        self._save_state(_state(value), out, memo, depth)
+        self._save_state(_slots(value), out, memo, depth)
 
     def _save_subclass(self, value, kind, base, ref, out, memo, depth):
         """``K``: an object of a Python subclass of a builtin container or scalar (a project's
@@ -750,11 +769,7 @@ class Codec:
             self._enc(_SCALAR_OF[base](value), out, memo, depth + 1)
         if not mutable:
             memo[id(value)] = (len(memo), value)
-        try:
-            state = dict(object.__getattribute__(value, "__dict__"))
-        except AttributeError:
-            state = {}
-        self._save_state(state, out, memo, depth)
+        self._save_state(_state(value), out, memo, depth)
 
     def _save_state(self, state, out, memo, depth):
         out.append(b"%d:" % len(state))
@@ -775,11 +790,7 @@ class Codec:
         reduced = _builtin_base(kind).__reduce__(value)  # the builtin's: OSError's filename too
         args = reduced[1] if len(reduced) > 1 and type(reduced[1]) is tuple else value.args
         self._enc(tuple(args), out, memo, depth + 1)
-        try:
-            state = dict(object.__getattribute__(value, "__dict__"))
-        except AttributeError:
-            state = {}
-        state = {k: v for k, v in state.items() if not k.startswith("_codeteam")}
+        state = {k: v for k, v in _state(value).items() if not k.startswith("_codeteam")}
         for name in _CHAINED:  # how it was raised: `raise ... from`, the exception handled
             found = getattr(value, name, None)
             if found not in (None, False) and (type(found) is bool or self._sendable(found)):
@@ -1136,11 +1147,7 @@ class Codec:
         table.append(made)
         state, at = self._dec_state(data, at, table, depth)
         slots, at = self._dec_state(data, at, table, depth)
-        if state:
-            try:
-                object.__getattribute__(made, "__dict__").update(state)
-            except AttributeError:
-                raise ValueError("state for an object without __dict__") from None
+        _set_state(made, state)
         allowed = set(_slot_names(cls))
         for key, item in slots.items():
             if key not in allowed:
@@ -1169,11 +1176,7 @@ class Codec:
             made = base.__new__(cls, plain)
             table.append(made)
         state, at = self._dec_state(data, at, table, depth)
-        if state:
-            try:
-                object.__getattribute__(made, "__dict__").update(state)
-            except AttributeError:
-                raise ValueError("state for an object without __dict__") from None
+        _set_state(made, state)
         return made, at
 
     def load_module(self, data, at, table, depth):
@@ -1590,11 +1593,7 @@ def _repoint(table, swapped):
                 for key, item in list(space.items()):
                     if id(item) in swapped:
                         space[key] = mapped(item)
-                for name in _slot_names(type(obj)):
-                    try:
-                        item = object.__getattribute__(obj, name)
-                    except AttributeError:
-                        continue
+                for name, item in _slots(obj).items():
                     if id(item) in swapped:
                         object.__setattr__(obj, name, mapped(item))
         except Exception:  # noqa: S112, BLE001 - an object that refuses: left as it is
@@ -1628,11 +1627,8 @@ def _update(original, fresh):
                 space.update(object.__getattribute__(fresh, "__dict__"))
             except AttributeError:
                 pass
-            for name in _slot_names(type(original)):
-                try:
-                    object.__setattr__(original, name, object.__getattribute__(fresh, name))
-                except AttributeError:
-                    pass
+            for name, item in _slots(fresh).items():
+                object.__setattr__(original, name, item)
     except Exception:  # noqa: S110, BLE001 - a container that refuses: left as it was
         pass
 
