@@ -21,6 +21,7 @@ exiting. Each answer says the CPU seconds the call used.
 The encoding and the channel are :mod:`codeteam.execution.pytest_codec`'s.
 """
 
+import builtins
 import os
 import sys
 import threading
@@ -54,11 +55,25 @@ receive_frame = _codec.receive_frame
 send_frame = _codec.send_frame
 
 
-class _Capture:
+class _Stream:
+    """What :class:`_Capture` and :class:`_RemoteStdin` answer as the streams they replace:
+    no terminal, no descriptor."""
+
+    encoding = "utf-8"
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        import io
+
+        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")
+
+
+class _Capture(_Stream):
     """A text stream keeping what is written (bounded); bytes written to its ``buffer`` (as
     ``sys.stdout.buffer.write`` does) are kept as bytes, in order."""
 
-    encoding = "utf-8"
     errors = "replace"
 
     def __init__(self):
@@ -80,16 +95,8 @@ class _Capture:
     def flush(self):
         pass
 
-    def isatty(self):
-        return False
-
     def writable(self):
         return True
-
-    def fileno(self):
-        import io
-
-        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")
 
     def getvalue(self):
         """The text written; a list of ``str`` and ``bytes`` parts when bytes were written."""
@@ -122,12 +129,11 @@ class _BytesSink:
         return True
 
 
-class _RemoteStdin:
+class _RemoteStdin(_Stream):
     """``sys.stdin`` during a call when the test gave its own (``monkeypatch.setattr(sys,
     "stdin", io.StringIO(...))``): its ``read``, ``readline``, ``readlines`` called in the
     judge (handles)."""
 
-    encoding = "utf-8"
     errors = "strict"
 
     def __init__(self, read, readline, readlines):
@@ -151,16 +157,8 @@ class _RemoteStdin:
             raise StopIteration
         return line
 
-    def isatty(self):
-        return False
-
     def readable(self):
         return True
-
-    def fileno(self):
-        import io
-
-        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")
 
 
 class _Loader:
@@ -596,8 +594,6 @@ class Subject(Channel):
         before = self.module_state()
         changed = []
         environ = dict(os.environ)
-        import builtins
-
         streams = sys.stdout, sys.stderr
         reading = sys.stdin, builtins.input
         redirected = request.get("input")
@@ -1446,8 +1442,6 @@ def _redirected_input():
     """What the test made the code read (sent with each call): ``stdin`` the ``read``,
     ``readline`` and ``readlines`` of the ``sys.stdin`` it set (not pytest's own, which
     refuses to be read), ``input`` the ``input`` it put into builtins."""
-    import builtins
-
     found = {}
     stdin = sys.stdin
     if stdin is not None and stdin is not sys.__stdin__ and (
@@ -1459,13 +1453,7 @@ def _redirected_input():
     return found
 
 
-def _original_input():
-    import builtins
-
-    return builtins.input
-
-
-_INPUT = _original_input()
+_INPUT = builtins.input
 
 
 def importable_modules():
