@@ -271,9 +271,9 @@ def _no_hooks(cls, stop):
 
 _VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime",
                   "timedelta": "datetime", "timezone": "datetime", "Decimal": "decimal",
-                  "Fraction": "fractions", "OrderedDict": "collections",
-                  "defaultdict": "collections", "deque": "collections",
-                  "Counter": "collections", "partial": "functools"}
+                  "Fraction": "fractions"}
+"""Standard value types made by their class called with the arguments sent (the others:
+:data:`_BUILD`, :data:`_PATHS`): class name -> its module."""
 _PATHS = ("PurePath", "PurePosixPath", "PureWindowsPath", "Path", "PosixPath", "WindowsPath")
 
 
@@ -1322,8 +1322,12 @@ class Codec:
         return state, at
 
     def _build_value(self, name, args):
+        """The standard value type ``name`` made from ``args`` (a tuple, as
+        :meth:`_save_value` sent it); ``ValueError`` for an unknown name or bad arguments."""
         import importlib
 
+        if name == "partial" and self.strict:  # the subject's partials arrive as handles
+            raise ValueError("a partial from the code under test")
         try:
             if name in _BUILD:
                 return _BUILD[name](args)
@@ -1332,26 +1336,7 @@ class Codec:
             module = _VALUE_MODULES.get(name)
             if module is None:
                 raise ValueError(f"an unknown value type {name!r}")
-            cls = getattr(importlib.import_module(module), name)
-            if name in ("OrderedDict", "Counter"):
-                made = cls()
-                made.update(dict(list(args[0])))
-                return made
-            if name == "defaultdict":
-                if args[0] is not None and not callable(args[0]):
-                    raise ValueError("a default factory that is not callable")
-                made = cls(args[0])
-                dict.update(made, list(args[1]))
-                return made
-            if name == "deque":
-                return cls(list(args[0]), args[1])
-            if name == "partial":
-                if self.strict:  # the subject's partials arrive as handles
-                    raise ValueError("a partial from the code under test")
-                if not callable(args[0]) or type(args[1]) is not tuple or type(args[2]) is not dict:
-                    raise ValueError("a malformed partial")
-                return cls(args[0], *args[1], **args[2])
-            return cls(*args)
+            return getattr(importlib.import_module(module), name)(*args)
         except ValueError:
             raise
         except Exception as error:  # noqa: BLE001 - bad arguments for the type
@@ -1411,7 +1396,27 @@ _BUILD = {
     "Match": lambda args: _matched_again(*args),
     "stat_result": lambda args: os.stat_result(tuple(args[0]), dict(args[1])),
     "struct_time": lambda args: time.struct_time(tuple(args[0]), dict(args[1])),
+    "OrderedDict": lambda args: collections.OrderedDict(dict(list(args[0]))),
+    "Counter": lambda args: collections.Counter(dict(list(args[0]))),
+    "defaultdict": lambda args: _defaultdict(args[0], args[1]),
+    "deque": lambda args: collections.deque(list(args[0]), args[1]),
+    "partial": lambda args: _partial(args[0], args[1], args[2]),
 }
+"""``load_value``'s table: type name -> its value made from the arguments sent."""
+
+
+def _defaultdict(factory, items):
+    if factory is not None and not callable(factory):
+        raise ValueError("a default factory that is not callable")
+    made = collections.defaultdict(factory)
+    dict.update(made, list(items))
+    return made
+
+
+def _partial(func, args, kwargs):
+    if not callable(func) or type(args) is not tuple or type(kwargs) is not dict:
+        raise ValueError("a malformed partial")
+    return partial(func, *args, **kwargs)
 
 
 def _matched_again(pattern, string, pos, endpos, regs):
