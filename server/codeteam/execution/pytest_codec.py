@@ -986,12 +986,17 @@ class Codec:
             raise ValueError("bad count")
         return count, at
 
-    def _text(self, data, at):
+    def _sized(self, data, at):
+        """``<size>:`` and that many bytes at ``at``; where they end."""
         size, at = self._num(data, at, b":")
         size = int(size)
         if size < 0 or at + size > len(data):
             raise ValueError("short data")
-        return data[at : at + size].decode("utf-8", "surrogatepass"), at + size
+        return data[at : at + size], at + size
+
+    def _text(self, data, at):
+        raw, at = self._sized(data, at)
+        return raw.decode("utf-8", "surrogatepass"), at
 
     def load_constant(self, data, at, table, depth, value=None):
         return value, at
@@ -1016,11 +1021,7 @@ class Codec:
         return text, at
 
     def load_bytes(self, data, at, table, depth):
-        size, at = self._num(data, at, b":")
-        size = int(size)
-        if size < 0 or at + size > len(data):
-            raise ValueError("short data")
-        return data[at : at + size], at + size
+        return self._sized(data, at)
 
     def load_backref(self, data, at, table, depth):
         index, at = self._num(data, at, b";")
