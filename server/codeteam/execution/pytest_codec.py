@@ -704,11 +704,11 @@ class Codec:
                 memo[id(value)] = (len(memo), value)
                 return
             if _python_class(kind) and (not self._to_judge() or self.rebuildable(kind)):
-                return self._save_object(value, kind, ref, out, memo, depth)
+                return self._save_object(value, ref, out, memo, depth)
             base = _builtin_base(kind)
             if base in _BUILTIN_BASES and kind is not base and _python_class(
                     kind, base) and (not self._to_judge() or self.rebuildable(kind)):
-                return self._save_subclass(value, kind, base, ref, out, memo, depth)
+                return self._save_subclass(value, base, ref, out, memo, depth)
         judge = self.channel is not None and self.channel.side == "judge"
         if callable(value) and not (judge and kind.__flags__ & HEAPTYPE):
             return self._export(value, b"c", out)
@@ -733,7 +733,7 @@ class Codec:
         self._str(ref[0], out)
         self._str(ref[1], out)
 
-    def _save_object(self, value, kind, ref, out, memo, depth):
+    def _save_object(self, value, ref, out, memo, depth):
         self._track(value, out)
         memo[id(value)] = (len(memo), value)
         out.append(b"O")
@@ -741,7 +741,7 @@ class Codec:
         self._save_state(_state(value), out, memo, depth)
         self._save_state(_slots(value), out, memo, depth)
 
-    def _save_subclass(self, value, kind, base, ref, out, memo, depth):
+    def _save_subclass(self, value, base, ref, out, memo, depth):
         """``K``: an object of a Python subclass of a builtin container or scalar (a project's
         ``class Kind(tuple)``): its builtin value, then its ``__dict__``. The numbering of
         back-references follows the receiver's table: for a mutable value the object, then
