@@ -688,7 +688,7 @@ class Judge:
             event.update(outcome="error", message="the test was interrupted before its end")
         elif when in phases:
             report, excinfo, compare = phases[when]
-            event.update(self._details(report, excinfo, compare, outcome))
+            event.update(self._details(report, excinfo, compare))
             examples = getattr(item, "codeteam_examples", None)
             if examples is not None and when == "call":
                 event["examples"] = self._examples(examples, excinfo)
@@ -713,7 +713,7 @@ class Judge:
             event["mentions"] = _mentions(item, self.target.get("name"))
         return event
 
-    def _details(self, report, excinfo, compare, outcome) -> dict:
+    def _details(self, report, excinfo, compare) -> dict:
         details: dict = {"message": _message(report)}
         if report.failed:
             details["longrepr"] = (getattr(report, "longreprtext", "") or "")[-LONGREPR_LIMIT:]
