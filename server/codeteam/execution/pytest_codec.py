@@ -655,6 +655,7 @@ class Codec:
         import types
 
         kind = type(value)
+        judge = self.channel is not None and self.channel.side == "judge"
         if type(kind) is _RemoteObjectType:  # an object of the test's, back to the judge
             return self.save_handle(value, out, memo, depth)
         if kind is _RemoteObjectType:
@@ -668,16 +669,14 @@ class Codec:
                 value.__name__) and sys.modules.get(value.__name__) is value:
             out.append(b"M")  # a module the test gives the code: by name, to the subject only
             return self._str(value.__name__, out)
-        if getattr(kind, "__module__", None) == "unittest.mock" and self.channel is not None and (
-                self.channel.side == "judge"):  # a mock the test patched in: its object
-            return self._export(value, b"o", out)
+        if judge and getattr(kind, "__module__", None) == "unittest.mock":
+            return self._export(value, b"o", out)  # a mock the test patched in: its object
         if forbidden(getattr(kind, "__module__", None)) or isinstance(value, (
                 types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)):
             return self._cannot("an object of " + _name(kind), out)
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType,
                               types.MethodDescriptorType, types.WrapperDescriptorType)):
             ref = self._ref_name(value)
-            judge = self.channel is not None and self.channel.side == "judge"
             if ref is not None and (not judge or self._shared(ref[0])):
                 out.append(b"P")  # a reference, with a handle in case the other side lacks it
                 self._save_ref(ref, out)
@@ -709,7 +708,6 @@ class Codec:
             if base in _BUILTIN_BASES and kind is not base and _python_class(
                     kind, base) and (not self._to_judge() or self.rebuildable(kind)):
                 return self._save_subclass(value, base, ref, out, memo, depth)
-        judge = self.channel is not None and self.channel.side == "judge"
         if callable(value) and not (judge and kind.__flags__ & HEAPTYPE):
             return self._export(value, b"c", out)
         if judge:  # the test's object: opaque to the code (which may call it when callable)
