@@ -39,7 +39,6 @@ except ImportError:  # in codeteam itself
     from codeteam.execution import pytest_codec as _codec
 
 FRAMES_LIMIT = _codec.FRAMES_LIMIT
-HEAPTYPE = _codec.HEAPTYPE
 OUTPUT_LIMIT = _codec.OUTPUT_LIMIT
 CannotCross = _codec.CannotCross
 Channel = _codec.Channel
@@ -625,7 +624,9 @@ class Subject(Channel):
                     warnings.simplefilter("always")
                     try:
                         value = self.target(*args, **kwargs)
-                        if _awaitable(value):  # an async def: run to completion here
+                        import inspect
+
+                        if inspect.isawaitable(value):  # an async def: run to completion here
                             import asyncio
 
                             value = asyncio.run(_awaited(value))
@@ -806,12 +807,6 @@ def _cpu_rlimit(seconds):
         return soft
     except (ValueError, OSError):
         return None
-
-
-def _awaitable(value):
-    import inspect
-
-    return inspect.isawaitable(value)
 
 
 async def _awaited(value):
@@ -1398,7 +1393,7 @@ class JudgeClient(Channel):
                     kind = type(str(reply.get("type") or "Error").rsplit(".", 1)[-1], (cls,),
                                 {"__module__": str(reply.get("module") or "builtins")})
                     kind.__qualname__ = str(reply.get("type") or kind.__name__)
-                    base = next(b for b in kind.__mro__ if not b.__flags__ & HEAPTYPE)
+                    base = _codec._builtin_base(kind)
                     exc = base.__new__(kind)
                     exc.args = (message,)
                     break
