@@ -38,6 +38,7 @@ import collections.abc
 import os
 import sys
 import time
+from functools import partial
 from os import read as _read
 from os import write as _write
 from select import select as _select
@@ -121,6 +122,35 @@ _SCALAR_OF = {str: str.__str__, int: int.__index__, float: float.__float__,
 """A subclass's builtin value as the builtin's own method makes it (``str(value)`` would call
 the class's ``__str__``: voluptuous' ``'<' + self + '>'`` grew at every crossing)."""
 """Builtin types a project's class may subclass and still cross by state (tag ``K``)."""
+
+
+def _state(obj):
+    """A copy of ``obj``'s ``__dict__`` (read past its class's ``__getattribute__``); ``{}``
+    when it has none."""
+    try:
+        return dict(object.__getattribute__(obj, "__dict__"))
+    except AttributeError:
+        return {}
+
+
+def _slots(obj):
+    """``{name: value}`` of ``obj``'s slots that are set (its class's ``__slots__``)."""
+    found = {}
+    for name in _slot_names(type(obj)):
+        try:
+            found[name] = object.__getattribute__(obj, name)
+        except AttributeError:
+            pass
+    return found
+
+
+def _set_state(made, state):
+    """``made``'s ``__dict__`` updated with ``state``; ``ValueError`` when it has none."""
+    if state:
+        try:
+            object.__getattribute__(made, "__dict__").update(state)
+        except AttributeError:
+            raise ValueError("state for an object without __dict__") from None
 
 
 def _slot_names(cls):
@@ -241,9 +271,9 @@ def _no_hooks(cls, stop):
 
 _VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime",
                   "timedelta": "datetime", "timezone": "datetime", "Decimal": "decimal",
-                  "Fraction": "fractions", "OrderedDict": "collections",
-                  "defaultdict": "collections", "deque": "collections",
-                  "Counter": "collections", "partial": "functools"}
+                  "Fraction": "fractions"}
+"""Standard value types made by their class called with the arguments sent (the others:
+:data:`_BUILD`, :data:`_PATHS`): class name -> its module."""
 _PATHS = ("PurePath", "PurePosixPath", "PureWindowsPath", "Path", "PosixPath", "WindowsPath")
 
 
@@ -581,38 +611,14 @@ class Codec:
             raise CannotCross("nested too deeply")
         save = _SCALARS.get(type(value))
         if save is not None:
-            save(self, value, out)
+            out.append(save(value))
         elif id(value) in memo:
             out.append(b"r%d;" % memo[id(value)][0])
         elif not self._marked(value, out):
             _SAVE.get(type(value), Codec.save_other)(self, value, out, memo, depth)
 
     def _str(self, text, out):
-        data = str.encode(text, "utf-8", "surrogatepass")
-        out.append(b"%d:" % len(data) + data)
-
-    def save_none(self, value, out):
-        out.append(b"N")
-
-    def save_bool(self, value, out):
-        out.append(b"T" if value else b"F")
-
-    def save_int(self, value, out):
-        out.append(b"i" + int.__format__(value, "x").encode() + b";")
-
-    def save_float(self, value, out):
-        out.append(b"f" + float.hex(value).encode() + b";")
-
-    def save_complex(self, value, out):
-        out.append(b"c" + float.hex(value.real).encode() + b";"
-                   + float.hex(value.imag).encode() + b";")
-
-    def save_str(self, value, out):
-        out.append(b"s")
-        self._str(value, out)
-
-    def save_bytes(self, value, out):
-        out.append(b"b%d:" % len(value) + value)
+        out.append(_utf8(text))
 
     def save_container(self, value, out, memo, depth):
         kind = type(value)
@@ -649,6 +655,7 @@ class Codec:
         import types
 
         kind = type(value)
+        judge = self.channel is not None and self.channel.side == "judge"
         if type(kind) is _RemoteObjectType:  # an object of the test's, back to the judge
             return self.save_handle(value, out, memo, depth)
         if kind is _RemoteObjectType:
@@ -662,9 +669,8 @@ class Codec:
                 value.__name__) and sys.modules.get(value.__name__) is value:
             out.append(b"M")  # a module the test gives the code: by name, to the subject only
             return self._str(value.__name__, out)
-        if getattr(kind, "__module__", None) == "unittest.mock" and self.channel is not None and (
-                self.channel.side == "judge"):  # a mock the test patched in: its object
-            return self._export(value, b"o", out)
+        if judge and getattr(kind, "__module__", None) == "unittest.mock":
+            return self._export(value, b"o", out)  # a mock the test patched in: its object
         if forbidden(getattr(kind, "__module__", None)) or isinstance(value, (
                 types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)):
             return self._cannot("an object of " + _name(kind), out)
@@ -675,7 +681,6 @@ class Codec:
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType,
                               types.MethodDescriptorType, types.WrapperDescriptorType)):
             ref = self._ref_name(value)
-            judge = self.channel is not None and self.channel.side == "judge"
             if ref is not None and (not judge or self._shared(ref[0])):
                 out.append(b"P")  # a reference, with a handle in case the other side lacks it
                 self._save_ref(ref, out)
@@ -705,12 +710,11 @@ class Codec:
                 memo[id(value)] = (len(memo), value)
                 return
             if _python_class(kind) and (not self._to_judge() or self.rebuildable(kind)):
-                return self._save_object(value, kind, ref, out, memo, depth)
+                return self._save_object(value, ref, out, memo, depth)
             base = _builtin_base(kind)
             if base in _BUILTIN_BASES and kind is not base and _python_class(
                     kind, base) and (not self._to_judge() or self.rebuildable(kind)):
-                return self._save_subclass(value, kind, base, ref, out, memo, depth)
-        judge = self.channel is not None and self.channel.side == "judge"
+                return self._save_subclass(value, base, ref, out, memo, depth)
         if callable(value) and not (judge and kind.__flags__ & HEAPTYPE):
             return self._export(value, b"c", out)
         if judge:  # the test's object: opaque to the code (which may call it when callable)
@@ -750,25 +754,15 @@ class Codec:
         self._str(ref[0], out)
         self._str(ref[1], out)
 
-    def _save_object(self, value, kind, ref, out, memo, depth):
+    def _save_object(self, value, ref, out, memo, depth):
         self._track(value, out)
         memo[id(value)] = (len(memo), value)
-        try:
-            state = dict(object.__getattribute__(value, "__dict__"))
-        except AttributeError:
-            state = {}
-        slots = {}
-        for name in _slot_names(kind):
-            try:
-                slots[name] = object.__getattribute__(value, name)
-            except AttributeError:
-                pass
         out.append(b"O")
         self._save_ref(ref, out)
-        self._save_state(state, out, memo, depth)
-        self._save_state(slots, out, memo, depth)
+        self._save_state(_state(value), out, memo, depth)
+        self._save_state(_slots(value), out, memo, depth)
 
-    def _save_subclass(self, value, kind, base, ref, out, memo, depth):
+    def _save_subclass(self, value, base, ref, out, memo, depth):
         """``K``: an object of a Python subclass of a builtin container or scalar (a project's
         ``class Kind(tuple)``): its builtin value, then its ``__dict__``. The numbering of
         back-references follows the receiver's table: for a mutable value the object, then
@@ -796,11 +790,7 @@ class Codec:
             self._enc(_SCALAR_OF[base](value), out, memo, depth + 1)
         if not mutable:
             memo[id(value)] = (len(memo), value)
-        try:
-            state = dict(object.__getattribute__(value, "__dict__"))
-        except AttributeError:
-            state = {}
-        self._save_state(state, out, memo, depth)
+        self._save_state(_state(value), out, memo, depth)
 
     def _save_state(self, state, out, memo, depth):
         out.append(b"%d:" % len(state))
@@ -821,11 +811,7 @@ class Codec:
         reduced = _builtin_base(kind).__reduce__(value)  # the builtin's: OSError's filename too
         args = reduced[1] if len(reduced) > 1 and type(reduced[1]) is tuple else value.args
         self._enc(tuple(args), out, memo, depth + 1)
-        try:
-            state = dict(object.__getattribute__(value, "__dict__"))
-        except AttributeError:
-            state = {}
-        state = {k: v for k, v in state.items() if not k.startswith("_codeteam")}
+        state = {k: v for k, v in _state(value).items() if not k.startswith("_codeteam")}
         for name in _CHAINED:  # how it was raised: `raise ... from`, the exception handled
             found = getattr(value, name, None)
             if found not in (None, False) and (type(found) is bool or self._sendable(found)):
@@ -1025,21 +1011,20 @@ class Codec:
             raise ValueError("bad count")
         return count, at
 
-    def _text(self, data, at):
+    def _sized(self, data, at):
+        """``<size>:`` and that many bytes at ``at``; where they end."""
         size, at = self._num(data, at, b":")
         size = int(size)
         if size < 0 or at + size > len(data):
             raise ValueError("short data")
-        return data[at : at + size].decode("utf-8", "surrogatepass"), at + size
+        return data[at : at + size], at + size
 
-    def load_none(self, data, at, table, depth):
-        return None, at
+    def _text(self, data, at):
+        raw, at = self._sized(data, at)
+        return raw.decode("utf-8", "surrogatepass"), at
 
-    def load_true(self, data, at, table, depth):
-        return True, at
-
-    def load_false(self, data, at, table, depth):
-        return False, at
+    def load_constant(self, data, at, table, depth, value=None):
+        return value, at
 
     def load_int(self, data, at, table, depth):
         text, at = self._num(data, at, b";")
@@ -1061,11 +1046,7 @@ class Codec:
         return text, at
 
     def load_bytes(self, data, at, table, depth):
-        size, at = self._num(data, at, b":")
-        size = int(size)
-        if size < 0 or at + size > len(data):
-            raise ValueError("short data")
-        return data[at : at + size], at + size
+        return self._sized(data, at)
 
     def load_backref(self, data, at, table, depth):
         index, at = self._num(data, at, b";")
@@ -1103,12 +1084,6 @@ class Codec:
             raise ValueError(str(error)) from None
         return made, at
 
-    def load_dict(self, data, at, table, depth):
-        return self.load_list(data, at, table, depth, dict)
-
-    def load_set(self, data, at, table, depth):
-        return self.load_list(data, at, table, depth, set)
-
     def load_tuple(self, data, at, table, depth, tag=b"t"):
         cls = None
         if tag == b"n":
@@ -1131,12 +1106,6 @@ class Codec:
             raise ValueError(str(error)) from None
         table.append(made)
         return made, at
-
-    def load_frozenset(self, data, at, table, depth):
-        return self.load_tuple(data, at, table, depth, b"Z")
-
-    def load_namedtuple(self, data, at, table, depth):
-        return self.load_tuple(data, at, table, depth, b"n")
 
     def load_ref(self, data, at, table, depth):
         return self._dec_ref(data, at, "any")
@@ -1204,11 +1173,7 @@ class Codec:
         table.append(made)
         state, at = self._dec_state(data, at, table, depth)
         slots, at = self._dec_state(data, at, table, depth)
-        if state:
-            try:
-                object.__getattribute__(made, "__dict__").update(state)
-            except AttributeError:
-                raise ValueError("state for an object without __dict__") from None
+        _set_state(made, state)
         allowed = set(_slot_names(cls))
         for key, item in slots.items():
             if key not in allowed:
@@ -1237,11 +1202,7 @@ class Codec:
             made = base.__new__(cls, plain)
             table.append(made)
         state, at = self._dec_state(data, at, table, depth)
-        if state:
-            try:
-                object.__getattribute__(made, "__dict__").update(state)
-            except AttributeError:
-                raise ValueError("state for an object without __dict__") from None
+        _set_state(made, state)
         return made, at
 
     def load_bound(self, data, at, table, depth):
@@ -1344,9 +1305,6 @@ class Codec:
             self.swapped[id(fresh)] = (fresh, original)
         return original, at
 
-    def load_mine(self, data, at, table, depth):
-        return self.load_tracked(data, at, table, depth, True)
-
     def load_unsent(self, data, at, table, depth):
         name, at = self._text(data, at)
         raise Unjudgeable(name)
@@ -1403,8 +1361,12 @@ class Codec:
         return state, at
 
     def _build_value(self, name, args):
+        """The standard value type ``name`` made from ``args`` (a tuple, as
+        :meth:`_save_value` sent it); ``ValueError`` for an unknown name or bad arguments."""
         import importlib
 
+        if name == "partial" and self.strict:  # the subject's partials arrive as handles
+            raise ValueError("a partial from the code under test")
         try:
             if name in _BUILD:
                 return _BUILD[name](args)
@@ -1413,26 +1375,7 @@ class Codec:
             module = _VALUE_MODULES.get(name)
             if module is None:
                 raise ValueError(f"an unknown value type {name!r}")
-            cls = getattr(importlib.import_module(module), name)
-            if name in ("OrderedDict", "Counter"):
-                made = cls()
-                made.update(dict(list(args[0])))
-                return made
-            if name == "defaultdict":
-                if args[0] is not None and not callable(args[0]):
-                    raise ValueError("a default factory that is not callable")
-                made = cls(args[0])
-                dict.update(made, list(args[1]))
-                return made
-            if name == "deque":
-                return cls(list(args[0]), args[1])
-            if name == "partial":
-                if self.strict:  # the subject's partials arrive as handles
-                    raise ValueError("a partial from the code under test")
-                if not callable(args[0]) or type(args[1]) is not tuple or type(args[2]) is not dict:
-                    raise ValueError("a malformed partial")
-                return cls(args[0], *args[1], **args[2])
-            return cls(*args)
+            return getattr(importlib.import_module(module), name)(*args)
         except ValueError:
             raise
         except Exception as error:  # noqa: BLE001 - bad arguments for the type
@@ -1523,7 +1466,27 @@ _BUILD = {
     "Match": lambda args: _matched_again(*args),
     "stat_result": lambda args: os.stat_result(tuple(args[0]), dict(args[1])),
     "struct_time": lambda args: time.struct_time(tuple(args[0]), dict(args[1])),
+    "OrderedDict": lambda args: collections.OrderedDict(dict(list(args[0]))),
+    "Counter": lambda args: collections.Counter(dict(list(args[0]))),
+    "defaultdict": lambda args: _defaultdict(args[0], args[1]),
+    "deque": lambda args: collections.deque(list(args[0]), args[1]),
+    "partial": lambda args: _partial(args[0], args[1], args[2]),
 }
+"""``load_value``'s table: type name -> its value made from the arguments sent."""
+
+
+def _defaultdict(factory, items):
+    if factory is not None and not callable(factory):
+        raise ValueError("a default factory that is not callable")
+    made = collections.defaultdict(factory)
+    dict.update(made, list(items))
+    return made
+
+
+def _partial(func, args, kwargs):
+    if not callable(func) or type(args) is not tuple or type(kwargs) is not dict:
+        raise ValueError("a malformed partial")
+    return partial(func, *args, **kwargs)
 
 
 def _matched_again(pattern, string, pos, endpos, regs):
@@ -1546,27 +1509,42 @@ def _text_or_bytes(value):
         raise ValueError("a pattern that is not text")
     return value
 
-_SCALARS = {type(None): Codec.save_none, bool: Codec.save_bool, int: Codec.save_int,
-            float: Codec.save_float, complex: Codec.save_complex, str: Codec.save_str,
-            bytes: Codec.save_bytes}
-"""The encoder's table for values that are never shared (no back-reference)."""
+def _utf8(text):
+    data = str.encode(text, "utf-8", "surrogatepass")
+    return b"%d:" % len(data) + data
+
+
+_SCALARS = {
+    type(None): lambda value: b"N", bool: lambda value: b"T" if value else b"F",
+    int: lambda value: b"i" + int.__format__(value, "x").encode() + b";",
+    float: lambda value: b"f" + float.hex(value).encode() + b";",
+    complex: lambda value: (b"c" + float.hex(value.real).encode() + b";"
+                            + float.hex(value.imag).encode() + b";"),
+    str: lambda value: b"s" + _utf8(value), bytes: lambda value: b"b%d:" % len(value) + value,
+}
+"""The encoder's table for values that are never shared (no back-reference): exact type ->
+its encoding."""
 _SAVE = {list: Codec.save_container, dict: Codec.save_container, set: Codec.save_container,
          tuple: Codec.save_tuple, frozenset: Codec.save_tuple,
          RemoteCallable: Codec.save_handle, RemoteIterator: Codec.save_handle}
 """The encoder's table: exact type -> ``save_<type>`` (anything else: ``save_other``)."""
 _LOAD = {
-    b"N": Codec.load_none, b"T": Codec.load_true, b"F": Codec.load_false, b"i": Codec.load_int,
+    b"N": Codec.load_constant, b"T": partial(Codec.load_constant, value=True),
+    b"F": partial(Codec.load_constant, value=False), b"i": Codec.load_int,
     b"f": Codec.load_float, b"c": Codec.load_complex, b"s": Codec.load_str,
     b"b": Codec.load_bytes, b"r": Codec.load_backref, b"l": Codec.load_list,
-    b"d": Codec.load_dict, b"S": Codec.load_set, b"t": Codec.load_tuple,
-    b"Z": Codec.load_frozenset, b"n": Codec.load_namedtuple, b"R": Codec.load_ref,
+    b"d": partial(Codec.load_list, kind=dict), b"S": partial(Codec.load_list, kind=set),
+    b"t": Codec.load_tuple, b"Z": partial(Codec.load_tuple, tag=b"Z"),
+    b"n": partial(Codec.load_tuple, tag=b"n"), b"R": Codec.load_ref,
     b"P": Codec.load_ref_or_handle, b"H": Codec.load_handle, b"Y": Codec.load_own_handle,
     b"e": Codec.load_enum, b"O": Codec.load_object, b"x": Codec.load_exception,
     b"v": Codec.load_value, b"G": Codec.load_global, b"w": Codec.load_tracked,
-    b"W": Codec.load_mine, b"U": Codec.load_unsent, b"A": Codec.load_run,
-    b"K": Codec.load_subclass, b"M": Codec.load_module, b"B": Codec.load_bound,
+    b"W": partial(Codec.load_tracked, theirs=True), b"U": Codec.load_unsent,
+    b"A": Codec.load_run, b"K": Codec.load_subclass, b"M": Codec.load_module,
+    b"B": Codec.load_bound,
 }
-"""The decoder's table: tag byte -> ``load_<op>``."""
+"""The decoder's table: tag byte -> ``load_<op>`` (``partial``: one loader for several
+tags, its keyword naming the tag's kind)."""
 
 
 def _dress(proxy, meta):
@@ -1709,11 +1687,7 @@ def _repoint(table, swapped):
                 for key, item in list(space.items()):
                     if moved(item):
                         space[key] = mapped(item)
-                for name in _slot_names(type(obj)):
-                    try:
-                        item = object.__getattribute__(obj, name)
-                    except AttributeError:
-                        continue
+                for name, item in _slots(obj).items():
                     if moved(item):
                         object.__setattr__(obj, name, mapped(item))
         except Exception:  # noqa: S112, BLE001 - an object that refuses: left as it is
@@ -1747,11 +1721,8 @@ def _update(original, fresh):
                 space.update(object.__getattribute__(fresh, "__dict__"))
             except AttributeError:
                 pass
-            for name in _slot_names(type(original)):
-                try:
-                    object.__setattr__(original, name, object.__getattribute__(fresh, name))
-                except AttributeError:
-                    pass
+            for name, item in _slots(fresh).items():
+                object.__setattr__(original, name, item)
     except Exception:  # noqa: S110, BLE001 - a container that refuses: left as it was
         pass
 

@@ -688,7 +688,7 @@ class Judge:
             event.update(outcome="error", message="the test was interrupted before its end")
         elif when in phases:
             report, excinfo, compare = phases[when]
-            event.update(self._details(report, excinfo, compare, outcome))
+            event.update(self._details(report, excinfo, compare))
             examples = getattr(item, "codeteam_examples", None)
             if examples is not None and when == "call":
                 event["examples"] = self._examples(examples, excinfo)
@@ -696,7 +696,7 @@ class Judge:
         if limited is not None and "limit" not in event and getattr(
                 item, "codeteam_examples", None) is None:  # the test caught its limit
             event.update(outcome="failed", message=str(limited), exception_type=None,
-                         limit="timeout" if isinstance(limited, CodeteamTestTimeout) else "busy")
+                         limit=_limit_name(limited))
         refused = getattr(self.client, "refused_env", None)
         if refused and test.decision is None and event["outcome"] in ("passed", "xpassed"):
             test.decision = (refused, True)
@@ -713,7 +713,7 @@ class Judge:
             event["mentions"] = _mentions(item, self.target.get("name"))
         return event
 
-    def _details(self, report, excinfo, compare, outcome) -> dict:
+    def _details(self, report, excinfo, compare) -> dict:
         details: dict = {"message": _message(report)}
         if report.failed:
             details["longrepr"] = (getattr(report, "longreprtext", "") or "")[-LONGREPR_LIMIT:]
@@ -725,7 +725,7 @@ class Judge:
         if remote:
             details["longrepr"] = (details.get("longrepr", "") + "\n" + remote)[-LONGREPR_LIMIT:]
         if isinstance(value, _LIMITS):
-            details["limit"] = "timeout" if isinstance(value, CodeteamTestTimeout) else "busy"
+            details["limit"] = _limit_name(value)
             details["message"], details["exception_type"] = str(value), None
         entries = []
         try:
@@ -738,8 +738,7 @@ class Judge:
             op, actual, other = compare
             details["actual"] = actual
             details["expected"] = other if op == "==" else f"{op} {other}"
-        failures = getattr(value, "failures", None) or ([value] if hasattr(value, "example")
-                                                        else None)
+        failures = _doctest_failures(value)
         if failures:  # a doctest (the project's): its first failing example
             first = failures[0]
             example, test = first.example, first.test
@@ -761,15 +760,15 @@ class Judge:
         continue on failure)."""
         failures = {}
         value = excinfo.value if excinfo is not None else None
-        for failure in getattr(value, "failures", None) or ([value] if hasattr(
-                value, "example") else []):
+        for failure in _doctest_failures(value):
             failures[id(failure.example)] = failure
         found = {}
         for test_id, example, line in examples:
             failure = failures.get(id(example))
             if failure is None:
-                found[test_id] = ({"outcome": "passed"} if value is None or failures
-                                  else self._details_of(value, excinfo))
+                found[test_id] = {"outcome": "passed"} if value is None or failures else {
+                    "outcome": "error", "exception_type": type(value).__name__,
+                    "message": _cap(_text_of(value))}
                 continue
             entry = {"outcome": "failed", "line": line,
                      "message": _cap(f"Failed example: {example.source.strip()}"),
@@ -784,15 +783,11 @@ class Judge:
                                                            inner))
                 entry["longrepr"] = _remote_traceback(inner)
                 if isinstance(inner, _LIMITS):
-                    entry["limit"] = "timeout" if isinstance(inner, CodeteamTestTimeout) else "busy"
+                    entry["limit"] = _limit_name(inner)
             else:
                 entry["actual"] = _cap(failure.got or "").removesuffix("\n")
             found[test_id] = entry
         return found
-
-    def _details_of(self, value, excinfo) -> dict:
-        return {"outcome": "error", "exception_type": type(value).__name__,
-                "message": _cap(_text_of(value))}
 
     def _judged_frames(self, entries: list, exc) -> list:
         """Traceback lines as lines of the candidate: the view's forwarding lines dropped,
@@ -936,8 +931,18 @@ def _installed(path: str) -> bool:
 
 
 def _text_of(value) -> str:
-    text = f"{type(value).__name__}: {value}".rstrip(": ")
-    return text
+    return f"{type(value).__name__}: {value}".rstrip(": ")
+
+
+def _limit_name(error) -> str:
+    """A time limit's name in an outcome's ``limit``: "timeout" (CPU) or "busy" (wall clock)."""
+    return "timeout" if isinstance(error, CodeteamTestTimeout) else "busy"
+
+
+def _doctest_failures(value) -> list:
+    """The doctest failures an exception stands for: a ``MultipleDoctestFailure``'s, or
+    itself (one ``DocTestFailure`` / ``UnexpectedException``); none for any other."""
+    return getattr(value, "failures", None) or ([value] if hasattr(value, "example") else [])
 
 
 def _remote_traceback(value) -> str:

@@ -21,6 +21,7 @@ exiting. Each answer says the CPU seconds the call used.
 The encoding and the channel are :mod:`codeteam.execution.pytest_codec`'s.
 """
 
+import builtins
 import os
 import sys
 import threading
@@ -38,7 +39,6 @@ except ImportError:  # in codeteam itself
     from codeteam.execution import pytest_codec as _codec
 
 FRAMES_LIMIT = _codec.FRAMES_LIMIT
-HEAPTYPE = _codec.HEAPTYPE
 OUTPUT_LIMIT = _codec.OUTPUT_LIMIT
 CannotCross = _codec.CannotCross
 Channel = _codec.Channel
@@ -54,11 +54,25 @@ receive_frame = _codec.receive_frame
 send_frame = _codec.send_frame
 
 
-class _Capture:
+class _Stream:
+    """What :class:`_Capture` and :class:`_RemoteStdin` answer as the streams they replace:
+    no terminal, no descriptor."""
+
+    encoding = "utf-8"
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        import io
+
+        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")
+
+
+class _Capture(_Stream):
     """A text stream keeping what is written (bounded); bytes written to its ``buffer`` (as
     ``sys.stdout.buffer.write`` does) are kept as bytes, in order."""
 
-    encoding = "utf-8"
     errors = "replace"
 
     def __init__(self):
@@ -80,16 +94,8 @@ class _Capture:
     def flush(self):
         pass
 
-    def isatty(self):
-        return False
-
     def writable(self):
         return True
-
-    def fileno(self):
-        import io
-
-        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")
 
     def getvalue(self):
         """The text written; a list of ``str`` and ``bytes`` parts when bytes were written."""
@@ -122,12 +128,11 @@ class _BytesSink:
         return True
 
 
-class _RemoteStdin:
+class _RemoteStdin(_Stream):
     """``sys.stdin`` during a call when the test gave its own (``monkeypatch.setattr(sys,
     "stdin", io.StringIO(...))``): its ``read``, ``readline``, ``readlines`` called in the
     judge (handles)."""
 
-    encoding = "utf-8"
     errors = "strict"
 
     def __init__(self, read, readline, readlines):
@@ -151,16 +156,8 @@ class _RemoteStdin:
             raise StopIteration
         return line
 
-    def isatty(self):
-        return False
-
     def readable(self):
         return True
-
-    def fileno(self):
-        import io
-
-        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")
 
 
 class _Loader:
@@ -617,8 +614,6 @@ class Subject(Channel):
         before = self.module_state()
         changed = []
         environ = dict(os.environ)
-        import builtins
-
         streams = sys.stdout, sys.stderr
         reading = sys.stdin, builtins.input
         redirected = request.get("input")
@@ -650,7 +645,9 @@ class Subject(Channel):
                     warnings.simplefilter("always")
                     try:
                         value = self.target(*args, **kwargs)
-                        if _awaitable(value):  # an async def: run to completion here
+                        import inspect
+
+                        if inspect.isawaitable(value):  # an async def: run to completion here
                             import asyncio
 
                             value = asyncio.run(_awaited(value))
@@ -831,12 +828,6 @@ def _cpu_rlimit(seconds):
         return soft
     except (ValueError, OSError):
         return None
-
-
-def _awaitable(value):
-    import inspect
-
-    return inspect.isawaitable(value)
 
 
 async def _awaited(value):
@@ -1493,7 +1484,7 @@ class JudgeClient(Channel):
                     kind = type(str(reply.get("type") or "Error").rsplit(".", 1)[-1], (cls,),
                                 {"__module__": str(reply.get("module") or "builtins")})
                     kind.__qualname__ = str(reply.get("type") or kind.__name__)
-                    base = next(b for b in kind.__mro__ if not b.__flags__ & HEAPTYPE)
+                    base = _codec._builtin_base(kind)
                     exc = base.__new__(kind)
                     exc.args = (message,)
                     break
@@ -1537,8 +1528,6 @@ def _redirected_input():
     """What the test made the code read (sent with each call): ``stdin`` the ``read``,
     ``readline`` and ``readlines`` of the ``sys.stdin`` it set (not pytest's own, which
     refuses to be read), ``input`` the ``input`` it put into builtins."""
-    import builtins
-
     found = {}
     stdin = sys.stdin
     if stdin is not None and stdin is not sys.__stdin__ and (
@@ -1550,13 +1539,7 @@ def _redirected_input():
     return found
 
 
-def _original_input():
-    import builtins
-
-    return builtins.input
-
-
-_INPUT = _original_input()
+_INPUT = builtins.input
 
 
 def importable_modules():

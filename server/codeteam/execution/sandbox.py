@@ -156,7 +156,6 @@ from codeteam.execution.sandbox_command import (
     run_nproc,
     sandbox_python,
     sandbox_site_packages,
-    start_process,
 )
 from codeteam.execution.sandbox_mounts import MountHolderError, RunMounts, mount_holder
 from codeteam.execution.sandbox_policy import (
@@ -493,17 +492,7 @@ async def _run(
         # preexec (the launcher in argv does its work) Popen uses vfork: well under a
         # millisecond, where a fork of the server took 20-40 ms with the GIL held; in a
         # thread (start_process), since vfork's wait for the child's exec is the loop's too.
-        proc = await start_process(
-            prepared.argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            pass_fds=prepared.pass_fds,
-            env=prepared.env,
-            cwd=prepared.cwd,
-            start_new_session=True,
-            preexec_fn=prepared.preexec,
-        )
+        proc = await prepared.start(subprocess.PIPE, subprocess.PIPE)
         prepared.close_fds()
         budget.add_root(proc.pid)
         os.close(write_fd)

@@ -514,6 +514,15 @@ class _Prepared:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
 
+    async def start(self, stdout: int, stderr: int) -> subprocess.Popen:
+        """The prepared command started by :func:`start_process` (stdin from ``/dev/null``,
+        a session of its own); raises what Popen raises (:class:`OSError`)."""
+        return await start_process(
+            self.argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+            pass_fds=self.pass_fds, env=self.env, cwd=self.cwd, start_new_session=True,
+            preexec_fn=self.preexec,
+        )  # fmt: skip
+
     def _fds_env(self, env: dict[str, str]) -> dict[str, str]:
         env.update({name: str(fd) for name, fd in self.env_fds.items()})
         return env

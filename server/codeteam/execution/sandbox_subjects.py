@@ -30,7 +30,6 @@ from codeteam.execution.sandbox_command import (
     kill_tree,
     reap,
     run_nproc,
-    start_process,
 )
 from codeteam.execution.sandbox_mounts import MountHolderError, RunMounts
 from codeteam.execution.sandbox_policy import (
@@ -310,17 +309,7 @@ class SubjectServer:
             raise SubjectRefused(f"the subject's sandbox could not be prepared: {error}") from error
         out = os.dup(self._out_write)  # its own: close() may run while the thread starts it
         try:
-            proc = await start_process(
-                prepared.argv,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=out,
-                pass_fds=prepared.pass_fds,
-                env=prepared.env,
-                cwd=prepared.cwd,
-                start_new_session=True,
-                preexec_fn=prepared.preexec,
-            )
+            proc = await prepared.start(out, out)
         except OSError as error:
             prepared.close()
             raise SubjectRefused(f"the subject could not be started: {error}") from error

@@ -136,15 +136,13 @@ async def _session(target: PytestTarget, view: JudgeView, place: tuple[list[int]
                 for t in tests if t.kind == "doctest" and not _in_docstring(t)]
     asserts = [{"id": t.id, "setup": t.setup, "source": t.source, "filename": _filename(t)}
                for t in tests if t.kind == "assert"]
-    limit = min(policy.per_test_timeout_s, policy.timeout_s)
     spec = session_spec(target, view, program.text, "run", policy, place=place, keep=pytest_ids,
                         docstring=docstring, examples=examples, asserts=asserts)
-    spec["cpu_limit"] = limit
     run_policy = session_policy(policy, len(tests))
     heard, result = await judged_session(target, view, program.text,
                                          node_args(target, pytest_ids), spec, run_policy)
     found = trust.outcomes(tests, heard, result, run_policy, program, target)
-    return trust.report(tests, found, result, run_policy)
+    return trust.report(found, result, run_policy)
 
 
 def _in_docstring(test: TestCase) -> bool:

@@ -133,8 +133,7 @@ def _busy(result: ProcessResult) -> bool:
     return result.cpu_seconds is None or result.cpu_seconds < 0.5 * result.seconds
 
 
-def report(tests: list[TestCase], found: list[TestOutcome], result: ProcessResult,
-           policy: SandboxPolicy) -> RunReport:
+def report(found: list[TestOutcome], result: ProcessResult, policy: SandboxPolicy) -> RunReport:
     """A session's :class:`RunReport`."""
     return RunReport(outcomes=found, sandbox=policy.mode, exit_code=result.exit_code,
                      killed=result.killed, output=output_tail(result), seconds=result.seconds)
