@@ -778,3 +778,45 @@ async def test_a_bound_method_of_a_project_object_crosses_bound_to_its_copy(tmp_
              "    return key, dict.get(self, key)\n")
     _, run = await review(root, "sorts/core.py", "SortedDict.popitem", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# sortedcontainers (survey 3): test_irange calls a method thousands of times and iterates over
+# what each call returns; the code's process spent more on the crossing than the code did.
+LARGE = {
+    "pyproject.toml": "[project]\nname = 'bag'\nversion = '0'\n",
+    "bag/__init__.py": "",
+    "bag/core.py": '''\
+        class Bag:
+            def __init__(self, items):
+                self.items = list(items)
+
+            def irange(self, start, end):
+                """The items from ``start`` to ``end`` (included), lazily."""
+                return (item for item in self.items if start <= item <= end)
+        ''',
+    "tests/test_core.py": '''\
+        from bag.core import Bag
+
+
+        def test_many_calls():
+            bag = Bag(range(20))
+            for start in range(20):
+                for end in range(start, 20):
+                    assert list(bag.irange(start, end)) == list(range(start, end + 1))
+        ''',
+}
+
+
+async def test_the_crossings_allowance_lets_no_spinning_code_escape(tmp_path):
+    """The judge allows the code's process CROSSING_SHARE times the CPU the judge spent on a
+    test's crossing beyond its CPU limit (sortedcontainers' test_irange was "timeout" at 8.6
+    CPU seconds for right code: docs/bench-runs/verdict-survey/survey3.md). Right code called
+    210 times passes; a body that spins is still cut as a timeout, not let run to the
+    wall-clock backstop."""
+    root = make(tmp_path / "bag", LARGE)
+    _, run = await review(root, "bag/core.py", "Bag.irange")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    spin = "def irange(self, start, end):\n    while True:\n        pass\n"
+    _, run = await review(root, "bag/core.py", "Bag.irange", spin)
+    assert [o.status for o in run.outcomes] == ["timeout"], run.outcomes
+    assert "CPU seconds" in run.outcomes[0].message, run.outcomes[0].message

@@ -192,6 +192,11 @@ def _import_root(found):
 CLEANUP_GRACE = 2.0
 """Seconds a limited test's cleanup (``finally``, ``__exit__``) may run before the limit is
 raised again in it."""
+CROSSING_SHARE = 3.0
+"""The code's process may use this many times the CPU the judge spent encoding a test's calls
+and decoding their answers beyond the test's CPU limit: decoding a large argument at every
+call is the crossing's cost, not the code's (sortedcontainers' test_irange: hundreds of calls
+on a large list were "timeout" at 6-9 CPU seconds; plain pytest runs them in under a second)."""
 
 
 def _handling(error):
@@ -525,6 +530,10 @@ class Judge:
         start = self.test.subject_cpu if self.test is not None else None
         now = self.client.server_cpu() if self.client is not None and start is not None else None
         over = math.ceil(self.cpu_limit) + 3.0 if within else self.cpu_limit + 1.0
+        # What the code's process spends decoding this test's calls and encoding its answers
+        # is not the code's: about what the judge spends on its side of them (CROSSING_SHARE
+        # times it, for the subject's state bookkeeping too), measured here, out of its reach.
+        over += CROSSING_SHARE * (self.client.crossing if self.client is not None else 0.0)
         forked = sum(_started_by_test(self.test.since).values()) if self.test else 0.0
         if forked > over:  # the test's own processes (its code forks: a fork bomb)
             raise self.limit(CodeteamTestTimeout,

@@ -28,6 +28,7 @@ import threading
 from time import monotonic as _monotonic  # (taken now: a test's patch of the time module,
 from time import process_time as _process_time  # which the code under test is given too,
 from time import sleep as _sleep  # is never the watchdog's or the channel's)
+from time import thread_time as _thread_time
 
 TRACEBACK_LIMIT = 3000  # characters of the code's own traceback shown with its exception
 WATCH_PERIOD = 0.05  # seconds between the watchdog's looks at the call's CPU time
@@ -667,6 +668,7 @@ class Subject(Channel):
         except CallTimeout as exc:  # between the call's end and the reply
             reply = self.raised(exc)
         finally:
+            ended = _process_time()  # the call's; what follows is the judge's bookkeeping
             with self.lock:
                 self.budget = None
             if rlimit is not None:
@@ -687,7 +689,7 @@ class Subject(Channel):
             self.environ = now
         reply["out"] = out.getvalue()
         reply["err"] = err.getvalue()
-        used = _process_time() - started  # the calls nested in it are counted by theirs
+        used = ended - started  # the calls nested in it are counted by theirs
         reply["cpu"], self.inner_cpu = used - self.inner_cpu, outer + used
         if self.misused is not None:  # it used an object of the test's it could not have
             reply["misused"], self.misused = self.misused, None
@@ -884,11 +886,12 @@ class JudgeClient(Channel):
         self.test_dirs = ()  # see Codec.test_dirs
         self.test_patterns = ()  # see Codec.test_patterns
         self.cpu = 0.0  # CPU seconds the code used in the running test
+        self.crossing = 0.0  # CPU seconds this thread spent encoding and decoding its calls
         self.returned = []  # values the function returned in the running test (kept alive)
         self.refused_env = None  # why an environment change was not taken over (this test)
 
     def new_test(self):
-        self.cpu = 0.0
+        self.cpu = self.crossing = 0.0
         self.returned = []
         self.refused_env = None
 
@@ -1340,22 +1343,27 @@ class JudgeClient(Channel):
         values = {key: request.pop(key) for key in ("args", "kwargs", "globals", "states",
                                                     "input")
                   if key in request}
+        mark = _thread_time()
         try:  # the values apart: the subject decodes them once it has the context
             request["payload"] = self.codec.dumps(values)
             data = self.codec.dumps(request)
         except CannotCross as error:
             self.not_crossing(error, arguments=self.depth == 0 and not self.returned)
+        self.crossing += _thread_time() - mark
         self.depth += 1
         asked = _monotonic()
         try:
             send_frame(self.wfd, data)
             while True:
                 frame = receive_frame(self.rfd)
+                mark = _thread_time()
                 try:
                     reply = self.codec.loads(frame)
                 except Unjudgeable as error:  # the frame was read whole: the subject runs on
                     reply = {"kind": "unjudgeable", "class": str(error)}
                     break
+                finally:
+                    self.crossing += _thread_time() - mark
                 if type(reply) is not dict or type(reply.get("kind")) is not str:
                     raise ValueError("a malformed answer")
                 if reply["kind"] in ("value", "raised", "stop", "timeout", "uncrossable"):
