@@ -32,6 +32,7 @@ export const SERVER_SETTING_KEYS = [
   'max_tokens',
   'sandbox',
   'test_timeout_s',
+  'sandbox_niceness',
   'preview',
   'apply_timeout_s',
   'generate_pipeline',

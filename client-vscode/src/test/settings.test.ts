@@ -29,6 +29,7 @@ const vscodeSection = {
   maxTokens: 1024,
   sandbox: 'bwrap',
   testTimeoutS: 10,
+  sandboxNiceness: 0,
   preview: 'auto',
   applyTimeoutS: 30,
   generatePipeline: 'team',
