@@ -803,3 +803,103 @@ async def test_a_sentinel_of_a_local_class_keeps_the_test_judged(sentinel_lab):
              "    return None\n")
     report = await run(sentinel_lab, "first", wrong, ["test_first"])
     assert verdicts(report) == {"test_first": "failed"}, report.outcomes
+
+
+# ------------------------------------------------------------------------------------------
+# Breaker 4 (issue 24, the newest paths): warnings re-issued in the judge, the subject's
+# scheduling group. Small projects reviewed end to end, as tests/execution/test_one_judge.py.
+
+# A project that runs its tests with ``filterwarnings = error`` (a common setup) and a test
+# that wants an exception for bad input. The subject records every warning of a call
+# (``simplefilter("always")``) and the judge issues them again after the reply is read, where
+# pytest's "error" filter turns one into an exception raised out of the call.
+WARNED = {
+    "pyproject.toml": """\
+        [project]
+        name = "conv"
+        version = "0"
+
+        [tool.pytest.ini_options]
+        filterwarnings = ["error"]
+        """,
+    "conv/__init__.py": "",
+    "conv/core.py": '''\
+        def parse_port(text):
+            """The TCP port in ``text``; ValueError when it is not one (1-65535)."""
+            port = int(text)
+            if not 1 <= port <= 65535:
+                raise ValueError(text)
+            return port
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from conv.core import parse_port
+
+
+        def test_rejects_garbage():
+            with pytest.raises(Exception):
+                parse_port("not a port")
+        ''',
+}
+
+# The code warns and swallows its own warning: under plain pytest the "error" filter raises
+# inside the code, which catches it, returns 0, and the test fails (DID NOT RAISE).
+SWALLOWED = '''\
+def parse_port(text):
+    import warnings
+    try:
+        warnings.warn("swallowed")
+    except Warning:
+        pass
+    return 0
+'''
+
+# The same warning, then an endless loop: plain pytest never ends; the subject's watchdog
+# cuts the call and replies "timeout", but the judge issues the recorded warning first.
+SPINNING = SWALLOWED.replace("    return 0\n", "    while True:\n        pass\n")
+
+# Or a value that cannot cross (codeteam's own "not judged", never an exception a test can
+# catch).
+UNCROSSABLE = SWALLOWED.replace("    return 0\n", "    import argparse\n"
+                                "    return argparse.Namespace()\n")
+
+
+WARNING_DEFECT = ("defect: the judge issues the code's recorded warnings again after the call, "
+                  "before it looks at the reply; under filterwarnings=error one is raised out "
+                  "of the call, so pytest.raises(Exception) passes for wrong code")
+
+
+async def test_the_honest_parser_passes_under_filterwarnings_error(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "conv", WARNED)
+    _, run = await review(root, "conv/core.py", "parse_port")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+@pytest.mark.xfail(strict=True, reason=WARNING_DEFECT + " (plain pytest: DID NOT RAISE)")
+async def test_a_swallowed_warning_is_not_an_exception_of_the_call(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "conv", WARNED)
+    _, run = await review(root, "conv/core.py", "parse_port", SWALLOWED)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+@pytest.mark.xfail(strict=True, reason=WARNING_DEFECT + " (an endless loop passed)")
+async def test_a_warning_does_not_replace_the_timeout_of_a_spinning_body(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "conv", WARNED)
+    _, run = await review(root, "conv/core.py", "parse_port", SPINNING)
+    assert [o.status for o in run.outcomes] == ["timeout"], run.outcomes
+
+
+async def test_a_warning_beside_a_value_that_cannot_cross_is_not_a_pass(tmp_path):
+    # (held: the subject's "uncrossable" reply carries no warnings)
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "conv", WARNED)
+    _, run = await review(root, "conv/core.py", "parse_port", UNCROSSABLE)
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
