@@ -937,9 +937,6 @@ async def _review_at_niceness(root, body=None):
     return [(o.status, o.actual) for o in run.outcomes]
 
 
-@pytest.mark.xfail(strict=True, reason="defect: the subject's main() calls os.setsid(), a new "
-                   "session and so a new autogroup at niceness 0: the code under test never "
-                   "runs at sandbox_niceness (the judge does)")
 async def test_the_code_under_test_runs_at_the_policys_niceness(tmp_path):
     from test_one_judge import make
 

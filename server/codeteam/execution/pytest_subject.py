@@ -22,6 +22,7 @@ The encoding and the channel are :mod:`codeteam.execution.pytest_codec`'s.
 """
 
 import builtins
+import errno
 import os
 import sys
 import threading
@@ -1665,11 +1666,32 @@ def _contents(value):
     return data if len(data) <= 65536 else None
 
 
-def main(argv):
+def _own_session():
+    """A session of its own (its CPU is its session's, see :func:`_schedstat`), in a
+    scheduling group at the niceness its sandbox's had (``sandbox_niceness``): a new session
+    is a new autogroup, at niceness 0."""
     try:
-        os.setsid()  # a session of its own: its CPU is its session's (see _schedstat)
+        with open("/proc/self/autogroup") as handle:
+            niceness = int(handle.read().split()[-1])
+    except (OSError, ValueError, IndexError):  # a kernel without autogroups
+        niceness = 0
+    try:
+        os.setsid()
     except OSError:  # a session leader already (bwrap's new session)
-        pass
+        return
+    for _ in range(10) if niceness > 0 else ():
+        try:
+            with open("/proc/self/autogroup", "w") as handle:
+                handle.write(str(niceness))
+            return
+        except OSError as error:  # EAGAIN: one change in 100 ms, machine-wide, unprivileged
+            if error.errno != errno.EAGAIN:
+                return
+            _sleep(0.1)
+
+
+def main(argv):
+    _own_session()
     guard_forks(lambda: {os.getsid(0)})
     subject = Subject(int(argv[1]), int(argv[1]))  # the channel: one socket, both ways
     subject.main()
