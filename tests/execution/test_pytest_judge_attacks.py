@@ -865,11 +865,6 @@ UNCROSSABLE = SWALLOWED.replace("    return 0\n", "    import argparse\n"
                                 "    return argparse.Namespace()\n")
 
 
-WARNING_DEFECT = ("defect: the judge issues the code's recorded warnings again after the call, "
-                  "before it looks at the reply; under filterwarnings=error one is raised out "
-                  "of the call, so pytest.raises(Exception) passes for wrong code")
-
-
 async def test_the_honest_parser_passes_under_filterwarnings_error(tmp_path):
     from test_one_judge import make, review
 
@@ -878,7 +873,6 @@ async def test_the_honest_parser_passes_under_filterwarnings_error(tmp_path):
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
 
 
-@pytest.mark.xfail(strict=True, reason=WARNING_DEFECT + " (plain pytest: DID NOT RAISE)")
 async def test_a_swallowed_warning_is_not_an_exception_of_the_call(tmp_path):
     from test_one_judge import make, review
 
@@ -887,7 +881,6 @@ async def test_a_swallowed_warning_is_not_an_exception_of_the_call(tmp_path):
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
 
 
-@pytest.mark.xfail(strict=True, reason=WARNING_DEFECT + " (an endless loop passed)")
 async def test_a_warning_does_not_replace_the_timeout_of_a_spinning_body(tmp_path):
     from test_one_judge import make, review
 

@@ -244,6 +244,7 @@ class Subject(Channel):
         self.module = None
         self.problem = None
         self.environ = None
+        self.filters = []  # the judge's warning filters (see _judge_filters)
         self.here = os.path.abspath(__file__)
         self.budget = None  # (CPU start, CPU limit, wall start, wait start) of the running call
         self.misused = None  # what the call did with an object of the test's it could not use
@@ -443,6 +444,9 @@ class Subject(Channel):
         path = request.get("path")
         if type(path) is list:
             sys.path[:] = [str(p) for p in path]
+        filters = request.get("filters")
+        if type(filters) is list:
+            self.filters = _judge_filters(filters)
         view = request.get("view")
         if type(view) is dict:  # the judge's view, once imported (after this process started)
             self.plain = view.get("plain") is True
@@ -645,6 +649,8 @@ class Subject(Channel):
 
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
+                    warnings.filters[:0] = self.filters  # an "error" is raised in the code
+                    warnings._filters_mutated()  # (which may catch it), as under plain pytest
                     try:
                         value = self.target(*args, **kwargs)
                         import inspect
@@ -1318,6 +1324,7 @@ class JudgeClient(Channel):
             if env != self.sent_env:
                 request["env"] = self.sent_env = env
             request["cwd"] = os.getcwd()
+            request["filters"] = _warning_filters()
             path = [os.path.abspath(p or ".") for p in sys.path]
             if path != self.sent_path:
                 request["path"] = self.sent_path = path
@@ -1664,6 +1671,44 @@ def _contents(value):
     except (CannotCross, RecursionError):
         return None
     return data if len(data) <= 65536 else None
+
+
+def _warning_filters():
+    """The judge's warning filters as plain data: ``[action, message pattern or None,
+    [category's module, qualname], module pattern or None, lineno]``."""
+    import warnings
+
+    return [[str(action), getattr(message, "pattern", None),
+             [str(getattr(category, "__module__", "builtins")),
+              str(getattr(category, "__qualname__", "Warning"))],
+             getattr(module, "pattern", None), lineno if type(lineno) is int else 0]
+            for action, message, category, module, lineno in list(warnings.filters)]
+
+
+def _judge_filters(found):
+    """The judge's warning filters (:func:`_warning_filters`) for a call here: an "error"
+    stays one, raised in the code, which may catch it (pytest's ``filterwarnings = error``);
+    any other action records the warning ("always"), issued again in the judge, whose
+    filters decide. A filter of a category this process does not hold is left out (its code
+    cannot issue one)."""
+    import re
+
+    made = []
+    for entry in found:
+        try:
+            action, message, (module_name, qualname), module, lineno = entry
+            category = sys.modules[str(module_name)]
+            for part in str(qualname).split("."):
+                category = getattr(category, part)
+            if not (isinstance(category, type) and issubclass(category, Warning)):
+                continue
+            made.append(("error" if action == "error" else "always",
+                         re.compile(message, re.IGNORECASE) if type(message) is str else None,
+                         category, re.compile(module) if type(module) is str else None,
+                         lineno if type(lineno) is int else 0))
+        except (KeyError, AttributeError, TypeError, ValueError, re.error):
+            continue
+    return made
 
 
 def _own_session():
