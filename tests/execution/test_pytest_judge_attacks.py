@@ -959,3 +959,65 @@ async def test_the_code_cannot_undo_the_policys_niceness(tmp_path):
     root = make(tmp_path / "prio", NICE)
     [(status, actual)] = await _review_at_niceness(root, UNNICED)
     assert actual != "'nice 0'", (status, actual)
+
+
+# The crossing's CPU allowance (CROSSING_SHARE): the code's processes may use 3 times the CPU
+# the judge spent decoding the test's replies beyond the test's limit. The code makes the
+# judge decode a large module global (mirrored back) at each of 20 calls, then silences its
+# own watchdog and CPU rlimit and spins: the judge's look at its CPU time allows it about
+# 8 + 3 x 11 CPU seconds, more than the wall-clock backstop (35 s) leaves, and the test is
+# "not judged: the machine was too busy" where the same spin without the widening is a
+# timeout at 8.4 CPU-s (plain pytest never ends).
+WIDENED = {
+    "pyproject.toml": "[project]\nname = 'bumps'\nversion = '0'\n",
+    "bumps/__init__.py": "",
+    "bumps/core.py": '''\
+        def bump(x):
+            """``x + 1``."""
+            return x + 1
+        ''',
+    "tests/test_core.py": '''\
+        from bumps.core import bump
+
+
+        def test_bump():
+            for x in range(30):
+                assert bump(x) == x + 1
+        ''',
+}
+
+WIDENING = '''\
+_BLOB = None
+_BASE = None
+
+
+def bump(x):
+    global _BLOB, _BASE
+    if _BASE is None:
+        _BASE = [str(i) for i in range(500_000)]
+    if x < 20:
+        _BLOB = list(_BASE)  # a new object: "changed", decoded and mirrored by the judge
+        return x + 1
+    import gc
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+    subject = next(o for o in gc.get_objects() if type(o).__name__ == "Subject")
+    while True:  # the subject's watchdog silenced: only the judge's look can cut it
+        subject.budget = None
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="defect: the code inflates the crossing's CPU allowance "
+                   "by making the judge decode what it sends (a module global rebound at each "
+                   "call): a spinning body with its watchdog silenced is 'not judged: the "
+                   "machine was too busy' instead of a timeout")
+async def test_a_spinning_body_cannot_widen_its_allowance_by_what_it_sends(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "bumps", WIDENED)
+    _, run = await review(root, "bumps/core.py", "bump", WIDENING)
+    assert [o.status for o in run.outcomes] == ["timeout"], run.outcomes
