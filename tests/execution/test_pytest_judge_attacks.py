@@ -1021,3 +1021,32 @@ async def test_a_spinning_body_cannot_widen_its_allowance_by_what_it_sends(tmp_p
     root = make(tmp_path / "bumps", WIDENED)
     _, run = await review(root, "bumps/core.py", "bump", WIDENING)
     assert [o.status for o in run.outcomes] == ["timeout"], run.outcomes
+
+
+# The code adds a record of its own to the log its call's warnings are caught in: a line
+# number too large for C made the judge's warnings.warn_explicit raise OverflowError out of
+# the call (any project, no filter needed), and under filterwarnings=error a record that
+# skipped the code's filters was raised as the warning itself.
+INJECTED = '''\
+def parse_port(text):
+    import types
+    import warnings
+
+    log = warnings._showwarnmsg_impl.__self__  # catch_warnings(record=True)'s list
+    log.append(types.SimpleNamespace(category=UserWarning, message="m", filename="f",
+                                     lineno=LINENO))
+    return 0
+'''
+
+
+@pytest.mark.parametrize("config, lineno", [("", "10**30"), ("error", "1")])
+async def test_a_warning_record_the_code_forges_is_not_an_exception_of_the_call(
+        tmp_path, config, lineno):
+    from test_one_judge import make, review
+
+    files = dict(WARNED)
+    if not config:
+        files["pyproject.toml"] = "[project]\nname = 'conv'\nversion = '0'\n"
+    root = make(tmp_path / "conv", files)
+    _, run = await review(root, "conv/core.py", "parse_port", INJECTED.replace("LINENO", lineno))
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

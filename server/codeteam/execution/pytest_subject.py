@@ -1471,9 +1471,14 @@ class JudgeClient(Channel):
                 category = self.codec.resolve(str(module), str(qualname))
             except (Unjudgeable, ValueError, TypeError):
                 continue
-            if issubclass(category, Warning) and not any(
+            if isinstance(category, type) and issubclass(category, Warning) and not any(
                     forbidden(getattr(b, "__module__", "builtins")) for b in category.__mro__):
-                warnings.warn_explicit(str(message), category, str(filename), int(lineno))
+                try:  # what it raises here is never the call's: an "error" filter acted in
+                    # the code already (_judge_filters); a line number too large for C
+                    # (OverflowError) is the code's forgery
+                    warnings.warn_explicit(str(message), category, str(filename), int(lineno))
+                except Exception:  # noqa: S112, BLE001
+                    continue
 
     def rebuilt(self, reply):
         """The judge-side exception for a ``raised`` reply."""
