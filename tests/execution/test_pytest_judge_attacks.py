@@ -1050,3 +1050,28 @@ async def test_a_warning_record_the_code_forges_is_not_an_exception_of_the_call(
     root = make(tmp_path / "conv", files)
     _, run = await review(root, "conv/core.py", "parse_port", INJECTED.replace("LINENO", lineno))
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# An exception class of the code's own (its nearest base the judge has, Exception, is
+# rebuilt under its name) whose name holds a NUL: type() refused it in the judge with a
+# ValueError, raised out of the call, and pytest.raises(ValueError) passed (plain pytest:
+# conv.core.Bad is no ValueError).
+NUL_NAMED = '''\
+def parse_port(text):
+    class Bad(Exception):
+        pass
+
+    Bad.__qualname__ = "Bad\\x00"
+    raise Bad(text)
+'''
+
+
+async def test_an_exception_class_name_the_judge_cannot_make_is_no_exception_of_the_call(
+        tmp_path):
+    from test_one_judge import make, review
+
+    files = dict(WARNED, **{"pyproject.toml": "[project]\nname = 'conv'\nversion = '0'\n"})
+    files["tests/test_core.py"] = files["tests/test_core.py"].replace("Exception", "ValueError")
+    root = make(tmp_path / "conv", files)
+    _, run = await review(root, "conv/core.py", "parse_port", NUL_NAMED)
+    assert [o.status for o in run.outcomes] in (["failed"], ["error"]), run.outcomes

@@ -1502,12 +1502,16 @@ class JudgeClient(Channel):
                 except Unjudgeable:
                     continue
                 if _raisable(cls):  # a class the judge lacks: its nearest base the judge has
-                    kind = type(str(reply.get("type") or "Error").rsplit(".", 1)[-1], (cls,),
-                                {"__module__": str(reply.get("module") or "builtins")})
-                    kind.__qualname__ = str(reply.get("type") or kind.__name__)
-                    base = _codec._builtin_base(kind)
-                    exc = base.__new__(kind)
-                    exc.args = (message,)
+                    try:  # (a name type() refuses, "Bad\x00", raised ValueError here: never
+                        # an exception of the call's; the error below says what it raised)
+                        kind = type(str(reply.get("type") or "Error").rsplit(".", 1)[-1],
+                                    (cls,), {"__module__": str(reply.get("module") or "builtins")})
+                        kind.__qualname__ = str(reply.get("type") or kind.__name__)
+                        base = _codec._builtin_base(kind)
+                        exc = base.__new__(kind)
+                        exc.args = (message,)
+                    except Exception:  # noqa: BLE001
+                        exc = None
                     break
                 break  # a BaseException (SystemExit, pytest's outcomes): a plain error
         if exc is None:
