@@ -1075,3 +1075,28 @@ async def test_an_exception_class_name_the_judge_cannot_make_is_no_exception_of_
     root = make(tmp_path / "conv", files)
     _, run = await review(root, "conv/core.py", "parse_port", NUL_NAMED)
     assert [o.status for o in run.outcomes] in (["failed"], ["error"]), run.outcomes
+
+
+# The code prints a lone surrogate and catches what printing it raises: under plain pytest
+# with capsys (a strict UTF-8 stream) the UnicodeEncodeError is raised in the code, which
+# catches it. The subject's capture took it, and the judge's write of it into capsys raised
+# UnicodeEncodeError (a ValueError) out of the call: pytest.raises(ValueError) passed.
+SURROGATE = '''\
+def parse_port(text):
+    try:
+        print("\\ud800")
+    except ValueError:
+        pass
+    return 0
+'''
+
+
+async def test_output_the_judge_cannot_write_is_no_exception_of_the_call(tmp_path):
+    from test_one_judge import make, review
+
+    files = dict(WARNED, **{"pyproject.toml": "[project]\nname = 'conv'\nversion = '0'\n"})
+    files["tests/test_core.py"] = files["tests/test_core.py"].replace(
+        "Exception", "ValueError").replace("garbage():", "garbage(capsys):")
+    root = make(tmp_path / "conv", files)
+    _, run = await review(root, "conv/core.py", "parse_port", SURROGATE)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

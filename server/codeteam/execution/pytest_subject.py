@@ -1406,7 +1406,11 @@ class JudgeClient(Channel):
             text = reply.get(key)
             for part in (text if type(text) is list else [text]):
                 if type(part) is str and part:
-                    stream.write(part)
+                    try:
+                        stream.write(part)
+                    except UnicodeError:  # a lone surrogate, where the test's stream is
+                        # strict (capsys, -s): never an exception of the call's
+                        stream.write(part.encode("utf-8", "backslashreplace").decode())
                 elif type(part) is bytes and part:  # the code wrote to sys.stdout.buffer
                     binary = getattr(stream, "buffer", None)
                     if binary is not None:
