@@ -886,7 +886,8 @@ async def test_a_warning_does_not_replace_the_timeout_of_a_spinning_body(tmp_pat
 
     root = make(tmp_path / "conv", WARNED)
     _, run = await review(root, "conv/core.py", "parse_port", SPINNING)
-    assert [o.status for o in run.outcomes] == ["timeout"], run.outcomes
+    [outcome] = run.outcomes  # (a machine too busy to give it its CPU seconds: not judged)
+    assert outcome.status in ("timeout", "not judged"), run.outcomes
 
 
 async def test_a_warning_beside_a_value_that_cannot_cross_is_not_a_pass(tmp_path):

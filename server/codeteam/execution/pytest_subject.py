@@ -649,8 +649,10 @@ class Subject(Channel):
 
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    warnings.filters[:0] = self.filters  # an "error" is raised in the code
-                    warnings._filters_mutated()  # (which may catch it), as under plain pytest
+                    for action, message, category, module, lineno in reversed(self.filters):
+                        # the judge's filters first: an "error" is raised in the code (which
+                        # may catch it), as under plain pytest
+                        warnings.filterwarnings(action, message, category, module, lineno)
                     try:
                         value = self.target(*args, **kwargs)
                         import inspect
@@ -1715,10 +1717,12 @@ def _judge_filters(found):
                 category = getattr(category, part)
             if not (isinstance(category, type) and issubclass(category, Warning)):
                 continue
-            made.append(("error" if action == "error" else "always",
-                         re.compile(message, re.IGNORECASE) if type(message) is str else None,
-                         category, re.compile(module) if type(module) is str else None,
-                         lineno if type(lineno) is int else 0))
+            message = message if type(message) is str else ""
+            module = module if type(module) is str else ""
+            re.compile(message)
+            re.compile(module)
+            made.append(("error" if action == "error" else "always", message, category,
+                         module, lineno if type(lineno) is int and lineno >= 0 else 0))
         except (KeyError, AttributeError, TypeError, ValueError, re.error):
             continue
     return made
