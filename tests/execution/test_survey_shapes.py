@@ -820,3 +820,115 @@ async def test_the_crossings_allowance_lets_no_spinning_code_escape(tmp_path):
     _, run = await review(root, "bag/core.py", "Bag.irange", spin)
     assert [o.status for o in run.outcomes] == ["timeout"], run.outcomes
     assert "CPU seconds" in run.outcomes[0].message, run.outcomes[0].message
+
+
+# more-itertools: TestSynchronized and TestConcurrentTee start 50 and 100 threads. glibc
+# reserves 64 MiB of address space per malloc arena (up to 8 per core) and the sandbox's
+# RLIMIT_AS counts what is reserved: the judge could not start its threads ("can't start new
+# thread", MemoryError), and pytest's report of that failure raised MemoryError itself.
+THREADS = {
+    "pyproject.toml": "[project]\nname = 'pool'\nversion = '0'\n",
+    "pool/__init__.py": "",
+    "pool/core.py": "def total(values):\n    return sum(values)\n",
+    "tests/test_core.py": '''\
+        import threading
+
+        from pool.core import total
+
+
+        def test_threads():
+            results = []
+            together = threading.Barrier(41)
+
+            def work(n):
+                numbers = list(range(1000))  # malloc in this thread: an arena of its own
+                together.wait()  # all alive at once
+                results.append(sum(numbers) + n)
+
+            workers = [threading.Thread(target=work, args=[n]) for n in range(40)]
+            try:
+                for worker in workers:
+                    worker.start()
+            except BaseException:
+                together.abort()  # (the started ones end: BrokenBarrierError)
+                raise
+            together.wait()
+            for worker in workers:
+                worker.join()
+            assert len(results) == 40
+            assert total([1, 2]) == 3
+        ''',
+}
+
+
+async def test_a_test_that_starts_threads_runs_as_under_plain_pytest(tmp_path):
+    """A test that starts 40 threads (the run allows 64 tasks) passes in the judge, as under
+    plain pytest."""
+    root = make(tmp_path / "pool", THREADS)
+    _, run = await review(root, "pool/core.py", "total")
+    assert [(o.test_id, o.status) for o in run.outcomes] == [
+        ("tests/test_core.py::test_threads", "passed")], run.outcomes
+
+
+# more-itertools: pytest itself failed in the judge (INTERNALERROR, a MemoryError while it
+# reported a test of tests/test_more.py); the session ended with a "done" event, and the 161
+# tests after it (those of tests/test_recipes.py, 10 of them calling take or unique_everseen)
+# were neither selected nor named: silently missing.
+INTERNAL = {
+    "pyproject.toml": "[project]\nname = 'brk'\nversion = '0'\n",
+    "brk/__init__.py": "",
+    "brk/core.py": "def double(x):\n    return 2 * x\n",
+    "tests/conftest.py": '''\
+        def pytest_runtest_logreport(report):
+            if report.when == "teardown" and "test_breaks" in report.nodeid:
+                raise MemoryError("pytest's report of this test")  # INTERNALERROR
+        ''',
+    "tests/test_a.py": '''\
+        import pytest
+
+
+        @pytest.mark.parametrize("n", range({breaks}))
+        def test_breaks(n):
+            pass
+        ''',
+    "tests/test_b.py": '''\
+        from brk.core import double
+
+
+        def test_double():
+            assert double(2) == 4
+
+
+        def test_other():
+            assert True
+        ''',
+}
+
+
+@pytest.mark.parametrize("breaks", [1, 5])
+async def test_tests_after_an_internal_error_of_pytest_are_looked_at_or_named(tmp_path, breaks):
+    """After pytest's own error (INTERNALERROR: the session ends) the selection goes on with
+    the tests not looked at yet, as after a crash (one break: test_double is selected); when it
+    cannot go on (a break at every session), each test pytest collected and did not run is
+    named with why, never left out in silence."""
+    from codeteam.execution.pytest_run import SELECTION_RESUMES, select_tests, target_for
+    from codeteam.execution.sandbox import SandboxPolicy
+
+    files = dict(INTERNAL, **{"tests/test_a.py": INTERNAL["tests/test_a.py"].replace(
+        "{breaks}", str(breaks))})
+    root = make(tmp_path / "brk", files)
+    target = target_for(root, root / "brk/core.py", "brk.core", "double", 0, None)
+    selection = await select_tests(target, (root / "brk/core.py").read_text(), SandboxPolicy(
+        mode="bwrap", timeout_s=30, per_test_timeout_s=5))
+    named = {n: g.reason for g in selection.not_run for n in g.node_ids}
+    if breaks <= SELECTION_RESUMES:
+        assert selection.selected == ["tests/test_b.py::test_double"], selection
+        assert named == {}, named
+    else:
+        assert selection.selected == [], selection
+        later = [f"tests/test_a.py::test_breaks[{n}]" for n in range(SELECTION_RESUMES + 1,
+                                                                     breaks)]
+        assert sorted(named) == sorted([*later, "tests/test_b.py::test_double",
+                                        "tests/test_b.py::test_other"]), named
+        assert all("internal error" in why and "MemoryError" in why
+                   for why in named.values()), named

@@ -36,7 +36,8 @@ call goes to :class:`~codeteam.execution.pytest_subject.JudgeClient`, started at
 ``pytest.raises``, doctest output check and report is made here. Lines written to the results
 descriptor (``$CODETEAM_RESULTS_FD``, moved and dropped from the environment first): JSON
 objects with ``event`` ``collect_error``, ``collected``, ``start``, ``outcome``, ``done``
-(see :meth:`Judge.outcome` for an outcome's fields).
+(see :meth:`Judge.outcome` for an outcome's fields; ``done`` has ``exitstatus``, ``outcomes``,
+``stopped``, and ``internal``: pytest's own error that ended the session, if any).
 """
 
 from __future__ import annotations
@@ -241,6 +242,7 @@ class Judge:
         self.in_phase = False  # inside a test's setup, call or teardown (see _alarm)
         self.phase = 0  # the number of the phase last begun
         self.interrupted = None  # why the session was interrupted (pytest.exit's message)
+        self.internal = None  # pytest's own error that ended the session (INTERNALERROR)
         self.test: _Test | None = None
         self.collecting = None  # the node id of the collector pytest is collecting
         self.collect_calls: set = set()
@@ -826,7 +828,16 @@ class Judge:
             self.client.close()
         stopped = session.shouldstop or session.shouldfail or self.interrupted
         self.send("done", exitstatus=int(exitstatus), outcomes=self.outcomes,
-                  stopped=str(stopped) if stopped else None)
+                  stopped=str(stopped) if stopped else None, internal=self.internal)
+
+    def pytest_internalerror(self, excrepr, excinfo):
+        """pytest's own error (``INTERNALERROR``: a hook raised, pytest's report of a test
+        ran out of memory): the session ends there, and its ``done`` says with what (the
+        tests after it were not run: never taken as the session's end)."""
+        try:
+            self.internal = _cap(_text_of(excinfo.value), 300)
+        except BaseException:  # noqa: BLE001 - out of memory still
+            self.internal = "pytest's internal error"
 
     def pytest_keyboard_interrupt(self, excinfo):
         """``pytest.exit()`` in a test or a hook (or an interrupt): the tests after it are
