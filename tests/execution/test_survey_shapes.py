@@ -932,3 +932,51 @@ async def test_tests_after_an_internal_error_of_pytest_are_looked_at_or_named(tm
                                         "tests/test_b.py::test_other"]), named
         assert all("internal error" in why and "MemoryError" in why
                    for why in named.values()), named
+
+
+# humanize: tests/test_benchmarks.py's session-scoped autouse fixture ``_warmup_i18n`` calls
+# naturaltime (so naturaldelta and _now). In the selection the call ends the fixture
+# (ReachedTarget, a BaseException, which pytest does not cache as a fixture's error), and
+# pytest's next setup of it failed on its own state ("AssertionError"): 3 tests calling the
+# function were missed and one was named "error in setup: AssertionError".
+WARMUP = {
+    "pyproject.toml": "[project]\nname = 'warm'\nversion = '0'\n",
+    "warm/__init__.py": "",
+    "warm/core.py": "def ago(seconds):\n    return f'{seconds} seconds ago'\n",
+    "tests/test_bench.py": '''\
+        import pytest
+
+        from warm.core import ago
+
+
+        @pytest.fixture(scope="session", autouse=True)
+        def _warmup():
+            ago(1)
+
+
+        def test_first():
+            assert True
+
+
+        def test_second():
+            assert 1 + 1 == 2
+
+
+        def test_ago():
+            assert ago(3) == "3 seconds ago"
+        ''',
+}
+
+
+async def test_a_session_fixture_that_calls_the_function_selects_each_test_using_it(tmp_path):
+    """Every test that uses a fixture which reached the function is selected and run (the
+    fixture's setup ran in the first one, as under plain pytest, and its value serves the
+    others)."""
+    root = make(tmp_path / "warm", WARMUP)
+    _, run = await review(root, "warm/core.py", "ago")
+    assert [(o.test_id.split("::")[-1], o.status) for o in run.outcomes] == [
+        ("test_first", "passed"), ("test_second", "passed"), ("test_ago", "passed")
+    ], run.outcomes
+    wrong = "def ago(seconds):\n    return f'{seconds} seconds'\n"
+    _, run = await review(root, "warm/core.py", "ago", wrong)
+    assert [o.status for o in run.outcomes] == ["passed", "passed", "failed"], run.outcomes

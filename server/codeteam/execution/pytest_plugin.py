@@ -74,6 +74,8 @@ _INSTALLED = tuple(
 """Prefixes of the interpreter's own files (standard library, pytest): left out of tracebacks."""
 
 
+_PYTEST_MAJOR = int(re.match(r"\d+", pytest.__version__).group())
+
 _MIRRORED = {"==": "==", "!=": "!=", "is": "is", "is not": "is not", "<": ">", ">": "<",
              "<=": ">=", ">=": "<="}
 """Comparisons whose sides can be swapped (the operator mirrored) to put the function's value
@@ -634,6 +636,22 @@ class Judge:
             yield
         finally:
             self.in_phase = False
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_fixture_setup(self, fixturedef, request):
+        """Selection: a fixture whose setup reached the function keeps that as its error, as
+        pytest keeps an ``Exception`` of a fixture's (:class:`ReachedTarget` is a
+        ``BaseException``, which it does not): every later test using it is ended by it too,
+        and counted, instead of failing on pytest's own state ("AssertionError" in
+        ``FixtureDef.execute``: humanize's session fixture ``_warmup_i18n``)."""
+        outcome = yield
+        error = (outcome.excinfo or (None, None))[1]
+        if self.mode == "select" and isinstance(error, ReachedTarget) and getattr(
+                fixturedef, "cached_result", ()) is None:
+            kept = (error, error.__traceback__) if _PYTEST_MAJOR >= 8 else (
+                type(error), error, error.__traceback__)  # (pytest 7 kept sys.exc_info())
+            with contextlib.suppress(Exception):  # (a pytest without this state)
+                fixturedef.cached_result = (None, fixturedef.cache_key(request), kept)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
