@@ -980,3 +980,104 @@ async def test_a_session_fixture_that_calls_the_function_selects_each_test_using
     wrong = "def ago(seconds):\n    return f'{seconds} seconds'\n"
     _, run = await review(root, "warm/core.py", "ago", wrong)
     assert [o.status for o in run.outcomes] == ["passed", "passed", "failed"], run.outcomes
+
+
+def _mo(entries: dict[str, str]) -> bytes:
+    """A gettext catalog (``.mo``) of ``entries`` (msgid -> msgstr; plural forms joined by
+    NUL), as msgfmt writes it."""
+    import struct
+
+    keys = sorted(entries)
+    ids = [k.encode() for k in keys]
+    strs = [entries[k].encode() for k in keys]
+    start = 7 * 4 + 16 * len(keys)
+    offsets, data = [], b""
+    for text in ids + strs:
+        offsets.append((len(text), start + len(data)))
+        data += text + b"\0"
+    head = struct.pack("Iiiiiii", 0x950412DE, 0, len(keys), 7 * 4, 7 * 4 + 8 * len(keys), 0, 0)
+    return head + b"".join(struct.pack("ii", *o) for o in offsets) + data
+
+
+# humanize: ``i18n.activate`` returns the ``gettext.GNUTranslations`` it keeps in
+# ``_TRANSLATIONS`` and sets ``_CURRENT.locale`` on a ``threading.local``; the test then calls
+# other functions of the package (in the judge) that read both. The value did not cross (all
+# 149 tests "not judged"), and neither the dict's new item nor the attribute came back.
+GETTEXT = {
+    "pyproject.toml": "[project]\nname = 'words'\nversion = '0'\n",
+    "words/__init__.py": "",
+    "words/i18n.py": '''\
+        import gettext as gettext_module
+        import os
+        from threading import local
+
+        _TRANSLATIONS = {None: gettext_module.NullTranslations()}
+        _CURRENT = local()
+        PATH = os.path.join(os.path.dirname(__file__), "locale")
+
+
+        def activate(locale):
+            if locale is None:
+                _CURRENT.locale = None
+                return _TRANSLATIONS[None]
+            if locale not in _TRANSLATIONS:
+                _TRANSLATIONS[locale] = gettext_module.translation("words", PATH, [locale])
+            _CURRENT.locale = locale
+            return _TRANSLATIONS[locale]
+
+
+        def deactivate():
+            _CURRENT.locale = None
+
+
+        def apples(n):
+            table = _TRANSLATIONS.get(getattr(_CURRENT, "locale", None), _TRANSLATIONS[None])
+            return table.ngettext("%d apple", "%d apples", n) % n
+        ''',
+    "tests/test_i18n.py": '''\
+        import gettext
+
+        from words import i18n
+
+
+        def test_french():
+            translation = i18n.activate("fr")
+            try:
+                assert isinstance(translation, gettext.GNUTranslations)
+                assert translation.gettext("apple") == "pomme"
+                assert translation.ngettext("%d apple", "%d apples", 0) == "%d pomme"
+                assert i18n.apples(0) == "0 pomme"  # (French: n > 1 is plural)
+                assert i18n.apples(3) == "3 pommes"
+            finally:
+                i18n.deactivate()
+
+
+        def test_english():
+            assert i18n.activate(None).gettext("apple") == "apple"
+            assert i18n.apples(0) == "0 apples"
+        ''',
+}
+FRENCH = {"": "Content-Type: text/plain; charset=UTF-8\nPlural-Forms: nplurals=2; plural=(n > 1);\n",
+          "apple": "pomme", "%d apple\0%d apples": "%d pomme\0%d pommes"}
+
+
+async def test_a_translation_the_code_returns_crosses_and_what_it_set_comes_back(tmp_path):
+    """A ``gettext`` translation crosses (its catalog and headers; its plural rule made again
+    from them by the judge's own gettext), and what the call set on an object its module holds
+    (``_CURRENT.locale``) and the dict item it added come back into the judge, as one process
+    would show them to the test's later calls of the package's other functions."""
+    root = make(tmp_path / "words", GETTEXT)
+    folder = root / "words/locale/fr/LC_MESSAGES"
+    folder.mkdir(parents=True)
+    (folder / "words.mo").write_bytes(_mo(FRENCH))
+    _, run = await review(root, "words/i18n.py", "activate")
+    assert [(o.test_id.split("::")[-1], o.status) for o in run.outcomes] == [
+        ("test_french", "passed"), ("test_english", "passed")], run.outcomes
+    forgetful = ("def activate(locale):\n    if locale is None:\n        return "
+                 "_TRANSLATIONS[None]\n    if locale not in _TRANSLATIONS:\n"
+                 "        _TRANSLATIONS[locale] = gettext_module.translation('words', PATH, "
+                 "[locale])\n    return _TRANSLATIONS[locale]\n")
+    _, run = await review(root, "words/i18n.py", "activate", forgetful)
+    assert [o.status for o in run.outcomes] == ["failed", "passed"], run.outcomes
+    assert run.outcomes[0].actual == "'0 apple'" or "0 apple" in run.outcomes[0].message, (
+        run.outcomes[0])

@@ -531,7 +531,9 @@ class Subject(Channel):
     def module_state(self):
         """The data (:func:`_data_global`) of :meth:`owned_modules` and of the classes each
         defines, as it is now: ``(module, class or None, name)`` -> (value, a shallow copy of
-        a list, dict or set of at most 4096 items or None, the module or class)."""
+        a list, dict or set of at most 4096 items or None, the module or class, a copy of the
+        attributes of a module's object (:func:`_instance_attrs`: a ``threading.local``) or
+        None)."""
         found = {}
         for module, owner in self.owned_modules():
             for name, value in list(vars(owner).items()):
@@ -539,23 +541,36 @@ class Subject(Channel):
                     if vars(value).get("__module__") == module:
                         for key, item in list(vars(value).items()):
                             if _data_global(key, item):
-                                found[(module, name, key)] = (item, _small_contents(item), value)
+                                found[(module, name, key)] = (item, _small_contents(item), value,
+                                                              None)
                 elif _data_global(name, value):
-                    found[(module, None, name)] = (value, _small_contents(value), owner)
+                    contents = _small_contents(value)
+                    found[(module, None, name)] = (value, contents, owner, None if (
+                        contents is not None) else _instance_attrs(value))
         return found
 
     def changed_state(self, before):
-        """``[module, class or None, name, value]`` of the data the call rebound, added or (a
-        small list, dict or set) changed in place since ``before`` (:meth:`module_state`),
+        """``[module, class or None, name, value, owner]`` of the data the call rebound, added
+        or (a small list, dict or set) changed in place since ``before``
+        (:meth:`module_state`), and ``[module, ":attrs", name, {attribute: value}, object]``
+        of the attributes it set on an object a module holds (``_CURRENT.locale = ...``);
         what can cross: the judge makes its own the same, as one process would show it to
         the test."""
         changed = []
-        for key, (value, contents, owner) in self.module_state().items():
+        for key, (value, contents, owner, attrs) in self.module_state().items():
             old = before.get(key)
             moved = old is None or old[0] is not value or (
                 old[1] is not None and _differ(contents, old[1]))
-            if moved and self.codec._sendable(value):
-                changed.append([*key, value, owner])
+            if moved:
+                if self.codec._sendable(value):
+                    changed.append([*key, value, owner])
+                continue
+            if attrs is None or old[3] is None:
+                continue
+            fresh = {k: v for k, v in attrs.items() if not _is_dunder(k) and (
+                old[3].get(k, _UNSET) is not v)}
+            if fresh and self.codec._sendable(fresh):
+                changed.append([key[0], ":attrs", key[2], fresh, value])
         return changed
 
     # -- the CPU budget of a call ------------------------------------------------------------
@@ -679,7 +694,8 @@ class Subject(Channel):
                 changed = self.changed_state(before)
             except Exception:  # noqa: S110, BLE001 - a global that cannot be looked at
                 pass
-            self.restore(saved, keep={(id(e[4]), e[2]) for e in changed})
+            self.restore(saved, keep={(id(e[4]), n) for e in changed for n in (
+                e[3] if e[1] == ":attrs" else [e[2]])})
         if changed:
             reply["changed"] = [e[:4] for e in changed]
         now = dict(os.environ)
@@ -1042,6 +1058,9 @@ class JudgeClient(Channel):
                 self.watched[name] = (module, None, {  # classes (its globals: changed_globals)
                     key: dict(vars(value)) for key, value in list(self.globals.items())
                     if isinstance(value, type) and vars(value).get("__module__") == name})
+                self.held[name] = {key: found for key, found in _held_data(  # and the
+                    self.globals).items() if type(found[0]) not in (list, dict, set)}  # objects
+                # it holds, whose attributes the test sets (its containers: changed_globals)
                 continue
             path = getattr(module, "__file__", None)
             base = os.path.basename(path) if type(path) is str else ""
@@ -1190,6 +1209,9 @@ class JudgeClient(Channel):
                 continue  # not a project module (a library's are the test's to patch)
             else:
                 space = vars(known[0])
+            if cls == ":attrs":  # attributes the call set on an object the module holds
+                self._set_attributes(module, space.get(name), name, fresh)
+                continue
             if cls is None:
                 old = space.get(name, _UNSET)
                 if old is not fresh:
@@ -1220,6 +1242,23 @@ class JudgeClient(Channel):
                 continue
             if known is not None and cls in known[2]:
                 known[2][cls][name] = fresh
+
+    def _set_attributes(self, module, holder, name, fresh):
+        """:meth:`mirror` of ``[module, ":attrs", name, fresh]``: the attributes the call set
+        on the object ``holder`` that ``module`` holds as ``name`` (a ``threading.local``, a
+        settings object), set on the judge's; then what both processes share (not sent back
+        as the test's change)."""
+        if type(fresh) is not dict or _instance_attrs(holder) is None:
+            return
+        for key, item in fresh.items():
+            if type(key) is str and not _is_dunder(key):
+                try:
+                    setattr(holder, key, item)
+                except Exception:  # noqa: S112, BLE001 - a slot or property that refuses
+                    continue
+        held = self.held.get(module)
+        if held is not None and name in held and held[name][0] is holder:
+            held.update(_held_data({name: holder}))
 
     def take_environ(self, changed, removed):
         """The environment variables the call set (``changed``) or removed, set here too, as
