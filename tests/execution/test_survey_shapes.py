@@ -1081,3 +1081,62 @@ async def test_a_translation_the_code_returns_crosses_and_what_it_set_comes_back
     assert [o.status for o in run.outcomes] == ["failed", "passed"], run.outcomes
     assert run.outcomes[0].actual == "'0 apple'" or "0 apple" in run.outcomes[0].message, (
         run.outcomes[0])
+
+
+# humanize: ``monkeypatch.setattr(i18n, "__spec__", None)`` / ``monkeypatch.delattr(i18n,
+# "__spec__")``, then ``pytest.raises(FileNotFoundError)`` around ``activate("ru_RU")``, which
+# finds its catalogs from ``__spec__``: the code's module kept its own (a dunder never crossed,
+# a deleted global neither), "DID NOT RAISE", and the locale it then set leaked into the next
+# test ("assert '3 секунды назад' == '3 seconds ago'").
+SPEC = {
+    "pyproject.toml": "[project]\nname = 'spec'\nversion = '0'\n",
+    "spec/__init__.py": "",
+    "spec/core.py": '''\
+        LIMIT = 3
+
+
+        def package():
+            return __spec__ and __spec__.parent
+
+
+        def limit():
+            return globals().get("LIMIT", 0)
+        ''',
+    "tests/test_core.py": '''\
+        import importlib
+
+        from spec.core import limit, package
+
+        core = importlib.import_module("spec.core")
+
+
+        def test_spec():
+            assert package() == "spec"
+
+
+        def test_spec_none(monkeypatch):
+            monkeypatch.setattr(core, "__spec__", None)
+            assert package() is None
+
+
+        def test_spec_deleted(monkeypatch):
+            monkeypatch.delattr(core, "__spec__")
+            assert package() == ""  # builtins' __spec__, as Python looks it up
+
+
+        def test_limit_deleted(monkeypatch):
+            assert limit() == 3
+            monkeypatch.delattr(core, "LIMIT")
+            assert limit() == 0
+        ''',
+}
+
+
+async def test_a_global_the_test_deletes_and_the_modules_spec_reach_the_code(tmp_path):
+    """A global the test deleted, and the module's ``__spec__`` it set to None or deleted, are
+    so for the code too."""
+    root = make(tmp_path / "spec", SPEC)
+    _, run = await review(root, "spec/core.py", "package")
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+    _, run = await review(root, "spec/core.py", "limit")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

@@ -457,8 +457,14 @@ class Subject(Channel):
         names = request.get("globals")
         if type(names) is dict and self.module is not None:
             for name, value in names.items():
-                if type(name) is str and not _is_dunder(name):
+                if type(name) is str and (not _is_dunder(name) or (
+                        name == "__spec__" and value is None)):
                     saved.append(_set(self.module, name, value))
+        for name in request.get("deleted") or [] if self.module is not None else []:
+            space = vars(self.module)
+            if type(name) is str and (not _is_dunder(name) or name == "__spec__") and (
+                    name in space):
+                saved.append((self.module, name, space.pop(name)))
         for entry in request.get("states") or []:
             try:
                 module, cls, name, value = entry
@@ -1173,10 +1179,22 @@ class JudgeClient(Channel):
         list/dict/set it changed in place (``monkeypatch.setitem``) since the import."""
         if self.globals is None:
             return {}
-        return {name: value for name, value in list(self.globals.items())
-                if not _is_dunder(name) and (
-                    name not in self.snapshot or self.snapshot[name] is not value
-                    or name in self.contents and _contents(value) != self.contents[name])}
+        found = {name: value for name, value in list(self.globals.items())
+                 if not _is_dunder(name) and (
+                     name not in self.snapshot or self.snapshot[name] is not value
+                     or name in self.contents and _contents(value) != self.contents[name])}
+        if self.globals.get("__spec__", _UNSET) is None and self.snapshot.get(
+                "__spec__") is not None:  # (humanize: `monkeypatch.setattr(i18n, "__spec__",
+            found["__spec__"] = None  # None)`, read by the code to find its package's files)
+        return found
+
+    def deleted_globals(self):
+        """The module's globals the test deleted (``monkeypatch.delattr``), ``__spec__``
+        included: the code's own lookups then fail as they would in one process."""
+        if self.globals is None:
+            return []
+        return [name for name in self.snapshot if name not in self.globals and (
+            not _is_dunder(name) or name == "__spec__")]
 
     def mirror(self, changed):
         """The data the call changed in the code's process (``changed``: ``[module, class or
@@ -1364,6 +1382,7 @@ class JudgeClient(Channel):
                 self.known_modules = len(sys.modules)
                 self.codec.shared = (self.codec.shared or set()) | importable_modules()
             request["globals"] = self.changed_globals()
+            request["deleted"] = self.deleted_globals()
             request["states"] = self.states()
             redirected = _redirected_input()
             if redirected:
