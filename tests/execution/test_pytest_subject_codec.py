@@ -602,3 +602,30 @@ def test_what_is_not_a_run_still_crosses_item_by_item(value):
 def test_a_malformed_run_is_refused(data):
     with pytest.raises(ValueError):
         ps.Codec(True).loads(data)
+
+
+def test_a_gettext_translation_crosses_its_plural_rule_compiled_again():
+    """humanize's ``activate`` returns a ``gettext.GNUTranslations``: it crosses by its
+    attributes (catalog, headers, fallback) and the receiver compiles its plural rule from its
+    ``Plural-Forms`` header with its own gettext; a rule that is no plural expression is
+    refused (gettext's parser), never run."""
+    import gettext
+
+    judge, subject = pair()
+    made = object.__new__(gettext.GNUTranslations)
+    made.__dict__.update(_info={"plural-forms": "nplurals=2; plural=(n > 1);"},
+                         _charset="UTF-8", _output_charset=None,
+                         _fallback=gettext.NullTranslations(),
+                         _catalog={"apple": "pomme", ("%d apple", 0): "%d pomme",
+                                   ("%d apple", 1): "%d pommes"},
+                         plural=gettext.c2py("(n > 1)"))
+    back = judge.loads(subject.dumps(made))
+    assert type(back) is gettext.GNUTranslations
+    assert type(back._fallback) is gettext.NullTranslations
+    assert back.gettext("apple") == "pomme"
+    assert [back.ngettext("%d apple", "%d apples", n) for n in (0, 1, 2)] == [
+        "%d pomme", "%d pomme", "%d pommes"]
+    assert type(subject.loads(judge.dumps(back))) is gettext.GNUTranslations
+    made._info = {"plural-forms": "nplurals=2; plural=__import__('os').system('x');"}
+    with pytest.raises(ValueError):
+        judge.loads(subject.dumps(made))

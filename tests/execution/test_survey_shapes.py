@@ -820,3 +820,323 @@ async def test_the_crossings_allowance_lets_no_spinning_code_escape(tmp_path):
     _, run = await review(root, "bag/core.py", "Bag.irange", spin)
     assert [o.status for o in run.outcomes] == ["timeout"], run.outcomes
     assert "CPU seconds" in run.outcomes[0].message, run.outcomes[0].message
+
+
+# more-itertools: TestSynchronized and TestConcurrentTee start 50 and 100 threads. glibc
+# reserves 64 MiB of address space per malloc arena (up to 8 per core) and the sandbox's
+# RLIMIT_AS counts what is reserved: the judge could not start its threads ("can't start new
+# thread", MemoryError), and pytest's report of that failure raised MemoryError itself.
+THREADS = {
+    "pyproject.toml": "[project]\nname = 'pool'\nversion = '0'\n",
+    "pool/__init__.py": "",
+    "pool/core.py": "def total(values):\n    return sum(values)\n",
+    "tests/test_core.py": '''\
+        import threading
+
+        from pool.core import total
+
+
+        def test_threads():
+            results = []
+            together = threading.Barrier(41)
+
+            def work(n):
+                numbers = list(range(1000))  # malloc in this thread: an arena of its own
+                together.wait()  # all alive at once
+                results.append(sum(numbers) + n)
+
+            workers = [threading.Thread(target=work, args=[n]) for n in range(40)]
+            try:
+                for worker in workers:
+                    worker.start()
+            except BaseException:
+                together.abort()  # (the started ones end: BrokenBarrierError)
+                raise
+            together.wait()
+            for worker in workers:
+                worker.join()
+            assert len(results) == 40
+            assert total([1, 2]) == 3
+        ''',
+}
+
+
+async def test_a_test_that_starts_threads_runs_as_under_plain_pytest(tmp_path):
+    """A test that starts 40 threads (the run allows 64 tasks) passes in the judge, as under
+    plain pytest."""
+    root = make(tmp_path / "pool", THREADS)
+    _, run = await review(root, "pool/core.py", "total")
+    assert [(o.test_id, o.status) for o in run.outcomes] == [
+        ("tests/test_core.py::test_threads", "passed")], run.outcomes
+
+
+# more-itertools: pytest itself failed in the judge (INTERNALERROR, a MemoryError while it
+# reported a test of tests/test_more.py); the session ended with a "done" event, and the 161
+# tests after it (those of tests/test_recipes.py, 10 of them calling take or unique_everseen)
+# were neither selected nor named: silently missing.
+INTERNAL = {
+    "pyproject.toml": "[project]\nname = 'brk'\nversion = '0'\n",
+    "brk/__init__.py": "",
+    "brk/core.py": "def double(x):\n    return 2 * x\n",
+    "tests/conftest.py": '''\
+        def pytest_runtest_logreport(report):
+            if report.when == "teardown" and "test_breaks" in report.nodeid:
+                raise MemoryError("pytest's report of this test")  # INTERNALERROR
+        ''',
+    "tests/test_a.py": '''\
+        import pytest
+
+
+        @pytest.mark.parametrize("n", range({breaks}))
+        def test_breaks(n):
+            pass
+        ''',
+    "tests/test_b.py": '''\
+        from brk.core import double
+
+
+        def test_double():
+            assert double(2) == 4
+
+
+        def test_other():
+            assert True
+        ''',
+}
+
+
+@pytest.mark.parametrize("breaks", [1, 5])
+async def test_tests_after_an_internal_error_of_pytest_are_looked_at_or_named(tmp_path, breaks):
+    """After pytest's own error (INTERNALERROR: the session ends) the selection goes on with
+    the tests not looked at yet, as after a crash (one break: test_double is selected); when it
+    cannot go on (a break at every session), each test pytest collected and did not run is
+    named with why, never left out in silence."""
+    from codeteam.execution.pytest_run import SELECTION_RESUMES, select_tests, target_for
+    from codeteam.execution.sandbox import SandboxPolicy
+
+    files = dict(INTERNAL, **{"tests/test_a.py": INTERNAL["tests/test_a.py"].replace(
+        "{breaks}", str(breaks))})
+    root = make(tmp_path / "brk", files)
+    target = target_for(root, root / "brk/core.py", "brk.core", "double", 0, None)
+    selection = await select_tests(target, (root / "brk/core.py").read_text(), SandboxPolicy(
+        mode="bwrap", timeout_s=30, per_test_timeout_s=5))
+    named = {n: g.reason for g in selection.not_run for n in g.node_ids}
+    if breaks <= SELECTION_RESUMES:
+        assert selection.selected == ["tests/test_b.py::test_double"], selection
+        assert named == {}, named
+    else:
+        assert selection.selected == [], selection
+        later = [f"tests/test_a.py::test_breaks[{n}]" for n in range(SELECTION_RESUMES + 1,
+                                                                     breaks)]
+        assert sorted(named) == sorted([*later, "tests/test_b.py::test_double",
+                                        "tests/test_b.py::test_other"]), named
+        assert all("internal error" in why and "MemoryError" in why
+                   for why in named.values()), named
+
+
+# humanize: tests/test_benchmarks.py's session-scoped autouse fixture ``_warmup_i18n`` calls
+# naturaltime (so naturaldelta and _now). In the selection the call ends the fixture
+# (ReachedTarget, a BaseException, which pytest does not cache as a fixture's error), and
+# pytest's next setup of it failed on its own state ("AssertionError"): 3 tests calling the
+# function were missed and one was named "error in setup: AssertionError".
+WARMUP = {
+    "pyproject.toml": "[project]\nname = 'warm'\nversion = '0'\n",
+    "warm/__init__.py": "",
+    "warm/core.py": "def ago(seconds):\n    return f'{seconds} seconds ago'\n",
+    "tests/test_bench.py": '''\
+        import pytest
+
+        from warm.core import ago
+
+
+        @pytest.fixture(scope="session", autouse=True)
+        def _warmup():
+            ago(1)
+
+
+        def test_first():
+            assert True
+
+
+        def test_second():
+            assert 1 + 1 == 2
+
+
+        def test_ago():
+            assert ago(3) == "3 seconds ago"
+        ''',
+}
+
+
+async def test_a_session_fixture_that_calls_the_function_selects_each_test_using_it(tmp_path):
+    """Every test that uses a fixture which reached the function is selected and run (the
+    fixture's setup ran in the first one, as under plain pytest, and its value serves the
+    others)."""
+    root = make(tmp_path / "warm", WARMUP)
+    _, run = await review(root, "warm/core.py", "ago")
+    assert [(o.test_id.split("::")[-1], o.status) for o in run.outcomes] == [
+        ("test_first", "passed"), ("test_second", "passed"), ("test_ago", "passed")
+    ], run.outcomes
+    wrong = "def ago(seconds):\n    return f'{seconds} seconds'\n"
+    _, run = await review(root, "warm/core.py", "ago", wrong)
+    assert [o.status for o in run.outcomes] == ["passed", "passed", "failed"], run.outcomes
+
+
+def _mo(entries: dict[str, str]) -> bytes:
+    """A gettext catalog (``.mo``) of ``entries`` (msgid -> msgstr; plural forms joined by
+    NUL), as msgfmt writes it."""
+    import struct
+
+    keys = sorted(entries)
+    ids = [k.encode() for k in keys]
+    strs = [entries[k].encode() for k in keys]
+    start = 7 * 4 + 16 * len(keys)
+    offsets, data = [], b""
+    for text in ids + strs:
+        offsets.append((len(text), start + len(data)))
+        data += text + b"\0"
+    head = struct.pack("Iiiiiii", 0x950412DE, 0, len(keys), 7 * 4, 7 * 4 + 8 * len(keys), 0, 0)
+    return head + b"".join(struct.pack("ii", *o) for o in offsets) + data
+
+
+# humanize: ``i18n.activate`` returns the ``gettext.GNUTranslations`` it keeps in
+# ``_TRANSLATIONS`` and sets ``_CURRENT.locale`` on a ``threading.local``; the test then calls
+# other functions of the package (in the judge) that read both. The value did not cross (all
+# 149 tests "not judged"), and neither the dict's new item nor the attribute came back.
+GETTEXT = {
+    "pyproject.toml": "[project]\nname = 'words'\nversion = '0'\n",
+    "words/__init__.py": "",
+    "words/i18n.py": '''\
+        import gettext as gettext_module
+        import os
+        from threading import local
+
+        _TRANSLATIONS = {None: gettext_module.NullTranslations()}
+        _CURRENT = local()
+        PATH = os.path.join(os.path.dirname(__file__), "locale")
+
+
+        def activate(locale):
+            if locale is None:
+                _CURRENT.locale = None
+                return _TRANSLATIONS[None]
+            if locale not in _TRANSLATIONS:
+                _TRANSLATIONS[locale] = gettext_module.translation("words", PATH, [locale])
+            _CURRENT.locale = locale
+            return _TRANSLATIONS[locale]
+
+
+        def deactivate():
+            _CURRENT.locale = None
+
+
+        def apples(n):
+            table = _TRANSLATIONS.get(getattr(_CURRENT, "locale", None), _TRANSLATIONS[None])
+            return table.ngettext("%d apple", "%d apples", n) % n
+        ''',
+    "tests/test_i18n.py": '''\
+        import gettext
+
+        from words import i18n
+
+
+        def test_french():
+            translation = i18n.activate("fr")
+            try:
+                assert isinstance(translation, gettext.GNUTranslations)
+                assert translation.gettext("apple") == "pomme"
+                assert translation.ngettext("%d apple", "%d apples", 0) == "%d pomme"
+                assert i18n.apples(0) == "0 pomme"  # (French: n > 1 is plural)
+                assert i18n.apples(3) == "3 pommes"
+            finally:
+                i18n.deactivate()
+
+
+        def test_english():
+            assert i18n.activate(None).gettext("apple") == "apple"
+            assert i18n.apples(0) == "0 apples"
+        ''',
+}
+FRENCH = {"": "Content-Type: text/plain; charset=UTF-8\nPlural-Forms: nplurals=2; plural=(n > 1);\n",
+          "apple": "pomme", "%d apple\0%d apples": "%d pomme\0%d pommes"}
+
+
+async def test_a_translation_the_code_returns_crosses_and_what_it_set_comes_back(tmp_path):
+    """A ``gettext`` translation crosses (its catalog and headers; its plural rule made again
+    from them by the judge's own gettext), and what the call set on an object its module holds
+    (``_CURRENT.locale``) and the dict item it added come back into the judge, as one process
+    would show them to the test's later calls of the package's other functions."""
+    root = make(tmp_path / "words", GETTEXT)
+    folder = root / "words/locale/fr/LC_MESSAGES"
+    folder.mkdir(parents=True)
+    (folder / "words.mo").write_bytes(_mo(FRENCH))
+    _, run = await review(root, "words/i18n.py", "activate")
+    assert [(o.test_id.split("::")[-1], o.status) for o in run.outcomes] == [
+        ("test_french", "passed"), ("test_english", "passed")], run.outcomes
+    forgetful = ("def activate(locale):\n    if locale is None:\n        return "
+                 "_TRANSLATIONS[None]\n    if locale not in _TRANSLATIONS:\n"
+                 "        _TRANSLATIONS[locale] = gettext_module.translation('words', PATH, "
+                 "[locale])\n    return _TRANSLATIONS[locale]\n")
+    _, run = await review(root, "words/i18n.py", "activate", forgetful)
+    assert [o.status for o in run.outcomes] == ["failed", "passed"], run.outcomes
+    assert run.outcomes[0].actual == "'0 apple'" or "0 apple" in run.outcomes[0].message, (
+        run.outcomes[0])
+
+
+# humanize: ``monkeypatch.setattr(i18n, "__spec__", None)`` / ``monkeypatch.delattr(i18n,
+# "__spec__")``, then ``pytest.raises(FileNotFoundError)`` around ``activate("ru_RU")``, which
+# finds its catalogs from ``__spec__``: the code's module kept its own (a dunder never crossed,
+# a deleted global neither), "DID NOT RAISE", and the locale it then set leaked into the next
+# test ("assert '3 секунды назад' == '3 seconds ago'").
+SPEC = {
+    "pyproject.toml": "[project]\nname = 'spec'\nversion = '0'\n",
+    "spec/__init__.py": "",
+    "spec/core.py": '''\
+        LIMIT = 3
+
+
+        def package():
+            return __spec__ and __spec__.parent
+
+
+        def limit():
+            return globals().get("LIMIT", 0)
+        ''',
+    "tests/test_core.py": '''\
+        import importlib
+
+        from spec.core import limit, package
+
+        core = importlib.import_module("spec.core")
+
+
+        def test_spec():
+            assert package() == "spec"
+
+
+        def test_spec_none(monkeypatch):
+            monkeypatch.setattr(core, "__spec__", None)
+            assert package() is None
+
+
+        def test_spec_deleted(monkeypatch):
+            monkeypatch.delattr(core, "__spec__")
+            assert package() == ""  # builtins' __spec__, as Python looks it up
+
+
+        def test_limit_deleted(monkeypatch):
+            assert limit() == 3
+            monkeypatch.delattr(core, "LIMIT")
+            assert limit() == 0
+        ''',
+}
+
+
+async def test_a_global_the_test_deletes_and_the_modules_spec_reach_the_code(tmp_path):
+    """A global the test deleted, and the module's ``__spec__`` it set to None or deleted, are
+    so for the code too."""
+    root = make(tmp_path / "spec", SPEC)
+    _, run = await review(root, "spec/core.py", "package")
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+    _, run = await review(root, "spec/core.py", "limit")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

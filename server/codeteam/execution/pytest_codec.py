@@ -1451,6 +1451,8 @@ _VALUE_ARGS = {
     ("re", "Match"): lambda v: (v.re, v.string, v.pos, v.endpos, v.regs),
     ("os", "stat_result"): lambda v: v.__reduce__()[1], ("time", "struct_time"): lambda v: (
         v.__reduce__()[1]),
+    ("gettext", "NullTranslations"): lambda v: _translation_state(v),
+    ("gettext", "GNUTranslations"): lambda v: _translation_state(v),
 }
 """``save_value``'s table: (module, class name) -> the arguments the receiver builds it from."""
 _MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "bytearray"})
@@ -1471,8 +1473,45 @@ _BUILD = {
     "defaultdict": lambda args: _defaultdict(args[0], args[1]),
     "deque": lambda args: collections.deque(list(args[0]), args[1]),
     "partial": lambda args: _partial(args[0], args[1], args[2]),
+    "NullTranslations": lambda args: _translation("NullTranslations", args),
+    "GNUTranslations": lambda args: _translation("GNUTranslations", args),
 }
 """``load_value``'s table: type name -> its value made from the arguments sent."""
+
+
+def _translation_state(value):
+    """A ``gettext`` translation's attributes (its catalog, headers, charsets, fallback) but
+    its plural rule, a function gettext compiled from the ``Plural-Forms`` header: the
+    receiver compiles it again (:func:`_translation`)."""
+    return ({k: v for k, v in vars(value).items() if k != "plural"},)
+
+
+PLURAL_LIMIT = 1000
+"""Characters of a ``Plural-Forms`` expression the receiver compiles (gettext's own parser)."""
+
+
+def _translation(name, args):
+    """The ``gettext`` translation ``name`` with the attributes sent (humanize's
+    ``i18n.activate`` returns the one it keeps); its plural rule made here as gettext makes
+    it from a catalog's header (``GNUTranslations._parse``), never taken from the sender."""
+    import gettext
+
+    state = args[0] if len(args) == 1 else None
+    if type(state) is not dict or any(type(k) is not str or _is_dunder(k) for k in state) or (
+            type(state.get("_catalog", {})) is not dict):
+        raise ValueError("a malformed translation")
+    made = object.__new__(getattr(gettext, name))
+    vars(made).update(state)
+    if name == "GNUTranslations":
+        made.plural = lambda n: int(n != 1)  # gettext's default (germanic) rule
+        info = state.get("_info")
+        forms = info.get("plural-forms") if type(info) is dict else None
+        if type(forms) is str and "plural=" in forms:
+            expression = forms.split(";")[1].split("plural=")[1]
+            if len(expression) > PLURAL_LIMIT:
+                raise ValueError("a plural rule too long")
+            made.plural = gettext.c2py(expression)
+    return made
 
 
 def _defaultdict(factory, items):

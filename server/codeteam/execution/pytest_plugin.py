@@ -36,7 +36,8 @@ call goes to :class:`~codeteam.execution.pytest_subject.JudgeClient`, started at
 ``pytest.raises``, doctest output check and report is made here. Lines written to the results
 descriptor (``$CODETEAM_RESULTS_FD``, moved and dropped from the environment first): JSON
 objects with ``event`` ``collect_error``, ``collected``, ``start``, ``outcome``, ``done``
-(see :meth:`Judge.outcome` for an outcome's fields).
+(see :meth:`Judge.outcome` for an outcome's fields; ``done`` has ``exitstatus``, ``outcomes``,
+``stopped``, and ``internal``: pytest's own error that ended the session, if any).
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ _INSTALLED = tuple(
 )
 """Prefixes of the interpreter's own files (standard library, pytest): left out of tracebacks."""
 
+
+_PYTEST_MAJOR = int(re.match(r"\d+", pytest.__version__).group())
 
 _MIRRORED = {"==": "==", "!=": "!=", "is": "is", "is not": "is not", "<": ">", ">": "<",
              "<=": ">=", ">=": "<="}
@@ -241,6 +244,7 @@ class Judge:
         self.in_phase = False  # inside a test's setup, call or teardown (see _alarm)
         self.phase = 0  # the number of the phase last begun
         self.interrupted = None  # why the session was interrupted (pytest.exit's message)
+        self.internal = None  # pytest's own error that ended the session (INTERNALERROR)
         self.test: _Test | None = None
         self.collecting = None  # the node id of the collector pytest is collecting
         self.collect_calls: set = set()
@@ -634,6 +638,22 @@ class Judge:
             self.in_phase = False
 
     @pytest.hookimpl(hookwrapper=True)
+    def pytest_fixture_setup(self, fixturedef, request):
+        """Selection: a fixture whose setup reached the function keeps that as its error, as
+        pytest keeps an ``Exception`` of a fixture's (:class:`ReachedTarget` is a
+        ``BaseException``, which it does not): every later test using it is ended by it too,
+        and counted, instead of failing on pytest's own state ("AssertionError" in
+        ``FixtureDef.execute``: humanize's session fixture ``_warmup_i18n``)."""
+        outcome = yield
+        error = (outcome.excinfo or (None, None))[1]
+        if self.mode == "select" and isinstance(error, ReachedTarget) and getattr(
+                fixturedef, "cached_result", ()) is None:
+            kept = (error, error.__traceback__) if _PYTEST_MAJOR >= 8 else (
+                type(error), error, error.__traceback__)  # (pytest 7 kept sys.exc_info())
+            with contextlib.suppress(Exception):  # (a pytest without this state)
+                fixturedef.cached_result = (None, fixturedef.cache_key(request), kept)
+
+    @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
         made = yield
         if self.test is not None:
@@ -826,7 +846,16 @@ class Judge:
             self.client.close()
         stopped = session.shouldstop or session.shouldfail or self.interrupted
         self.send("done", exitstatus=int(exitstatus), outcomes=self.outcomes,
-                  stopped=str(stopped) if stopped else None)
+                  stopped=str(stopped) if stopped else None, internal=self.internal)
+
+    def pytest_internalerror(self, excrepr, excinfo):
+        """pytest's own error (``INTERNALERROR``: a hook raised, pytest's report of a test
+        ran out of memory): the session ends there, and its ``done`` says with what (the
+        tests after it were not run: never taken as the session's end)."""
+        try:
+            self.internal = _cap(_text_of(excinfo.value), 300)
+        except BaseException:  # noqa: BLE001 - out of memory still
+            self.internal = "pytest's internal error"
 
     def pytest_keyboard_interrupt(self, excinfo):
         """``pytest.exit()`` in a test or a hook (or an interrupt): the tests after it are

@@ -424,7 +424,8 @@ def node_args(target: PytestTarget, node_ids: list[str]) -> list[str]:
 
 SELECTION_RESUMES = 3
 """Times the selection session is started again, after the tests already reported, when its
-process ended during a test (that test is then "not run"). A session the wall clock cut on a
+process ended during a test (that test is then "not run") or pytest's own error
+(``INTERNALERROR``) ended it. A session the wall clock cut on a
 busy machine (its processes used under half that time of CPU) is started again too, as long
 as each one gets further: a busy machine leaves no test "not looked at"."""
 _CACHE_SIZE = 64
@@ -470,7 +471,8 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
     heard, result = await judged_session(target, view, text, [], spec, policy)
     ended: list[str] = []  # tests during which the process ended (a crash, os._exit, C code)
     resumes = 0
-    while heard.done is None and heard.collected and resumes < SELECTION_RESUMES:
+    while (heard.done is None or heard.done.get("internal")) and heard.collected and (
+            resumes < SELECTION_RESUMES):  # (pytest's own error ends a session too)
         busy = result.killed and (result.cpu_seconds is None
                                   or result.cpu_seconds < 0.5 * result.seconds)
         if result.killed and not busy:
@@ -537,12 +539,25 @@ def _selection(target: PytestTarget, heard: Heard, result: ProcessResult,
                   else "the pytest process ended during this test")
         groups.setdefault(reason, []).append(nodeid)
     rest = [i for i in heard.items if i not in heard.outcomes and i not in ended]
-    if rest and (result.killed or heard.done is None):
-        reason = ("not looked at: the selection ran out of time" if result.killed
-                  else "not looked at: the pytest process ended before this test")
-        groups.setdefault(reason, []).extend(rest)
+    if rest:  # every test pytest collected and did not run is named, with why
+        groups.setdefault(_not_looked_at(heard, result), []).extend(rest)
     selection.not_run = [NotRun(reason=r, node_ids=ids) for r, ids in groups.items()]
     return selection
+
+
+def _not_looked_at(heard: Heard, result: ProcessResult) -> str:
+    """Why the selection did not run the tests pytest collected and reported nothing for."""
+    done = heard.done or {}
+    if result.killed:
+        return "not looked at: the selection ran out of time"
+    if heard.done is None:
+        return "not looked at: the pytest process ended before this test"
+    if done.get("internal"):
+        return ("not looked at: pytest stopped with an internal error before this test "
+                f"({done['internal']})")
+    if done.get("stopped"):
+        return f"not looked at: pytest stopped the session before this test ({done['stopped']})"
+    return "not looked at: pytest reported nothing for this test"
 
 
 def _reason(event: dict, name: str | None = None) -> str:

@@ -462,8 +462,14 @@ class Subject(Channel):
         names = request.get("globals")
         if type(names) is dict and self.module is not None:
             for name, value in names.items():
-                if type(name) is str and not _is_dunder(name):
+                if type(name) is str and (not _is_dunder(name) or (
+                        name == "__spec__" and value is None)):
                     saved.append(_set(self.module, name, value))
+        for name in request.get("deleted") or [] if self.module is not None else []:
+            space = vars(self.module)
+            if type(name) is str and (not _is_dunder(name) or name == "__spec__") and (
+                    name in space):
+                saved.append((self.module, name, space.pop(name)))
         for entry in request.get("states") or []:
             try:
                 module, cls, name, value = entry
@@ -536,7 +542,9 @@ class Subject(Channel):
     def module_state(self):
         """The data (:func:`_data_global`) of :meth:`owned_modules` and of the classes each
         defines, as it is now: ``(module, class or None, name)`` -> (value, a shallow copy of
-        a list, dict or set of at most 4096 items or None, the module or class)."""
+        a list, dict or set of at most 4096 items or None, the module or class, a copy of the
+        attributes of a module's object (:func:`_instance_attrs`: a ``threading.local``) or
+        None)."""
         found = {}
         for module, owner in self.owned_modules():
             for name, value in list(vars(owner).items()):
@@ -544,23 +552,36 @@ class Subject(Channel):
                     if vars(value).get("__module__") == module:
                         for key, item in list(vars(value).items()):
                             if _data_global(key, item):
-                                found[(module, name, key)] = (item, _small_contents(item), value)
+                                found[(module, name, key)] = (item, _small_contents(item), value,
+                                                              None)
                 elif _data_global(name, value):
-                    found[(module, None, name)] = (value, _small_contents(value), owner)
+                    contents = _small_contents(value)
+                    found[(module, None, name)] = (value, contents, owner, None if (
+                        contents is not None) else _instance_attrs(value))
         return found
 
     def changed_state(self, before):
-        """``[module, class or None, name, value]`` of the data the call rebound, added or (a
-        small list, dict or set) changed in place since ``before`` (:meth:`module_state`),
+        """``[module, class or None, name, value, owner]`` of the data the call rebound, added
+        or (a small list, dict or set) changed in place since ``before``
+        (:meth:`module_state`), and ``[module, ":attrs", name, {attribute: value}, object]``
+        of the attributes it set on an object a module holds (``_CURRENT.locale = ...``);
         what can cross: the judge makes its own the same, as one process would show it to
         the test."""
         changed = []
-        for key, (value, contents, owner) in self.module_state().items():
+        for key, (value, contents, owner, attrs) in self.module_state().items():
             old = before.get(key)
             moved = old is None or old[0] is not value or (
                 old[1] is not None and _differ(contents, old[1]))
-            if moved and self.codec._sendable(value):
-                changed.append([*key, value, owner])
+            if moved:
+                if self.codec._sendable(value):
+                    changed.append([*key, value, owner])
+                continue
+            if attrs is None or old[3] is None:
+                continue
+            fresh = {k: v for k, v in attrs.items() if not _is_dunder(k) and (
+                old[3].get(k, _UNSET) is not v)}
+            if fresh and self.codec._sendable(fresh):
+                changed.append([key[0], ":attrs", key[2], fresh, value])
         return changed
 
     # -- the CPU budget of a call ------------------------------------------------------------
@@ -688,7 +709,8 @@ class Subject(Channel):
                 changed = self.changed_state(before)
             except Exception:  # noqa: S110, BLE001 - a global that cannot be looked at
                 pass
-            self.restore(saved, keep={(id(e[4]), e[2]) for e in changed})
+            self.restore(saved, keep={(id(e[4]), n) for e in changed for n in (
+                e[3] if e[1] == ":attrs" else [e[2]])})
         if changed:
             reply["changed"] = [e[:4] for e in changed]
         now = dict(os.environ)
@@ -1051,6 +1073,9 @@ class JudgeClient(Channel):
                 self.watched[name] = (module, None, {  # classes (its globals: changed_globals)
                     key: dict(vars(value)) for key, value in list(self.globals.items())
                     if isinstance(value, type) and vars(value).get("__module__") == name})
+                self.held[name] = {key: found for key, found in _held_data(  # and the
+                    self.globals).items() if type(found[0]) not in (list, dict, set)}  # objects
+                # it holds, whose attributes the test sets (its containers: changed_globals)
                 continue
             path = getattr(module, "__file__", None)
             base = os.path.basename(path) if type(path) is str else ""
@@ -1163,10 +1188,22 @@ class JudgeClient(Channel):
         list/dict/set it changed in place (``monkeypatch.setitem``) since the import."""
         if self.globals is None:
             return {}
-        return {name: value for name, value in list(self.globals.items())
-                if not _is_dunder(name) and (
-                    name not in self.snapshot or self.snapshot[name] is not value
-                    or name in self.contents and _contents(value) != self.contents[name])}
+        found = {name: value for name, value in list(self.globals.items())
+                 if not _is_dunder(name) and (
+                     name not in self.snapshot or self.snapshot[name] is not value
+                     or name in self.contents and _contents(value) != self.contents[name])}
+        if self.globals.get("__spec__", _UNSET) is None and self.snapshot.get(
+                "__spec__") is not None:  # (humanize: `monkeypatch.setattr(i18n, "__spec__",
+            found["__spec__"] = None  # None)`, read by the code to find its package's files)
+        return found
+
+    def deleted_globals(self):
+        """The module's globals the test deleted (``monkeypatch.delattr``), ``__spec__``
+        included: the code's own lookups then fail as they would in one process."""
+        if self.globals is None:
+            return []
+        return [name for name in self.snapshot if name not in self.globals and (
+            not _is_dunder(name) or name == "__spec__")]
 
     def mirror(self, changed):
         """The data the call changed in the code's process (``changed``: ``[module, class or
@@ -1199,6 +1236,9 @@ class JudgeClient(Channel):
                 continue  # not a project module (a library's are the test's to patch)
             else:
                 space = vars(known[0])
+            if cls == ":attrs":  # attributes the call set on an object the module holds
+                self._set_attributes(module, space.get(name), name, fresh)
+                continue
             if cls is None:
                 old = space.get(name, _UNSET)
                 if old is not fresh:
@@ -1229,6 +1269,23 @@ class JudgeClient(Channel):
                 continue
             if known is not None and cls in known[2]:
                 known[2][cls][name] = fresh
+
+    def _set_attributes(self, module, holder, name, fresh):
+        """:meth:`mirror` of ``[module, ":attrs", name, fresh]``: the attributes the call set
+        on the object ``holder`` that ``module`` holds as ``name`` (a ``threading.local``, a
+        settings object), set on the judge's; then what both processes share (not sent back
+        as the test's change)."""
+        if type(fresh) is not dict or _instance_attrs(holder) is None:
+            return
+        for key, item in fresh.items():
+            if type(key) is str and not _is_dunder(key):
+                try:
+                    setattr(holder, key, item)
+                except Exception:  # noqa: S112, BLE001 - a slot or property that refuses
+                    continue
+        held = self.held.get(module)
+        if held is not None and name in held and held[name][0] is holder:
+            held.update(_held_data({name: holder}))
 
     def take_environ(self, changed, removed):
         """The environment variables the call set (``changed``) or removed, set here too, as
@@ -1335,6 +1392,7 @@ class JudgeClient(Channel):
                 self.known_modules = len(sys.modules)
                 self.codec.shared = (self.codec.shared or set()) | importable_modules()
             request["globals"] = self.changed_globals()
+            request["deleted"] = self.deleted_globals()
             request["states"] = self.states()
             redirected = _redirected_input()
             if redirected:

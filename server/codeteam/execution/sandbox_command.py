@@ -396,7 +396,7 @@ with ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``, only those named in ``PYTEST_PLUGINS``)
 
 def _env(tmpdir: str) -> dict[str, str]:
     """The whole environment the command gets: nothing of the server's but
-    :data:`PYTEST_VARIABLES`."""
+    :data:`PYTEST_VARIABLES` (``MALLOC_ARENA_MAX``: see below)."""
     return {
         **{name: os.environ[name] for name in PYTEST_VARIABLES if name in os.environ},
         "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -409,6 +409,12 @@ def _env(tmpdir: str) -> dict[str, str]:
         "OMP_NUM_THREADS": "1",
         "OPENBLAS_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
+        # glibc reserves 64 MiB of address space for each malloc arena, one per thread that
+        # allocates up to 8 per core, and RLIMIT_AS counts reservations: with 30 threads alive
+        # a process under a 1 GiB limit could not start another ("can't start new thread",
+        # MemoryError; more-itertools' TestSynchronized), while it used a few MiB. Two arenas:
+        # the same program, its memory the same, bounded by what it uses.
+        "MALLOC_ARENA_MAX": "2",
     }
 
 

@@ -119,6 +119,10 @@ def _missing(test: TestCase, heard: Heard, result: ProcessResult, policy: Sandbo
     elif heard.done is None:
         message = ("not run: the pytest process ended before this test "
                    f"(exit status {result.exit_code})")
+    elif heard.done.get("internal"):  # pytest's own error (INTERNALERROR) ended the session
+        status = "not judged"
+        message = ("not run: pytest stopped with an internal error before this test "
+                   f"({heard.done['internal']})")
     elif heard.done.get("stopped"):  # pytest.exit() in a test, a plugin's shouldstop
         status = "not judged"
         message = f"not run: pytest stopped the session before this test ({heard.done['stopped']})"
