@@ -820,3 +820,60 @@ async def test_the_crossings_allowance_lets_no_spinning_code_escape(tmp_path):
     _, run = await review(root, "bag/core.py", "Bag.irange", spin)
     assert [o.status for o in run.outcomes] == ["timeout"], run.outcomes
     assert "CPU seconds" in run.outcomes[0].message, run.outcomes[0].message
+
+
+# toolz (survey 4): ``memoize`` returns a function of its own, which the test's class keeps as
+# a method (``@memoize def addmethod(self, x, y)``): under plain pytest it binds like any
+# function; the proxy of the code's function did not, so ``a.addmethod(3, 4)`` lost ``self``.
+DECORATOR = {
+    "pyproject.toml": "[project]\nname = 'wraps'\nversion = '0'\n",
+    "wraps/__init__.py": "",
+    "wraps/core.py": '''\
+        def logged(func):
+            """``func``, recording its calls' arguments in ``calls``."""
+            calls = []
+
+            def wrapper(*args, **kwargs):
+                calls.append(args)
+                return func(*args, **kwargs)
+            wrapper.calls = calls
+            return wrapper
+        ''',
+    "tests/test_core.py": '''\
+        from wraps.core import logged
+
+
+        def test_a_method():
+            class A:
+                def __init__(self, base):
+                    self.base = base
+
+                @logged
+                def add(self, x):
+                    return self.base + x
+
+                @staticmethod
+                @logged
+                def twice(x):
+                    return 2 * x
+
+            a = A(100)
+            assert a.add(3) == 103
+            assert A.add(a, 4) == 104
+            assert a.twice(5) == A.twice(5) == 10
+            assert A.__dict__["add"].__get__(None, A) is A.add
+        ''',
+}
+
+
+async def test_a_function_the_code_returns_binds_as_a_method_of_the_tests_class(tmp_path):
+    """A function the code returns binds as a method when the test's class keeps it (toolz's
+    ``test_memoize_on_classmethods``: "addmethod() missing 1 required positional argument"
+    for right code); a wrong body that drops the first argument still fails."""
+    root = make(tmp_path / "wraps", DECORATOR)
+    _, run = await review(root, "wraps/core.py", "logged")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def logged(func):\n    def wrapper(*args, **kwargs):\n"
+             "        return func(*args[1:], **kwargs)\n    return wrapper\n")
+    _, run = await review(root, "wraps/core.py", "logged", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -309,6 +309,19 @@ class RemoteCallable(_Proxy):
         return f"<remote callable {self._name}>"
 
 
+class RemoteFunction(RemoteCallable):
+    """A Python function of the other process: like one, it binds as a method where a class
+    keeps it (``@memoize def addmethod(self, x)`` in a test's class, the decorator the
+    code's)."""
+
+    __slots__ = ()
+
+    def __get__(self, obj, owner=None):
+        import types
+
+        return self if obj is None else types.MethodType(self, obj)
+
+
 class RemoteIterator(_Proxy):
     """An iterator of the other process: each ``next`` is a request to it."""
 
@@ -928,8 +941,12 @@ class Codec:
         self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
 
     def _meta(self, obj):
-        """What the other side's proxy copies: names, docstring, signature, attributes."""
-        meta = {}
+        """What the other side's proxy copies: names, docstring, signature, attributes, and
+        whether it is a Python function (``__binds__``: it binds as a method where a class
+        keeps it, :class:`RemoteFunction`)."""
+        import types
+
+        meta = {"__binds__": True} if type(obj) is types.FunctionType else {}
         for key in ("__name__", "__qualname__", "__doc__", "__module__"):
             try:
                 value = getattr(obj, key, None)
@@ -1135,6 +1152,8 @@ class Codec:
                 self.channel, (self.generation, int(handle)), name, meta, self.remote_classes)
         elif proxy is None:
             cls = {"c": RemoteCallable, "i": RemoteIterator}[kind]
+            if kind == "c" and type(meta) is dict and meta.get("__binds__") is True:
+                cls = RemoteFunction
             proxy = self.proxies[key] = cls(self.channel, (self.generation, int(handle)), name)
         if type(meta) is dict and kind == "o":
             object.__setattr__(proxy, "_meta", meta)
@@ -1526,7 +1545,8 @@ _SCALARS = {
 its encoding."""
 _SAVE = {list: Codec.save_container, dict: Codec.save_container, set: Codec.save_container,
          tuple: Codec.save_tuple, frozenset: Codec.save_tuple,
-         RemoteCallable: Codec.save_handle, RemoteIterator: Codec.save_handle}
+         RemoteCallable: Codec.save_handle, RemoteFunction: Codec.save_handle,
+         RemoteIterator: Codec.save_handle}
 """The encoder's table: exact type -> ``save_<type>`` (anything else: ``save_other``)."""
 _LOAD = {
     b"N": Codec.load_constant, b"T": partial(Codec.load_constant, value=True),
