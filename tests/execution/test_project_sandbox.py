@@ -296,12 +296,16 @@ REPORTS = {
 }  # fmt: skip
 
 
-async def test_files_the_project_holds_already_can_be_rewritten(tmp_path):
+@pytest.mark.parametrize("on_path", [False, True], ids=["plain", "root-on-sys-path"])
+async def test_files_the_project_holds_already_can_be_rewritten(tmp_path, on_path):
     """Arrow's addopts write ``junit.xml`` and ``coverage.xml`` at the root, where an earlier
     run left them: under a root server the run's uid saw them as the owner's files, read-only
     to it ("PermissionError: [Errno 13] Permission denied: 'junit.xml'", every arrow test
     "pytest could not run"), while plain pytest rewrites them. In the copy-on-write view the
-    project owner's files are the run's; the project on disk is unchanged."""
+    project owner's files are the run's; the project on disk is unchanged. Arrow's editable
+    install puts the project root on ``sys.path`` (``arrow.pth``): that folder among the
+    interpreter's, bound read-only over the view, made the whole project read-only ("OSError:
+    [Errno 30] Read-only file system: '.coverage'")."""
     from project_kit import write
 
     root = write(tmp_path / "reports", REPORTS)
@@ -310,7 +314,8 @@ async def test_files_the_project_holds_already_can_be_rewritten(tmp_path):
         {}, python_argv("-m", "pytest", "-p", "no:cacheprovider", "-q", python=sys.executable,
                         site=True),
         SandboxPolicy(timeout_s=60), project=mount(
-            root, overlays={}, hidden=[], workdir=str(root), writable=True),
+            root, overlays={}, hidden=[], workdir=str(root), writable=True,
+            extra_ro=[str(root)] if on_path else []),
     )  # fmt: skip
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "1 passed" in result.stdout
