@@ -877,3 +877,57 @@ async def test_a_function_the_code_returns_binds_as_a_method_of_the_tests_class(
              "        return func(*args[1:], **kwargs)\n    return wrapper\n")
     _, run = await review(root, "wraps/core.py", "logged", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# toolz (survey 4): ``curry._should_curry`` caches ``inspect.signature(func)`` on the curry
+# object the test holds; that object's state comes back to the judge after each call.
+SIGNATURES = {
+    "pyproject.toml": "[project]\nname = 'sigs'\nversion = '0'\n",
+    "sigs/__init__.py": "",
+    "sigs/core.py": '''\
+        import inspect
+
+
+        class Cached:
+            def __init__(self, func):
+                self.func = func
+                self.sig = None
+
+            def arity(self):
+                """The number of parameters of ``func``, its signature kept."""
+                if self.sig is None:
+                    self.sig = inspect.signature(self.func)
+                return len(self.sig.parameters)
+        ''',
+    "tests/test_core.py": '''\
+        import inspect
+
+        from sigs.core import Cached
+
+
+        def add(x, *, y: int = 2) -> int:
+            return x + y
+
+
+        def test_the_signature_kept():
+            cached = Cached(add)
+            assert cached.arity() == 2
+            assert cached.sig == inspect.signature(add)
+            assert cached.sig.parameters["y"].kind is inspect.Parameter.KEYWORD_ONLY
+            assert cached.sig.parameters["x"].default is inspect.Parameter.empty
+        ''',
+}
+
+
+async def test_a_signature_the_code_keeps_crosses_as_a_value(tmp_path):
+    """An ``inspect.Signature`` the code keeps on the test's object made the test "not
+    judged: ... an object of inspect.Signature" (toolz: 20 tests of ``curry.__call__``); it
+    crosses as a value (its parameters, kinds, defaults and annotations), and a wrong body
+    still fails."""
+    root = make(tmp_path / "sigs", SIGNATURES)
+    _, run = await review(root, "sigs/core.py", "Cached.arity")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def arity(self):\n    import inspect\n"
+             "    self.sig = inspect.signature(len)\n    return 2\n")
+    _, run = await review(root, "sigs/core.py", "Cached.arity", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

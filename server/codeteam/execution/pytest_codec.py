@@ -1470,6 +1470,10 @@ _VALUE_ARGS = {
     ("re", "Match"): lambda v: (v.re, v.string, v.pos, v.endpos, v.regs),
     ("os", "stat_result"): lambda v: v.__reduce__()[1], ("time", "struct_time"): lambda v: (
         v.__reduce__()[1]),
+    ("inspect", "Parameter"): lambda v: (v.name, int(v.kind), *_present(v.default),
+                                         *_present(v.annotation)),
+    ("inspect", "Signature"): lambda v: (list(v.parameters.values()),
+                                         *_present(v.return_annotation)),
 }
 """``save_value``'s table: (module, class name) -> the arguments the receiver builds it from."""
 _MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "bytearray"})
@@ -1490,8 +1494,39 @@ _BUILD = {
     "defaultdict": lambda args: _defaultdict(args[0], args[1]),
     "deque": lambda args: collections.deque(list(args[0]), args[1]),
     "partial": lambda args: _partial(args[0], args[1], args[2]),
+    "Parameter": lambda args: _parameter(*args),
+    "Signature": lambda args: _signature(*args),
 }
 """``load_value``'s table: type name -> its value made from the arguments sent."""
+
+
+def _present(value):
+    """``(True, value)``, or ``(False, None)`` for ``inspect``'s "empty" marker (a private
+    class, never sent by name)."""
+    import inspect
+
+    return (False, None) if value is inspect.Parameter.empty else (True, value)
+
+
+def _parameter(name, kind, has_default, default, has_annotation, annotation):
+    import inspect
+
+    if type(name) is not str or type(kind) is not int:
+        raise ValueError("a malformed parameter")
+    empty = inspect.Parameter.empty
+    return inspect.Parameter(name, inspect._ParameterKind(kind),
+                             default=default if has_default is True else empty,
+                             annotation=annotation if has_annotation is True else empty)
+
+
+def _signature(parameters, has_return, annotation):
+    import inspect
+
+    if type(parameters) is not list or any(
+            type(p) is not inspect.Parameter for p in parameters):
+        raise ValueError("a malformed signature")
+    return inspect.Signature(parameters, return_annotation=(
+        annotation if has_return is True else inspect.Signature.empty))
 
 
 def _defaultdict(factory, items):
