@@ -931,3 +931,44 @@ async def test_a_signature_the_code_keeps_crosses_as_a_value(tmp_path):
              "    self.sig = inspect.signature(len)\n    return 2\n")
     _, run = await review(root, "sigs/core.py", "Cached.arity", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# marshmallow (survey 4): a parametrized test whose ids are made from the time of collection
+# (``[05:28:24 2026-12-04]``): the selection's ids are not the judged session's.
+MOVING_IDS = {
+    "pyproject.toml": "[project]\nname = 'clock'\nversion = '0'\n",
+    "clock/__init__.py": "",
+    "clock/core.py": '''\
+        def stamp(text):
+            """``text`` with a mark."""
+            return "@" + text
+        ''',
+    "tests/test_core.py": '''\
+        import time
+
+        import pytest
+
+        from clock.core import stamp
+
+
+        @pytest.mark.parametrize("text", [str(time.time_ns()), "fixed"])
+        def test_stamp(text):
+            assert stamp(text) == "@" + text
+        ''',
+}
+
+
+async def test_a_test_whose_id_changes_between_sessions_is_not_judged_not_failed(tmp_path):
+    """The parametrized test named by the time of collection was "error: pytest did not
+    collect this test any more" in the judged session for right code (marshmallow: 11 tests
+    of ``test_invalid_datetime_deserialization``): it is "not judged" with that reason; the
+    test with a stable id is judged, and a wrong body fails it."""
+    root = make(tmp_path / "clock", MOVING_IDS)
+    _, run = await review(root, "clock/core.py", "stamp")
+    found = {o.test_id.rsplit("[", 1)[-1]: o for o in run.outcomes}
+    assert found["fixed]"].status == "passed", run.outcomes
+    (moving,) = [o for key, o in found.items() if key != "fixed]"]
+    assert moving.status == "not judged" and "another id" in moving.message, moving
+    _, run = await review(root, "clock/core.py", "stamp", "def stamp(text):\n    return text\n")
+    statuses = sorted(o.status for o in run.outcomes)
+    assert statuses == ["failed", "not judged"], run.outcomes
