@@ -972,3 +972,51 @@ async def test_a_test_whose_id_changes_between_sessions_is_not_judged_not_failed
     _, run = await review(root, "clock/core.py", "stamp", "def stamp(text):\n    return text\n")
     statuses = sorted(o.status for o in run.outcomes)
     assert statuses == ["failed", "not judged"], run.outcomes
+
+
+# marshmallow (survey 4): fields that deserialize to uuid.UUID and ipaddress objects.
+IDENTIFIERS = {
+    "pyproject.toml": "[project]\nname = 'ids'\nversion = '0'\n",
+    "ids/__init__.py": "",
+    "ids/core.py": '''\
+        import ipaddress
+        import uuid
+
+
+        def parse(text):
+            """A UUID or an IP address (or interface) from ``text``."""
+            if "/" in text:
+                return ipaddress.ip_interface(text)
+            try:
+                return uuid.UUID(text)
+            except ValueError:
+                return ipaddress.ip_address(text)
+        ''',
+    "tests/test_core.py": '''\
+        import ipaddress
+        import uuid
+
+        from ids.core import parse
+
+
+        def test_parse():
+            value = "12345678-1234-5678-1234-567812345678"
+            assert parse(value) == uuid.UUID(value) and type(parse(value)) is uuid.UUID
+            assert parse("10.0.0.1") == ipaddress.IPv4Address("10.0.0.1")
+            assert parse("::1") == ipaddress.IPv6Address("::1")
+            assert parse("10.0.0.1/24").network == ipaddress.IPv4Network("10.0.0.0/24")
+            assert parse("::1/64") == ipaddress.IPv6Interface("::1/64")
+        ''',
+}
+
+
+async def test_uuids_and_ip_addresses_cross_as_values(tmp_path):
+    """A ``uuid.UUID`` or an ``ipaddress`` object the code returns made the test "not judged:
+    ... an object of uuid.UUID" (marshmallow: 126 tests of ``get_value`` and
+    ``String._serialize``); they cross as values (their text), and a wrong body fails."""
+    root = make(tmp_path / "ids", IDENTIFIERS)
+    _, run = await review(root, "ids/core.py", "parse")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def parse(text):\n    import uuid\n    return uuid.UUID(int=0)\n"
+    _, run = await review(root, "ids/core.py", "parse", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

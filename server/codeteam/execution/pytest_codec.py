@@ -271,7 +271,9 @@ def _no_hooks(cls, stop):
 
 _VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime",
                   "timedelta": "datetime", "timezone": "datetime", "Decimal": "decimal",
-                  "Fraction": "fractions"}
+                  "Fraction": "fractions", "UUID": "uuid",
+                  **dict.fromkeys(("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network",
+                                   "IPv4Interface", "IPv6Interface"), "ipaddress")}
 """Standard value types made by their class called with the arguments sent (the others:
 :data:`_BUILD`, :data:`_PATHS`): class name -> its module."""
 _PATHS = ("PurePath", "PurePosixPath", "PureWindowsPath", "Path", "PosixPath", "WindowsPath")
@@ -1470,6 +1472,10 @@ _VALUE_ARGS = {
     ("re", "Match"): lambda v: (v.re, v.string, v.pos, v.endpos, v.regs),
     ("os", "stat_result"): lambda v: v.__reduce__()[1], ("time", "struct_time"): lambda v: (
         v.__reduce__()[1]),
+    ("uuid", "UUID"): lambda v: (str(v),),
+    **{("ipaddress", name): lambda v: (str(v),) for name in (
+        "IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network", "IPv4Interface",
+        "IPv6Interface")},
     ("inspect", "Parameter"): lambda v: (v.name, int(v.kind), *_present(v.default),
                                          *_present(v.annotation)),
     ("inspect", "Signature"): lambda v: (list(v.parameters.values()),
