@@ -1020,3 +1020,47 @@ async def test_uuids_and_ip_addresses_cross_as_values(tmp_path):
     wrong = "def parse(text):\n    import uuid\n    return uuid.UUID(int=0)\n"
     _, run = await review(root, "ids/core.py", "parse", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# toolz (survey 4): ``curry`` keeps a ``functools.partial`` the code made; the test reads its
+# ``func``, ``args`` and ``keywords`` (``curry(f)`` of a curry unpacks them).
+PARTIALS = {
+    "pyproject.toml": "[project]\nname = 'parts'\nversion = '0'\n",
+    "parts/__init__.py": "",
+    "parts/core.py": '''\
+        from functools import partial
+
+
+        def add(x, y, z=0):
+            return x + y + z
+
+
+        def bind(func, *args, **kwargs):
+            """``func`` with ``args`` and ``kwargs`` bound."""
+            return partial(func, *args, **kwargs)
+        ''',
+    "tests/test_core.py": '''\
+        from parts.core import add, bind
+
+
+        def test_bind():
+            bound = bind(add, 1, z=5)
+            assert bound(2) == 8
+            assert bound.func is add and bound.args == (1,) and bound.keywords == {"z": 5}
+        ''',
+}
+
+
+async def test_a_partial_the_code_returns_shows_its_func_args_and_keywords(tmp_path):
+    """A ``functools.partial`` of the code's crosses as a handle (its calls run in the code's
+    process): it had no ``func``, ``args`` or ``keywords`` ("'RemoteCallable' object has no
+    attribute 'func'": toolz, 10 tests of ``curry.__call__``). The handle now carries them (as
+    the judge decodes them: the function by reference or as a handle of its own); a wrong
+    body fails."""
+    root = make(tmp_path / "parts", PARTIALS)
+    _, run = await review(root, "parts/core.py", "bind")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def bind(func, *args, **kwargs):\n    from functools import partial\n"
+             "    return partial(func, *args)\n")
+    _, run = await review(root, "parts/core.py", "bind", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

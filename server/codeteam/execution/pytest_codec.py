@@ -960,6 +960,9 @@ class Codec:
             attributes = dict(object.__getattribute__(obj, "__dict__"))
         except Exception:  # noqa: BLE001
             attributes = {}
+        if type(obj) is partial:  # a partial's parts (it stays a handle: calls run there)
+            attributes.update(func=obj.func, args=tuple(obj.args),
+                              keywords=dict(obj.keywords))
         for key, value in attributes.items():
             if type(key) is str and not key.startswith("_codeteam") and (
                     not _is_dunder(key) or key in _META_DUNDERS) and self._sendable(value):
