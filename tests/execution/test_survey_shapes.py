@@ -1064,3 +1064,42 @@ async def test_a_partial_the_code_returns_shows_its_func_args_and_keywords(tmp_p
              "    return partial(func, *args)\n")
     _, run = await review(root, "parts/core.py", "bind", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# toolz (survey 4): test_is_valid_py3 sets ``f.__signature__ = 34`` on a function of its own
+# that crossed before: ``curry(f)`` must then fail as under plain pytest (a TypeError).
+SIGNATURE_SET = {
+    "pyproject.toml": "[project]\nname = 'arity'\nversion = '0'\n",
+    "arity/__init__.py": "",
+    "arity/core.py": '''\
+        import inspect
+
+
+        def arity(func):
+            """The number of ``func``'s parameters, or None without a signature."""
+            try:
+                return len(inspect.signature(func).parameters)
+            except (TypeError, ValueError):
+                return None
+        ''',
+    "tests/test_core.py": '''\
+        from arity.core import arity
+
+
+        def test_a_signature_set_later():
+            def f(a, b):
+                return a
+            assert arity(f) == 2
+            f.__signature__ = 34
+            assert arity(f) is None
+        ''',
+}
+
+
+async def test_a_signature_the_test_sets_later_reaches_the_code(tmp_path):
+    """The code's handle of the test's function kept the signature copied when it first
+    crossed; ``f.__signature__ = 34`` set by the test later never reached it (toolz's
+    ``test_is_valid_curry`` failed right code: "assert True is False")."""
+    root = make(tmp_path / "arity", SIGNATURE_SET)
+    _, run = await review(root, "arity/core.py", "arity")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

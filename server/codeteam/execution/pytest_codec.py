@@ -971,7 +971,9 @@ class Codec:
             import inspect
 
             signature = inspect.signature(obj)
-        except Exception:  # noqa: BLE001 - no signature
+        except Exception:  # noqa: BLE001 - no signature: the proxy loses the one it had, or
+            raw = attributes.get("__signature__")  # takes the test's plain value (34)
+            meta["__signature__"] = raw if type(raw) in (int, float, str, bool) else None
             return meta
         params = []
         for param in signature.parameters.values():
@@ -1622,6 +1624,14 @@ def _dress(proxy, meta):
         except Exception:  # noqa: S110, BLE001
             pass
     params = meta.get("__signature__")
+    if "__signature__" in meta and type(params) is not list:  # none now, or not a signature
+        try:
+            if params is None:
+                object.__delattr__(proxy, "__signature__")
+            else:
+                object.__setattr__(proxy, "__signature__", params)
+        except Exception:  # noqa: S110, BLE001 - it had none
+            pass
     if type(params) is not list:
         return
     try:
