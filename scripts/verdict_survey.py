@@ -261,6 +261,8 @@ async def main() -> None:
             rows.append(row)
             print(f"# {spec}: {row.get('correct_verdict', row.get('crash'))}, "
                   f"{row['seconds_total']} s", file=sys.stderr)
+            if args.json:  # the rows so far: a long survey cut short keeps what it measured
+                args.json.write_text(json.dumps(rows, indent=2))
     print_table(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))

@@ -280,6 +280,49 @@ async def test_a_project_running_coverage_passes_and_stays_unchanged(tmp_path, w
     assert _snapshot(root) == before
 
 
+REPORTS = {
+    "pyproject.toml": "[project]\nname = 'pkg'\n\n[tool.pytest.ini_options]\n"
+                      "addopts = '--junitxml=junit.xml'\n",
+    "pkg/__init__.py": "",
+    "junit.xml": "<testsuites/>\n",
+    "tests/data.txt": "of an earlier run\n",
+    "tests/test_rewrite.py": (
+        "from pathlib import Path\n\n\n"
+        "def test_rewrites_a_file_of_the_project():\n"
+        "    data = Path(__file__).with_name('data.txt')\n"
+        "    data.write_text('rewritten')\n"
+        "    assert data.read_text() == 'rewritten'\n"
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("on_path", [False, True], ids=["plain", "root-on-sys-path"])
+async def test_files_the_project_holds_already_can_be_rewritten(tmp_path, on_path):
+    """Arrow's addopts write ``junit.xml`` and ``coverage.xml`` at the root, where an earlier
+    run left them: under a root server the run's uid saw them as the owner's files, read-only
+    to it ("PermissionError: [Errno 13] Permission denied: 'junit.xml'", every arrow test
+    "pytest could not run"), while plain pytest rewrites them. In the copy-on-write view the
+    project owner's files are the run's; the project on disk is unchanged. Arrow's editable
+    install puts the project root on ``sys.path`` (``arrow.pth``): that folder among the
+    interpreter's, bound read-only over the view, made the whole project read-only ("OSError:
+    [Errno 30] Read-only file system: '.coverage'")."""
+    from project_kit import write
+
+    root = write(tmp_path / "reports", REPORTS)
+    before = _snapshot(root)
+    result = await run_sandboxed(
+        {}, python_argv("-m", "pytest", "-p", "no:cacheprovider", "-q", python=sys.executable,
+                        site=True),
+        SandboxPolicy(timeout_s=60), project=mount(
+            root, overlays={}, hidden=[], workdir=str(root), writable=True,
+            extra_ro=[str(root)] if on_path else []),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
+    assert _snapshot(root) == before
+    assert (root / "junit.xml").read_text() == "<testsuites/>\n"
+
+
 LEFT_BEHIND = {
     ".coverage": "data of an earlier run",
     "pkg/.env.local": "TOKEN=deep-secret\n",

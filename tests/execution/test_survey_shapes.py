@@ -1140,3 +1140,286 @@ async def test_a_global_the_test_deletes_and_the_modules_spec_reach_the_code(tmp
     assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
     _, run = await review(root, "spec/core.py", "limit")
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# toolz (survey 4): ``memoize`` returns a function of its own, which the test's class keeps as
+# a method (``@memoize def addmethod(self, x, y)``): under plain pytest it binds like any
+# function; the proxy of the code's function did not, so ``a.addmethod(3, 4)`` lost ``self``.
+DECORATOR = {
+    "pyproject.toml": "[project]\nname = 'wraps'\nversion = '0'\n",
+    "wraps/__init__.py": "",
+    "wraps/core.py": '''\
+        def logged(func):
+            """``func``, recording its calls' arguments in ``calls``."""
+            calls = []
+
+            def wrapper(*args, **kwargs):
+                calls.append(args)
+                return func(*args, **kwargs)
+            wrapper.calls = calls
+            return wrapper
+        ''',
+    "tests/test_core.py": '''\
+        from wraps.core import logged
+
+
+        def test_a_method():
+            class A:
+                def __init__(self, base):
+                    self.base = base
+
+                @logged
+                def add(self, x):
+                    return self.base + x
+
+                @staticmethod
+                @logged
+                def twice(x):
+                    return 2 * x
+
+            a = A(100)
+            assert a.add(3) == 103
+            assert A.add(a, 4) == 104
+            assert a.twice(5) == A.twice(5) == 10
+            assert A.__dict__["add"].__get__(None, A) is A.add
+        ''',
+}
+
+
+async def test_a_function_the_code_returns_binds_as_a_method_of_the_tests_class(tmp_path):
+    """A function the code returns binds as a method when the test's class keeps it (toolz's
+    ``test_memoize_on_classmethods``: "addmethod() missing 1 required positional argument"
+    for right code); a wrong body that drops the first argument still fails."""
+    root = make(tmp_path / "wraps", DECORATOR)
+    _, run = await review(root, "wraps/core.py", "logged")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def logged(func):\n    def wrapper(*args, **kwargs):\n"
+             "        return func(*args[1:], **kwargs)\n    return wrapper\n")
+    _, run = await review(root, "wraps/core.py", "logged", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# toolz (survey 4): ``curry._should_curry`` caches ``inspect.signature(func)`` on the curry
+# object the test holds; that object's state comes back to the judge after each call.
+SIGNATURES = {
+    "pyproject.toml": "[project]\nname = 'sigs'\nversion = '0'\n",
+    "sigs/__init__.py": "",
+    "sigs/core.py": '''\
+        import inspect
+
+
+        class Cached:
+            def __init__(self, func):
+                self.func = func
+                self.sig = None
+
+            def arity(self):
+                """The number of parameters of ``func``, its signature kept."""
+                if self.sig is None:
+                    self.sig = inspect.signature(self.func)
+                return len(self.sig.parameters)
+        ''',
+    "tests/test_core.py": '''\
+        import inspect
+
+        from sigs.core import Cached
+
+
+        def add(x, *, y: int = 2) -> int:
+            return x + y
+
+
+        def test_the_signature_kept():
+            cached = Cached(add)
+            assert cached.arity() == 2
+            assert cached.sig == inspect.signature(add)
+            assert cached.sig.parameters["y"].kind is inspect.Parameter.KEYWORD_ONLY
+            assert cached.sig.parameters["x"].default is inspect.Parameter.empty
+        ''',
+}
+
+
+async def test_a_signature_the_code_keeps_crosses_as_a_value(tmp_path):
+    """An ``inspect.Signature`` the code keeps on the test's object made the test "not
+    judged: ... an object of inspect.Signature" (toolz: 20 tests of ``curry.__call__``); it
+    crosses as a value (its parameters, kinds, defaults and annotations), and a wrong body
+    still fails."""
+    root = make(tmp_path / "sigs", SIGNATURES)
+    _, run = await review(root, "sigs/core.py", "Cached.arity")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def arity(self):\n    import inspect\n"
+             "    self.sig = inspect.signature(len)\n    return 2\n")
+    _, run = await review(root, "sigs/core.py", "Cached.arity", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# marshmallow (survey 4): a parametrized test whose ids are made from the time of collection
+# (``[05:28:24 2026-12-04]``): the selection's ids are not the judged session's.
+MOVING_IDS = {
+    "pyproject.toml": "[project]\nname = 'clock'\nversion = '0'\n",
+    "clock/__init__.py": "",
+    "clock/core.py": '''\
+        def stamp(text):
+            """``text`` with a mark."""
+            return "@" + text
+        ''',
+    "tests/test_core.py": '''\
+        import time
+
+        import pytest
+
+        from clock.core import stamp
+
+
+        @pytest.mark.parametrize("text", [str(time.time_ns()), "fixed"])
+        def test_stamp(text):
+            assert stamp(text) == "@" + text
+        ''',
+}
+
+
+async def test_a_test_whose_id_changes_between_sessions_is_not_judged_not_failed(tmp_path):
+    """The parametrized test named by the time of collection was "error: pytest did not
+    collect this test any more" in the judged session for right code (marshmallow: 11 tests
+    of ``test_invalid_datetime_deserialization``): it is "not judged" with that reason; the
+    test with a stable id is judged, and a wrong body fails it."""
+    root = make(tmp_path / "clock", MOVING_IDS)
+    _, run = await review(root, "clock/core.py", "stamp")
+    found = {o.test_id.rsplit("[", 1)[-1]: o for o in run.outcomes}
+    assert found["fixed]"].status == "passed", run.outcomes
+    (moving,) = [o for key, o in found.items() if key != "fixed]"]
+    assert moving.status == "not judged" and "another id" in moving.message, moving
+    _, run = await review(root, "clock/core.py", "stamp", "def stamp(text):\n    return text\n")
+    statuses = sorted(o.status for o in run.outcomes)
+    assert statuses == ["failed", "not judged"], run.outcomes
+
+
+# marshmallow (survey 4): fields that deserialize to uuid.UUID and ipaddress objects.
+IDENTIFIERS = {
+    "pyproject.toml": "[project]\nname = 'ids'\nversion = '0'\n",
+    "ids/__init__.py": "",
+    "ids/core.py": '''\
+        import ipaddress
+        import uuid
+
+
+        def parse(text):
+            """A UUID or an IP address (or interface) from ``text``."""
+            if "/" in text:
+                return ipaddress.ip_interface(text)
+            try:
+                return uuid.UUID(text)
+            except ValueError:
+                return ipaddress.ip_address(text)
+        ''',
+    "tests/test_core.py": '''\
+        import ipaddress
+        import uuid
+
+        from ids.core import parse
+
+
+        def test_parse():
+            value = "12345678-1234-5678-1234-567812345678"
+            assert parse(value) == uuid.UUID(value) and type(parse(value)) is uuid.UUID
+            assert parse("10.0.0.1") == ipaddress.IPv4Address("10.0.0.1")
+            assert parse("::1") == ipaddress.IPv6Address("::1")
+            assert parse("10.0.0.1/24").network == ipaddress.IPv4Network("10.0.0.0/24")
+            assert parse("::1/64") == ipaddress.IPv6Interface("::1/64")
+        ''',
+}
+
+
+async def test_uuids_and_ip_addresses_cross_as_values(tmp_path):
+    """A ``uuid.UUID`` or an ``ipaddress`` object the code returns made the test "not judged:
+    ... an object of uuid.UUID" (marshmallow: 126 tests of ``get_value`` and
+    ``String._serialize``); they cross as values (their text), and a wrong body fails."""
+    root = make(tmp_path / "ids", IDENTIFIERS)
+    _, run = await review(root, "ids/core.py", "parse")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def parse(text):\n    import uuid\n    return uuid.UUID(int=0)\n"
+    _, run = await review(root, "ids/core.py", "parse", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# toolz (survey 4): ``curry`` keeps a ``functools.partial`` the code made; the test reads its
+# ``func``, ``args`` and ``keywords`` (``curry(f)`` of a curry unpacks them).
+PARTIALS = {
+    "pyproject.toml": "[project]\nname = 'parts'\nversion = '0'\n",
+    "parts/__init__.py": "",
+    "parts/core.py": '''\
+        from functools import partial
+
+
+        def add(x, y, z=0):
+            return x + y + z
+
+
+        def bind(func, *args, **kwargs):
+            """``func`` with ``args`` and ``kwargs`` bound."""
+            return partial(func, *args, **kwargs)
+        ''',
+    "tests/test_core.py": '''\
+        from parts.core import add, bind
+
+
+        def test_bind():
+            bound = bind(add, 1, z=5)
+            assert bound(2) == 8
+            assert bound.func is add and bound.args == (1,) and bound.keywords == {"z": 5}
+        ''',
+}
+
+
+async def test_a_partial_the_code_returns_shows_its_func_args_and_keywords(tmp_path):
+    """A ``functools.partial`` of the code's crosses as a handle (its calls run in the code's
+    process): it had no ``func``, ``args`` or ``keywords`` ("'RemoteCallable' object has no
+    attribute 'func'": toolz, 10 tests of ``curry.__call__``). The handle now carries them (as
+    the judge decodes them: the function by reference or as a handle of its own); a wrong
+    body fails."""
+    root = make(tmp_path / "parts", PARTIALS)
+    _, run = await review(root, "parts/core.py", "bind")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def bind(func, *args, **kwargs):\n    from functools import partial\n"
+             "    return partial(func, *args)\n")
+    _, run = await review(root, "parts/core.py", "bind", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# toolz (survey 4): test_is_valid_py3 sets ``f.__signature__ = 34`` on a function of its own
+# that crossed before: ``curry(f)`` must then fail as under plain pytest (a TypeError).
+SIGNATURE_SET = {
+    "pyproject.toml": "[project]\nname = 'arity'\nversion = '0'\n",
+    "arity/__init__.py": "",
+    "arity/core.py": '''\
+        import inspect
+
+
+        def arity(func):
+            """The number of ``func``'s parameters, or None without a signature."""
+            try:
+                return len(inspect.signature(func).parameters)
+            except (TypeError, ValueError):
+                return None
+        ''',
+    "tests/test_core.py": '''\
+        from arity.core import arity
+
+
+        def test_a_signature_set_later():
+            def f(a, b):
+                return a
+            assert arity(f) == 2
+            f.__signature__ = 34
+            assert arity(f) is None
+        ''',
+}
+
+
+async def test_a_signature_the_test_sets_later_reaches_the_code(tmp_path):
+    """The code's handle of the test's function kept the signature copied when it first
+    crossed; ``f.__signature__ = 34`` set by the test later never reached it (toolz's
+    ``test_is_valid_curry`` failed right code: "assert True is False")."""
+    root = make(tmp_path / "arity", SIGNATURE_SET)
+    _, run = await review(root, "arity/core.py", "arity")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

@@ -33,3 +33,20 @@ M=more_itertools
 MORE_ITERTOOLS=$M/more.py::chunked,$M/more.py::first,$M/more.py::spy,$M/more.py::peekable.peek,$M/more.py::split_at,$M/more.py::always_iterable,$M/more.py::seekable.seek,$M/recipes.py::take,$M/recipes.py::unique_everseen
 S=src/sortedcontainers
 SORTED=$S/sortedlist.py::SortedList.bisect_left,$S/sortedlist.py::SortedList.irange,$S/sortedlist.py::SortedList.count,$S/sortedlist.py::SortedKeyList.bisect_key_left,$S/sortedlist.py::SortedList.index,$S/sorteddict.py::SortedDict.popitem,$S/sortedset.py::SortedSet.intersection
+# survey4 (docs/bench-runs/verdict-survey/survey4.md): three more projects, PyPI sdists, each
+# in $P4/<name> with its own .venv (python 3.11.7, pytest 9.2.0)
+# toolz 1.2.0: tests inside the package (toolz/tests, toolz/sandbox/tests), plain functions and
+#   asserts, curry objects (__call__, __get__, pickling), the curried namespace (aliases),
+#   test_curried_doctests (doctest run by a test), test-local classes
+# marshmallow 4.4.0: src/ layout, conftest fixtures and schemas, parametrize (ids made from
+#   datetime.now()), field classes' _serialize/_deserialize, validators' __call__
+# arrow 1.4.0: tox.ini [pytest] addopts "-v --cov-branch --cov=arrow --cov-fail-under=99
+#   --cov-report=term-missing --cov-report=xml --junitxml=junit.xml", conftest class fixtures
+#   (request.cls), pytest-mock, dateparser, locale classes reached through a dict
+P4=/tmp/survey4/projects
+T=toolz
+TOOLZ=$T/itertoolz.py::groupby,$T/itertoolz.py::partition_all,$T/itertoolz.py::frequencies,$T/dicttoolz.py::merge_with,$T/dicttoolz.py::get_in,$T/dicttoolz.py::assoc,$T/functoolz.py::pipe,$T/functoolz.py::memoize,$T/functoolz.py::curry.__call__,$T/functoolz.py::Compose.__call__,$T/recipes.py::countby
+MM=src/marshmallow
+MARSHMALLOW=$MM/fields.py::String._serialize,$MM/fields.py::Boolean._deserialize,$MM/fields.py::TimeDelta._deserialize,$MM/fields.py::Number._format_num,$MM/validate.py::Length.__call__,$MM/validate.py::OneOf.__call__,$MM/utils.py::from_timestamp,$MM/utils.py::get_value,$MM/error_store.py::merge_errors,$MM/class_registry.py::get_class
+A=arrow
+ARROW=$A/util.py::is_timestamp,$A/util.py::normalize_timestamp,$A/util.py::iso_to_gregorian,$A/arrow.py::Arrow.shift,$A/arrow.py::Arrow.range,$A/arrow.py::Arrow.span,$A/parser.py::DateTimeParser.parse_iso,$A/formatter.py::DateTimeFormatter._format_token,$A/locales.py::get_locale,$A/locales.py::Locale.ordinal_number

@@ -271,7 +271,9 @@ def _no_hooks(cls, stop):
 
 _VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime",
                   "timedelta": "datetime", "timezone": "datetime", "Decimal": "decimal",
-                  "Fraction": "fractions"}
+                  "Fraction": "fractions", "UUID": "uuid",
+                  **dict.fromkeys(("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network",
+                                   "IPv4Interface", "IPv6Interface"), "ipaddress")}
 """Standard value types made by their class called with the arguments sent (the others:
 :data:`_BUILD`, :data:`_PATHS`): class name -> its module."""
 _PATHS = ("PurePath", "PurePosixPath", "PureWindowsPath", "Path", "PosixPath", "WindowsPath")
@@ -307,6 +309,19 @@ class RemoteCallable(_Proxy):
 
     def __repr__(self):
         return f"<remote callable {self._name}>"
+
+
+class RemoteFunction(RemoteCallable):
+    """A Python function of the other process: like one, it binds as a method where a class
+    keeps it (``@memoize def addmethod(self, x)`` in a test's class, the decorator the
+    code's)."""
+
+    __slots__ = ()
+
+    def __get__(self, obj, owner=None):
+        import types
+
+        return self if obj is None else types.MethodType(self, obj)
 
 
 class RemoteIterator(_Proxy):
@@ -928,8 +943,12 @@ class Codec:
         self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
 
     def _meta(self, obj):
-        """What the other side's proxy copies: names, docstring, signature, attributes."""
-        meta = {}
+        """What the other side's proxy copies: names, docstring, signature, attributes, and
+        whether it is a Python function (``__binds__``: it binds as a method where a class
+        keeps it, :class:`RemoteFunction`)."""
+        import types
+
+        meta = {"__binds__": True} if type(obj) is types.FunctionType else {}
         for key in ("__name__", "__qualname__", "__doc__", "__module__"):
             try:
                 value = getattr(obj, key, None)
@@ -941,6 +960,9 @@ class Codec:
             attributes = dict(object.__getattribute__(obj, "__dict__"))
         except Exception:  # noqa: BLE001
             attributes = {}
+        if type(obj) is partial:  # a partial's parts (it stays a handle: calls run there)
+            attributes.update(func=obj.func, args=tuple(obj.args),
+                              keywords=dict(obj.keywords))
         for key, value in attributes.items():
             if type(key) is str and not key.startswith("_codeteam") and (
                     not _is_dunder(key) or key in _META_DUNDERS) and self._sendable(value):
@@ -949,7 +971,9 @@ class Codec:
             import inspect
 
             signature = inspect.signature(obj)
-        except Exception:  # noqa: BLE001 - no signature
+        except Exception:  # noqa: BLE001 - no signature: the proxy loses the one it had, or
+            raw = attributes.get("__signature__")  # takes the test's plain value (34)
+            meta["__signature__"] = raw if type(raw) in (int, float, str, bool) else None
             return meta
         params = []
         for param in signature.parameters.values():
@@ -1135,6 +1159,8 @@ class Codec:
                 self.channel, (self.generation, int(handle)), name, meta, self.remote_classes)
         elif proxy is None:
             cls = {"c": RemoteCallable, "i": RemoteIterator}[kind]
+            if kind == "c" and type(meta) is dict and meta.get("__binds__") is True:
+                cls = RemoteFunction
             proxy = self.proxies[key] = cls(self.channel, (self.generation, int(handle)), name)
         if type(meta) is dict and kind == "o":
             object.__setattr__(proxy, "_meta", meta)
@@ -1453,6 +1479,14 @@ _VALUE_ARGS = {
         v.__reduce__()[1]),
     ("gettext", "NullTranslations"): lambda v: _translation_state(v),
     ("gettext", "GNUTranslations"): lambda v: _translation_state(v),
+    ("uuid", "UUID"): lambda v: (str(v),),
+    **{("ipaddress", name): lambda v: (str(v),) for name in (
+        "IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network", "IPv4Interface",
+        "IPv6Interface")},
+    ("inspect", "Parameter"): lambda v: (v.name, int(v.kind), *_present(v.default),
+                                         *_present(v.annotation)),
+    ("inspect", "Signature"): lambda v: (list(v.parameters.values()),
+                                         *_present(v.return_annotation)),
 }
 """``save_value``'s table: (module, class name) -> the arguments the receiver builds it from."""
 _MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "bytearray"})
@@ -1475,6 +1509,8 @@ _BUILD = {
     "partial": lambda args: _partial(args[0], args[1], args[2]),
     "NullTranslations": lambda args: _translation("NullTranslations", args),
     "GNUTranslations": lambda args: _translation("GNUTranslations", args),
+    "Parameter": lambda args: _parameter(*args),
+    "Signature": lambda args: _signature(*args),
 }
 """``load_value``'s table: type name -> its value made from the arguments sent."""
 
@@ -1512,6 +1548,33 @@ def _translation(name, args):
                 raise ValueError("a plural rule too long")
             made.plural = gettext.c2py(expression)
     return made
+def _present(value):
+    """``(True, value)``, or ``(False, None)`` for ``inspect``'s "empty" marker (a private
+    class, never sent by name)."""
+    import inspect
+
+    return (False, None) if value is inspect.Parameter.empty else (True, value)
+
+
+def _parameter(name, kind, has_default, default, has_annotation, annotation):
+    import inspect
+
+    if type(name) is not str or type(kind) is not int:
+        raise ValueError("a malformed parameter")
+    empty = inspect.Parameter.empty
+    return inspect.Parameter(name, inspect._ParameterKind(kind),
+                             default=default if has_default is True else empty,
+                             annotation=annotation if has_annotation is True else empty)
+
+
+def _signature(parameters, has_return, annotation):
+    import inspect
+
+    if type(parameters) is not list or any(
+            type(p) is not inspect.Parameter for p in parameters):
+        raise ValueError("a malformed signature")
+    return inspect.Signature(parameters, return_annotation=(
+        annotation if has_return is True else inspect.Signature.empty))
 
 
 def _defaultdict(factory, items):
@@ -1565,7 +1628,8 @@ _SCALARS = {
 its encoding."""
 _SAVE = {list: Codec.save_container, dict: Codec.save_container, set: Codec.save_container,
          tuple: Codec.save_tuple, frozenset: Codec.save_tuple,
-         RemoteCallable: Codec.save_handle, RemoteIterator: Codec.save_handle}
+         RemoteCallable: Codec.save_handle, RemoteFunction: Codec.save_handle,
+         RemoteIterator: Codec.save_handle}
 """The encoder's table: exact type -> ``save_<type>`` (anything else: ``save_other``)."""
 _LOAD = {
     b"N": Codec.load_constant, b"T": partial(Codec.load_constant, value=True),
@@ -1597,6 +1661,14 @@ def _dress(proxy, meta):
         except Exception:  # noqa: S110, BLE001
             pass
     params = meta.get("__signature__")
+    if "__signature__" in meta and type(params) is not list:  # none now, or not a signature
+        try:
+            if params is None:
+                object.__delattr__(proxy, "__signature__")
+            else:
+                object.__setattr__(proxy, "__signature__", params)
+        except Exception:  # noqa: S110, BLE001 - it had none
+            pass
     if type(params) is not list:
         return
     try:

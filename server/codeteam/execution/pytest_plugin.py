@@ -393,6 +393,12 @@ class Judge:
                     last[id(item.parent)] = index
             chosen = [item for index, item in enumerate(items) if item.nodeid in self.keep
                       or index < last.get(id(item.parent), -1)]  # what they may depend on
+            found = {item.nodeid for item in items}
+            bases = {item.nodeid.partition("[")[0] for item in items if "[" in item.nodeid}
+            renamed = [i for i in self.keep if i not in found and "[" in i
+                       and i.partition("[")[0] in bases]
+            if renamed:  # ids made at collection from values that change (the time)
+                self.send("renamed", ids=renamed[:1000])
             taken = {id(item) for item in chosen}
             dropped = [item for item in items if id(item) not in taken]
             if dropped:

@@ -231,6 +231,8 @@ class Heard:
     done: dict | None = None
     items: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    renamed: set[str] = field(default_factory=set)  # kept tests whose function pytest
+    # collected again under other parameter ids only (ids made from the time...)
 
 
 _SHARED = ("nodeid", "duration", "cpu", "code_cpu", "calls", "file", "ids", "judge")
@@ -261,6 +263,8 @@ def read_events(results: str) -> Heard:
             heard.rootdir = event.get("rootdir")
             heard.items = [str(i) for i in event.get("items") or []]
             heard.files = [str(f) for f in event.get("files") or []]
+        elif kind == "renamed":
+            heard.renamed.update(str(i) for i in event.get("ids") or [])
         elif kind == "start":
             heard.running = str(event.get("nodeid"))
             heard.running_ids = [str(i) for i in event.get("ids") or []]

@@ -455,7 +455,7 @@ async def _run(
             if writable:
                 assert project is not None and tree is not None
                 view = await mounts.project_view("judge", project.root, tree.folders,
-                                                 absent=project.hidden_files())
+                                                 absent=project.hidden_files(), owned=True)
         except MountHolderError as error:
             raise SandboxUnavailable(str(error)) from error
     env_fds: dict[str, int] = {}

@@ -745,9 +745,13 @@ class _Prepared:
                 fd = _memfd("hidden", b"")
                 self._close.append(fd)
                 args += ["--perms", "0644", "--ro-bind-data", str(fd), real]
+        interpreter = [os.path.realpath(p) for p in _interpreter_dirs(project.python)]
         for path in extra:
-            if _under(path, [root]):
-                args += ["--ro-bind", path, path]
+            if _under(path, [root]) and (self.project_view is None or _under(
+                    path, [*interpreter, *emptied])):
+                args += ["--ro-bind", path, path]  # (in a copy-on-write view only the
+                # interpreter's folders and those hidden: a project folder on its sys.path,
+                # the root itself for an editable install, stays writable there)
         for path, text in project.overlays.items():
             fd = _memfd(os.path.basename(path), text)
             self._close.append(fd)

@@ -25,7 +25,9 @@ overlay's upper layer holds a copy of the project's folders (not files) owned by
 (:func:`mirror_dirs`): overlayfs shows a folder's owner and mode from the upper layer, so the
 run's uid can create, rename and delete files in every folder of the project (and pass through
 folders of mode 0700); files keep their owner and mode (they are read as "other", not changed
-in place).
+in place), except in the judge's view, whose lower layer is an idmapped clone of the project on
+which the project owner's files are the run uid's: a test rewrites them there as under plain
+pytest (:meth:`RunMounts.project_view`, ``owned``).
 """
 
 from __future__ import annotations
@@ -65,9 +67,10 @@ def syscall(number, *args):
         raise OSError(errno, f"system call {number}: {os.strerror(errno)}")
     return result
 
-def idmapped(source, target, inside, outside):
+def idmapped(source, target, inside, outside, inside_gid=None, outside_gid=None):
     # Mount at target a clone of the mount at source on which uid/gid inside (on disk) is
-    # seen as outside, and outside writes as inside (an idmapped mount).
+    # seen as outside, and outside writes as inside (an idmapped mount); the gids apart when
+    # given.
     ready_r, ready_w = os.pipe()
     done_r, done_w = os.pipe()
     pid = os.fork()
@@ -78,9 +81,11 @@ def idmapped(source, target, inside, outside):
         os._exit(code)
     try:
         os.read(ready_r, 1)
-        for name in ("uid_map", "gid_map"):
+        gids = (inside if inside_gid is None else inside_gid,
+                outside if outside_gid is None else outside_gid)
+        for name, (one, other) in (("uid_map", (inside, outside)), ("gid_map", gids)):
             with open(f"/proc/{pid}/{name}", "w") as handle:
-                handle.write(f"{inside} {outside} 1\n")
+                handle.write(f"{one} {other} 1\n")
         userns = os.open(f"/proc/{pid}/ns/user", os.O_RDONLY)
     finally:
         os.write(done_w, b"x")
@@ -154,7 +159,13 @@ def handle(request):
                                       for name in ("lower", "upper", "work", "merged"))
         for folder in (lower, upper, work, merged):
             os.mkdir(folder, 0o711)
-        mount(request["lower"], lower, None, MS_BIND)
+        project_owner = request.get("lower_owner")
+        try:  # the project owner's files are the run uid's in the view (rewritten there)
+            if owner is None or not project_owner or project_owner[0] == owner:
+                raise OSError(0, "no idmap needed")
+            idmapped(request["lower"], lower, project_owner[0], owner, project_owner[1], owner)
+        except OSError:  # a server that is not root, or a kernel / file system refusing it
+            mount(request["lower"], lower, None, MS_BIND)
         os.chmod(upper, request["root_mode"])
         if owner is not None:
             os.chown(upper, owner, owner)
@@ -401,18 +412,23 @@ class RunMounts:
 
     async def project_view(
         self, name: str, root: str, folders: tuple[str, ...], uid: int | None = None,
-        absent: list[str] | None = None,
+        absent: list[str] | None = None, owned: bool = False,
     ) -> str:
         """A copy-on-write view of project ``root`` for the sandbox ``name`` (an overlay whose
         upper layer is a tmpfs of its own; under a root server holding ``folders``, the
         project's folders, owned by ``uid``, default the run's: :func:`mirror_dirs`) without
         the files ``absent`` (relative paths, removed in the view; an error when one cannot
-        be); its path in the holder."""
+        be); its path in the holder. ``owned`` (the judge's view): under a root server the
+        project owner's files are the run uid's there (an idmapped lower layer), so a test
+        rewrites them as under plain pytest (``junit.xml``, ``coverage.xml`` of an earlier
+        run); a subject's view keeps them read as "other"."""
         owner = self.uid if uid is None else uid
         dirs = [] if owner is None else await asyncio.to_thread(mirror_dirs, root, list(folders))
+        info = os.stat(root)
         return await self._request({
             "op": "overlay", "path": f"{self.run}/{name}", "lower": root, "size": self.size,
             "uid": owner, "root_mode": root_mode(root), "dirs": dirs, "absent": absent or [],
+            "lower_owner": [info.st_uid, info.st_gid] if owned else None,
         })  # fmt: skip
 
     async def drop_view(self, name: str) -> None:

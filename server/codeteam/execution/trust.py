@@ -126,6 +126,10 @@ def _missing(test: TestCase, heard: Heard, result: ProcessResult, policy: Sandbo
     elif heard.done.get("stopped"):  # pytest.exit() in a test, a plugin's shouldstop
         status = "not judged"
         message = f"not run: pytest stopped the session before this test ({heard.done['stopped']})"
+    elif test.kind == "pytest" and test.id in heard.renamed:
+        status = "not judged"
+        message = ("pytest collected this test under another id in the judged session (its "
+                   "parameters' ids change from one collection to the next, e.g. the time)")
     elif test.kind == "pytest":
         message = "pytest did not collect this test any more (not found in its file)"
     return TestOutcome(test_id=test.id, status=status, message=message)  # type: ignore[arg-type]
