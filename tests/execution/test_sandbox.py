@@ -221,29 +221,75 @@ async def test_process_limit_in_none_mode():
     assert 0 <= int(report.outcomes[0].actual) <= 5
 
 
+def _judges_forking() -> dict[int, int]:
+    """{pid: how many processes it forked that run its own command line} of the judged pytest
+    processes this process started (a fork bomb in a test's own code forks the judge)."""
+    commands: dict[int, bytes] = {}
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            pid = int(entry.name)
+            commands[pid] = (entry / "cmdline").read_bytes()
+            parents[pid] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+
+    def ours(pid: int) -> bool:
+        seen = set()
+        while pid > 1 and pid not in seen:
+            seen.add(pid)
+            pid = parents.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    forked: dict[int, int] = {}
+    for pid, parent in parents.items():
+        command = commands.get(pid, b"")
+        if b"_codeteam_pytest_spec.json" in command and commands.get(parent) == command:
+            forked[parent] = forked.get(parent, 0) + 1
+    return {pid: count for pid, count in forked.items() if ours(pid)}
+
+
 async def test_a_fork_bomb_does_not_fail_a_concurrent_run():
     """Issue 13, item 5: each run has its own process budget (a uid of its own as root, a
-    user namespace of its own otherwise), so a neighbour's fork bomb cannot starve it."""
+    user namespace of its own otherwise), so a neighbour's fork bomb cannot starve it: a run
+    started while the bomb forks (an event, not a time) starts its processes and passes."""
     import asyncio
+
+    from waiting import until
 
     bomb = TestCase(id="bomb", kind="assert", origin="ai", source=(
         "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"))
-    wait = TestCase(id="wait", kind="assert", origin="ai", source="import time\ntime.sleep(1.5)")
-    legit = [wait] + [TestCase(id=f"ok{i}", kind="assert", origin="ai",
-                               source=f"assert double({i}) == {2 * i}") for i in range(5)]
+    legit = [TestCase(id=f"ok{i}", kind="assert", origin="ai",
+                      source=f"assert double({i}) == {2 * i}") for i in range(5)]
     program = "def double(x):\n    return 2 * x\n"
     policy = SandboxPolicy(timeout_s=8, per_test_timeout_s=3, max_processes=32)
+    # the concurrent run's wall-clock backstop is not what this test is about: a busy
+    # machine must not cut it to "not judged"
+    legit_policy = SandboxPolicy(timeout_s=120, per_test_timeout_s=3, max_processes=32)
 
-    async def bomb_later():
-        await asyncio.sleep(0.5)  # the legitimate run has started and set its limit
-        return await run_tests("", [bomb], policy=policy)
-
-    report, bombed = await asyncio.gather(run_tests(program, legit, policy=policy), bomb_later())
-    # the judge counts the CPU of the processes a test forked, ends them and cuts the test
-    # (before, the bomb ran to the judge's wall-clock backstop: 39 s, "died" or "not judged")
-    assert bombed.outcomes[0].status == "timeout", bombed.outcomes[0]
-    assert "processes this test started" in bombed.outcomes[0].message
-    assert [o.status for o in report.outcomes] == ["passed"] * 6, report.outcomes
+    before = set(_judges_forking())
+    bombing = asyncio.ensure_future(run_tests("", [bomb], policy=policy))
+    await until(lambda: sum(count for pid, count in _judges_forking().items()
+                            if pid not in before) >= 2,
+                "the bomb's judge to fork", unless=bombing)
+    report = await run_tests(program, legit, policy=legit_policy)
+    bombed = await bombing
+    assert [o.status for o in report.outcomes] == ["passed"] * 5, report.outcomes
+    # The bomb is not a pass. The judge counts the CPU of the processes a test forked, ends
+    # them and cuts the test (before, the bomb ran to the judge's wall-clock backstop: 39 s);
+    # on a busy machine the bomb's process budget can also end the judge itself before its
+    # next look ("the pytest process died during this test"): a true account of the run,
+    # still no pass (at load 16-30 it came back so).
+    [outcome] = bombed.outcomes
+    assert outcome.status in ("timeout", "error"), outcome
+    if outcome.status == "timeout":
+        assert "processes this test started" in outcome.message, outcome
+    else:
+        assert "the pytest process died during this test" in outcome.message, outcome
 
 
 NESTED_USERNS = """\
