@@ -175,3 +175,28 @@ async def test_the_direct_answer_is_teams_first_draft(scripted):
                                  pipeline="team", qualname="running_max")
     outcome = await _run(request)
     assert outcome.result.code is not None and outcome.applicable
+
+
+async def test_the_actions_seconds_include_collecting_its_tests(scripted):
+    """The cost's seconds are the whole action's: collecting the public tests (the project's
+    selection session, which can take most of an action) counts, not only the pipeline."""
+    import time
+
+    scripted.reply(DIRECT, GOOD)
+    after_collecting: list[float] = []
+
+    def progress(stage):
+        if stage == "checking the sandbox" and not after_collecting:
+            time.sleep(0.5)  # a slow collection, before the pipeline starts
+            after_collecting.append(time.monotonic())
+
+    request = service.RunRequest(text=STUB, settings=_settings(scripted), pipeline="direct",
+                                 qualname="running_max")
+    outcome = await _run(request, progress)
+    returned = time.monotonic()
+    result = outcome.result
+    assert result.status == "passed"
+    # The pipeline alone ran between the end of the collecting and the return.
+    assert result.seconds > returned - after_collecting[0], result.seconds
+    assert result.cost.seconds == result.seconds
+    assert f"{result.seconds:.1f} s" in result.cost_line()

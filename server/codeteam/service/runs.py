@@ -13,6 +13,7 @@ LSP or the command line. Lines are 0-based.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -222,7 +223,8 @@ async def run(
     hear), call ``on_task`` with the task (what the caller says about it before any model
     call), check the sandbox, then run the pipeline. ``progress`` receives stage labels
     ("collecting the public tests", then the pipeline's, "starting the model" at its first
-    model call).
+    model call). The result's ``seconds`` (and its cost's) are the whole action's wall clock,
+    from this call to its result: collecting and selecting the project's tests included.
 
     The model client is acquired at the pipeline's first model call (:class:`RunClient`): a
     run that makes none (a review without AI tests) never starts the embedded model. The
@@ -234,6 +236,7 @@ async def run(
     produced), :class:`ModelFailed`; cancellation propagates (LLM calls and test processes
     are stopped). Model, sandbox and prompt problems that the pipeline can degrade around are
     notes on the result, not errors."""
+    started = time.monotonic()
     report = progress = _Stages(progress)
     name, fallback_note = pipeline_name(request.pipeline, request.settings)
     report("collecting the public tests")
@@ -256,6 +259,8 @@ async def run(
         raise ModelFailed(f"the model failed: {error}") from error
     finally:
         await client.release()
+    result.seconds = time.monotonic() - started
+    result.cost = result.usage.cost(result.seconds, dict(settings.prices))
     if client.unavailable is not None and result.code is None:
         raise ModelUnavailable(client.unavailable)
     stopped = client.unreachable
