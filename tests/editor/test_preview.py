@@ -212,3 +212,27 @@ async def test_a_cancel_ends_the_wait_for_the_users_decision(start, scripted):
     answer = await future  # no clock: the suite's time limit cuts a wait that never ends
     assert answer["status"] == "cancelled" and answer["applied"] is False, answer
     assert BODY in (await client.run_command("codeteam.transcript"))["markdown"]
+
+
+async def test_accepting_a_preview_while_its_run_ends_applies_it(start, scripted):
+    """Neovim answers the preview's applyEdit at once and the user may accept (codeteam.apply
+    of that result) before the run has ended (it waits for the editor's didChange): the
+    accept waits for the run's end and applies, never "codeteam is working on ..."."""
+    import asyncio
+
+    from waiting import until
+
+    started = await start("vscode")
+    client = started.client
+    client.apply_mode = "discard"
+    scripted.reply(CODER, GOOD)
+    document = client.open(started.root / "helpers.py", MODULE)
+
+    generating = asyncio.ensure_future(generate(client, document))
+    await until(lambda: client.edits, "the preview", unless=generating)
+    annotation_id, _ = annotated(client.edits[0].params.edit)
+    accepted = await client.run_command("codeteam.apply", {"result": annotation_id})
+    answer = await generating
+
+    assert answer["applied"] is False and "the preview was discarded" in answer["message"]
+    assert accepted["applied"] is True and BODY in document.text, accepted

@@ -27,6 +27,9 @@ class Run:
     cancel_reason: str | None = None
     stage: str = "starting"
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    record_id: str | None = None
+    """The id of the result this run produced and kept, once it has one (it may still be
+    showing it: a preview the editor answered, the run's last steps)."""
 
     @property
     def cancelled(self) -> bool:

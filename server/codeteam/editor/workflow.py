@@ -181,6 +181,7 @@ async def _execute(
         info=info, old_function=function_text(text, info),
     )
     ls.records.put(record)  # the result stays available whatever happens next
+    run.record_id = record.id
     mode, why = ("apply", "") if decision is None else edit_mode(
         decision, preview=ls.settings.preview, client_previews=ls.shows_previews
     )
@@ -585,6 +586,16 @@ async def apply_kept(ls: CodeteamServer, record: RunRecord | None, request_id: A
     if record is None or record.result.code is None or record.info is None:
         return _failed(ls, "codeteam.apply: no kept result to apply (it may have been replaced "
                        "by a later run on the same function)")
+    busy = ls.runs.get(record.uri, record.qualname)
+    if busy is not None and busy.record_id == record.id:
+        # The run that made this result is ending (Neovim's preview answered at once; the
+        # run then waits up to APPLY_CHECK_S s for the editor's didChange): the user's accept
+        # waits for that end rather than being refused; what that run decided (applied,
+        # refused) is read below.
+        try:
+            await asyncio.wait_for(busy.done.wait(), ls.settings.apply_timeout_s)
+        except TimeoutError:
+            pass
     if record.refused:
         return _failed(ls, f"codeteam.apply: {record.title} · {record.qualname} is never "
                        f"applied: {record.refused}")
