@@ -57,6 +57,7 @@ local defaults = {
   progress = true, -- echo the stages of a run ("analyst: planning", ...)
   preview = true, -- show codeteam's edits as a diff to accept or discard first
   messages = "line", -- the server's info messages on one line; "full": Neovim's own display
+  start_timeout_ms = 120000, -- a command given while the server starts waits this long for it
   versioned_edits = not has_011,
   guard_stale_edits = not has_011,
   flags = { debounce_text_changes = 0 },
@@ -530,10 +531,11 @@ function M.execute(client, command, arguments, bufnr)
 end
 
 -- The argument object of codeteam.plan / generate / review / fix for the cursor's position.
-function M.cursor_argument(client, winid)
+-- `cursor`: the {row, byte column} to use instead of the window's cursor now.
+function M.cursor_argument(client, winid, cursor)
   winid = winid or api.nvim_get_current_win()
   local bufnr = api.nvim_win_get_buf(winid)
-  local cursor = api.nvim_win_get_cursor(winid)
+  cursor = cursor or api.nvim_win_get_cursor(winid)
   local row, col = cursor[1] - 1, cursor[2]
   local line = api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1] or ""
   return {
@@ -553,9 +555,37 @@ function M.run(command)
     notify("no codeteam server is attached to this buffer (a Python file?)", vim.log.levels.WARN)
     return nil
   end
-  local argument = M.cursor_argument(client)
-  M.state.last_argument = argument
-  return M.execute(client, command, { argument }, bufnr)
+  local winid = api.nvim_get_current_win()
+  local cursor = api.nvim_win_get_cursor(winid)
+  local function go(ready)
+    local argument = M.cursor_argument(ready, winid, cursor)
+    M.state.last_argument = argument
+    return M.execute(ready, command, { argument }, bufnr)
+  end
+  if client.initialized then
+    return go(client)
+  end
+  -- Right after opening the file the server is still starting: a command sent now would
+  -- reach it before the file's didOpen ("not open in the editor"). It runs once the client
+  -- is initialized (its didOpen is sent first), at the cursor of the command.
+  notify("the server is starting; " .. command .. " runs once it is ready")
+  local id, waited_ms = client.id, 0
+  local function later()
+    local ready = get_client(id)
+    if not ready then
+      notify("the server stopped before it was ready; " .. command .. " was not run", vim.log.levels.ERROR)
+    elseif ready.initialized then
+      go(ready)
+    elseif waited_ms >= M.config.start_timeout_ms then
+      notify("the server did not start within " .. (M.config.start_timeout_ms / 1000) .. " s; "
+        .. command .. " was not run", vim.log.levels.ERROR)
+    else
+      waited_ms = waited_ms + 50
+      vim.defer_fn(later, 50)
+    end
+  end
+  vim.defer_fn(later, 50)
+  return nil
 end
 
 -- Cancel the runs in progress: window/workDoneProgress/cancel for their progress tokens, or

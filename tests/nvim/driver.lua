@@ -25,6 +25,8 @@
 --                      accept, wait for the answer of codeteam.apply ("accepted")
 --   preview_key        the key to press instead of the default for preview_action
 --   transcript         true: open :CodeteamTranscript after the run and record its text
+--   before_initialized true: run the action's command right after opening the file, before the
+--                      client is initialized ("initialized_at_command": whether it was)
 --   timeout_ms         bound of every wait
 --
 -- Every wait is bounded; any error is written to the JSON ("error") and Neovim exits 1.
@@ -84,6 +86,15 @@ local function main()
   vim.cmd("edit " .. vim.fn.fnameescape(spec.file))
   local bufnr = vim.api.nvim_get_current_buf()
   out.filetype = vim.bo[bufnr].filetype
+
+  if spec.before_initialized then
+    local row, column = find_line(bufnr, spec.cursor.text)
+    vim.api.nvim_win_set_cursor(0, { row, column + (spec.cursor.offset or 0) })
+    local early = codeteam.client_for(bufnr)
+    out.initialized_at_command = early ~= nil and early.initialized == true
+    vim.cmd(spec.action.name)
+    vim.api.nvim_win_set_cursor(0, { 1, 0 }) -- the user moves on: the command keeps its cursor
+  end
 
   local client
   wait_for("the codeteam client to initialize", function()
@@ -172,37 +183,39 @@ local function main()
     local row, column = find_line(bufnr, step.cursor.text)
     vim.api.nvim_win_set_cursor(0, { row, column + (step.cursor.offset or 0) })
     record.cursor = vim.api.nvim_win_get_cursor(0)
-    codeteam.state.last = nil
+    if not step.given then
+      codeteam.state.last = nil
 
-    event("run")
-    local action = step.action
-    if action.kind == "command" then
-      vim.cmd(action.name)
-    else
-      -- vim.lsp.buf.code_action() lets the user pick with vim.ui.select: pick by title.
-      vim.ui.select = function(items, opts, on_choice)
-        local titles = {}
-        for index, item in ipairs(items) do
-          local title = opts.format_item and opts.format_item(item) or item[2].title
-          table.insert(titles, title)
-          if item[2].title == action.title and not record.code_action then
-            record.code_action = item[2]
-            on_choice(item, index)
+      event("run")
+      local action = step.action
+      if action.kind == "command" then
+        vim.cmd(action.name)
+      else
+        -- vim.lsp.buf.code_action() lets the user pick with vim.ui.select: pick by title.
+        vim.ui.select = function(items, opts, on_choice)
+          local titles = {}
+          for index, item in ipairs(items) do
+            local title = opts.format_item and opts.format_item(item) or item[2].title
+            table.insert(titles, title)
+            if item[2].title == action.title and not record.code_action then
+              record.code_action = item[2]
+              on_choice(item, index)
+            end
+          end
+          record.code_action_titles = titles
+          if not record.code_action then
+            on_choice(nil, nil)
           end
         end
-        record.code_action_titles = titles
+        vim.lsp.buf.code_action()
+        wait_for("the code action to be picked", function()
+          return record.code_action_titles ~= nil
+        end)
         if not record.code_action then
-          on_choice(nil, nil)
+          error("no code action titled " .. action.title, 0)
         end
       end
-      vim.lsp.buf.code_action()
-      wait_for("the code action to be picked", function()
-        return record.code_action_titles ~= nil
-      end)
-      if not record.code_action then
-        error("no code action titled " .. action.title, 0)
-      end
-    end
+    end -- (step.given: the command was given before the client was initialized)
 
     wait_for("the command's answer", function()
       return codeteam.state.last ~= nil
@@ -268,7 +281,7 @@ local function main()
     end
   end
 
-  local first = { action = spec.action, cursor = spec.cursor }
+  local first = { action = spec.action, cursor = spec.cursor, given = spec.before_initialized }
   first.wait_diagnostics = spec.wait_diagnostics
   first.preview_action = spec.preview_action
   first.preview_key = spec.preview_key

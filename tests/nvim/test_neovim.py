@@ -141,6 +141,24 @@ def test_generate_replaces_the_function(nvim, scripted, tmp_path):
     assert_clean_exit(run)
 
 
+def test_a_command_given_while_the_server_starts_runs_once_it_is_ready(nvim, scripted, tmp_path):
+    """:CodeteamGenerate right after opening the file, before the client is initialized: it
+    runs once the server is ready (after the file's didOpen), at the cursor it was given at;
+    it was sent at once and answered "file ... is not open in the editor"."""
+    scripted.reply(CODER, GOOD)
+    path = write(tmp_path, MODULE)
+
+    run = nvim(path, action=GENERATE, cursor=CURSOR_ON_UP, before_initialized=True)
+
+    assert run["initialized_at_command"] is False, run.explain()
+    assert run["last"]["applied"] is True, run.explain()
+    assert run["argument"] == {"uri": path.as_uri(),
+                               "position": {"line": DEF_LINE, "character": UP_UTF16}}
+    assert_generated(run, EXPECTED)
+    assert any("the server is starting" in e for e in run["echoes"]), run["echoes"]
+    assert_clean_exit(run)
+
+
 def test_generate_from_the_code_action(nvim, scripted, tmp_path):
     """vim.lsp.buf.code_action() lists the three actions; picking one runs it."""
     scripted.reply(ANALYST, PLAN).reply(CODER, GOOD)
