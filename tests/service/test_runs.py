@@ -11,7 +11,7 @@ from codeteam.llm.embedded import EmbeddedModelError
 from codeteam.service import runs as service
 from codeteam.service.clients import OneClient
 from codeteam.settings import load_settings
-from scripted_replies import DIRECT, GOOD, TESTER
+from scripted_replies import DIRECT, GOOD, PLANNER, TESTER
 
 STUB = '''import math
 
@@ -200,3 +200,15 @@ async def test_the_actions_seconds_include_collecting_its_tests(scripted):
     assert result.seconds > returned - after_collecting[0], result.seconds
     assert result.cost.seconds == result.seconds
     assert f"{result.seconds:.1f} s" in result.cost_line()
+
+
+async def test_plan_this_docstring_collects_no_tests(scripted):
+    """"Plan this docstring" runs no test: its stages never say it collects them."""
+    scripted.reply(PLANNER, "1. Keep the largest so far.\n2. Return the list.")
+    stages: list[str] = []
+    request = service.RunRequest(text=STUB, settings=_settings(scripted),
+                                 pipeline="plan_docstring", qualname="running_max")
+    outcome = await _run(request, stages.append)
+    assert outcome.result.code is not None and "Plan:" in outcome.result.code, outcome.result
+    assert stages[0] == "reading the function", stages
+    assert not any("test" in stage for stage in stages), stages

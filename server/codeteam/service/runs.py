@@ -222,7 +222,8 @@ async def run(
     unusable ``python`` setting, no pytest in the project's interpreter: for the user to
     hear), call ``on_task`` with the task (what the caller says about it before any model
     call), check the sandbox, then run the pipeline. ``progress`` receives stage labels
-    ("collecting the public tests", then the pipeline's, "starting the model" at its first
+    ("collecting the public tests", "reading the function" for ``plan_docstring``, which
+    runs no test; then the pipeline's, "starting the model" at its first
     model call). The result's ``seconds`` (and its cost's) are the whole action's wall clock,
     from this call to its result: collecting and selecting the project's tests included.
 
@@ -239,7 +240,8 @@ async def run(
     started = time.monotonic()
     report = progress = _Stages(progress)
     name, fallback_note = pipeline_name(request.pipeline, request.settings)
-    report("collecting the public tests")
+    # "Plan this docstring" runs no test: it collects none (build_task)
+    report("reading the function" if name == "plan_docstring" else "collecting the public tests")
     readable, task = await build_task(request, progress)
     if on_note is not None and task.project is not None:
         for note in task.project.notes:
