@@ -39,7 +39,7 @@ async def test_a_runs_cost_is_priced_per_model(scripted, run):
     assert result.cost.usd == pytest.approx(expected)
     assert result.cost.seconds == pytest.approx(result.seconds)
     assert f"${expected:.4f}" in result.summary()
-    assert result.summary().startswith("team: passed; 2/2 tests passed; 1 round(s); 1 LLM call, ")
+    assert result.summary().startswith("team: passed; 2/2 tests passed; 1 round; 1 LLM call, ")
 
     plain, _ = await run("team", ai_tests=0, model="scripted-gpt")
     assert plain.cost.usd is None and "$" not in plain.summary()

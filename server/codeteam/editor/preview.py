@@ -97,7 +97,7 @@ def preview_for(result_id: str, title: str, qualname: str, result: Result) -> Pr
 
 def describe(result: Result) -> str:
     """The verdict and the tests in one paragraph: ``team: failed; 3/5 tests passed; 2
-    round(s). Failing: FAILED public test >>> f(2)  # expected 4 (expected: 4; actual: 5);
+    rounds. Failing: FAILED public test >>> f(2)  # expected 4 (expected: 4; actual: 5);
     ...``; for code nothing ran against, that no test ran."""
     from codeteam.execution.describe import failure_details
 

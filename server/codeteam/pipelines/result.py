@@ -88,7 +88,7 @@ class Result(BaseModel):
 
     def verdict_line(self) -> str:
         """Status, tests and rounds in one line (``team: passed; 5/5 tests passed; 1
-        round(s)``), without the cost."""
+        round``), without the cost."""
         parts = [f"{self.pipeline}: {self.status}"]
         report = self.last_report
         if report and report.run:
@@ -99,5 +99,5 @@ class Result(BaseModel):
             if run.not_judged:  # tests the judge could not decide
                 parts.append(f"{len(run.not_judged)} not judged ({not_judged_reason(run.not_judged)})")
         if self.rounds:
-            parts.append(f"{self.rounds} round(s)")
+            parts.append(f"{self.rounds} round{'s' if self.rounds != 1 else ''}")
         return "; ".join(parts)
