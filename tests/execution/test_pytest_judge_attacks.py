@@ -71,6 +71,49 @@ def test_tags_out_of_place_are_refused():
             judge_codec().loads(frame)
 
 
+def zone(name: str, *args: bytes) -> bytes:
+    """A time zone value ``name`` with the encoded ``args``, as a subject could write it."""
+    return b"v" + text(name) + b"t%d:" % len(args) + b"".join(args)
+
+
+@pytest.mark.parametrize("frame", [
+    zone("ZoneInfo", b"s" + text("../../../etc/passwd")),
+    zone("ZoneInfo", b"s" + text("/usr/share/zoneinfo/UTC")),
+    zone("ZoneInfo", b"s" + text("")), zone("ZoneInfo", b"i3;"), zone("ZoneInfo"),
+    zone("tzfile", b"s" + text("/etc/localtime")), zone("tzfile", b"s" + text(":UTC")),
+    zone("tzfile", b"s" + text("US/../../../../etc/passwd")),
+    zone("tzfile", b"s" + text("a\x00b")),
+    zone("tzutc", b"N"), zone("tzoffset", b"s" + text("X"), b"i86400;"),
+    zone("tzoffset", b"i1;", b"i60;"), zone("tzstr", b"s" + text("EST5" * 100), b"F"),
+    zone("tzstr", b"s" + text("EST5"), b"N"), zone("tzlocal", b"i0;", b"i0;"),
+])
+def test_a_time_zone_of_a_crafted_name_or_shape_is_refused(frame):
+    """Time zones are made again from plain data by their library: never from a path outside
+    its search path, the local zone by an empty name, nor from arguments of another shape."""
+    pytest.importorskip("dateutil.tz")
+    with pytest.raises(ValueError, match="bad"):
+        judge_codec().loads(frame)
+
+
+def test_a_time_zone_the_judge_cannot_make_is_not_judged(monkeypatch):
+    """A key the judge's library does not know, a ``gettz`` name that is no file of the tz
+    database (a ``TZ`` string), another local time zone than the judge's, or dateutil not
+    imported in the judge (which never imports it): not judged, never a value of another
+    kind."""
+    pytest.importorskip("dateutil.tz")
+    for frame in (zone("ZoneInfo", b"s" + text("Nowhere/Atlantis")),
+                  zone("tzfile", b"s" + text("AAA3")),
+                  zone("tzlocal", b"f12345.0;", b"f12345.0;", b"l2:s" + text("X") + b"s"
+                       + text("Y"))):
+        with pytest.raises(subject.Unjudgeable):
+            judge_codec().loads(frame)
+    for name in [name for name in sys.modules if name.startswith("dateutil")]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.raises(subject.Unjudgeable, match="not a library imported here"):
+        judge_codec().loads(zone("tzutc"))
+    assert "dateutil.tz" not in sys.modules
+
+
 @pytest.mark.parametrize("module, qualname", [
     ("_pytest.outcomes", "Skipped"), ("pytest", "skip"), ("pluggy", "HookimplMarker"),
     ("unittest.mock", "ANY"), ("builtins", "__import__"), ("sys", "modules"),

@@ -82,6 +82,60 @@ def test_values_cross_as_themselves(value):
     assert back == value or repr(back) == repr(value)
 
 
+def zones():
+    """Time zones of zoneinfo and dateutil (dateutil: a dependency of freezegun, a dev extra)."""
+    import zoneinfo
+
+    from dateutil import tz
+
+    return [zoneinfo.ZoneInfo("US/Pacific"), tz.tzutc(), tz.tzoffset("X", 5400),
+            tz.tzoffset(None, -1800.5), tz.gettz("Europe/Paris"), tz.tzstr("EST5EDT"),
+            tz.tzstr("UTC+3", posix_offset=True)]
+
+
+def test_time_zones_cross_as_themselves():
+    """Made again by their library from plain data (a key, a name and an offset): the cached
+    zone is the sender's own object, as in one process; a datetime or time carrying one
+    crosses too, with its ``fold``."""
+    from dateutil import tz
+
+    for zone in zones():
+        judge, subject = pair()
+        there = subject.loads(judge.dumps(zone))
+        assert there is zone  # (one process here: the library's cache gives the same object)
+        assert judge.loads(subject.dumps(there)) is zone
+        moment = datetime.datetime(2021, 11, 7, 1, 30, fold=1, tzinfo=zone)
+        for value in (moment, datetime.time(1, 30, fold=1, tzinfo=zone)):
+            back = judge.loads(subject.dumps(subject.loads(judge.dumps(value))))
+            assert type(back) is type(value) and back == value and back.fold == 1
+            assert back.tzinfo is zone
+    local = tz.tzlocal()
+    judge, subject = pair()
+    there = subject.loads(judge.dumps([local, local]))
+    assert type(there[0]) is tz.tzlocal and there[0] == local and there[0] is there[1]
+
+
+def test_a_time_zone_its_library_would_not_make_again_stays_a_handle():
+    """A zone its key or arguments do not give back (``ZoneInfo.no_cache``, ``from_file``, a
+    ``tzoffset.instance``, a ``tzfile`` read from a path) is not sent as another object
+    equal to it: the test's stays a handle, the code's cannot cross."""
+    import io
+    import zoneinfo
+
+    from dateutil import tz
+
+    with open("/usr/share/zoneinfo/UTC", "rb") as file:
+        data = file.read()
+    for zone in (zoneinfo.ZoneInfo.no_cache("UTC"), tz.tzoffset.instance("X", 60),
+                 zoneinfo.ZoneInfo.from_file(io.BytesIO(data), key="US/Pacific"),
+                 tz.tzfile("/usr/share/zoneinfo/UTC")):
+        judge, subject = pair()
+        for value in (zone, datetime.datetime(2024, 1, 1, tzinfo=zone)):
+            assert isinstance(subject.loads(judge.dumps(value)), ps.RemoteObject), value
+            with pytest.raises(ps.Unjudgeable):
+                judge.loads(subject.dumps(value))
+
+
 @pytest.mark.parametrize("error", [
     FileNotFoundError(2, "No such file or directory", "/a"), StopIteration(5), SystemExit(3),
     UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"),

@@ -1423,3 +1423,141 @@ async def test_a_signature_the_test_sets_later_reaches_the_code(tmp_path):
     root = make(tmp_path / "arity", SIGNATURE_SET)
     _, run = await review(root, "arity/core.py", "arity")
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# arrow (survey 4): the tests build datetimes with ``dateutil.tz`` time zones (``tz.tzutc()``,
+# ``tz.tzoffset``, ``tz.gettz``, ``tz.tzlocal()``) and ``zoneinfo.ZoneInfo``; the code calls
+# their ``utcoffset`` and returns datetimes carrying them. (dateutil: a dependency of freezegun,
+# in the dev extras.)
+ZONES = {
+    "pyproject.toml": "[project]\nname = 'zones'\nversion = '0'\n",
+    "zones/__init__.py": "",
+    "zones/core.py": '''\
+        import datetime
+
+
+        def offset_hours(moment):
+            """The UTC offset of ``moment`` (an aware datetime), in hours."""
+            return moment.utcoffset().total_seconds() / 3600
+
+
+        def at_noon(day, zone):
+            """``day`` (a date) at noon in ``zone``."""
+            return datetime.datetime(day.year, day.month, day.day, 12, tzinfo=zone)
+
+
+        def zone_named(name):
+            """The time zone ``name`` (dateutil's ``gettz``)."""
+            from dateutil import tz
+
+            return tz.gettz(name)
+        ''',
+    "tests/test_core.py": '''\
+        import datetime
+        import zoneinfo
+
+        from dateutil import tz
+
+        from zones.core import at_noon, offset_hours, zone_named
+
+
+        def test_offsets():
+            july = datetime.datetime(2024, 7, 1)
+            assert offset_hours(july.replace(tzinfo=tz.tzutc())) == 0
+            assert offset_hours(july.replace(tzinfo=tz.tzoffset("X", 5400))) == 1.5
+            assert offset_hours(july.replace(tzinfo=tz.tzoffset(None, -3600))) == -1
+            assert offset_hours(july.replace(tzinfo=tz.gettz("US/Pacific"))) == -7
+            assert offset_hours(july.replace(tzinfo=zoneinfo.ZoneInfo("Europe/Paris"))) == 2
+            assert offset_hours(july.replace(tzinfo=tz.tzstr("EST5EDT"))) == -4
+            local = tz.tzlocal()
+            assert offset_hours(july.replace(tzinfo=local)) == local.utcoffset(july) / (
+                datetime.timedelta(hours=1))
+
+
+        def test_zones_come_back():
+            day = datetime.date(2024, 7, 1)
+            for zone in (tz.tzutc(), tz.tzoffset(None, 3600), tz.gettz("US/Pacific"),
+                         zoneinfo.ZoneInfo("Asia/Tokyo"), tz.tzlocal(), tz.tzstr("EST5EDT")):
+                made = at_noon(day, zone)
+                assert made.tzinfo == zone, zone
+                assert made == datetime.datetime(2024, 7, 1, 12, tzinfo=zone)
+            tokyo = zoneinfo.ZoneInfo("Asia/Tokyo")
+            assert at_noon(day, tokyo).tzinfo is tokyo
+            assert at_noon(day, tz.gettz("US/Pacific")).tzinfo is tz.gettz("US/Pacific")
+            assert at_noon(day, tz.tzutc()).tzinfo is tz.UTC
+            assert at_noon(day, tz.tzoffset("X", 60)).tzinfo is tz.tzoffset("X", 60)
+
+
+        def test_a_zone_the_code_makes():
+            assert zone_named("Europe/Paris") is tz.gettz("Europe/Paris")
+            assert zone_named("US/Pacific").utcoffset(datetime.datetime(2024, 1, 1)) == (
+                datetime.timedelta(hours=-8))
+        ''',
+}
+
+
+async def test_time_zones_of_zoneinfo_and_dateutil_cross_as_values(tmp_path):
+    """A ``dateutil.tz`` or ``zoneinfo`` time zone of the test's crossed as an opaque handle:
+    "the test's arguments could not cross to the code under test: the code used an object of
+    the test's" when the code asked its ``utcoffset`` (arrow: 637 tests, 612 of
+    ``DateTimeFormatter._format_token``'s 627), and a datetime carrying one could not come back
+    ("the code under test sent what the judge does not rebuild (an object of
+    datetime.datetime"). They cross as values, made again by their library (identity kept by
+    its caches: ``ZoneInfo(key)``, ``gettz``, ``tzoffset``, the ``tzutc`` singleton); wrong
+    bodies fail."""
+    root = make(tmp_path / "zones", ZONES)
+    for name in ("offset_hours", "at_noon", "zone_named"):
+        _, run = await review(root, "zones/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], (name, run.outcomes)
+    wrongs = {
+        "offset_hours": "def offset_hours(moment):\n    return moment.utcoffset().seconds / 3600\n",
+        "at_noon": ("def at_noon(day, zone):\n    import datetime\n    return datetime.datetime("
+                    "day.year, day.month, day.day, 12, tzinfo=datetime.timezone.utc)\n"),
+        "zone_named": ("def zone_named(name):\n    from dateutil import tz\n"
+                       "    return tz.gettz('Europe/Berlin')\n"),
+    }
+    for name, wrong in wrongs.items():
+        _, run = await review(root, "zones/core.py", name, wrong)
+        assert [o.status for o in run.outcomes] == ["failed"], (name, run.outcomes)
+
+
+FORGED_ZONE = {
+    "pyproject.toml": "[project]\nname = 'forged'\nversion = '0'\n",
+    "forged/__init__.py": "",
+    "forged/core.py": '''\
+        import zoneinfo
+
+
+        def pacific():
+            """The time zone of US/Pacific."""
+            return zoneinfo.ZoneInfo("US/Pacific")
+        ''',
+    "tests/test_core.py": '''\
+        import datetime
+        import zoneinfo
+
+        from forged.core import pacific
+
+
+        def test_pacific():
+            assert pacific() is zoneinfo.ZoneInfo("US/Pacific")
+            assert pacific().utcoffset(datetime.datetime(2024, 1, 1)) == datetime.timedelta(
+                hours=-8)
+        ''',
+}
+
+
+async def test_a_time_zone_under_another_zones_key_is_not_that_zone(tmp_path):
+    """A time zone crosses by its key only when its library, asked for that key, gives that
+    very object: the code's ``ZoneInfo.from_file`` of UTC's data named "US/Pacific" (or a
+    ``no_cache`` copy) is no pass; a right body passes."""
+    root = make(tmp_path / "forged", FORGED_ZONE)
+    _, run = await review(root, "forged/core.py", "pacific")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    from_file = ('zoneinfo.ZoneInfo.from_file(open("/usr/share/zoneinfo/UTC", "rb"), '
+                 'key="US/Pacific")')
+    for made in (from_file, 'zoneinfo.ZoneInfo.no_cache("US/Pacific")'):
+        wrong = f"def pacific():\n    import zoneinfo\n    return {made}\n"
+        _, run = await review(root, "forged/core.py", "pacific", wrong)
+        (outcome,) = run.outcomes
+        assert outcome.status in ("failed", "not judged"), outcome

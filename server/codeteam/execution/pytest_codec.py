@@ -19,7 +19,10 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
   ``object.__new__``), namedtuples (``n``), enum members (``e``), exceptions (``x``), a few
   standard value types (``v``: datetime, Decimal, Fraction, paths, range, bytearray, ordered and
   default dicts, deques, counters, dict views, compiled regular expressions, ``os.stat`` and
-  ``time`` results), the only constructors called;
+  ``time`` results, UUIDs, ``ipaddress`` objects, ``inspect`` signatures, ``gettext``
+  translations; time zones: ``zoneinfo.ZoneInfo`` by its key and ``dateutil.tz``'s by the
+  arguments its own constructors and caches make them again from, :meth:`Codec._zone_args`),
+  the only constructors called;
 - a module global both sides have that is no plain data, module or callable (a sentinel) by its
   name (``G``); ``w``/``W`` number the objects of one call both ways (identity kept, in-place
   changes written back); ``U`` a value the subject could not send (the judge's error);
@@ -843,6 +846,14 @@ class Codec:
                 module, name, args = patched
         if args is not None:
             args = args(value)
+            if module == "datetime" and name in ("datetime", "time") and len(
+                    args) > 1 and args[1] is not None and not self._zone_crosses(args[1]):
+                return False  # a datetime or time whose tzinfo is of another class
+        elif (module, name) in _ZONE_CLASSES:
+            found = self._zone_args(value, kind)
+            if found is None:
+                return False
+            name, args = found
         elif kind is range or kind is bytearray:
             args = ((value.start, value.stop, value.step) if kind is range else (bytes(value),))
         elif kind in _VIEWS:
@@ -860,6 +871,54 @@ class Codec:
         self._enc(args, out, memo, depth + 1)
         memo[id(value)] = (len(memo), value)
         return True
+
+    def _zone_crosses(self, tzinfo):
+        """Whether ``tzinfo`` (a datetime's) crosses as a value: a ``datetime.timezone`` or a
+        time zone of :meth:`_zone_args`."""
+        import datetime
+
+        kind = type(tzinfo)
+        return kind is datetime.timezone or (
+            (getattr(kind, "__module__", None), kind.__name__) in _ZONE_CLASSES and (
+                self._zone_args(tzinfo, kind) is not None))
+
+    def _zone_args(self, value, kind):
+        """``(name, arguments)`` from which the receiver makes the time zone ``value`` again
+        (:func:`_zone`): a ``zoneinfo.ZoneInfo`` by its key, ``dateutil.tz``'s ``tzutc()``,
+        ``tzoffset(name, seconds)``, ``tzstr(text, posix_offset)``, a ``tzfile`` by the name
+        ``gettz`` found it under, ``tzlocal()`` by what it read of the local time zone; only
+        when the library (not the project's own) made here from these arguments gives
+        ``value`` itself (its cache: ``ZoneInfo(key) is ZoneInfo(key)``, ``gettz``, the
+        factories of ``tzoffset`` and ``tzstr``, the ``tzutc`` singleton), or for ``tzlocal``
+        (never cached) one equal in all it read. Else None (``ZoneInfo.no_cache``, a file
+        read without a key: the object crosses as before, the test's handle)."""
+        library = _zone_library(kind.__name__, self)
+        if library is None or type(value) is not getattr(library, kind.__name__, None):
+            return None
+        try:
+            name = kind.__name__
+            if name == "ZoneInfo":
+                tries = [(value.key,)]
+            elif name == "tzutc":
+                tries = [()]
+            elif name == "tzoffset":
+                seconds = value._offset.total_seconds()
+                tries = [(value._name, int(seconds) if seconds == int(seconds) else seconds)]
+            elif name == "tzstr":
+                tries = [(value._s, False), (value._s, True)]
+            elif name == "tzlocal":
+                tries = [_local_state(value)]
+            else:
+                tries = [(key,) for key in _zone_keys(value, library)]
+            for args in tries:
+                if not _zone_arguments(name, args):
+                    continue
+                made = _zone(name, args, library)
+                if made is value or name == "tzlocal" and _local_state(made) == args:
+                    return name, args
+        except Exception:  # noqa: BLE001, S110 - not one made by these arguments
+            pass
+        return None
 
     def _marked(self, value, out):
         """A module global (a sentinel such as ``_missing = object()``) that the other side
@@ -1393,6 +1452,8 @@ class Codec:
 
         if name == "partial" and self.strict:  # the subject's partials arrive as handles
             raise ValueError("a partial from the code under test")
+        if name in _ZONE_NAMES:
+            return self._zone_value(name, args)
         try:
             if name in _BUILD:
                 return _BUILD[name](args)
@@ -1406,6 +1467,133 @@ class Codec:
             raise
         except Exception as error:  # noqa: BLE001 - bad arguments for the type
             raise ValueError(f"bad {name}: {error}") from None
+
+    def _zone_value(self, name, args):
+        """The time zone ``name`` made from ``args`` by its library's own constructor or
+        cache (:func:`_zone`; :meth:`_zone_args` sent them): ``ValueError`` for arguments of
+        the wrong shape, :class:`Unjudgeable` when this process cannot make it (the library
+        missing here or the project's own, a name it does not know, another local time
+        zone)."""
+        if not _zone_arguments(name, args):
+            raise ValueError(f"bad {name} arguments")
+        library = _zone_library(name, self, load=not self.strict)
+        if library is None:
+            raise Unjudgeable(f"a time zone of {_ZONE_NAMES[name]}, which is not a library "
+                              "imported here")
+        try:
+            made = _zone(name, args, library)
+        except Exception as error:  # noqa: BLE001 - a key this process does not know
+            raise Unjudgeable(f"the time zone {name}{args!r}, which this process cannot make "
+                              f"({type(error).__name__})") from None
+        if name == "tzlocal" and _local_state(made) != args:
+            raise Unjudgeable("a local time zone (dateutil's tzlocal) other than this "
+                              "process's")
+        return made
+
+
+def _zone_library(name, codec, load=False):
+    """The module whose class ``name`` (a time zone of :data:`_ZONE_NAMES`) is: ``zoneinfo``,
+    or ``dateutil.tz`` when it is a library, not one of the project's modules (whose classes
+    cross by state). Taken from ``sys.modules``; imported only when ``load`` (the subject:
+    the judge never imports); None when it is not there."""
+    module = _ZONE_NAMES.get(name)
+    found = sys.modules.get(module)
+    if found is None and (load or module == "zoneinfo"):
+        try:
+            import importlib
+
+            found = importlib.import_module(module)
+        except Exception:  # noqa: BLE001 - not installed here
+            return None
+    if found is None or codec.own(module) or module != "zoneinfo" and any(
+            codec.own(part) for part in ("dateutil", "dateutil.tz.tz", "dateutil.tz._tzfile")
+            if part in sys.modules):
+        return None
+    return found
+
+
+def _zone(name, args, library):
+    """The time zone ``name`` that ``library`` makes from ``args`` (plain data)."""
+    if name == "ZoneInfo":
+        return library.ZoneInfo(args[0])
+    if name == "tzfile":
+        made = library.gettz(args[0])
+        if type(made) is not library.tzfile:  # a TZ string, the local zone: not this key's file
+            raise LookupError(args[0])
+        return made
+    if name == "tzlocal":  # what it reads of this process's local time zone
+        return library.tzlocal()
+    return getattr(library, name)(*args)
+
+
+def _local_state(zone):
+    """What dateutil's ``tzlocal`` read of the local time zone (``time.timezone``,
+    ``time.altzone``, ``time.tzname``): its standard and daylight offsets and names."""
+    return (zone._std_offset.total_seconds(), zone._dst_offset.total_seconds(),
+            list(zone._tznames))
+
+
+def _zone_keys(zone, library):
+    """The names under which ``gettz`` may have found ``zone`` (a ``tzfile``): its ``key``
+    (dateutil 3 and later), else its file's path relative to a folder of the tz search path
+    (dateutil 2 keeps the path it read)."""
+    key = getattr(zone, "_key", None)
+    if key is not None:
+        return [key] if _zone_key(key) else []
+    path = getattr(zone, "_filename", None)
+    if type(path) is not str:
+        return []
+    if not os.path.isabs(path):
+        return [path] if _zone_key(path) else []
+    folders = getattr(sys.modules.get("dateutil.tz.tz"), "TZPATHS", None) or ()
+    return [path[len(folder):].lstrip("/") for folder in folders if type(folder) is str and (
+        path.startswith(folder.rstrip("/") + "/")) and _zone_key(path[len(folder):].lstrip("/"))]
+
+
+ZONE_KEY_LIMIT = 255
+"""Characters of a time zone's name the receiver looks up."""
+TZSTR_LIMIT = 200
+"""Characters of a ``TZ`` string (``tzstr``) the receiver parses."""
+
+
+def _zone_key(key):
+    """Whether ``key`` names a time zone of the tz database a receiver may look up: a
+    relative path under its search path (``US/Pacific``), never an absolute path, a part
+    ``..``, a ``TZ`` string's ``:`` or the empty name (the local zone)."""
+    return type(key) is str and 0 < len(key) <= ZONE_KEY_LIMIT and key.isprintable() and (
+        not key.startswith((":", "/")) and "\\" not in key and all(
+            part not in ("", ".", "..") for part in key.split("/")))
+
+
+def _zone_arguments(name, args):
+    """Whether ``args`` have the shape :meth:`Codec._zone_args` sends for ``name``."""
+    if type(args) is not tuple:
+        return False
+    if name in ("ZoneInfo", "tzfile"):
+        return len(args) == 1 and _zone_key(args[0])
+    if name == "tzutc":
+        return args == ()
+    if name == "tzoffset":
+        return len(args) == 2 and (args[0] is None or type(args[0]) is str and len(
+            args[0]) <= ZONE_KEY_LIMIT) and type(args[1]) in (int, float) and (
+            -86400 < args[1] < 86400)
+    if name == "tzstr":
+        return len(args) == 2 and type(args[0]) is str and 0 < len(args[0]) <= TZSTR_LIMIT and (
+            type(args[1]) is bool)
+    if name == "tzlocal":
+        return len(args) == 3 and all(type(a) is float and -86400 < a < 86400 for a in args[
+            :2]) and type(args[2]) is list and len(args[2]) == 2 and all(
+            type(a) is str and len(a) <= ZONE_KEY_LIMIT for a in args[2])
+    return False
+
+
+_ZONE_NAMES = {"ZoneInfo": "zoneinfo", "tzutc": "dateutil.tz", "tzoffset": "dateutil.tz",
+               "tzstr": "dateutil.tz", "tzlocal": "dateutil.tz", "tzfile": "dateutil.tz"}
+"""Time zones crossing as values (:meth:`Codec._zone_args`): name -> the module whose
+constructor or cache makes them."""
+_ZONE_CLASSES = frozenset({("zoneinfo", "ZoneInfo"), *(("dateutil.tz.tz", name) for name in (
+    "tzutc", "tzoffset", "tzstr", "tzlocal", "tzfile")), ("dateutil.tz._tzfile", "tzfile")})
+"""(``__module__``, name) of their classes (dateutil 2 defines ``tzfile`` in ``tz.tz``)."""
 
 
 def _name(cls):
@@ -1456,10 +1644,9 @@ def _patched_value_type(kind):
 
 
 def _datetime_args(value):
-    args = tuple(value.__reduce__()[1])
-    if len(args) > 1 and args[1] is not None and type(args[1]).__name__ != "timezone":
-        return None  # a tzinfo of another class
-    return args
+    """A datetime's, date's or time's pickled state (its ``fold`` too: protocol 4) and
+    tzinfo (whether that crosses: :meth:`Codec._zone_crosses`)."""
+    return tuple(value.__reduce_ex__(4)[1])
 
 
 _VALUE_ARGS = {
