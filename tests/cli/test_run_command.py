@@ -156,3 +156,20 @@ def test_review_with_sandbox_none_and_the_projects_own_venv(scripted, tmp_path, 
         assert verdict in done.stderr and done.returncode == code, done.stderr
         assert f"{2 - 2 * code}/2 tests passed" in done.stderr, done.stderr
     assert scripted.requests == []
+
+
+def test_setting_names_users_mistype(scripted, tmp_path):
+    """``--set MAX_ROUNDS=2`` names max_rounds; an unknown ``CODETEAM_*`` variable is a warning
+    with the nearest variable (it was ignored silently) and does not stop the run."""
+    path = tmp_path / "m.py"
+    path.write_text('def f(x):\n    """Double."""\n')
+    done = codeteam_run(scripted, str(path), "--function", "f", "--set", "MAX_ROUNDS=2")
+    assert done.returncode == 2
+    assert "MAX_ROUNDS: not a codeteam setting; did you mean max_rounds?" in done.stderr
+    path.write_text('def f(x):\n    """Double.\n\n    >>> f(2)\n    4\n    """\n    return 2 * x\n')
+    done = codeteam_run(scripted, str(path), "--function", "f", "--pipeline", "review",
+                        max_roundz=3)
+    assert done.returncode == 0, done.stderr
+    assert ("environment variable CODETEAM_MAX_ROUNDZ: not a codeteam setting (ignored); "
+            "did you mean CODETEAM_MAX_ROUNDS?") in done.stderr
+    assert scripted.requests == []
