@@ -39,13 +39,20 @@ def _parser() -> argparse.ArgumentParser:
         "for Python functions: as a language server or from the command line.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    # -v also after the subcommand (codeteam run ... -v); SUPPRESS: a subcommand without it
+    # leaves the value given before the subcommand
+    verbose = argparse.ArgumentParser(add_help=False)
+    verbose.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                         help="log to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    serve = sub.add_parser("serve", help="start the language server (stdio by default)")
+    serve = sub.add_parser("serve", parents=[verbose],
+                           help="start the language server (stdio by default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
     serve.add_argument("--log-file", metavar="PATH", help="also write the log to PATH")
 
-    run = sub.add_parser("run", help="run a pipeline on one function of a file")
+    run = sub.add_parser("run", parents=[verbose],
+                         help="run a pipeline on one function of a file")
     run.add_argument("file", type=Path)
     run.add_argument("--function", required=True, metavar="NAME",
                      help="function name, or Class.method")
@@ -71,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
 
     from codeteam.bench.bench_cli import add_bench_parser
 
-    add_bench_parser(sub)
+    add_bench_parser(sub, parents=[verbose])
     return parser
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -38,6 +39,8 @@ from codeteam.settings_messages import (
 
 if TYPE_CHECKING:
     from codeteam.execution.sandbox_policy import SandboxPolicy
+
+log = logging.getLogger(__name__)
 
 ROLES = ("analyst", "planner", "coder", "tester")
 """Role names that ``models`` may override (``{"coder": "gpt-4o"}``)."""
@@ -350,14 +353,97 @@ def environment_layer() -> dict[str, Any]:
     return layer
 
 
-def _did_you_mean(key: str) -> str:
-    """``"; did you mean max_rounds?"`` for a key close to a setting's name (a typo, or the
-    camelCase spelling of VS Code's ids), else ""."""
-    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in str(key)).lstrip("_")
+OTHER_VARIABLES = frozenset({
+    "CODETEAM_BENCH_DATA", "CODETEAM_EMBEDDED_GGUF", "CODETEAM_PARSE_IN_THREAD",
+    "CODETEAM_STDIN_THREAD", "CODETEAM_NVIM_SPEC",
+    # set by codeteam for the sandboxed processes (codeteam.execution), not by users
+    "CODETEAM_FILES_DIR", "CODETEAM_PROJECT_ROOT", "CODETEAM_RESULTS_FD", "CODETEAM_SUBJECT_FD",
+    "CODETEAM_MAX_PROCESSES", "CODETEAM_PRIVATE_PIDNS",
+})
+"""``CODETEAM_*`` environment variables that are not settings but are read elsewhere (the
+benchmark's data, the embedded model's file, test switches, the sandbox's own variables)."""
+
+_warned_variables: set[str] = set()
+
+
+def _nearest_setting(key: str) -> str | None:
+    """The setting a key probably means: itself in another spelling (``MAX_ROUNDS``,
+    ``max-rounds``, ``CODETEAM_MAX_ROUNDS``, VS Code's camelCase ``maxRounds``) or the closest
+    name (a typo: ``max_roundz``); None when nothing is close."""
+    key = str(key).strip()
+    if key.upper().startswith("CODETEAM_"):
+        key = key[len("CODETEAM_"):]
+    key = key.replace("-", "_")
+    if not any(c.islower() for c in key):
+        snake = key.lower()
+    else:
+        snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in key).lstrip("_")
     if snake in Settings.model_fields:
-        return f"; did you mean {snake}?"
+        return snake
     close = difflib.get_close_matches(snake, list(Settings.model_fields), n=1, cutoff=0.75)
-    return f"; did you mean {close[0]}?" if close else ""
+    return close[0] if close else None
+
+
+def _spelling_of(key: Any) -> bool:
+    """Whether ``key`` is a setting's name in another spelling (``MAX_ROUNDS``, ...): safe to
+    show as it is, however long."""
+    if not isinstance(key, str):
+        return False
+    plain = key.strip().lower()
+    plain = plain.removeprefix("codeteam_").replace("-", "").replace("_", "")
+    return any(plain == name.replace("_", "") for name in Settings.model_fields)
+
+
+def _did_you_mean(key: str) -> str:
+    """``"; did you mean max_rounds?"`` for a key close to a setting's name (a typo, another
+    spelling: see :func:`_nearest_setting`), else ""."""
+    nearest = _nearest_setting(key)
+    return f"; did you mean {nearest}?" if nearest else ""
+
+
+def unknown_environment_variables(environ: dict[str, str] | None = None) -> list[str]:
+    """One message per ``CODETEAM_*`` environment variable that names no setting (and is not
+    one of :data:`OTHER_VARIABLES`), with the nearest setting's variable: pydantic-settings
+    ignores them, so a typo (``CODETEAM_MAX_ROUNDZ``) would otherwise go unnoticed. Names only:
+    never a value."""
+    environ = os.environ if environ is None else environ
+    messages = []
+    for name in sorted(environ):
+        if not name.upper().startswith("CODETEAM_") or name.upper() in OTHER_VARIABLES:
+            continue
+        if name[len("CODETEAM_"):].lower() in Settings.model_fields:
+            continue
+        nearest = _nearest_setting(name)
+        hint = f"; did you mean CODETEAM_{nearest.upper()}?" if nearest else ""
+        shown = name if name.isidentifier() else name_shown(name)  # a name, not a value
+        messages.append(f"environment variable {shown}: not a codeteam setting "
+                        f"(ignored){hint}")
+    return messages
+
+
+def _warn_unknown_environment_variables() -> None:
+    """Log :func:`unknown_environment_variables` as warnings, each once per process (the
+    editor reloads its settings at every configuration change)."""
+    for message in unknown_environment_variables():
+        if message not in _warned_variables:
+            _warned_variables.add(message)
+            log.warning("%s", message)
+
+
+def _variable_of(key: str) -> str:
+    """The environment variable a setting's value was read from."""
+    if key == "api_key" and f"CODETEAM_{key.upper()}" not in os.environ:
+        return "OPENAI_API_KEY"
+    return f"CODETEAM_{key.upper()}"
+
+
+def _error_text(item: dict[str, Any]) -> str:
+    """One validation error's message, preceded by the part of the value it is about when it
+    is inside the value (``coder: Input should be a valid string`` for ``models``); a part
+    that is not a short identifier is described, never shown (it may be a pasted key)."""
+    inner = item["loc"][1:]
+    where = ".".join(str(part) if isinstance(part, int) else name_shown(part) for part in inner)
+    return f"{where}: {item['msg']}" if where else item["msg"]
 
 
 def load_settings(
@@ -373,10 +459,13 @@ def load_settings(
     on bad values. ``fallback=False`` leaves out of the messages what is kept instead
     ("(ignored)", "kept 3"), for a caller that stops on any problem (``codeteam run``).
     """
+    if env:
+        _warn_unknown_environment_variables()
     stack = ([environment_layer()] if env else []) + [_flatten(layer) for layer in layers]
     problems: list[str] = []
     merged: dict[str, Any] = {}
-    for layer in stack:
+    for number, layer in enumerate(stack):
+        from_environment = env and number == 0
         for key, value in layer.items():
             if value is None:
                 continue
@@ -384,22 +473,24 @@ def load_settings(
                 register_secret(value.strip())
             if key not in Settings.model_fields:
                 ignored = " (ignored)" if fallback else ""
-                problems.append(f"{name_shown(key)}: not a codeteam setting{ignored}"
+                shown = key if _spelling_of(key) else name_shown(key)
+                problems.append(f"{shown}: not a codeteam setting{ignored}"
                                 f"{_did_you_mean(key)}")
                 continue
             try:
                 Settings(**{**merged, key: value})
             except ValidationError as error:
                 messages = "; ".join(
-                    item["msg"] for item in error.errors() if item["loc"][:1] == (key,)
+                    _error_text(item) for item in error.errors() if item["loc"][:1] == (key,)
                 )
                 if messages:
                     # Never the value itself when it is text: it may be a pasted key.
                     if possible_secret(value):
                         register_secret(value)
                     shown = "the API key" if key == "api_key" else safe_value(value)
+                    source = f" (from {_variable_of(key)})" if from_environment else ""
                     kept = f"; kept {_shown_value(key, merged)}" if fallback else ""
-                    problems.append(f"{key}: {shown} is not valid ({messages}){kept}")
+                    problems.append(f"{key}: {shown} is not valid ({messages}){source}{kept}")
                     continue
             merged[key] = value
     return Settings(**merged), problems

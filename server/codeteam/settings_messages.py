@@ -30,10 +30,13 @@ def possible_secret(value: Any) -> bool:
     return isinstance(value, str) and len(value) >= 20 and not any(c.isspace() for c in value)
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+
+
 def name_shown(name: Any) -> str:
-    """An unknown setting or role name for a message: a short identifier as it is (a typo
-    such as ``colour``), anything else described."""
-    if isinstance(name, str) and name.isidentifier() and len(name) <= 24:
+    """An unknown setting or role name for a message: a short name as it is (a typo such as
+    ``colour``, ``max-rounds``), anything else described."""
+    if isinstance(name, str) and _NAME.fullmatch(name) and len(name) <= 24:
         return name
     return describe_value(name)
 

@@ -124,3 +124,52 @@ def test_a_bad_setting_stops_the_run_without_claiming_a_fallback(scripted, tmp_p
     assert "not a codeteam setting; did you mean max_rounds?" in done.stderr
     assert "(ignored)" not in done.stderr and "nothing was run" in done.stderr
     assert scripted.requests == []
+
+
+@pytest.mark.parametrize(("body", "verdict", "code"), [("a + b", "review: passed", 0),
+                                                      ("a - b", "review: failed", 1)])
+def test_review_with_sandbox_none_and_the_projects_own_venv(scripted, tmp_path, body, verdict,
+                                                            code):
+    """With ``sandbox = "none"`` the project is copied without its ``.venv``: the tests ran
+    ``<copy>/.venv/bin/python``, which does not exist ("prlimit: failed to execute"), and
+    correct code was reported failing. The interpreter now runs from where it is."""
+    import site
+
+    from project_kit import make_venv
+
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname = 'pkg'\nversion = '0.1'\n")
+    (root / "pkg" / "__init__.py").write_text("")
+    path = root / "pkg" / "m.py"
+    path.write_text('def add(a, b):\n    """Add.\n\n    >>> add(2, 3)\n    5\n    """\n'
+                    f"    return {body}\n")
+    (root / "tests" / "test_m.py").write_text(
+        "from pkg.m import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n")
+    python = make_venv(root / ".venv", {"server.pth": "\n".join(site.getsitepackages()) + "\n"})
+    for settings in ({}, {"python": str(python)}):
+        done = codeteam_run(scripted, str(path), "--function", "add", "--pipeline", "review",
+                            sandbox="none", **settings)
+        assert f"with {python}" in done.stderr, done.stderr
+        assert "could not run" not in done.stderr and "failed to execute" not in done.stderr
+        assert verdict in done.stderr and done.returncode == code, done.stderr
+        assert f"{2 - 2 * code}/2 tests passed" in done.stderr, done.stderr
+    assert scripted.requests == []
+
+
+def test_setting_names_users_mistype(scripted, tmp_path):
+    """``--set MAX_ROUNDS=2`` names max_rounds; an unknown ``CODETEAM_*`` variable is a warning
+    with the nearest variable (it was ignored silently) and does not stop the run."""
+    path = tmp_path / "m.py"
+    path.write_text('def f(x):\n    """Double."""\n')
+    done = codeteam_run(scripted, str(path), "--function", "f", "--set", "MAX_ROUNDS=2")
+    assert done.returncode == 2
+    assert "MAX_ROUNDS: not a codeteam setting; did you mean max_rounds?" in done.stderr
+    path.write_text('def f(x):\n    """Double.\n\n    >>> f(2)\n    4\n    """\n    return 2 * x\n')
+    done = codeteam_run(scripted, str(path), "--function", "f", "--pipeline", "review",
+                        max_roundz=3)
+    assert done.returncode == 0, done.stderr
+    assert ("environment variable CODETEAM_MAX_ROUNDZ: not a codeteam setting (ignored); "
+            "did you mean CODETEAM_MAX_ROUNDS?") in done.stderr
+    assert scripted.requests == []

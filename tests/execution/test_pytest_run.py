@@ -461,9 +461,13 @@ async def test_methods_and_nested_functions_are_selected_by_their_code(tmp_path)
         assert [o.status for o in report.outcomes] == ["failed"]
 
 
-async def test_a_dependency_only_in_the_projects_virtualenv(tmp_path):
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+async def test_a_dependency_only_in_the_projects_virtualenv(tmp_path, mode):
     """The project's .venv is the interpreter: its packages (here ``onlyhere``, and pytest
-    through a .pth file) are there for pytest; the server's own environment lacks them."""
+    through a .pth file) are there for pytest; the server's own environment lacks them.
+    With ``sandbox = "none"`` the project is copied without its .venv: the interpreter runs
+    from where it is, not from its place in the copy (which does not exist)."""
+    policy = POLICY.model_copy(update={"mode": mode})
     import site
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -483,16 +487,16 @@ async def test_a_dependency_only_in_the_projects_virtualenv(tmp_path):
         __import__("onlyhere")
     path = root / "calc.py"
     task = await with_project_tests(task_for(path.read_text(), "double", path=path),
-                                    path=path, root=None, policy=POLICY)
+                                    path=path, root=None, policy=policy)
     assert task.pytest_target.python == str(python)
     assert [(t.id, t.skip_reason) for t in task.public_tests] == [
         ("tests/test_calc.py::test_double", None)]
     text = path.read_text()
     report = await run_candidate(task.pytest_target, text, text.replace("* x", "+ x"),
-                                 task.public_tests, POLICY)
+                                 task.public_tests, policy)
     assert [o.status for o in report.outcomes] == ["passed"]  # 2 + 2 == 4: still right
     report = await run_candidate(task.pytest_target, text, text.replace("* x", "- x"),
-                                 task.public_tests, POLICY)
+                                 task.public_tests, policy)
     assert [o.status for o in report.outcomes] == ["failed"]
 
 

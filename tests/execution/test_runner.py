@@ -137,6 +137,7 @@ async def test_per_test_timeout_points_at_the_loop(policy):
     report = await run_tests(program, tests, policy=policy)
     spin, after = report.outcomes
     assert spin.status == "timeout" and "CPU seconds" in spin.message
+    assert spin.message.endswith("(a fixed limit per test: no setting raises it)"), spin.message
     assert spin.function_line in (1, 2)  # where the code was
     assert after.status == "passed"
     assert not report.killed

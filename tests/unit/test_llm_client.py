@@ -278,6 +278,7 @@ async def test_a_call_with_a_speed_gets_its_limit_and_names_it(scripted, monkeyp
     message = str(error.value)
     assert message.startswith("the embedded model took longer than 0.4 s for up to 20 tokens")
     assert "100 tokens/s" in message and "127.0.0.1" not in message
+    assert message.endswith("; the setting timeout_s sets a longer limit")
     await client.close()
 
 
@@ -302,7 +303,7 @@ async def test_a_timeout_the_user_set_holds_for_the_embedded_model(scripted):
     client = LLMClient(Endpoint(base_url=scripted.base_url, name="the embedded model"),
                        max_retries=0, timeout_s=0.3, speed=CallSpeed(), fixed_timeout=True)
     with pytest.raises(LLMTimeout, match=r"the embedded model did not answer within the "
-                       r"timeout \(0\.3 s"):
+                       r"timeout \(0\.3 s.*\); the setting timeout_s raises it$"):
         await client.chat(HELLO)
     await client.close()
 

@@ -25,9 +25,12 @@ def missing_bench_packages() -> list[str]:
     return missing
 
 
-def add_bench_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add the ``bench`` subcommand to the ``codeteam`` parser."""
-    bench = sub.add_parser("bench", help="pass@1 of pipelines on a benchmark, with its cost")
+def add_bench_parser(sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+                     parents: list[argparse.ArgumentParser] | None = None) -> None:
+    """Add the ``bench`` subcommand to the ``codeteam`` parser (with the options of
+    ``parents``, such as ``-v``)."""
+    bench = sub.add_parser("bench", parents=parents or [],
+                           help="pass@1 of pipelines on a benchmark, with its cost")
     source = bench.add_mutually_exclusive_group(required=True)
     source.add_argument("--dataset", help="humaneval, humaneval-et, humaneval-plus, mbpp")
     source.add_argument("--data", type=Path, help="a JSONL file in HumanEval's format")

@@ -45,6 +45,7 @@ from codeteam.execution.sandbox import (
     python_argv,
     run_sandboxed,
 )
+from codeteam.execution.sandbox_policy import raise_run_limit
 
 PLUGIN_FILE = "_codeteam_pytest_plugin.py"
 SPEC_FILE = "_codeteam_pytest_spec.json"
@@ -385,7 +386,8 @@ def run_problem(result: ProcessResult, heard: Heard, policy: SandboxPolicy) -> s
     if result.exit_code == NO_PYTEST_EXIT:
         return result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "no pytest"
     if result.killed:
-        return f"pytest did not finish collecting within the {policy.timeout_s:g} s limit"
+        return (f"pytest did not finish collecting within the {policy.timeout_s:g} s limit; "
+                f"{raise_run_limit(policy.timeout_s)}")
     lines = [line.strip() for line in (result.stderr + "\n" + result.stdout).splitlines()
              if line.strip()]
     errors = [line for line in lines if "error:" in line.lower()

@@ -539,15 +539,22 @@ class _Prepared:
     def _command(self, files_dir: str, project_root: str | None = None) -> list[str]:
         """``command`` with, in a project run, each element naming a key of ``files``
         replaced by that file's path in the run, and (mode "none") paths under the project
-        root by their place in the copy."""
+        root by their place in the copy, but for those in the folders the interpreter needs
+        (:func:`_interpreter_dirs`, ``extra_ro``) that the copy leaves out: a project's
+        ``.venv`` is not copied, so its ``bin/python`` runs from where it is (as under bwrap,
+        which mounts those folders at their own paths)."""
         if self.project is None:
             return list(self.command)
+        in_place = [*_interpreter_dirs(self.project.python), *self.project.extra_ro]
         argv = []
         for arg in self.command:
             if arg in self.files:
                 arg = os.path.join(files_dir, arg)
             elif project_root is not None:
-                arg = _moved(arg, self.project.root, project_root)
+                moved = _moved(arg, self.project.root, project_root)
+                if moved == arg or not _left_out_of_copy(arg, in_place, self.project.root,
+                                                         project_root):
+                    arg = moved
             argv.append(arg)
         return argv
 
@@ -768,6 +775,18 @@ def _interpreter_dirs(python: str) -> list[str]:
     dirs = [venv if os.path.isfile(os.path.join(venv, "pyvenv.cfg")) else folder]
     dirs.append(os.path.dirname(os.path.realpath(python)))
     return dirs
+
+
+def _left_out_of_copy(path: str, folders: list[str], root: str, copy: str) -> bool:
+    """Whether ``path`` lies in one of ``folders`` (under ``root``, not ``root`` itself) whose
+    place in ``copy`` does not exist: a folder the copy left out (a virtualenv), which the
+    command must reach at its own path."""
+    for folder in map(os.path.normpath, folders):
+        place = _moved(folder, root, copy)
+        inside = _moved(path, folder, place) != path
+        if place != folder and inside and not os.path.lexists(place):
+            return True
+    return False
 
 
 def _moved(path: str, old_root: str, new_root: str) -> str:

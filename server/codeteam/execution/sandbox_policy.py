@@ -87,6 +87,19 @@ class SandboxPolicy(BaseModel):
     niceness: int = Field(default=0, ge=0, le=19)
 
 
+TIMEOUT_SETTING = "test_timeout_s"
+"""The user's setting that becomes a run's ``timeout_s`` (and so raises its wall-clock limit,
+:func:`codeteam.execution.suite.session_policy`); messages about that limit name it."""
+
+CPU_LIMIT_FIXED = "a fixed limit per test: no setting raises it"
+"""Said of a test's CPU limit (``per_test_timeout_s``), which is not a setting."""
+
+
+def raise_run_limit(limit_s: float) -> str:
+    """How to give a run more wall-clock time than the ``limit_s`` it had."""
+    return f"the setting {TIMEOUT_SETTING} raises it (set it above {limit_s:g})"
+
+
 FileContent = str | bytes | Callable[[str], str | bytes]
 """A file for the run: text (written as UTF-8), bytes, or (project runs) a callable given where
 the project root is in the run, returning text or bytes."""

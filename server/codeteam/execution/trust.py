@@ -27,6 +27,7 @@ import os
 from codeteam.execution.outcomes import Program, PytestTarget, RunReport, TestCase, TestOutcome
 from codeteam.execution.pytest_run import Heard, output_tail, run_problem
 from codeteam.execution.sandbox import ProcessResult, SandboxPolicy
+from codeteam.execution.sandbox_policy import CPU_LIMIT_FIXED, raise_run_limit
 
 BUSY = "the machine was too busy"
 """The start of every "not judged" reason for a test the wall clock cut short."""
@@ -80,6 +81,7 @@ def _from_event(test: TestCase, event: dict, program: Program,
                            "while under its CPU limit")
     elif limit == "timeout":
         outcome.status = "timeout"
+        outcome.message = f"{outcome.message} ({CPU_LIMIT_FIXED})".lstrip()
     frames = [f for f in event.get("traceback") or [] if isinstance(f, list) and len(f) == 2]
     in_target = [line for path, line in frames if path == target.relative_path]
     if in_target:
@@ -108,12 +110,14 @@ def _missing(test: TestCase, heard: Heard, result: ProcessResult, policy: Sandbo
         message = f"collection error: {heard.collect_errors[file].get('message')}"
     elif result.killed and running and not _busy(result):
         status, message = "timeout", (f"the run used its {policy.timeout_s:g} s of wall-clock "
-                                      "time computing (CPU-bound) during this test")
+                                      "time computing (CPU-bound) during this test; "
+                                      f"{raise_run_limit(policy.timeout_s)}")
     elif result.killed:
         status = "not judged"
         message = (f"{BUSY}: the run did not finish within its {policy.timeout_s:g} s "
                    "wall-clock backstop" + (" (during this test)" if running
-                                            else " (before this test)"))
+                                            else " (before this test)")
+                   + f"; {raise_run_limit(policy.timeout_s)}")
     elif running:
         message = f"the pytest process died during this test (exit status {result.exit_code})"
     elif heard.done is None:

@@ -254,10 +254,11 @@ class LLMClient:
             if by_speed:
                 raise LLMTimeout(
                     f"{shown} took longer than {_seconds(limit_s)} s for up to {limit_tokens} tokens "
-                    f"({self.speed.describe()})"
+                    f"({self.speed.describe()}); the setting timeout_s sets a longer limit"
                 ) from error
             raise LLMTimeout(
-                f"{shown} did not answer within the timeout ({_seconds(limit_s)} s, model {name})"
+                f"{shown} did not answer within the timeout ({_seconds(limit_s)} s, model {name});"
+                f" the setting timeout_s raises it"
             ) from error
         except openai.APIConnectionError as error:
             raise LLMUnavailable(
