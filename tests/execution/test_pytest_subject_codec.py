@@ -680,6 +680,27 @@ def test_a_gettext_translation_crosses_its_plural_rule_compiled_again():
     assert [back.ngettext("%d apple", "%d apples", n) for n in (0, 1, 2)] == [
         "%d pomme", "%d pomme", "%d pommes"]
     assert type(subject.loads(judge.dumps(back))) is gettext.GNUTranslations
+    del made.plural  # (what the sender sends of gettext's own rule: the header alone)
     made._info = {"plural-forms": "nplurals=2; plural=__import__('os').system('x');"}
     with pytest.raises(ValueError):
         judge.loads(subject.dumps(made))
+
+
+def test_a_translations_own_plural_rule_is_not_replaced_by_the_headers():
+    """A rule gettext did not compile from the translation's header (the code's own lambda, a
+    header changed afterwards) is sent as it is; gettext's own rule is compiled again."""
+    import gettext
+
+    judge, subject = pair()
+    made = object.__new__(gettext.GNUTranslations)
+    made.__dict__.update(_info={}, _catalog={}, plural=str)
+    assert ps._translation_state(made)[0]["plural"] is str
+    back = subject.loads(judge.dumps(made))
+    assert back.plural is str
+    made.plural = ps._germanic_rule()
+    assert "plural" not in ps._translation_state(made)[0]
+    made.plural = gettext.c2py("n > 1")
+    assert ps._translation_state(made)[0]["plural"] is made.plural
+    made._info = {"plural-forms": "nplurals=2; plural=n > 1;"}
+    assert "plural" not in ps._translation_state(made)[0]
+    assert subject.loads(judge.dumps(made)).plural(0) == 0

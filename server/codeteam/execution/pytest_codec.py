@@ -41,7 +41,7 @@ import collections.abc
 import os
 import sys
 import time
-from functools import partial
+from functools import cache, partial
 from os import read as _read
 from os import write as _write
 from select import select as _select
@@ -1703,10 +1703,21 @@ _BUILD = {
 
 
 def _translation_state(value):
-    """A ``gettext`` translation's attributes (its catalog, headers, charsets, fallback) but
-    its plural rule, a function gettext compiled from the ``Plural-Forms`` header: the
-    receiver compiles it again (:func:`_translation`)."""
-    return ({k: v for k, v in vars(value).items() if k != "plural"},)
+    """A ``gettext`` translation's attributes (its catalog, headers, charsets, fallback); its
+    plural rule only when it is not the one the receiver compiles again from the catalog's
+    ``Plural-Forms`` header (:func:`_plural_rule`: the same code as gettext's): a rule the code
+    set itself crosses as it is (a handle), never replaced by the header's."""
+    state = dict(vars(value))
+    plural = state.get("plural")
+    if type(value).__name__ == "GNUTranslations" and plural is not None:
+        try:
+            rule = _plural_rule(state)
+        except Exception:  # noqa: BLE001 - a header the receiver refuses: the rule as it is
+            rule = None
+        if rule is not None and type(plural) is type(rule) and plural.__code__ == (
+                rule.__code__) and plural.__defaults__ is None and plural.__closure__ is None:
+            del state["plural"]
+    return (state,)
 
 
 PLURAL_LIMIT = 1000
@@ -1715,26 +1726,49 @@ PLURAL_LIMIT = 1000
 
 def _translation(name, args):
     """The ``gettext`` translation ``name`` with the attributes sent (humanize's
-    ``i18n.activate`` returns the one it keeps); its plural rule made here as gettext makes
-    it from a catalog's header (``GNUTranslations._parse``), never taken from the sender."""
+    ``i18n.activate`` returns the one it keeps); its plural rule, unless sent (a rule of the
+    sender's own), made here as gettext makes it from a catalog's header
+    (``GNUTranslations._parse``)."""
     import gettext
 
     state = args[0] if len(args) == 1 else None
     if type(state) is not dict or any(type(k) is not str or _is_dunder(k) for k in state) or (
-            type(state.get("_catalog", {})) is not dict):
+            type(state.get("_catalog", {})) is not dict) or (
+            "plural" in state and not callable(state["plural"])):
         raise ValueError("a malformed translation")
     made = object.__new__(getattr(gettext, name))
     vars(made).update(state)
-    if name == "GNUTranslations":
-        made.plural = lambda n: int(n != 1)  # gettext's default (germanic) rule
-        info = state.get("_info")
-        forms = info.get("plural-forms") if type(info) is dict else None
-        if type(forms) is str and "plural=" in forms:
-            expression = forms.split(";")[1].split("plural=")[1]
-            if len(expression) > PLURAL_LIMIT:
-                raise ValueError("a plural rule too long")
-            made.plural = gettext.c2py(expression)
+    if name == "GNUTranslations" and "plural" not in state:
+        made.plural = _plural_rule(state)
     return made
+
+
+def _plural_rule(state):
+    """The plural rule gettext makes from the ``Plural-Forms`` header of a translation's
+    attributes ``state`` (``c2py`` of its expression), or its default (germanic) rule."""
+    import gettext
+
+    info = state.get("_info")
+    forms = info.get("plural-forms") if type(info) is dict else None
+    if type(forms) is str and "plural=" in forms:
+        expression = forms.split(";")[1].split("plural=")[1]
+        if len(expression) > PLURAL_LIMIT:
+            raise ValueError("a plural rule too long")
+        return gettext.c2py(expression)
+    return _germanic_rule()
+
+
+@cache
+def _germanic_rule():
+    """gettext's own default plural rule (``lambda n: int(n != 1)``, set by
+    ``GNUTranslations._parse``): that of a catalog of no messages."""
+    import gettext
+    import io
+    import struct
+
+    return gettext.GNUTranslations(io.BytesIO(struct.pack("<5I", 0x950412DE, 0, 0, 20, 20))).plural
+
+
 def _present(value):
     """``(True, value)``, or ``(False, None)`` for ``inspect``'s "empty" marker (a private
     class, never sent by name)."""
