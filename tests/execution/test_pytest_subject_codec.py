@@ -704,3 +704,18 @@ def test_a_translations_own_plural_rule_is_not_replaced_by_the_headers():
     made._info = {"plural-forms": "nplurals=2; plural=n > 1;"}
     assert "plural" not in ps._translation_state(made)[0]
     assert subject.loads(judge.dumps(made)).plural(0) == 0
+
+
+def test_a_uuid_crosses_with_whether_it_was_made_safely():
+    """``UUID.is_safe`` (``uuid1()``'s, which ``==`` ignores) crosses with the UUID: it was
+    always ``SafeUUID.unknown`` on the other side; a crafted one is refused."""
+    import uuid
+
+    for safe in uuid.SafeUUID:
+        made = uuid.UUID(int=5, is_safe=safe)
+        for sender, receiver in (pair(), reversed(pair())):
+            back = receiver.loads(sender.dumps(made))
+            assert back == made and back.is_safe is safe
+    frame = ps.Codec(False, Side("subject")).dumps(uuid.UUID(int=5)).replace(b"N", b"i7;")
+    with pytest.raises(ValueError, match="UUID"):
+        ps.Codec(True, Side("judge")).loads(frame)

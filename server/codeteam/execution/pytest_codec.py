@@ -1666,7 +1666,7 @@ _VALUE_ARGS = {
         v.__reduce__()[1]),
     ("gettext", "NullTranslations"): lambda v: _translation_state(v),
     ("gettext", "GNUTranslations"): lambda v: _translation_state(v),
-    ("uuid", "UUID"): lambda v: (str(v),),
+    ("uuid", "UUID"): lambda v: (str(v), v.is_safe.value),
     **{("ipaddress", name): lambda v: (str(v),) for name in (
         "IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network", "IPv4Interface",
         "IPv6Interface")},
@@ -1696,6 +1696,7 @@ _BUILD = {
     "partial": lambda args: _partial(args[0], args[1], args[2]),
     "NullTranslations": lambda args: _translation("NullTranslations", args),
     "GNUTranslations": lambda args: _translation("GNUTranslations", args),
+    "UUID": lambda args: _uuid(*args),
     "Parameter": lambda args: _parameter(*args),
     "Signature": lambda args: _signature(*args),
 }
@@ -1767,6 +1768,16 @@ def _germanic_rule():
     import struct
 
     return gettext.GNUTranslations(io.BytesIO(struct.pack("<5I", 0x950412DE, 0, 0, 20, 20))).plural
+
+
+def _uuid(text, safe=None):
+    """A UUID from its text and whether it was made safely (``is_safe``: the value of a
+    ``uuid.SafeUUID``, which ``UUID.__eq__`` ignores, a test may read: ``uuid1()``'s)."""
+    import uuid
+
+    if type(text) is not str or safe is not None and type(safe) is not int:
+        raise ValueError("a malformed UUID")
+    return uuid.UUID(text, is_safe=uuid.SafeUUID(safe))
 
 
 def _present(value):
