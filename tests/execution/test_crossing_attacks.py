@@ -289,3 +289,47 @@ async def test_a_tests_namedtuple_the_code_returns_is_judged(tmp_path):
     _, run = await review(root, "picks/core.py", "pick",
                           "def pick(mapping, key):\n    return type(mapping[key])(2, 1)\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# A gettext translation crosses by its attributes, its plural rule compiled again by the
+# receiver from the catalog's Plural-Forms header (or gettext's default, n != 1): the code's
+# own rule, set on the object, was dropped, so a translation with a wrong rule came back with
+# the right one.
+PLURALS = {
+    "pyproject.toml": "[project]\nname = 'words'\nversion = '0'\n",
+    "words/__init__.py": "",
+    "words/core.py": '''\
+        import gettext
+
+
+        def english(catalog):
+            """A translation of ``catalog`` (a ``gettext`` catalog) with English plurals."""
+            made = object.__new__(gettext.GNUTranslations)
+            made.__dict__.update(_info={}, _charset=None, _output_charset=None,
+                                 _fallback=None, _catalog=dict(catalog))
+            made.plural = lambda n: int(n != 1)
+            return made
+        ''',
+    "tests/test_core.py": '''\
+        from words.core import english
+
+
+        def test_english_plurals():
+            made = english({("apple", 0): "apple", ("apple", 1): "apples"})
+            assert [made.ngettext("apple", "apples", n) for n in (0, 1, 2)] == [
+                "apples", "apple", "apples"]
+        ''',
+}
+
+
+async def test_a_translations_own_plural_rule_crosses_with_it(tmp_path):
+    """The plural rule is compiled again only when it is the one the receiver compiles from
+    the header (gettext's own); any other rule crosses as it is: a wrong rule (French, n > 1)
+    is no pass, and the right one set by the code still passes."""
+    root = make(tmp_path / "words", PLURALS)
+    _, run = await review(root, "words/core.py", "english")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = (root / "words/core.py").read_text().replace("n != 1", "n > 1")
+    wrong = wrong[wrong.index("def english"):]
+    _, run = await review(root, "words/core.py", "english", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -680,6 +680,42 @@ def test_a_gettext_translation_crosses_its_plural_rule_compiled_again():
     assert [back.ngettext("%d apple", "%d apples", n) for n in (0, 1, 2)] == [
         "%d pomme", "%d pomme", "%d pommes"]
     assert type(subject.loads(judge.dumps(back))) is gettext.GNUTranslations
+    del made.plural  # (what the sender sends of gettext's own rule: the header alone)
     made._info = {"plural-forms": "nplurals=2; plural=__import__('os').system('x');"}
     with pytest.raises(ValueError):
         judge.loads(subject.dumps(made))
+
+
+def test_a_translations_own_plural_rule_is_not_replaced_by_the_headers():
+    """A rule gettext did not compile from the translation's header (the code's own lambda, a
+    header changed afterwards) is sent as it is; gettext's own rule is compiled again."""
+    import gettext
+
+    judge, subject = pair()
+    made = object.__new__(gettext.GNUTranslations)
+    made.__dict__.update(_info={}, _catalog={}, plural=str)
+    assert ps._translation_state(made)[0]["plural"] is str
+    back = subject.loads(judge.dumps(made))
+    assert back.plural is str
+    made.plural = ps._germanic_rule()
+    assert "plural" not in ps._translation_state(made)[0]
+    made.plural = gettext.c2py("n > 1")
+    assert ps._translation_state(made)[0]["plural"] is made.plural
+    made._info = {"plural-forms": "nplurals=2; plural=n > 1;"}
+    assert "plural" not in ps._translation_state(made)[0]
+    assert subject.loads(judge.dumps(made)).plural(0) == 0
+
+
+def test_a_uuid_crosses_with_whether_it_was_made_safely():
+    """``UUID.is_safe`` (``uuid1()``'s, which ``==`` ignores) crosses with the UUID: it was
+    always ``SafeUUID.unknown`` on the other side; a crafted one is refused."""
+    import uuid
+
+    for safe in uuid.SafeUUID:
+        made = uuid.UUID(int=5, is_safe=safe)
+        for sender, receiver in (pair(), reversed(pair())):
+            back = receiver.loads(sender.dumps(made))
+            assert back == made and back.is_safe is safe
+    frame = ps.Codec(False, Side("subject")).dumps(uuid.UUID(int=5)).replace(b"N", b"i7;")
+    with pytest.raises(ValueError, match="UUID"):
+        ps.Codec(True, Side("judge")).loads(frame)

@@ -41,7 +41,7 @@ import collections.abc
 import os
 import sys
 import time
-from functools import partial
+from functools import cache, partial
 from os import read as _read
 from os import write as _write
 from select import select as _select
@@ -1666,7 +1666,7 @@ _VALUE_ARGS = {
         v.__reduce__()[1]),
     ("gettext", "NullTranslations"): lambda v: _translation_state(v),
     ("gettext", "GNUTranslations"): lambda v: _translation_state(v),
-    ("uuid", "UUID"): lambda v: (str(v),),
+    ("uuid", "UUID"): lambda v: (str(v), v.is_safe.value),
     **{("ipaddress", name): lambda v: (str(v),) for name in (
         "IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network", "IPv4Interface",
         "IPv6Interface")},
@@ -1696,6 +1696,7 @@ _BUILD = {
     "partial": lambda args: _partial(args[0], args[1], args[2]),
     "NullTranslations": lambda args: _translation("NullTranslations", args),
     "GNUTranslations": lambda args: _translation("GNUTranslations", args),
+    "UUID": lambda args: _uuid(*args),
     "Parameter": lambda args: _parameter(*args),
     "Signature": lambda args: _signature(*args),
 }
@@ -1703,10 +1704,21 @@ _BUILD = {
 
 
 def _translation_state(value):
-    """A ``gettext`` translation's attributes (its catalog, headers, charsets, fallback) but
-    its plural rule, a function gettext compiled from the ``Plural-Forms`` header: the
-    receiver compiles it again (:func:`_translation`)."""
-    return ({k: v for k, v in vars(value).items() if k != "plural"},)
+    """A ``gettext`` translation's attributes (its catalog, headers, charsets, fallback); its
+    plural rule only when it is not the one the receiver compiles again from the catalog's
+    ``Plural-Forms`` header (:func:`_plural_rule`: the same code as gettext's): a rule the code
+    set itself crosses as it is (a handle), never replaced by the header's."""
+    state = dict(vars(value))
+    plural = state.get("plural")
+    if type(value).__name__ == "GNUTranslations" and plural is not None:
+        try:
+            rule = _plural_rule(state)
+        except Exception:  # noqa: BLE001 - a header the receiver refuses: the rule as it is
+            rule = None
+        if rule is not None and type(plural) is type(rule) and plural.__code__ == (
+                rule.__code__) and plural.__defaults__ is None and plural.__closure__ is None:
+            del state["plural"]
+    return (state,)
 
 
 PLURAL_LIMIT = 1000
@@ -1715,26 +1727,59 @@ PLURAL_LIMIT = 1000
 
 def _translation(name, args):
     """The ``gettext`` translation ``name`` with the attributes sent (humanize's
-    ``i18n.activate`` returns the one it keeps); its plural rule made here as gettext makes
-    it from a catalog's header (``GNUTranslations._parse``), never taken from the sender."""
+    ``i18n.activate`` returns the one it keeps); its plural rule, unless sent (a rule of the
+    sender's own), made here as gettext makes it from a catalog's header
+    (``GNUTranslations._parse``)."""
     import gettext
 
     state = args[0] if len(args) == 1 else None
     if type(state) is not dict or any(type(k) is not str or _is_dunder(k) for k in state) or (
-            type(state.get("_catalog", {})) is not dict):
+            type(state.get("_catalog", {})) is not dict) or (
+            "plural" in state and not callable(state["plural"])):
         raise ValueError("a malformed translation")
     made = object.__new__(getattr(gettext, name))
     vars(made).update(state)
-    if name == "GNUTranslations":
-        made.plural = lambda n: int(n != 1)  # gettext's default (germanic) rule
-        info = state.get("_info")
-        forms = info.get("plural-forms") if type(info) is dict else None
-        if type(forms) is str and "plural=" in forms:
-            expression = forms.split(";")[1].split("plural=")[1]
-            if len(expression) > PLURAL_LIMIT:
-                raise ValueError("a plural rule too long")
-            made.plural = gettext.c2py(expression)
+    if name == "GNUTranslations" and "plural" not in state:
+        made.plural = _plural_rule(state)
     return made
+
+
+def _plural_rule(state):
+    """The plural rule gettext makes from the ``Plural-Forms`` header of a translation's
+    attributes ``state`` (``c2py`` of its expression), or its default (germanic) rule."""
+    import gettext
+
+    info = state.get("_info")
+    forms = info.get("plural-forms") if type(info) is dict else None
+    if type(forms) is str and "plural=" in forms:
+        expression = forms.split(";")[1].split("plural=")[1]
+        if len(expression) > PLURAL_LIMIT:
+            raise ValueError("a plural rule too long")
+        return gettext.c2py(expression)
+    return _germanic_rule()
+
+
+@cache
+def _germanic_rule():
+    """gettext's own default plural rule (``lambda n: int(n != 1)``, set by
+    ``GNUTranslations._parse``): that of a catalog of no messages."""
+    import gettext
+    import io
+    import struct
+
+    return gettext.GNUTranslations(io.BytesIO(struct.pack("<5I", 0x950412DE, 0, 0, 20, 20))).plural
+
+
+def _uuid(text, safe=None):
+    """A UUID from its text and whether it was made safely (``is_safe``: the value of a
+    ``uuid.SafeUUID``, which ``UUID.__eq__`` ignores, a test may read: ``uuid1()``'s)."""
+    import uuid
+
+    if type(text) is not str or safe is not None and type(safe) is not int:
+        raise ValueError("a malformed UUID")
+    return uuid.UUID(text, is_safe=uuid.SafeUUID(safe))
+
+
 def _present(value):
     """``(True, value)``, or ``(False, None)`` for ``inspect``'s "empty" marker (a private
     class, never sent by name)."""
