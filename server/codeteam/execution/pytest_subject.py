@@ -1799,7 +1799,7 @@ def _own_session():
         os.setsid()
     except OSError:  # a session leader already (bwrap's new session)
         return
-    for _ in range(10) if niceness > 0 else ():
+    for _ in range(30) if niceness > 0 else ():
         try:
             with open("/proc/self/autogroup", "w") as handle:
                 handle.write(str(niceness))
