@@ -776,7 +776,7 @@ def test_the_judge_runs_no_hook_but_those_of_the_tests_object():
 
         __hash__ = None
 
-    judge, subject = hooked_pair()
+    judge, _ = hooked_pair()
     seen = Seen([1])
     judge.dumps([seen, len, iter([1])])
     handles = {type(v).__name__: k for k, v in judge.exported.items()}
