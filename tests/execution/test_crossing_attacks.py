@@ -365,5 +365,7 @@ async def test_the_hooks_of_the_tests_objects_forge_no_verdict(tmp_path):
     assert by_name(run)["test_size_raises"].status == "not judged", run.outcomes
     flood = "def size(items):\n    n = 0\n    while True:\n        n += len(items)\n"
     _, run = await review(root, "hooked/core.py", "size", flood)
-    assert by_name(run)["test_size"].status in ("timeout", "failed", "error"), run.outcomes
+    flooded = by_name(run)["test_size"]  # (on a busy machine: its wall-clock limit)
+    assert flooded.status in ("timeout", "failed", "error") or (
+        flooded.status == "not judged" and "wall-clock" in flooded.message), flooded
     assert by_name(run)["test_size_raises"].status == "passed", run.outcomes  # as in pytest

@@ -29,11 +29,14 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
 - *handles* (``H``; ``Y`` back to its owner): a callable or iterator the protocol cannot copy;
   the other side gets a :class:`RemoteCallable` / :class:`RemoteIterator` whose calls and
   ``next`` are requests (nested both ways); any other object of the test's (an instance of a
-  class made in a test, callable or not) a :class:`RemoteObject`.
+  class made in a test, callable or not) a :class:`RemoteObject`, whose container hooks its
+  class has (:data:`HOOK_CALLS`: ``iter``, ``len``, ``x[k]``, a mapping's ``items``...) are
+  ``call`` requests naming the hook, run by the judge on the test's object.
 
 Nothing of ``_pytest``, ``pytest``, ``pluggy`` or codeteam crosses, nor of ``unittest.mock``
 but a mock from the test to the code (the test's object: its calls are the judge's); modules,
-frames and code objects never do; no attribute is set, deleted or read through a handle.
+frames and code objects never do; no attribute is set, deleted or read through a handle (but
+the methods of :data:`HOOK_CALLS`, called).
 """
 
 import collections
