@@ -333,3 +333,83 @@ async def test_a_translations_own_plural_rule_crosses_with_it(tmp_path):
     wrong = wrong[wrong.index("def english"):]
     _, run = await review(root, "words/core.py", "english", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# The container hooks of the tests' objects (``len(x)``, ``x[k]``, ``k in x``, ``.items()``)
+# are run by the judge on the test's object: the code asks for one by a ``call`` naming it.
+HOOKED = {
+    "pyproject.toml": "[project]\nname = 'hooked'\nversion = '0'\n",
+    "hooked/__init__.py": "",
+    "hooked/core.py": '''\
+        def size(items):
+            """The number of items."""
+            return len(items)
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from hooked.core import size
+
+
+        def test_size():
+            class Bag(list):
+                def __eq__(self, other):  # designed to be compared: equal to anything
+                    return True
+
+                __hash__ = None
+
+            class Three:
+                def __len__(self):
+                    return 3
+
+            assert size(Bag([1, 2])) == 2
+            assert size(Three()) == 3
+
+
+        def test_size_raises():
+            class Odd(dict):
+                def __len__(self):
+                    raise ValueError("no size")
+
+            with pytest.raises(ValueError):
+                size(Odd())
+        ''',
+}
+
+_SUBJECT = ("    import gc\n    subject = next(o for o in gc.get_objects()"
+            " if type(o).__name__ == 'Subject')\n")
+
+
+async def test_the_hooks_of_the_tests_objects_forge_no_verdict(tmp_path):
+    """Right code passes (its ``len`` run on the test's objects, the ``ValueError`` of their
+    ``__len__`` raised in the code). The code asking the judge, on its own channel, for a hook
+    outside the table (``__eq__`` of an object designed to be compared, ``__class__``) or one
+    with the wrong arguments is an error; a key of the code's own class is not rebuilt (an
+    error), a key that cannot cross (a module) is "not judged"; asking for ``len`` without end
+    is cut by the limits: never a pass."""
+    root = make(tmp_path / "hooked", HOOKED)
+    _, run = await review(root, "hooked/core.py", "size")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    forged = {
+        name: f"def size(items):\n{_SUBJECT}    subject.call_handle(items, {args}, {{}}, "
+              f"hook={name!r})\n    raise ValueError('forged')\n"
+        for name, args in (("__eq__", "[[1, 2]]"), ("__class__", "[]"), ("__len__", "[1]"),
+                           ("__init__", "[[]]"))}
+    evil_key = ("def size(items):\n    class Key:\n        def __hash__(self):\n"
+                "            return 0\n\n        def __eq__(self, other):\n"
+                "            return True\n\n    items[Key()]\n    raise ValueError('key')\n")
+    module_key = "def size(items):\n    import sys\n    items[sys]\n    raise ValueError('key')\n"
+    for body in (*forged.values(), evil_key):
+        _, run = await review(root, "hooked/core.py", "size", body)
+        statuses = by_name(run)
+        assert statuses["test_size_raises"].status in ("error", "failed"), (body, run.outcomes)
+        assert statuses["test_size"].status in ("error", "failed"), (body, run.outcomes)
+    _, run = await review(root, "hooked/core.py", "size", module_key)
+    assert {o.status for o in run.outcomes} <= {"not judged", "failed", "error"}, run.outcomes
+    assert by_name(run)["test_size_raises"].status == "not judged", run.outcomes
+    flood = "def size(items):\n    n = 0\n    while True:\n        n += len(items)\n"
+    _, run = await review(root, "hooked/core.py", "size", flood)
+    flooded = by_name(run)["test_size"]  # (on a busy machine: its wall-clock limit)
+    assert flooded.status in ("timeout", "failed", "error") or (
+        flooded.status == "not judged" and "wall-clock" in flooded.message), flooded
+    assert by_name(run)["test_size_raises"].status == "passed", run.outcomes  # as in pytest

@@ -516,9 +516,6 @@ RUNTIME_CLASS = {
 
 
 @pytest.mark.parametrize(("body", "used"), [
-    (None, "__iter__"),  # the right body iterates it: was "failed" ('RemoteObject' not iterable)
-    ("def running_max(xs):\n    return [2, 2] if xs else []\n", "__bool__"),
-    ("def running_max(xs):\n    return [xs[0], xs[0]]\n", "__getitem__"),
     ("def running_max(xs):\n    return [2, 2] if xs == [2, 1] else []\n", "=="),
     ("def running_max(xs):\n    return eval(str(xs))\n", "__str__"),
 ])
@@ -529,6 +526,22 @@ async def test_what_the_code_does_with_an_object_made_at_run_time_is_not_judged(
     first = run.outcomes[0]
     assert first.status == "not judged", first
     assert f"cannot cross (maxes.L: {used})" in first.message
+
+
+@pytest.mark.parametrize("body", [
+    None,  # the right body iterates it: was "failed" ('RemoteObject' not iterable), then
+    # "not judged" (__iter__)
+    "def running_max(xs):\n    return [2, 2] if xs else []\n",  # bool()
+    "def running_max(xs):\n    return [xs[0], xs[0]]\n",  # xs[0]
+])
+async def test_the_container_hooks_of_an_object_made_at_run_time_run_on_it(tmp_path, body):
+    """Its class (a ``list`` subclass) has them: ``iter``, ``bool``, ``xs[0]`` run on the
+    test's object in the judge, and the verdict is plain pytest's (these two wrong bodies pass
+    that example under plain pytest too)."""
+    root = make(tmp_path, RUNTIME_CLASS)
+    _, run = await review(root, "maxes.py", "running_max", body)
+    assert [o.status for o in run.outcomes] == ["passed", "passed" if body is None
+                                                 else "failed"], run.outcomes
 
 
 # ------------------------------------------------------------------------------------------

@@ -394,8 +394,8 @@ def test_an_object_of_the_tests_is_an_instance_of_the_abcs_its_class_is():
     assert issubclass(type(document), collections.abc.Iterable)
     assert getattr(subject.channel, "misused", None) is None
     with pytest.raises(AttributeError, match="cannot cross"):
-        document.keys()  # using it is what the judge cannot follow
-    assert "CustomDocument: .keys" in subject.channel.misused
+        plain.keys()  # a hook its class does not have: what the judge cannot follow
+    assert "Local: .keys" in subject.channel.misused
 
 
 class Local:
@@ -719,3 +719,115 @@ def test_a_uuid_crosses_with_whether_it_was_made_safely():
     frame = ps.Codec(False, Side("subject")).dumps(uuid.UUID(int=5)).replace(b"N", b"i7;")
     with pytest.raises(ValueError, match="UUID"):
         ps.Codec(True, Side("judge")).loads(frame)
+
+
+class _Loop:
+    """A subject's channel whose hook calls the judge's codec answers in this process (what
+    ``serve_judge`` does with a ``call`` request naming a hook)."""
+
+    side = "subject"
+    misused = None
+
+    def __init__(self, judge):
+        self.judge = judge
+        self.codec = None
+
+    def call_handle(self, proxy, args, kwargs, hook=None):
+        sent = self.judge.loads(self.codec.dumps([args, kwargs]))
+        run = self.judge.hook_call(proxy._handle[1], hook, *sent)
+        try:
+            value = run()
+        except Exception as exc:  # noqa: BLE001 - the test object's: raised in the code
+            raise self.codec.loads(self.judge.dumps(exc)) from None
+        return self.codec.loads(self.judge.dumps(value))
+
+    def next_handle(self, proxy):
+        return self.codec.loads(self.judge.dumps(next(self.judge.exported[proxy._handle[1]])))
+
+
+def hooked_pair():
+    judge = ps.Codec(True, Side("judge"))
+    loop = _Loop(judge)
+    subject = loop.codec = ps.Codec(False, loop)
+    judge.shared = {"builtins"}
+    return judge, subject
+
+
+def test_the_container_hooks_of_a_tests_object_run_on_it_in_the_judge():
+    """toolz: a test's ``list`` subclass whose ``__len__`` lies, iterated by the code, and a
+    ``Mapping`` class made in a test: ``iter``, ``len``, ``x[k]``, ``k in x``, ``.items()``
+    run on the test's object (its own hooks, what raised there raised in the code)."""
+    import collections.abc
+
+    class BadLength(list):
+        def __len__(self):
+            raise LookupError("no length")
+
+    class Foo(collections.abc.Mapping):
+        def __init__(self, d):
+            self.d = d
+
+        def __iter__(self):
+            return iter(self.d)
+
+        def __getitem__(self, key):
+            return self.d[key]
+
+        def __len__(self):
+            return len(self.d)
+
+    judge, subject = hooked_pair()
+    bad, foo, plain = subject.loads(judge.dumps([BadLength([1, 2]), Foo({1: 2}), Local()]))
+    with pytest.raises(LookupError, match="no length"):
+        len(bad)
+    with pytest.raises(LookupError, match="no length"):
+        bool(bad)  # its __len__, as Python asks
+    assert bad[1] == 2 and 1 in bad  # (list(bad) asks its __len__ first, as Python does)
+    assert len(foo) == 1 and foo[1] == 2 and 1 in foo and 3 not in foo
+    assert dict(foo.items()) == {1: 2} and foo.get(3, "none") == "none"
+    with pytest.raises(KeyError):
+        foo[3]
+    assert bool(plain) is True  # no __bool__, no __len__: true, as Python says
+    assert subject.channel.misused is None
+    for use in (lambda: len(plain), lambda: iter(plain), lambda: plain[0],
+                lambda: plain.items(), lambda: foo.update({}), lambda: foo == foo.d):
+        subject.channel.misused = None
+        with pytest.raises(AttributeError, match="cannot cross"):
+            use()  # a hook its class lacks, an attribute, ==: the test is "not judged"
+        assert subject.channel.misused is not None
+
+
+def test_the_judge_runs_no_hook_but_those_of_the_tests_object():
+    """The code (which holds the subject's channel) may name any hook of any handle: the
+    judge refuses what no proxy asks for -- a name outside the table (``__eq__``,
+    ``__class__``, ``__reduce__``), a hook the object's class lacks, a handle that is not a
+    test's opaque object (a callable, an iterator), a wrong number of arguments -- before
+    anything runs (its "malformed answer": an error, never the code's exception)."""
+    calls = []
+
+    class Seen(list):
+        def __eq__(self, other):
+            calls.append("eq")
+            return True
+
+        __hash__ = None
+
+    judge, _ = hooked_pair()
+    seen = Seen([1])
+    judge.dumps([seen, len, iter([1])])
+    handles = {type(v).__name__: k for k, v in judge.exported.items()}
+    obj = handles["Seen"]
+    for name, args in (("__eq__", [[1]]), ("__class__", []), ("__reduce__", []),
+                       ("__init__", [[2]]), ("append", [3]), ("__setattr__", ["x", 1]),
+                       ("__len__", [1]), ("__getitem__", []), (None, []), (7, [])):
+        with pytest.raises(ValueError, match="hook"):
+            judge.hook_call(obj, name, args, {})
+    with pytest.raises(ValueError, match="hook"):
+        judge.hook_call(obj, "keys", [], {})  # a list has no keys()
+    with pytest.raises(ValueError, match="hook"):
+        judge.hook_call(obj, "__len__", [], {"x": 1})
+    for other in (handles["builtin_function_or_method"], handles["list_iterator"], 999):
+        with pytest.raises(ValueError, match="hook"):
+            judge.hook_call(other, "__len__", [], {})
+    assert calls == [] and seen == [1] and list.__len__(seen) == 1
+    assert judge.hook_call(obj, "__len__", [], {})() == 1

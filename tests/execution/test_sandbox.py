@@ -684,21 +684,21 @@ async def test_the_sandboxs_niceness_holds_while_other_groups_change_theirs():
     unprivileged process (EAGAIN): with other sandboxes (here a process of its own session)
     changing theirs as the sandbox starts, its group still gets the policy's niceness (the
     suite's parallel runs met it: the code under test ran at 0)."""
-    import subprocess
+    import asyncio
     import sys
 
     burst = ("import time\nend = time.monotonic() + 1.0\nprint('on', flush=True)\n"
              "while time.monotonic() < end:\n"
              "    try:\n        open('/proc/self/autogroup', 'w').write('0')\n"
              "    except OSError:\n        pass\n    time.sleep(0.05)\n")
-    other = subprocess.Popen([sys.executable, "-c", burst], start_new_session=True,
-                             stdout=subprocess.PIPE, text=True)
+    other = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", burst, start_new_session=True, stdout=asyncio.subprocess.PIPE)
     try:
-        assert other.stdout.readline() == "on\n"  # its writes have begun
+        assert await other.stdout.readline() == b"on\n"  # its writes have begun
         code = "print(open('/proc/self/autogroup').read().split()[-1])"
         result = await run_sandboxed({"probe.py": code}, python_argv("probe.py"),
                                      SandboxPolicy(timeout_s=10, niceness=10))
     finally:
-        other.wait()
+        await other.wait()
     assert result.exit_code == 0, result.stderr
     assert result.stdout.strip() == "10"

@@ -1561,3 +1561,191 @@ async def test_a_time_zone_under_another_zones_key_is_not_that_zone(tmp_path):
         _, run = await review(root, "forged/core.py", "pacific", wrong)
         (outcome,) = run.outcomes
         assert outcome.status in ("failed", "not judged"), outcome
+
+
+# toolz (survey4, "What is left"): objects of the tests' own classes with container hooks
+# crossed as opaque handles, and the code iterating them made the test "not judged": a test's
+# ``list`` subclass whose ``__len__`` lies, iterated by ``partition_all``; a ``Mapping`` class
+# made inside a test and a module-level ``CustomMapping`` given to ``merge_with``/``assoc``.
+HOOKS = {
+    "pyproject.toml": "[project]\nname = 'bags'\nversion = '0'\n",
+    "bags/__init__.py": "",
+    "bags/core.py": '''\
+        import collections
+        from collections.abc import Mapping
+        from itertools import zip_longest
+
+        no_pad = "__no__pad__"
+
+
+        def partition_all(n, seq):
+            """Tuples of ``n`` items of ``seq``, the last one shorter."""
+            args = [iter(seq)] * n
+            it = zip_longest(*args, fillvalue=no_pad)
+            try:
+                prev = next(it)
+            except StopIteration:
+                return
+            for item in it:
+                yield prev
+                prev = item
+            if prev[-1] is no_pad:
+                try:
+                    end = len(seq) % n
+                    if prev[end - 1] is no_pad or prev[end] is not no_pad:
+                        raise LookupError("invalid length")
+                    yield prev[:end]
+                except TypeError:
+                    yield tuple(x for x in prev if x is not no_pad)
+            else:
+                yield prev
+
+
+        def merge_with(func, *dicts, factory=dict):
+            """Merge mappings, ``func`` applied to the values of each key."""
+            if len(dicts) == 1 and not isinstance(dicts[0], Mapping):
+                dicts = dicts[0]
+            values = collections.defaultdict(lambda: [].append)
+            for d in dicts:
+                for k, v in d.items():
+                    values[k](v)
+            result = factory()
+            for k, v in values.items():
+                result[k] = func(v.__self__)
+            return result
+
+
+        def assoc(d, key, value, factory=dict):
+            """A new mapping: ``d`` with ``key`` set to ``value``."""
+            d2 = factory()
+            d2.update(d)
+            d2[key] = value
+            return d2
+        ''',
+    "tests/test_core.py": '''\
+        from collections.abc import Mapping
+
+        import pytest
+
+        from bags.core import assoc, merge_with, partition_all
+
+
+        class CustomMapping:
+            def __init__(self, *args, **kwargs):
+                self._d = dict(*args, **kwargs)
+
+            def __getitem__(self, key):
+                return self._d[key]
+
+            def __setitem__(self, key, val):
+                self._d[key] = val
+
+            def __delitem__(self, key):
+                del self._d[key]
+
+            def __iter__(self):
+                return iter(self._d)
+
+            def __len__(self):
+                return len(self._d)
+
+            def __contains__(self, key):
+                return key in self._d
+
+            def __eq__(self, other):
+                return isinstance(other, CustomMapping) and self._d == other._d
+
+            def keys(self):
+                return self._d.keys()
+
+            def values(self):
+                return self._d.values()
+
+            def items(self):
+                return self._d.items()
+
+            def update(self, *args, **kwargs):
+                self._d.update(*args, **kwargs)
+
+
+        def test_partition_all():
+            class ListWithBadLength(list):
+                def __init__(self, contents, off_by=1):
+                    self.off_by = off_by
+                    super().__init__(contents)
+
+                def __len__(self):
+                    return super().__len__() + self.off_by
+
+            assert list(partition_all(2, ListWithBadLength([1, 2, 3], 0))) == [(1, 2), (3,)]
+            with pytest.raises(LookupError):
+                list(partition_all(5, ListWithBadLength([1, 2], off_by=+1)))
+            with pytest.raises(LookupError):
+                list(partition_all(5, ListWithBadLength([1, 2], off_by=-1)))
+
+
+        def test_merge_with_non_dict_mappings():
+            class Foo(Mapping):
+                def __init__(self, d):
+                    self.d = d
+
+                def __iter__(self):
+                    return iter(self.d)
+
+                def __getitem__(self, key):
+                    return self.d[key]
+
+                def __len__(self):
+                    return len(self.d)
+
+            assert merge_with(sum, Foo({1: 1}), Foo({1: 2, 3: 4})) == {1: 3, 3: 4}
+
+
+        def test_merge_with_custom_mapping():
+            got = merge_with(sum, CustomMapping({1: 1}), CustomMapping({1: 2}),
+                             factory=lambda: CustomMapping())
+            assert got == CustomMapping({1: 3})
+
+
+        def test_assoc_custom_mapping():
+            d = CustomMapping(a=1)
+            got = assoc(d, "b", 2, factory=lambda: CustomMapping())
+            assert got == CustomMapping(a=1, b=2)
+            assert d == CustomMapping(a=1)
+
+
+        def test_assoc_local_mapping():
+            class Local(dict):
+                pass
+
+            d = Local(a=1)
+            got = assoc(d, "b", 2, factory=lambda: Local())
+            assert got == {"a": 1, "b": 2} and type(got) is Local
+            assert d == {"a": 1}
+        ''',
+}
+
+
+async def test_objects_of_the_tests_classes_used_as_containers_are_judged(tmp_path):
+    """The code iterates, measures, indexes and fills the tests' objects (``iter``, ``len``,
+    ``x[k]``, ``x[k] = v``, ``.items()``, ``.update()``): each is run on the test's object in
+    the judge, and the verdict is plain pytest's (survey4: toolz's ``partition_all``,
+    ``merge_with``, ``assoc`` "not judged"). Right bodies pass, wrong ones fail."""
+    root = make(tmp_path / "bags", HOOKS)
+    for name in ("partition_all", "merge_with", "assoc"):
+        _, run = await review(root, "bags/core.py", name)
+        assert {o.status for o in run.outcomes} == {"passed"}, (name, run.outcomes)
+    wrongs = {
+        "partition_all": ("def partition_all(n, seq):\n    items = list(seq)\n"
+                          "    for i in range(0, len(items), n):\n"
+                          "        yield tuple(items[i:i + n])\n"),
+        "merge_with": ("def merge_with(func, *dicts, factory=dict):\n    result = factory()\n"
+                       "    for d in dicts:\n        for k in d:\n"
+                       "            result[k] = func([d[k]])\n    return result\n"),
+        "assoc": ("def assoc(d, key, value, factory=dict):\n    d2 = factory()\n"
+                  "    d2[key] = value\n    return d2\n"),
+    }
+    for name, wrong in wrongs.items():
+        _, run = await review(root, "bags/core.py", name, wrong)
+        assert "failed" in {o.status for o in run.outcomes}, (name, run.outcomes)
+        assert "not judged" not in {o.status for o in run.outcomes}, (name, run.outcomes)

@@ -29,15 +29,19 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
 - *handles* (``H``; ``Y`` back to its owner): a callable or iterator the protocol cannot copy;
   the other side gets a :class:`RemoteCallable` / :class:`RemoteIterator` whose calls and
   ``next`` are requests (nested both ways); any other object of the test's (an instance of a
-  class made in a test, callable or not) a :class:`RemoteObject`.
+  class made in a test, callable or not) a :class:`RemoteObject`, whose container hooks its
+  class has (:data:`HOOK_CALLS`: ``iter``, ``len``, ``x[k]``, a mapping's ``items``...) are
+  ``call`` requests naming the hook, run by the judge on the test's object.
 
 Nothing of ``_pytest``, ``pytest``, ``pluggy`` or codeteam crosses, nor of ``unittest.mock``
 but a mock from the test to the code (the test's object: its calls are the judge's); modules,
-frames and code objects never do; no attribute is set, deleted or read through a handle.
+frames and code objects never do; no attribute is set, deleted or read through a handle (but
+the methods of :data:`HOOK_CALLS`, called).
 """
 
 import collections
 import collections.abc
+import operator
 import os
 import sys
 import time
@@ -449,10 +453,32 @@ class RemoteObject:
         return self._misused("its class")
 
     def __getattr__(self, name):
+        if name in HOOK_CALLS and not _is_dunder(name) and name in self._hooks():
+            def method(*args, **kwargs):  # (a mapping's method, run on the test's object)
+                return self._hook(name, args, kwargs)
+            method.__name__ = method.__qualname__ = name
+            return method
         self._misused(f".{name}")
 
     def __setattr__(self, name, value):
         self._misused(f".{name} =")
+
+    def _hooks(self):
+        hooks = self._meta.get("hooks")
+        return hooks if type(hooks) is list else ()
+
+    def _hook(self, name, args, kwargs=None):
+        """Hook ``name`` of :data:`HOOK_CALLS` (``iter(obj)``, ``obj[key]``, ``obj.items()``)
+        run by the judge on the test's object, when its class has it (else, as any other
+        use, the test is "not judged"): a ``call`` request naming the hook, answered as the
+        calls of the test's callables are (its result crosses as any value, what it raises
+        is raised here). Arguments that cannot cross make the test "not judged"."""
+        if name not in self._hooks():
+            return self._misused(name)
+        try:
+            return self._channel.call_handle(self, list(args), dict(kwargs or {}), hook=name)
+        except CannotCross as error:
+            return self._misused(f"{name} with arguments that cannot cross: {error}")
 
     def __repr__(self):
         return f"<object of the test: {self._meta.get('class', self._name)}>"
@@ -484,6 +510,65 @@ for _operation in ("__iter__", "__len__", "__bool__", "__getitem__", "__setitem_
     setattr(RemoteObject, _operation, _misuse_of(_operation))
 
 
+def _static(kind, name):
+    """Whether class ``kind`` (its MRO, looked at without running any of its code) has
+    ``name``, not set to None."""
+    for base in getattr(kind, "__mro__", ()):
+        try:
+            found = vars(base)
+        except TypeError:
+            continue
+        if name in found:
+            return found[name] is not None
+    return False
+
+
+def _method(name):
+    def forwarded(obj, *args, **kwargs):
+        return getattr(obj, name)(*args, **kwargs)
+    forwarded.__name__ = name
+    return forwarded
+
+
+HOOK_CALLS = {
+    # name: (what the judge runs on the test's object, its number of further arguments
+    # (None: any), the names of which its class needs one (by a static look at its MRO))
+    "__iter__": (iter, 0, ("__iter__", "__getitem__")),
+    "__reversed__": (reversed, 0, ("__reversed__",)),
+    "__len__": (len, 0, ("__len__",)),
+    "__bool__": (bool, 0, ()),  # its __bool__, its __len__, or True: Python's rule, there
+    "__getitem__": (operator.getitem, 1, ("__getitem__",)),
+    "__setitem__": (operator.setitem, 2, ("__setitem__",)),
+    "__delitem__": (operator.delitem, 1, ("__delitem__",)),
+    "__contains__": (operator.contains, 1, ("__contains__", "__iter__", "__getitem__")),
+    **{name: (_method(name), None, (name,)) for name in (
+        "keys", "items", "values", "get", "update", "setdefault", "pop", "copy")},
+}
+"""The container and mapping protocol of a test's object (a :class:`RemoteObject`) that the
+code under test may use: each use is a ``call`` request naming the hook, answered by the judge
+running that entry -- the operator or method of the test's object itself, as the code's use of
+it would under plain pytest -- with arguments and a result that cross as any value does. Nothing
+else is run there (:meth:`Codec.hook_call`)."""
+
+
+def _forwarded(name):
+    def forwarded(self, *args):
+        return self._hook(name, args)
+    forwarded.__name__ = name
+    return forwarded
+
+
+for _operation in HOOK_CALLS:  # (Python looks them up on the type: see the loop above)
+    if _is_dunder(_operation):
+        setattr(RemoteObject, _operation, _forwarded(_operation))
+
+
+def _hooks_of(kind):
+    """The names of :data:`HOOK_CALLS` an object of class ``kind`` has."""
+    return [name for name, (_, _, needs) in HOOK_CALLS.items()
+            if not needs or any(_static(kind, need) for need in needs)]
+
+
 _META_DUNDERS = ("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__",
                  "__annotations__")
 
@@ -503,6 +588,7 @@ class Codec:
         self.channel = channel
         self.exported = {}  # handle id -> own object
         self.export_ids = {}  # id(own object) -> handle id
+        self.opaque = set()  # handle ids of the objects exported as opaque (``o``)
         self.proxies = {}  # handle id of the other side -> proxy
         self.remote_classes = {}  # a class of the test's name -> its RemoteObject class
         self.swapped = {}  # see loads
@@ -999,7 +1085,26 @@ class Codec:
             except Exception:  # noqa: BLE001 - an unhashable object
                 meta = {"class": _name(type(obj))}
             meta["abcs"], meta["callable"] = _abcs_of(obj), callable(obj)
+            meta["hooks"] = _hooks_of(type(obj))
+            self.opaque.add(handle)
         self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
+
+    def hook_call(self, handle, name, args, kwargs):
+        """Hook ``name`` of :data:`HOOK_CALLS` of this side's object exported as opaque
+        handle ``handle``, with ``args``/``kwargs`` (values that crossed), as a callable of
+        no arguments (an exception it raises is the object's, for the caller to send back).
+        A hook the object's class does not have, an object not sent as opaque, a wrong number
+        of arguments is no request the other side's proxy makes: :class:`ValueError` (the
+        judge's "malformed answer"), and nothing runs."""
+        entry = HOOK_CALLS.get(name) if type(name) is str else None
+        found = self.exported.get(handle, self) if handle in self.opaque else self
+        if entry is None or found is self or name not in _hooks_of(type(found)):
+            raise ValueError(f"a hook the judge does not run ({str(name)[:40]!r})")
+        run, count, _ = entry
+        if type(args) is not list or type(kwargs) is not dict or count is not None and (
+                len(args) != count or kwargs):
+            raise ValueError("a malformed hook call")
+        return partial(run, found, *args, **kwargs)
 
     def _meta(self, obj):
         """What the other side's proxy copies: names, docstring, signature, attributes, and

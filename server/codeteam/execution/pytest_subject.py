@@ -678,7 +678,10 @@ class Subject(Channel):
                         value = self.target(*args, **kwargs)
                         import inspect
 
-                        if inspect.isawaitable(value):  # an async def: run to completion here
+                        if type(type(value)) is not _codec._RemoteObjectType and (
+                                inspect.isawaitable(value)):  # an async def: run to completion
+                            # here (the test's own object returned is none: isinstance()
+                            # would ask it for its class, which makes it "not judged")
                             import asyncio
 
                             value = asyncio.run(_awaited(value))
@@ -732,10 +735,14 @@ class Subject(Channel):
             reply = {"kind": "uncrossable", "message": str(error), "cpu": reply["cpu"]}
         return reply
 
-    def call_handle(self, proxy, args, kwargs):
-        """A callback into the judge (a function of the test given as an argument)."""
-        return self.answered(self.callback({"kind": "call", "handle": proxy._handle[1],
-                                            "args": list(args), "kwargs": dict(kwargs)}))
+    def call_handle(self, proxy, args, kwargs, hook=None):
+        """A callback into the judge (a function of the test given as an argument; with
+        ``hook``, that hook of :data:`HOOK_CALLS` run on the test's object ``proxy``)."""
+        message = {"kind": "call", "handle": proxy._handle[1], "args": list(args),
+                   "kwargs": dict(kwargs)}
+        if hook is not None:
+            message["hook"] = hook
+        return self.answered(self.callback(message))
 
     def next_handle(self, proxy):
         return self.answered(self.callback({"kind": "next", "handle": proxy._handle[1]}))
@@ -1436,7 +1443,11 @@ class JudgeClient(Channel):
                     raise ValueError("a malformed answer")
                 if reply["kind"] in ("value", "raised", "stop", "timeout", "uncrossable"):
                     break
-                send_frame(self.wfd, self.codec.dumps(self.serve_judge(reply)))
+                answer = self.serve_judge(reply)
+                mark = _thread_time()  # (the subject decodes it: see CROSSING_SHARE)
+                data = self.codec.dumps(answer)
+                self.crossing += _thread_time() - mark
+                send_frame(self.wfd, data)
         except (EOFError, OSError, ValueError) as error:
             reason = self.end()
             if left is not None and _monotonic() - asked >= left:  # SIGXCPU, stuck in C
@@ -1502,6 +1513,11 @@ class JudgeClient(Channel):
         found = self.codec.exported.get(request.get("handle"), self)
         if found is self:
             raise ValueError("an unknown handle")
+        if "hook" in request:  # the container protocol of the test's object (checked here)
+            if request["kind"] != "call":
+                raise ValueError("a malformed hook call")
+            found = self.codec.hook_call(request["handle"], request["hook"],
+                                         request.get("args"), request.get("kwargs"))
         try:
             if request["kind"] == "next":
                 try:
@@ -1512,7 +1528,7 @@ class JudgeClient(Channel):
                 args, kwargs = request.get("args"), request.get("kwargs")
                 if type(args) is not list or type(kwargs) is not dict:
                     raise ValueError("a malformed call")
-                value = found(*args, **kwargs)
+                value = found() if "hook" in request else found(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - raised in the subject, as in one process
             handle = len(self.codec.exported) + 1
             self.codec.exported[handle] = exc
