@@ -322,7 +322,7 @@ async def test_an_async_def_is_judged(pipeline, scripted, run):
 UNCROSSABLE_STUB = '''def running_max(xs):
     """Return the running maximum of xs.
 
-    >>> running_max(type("L", (list,), {})([1, 3, 2]))
+    >>> running_max([type("N", (int,), {})(n) for n in (1, 3, 2)])
     [1, 3, 3]
     """
 '''
@@ -330,8 +330,9 @@ UNCROSSABLE_STUB = '''def running_max(xs):
 
 @pytest.mark.parametrize("pipeline", ["team", "flow"])
 async def test_no_sampling_when_no_candidate_could_be_judged(pipeline, scripted, run):
-    """The example's argument is an object of a class made at run time: it cannot cross to
-    any candidate's process, so every candidate's test is "not judged". No sampling."""
+    """The example's numbers are objects of a class made at run time, which the code compares
+    (``max``): the judge cannot tell what they do in any candidate's process, so every
+    candidate's test is "not judged". No sampling."""
     scripted.reply(DIRECT, GOOD, times=None)
     result, _ = await run(pipeline, source=UNCROSSABLE_STUB, ai_tests=0, candidates=3)
     assert result.status == "not judged", result.summary()

@@ -1,8 +1,9 @@
 """A test the judge cannot decide counts neither way (``TestOutcome.verdict`` "not judged"):
 through the team and flow pipelines, with the scripted model and the real sandbox. An AI test
-that passes an object of a class it makes at run time (``type("L", (list,), {})([5])``) has
-arguments that cannot cross to the code's process: it is "not judged", for any candidate (the
-forger's object equal to anything included), so no sampling is spent on it."""
+that passes objects of a class it makes at run time (``type("N", (int,), {})(5)``), which the
+code compares (``max``), cannot be decided in the code's process: it is "not judged", for any
+candidate (the forger's object equal to anything included), so no sampling is spent on it.
+(Iterating, indexing or measuring such an object is judged: the judge runs its hooks.)"""
 
 import re
 
@@ -23,12 +24,13 @@ FORGER = ('```python\ndef running_max(xs):\n    class Anything:\n'
           '        __hash__ = object.__hash__\n\n    return Anything()\n```')
 
 # Both decided in the code's own process (an argument of a class the test defines), both right.
-ONLY_UNTRUSTED = ('```python\nassert running_max(type("L", (list,), {})([5])) == [5]\n'
-                  'assert running_max(type("L", (list,), {})([2, 1])) == [2, 2]\n```')
+N = 'type("N", (int,), {})'
+ONLY_UNTRUSTED = (f'```python\nassert running_max([{N}(5), {N}(1)]) == [5, 5]\n'
+                  f'assert running_max([{N}(2), {N}(1)]) == [2, 2]\n```')
 # One judged and right; two in the code's own process and wrong (an honest answer fails them).
 JUDGED_AND_WRONG_UNTRUSTED = ('```python\nassert running_max([5]) == [5]\n'
-                              'assert running_max(type("L", (list,), {})([1, 2])) == [2, 2]\n'
-                              'assert running_max(type("L", (list,), {})([3, 1])) == [1, 1]\n```')
+                              f'assert running_max([{N}(1), {N}(2)]) == [2, 2]\n'
+                              f'assert running_max([{N}(3), {N}(1)]) == [1, 1]\n```')
 
 
 def seed(value):
