@@ -166,3 +166,16 @@ async def test_review_reports_failures_without_changing_code(scripted, run):
     assert set(failed) == {"doctest:1", "ai:2"}
     assert failed["doctest:1"].expected.strip() == "[1, 3, 3]"
     assert failed["doctest:1"].actual.strip() == "[1, 2, 3]"
+
+
+async def test_a_revision_with_no_code_counts_as_the_round_the_transcript_shows(scripted, run):
+    # The newcomer's finding (issue 26): the transcript showed "coder: revising (round 2)"
+    # while the summary said "1 round" when that revision held no code.
+    scripted.reply(TESTER, AI_OK).reply(DIRECT, SORTED)
+    scripted.reply(REVISE, "No code today.", times=None)
+    result, stages = await run("team", ai_tests=2, candidates=0, max_rounds=3)
+    assert "coder: revising (round 2)" in stages
+    assert result.status == "failed" and result.rounds == 2
+    assert len(result.reports) == 1 and "return sorted(xs)" in result.code
+    assert any(n.startswith("coder: revision 2 failed") for n in result.notes)
+    assert "2 rounds" in result.verdict_line()

@@ -205,7 +205,8 @@ async def _rounds(
     pool: list[Candidate] | None = None,
 ) -> Result:
     """Tester/coder rounds from ``code``: test, and revise while tests fail, at most
-    ``ctx.max_rounds`` rounds in all (a report whose only shortfall is "not judged" passes
+    ``ctx.max_rounds`` rounds in all (a revision that produced no code counts as a round
+    begun, so the summary's count matches the transcript's last round; a report whose only shortfall is "not judged" passes
     has no failure to revise: the rounds end, with status "not judged"). ``current`` is ``code``'s report when it has been run
     already (``done_rounds`` rounds so far, their reports ``earlier``); a revision reply with
     no code is asked again ``revise_retries`` times. With a ``pool`` (the candidates compared
@@ -243,7 +244,9 @@ async def _rounds(
                 round_number=round_number + 1, retries=revise_retries,
             )
         except (LLMError, CodeExtractionError) as error:
-            ctx.note(f"coder: revision {round_number + 1} failed ({error}); kept the best code")
+            # The round began (the transcript shows its coder call): it counts, untested.
+            round_number += 1
+            ctx.note(f"coder: revision {round_number} failed ({error}); kept the best code")
             break
         report = None
     if best_report is not None and reports and best_report is not reports[-1]:
