@@ -1223,3 +1223,77 @@ async def test_a_right_body_over_a_stub_is_judged_on_parametrize_ids_made_from_i
     root = make(tmp_path / "lab", dict(PARAM_IDS, **{"lab/core.py": stub}))
     _, run = await review(root, "lab/core.py", "square", SQUARE)
     assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+
+
+# ------------------------------------------------------------------------------------------
+# Breaker 6: what the judge raises while it reads the subject's answer is never an exception
+# of the call. The code patches the subject's own encoder (the codec module it runs beside)
+# so that the reply holds what no honest encoder writes; the judge's decoder raised errors
+# other than ValueError (a float too large: OverflowError) out of the call, where the test's
+# pytest.raises(Exception) caught them (plain pytest: DID NOT RAISE).
+
+def _raising_project(catches="Exception"):
+    files = dict(WARNED, **{"pyproject.toml": "[project]\nname = 'conv'\nversion = '0'\n"})
+    files["tests/test_core.py"] = files["tests/test_core.py"].replace(
+        "pytest.raises(Exception)", f"pytest.raises({catches})")
+    return files
+
+
+FORGED_FLOAT = '''\
+def parse_port(text):
+    import sys
+    sys.modules["_codeteam_pytest_codec"]._SCALARS[float] = lambda value: b"f1p99999;"
+    return 1.0
+'''
+
+
+async def test_an_answer_the_judge_cannot_decode_is_no_exception_of_the_call(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "conv", _raising_project())
+    _, run = await review(root, "conv/core.py", "parse_port", FORGED_FLOAT)
+    assert [o.status for o in run.outcomes] in (["failed"], ["error"]), run.outcomes
+
+
+# No forgery needed: a project class whose __hash__ reads an attribute, an object of it used
+# as a dict key, then the attribute deleted. Under plain pytest the dict is returned (DID NOT
+# RAISE); the judge hashed the key again while decoding and raised AttributeError out of the
+# call.
+HASHED_PORT = '''\
+    class Port:
+        def __init__(self, number):
+            self.number = number
+
+        def __eq__(self, other):
+            return isinstance(other, Port) and self.number == other.number
+
+        def __hash__(self):
+            return hash(self.number)
+
+
+    def parse_port(text):
+        """The TCP port in ``text``; ValueError when it is not one (1-65535)."""
+        port = int(text)
+        if not 1 <= port <= 65535:
+            raise ValueError(text)
+        return port
+    '''
+
+UNHASHABLE_KEY = '''\
+def parse_port(text):
+    port = Port(0)
+    found = {port: text}
+    del port.number
+    return found
+'''
+
+
+async def test_a_key_whose_hash_fails_in_the_judge_is_no_exception_of_the_call(tmp_path):
+    from test_one_judge import make, review
+
+    files = dict(_raising_project(), **{"conv/core.py": HASHED_PORT})
+    root = make(tmp_path / "conv", files)
+    _, run = await review(root, "conv/core.py", "parse_port", UNHASHABLE_KEY)
+    assert [o.status for o in run.outcomes] in (["failed"], ["error"]), run.outcomes
+    _, run = await review(root, "conv/core.py", "parse_port")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

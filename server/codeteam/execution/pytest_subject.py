@@ -1434,18 +1434,24 @@ class JudgeClient(Channel):
                 mark = _thread_time()
                 try:
                     reply = self.codec.loads(frame)
+                    if type(reply) is not dict or type(reply.get("kind")) is not str:
+                        raise ValueError("a malformed answer")
                 except Unjudgeable as error:  # the frame was read whole: the subject runs on
                     reply = {"kind": "unjudgeable", "class": str(error)}
                     break
+                except Exception as error:  # noqa: BLE001 - what no honest subject writes
+                    raise _refused(error) from None  # (a float too large: OverflowError; a
+                    # project key whose __hash__ fails on the state sent): never the call's
                 finally:
                     self.crossing += _thread_time() - mark
-                if type(reply) is not dict or type(reply.get("kind")) is not str:
-                    raise ValueError("a malformed answer")
                 if reply["kind"] in ("value", "raised", "stop", "timeout", "uncrossable"):
                     break
-                answer = self.serve_judge(reply)
-                mark = _thread_time()  # (the subject decodes it: see CROSSING_SHARE)
-                data = self.codec.dumps(answer)
+                try:  # (the test's callable runs in it: what it raises is answered there)
+                    answer = self.serve_judge(reply)
+                    mark = _thread_time()  # (the subject decodes it: see CROSSING_SHARE)
+                    data = self.codec.dumps(answer)
+                except Exception as error:  # noqa: BLE001 - a request the judge cannot take
+                    raise _refused(error) from None
                 self.crossing += _thread_time() - mark
                 send_frame(self.wfd, data)
         except (EOFError, OSError, ValueError) as error:
@@ -1462,6 +1468,23 @@ class JudgeClient(Channel):
             raise
         finally:
             self.depth -= 1
+        try:  # what the judge runs on the reply is never an exception of the call's
+            ending = self.taken(reply)
+        except Exception as error:  # noqa: BLE001 - (a key of the reply whose __eq__ fails, a
+            # message whose __str__ does: only a subject that forges its reply sends those)
+            self.end()
+            self.fail("the process running the code under test sent an answer the judge "
+                      f"cannot take ({_described(error)})")
+        if ending is StopIteration:
+            raise StopIteration
+        if ending is not None:
+            raise ending
+        return reply.get("value")  # the arguments, changed in place, came back in "after"
+
+    def taken(self, reply):
+        """Take the ``reply`` to a call (its CPU time, changed globals, environment, output,
+        warnings) and return the exception the call raises here (:class:`StopIteration` for
+        an iterator's end), or None: it returned ``reply["value"]``."""
         if reply["kind"] == "unjudgeable":  # a class the function itself defines (<locals>)
             # is the code's doing: an error; a library's class is not: not judged
             self.fail("the code under test sent what the judge does not rebuild "
@@ -1476,35 +1499,47 @@ class JudgeClient(Channel):
         for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
             text = reply.get(key)
             for part in (text if type(text) is list else [text]):
-                if type(part) is str and part:
-                    try:
-                        stream.write(part)
-                    except UnicodeError:  # a lone surrogate, where the test's stream is
-                        # strict (capsys, -s): never an exception of the call's
-                        stream.write(part.encode("utf-8", "backslashreplace").decode())
-                elif type(part) is bytes and part:  # the code wrote to sys.stdout.buffer
-                    binary = getattr(stream, "buffer", None)
-                    if binary is not None:
-                        stream.flush()
-                        binary.write(part)
-                    else:
-                        stream.write(part.decode(getattr(stream, "encoding", None) or "utf-8",
-                                                 "replace"))
+                try:
+                    self.write(stream, part)
+                except Exception as error:  # noqa: BLE001 - the test's stream refuses it
+                    # (closed): under plain pytest the code's print raised, and the code
+                    # may have caught that
+                    self.fail("the test's output stream refused what the code under test "
+                              f"wrote ({_described(error)})", not_judged=True)
         self.warn(reply.get("warnings"))
         if reply["kind"] == "timeout":
             self.end()
             exc = self.timeout_error(str(reply.get("message") or "out of time"))
             exc.__codeteam_frames__ = [f for f in reply.get("frames") or [] if type(f) is list]
-            raise exc
+            return exc
         if reply["kind"] == "uncrossable":
             self.not_crossing(reply.get("message"))
         if type(reply.get("misused")) is str:
             self.fail(reply["misused"], not_judged=True)
         if reply["kind"] == "stop":
-            raise StopIteration
+            return StopIteration
         if reply["kind"] == "raised":
-            raise self.rebuilt(reply)
-        return reply.get("value")  # the arguments, changed in place, came back in "after"
+            return self.rebuilt(reply)
+        return None
+
+    @staticmethod
+    def write(stream, part):
+        """Write ``part`` (the code's output: text, or bytes written to ``sys.stdout.buffer``)
+        into the test's ``stream``."""
+        if type(part) is str and part:
+            try:
+                stream.write(part)
+            except UnicodeError:  # a lone surrogate, where the test's stream is
+                # strict (capsys, -s): never an exception of the call's
+                stream.write(part.encode("utf-8", "backslashreplace").decode())
+        elif type(part) is bytes and part:  # the code wrote to sys.stdout.buffer
+            binary = getattr(stream, "buffer", None)
+            if binary is not None:
+                stream.flush()
+                binary.write(part)
+            else:
+                stream.write(part.decode(getattr(stream, "encoding", None) or "utf-8",
+                                         "replace"))
 
     def serve_judge(self, request):
         """A callback or ``next`` the subject asks for while the judge waits."""
@@ -1609,6 +1644,21 @@ class JudgeClient(Channel):
         except Exception:  # noqa: S110, BLE001
             pass
         return exc
+
+
+def _described(error):
+    """``error`` in a few words, for the judge's message (its ``str`` may fail: the code's
+    object's ``__str__`` ran)."""
+    try:
+        return f"{type(error).__name__}: {str(error)[:200]}".rstrip(": ")
+    except Exception:  # noqa: BLE001
+        return "an exception"
+
+
+def _refused(error):
+    """The :class:`ValueError` (a malformed answer) for what the judge raised reading the
+    subject's answer or serving its request."""
+    return ValueError(f"the judge could not read it: {_described(error)}")
 
 
 _CODE_VARIABLES = frozenset({
