@@ -1297,3 +1297,49 @@ async def test_a_key_whose_hash_fails_in_the_judge_is_no_exception_of_the_call(t
     assert [o.status for o in run.outcomes] in (["failed"], ["error"]), run.outcomes
     _, run = await review(root, "conv/core.py", "parse_port")
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# The code changes its working directory and leaves it changed: under plain pytest the test's
+# too (one process), and a test that checks it is kept fails; the subject's os.chdir stayed its
+# own, the judge's directory unchanged, and the test passed.
+CWD = {
+    "pyproject.toml": "[project]\nname = 'dirs'\nversion = '0'\n",
+    "dirs/__init__.py": "",
+    "dirs/core.py": '''\
+        import os
+
+
+        def listing(path):
+            """The names in folder ``path``, sorted (the working directory unchanged)."""
+            return sorted(os.listdir(path))
+        ''',
+    "tests/test_core.py": '''\
+        import os
+
+        from dirs.core import listing
+
+
+        def test_listing_keeps_the_working_directory(tmp_path):
+            (tmp_path / "a").write_text("")
+            before = os.getcwd()
+            assert listing(str(tmp_path)) == ["a"]
+            assert os.getcwd() == before
+        ''',
+}
+
+MOVED = '''\
+def listing(path):
+    import os
+    os.chdir(path)
+    return sorted(os.listdir("."))
+'''
+
+
+async def test_a_working_directory_the_code_changes_is_the_tests_too(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "dirs", CWD)
+    _, run = await review(root, "dirs/core.py", "listing", MOVED)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+    _, run = await review(root, "dirs/core.py", "listing")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

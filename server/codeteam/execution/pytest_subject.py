@@ -652,6 +652,7 @@ class Subject(Channel):
                 builtins.input = redirected["input"]
         out, err = _Capture(), _Capture()
         sys.stdout, sys.stderr = out, err
+        here = _cwd()
         args = request.get("args") or []
         kwargs = request.get("kwargs") or {}
         limit = request.get("cpu_left")
@@ -721,6 +722,9 @@ class Subject(Channel):
             reply["environ"] = [{k: v for k, v in now.items() if environ.get(k) != v},
                                 [k for k in environ if k not in now]]
             self.environ = now
+        now = _cwd()
+        if now != here:  # the code's os.chdir: the test's working directory too (one process)
+            reply["cwd"] = now
         reply["out"] = out.getvalue()
         reply["err"] = err.getvalue()
         used = ended - started  # the calls nested in it are counted by theirs
@@ -1319,6 +1323,20 @@ class JudgeClient(Channel):
                       f"({error})", not_judged=True)
         self.sent_env = dict(os.environ)
 
+    def take_cwd(self, path):
+        """The working directory the call changed to (``os.chdir`` in the code), made the
+        judge's too, as one process would have it for the rest of the test (a test that checks
+        the code restores it); one the judge cannot enter (a folder of the subject's own, or
+        removed: None) is not taken over: a pass of this test is then "not judged"."""
+        try:
+            if type(path) is not str:
+                raise FileNotFoundError("the code removed it")
+            os.chdir(path)
+        except (OSError, ValueError) as error:
+            if self.refused_env is None:
+                self.refused_env = ("the code under test changed its working directory to one "
+                                    f"the judge cannot enter ({_described(error)})")
+
     def forward(self, args, kwargs):
         __tracebackhide__ = True
         with self.calls:  # one call at a time on the channel, whatever thread the test runs
@@ -1496,6 +1514,8 @@ class JudgeClient(Channel):
             self.mirror(reply["changed"])
         if type(reply.get("environ")) is list and len(reply["environ"]) == 2:
             self.take_environ(*reply["environ"])
+        if "cwd" in reply:
+            self.take_cwd(reply["cwd"])
         for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
             text = reply.get(key)
             for part in (text if type(text) is list else [text]):
@@ -1644,6 +1664,14 @@ class JudgeClient(Channel):
         except Exception:  # noqa: S110, BLE001
             pass
         return exc
+
+
+def _cwd():
+    """This process's working directory, or None (removed)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def _described(error):
