@@ -1343,3 +1343,73 @@ async def test_a_working_directory_the_code_changes_is_the_tests_too(tmp_path):
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
     _, run = await review(root, "dirs/core.py", "listing")
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# The code's log records: under plain pytest they reach the test's handlers (``caplog``), in
+# one process. The subject's stayed its own (its last resort wrote them to its stderr): a test
+# that wants no log record for good input passed wrong code that logs one, and a test that
+# wants the record failed right code.
+LOGS = {
+    "pyproject.toml": "[project]\nname = 'conv'\nversion = '0'\n",
+    "conv/__init__.py": "",
+    "conv/core.py": '''\
+        import logging
+
+        log = logging.getLogger(__name__)
+
+
+        def parse_port(text):
+            """The TCP port in ``text``; logs a warning and returns None when it is none."""
+            try:
+                return int(text)
+            except ValueError:
+                log.warning("not a port: %r", text)
+                return None
+        ''',
+    "tests/test_core.py": '''\
+        import logging
+
+        from conv.core import parse_port
+
+
+        def test_a_port_logs_nothing(caplog):
+            assert parse_port("80") == 80
+            assert caplog.records == []
+
+
+        def test_garbage_is_logged(caplog):
+            assert parse_port("x") is None
+            assert "not a port: 'x'" in caplog.text
+            assert caplog.records[0].name == "conv.core"
+
+
+        def test_info_when_asked(caplog):
+            caplog.set_level(logging.INFO)
+            assert parse_port("81") == 81
+            assert [r.getMessage() for r in caplog.records] == ["port 81"]
+        ''',
+}
+
+NOISY = '''\
+def parse_port(text):
+    try:
+        port = int(text)
+    except ValueError:
+        log.warning("not a port: %r", text)
+        return None
+    log.warning("port %d", port)
+    return port
+'''
+
+
+async def test_the_codes_log_records_reach_the_tests_handlers(tmp_path):
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "conv", LOGS)
+    _, run = await review(root, "conv/core.py", "parse_port", NOISY)
+    assert {name: o.status for name, o in by_name(run).items()} == {
+        "test_a_port_logs_nothing": "failed", "test_garbage_is_logged": "passed",
+        "test_info_when_asked": "passed"}, run.outcomes
+    right = NOISY.replace('log.warning("port', 'log.info("port')
+    _, run = await review(root, "conv/core.py", "parse_port", right)
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes

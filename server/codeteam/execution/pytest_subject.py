@@ -653,6 +653,7 @@ class Subject(Channel):
         out, err = _Capture(), _Capture()
         sys.stdout, sys.stderr = out, err
         here = _cwd()
+        logs = _logs_begin(request.get("logging"))
         args = request.get("args") or []
         kwargs = request.get("kwargs") or {}
         limit = request.get("cpu_left")
@@ -709,6 +710,7 @@ class Subject(Channel):
                 _cpu_rlimit(rlimit)
             sys.stdout, sys.stderr = streams
             sys.stdin, builtins.input = reading
+            _logs_end(logs)
             try:
                 changed = self.changed_state(before)
             except Exception:  # noqa: S110, BLE001 - a global that cannot be looked at
@@ -722,6 +724,8 @@ class Subject(Channel):
             reply["environ"] = [{k: v for k, v in now.items() if environ.get(k) != v},
                                 [k for k in environ if k not in now]]
             self.environ = now
+        if logs:
+            reply["logs"] = logs[:LOG_LIMIT]
         now = _cwd()
         if now != here:  # the code's os.chdir: the test's working directory too (one process)
             reply["cwd"] = now
@@ -912,7 +916,7 @@ class JudgeClient(Channel):
         self.globals = None
         self.snapshot = {}
         self.contents = {}
-        self.sent_env = self.sent_path = self.sent_view = None
+        self.sent_env = self.sent_path = self.sent_view = self.sent_logging = None
         self.generation = 0
         self.codec = Codec(True, self)
         self.rfd = self.wfd = None
@@ -974,7 +978,7 @@ class JudgeClient(Channel):
             self.starting = False
         self.process = socket.socket(fileno=fds[0])
         self.rfd = self.wfd = self.process.fileno()
-        self.sent_env = self.sent_path = None
+        self.sent_env = self.sent_path = self.sent_logging = None
         self.sent_view = (self.plain(), tuple(self.codec.global_names()))
         config = dict(self.config, sys_path=[os.path.abspath(p or ".") for p in sys.path],
                       cwd=os.getcwd(), globals=self.codec.global_names(), plain=self.plain())
@@ -1409,6 +1413,9 @@ class JudgeClient(Channel):
                 request["env"] = self.sent_env = env
             request["cwd"] = os.getcwd()
             request["filters"] = _warning_filters()
+            levels = _logging_levels()
+            if levels != self.sent_logging:
+                request["logging"] = self.sent_logging = levels
             path = [os.path.abspath(p or ".") for p in sys.path]
             if path != self.sent_path:
                 request["path"] = self.sent_path = path
@@ -1527,6 +1534,7 @@ class JudgeClient(Channel):
                     self.fail("the test's output stream refused what the code under test "
                               f"wrote ({_described(error)})", not_judged=True)
         self.warn(reply.get("warnings"))
+        self.log(reply.get("logs"))
         if reply["kind"] == "timeout":
             self.end()
             exc = self.timeout_error(str(reply.get("message") or "out of time"))
@@ -1615,6 +1623,29 @@ class JudgeClient(Channel):
                 except Exception:  # noqa: S112, BLE001
                     continue
 
+    @staticmethod
+    def log(found):
+        """The log records the call made (:func:`_logs_begin`), handled here by the logger
+        they were logged to: the test's handlers (``caplog``, pytest's report sections, its
+        own) see them as in one process."""
+        logging = sys.modules.get("logging")
+        if logging is None or type(found) is not list:
+            return
+        for entry in found[:LOG_LIMIT]:
+            try:
+                name, level, path, line, func, message, exc_text, stack = entry
+                if type(name) is not str or type(level) is not int or type(line) is not int:
+                    continue
+                logger = logging.getLogger(name) if name else logging.root
+                record = logger.makeRecord(
+                    logger.name, level, str(path), line, str(message), None, None,
+                    str(func), None, stack if type(stack) is str else None)
+                if type(exc_text) is str:
+                    record.exc_text = exc_text
+                logger.handle(record)
+            except Exception:  # noqa: S112, BLE001 - a handler or filter of the test's that
+                continue  # fails: as logging's own handleError, never the call's exception
+
     def rebuilt(self, reply):
         """The judge-side exception for a ``raised`` reply."""
         frames = [f for f in reply.get("frames") or [] if type(f) is list and len(f) == 2
@@ -1664,6 +1695,80 @@ class JudgeClient(Channel):
         except Exception:  # noqa: S110, BLE001
             pass
         return exc
+
+
+LOG_LIMIT = 1000
+"""Log records of one call sent to the judge."""
+_LOG_SINKS = []  # the records of the calls under way in the subject (nested: the innermost)
+
+
+def _logging_levels():
+    """The judge's ``logging`` levels (``caplog.set_level``, a test's ``setLevel``): the
+    level ``logging.disable`` set and each logger's (the root's as ""), or None when logging
+    is not imported."""
+    logging = sys.modules.get("logging")
+    if logging is None:
+        return None
+    levels = {"": logging.root.level}
+    for name, logger in list(logging.root.manager.loggerDict.items()):
+        if type(name) is str and isinstance(logger, logging.Logger):
+            levels[name] = logger.level
+    return [logging.root.manager.disable, levels]
+
+
+def _logs_begin(levels):
+    """The list the log records of a call starting now are kept in (the subject's): the
+    judge's levels ``levels`` (:func:`_logging_levels`) set first, so that the code logs what
+    it would in the test's process. Each record the code's loggers handle is kept there as
+    plain data, for the judge to handle (:meth:`JudgeClient.log`), instead of the subject's
+    handlers (whose last resort writes it to stderr, where pytest's handlers take it)."""
+    import logging
+
+    if type(levels) is list and len(levels) == 2 and type(levels[1]) is dict:
+        try:
+            logging.disable(int(levels[0]))
+            for name, level in levels[1].items():
+                if type(name) is str and type(level) is int:
+                    (logging.getLogger(name) if name else logging.root).setLevel(level)
+        except Exception:  # noqa: S110, BLE001 - a level this logging refuses
+            pass
+    if getattr(logging.Logger.handle, "_codeteam", False) is False:
+        logging.Logger.handle = _kept_handle(logging)
+    sink = []
+    _LOG_SINKS.append(sink)
+    return sink
+
+
+def _logs_end(sink):
+    if sink in _LOG_SINKS:
+        del _LOG_SINKS[len(_LOG_SINKS) - 1 - _LOG_SINKS[::-1].index(sink)]
+
+
+def _kept_handle(logging):
+    handle = logging.Logger.handle
+
+    def kept(self, record):
+        if not _LOG_SINKS:
+            return handle(self, record)
+        if self.disabled or not self.filter(record):
+            return None
+        sink = _LOG_SINKS[-1]
+        if len(sink) >= LOG_LIMIT:
+            return None
+        try:
+            text = record.exc_text
+            if record.exc_info and not text:
+                text = logging.Formatter().formatException(record.exc_info)
+            sink.append(["" if self is logging.root else str(self.name), int(record.levelno),
+                         str(record.pathname), int(record.lineno or 0), str(record.funcName),
+                         str(record.getMessage())[:10000], text if type(text) is str else None,
+                         record.stack_info if type(record.stack_info) is str else None])
+        except Exception:  # noqa: BLE001 - a message whose formatting fails: logging's own
+            return handle(self, record)  # handling (its handleError says so)
+        return None
+
+    kept._codeteam = True
+    return kept
 
 
 def _cwd():
