@@ -1413,3 +1413,56 @@ async def test_the_codes_log_records_reach_the_tests_handlers(tmp_path):
     right = NOISY.replace('log.warning("port', 'log.info("port')
     _, run = await review(root, "conv/core.py", "parse_port", right)
     assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+
+
+# The code writes more than the judge keeps of a call's output (OUTPUT_LIMIT), then what the
+# test looks for: the judge wrote only the first part into the test's capsys (or its own
+# redirect_stdout), and a test wanting no "ERROR" passed wrong code that printed one. A test
+# that reads the code's output then cannot be judged; one that does not read it is.
+LOUD_OUTPUT = {
+    "pyproject.toml": "[project]\nname = 'conv'\nversion = '0'\n",
+    "conv/__init__.py": "",
+    "conv/core.py": '''\
+        def parse_port(text):
+            """The TCP port in ``text``."""
+            return int(text)
+        ''',
+    "tests/test_core.py": '''\
+        import contextlib
+        import io
+
+        from conv.core import parse_port
+
+
+        def test_quiet(capsys):
+            assert parse_port("80") == 80
+            assert "ERROR" not in capsys.readouterr().out
+
+
+        def test_quiet_redirected():
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                assert parse_port("80") == 80
+            assert "ERROR" not in out.getvalue()
+
+
+        def test_port():
+            assert parse_port("80") == 80
+        ''',
+}
+
+LOUD = '''\
+def parse_port(text):
+    print("x" * 100_000)
+    print("ERROR: a port")
+    return int(text)
+'''
+
+
+async def test_output_the_judge_cut_is_not_a_pass_of_a_test_reading_it(tmp_path):
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "conv", LOUD_OUTPUT)
+    _, run = await review(root, "conv/core.py", "parse_port", LOUD)
+    assert {name: o.status for name, o in by_name(run).items()} == {
+        "test_quiet": "not judged", "test_quiet_redirected": "not judged",
+        "test_port": "passed"}, run.outcomes

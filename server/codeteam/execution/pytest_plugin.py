@@ -82,6 +82,10 @@ _MIRRORED = {"==": "==", "!=": "!=", "is": "is", "is not": "is not", "<": ">", "
 first."""
 
 
+_READS_OUTPUT = frozenset({"capsys", "capfd", "capsysbinary", "capfdbinary", "capteesys"})
+"""pytest's fixtures through which a test reads the output written during it."""
+
+
 class CodeteamTestTimeout(BaseException):
     """The test used its CPU time (a BaseException: ``except Exception`` does not catch it)."""
 
@@ -735,6 +739,11 @@ class Judge:
         refused = getattr(self.client, "refused_env", None)
         if refused and test.decision is None and event["outcome"] in ("passed", "xpassed"):
             test.decision = (refused, True)
+        cut = getattr(self.client, "output_cut", None)
+        if cut and test.decision is None and event["outcome"] in ("passed", "xpassed") and (
+                cut[1] or _READS_OUTPUT & set(getattr(item, "fixturenames", ()))):
+            test.decision = (cut[0], True)  # the test's stream (doctest's, a redirect_stdout)
+            # or a capturing fixture's took what was kept of the code's output
         if test.failed_subtest is not None and when == "call":
             context = test.failed_subtest[0].context
             name = " ".join([f"[{context.msg}]"] * (context.msg is not None) + [

@@ -80,11 +80,15 @@ class _Capture(_Stream):
     def __init__(self):
         self.parts = []
         self.size = 0
+        self.cut = False  # more was written than is kept
         self.buffer = _BytesSink(self)
 
     def _keep(self, data):
-        if self.size < OUTPUT_LIMIT:
-            self.parts.append(data[: OUTPUT_LIMIT - self.size])
+        room = OUTPUT_LIMIT - self.size
+        if len(data) > room:
+            self.cut = True
+        if room > 0:
+            self.parts.append(data[:room])
             self.size += len(self.parts[-1])
 
     def write(self, text):
@@ -729,6 +733,9 @@ class Subject(Channel):
         now = _cwd()
         if now != here:  # the code's os.chdir: the test's working directory too (one process)
             reply["cwd"] = now
+        cut = [name for name, kept in (("out", out), ("err", err)) if kept.cut]
+        if cut:  # the judge writes what was kept: a test that reads it cannot be judged
+            reply["cut"] = cut
         reply["out"] = out.getvalue()
         reply["err"] = err.getvalue()
         used = ended - started  # the calls nested in it are counted by theirs
@@ -935,11 +942,13 @@ class JudgeClient(Channel):
         self.crossing = 0.0  # CPU seconds this thread spent encoding and decoding its calls
         self.returned = []  # values the function returned in the running test (kept alive)
         self.refused_env = None  # why an environment change was not taken over (this test)
+        self.output_cut = None  # (why, whether the test's own stream took it) when the code
+        # wrote more than the judge keeps of a call's output (this test)
 
     def new_test(self):
         self.cpu = self.crossing = 0.0
         self.returned = []
-        self.refused_env = None
+        self.refused_env = self.output_cut = None
 
     # -- the subject's life ------------------------------------------------------------------
 
@@ -1523,7 +1532,15 @@ class JudgeClient(Channel):
             self.take_environ(*reply["environ"])
         if "cwd" in reply:
             self.take_cwd(reply["cwd"])
+        cut = reply.get("cut")
         for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
+            if type(cut) is list and key in cut and (
+                    self.output_cut is None or not self.output_cut[1]):
+                self.output_cut = (
+                    f"the code under test wrote more than {OUTPUT_LIMIT:,} characters to "
+                    f"std{key} in one call; the judge keeps only those (a test that reads its "
+                    "output cannot be judged)",
+                    not str(getattr(type(stream), "__module__", "")).startswith("_pytest"))
             text = reply.get(key)
             for part in (text if type(text) is list else [text]):
                 try:
