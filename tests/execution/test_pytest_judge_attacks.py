@@ -1466,3 +1466,40 @@ async def test_output_the_judge_cut_is_not_a_pass_of_a_test_reading_it(tmp_path)
     assert {name: o.status for name, o in by_name(run).items()} == {
         "test_quiet": "not judged", "test_quiet_redirected": "not judged",
         "test_port": "passed"}, run.outcomes
+
+
+# The same for warnings: the subject records at most 100 of a call's warnings, and the judge
+# issued those again; a test that wants no DeprecationWarning passed wrong code that issued
+# 100 others first. A pass is then not judged.
+MANY_WARNINGS = dict(LOUD_OUTPUT, **{"tests/test_core.py": '''\
+    import warnings
+
+    from conv.core import parse_port
+
+
+    def test_no_deprecation():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert parse_port("80") == 80
+        assert not [w for w in caught if issubclass(w.category, DeprecationWarning)]
+    '''})
+
+WARNS_MUCH = '''\
+def parse_port(text):
+    import warnings
+    for n in range(100):
+        warnings.warn(f"note {n}")
+    warnings.warn("parse_port is deprecated", DeprecationWarning)
+    return int(text)
+'''
+
+
+async def test_warnings_the_judge_did_not_issue_again_are_not_a_pass(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "conv", MANY_WARNINGS)
+    _, run = await review(root, "conv/core.py", "parse_port", WARNS_MUCH)
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    _, run = await review(root, "conv/core.py", "parse_port", WARNS_MUCH.replace(
+        "    warnings.warn(\"parse_port", "    0 and warnings.warn(\"parse_port"))
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

@@ -699,6 +699,9 @@ class Subject(Channel):
                     [[getattr(w.category, "__module__", "builtins"),
                       getattr(w.category, "__qualname__", "Warning")], str(w.message)[:10000],
                      str(w.filename), int(w.lineno or 0)] for w in caught[:100]]
+                if len(caught) > 100 or any(len(entry[1]) == 10000
+                                            for entry in reply["warnings"]):
+                    reply["warnings_cut"] = True  # a test that reads them cannot be judged
             else:
                 try:
                     reply = Channel.serve(self, request)
@@ -1551,6 +1554,10 @@ class JudgeClient(Channel):
                     self.fail("the test's output stream refused what the code under test "
                               f"wrote ({_described(error)})", not_judged=True)
         self.warn(reply.get("warnings"))
+        if reply.get("warnings_cut") is True and self.refused_env is None:
+            self.refused_env = ("the code under test issued more than 100 warnings in one call "
+                                "(or one of more than 10,000 characters); the judge issues only "
+                                "those again (a test that reads them cannot be judged)")
         self.log(reply.get("logs"))
         if reply["kind"] == "timeout":
             self.end()
