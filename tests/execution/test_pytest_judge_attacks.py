@@ -1503,3 +1503,32 @@ async def test_warnings_the_judge_did_not_issue_again_are_not_a_pass(tmp_path):
     _, run = await review(root, "conv/core.py", "parse_port", WARNS_MUCH.replace(
         "    warnings.warn(\"parse_port", "    0 and warnings.warn(\"parse_port"))
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+LOGS_MUCH = '''\
+def parse_port(text):
+    for n in range(1000):
+        log.info("note %d", n)
+    log.warning("port %s", text)
+    return int(text)
+'''
+
+
+async def test_log_records_the_judge_did_not_handle_are_not_a_pass(tmp_path):
+    """As for warnings: the judge handles at most LOG_LIMIT (1,000) records of one call."""
+    from test_one_judge import make, review
+
+    files = dict(LOGS, **{"tests/test_core.py": '''\
+        import logging
+
+        from conv.core import parse_port
+
+
+        def test_a_port_logs_no_warning(caplog):
+            caplog.set_level(logging.INFO)
+            assert parse_port("80") == 80
+            assert not [r for r in caplog.records if r.levelno > logging.INFO]
+        '''})
+    root = make(tmp_path / "conv", files)
+    _, run = await review(root, "conv/core.py", "parse_port", LOGS_MUCH)
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes

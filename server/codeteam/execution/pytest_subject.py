@@ -732,7 +732,9 @@ class Subject(Channel):
                                 [k for k in environ if k not in now]]
             self.environ = now
         if logs:
-            reply["logs"] = logs[:LOG_LIMIT]
+            reply["logs"] = list(logs[:LOG_LIMIT])
+        if logs.cut:  # a test that reads them cannot be judged
+            reply["logs_cut"] = True
         now = _cwd()
         if now != here:  # the code's os.chdir: the test's working directory too (one process)
             reply["cwd"] = now
@@ -1559,6 +1561,10 @@ class JudgeClient(Channel):
                                 "(or one of more than 10,000 characters); the judge issues only "
                                 "those again (a test that reads them cannot be judged)")
         self.log(reply.get("logs"))
+        if reply.get("logs_cut") is True and self.refused_env is None:
+            self.refused_env = (f"the code under test logged more than {LOG_LIMIT:,} records "
+                                "in one call (or one of more than 10,000 characters); the judge "
+                                "handles only those (a test that reads them cannot be judged)")
         if reply["kind"] == "timeout":
             self.end()
             exc = self.timeout_error(str(reply.get("message") or "out of time"))
@@ -1758,9 +1764,16 @@ def _logs_begin(levels):
             pass
     if getattr(logging.Logger.handle, "_codeteam", False) is False:
         logging.Logger.handle = _kept_handle(logging)
-    sink = []
+    sink = _LogSink()
     _LOG_SINKS.append(sink)
     return sink
+
+
+class _LogSink(list):
+    """The records of one call; ``cut``: more were made than :data:`LOG_LIMIT`, or a message
+    was cut."""
+
+    cut = False
 
 
 def _logs_end(sink):
@@ -1778,14 +1791,17 @@ def _kept_handle(logging):
             return None
         sink = _LOG_SINKS[-1]
         if len(sink) >= LOG_LIMIT:
+            sink.cut = True
             return None
         try:
             text = record.exc_text
             if record.exc_info and not text:
                 text = logging.Formatter().formatException(record.exc_info)
+            message = str(record.getMessage())
+            sink.cut = sink.cut or len(message) > 10000
             sink.append(["" if self is logging.root else str(self.name), int(record.levelno),
                          str(record.pathname), int(record.lineno or 0), str(record.funcName),
-                         str(record.getMessage())[:10000], text if type(text) is str else None,
+                         message[:10000], text if type(text) is str else None,
                          record.stack_info if type(record.stack_info) is str else None])
         except Exception:  # noqa: BLE001 - a message whose formatting fails: logging's own
             return handle(self, record)  # handling (its handleError says so)
