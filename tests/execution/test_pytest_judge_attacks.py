@@ -1532,3 +1532,66 @@ async def test_log_records_the_judge_did_not_handle_are_not_a_pass(tmp_path):
     root = make(tmp_path / "conv", files)
     _, run = await review(root, "conv/core.py", "parse_port", LOGS_MUCH)
     assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+
+
+# What the code does to the test's objects comes back into them: the items of a project's
+# ``class Stack(list)`` came back but not its attributes, and a slot the code deleted stayed
+# set in the test's object; a test checking the attribute kept passed wrong code that changed
+# it (plain pytest: one object).
+STACK = {
+    "pyproject.toml": "[project]\nname = 'stk'\nversion = '0'\n",
+    "stk/__init__.py": "",
+    "stk/core.py": '''\
+        class Stack(list):
+            def __init__(self, items=(), limit=10):
+                super().__init__(items)
+                self.limit = limit
+
+
+        class Point:
+            __slots__ = ("x", "y")
+
+            def __init__(self, x, y):
+                self.x, self.y = x, y
+
+
+        def push(stack, item):
+            """Push ``item`` onto ``stack`` (its limit unchanged)."""
+            stack.append(item)
+
+
+        def shift(point, dx):
+            """Move ``point`` by ``dx`` along x."""
+            point.x += dx
+        ''',
+    "tests/test_core.py": '''\
+        from stk.core import Point, Stack, push, shift
+
+
+        def test_push():
+            s = Stack([1], limit=2)
+            push(s, 2)
+            assert s == [1, 2]
+            assert s.limit == 2
+
+
+        def test_shift():
+            p = Point(1, 2)
+            shift(p, 3)
+            assert (p.x, p.y) == (4, 2)
+        ''',
+}
+
+
+@pytest.mark.parametrize("name, wrong", [
+    ("push", "def push(stack, item):\n    stack.append(item)\n    stack.limit -= 1\n"),
+    ("shift", "def shift(point, dx):\n    point.x += dx\n    del point.y\n"),
+])
+async def test_what_the_code_does_to_a_tests_object_comes_back_whole(tmp_path, name, wrong):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "stk", STACK)
+    _, run = await review(root, "stk/core.py", name, wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+    _, run = await review(root, "stk/core.py", name)
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

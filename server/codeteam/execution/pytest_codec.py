@@ -2162,17 +2162,29 @@ def _update(original, fresh):
         elif isinstance(original, set):
             original.clear()
             original.update(fresh)
-        elif _python_class(type(original)):
-            try:
-                space = object.__getattribute__(original, "__dict__")
-                space.clear()
-                space.update(object.__getattribute__(fresh, "__dict__"))
-            except AttributeError:
-                pass
-            for name, item in _slots(fresh).items():
-                object.__setattr__(original, name, item)
     except Exception:  # noqa: S110, BLE001 - a container that refuses: left as it was
         pass
+    kind = type(original)
+    if not (kind.__flags__ & HEAPTYPE and (_python_class(kind) or _python_class(
+            kind, _builtin_base(kind)))):
+        return
+    # the state of an object of a Python class (a project's ``class Stack(list)`` too): its
+    # attributes and slots as the code left them, those it deleted gone
+    try:
+        space = object.__getattribute__(original, "__dict__")
+        space.clear()
+        space.update(object.__getattribute__(fresh, "__dict__"))
+    except Exception:  # noqa: S110, BLE001 - no __dict__
+        pass
+    kept = _slots(fresh)
+    for name in _slot_names(kind):
+        try:
+            if name in kept:
+                object.__setattr__(original, name, kept[name])
+            else:
+                object.__delattr__(original, name)
+        except Exception:  # noqa: S112, BLE001 - not set here either
+            continue
 
 
 # --------------------------------------------------------------------------------------------
