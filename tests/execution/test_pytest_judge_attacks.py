@@ -1595,3 +1595,44 @@ async def test_what_the_code_does_to_a_tests_object_comes_back_whole(tmp_path, n
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
     _, run = await review(root, "stk/core.py", name)
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# A project exception class whose __str__ fails for what the code gave it ("%d" of a str): the
+# judge's report of a doctest example that raised it called str() on it, pytest stopped with
+# an internal error, and every later test went unreported ("not judged": plain pytest fails
+# test_port).
+DOCTESTED = {
+    "pyproject.toml": ("[project]\nname = 'conv'\nversion = '0'\n\n[tool.pytest.ini_options]\n"
+                       "addopts = '--doctest-modules'\ntestpaths = ['conv', 'tests']\n"),
+    "conv/__init__.py": "",
+    "conv/core.py": '''\
+        class PortError(ValueError):
+            def __str__(self):
+                return "bad port: %d" % self.args[0]
+
+
+        def parse_port(text):
+            """The TCP port in ``text``.
+
+            >>> parse_port("80")
+            80
+            """
+            return int(text)
+        ''',
+    "tests/test_core.py": '''\
+        from conv.core import parse_port
+
+
+        def test_port():
+            assert parse_port("81") == 81
+        ''',
+}
+
+
+async def test_an_exception_whose_str_fails_does_not_end_the_judges_session(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "conv", DOCTESTED)
+    _, run = await review(root, "conv/core.py", "parse_port",
+                          "def parse_port(text):\n    raise PortError(text)\n")
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes

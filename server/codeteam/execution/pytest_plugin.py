@@ -984,7 +984,14 @@ def _installed(path: str) -> bool:
 
 
 def _text_of(value) -> str:
-    return f"{type(value).__name__}: {value}".rstrip(": ")
+    """``Type: message`` of an exception; its ``__str__`` (the project's class's, on the state
+    the code left) may fail: then as the traceback module says it, never an error of the
+    judge's report (it ended the session, and every later test went unreported)."""
+    try:
+        text = str(value)
+    except BaseException:  # noqa: BLE001
+        text = "<exception str() failed>"
+    return f"{type(value).__name__}: {text}".rstrip(": ")
 
 
 def _limit_name(error) -> str:
