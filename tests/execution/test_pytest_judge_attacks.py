@@ -1636,3 +1636,47 @@ async def test_an_exception_whose_str_fails_does_not_end_the_judges_session(tmp_
     _, run = await review(root, "conv/core.py", "parse_port",
                           "def parse_port(text):\n    raise PortError(text)\n")
     assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+
+
+# The code raises a project exception holding what cannot cross (a lock): the judge raises a
+# stand-in of its class with the message only, without ``response``, and the class's
+# ``__getattr__`` (``getattr(self.response, name)``) recursed when pytest reported it (its
+# ``__notes__``): an internal error, the test 'interrupted' and every later one not judged.
+API = {
+    "pyproject.toml": "[project]\nname = 'api'\nversion = '0'\n",
+    "api/__init__.py": "",
+    "api/core.py": '''\
+        class ApiError(Exception):
+            def __init__(self, response):
+                super().__init__("api error")
+                self.response = response
+
+            def __getattr__(self, name):
+                return getattr(self.response, name)
+
+
+        def fetch(x):
+            """``x``."""
+            return x
+        ''',
+    "tests/test_core.py": '''\
+        from api.core import fetch
+
+
+        def test_fetch():
+            assert fetch(1) == 1
+
+
+        def test_after():
+            assert fetch(2) == 2
+        ''',
+}
+
+
+async def test_a_stand_in_exception_does_not_end_the_judges_session(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "api", API)
+    _, run = await review(root, "api/core.py", "fetch", "def fetch(x):\n    import threading\n"
+                          "    raise ApiError(threading.Lock())\n")
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes

@@ -727,10 +727,15 @@ class Judge:
             event.update(outcome="error", message="the test was interrupted before its end")
         elif when in phases:
             report, excinfo, compare = phases[when]
-            event.update(self._details(report, excinfo, compare))
-            examples = getattr(item, "codeteam_examples", None)
-            if examples is not None and when == "call":
-                event["examples"] = self._examples(examples, excinfo)
+            try:  # (the exception's own hooks run: a project class's __getattr__ that recurses
+                # on the state the code left; never an error of pytest's session)
+                event.update(self._details(report, excinfo, compare))
+                examples = getattr(item, "codeteam_examples", None)
+                if examples is not None and when == "call":
+                    event["examples"] = self._examples(examples, excinfo)
+            except Exception as error:  # noqa: BLE001
+                event["message"] = _cap(f"{_message(report)} (the judge could not report more: "
+                                        f"{type(error).__name__})")
         limited = test.limited
         if limited is not None and "limit" not in event and getattr(
                 item, "codeteam_examples", None) is None:  # the test caught its limit

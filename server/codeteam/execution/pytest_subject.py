@@ -1701,7 +1701,8 @@ class JudgeClient(Channel):
                     try:  # (a name type() refuses, "Bad\x00", raised ValueError here: never
                         # an exception of the call's; the error below says what it raised)
                         kind = type(str(reply.get("type") or "Error").rsplit(".", 1)[-1],
-                                    (cls,), {"__module__": str(reply.get("module") or "builtins")})
+                                    (cls,), {"__module__": str(reply.get("module") or "builtins"),
+                                             "__getattr__": _stand_in_attribute})
                         kind.__qualname__ = str(reply.get("type") or kind.__name__)
                         base = _codec._builtin_base(kind)
                         exc = base.__new__(kind)
@@ -1817,6 +1818,15 @@ def _cwd():
         return os.getcwd()
     except OSError:
         return None
+
+
+def _stand_in_attribute(self, name):
+    """``__getattr__`` of the judge's stand-in for an exception that crossed by its name and
+    message only (:meth:`JudgeClient.rebuilt`): none of its attributes is there, and its
+    class's own ``__getattr__`` (``getattr(self.response, name)``) would recurse without them
+    when pytest reports it (an internal error: every later test unreported)."""
+    raise AttributeError(f"{name!r}: the code's exception reached the test by its class's "
+                         "name and its message only")
 
 
 def _described(error):
