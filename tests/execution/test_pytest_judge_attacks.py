@@ -1680,3 +1680,60 @@ async def test_a_stand_in_exception_does_not_end_the_judges_session(tmp_path):
     _, run = await review(root, "api/core.py", "fetch", "def fetch(x):\n    import threading\n"
                           "    raise ApiError(threading.Lock())\n")
     assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+
+
+# The decimal context (one per thread): under plain pytest the code's getcontext().prec = 6 is
+# the test's too, and the test's localcontext() is the code's. The subject kept its own: a test
+# checking the context is left as it was passed wrong code that changed it, and right code
+# computing in the test's context failed.
+MONEY = {
+    "pyproject.toml": "[project]\nname = 'money'\nversion = '0'\n",
+    "money/__init__.py": "",
+    "money/core.py": '''\
+        import decimal
+
+
+        def cents(amount):
+            """``amount`` (a Decimal) rounded to cents, half up (the context left as it was)."""
+            return amount.quantize(decimal.Decimal("0.01"), rounding=decimal.ROUND_HALF_UP)
+
+
+        def third(amount):
+            """``amount / 3`` in the context's precision."""
+            return amount / 3
+        ''',
+    "tests/test_core.py": '''\
+        import decimal
+        from decimal import Decimal
+
+        from money.core import cents, third
+
+
+        def test_cents_keeps_the_context():
+            assert cents(Decimal("1.005")) == Decimal("1.01")
+            assert decimal.getcontext().prec == 28
+
+
+        def test_third_in_the_tests_context():
+            with decimal.localcontext() as context:
+                context.prec = 5
+                assert third(Decimal(1)) == Decimal("0.33333")
+        ''',
+}
+
+LEAKY = '''\
+def cents(amount):
+    decimal.getcontext().prec = 6
+    return amount.quantize(decimal.Decimal("0.01"), rounding=decimal.ROUND_HALF_UP)
+'''
+
+
+async def test_the_decimal_context_is_the_tests_and_the_codes(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "money", MONEY)
+    _, run = await review(root, "money/core.py", "cents", LEAKY)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+    for name in ("cents", "third"):
+        _, run = await review(root, "money/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], (name, run.outcomes)

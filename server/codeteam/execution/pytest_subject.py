@@ -658,6 +658,13 @@ class Subject(Channel):
         sys.stdout, sys.stderr = out, err
         here = _cwd()
         logs = _logs_begin(request.get("logging"))
+        context = None
+        if request.get("decimal") is not None:  # the test's context, for the call
+            try:
+                _set_decimal_context(request["decimal"])
+                context = _decimal_context()
+            except Exception:  # noqa: S110, BLE001 - (the judge's: never malformed)
+                pass
         args = request.get("args") or []
         kwargs = request.get("kwargs") or {}
         limit = request.get("cpu_left")
@@ -731,6 +738,9 @@ class Subject(Channel):
             reply["environ"] = [{k: v for k, v in now.items() if environ.get(k) != v},
                                 [k for k in environ if k not in now]]
             self.environ = now
+        now = _decimal_context() if context is not None else None
+        if now is not None and now != context:  # the code's getcontext().prec = ...: the
+            reply["decimal"] = now  # test's context too (one thread of one process)
         if logs:
             reply["logs"] = list(logs[:LOG_LIMIT])
         if logs.cut:  # a test that reads them cannot be judged
@@ -1430,6 +1440,9 @@ class JudgeClient(Channel):
             levels = _logging_levels()
             if levels != self.sent_logging:
                 request["logging"] = self.sent_logging = levels
+            context = _decimal_context() if "decimal" in sys.modules else None
+            if context is not None:  # (the test's thread's: localcontext(), prec = ...)
+                request["decimal"] = context
             path = [os.path.abspath(p or ".") for p in sys.path]
             if path != self.sent_path:
                 request["path"] = self.sent_path = path
@@ -1537,6 +1550,8 @@ class JudgeClient(Channel):
             self.take_environ(*reply["environ"])
         if "cwd" in reply:
             self.take_cwd(reply["cwd"])
+        if "decimal" in reply:
+            _set_decimal_context(reply["decimal"])
         cut = reply.get("cut")
         for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
             if type(cut) is list and key in cut and (
@@ -1810,6 +1825,42 @@ def _kept_handle(logging):
 
     kept._codeteam = True
     return kept
+
+
+_ROUNDINGS = frozenset({"ROUND_DOWN", "ROUND_HALF_UP", "ROUND_HALF_EVEN", "ROUND_CEILING",
+                        "ROUND_FLOOR", "ROUND_UP", "ROUND_HALF_DOWN", "ROUND_05UP"})
+_SIGNALS = ("Clamped", "DivisionByZero", "Inexact", "Overflow", "Rounded", "Subnormal",
+            "Underflow", "InvalidOperation", "FloatOperation")
+
+
+def _decimal_context():
+    """The running thread's ``decimal`` context as plain data: ``[prec, rounding, Emin,
+    Emax, capitals, clamp, flags set, traps set]``."""
+    import decimal
+
+    context = decimal.getcontext()
+    return [context.prec, context.rounding, context.Emin, context.Emax, context.capitals,
+            context.clamp, [n for n in _SIGNALS if context.flags[getattr(decimal, n)]],
+            [n for n in _SIGNALS if context.traps[getattr(decimal, n)]]]
+
+
+def _set_decimal_context(state):
+    """Make the running thread's ``decimal`` context ``state`` (:func:`_decimal_context`);
+    a malformed state is :class:`ValueError` (or what ``decimal`` refuses)."""
+    if type(state) is not list or len(state) != 8:
+        raise ValueError("a malformed decimal context")
+    import decimal
+
+    prec, rounding, emin, emax, capitals, clamp, flags, traps = state
+    if rounding not in _ROUNDINGS or type(flags) is not list or type(traps) is not list or any(
+            type(n) is not str or n not in _SIGNALS for n in [*flags, *traps]):
+        raise ValueError("a malformed decimal context")
+    context = decimal.getcontext()
+    context.prec, context.rounding, context.Emin, context.Emax = prec, rounding, emin, emax
+    context.capitals, context.clamp = capitals, clamp
+    for name in _SIGNALS:
+        context.flags[getattr(decimal, name)] = name in flags
+        context.traps[getattr(decimal, name)] = name in traps
 
 
 def _cwd():
