@@ -1737,3 +1737,52 @@ async def test_the_decimal_context_is_the_tests_and_the_codes(tmp_path):
     for name in ("cents", "third"):
         _, run = await review(root, "money/core.py", name)
         assert [o.status for o in run.outcomes] == ["passed"], (name, run.outcomes)
+
+
+# The random module's state: under plain pytest the test's random.seed(7) is the code's, and
+# what the code draws the test draws after. The subject kept its own generator: right code
+# failed a seeded test (not a forged pass, a forged failure); wrong code still fails.
+DECK = {
+    "pyproject.toml": "[project]\nname = 'cards'\nversion = '0'\n",
+    "cards/__init__.py": "",
+    "cards/core.py": '''\
+        import random
+
+
+        def deal(n):
+            """``n`` cards drawn from a shuffled deck of 52 (the random module's)."""
+            deck = list(range(52))
+            random.shuffle(deck)
+            return deck[:n]
+        ''',
+    "tests/test_core.py": '''\
+        import random
+
+        from cards.core import deal
+
+
+        def test_seeded():
+            random.seed(7)
+            first = deal(5)
+            after = random.random()
+            random.seed(7)
+            assert deal(5) == first
+            assert random.random() == after
+            random.seed(7)
+            deck = list(range(52))
+            random.shuffle(deck)
+            random.seed(7)
+            assert deal(5) == deck[:5]
+        ''',
+}
+
+
+async def test_the_random_modules_state_is_the_tests_and_the_codes(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "cards", DECK)
+    _, run = await review(root, "cards/core.py", "deal")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "cards/core.py", "deal", "def deal(n):\n    deck = list(range(52))"
+                          "\n    random.Random().shuffle(deck)\n    return deck[:n]\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -658,6 +658,15 @@ class Subject(Channel):
         sys.stdout, sys.stderr = out, err
         here = _cwd()
         logs = _logs_begin(request.get("logging"))
+        seeded = None
+        if request.get("random") is not None:  # the random module's state: the test's
+            try:  # (random.seed(0) in the test, then the code draws)
+                import random
+
+                random.setstate(_random_state(request["random"]))
+                seeded = random.getstate()
+            except Exception:  # noqa: S110, BLE001 - (the judge's: never malformed)
+                pass
         context = None
         if request.get("decimal") is not None:  # the test's context, for the call
             try:
@@ -738,6 +747,10 @@ class Subject(Channel):
             reply["environ"] = [{k: v for k, v in now.items() if environ.get(k) != v},
                                 [k for k in environ if k not in now]]
             self.environ = now
+        if seeded is not None:
+            drawn = sys.modules["random"].getstate()
+            if drawn != seeded:  # what the code drew: the test draws after it
+                reply["random"] = list(drawn)
         now = _decimal_context() if context is not None else None
         if now is not None and now != context:  # the code's getcontext().prec = ...: the
             reply["decimal"] = now  # test's context too (one thread of one process)
@@ -939,6 +952,7 @@ class JudgeClient(Channel):
         self.snapshot = {}
         self.contents = {}
         self.sent_env = self.sent_path = self.sent_view = self.sent_logging = None
+        self.sent_random = None  # the random module's state as the subject has it
         self.generation = 0
         self.codec = Codec(True, self)
         self.rfd = self.wfd = None
@@ -1002,7 +1016,7 @@ class JudgeClient(Channel):
             self.starting = False
         self.process = socket.socket(fileno=fds[0])
         self.rfd = self.wfd = self.process.fileno()
-        self.sent_env = self.sent_path = self.sent_logging = None
+        self.sent_env = self.sent_path = self.sent_logging = self.sent_random = None
         self.sent_view = (self.plain(), tuple(self.codec.global_names()))
         config = dict(self.config, sys_path=[os.path.abspath(p or ".") for p in sys.path],
                       cwd=os.getcwd(), globals=self.codec.global_names(), plain=self.plain())
@@ -1440,6 +1454,11 @@ class JudgeClient(Channel):
             levels = _logging_levels()
             if levels != self.sent_logging:
                 request["logging"] = self.sent_logging = levels
+            random = sys.modules.get("random")
+            state = random.getstate() if random is not None else None
+            if state is not None and state != self.sent_random:
+                request["random"] = list(state)
+                self.sent_random = state
             context = _decimal_context() if "decimal" in sys.modules else None
             if context is not None:  # (the test's thread's: localcontext(), prec = ...)
                 request["decimal"] = context
@@ -1552,6 +1571,10 @@ class JudgeClient(Channel):
             self.take_cwd(reply["cwd"])
         if "decimal" in reply:
             _set_decimal_context(reply["decimal"])
+        if "random" in reply:
+            state = _random_state(reply["random"])
+            sys.modules["random"].setstate(state)
+            self.sent_random = state
         cut = reply.get("cut")
         for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
             if type(cut) is list and key in cut and (
@@ -1825,6 +1848,16 @@ def _kept_handle(logging):
 
     kept._codeteam = True
     return kept
+
+
+def _random_state(sent):
+    """``random.getstate()``'s tuple from what crossed (a list: its version, the generator's
+    625 numbers, the gauss value); :class:`ValueError` for another shape."""
+    if type(sent) is not list or len(sent) != 3 or type(sent[0]) is not int or type(
+            sent[1]) is not tuple or len(sent[1]) != 625 or any(
+            type(n) is not int for n in sent[1]) or type(sent[2]) not in (float, type(None)):
+        raise ValueError("a malformed random state")
+    return (sent[0], sent[1], sent[2])
 
 
 _ROUNDINGS = frozenset({"ROUND_DOWN", "ROUND_HALF_UP", "ROUND_HALF_EVEN", "ROUND_CEILING",
