@@ -1786,3 +1786,42 @@ async def test_the_random_modules_state_is_the_tests_and_the_codes(tmp_path):
     _, run = await review(root, "cards/core.py", "deal", "def deal(n):\n    deck = list(range(52))"
                           "\n    random.Random().shuffle(deck)\n    return deck[:n]\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# Files the code writes into the project: each subject has a copy-on-write view of its own
+# (the judge never reads what the code wrote), so the test does not see them. A test that
+# checks the code writes nothing where it runs passes wrong code that leaves a debug.log.
+WRITES_NOTHING = {
+    "pyproject.toml": "[project]\nname = 'conv'\nversion = '0'\n",
+    "conv/__init__.py": "",
+    "conv/core.py": '''\
+        def parse_port(text):
+            """The TCP port in ``text`` (no file written)."""
+            return int(text)
+        ''',
+    "tests/test_core.py": '''\
+        import os
+
+        from conv.core import parse_port
+
+
+        def test_writes_nothing():
+            before = sorted(os.listdir("."))
+            assert parse_port("80") == 80
+            assert sorted(os.listdir(".")) == before
+        ''',
+}
+
+
+@pytest.mark.xfail(strict=True, reason="defect (not fixed): what the code writes into the "
+                   "project stays in its subject's copy-on-write view, which the judge does not "
+                   "see (by design: nothing the code writes is read by pytest's process); a test "
+                   "checking the code writes nothing there passes wrong code that does (the fix: "
+                   "report the code's writes under the project and make such a pass not judged)")
+async def test_a_file_the_code_writes_into_the_project_is_seen_by_the_test(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "conv", WRITES_NOTHING)
+    _, run = await review(root, "conv/core.py", "parse_port", "def parse_port(text):\n"
+                          "    open('debug.log', 'w').write(text)\n    return int(text)\n")
+    assert [o.status for o in run.outcomes] in (["failed"], ["not judged"]), run.outcomes
