@@ -1583,7 +1583,8 @@ class JudgeClient(Channel):
                     f"the code under test wrote more than {OUTPUT_LIMIT:,} characters to "
                     f"std{key} in one call; the judge keeps only those (a test that reads its "
                     "output cannot be judged)",
-                    not str(getattr(type(stream), "__module__", "")).startswith("_pytest"))
+                    stream is not sys.__stdout__ and stream is not sys.__stderr__ and not str(
+                        getattr(type(stream), "__module__", "")).startswith("_pytest"))
             text = reply.get(key)
             for part in (text if type(text) is list else [text]):
                 try:
