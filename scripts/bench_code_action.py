@@ -470,7 +470,7 @@ def loop_report(path: Path, began: float, shown: int = 20) -> None:
         wall, cpu, queued, _, where = line.split(" ", 4)
         slow.append((float(wall), float(cpu), float(queued), where))
     print(f"loop probe: {totals}")
-    print(f"  the garbage collector in the loop's thread: {collections_line[3:]}")
+    print(f"  the garbage collector's collections in the server process: {collections_line[3:]}")
     for bound in (5, 10, 20, 50, 100):
         print(f"  callbacks with >= {bound} ms of CPU: "
               f"{sum(1 for _, c, _, _ in slow if c >= bound)}, of wall time: "

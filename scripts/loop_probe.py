@@ -13,9 +13,9 @@ line each: ``wall_ms cpu_ms queued_ms @seconds where`` (seconds since the probe 
 installed), where ``where`` is the task's coroutine stack at the point it
 suspended after that step (the code that ran is just before it), or the callback's repr.
 The totals are written on exit and every ``FLUSH_S`` seconds (``# total ...``), and the
-garbage collector's pauses in the loop's thread by generation (``# gc ...``: count, CPU ms,
-the longest; a collection runs inside whatever callback allocated, so it is in that
-callback's time too).
+garbage collector's collections in the server process by generation (``# gc ...``: counts; a
+collection runs inside whatever allocated, so in the loop's thread it is in that callback's
+CPU time).
 
 Use: ``python -c "import loop_probe; loop_probe.install(FILE); ..."`` before the server
 starts its loop. Not part of codeteam: a measuring tool.
@@ -27,7 +27,6 @@ import asyncio
 import atexit
 import gc
 import os
-import threading
 import time
 
 THRESHOLD_MS = 5.0
@@ -63,31 +62,18 @@ def install(path: str) -> None:
     started = time.monotonic()
     last_flush = [started]
 
-    collections = [[0, 0.0, 0.0] for _ in range(3)]  # per generation: count, cpu ms, max
-    loop_thread: list[int | None] = [None]
-    gc_started = [0.0]
-
-    def on_gc(phase: str, info: dict) -> None:
-        if threading.get_ident() != loop_thread[0]:
-            return
-        if phase == "start":
-            gc_started[0] = time.thread_time()
-            return
-        ms = (time.thread_time() - gc_started[0]) * 1000
-        entry = collections[info.get("generation", 2)]
-        entry[0] += 1
-        entry[1] += ms
-        entry[2] = max(entry[2], ms)
-
-    gc.callbacks.append(on_gc)
+    # Counted, not timed: a gc callback runs Python code inside every collection, which lets
+    # another thread take the GIL in the middle of an ast.parse (CPython gh-106905 then fails
+    # one of them); the collections' time is in their callbacks' CPU time anyway.
+    collected_before = [stats["collections"] for stats in gc.get_stats()]
 
     def flush() -> None:
         out.write(f"# total {totals['callbacks']} callbacks, cpu {totals['cpu_ms']:.0f} ms, "
                   f"waiting for a CPU {totals['queued_ms']:.0f} ms, wall "
                   f"{totals['wall_ms']:.0f} ms, {totals['slow']} over {THRESHOLD_MS} ms\n")
         out.write("# gc " + ", ".join(
-            f"gen{n} {count} x {cpu:.0f} ms (max {top:.1f})"
-            for n, (count, cpu, top) in enumerate(collections)) + "\n")
+            f"gen{n} {stats['collections'] - before}"
+            for n, (stats, before) in enumerate(zip(gc.get_stats(), collected_before))) + "\n")
 
     schedstat: list[int | None] = [None]
 
@@ -104,7 +90,6 @@ def install(path: str) -> None:
         return int(os.pread(schedstat[0], 200, 0).split()[1])
 
     def timed(handle: asyncio.Handle) -> None:
-        loop_thread[0] = threading.get_ident()
         wall, cpu, queued = time.perf_counter(), time.thread_time(), waited_ns()
         try:
             original(handle)
