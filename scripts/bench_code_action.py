@@ -206,6 +206,64 @@ def function_span(text: str, name: str) -> tuple[int, int, str]:
     return start, end, "".join(line + "\n" for line in lines[start:end])
 
 
+def cpu_snapshot(server: int) -> dict[str, Any]:
+    """CPU seconds so far: the server's own (all its threads), its reaped descendants' (the
+    sandboxes that ended), each live child's (the parse worker; sandboxes still running), this
+    process's (the client and the scripted model) and the machine's busy time."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def stat(pid: int) -> list[str] | None:
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                head, _, rest = handle.read().rpartition(")")
+        except OSError:
+            return None
+        return [head.partition("(")[2], *rest.split()]
+
+    fields = stat(server) or ["", *["0"] * 20]
+    children: dict[int, tuple[str, int, float]] = {}
+    try:
+        for task in os.listdir(f"/proc/{server}/task"):
+            with open(f"/proc/{server}/task/{task}/children") as handle:
+                for pid in map(int, handle.read().split()):
+                    child = stat(pid)
+                    if child is not None:
+                        children[pid] = (child[0], int(child[17]),
+                                         (int(child[12]) + int(child[13])) / tick)
+    except OSError:
+        pass
+    with open("/proc/stat") as handle:
+        ticks = [int(x) for x in handle.readline().split()[1:]]
+    return {
+        "server": (int(fields[12]) + int(fields[13])) / tick,
+        "reaped": (int(fields[14]) + int(fields[15])) / tick,
+        "children": children,
+        "client": sum(os.times()[:2]),
+        "machine": (sum(ticks) - ticks[3] - ticks[4]) / tick,
+    }
+
+
+def cpu_report(before: dict[str, Any], after: dict[str, Any], seconds: float) -> str:
+    """Where the CPU went during the measurement (see :func:`cpu_snapshot`)."""
+    worker = sandboxes = 0.0
+    for pid, (name, nice, used) in after["children"].items():
+        used -= before["children"].get(pid, ("", 0, 0.0))[2]
+        if name == "bwrap":
+            sandboxes += used  # a sandbox still running (bwrap's own children are its)
+        elif nice > 0:
+            worker += used  # the parse worker (niceness 10)
+        else:
+            sandboxes += used
+    # the bwrap processes still alive have not reported their children's time: counted
+    # only when they end (reaped), so the sandboxes' figure is a lower bound
+    sandboxes += after["reaped"] - before["reaped"]
+    return (f"CPU in the measurement ({seconds:.0f} s, {os.cpu_count()} cores): machine "
+            f"{after['machine'] - before['machine']:.1f} s, server "
+            f"{after['server'] - before['server']:.1f} s, parse worker {worker:.1f} s, "
+            f"sandboxes and other children {sandboxes:.1f} s, client and scripted model "
+            f"{after['client'] - before['client']:.1f} s")
+
+
 def summary(name: str, times: list[float]) -> str:
     if not times:
         return f"{name}: no requests"
@@ -312,6 +370,9 @@ async def bench(args: argparse.Namespace, folder: Path) -> None:
         samples: list[tuple[float, float]] = []
         edits = 0
         began = time.perf_counter()
+        cpu_before = cpu_snapshot(client.server_pid)
+        progress_before = len(client.notifications)
+        requests_before = len(llm.requests)
         number = 0
         while time.perf_counter() - began < args.seconds:
             number += 1
@@ -331,6 +392,11 @@ async def bench(args: argparse.Namespace, folder: Path) -> None:
             assert "error" not in answer, answer
             await asyncio.sleep(1 / args.requests_s)
         stop.set()
+        measured = time.perf_counter() - began
+        cpu_after = cpu_snapshot(client.server_pid)
+        stages_in = sum(1 for n in client.notifications[progress_before:]
+                        if n["method"] == "$/progress")
+        requests_in = len(llm.requests) - requests_before
         if spy is not None:
             spy.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
             spy.wait(60)
@@ -354,6 +420,10 @@ async def bench(args: argparse.Namespace, folder: Path) -> None:
         print("commands finished: " + ", ".join(f"{k} x{v}" for k, v in sorted(finished.items())))
         print("outcomes: " + "; ".join(f"{k} x{v}" for k, v in outcomes.most_common(8)))
         print("stages seen: " + ", ".join(f"{k} x{v}" for k, v in stages.most_common(14)))
+        print(f"progress in the measurement: {stages_in} progress messages "
+              f"({stages_in / measured * 60:.0f}/min), {requests_in} model requests "
+              f"({requests_in / measured * 60:.0f}/min)")
+        print(cpu_report(cpu_before, cpu_after, measured))
         print(summary("codeAction, whole measurement", all_times))
         print(summary(f"codeAction within {args.start_window} s of a command start",
                       [ms for moment, ms in samples if near(moment, started_at)]))
@@ -389,14 +459,18 @@ def loop_report(path: Path, began: float, shown: int = 20) -> None:
         print(f"the loop probe wrote nothing to {path}")
         return
     slow: list[tuple[float, float, float, str]] = []
-    totals = ""
+    totals = collections_line = ""
     for line in path.read_text().splitlines():
         if line.startswith("# total"):
             totals = line[2:]
             continue
+        if line.startswith("# gc"):
+            collections_line = line[2:]
+            continue
         wall, cpu, queued, _, where = line.split(" ", 4)
         slow.append((float(wall), float(cpu), float(queued), where))
     print(f"loop probe: {totals}")
+    print(f"  the garbage collector's collections in the server process: {collections_line[3:]}")
     for bound in (5, 10, 20, 50, 100):
         print(f"  callbacks with >= {bound} ms of CPU: "
               f"{sum(1 for _, c, _, _ in slow if c >= bound)}, of wall time: "

@@ -12,7 +12,10 @@ Callbacks that took at least ``THRESHOLD_MS`` of CPU or wall time are appended t
 line each: ``wall_ms cpu_ms queued_ms @seconds where`` (seconds since the probe was
 installed), where ``where`` is the task's coroutine stack at the point it
 suspended after that step (the code that ran is just before it), or the callback's repr.
-The totals are written on exit and every ``FLUSH_S`` seconds (``# total ...``).
+The totals are written on exit and every ``FLUSH_S`` seconds (``# total ...``), and the
+garbage collector's collections in the server process by generation (``# gc ...``: counts; a
+collection runs inside whatever allocated, so in the loop's thread it is in that callback's
+CPU time).
 
 Use: ``python -c "import loop_probe; loop_probe.install(FILE); ..."`` before the server
 starts its loop. Not part of codeteam: a measuring tool.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import gc
 import os
 import time
 
@@ -58,10 +62,18 @@ def install(path: str) -> None:
     started = time.monotonic()
     last_flush = [started]
 
+    # Counted, not timed: a gc callback runs Python code inside every collection, which lets
+    # another thread take the GIL in the middle of an ast.parse (CPython gh-106905 then fails
+    # one of them); the collections' time is in their callbacks' CPU time anyway.
+    collected_before = [stats["collections"] for stats in gc.get_stats()]
+
     def flush() -> None:
         out.write(f"# total {totals['callbacks']} callbacks, cpu {totals['cpu_ms']:.0f} ms, "
                   f"waiting for a CPU {totals['queued_ms']:.0f} ms, wall "
                   f"{totals['wall_ms']:.0f} ms, {totals['slow']} over {THRESHOLD_MS} ms\n")
+        out.write("# gc " + ", ".join(
+            f"gen{n} {stats['collections'] - before}"
+            for n, (stats, before) in enumerate(zip(gc.get_stats(), collected_before))) + "\n")
 
     schedstat: list[int | None] = [None]
 

@@ -38,3 +38,67 @@ def test_a_pyc_that_is_not_the_sources_is_not_used(tmp_path):
         [sys.executable, "-s", "-B", "-c", "import _codeteam_pytest_codec as c; print(c.CHANGED)"],
         cwd=tmp_path, capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "1"
+
+
+async def test_an_offload_compiles_the_judges_modules_once(monkeypatch):
+    """The first judged run compiled the judge's 200 kB of source on the event loop (55-90 ms
+    of its CPU in one callback): with an offload (the editor's parse worker) it is compiled
+    there, once per process, and a run then compiles nothing here."""
+    import asyncio
+
+    from codeteam.execution import pytest_run
+
+    monkeypatch.setattr(pytest_run, "_compiled", {})
+    called = []
+
+    async def offload(function, *args):  # elsewhere than the caller's thread
+        called.append(function)
+        return await asyncio.to_thread(function, *args)
+
+    await pytest_run.bytecode_by(offload)
+    await pytest_run.bytecode_by(offload)
+    assert called == [pytest_run.judge_bytecode]
+    compiled_here = []
+    monkeypatch.setattr(pytest_run, "compile_judge_module",
+                        lambda *args: compiled_here.append(args) or {})
+    for file, name in pytest_run.JUDGE_MODULES:
+        [(path, data)] = pytest_run._bytecode(file, name).items()
+        assert path.startswith("__pycache__/") and data
+    assert compiled_here == []
+
+
+async def test_an_offload_of_another_interpreter_brings_nothing(monkeypatch):
+    """A pyc only serves the interpreter version that wrote it: what an offload of another
+    cache tag would answer is not kept (the modules are compiled here when a run needs them)."""
+    from codeteam.execution import pytest_run
+
+    monkeypatch.setattr(pytest_run, "_compiled", {})
+
+    async def other_version(function, *args):
+        return function("cpython-0")
+
+    await pytest_run.bytecode_by(other_version)
+    assert pytest_run._compiled == {}
+
+
+async def test_run_suite_has_its_offload_compile_the_judges_modules(monkeypatch):
+    from codeteam.execution import pytest_run
+    from codeteam.execution.outcomes import Program, TestCase
+    from codeteam.execution.sandbox import SandboxPolicy
+    from codeteam.execution.suite import run_suite
+
+    monkeypatch.setattr(pytest_run, "_compiled", {})
+    called = []
+
+    async def offload(function, *args):
+        called.append(function)
+        return function(*args)
+
+    text = "def f(x):\n    return x\n"
+    program = Program(text=text, function_start=0, function_lines=2, original=text,
+                      qualname="missing")  # no judge view: nothing runs in a sandbox
+    tests = [TestCase(id="ai:1", kind="assert", origin="ai", source="assert f(1) == 1")]
+    report = await run_suite(program, tests, SandboxPolicy(mode="none"), offload=offload)
+    assert [o.status for o in report.outcomes] == ["error"]
+    assert pytest_run.judge_bytecode in called
+    assert set(pytest_run._compiled) == set(pytest_run.JUDGE_MODULES)

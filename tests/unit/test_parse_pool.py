@@ -122,3 +122,50 @@ def _alive(pid: int) -> bool:
             return stat.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def _full_collections_while_parsing(text: str, times: int) -> tuple[int, int]:
+    """In the worker: how many full (generation 2) and how many collections of any kind ran
+    while ``text`` was parsed ``times`` times."""
+    import ast
+    import gc
+
+    seen: list[int] = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "start":
+            seen.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        trees = []
+        for _ in range(times):
+            trees.append(ast.parse(text))  # alive until the end, as a run's view and placement
+            trees.pop()
+    finally:
+        gc.callbacks.remove(count)
+    return seen.count(2), len(seen)
+
+
+async def test_the_workers_parses_run_no_full_collection():
+    """A parse of a large module builds tens of thousands of objects that live until it ends;
+    at Python's default thresholds the worker collected during every parse and ran a full
+    collection of its whole heap (150-215 ms of CPU beside jedi's trees) every second parse or
+    so. The worker collects when that many objects are alive, not during a parse."""
+    import gc
+
+    from codeteam.editor.parsing import YOUNG_THRESHOLD
+
+    lines = []
+    for n in range(400):  # ~2,000 lines, as the editor benchmark's module
+        lines += [f"def function{n}(a, b=2):", f'    """Function {n}."""', "    total = 0",
+                  "    for i in range(a):", "        total += i * b if i % 2 else -i"]
+    text = "\n".join(lines) + "\n"
+    pool = ParsePool()
+    try:
+        assert (await pool.run(gc.get_threshold))[0] == YOUNG_THRESHOLD
+        assert await pool.run(gc.get_freeze_count) > 0  # the imports: out of every collection
+        full, collections = await pool.run(_full_collections_while_parsing, text, 6)
+        assert (full, collections) == (0, 0)
+    finally:
+        pool.shutdown()

@@ -80,3 +80,46 @@ def test_the_server_process_parses_only_through_parse_tree():
         if "ast.parse(" in line and "``ast.parse(" not in line
     ]
     assert offenders == []
+
+
+def test_a_parse_beside_a_librarys_own_ast_parse_in_another_thread():
+    """Libraries parse without codeteam's lock: in the server's imports thread pydantic builds
+    its models through ``inspect.signature``, whose ``_signature_fromstr`` calls ``ast.parse``
+    on a short text (at another stack depth), while the loop parses for a codeAction, which
+    then failed with gh-106905's SystemError. parse_tree lets no other thread build a tree in
+    the middle of its own."""
+    restore = _switch_inside_collections()
+    errors: list[BaseException] = []
+    trees: list[ast.AST] = []
+    started = threading.Event()
+    done = threading.Event()
+
+    def library(depth: int = 30):
+        if depth:
+            return library(depth - 1)
+        started.set()
+        while not done.is_set():
+            try:
+                ast.parse("def f(a, b=1, *c, d, **e): pass")
+            except SystemError:
+                pass  # the library's own parse: not what is tested
+
+    def ours():
+        started.wait()
+        for _ in range(8):
+            try:
+                trees.append(parse_tree(SOURCE))
+            except BaseException as error:  # noqa: BLE001 - the test reports any
+                errors.append(error)
+
+    try:
+        threads = [threading.Thread(target=library), threading.Thread(target=ours)]
+        for thread in threads:
+            thread.start()
+        threads[1].join()
+        done.set()
+        threads[0].join()
+    finally:
+        restore()
+    assert errors == []
+    assert len(trees) == 8 and all(isinstance(t, ast.Module) for t in trees)

@@ -24,14 +24,17 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import os
 import re
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -46,6 +49,8 @@ from codeteam.execution.sandbox import (
     run_sandboxed,
 )
 from codeteam.execution.sandbox_policy import raise_run_limit
+
+log = logging.getLogger(__name__)
 
 PLUGIN_FILE = "_codeteam_pytest_plugin.py"
 SPEC_FILE = "_codeteam_pytest_spec.json"
@@ -294,10 +299,25 @@ def _source(name: str) -> str:
     return Path(__file__).with_name(name).read_text(encoding="utf-8")
 
 
-@cache
+JUDGE_MODULES = ((CODEC_FILE, "pytest_codec.py"), (PLUGIN_FILE, "pytest_plugin.py"),
+                 (SUBJECT_FILE, "pytest_subject.py"))
+"""The judge's own modules: (file name in a run, source file here)."""
+
+_compiled: dict[tuple[str, str], dict[str, bytes]] = {}
+"""(file, name) -> :func:`compile_judge_module`'s answer, compiled here or by an offload."""
+
+
 def _bytecode(file: str, name: str) -> dict[str, bytes]:
+    """:func:`compile_judge_module`, once per process (or what :func:`bytecode_by` brought)."""
+    found = _compiled.get((file, name))
+    if found is None:
+        found = _compiled[(file, name)] = compile_judge_module(file, name)
+    return found
+
+
+def compile_judge_module(file: str, name: str) -> dict[str, bytes]:
     """``{"__pycache__/<file's stem>.<tag>.pyc": bytes}``: :func:`_source` ``(name)`` compiled
-    once by this interpreter as a *checked-hash* pyc (PEP 552), to be put beside ``file`` in a
+    by this interpreter as a *checked-hash* pyc (PEP 552), to be put beside ``file`` in a
     run. An interpreter of this version loads it instead of compiling the source again (the
     judge's three modules are 200 kB: 0.09 s of CPU at each judge's start, a subject's codec
     0.03 s); it checks the source's hash first and compiles the source as before when they
@@ -314,6 +334,30 @@ def _bytecode(file: str, name: str) -> dict[str, bytes]:
     path = f"__pycache__/{Path(file).stem}.{sys.implementation.cache_tag}.pyc"
     checked_hash = (0b11).to_bytes(4, "little")  # PEP 552's flags: hash-based, checked
     return {path: MAGIC_NUMBER + checked_hash + source_hash(text) + marshal.dumps(code)}
+
+
+def judge_bytecode(cache_tag: str | None) -> dict[tuple[str, str], dict[str, bytes]]:
+    """The judge's modules compiled (:func:`compile_judge_module`), for :func:`bytecode_by`'s
+    offload; ``{}`` when this interpreter's cache tag is not ``cache_tag`` (the caller's)."""
+    if sys.implementation.cache_tag != cache_tag:
+        return {}
+    return {(file, name): compile_judge_module(file, name) for file, name in JUDGE_MODULES}
+
+
+async def bytecode_by(offload: Callable[..., Awaitable[Any]]) -> None:
+    """Have ``offload`` compile the judge's modules, once per process (the first judged run
+    compiled 200 kB of source on the event loop: 55-90 ms of its CPU in one callback, more on
+    a busy machine). What it cannot do is compiled here when a run needs it, as before."""
+    if all(key in _compiled for key in JUDGE_MODULES):
+        return
+    try:
+        compiled = await offload(judge_bytecode, sys.implementation.cache_tag)
+    except Exception as error:  # noqa: BLE001 - compiled here later, as without an offload
+        log.debug("the judge's modules were not compiled elsewhere: %s", error)
+        return
+    for key, files in compiled.items():
+        if key in JUDGE_MODULES:
+            _compiled.setdefault(key, files)
 
 
 def session_spec(target: PytestTarget, view: JudgeView, candidate: str, mode: str,

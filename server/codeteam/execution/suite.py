@@ -21,6 +21,7 @@ from codeteam.execution import trust
 from codeteam.execution.judge_view import JudgeView, judge_view, placement
 from codeteam.execution.outcomes import Program, PytestTarget, RunReport, TestCase, TestOutcome
 from codeteam.execution.pytest_run import (
+    bytecode_by,
     judged_session,
     node_args,
     session_spec,
@@ -51,12 +52,15 @@ async def run_suite(program: Program, tests: list[TestCase], policy: SandboxPoli
                     offload: Offload | None = None) -> RunReport:
     """Run ``tests`` on ``program`` (the module with the candidate in place, and where it is
     judged): one :class:`RunReport`, outcomes in the order of ``tests``. The module's parsing
-    runs through ``offload`` when given (:data:`Offload`), else here. Raises
+    runs through ``offload`` when given (:data:`Offload`), else here, and so does the
+    compiling of the judge's own modules, once per process (:func:`bytecode_by`). Raises
     :class:`~codeteam.execution.outcomes.SandboxUnavailable` when the sandbox cannot run;
     cancellation kills the test processes."""
     if not tests:
         return RunReport(sandbox=policy.mode)
     arguments = (program.original, program.qualname, program.original_start, program.text)
+    if offload is not None:
+        await bytecode_by(offload)
     view, place = (views(*arguments) if offload is None
                    else await offload(views, *arguments))
     if view is None:
