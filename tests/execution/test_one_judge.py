@@ -35,17 +35,23 @@ def make(root: Path, files: dict[str, str]) -> Path:
     return root.resolve()
 
 
+SPIN_POLICY = POLICY.model_copy(update={"per_test_timeout_s": 1.0})
+"""For a run whose body spins until its test's CPU limit: the outcome is the same under any
+limit, and the spin costs 1 CPU second (plus the judge's fixed slack) instead of 5."""
+
+
 async def review(root: Path, file: str, qualname: str, body: str | None = None,
-                 extra: list[TestCase] | None = None):
+                 extra: list[TestCase] | None = None, policy: SandboxPolicy | None = None):
     """The task of ``qualname`` with its project's tests, and a run of them on ``body`` (the
-    function at column 0; None: as it is)."""
+    function at column 0; None: as it is) under ``policy`` (default, and the selection's:
+    :data:`POLICY` when called, which a test may monkeypatch)."""
     path = root / file
     text = path.read_text()
     task = task_for(text, qualname, path=path, project=project_for(path))
     task = await with_project_tests(task, path=path, root=root, policy=POLICY)
     code = body if body is not None else task.stub
     tests = task.public_tests + (extra or [])
-    return task, await run_suite(task.program_with(code), tests, POLICY)
+    return task, await run_suite(task.program_with(code), tests, policy or POLICY)
 
 
 def by_name(run):

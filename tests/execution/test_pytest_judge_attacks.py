@@ -941,10 +941,10 @@ async def test_a_swallowed_warning_is_not_an_exception_of_the_call(tmp_path):
 
 
 async def test_a_warning_does_not_replace_the_timeout_of_a_spinning_body(tmp_path):
-    from test_one_judge import make, review
+    from test_one_judge import SPIN_POLICY, make, review
 
     root = make(tmp_path / "conv", WARNED)
-    _, run = await review(root, "conv/core.py", "parse_port", SPINNING)
+    _, run = await review(root, "conv/core.py", "parse_port", SPINNING, policy=SPIN_POLICY)
     [outcome] = run.outcomes  # (a machine too busy to give it its CPU seconds: not judged)
     assert outcome.status in ("timeout", "not judged"), run.outcomes
 

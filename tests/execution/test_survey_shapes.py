@@ -5,7 +5,7 @@ verdict must be plain pytest's, or "not judged" with a reason, never a failure o
 from __future__ import annotations
 
 import pytest
-from test_one_judge import make, review
+from test_one_judge import SPIN_POLICY, make, review
 
 pytestmark = pytest.mark.sandbox
 
@@ -817,7 +817,7 @@ async def test_the_crossings_allowance_lets_no_spinning_code_escape(tmp_path):
     _, run = await review(root, "bag/core.py", "Bag.irange")
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
     spin = "def irange(self, start, end):\n    while True:\n        pass\n"
-    _, run = await review(root, "bag/core.py", "Bag.irange", spin)
+    _, run = await review(root, "bag/core.py", "Bag.irange", spin, policy=SPIN_POLICY)
     assert [o.status for o in run.outcomes] == ["timeout"], run.outcomes
     assert "CPU seconds" in run.outcomes[0].message, run.outcomes[0].message
 

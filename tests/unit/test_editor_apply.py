@@ -6,7 +6,7 @@ import asyncio
 import pytest
 
 from codeteam.editor.document_watch import DocumentLocks, DocumentWatch
-from codeteam.editor.edits import (
+from codeteam.editor.replacement import (
     ReplacementError,
     check_replacement,
     plan_replacement,

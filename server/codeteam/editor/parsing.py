@@ -84,7 +84,7 @@ def _warm_worker(parent: int | None = None) -> None:
         os.nice(WORKER_NICENESS)
     except OSError:  # not allowed here: it runs at the server's priority
         pass
-    import codeteam.editor.edits
+    import codeteam.editor.replacement
     import codeteam.pysource.tolerant
     import codeteam.service.locate  # noqa: F401
 

@@ -48,17 +48,16 @@ from codeteam.editor.actions import Action
 from codeteam.editor.active_runs import Run
 from codeteam.editor.diagnostics import FunctionDiagnostics, review_problems, unapplied_problems
 from codeteam.editor.document_watch import Expectation
-from codeteam.editor.edits import (
-    Replacement,
-    ReplacementError,
-    check_replacement,
-    plan_replacement,
-    text_edit,
-    workspace_edit,
-)
+from codeteam.editor.edits import text_edit, workspace_edit
 from codeteam.editor.positions import split_lines
 from codeteam.editor.preview import PREVIEW_WAIT_S, Preview, edit_mode, preview_for
 from codeteam.editor.progress import RunProgress
+from codeteam.editor.replacement import (
+    Replacement,
+    ReplacementError,
+    check_replacement,
+    locate_and_plan,
+)
 from codeteam.editor.targets import CommandArgumentError, parse_target
 from codeteam.editor.transcript import RunRecord
 from codeteam.pysource.functions import (
@@ -68,7 +67,7 @@ from codeteam.pysource.functions import (
     SourceError,
     function_text,
 )
-from codeteam.pysource.tolerant import ParseableModule, locate_tolerant
+from codeteam.pysource.tolerant import ParseableModule
 from codeteam.service.locate import TargetError, locate_target
 
 if TYPE_CHECKING:
@@ -323,7 +322,7 @@ async def _current_location(
         current, version = document.source, document.version
         try:
             located, replacement = await ls.parser.run(
-                _locate_and_plan, current, info.qualname, info.signature, code
+                locate_and_plan, current, info.qualname, info.signature, code
             )
         except Exception:
             if _unchanged(ls, uri, document, version, current):
@@ -332,16 +331,6 @@ async def _current_location(
         if _unchanged(ls, uri, document, version, current):
             return document, current, version, located, replacement
     raise LookupError("the document kept changing")
-
-
-def _locate_and_plan(
-    text: str, qualname: str, signature: str, code: str | None
-) -> tuple[FunctionInfo, Replacement | None]:
-    """The function in ``text`` and, with ``code``, its replacement (in the parse worker)."""
-    located = locate_tolerant(text, qualname, signature)
-    if code is None:
-        return located, None
-    return located, plan_replacement(text, located, code)
 
 
 def _unchanged(ls: CodeteamServer, uri: str, document: Any, version: int, text: str) -> bool:

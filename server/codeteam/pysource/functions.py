@@ -503,3 +503,22 @@ def collapse_stubs(source: str) -> str:
     for first, last, replacement in sorted(spans, reverse=True):
         lines[first : last + 1] = replacement
     return re.sub(r"\n{4,}", "\n\n\n", "\n".join(lines))
+
+
+def new_module_text(
+    text: str, readable_text: str, start_line: int, end_line: int, indent: str, code: str,
+    filename: str,
+) -> tuple[str | None, str | None]:
+    """``text`` with lines ``start_line..end_line`` (0-based, inclusive) replaced by the
+    function ``code`` at ``indent`` (the text's line endings kept), and None; or None and why,
+    when the code does not compile in its place (checked on ``readable_text``, the text
+    without the blocks left out, whose lines are blank there: same line numbers). Pure and
+    picklable: the editor runs it in its parse worker (this module imports little)."""
+    try:
+        compile(replace_span(readable_text, start_line, end_line,
+                             indent_function(code, indent, "\n")),
+                filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
+        return None, str(error)
+    return replace_span(text, start_line, end_line,
+                        indent_function(code, indent, line_ending(text))), None

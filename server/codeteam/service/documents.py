@@ -178,3 +178,13 @@ SELECTION_TIMEOUT_S = 120.0
 """Wall-clock (and CPU) seconds for the selection session: every test plain pytest collects
 runs once, each ending at its first call of the function (the tests never reached in time
 are named, "not looked at")."""
+
+
+def task_for_args(text, info, path, workspace_root, project, context_tokens) -> Task:
+    """:func:`task_for` with positional arguments, for an offload to a worker process (which
+    takes a picklable function and arguments); here, not in :mod:`codeteam.service.runs`, so
+    that the editor's parse worker does not import the pipelines and the openai SDK to run it.
+    It builds the project context too (jedi), so that work stays off the event loop and its
+    GIL."""
+    return task_for(text, info=info, path=path, workspace_root=workspace_root, project=project,
+                    context_tokens=context_tokens)

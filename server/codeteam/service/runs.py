@@ -29,11 +29,11 @@ from codeteam.pysource.functions import (
     FunctionInfo,
     FunctionNotFound,
     SourceError,
-    indent_function,
-    replace_span,
+    new_module_text,
 )
 from codeteam.pysource.tolerant import ParseableModule, parseable_module
 from codeteam.roles.conversation import ProgressCallback
+from codeteam.service.documents import task_for_args
 from codeteam.service.locate import ServiceError, TargetError, locate_target
 from codeteam.service.preflight import untestable_reason
 from codeteam.settings import Settings
@@ -123,16 +123,6 @@ class RunOutcome:
         return self.new_text is not None
 
 
-def _task_for(text, info, path, workspace_root, project, context_tokens) -> Task:
-    """:func:`~codeteam.service.documents.task_for` with positional arguments (for an offload
-    to a worker process, which takes a picklable function and arguments). It builds the project
-    context too (jedi), so that work stays off the event loop and its GIL."""
-    from codeteam.service.documents import task_for
-
-    return task_for(text, info=info, path=path, workspace_root=workspace_root, project=project,
-                    context_tokens=context_tokens)
-
-
 def pipeline_name(requested: str | None, settings: Settings) -> tuple[str, str | None]:
     """The pipeline to run and, when the settings' ``generate_pipeline`` is not available, the
     note saying which one ran instead."""
@@ -173,7 +163,7 @@ async def build_task(
     offload = request.offload or asyncio.to_thread
     try:
         task = await offload(
-            _task_for, readable.text, info, request.path, request.workspace_root, project,
+            task_for_args, readable.text, info, request.path, request.workspace_root, project,
             request.settings.context_tokens,
         )
     except (FunctionNotFound, AmbiguousFunction, SourceError) as error:
@@ -408,24 +398,3 @@ def _stopped_once(notes: list[str], failure: str) -> list[str]:
             note = f"the model calls stopped at the first failure: {failure}"
         kept.append(note)
     return kept
-
-
-def new_module_text(
-    text: str, readable_text: str, start_line: int, end_line: int, indent: str, code: str,
-    filename: str,
-) -> tuple[str | None, str | None]:
-    """``text`` with lines ``start_line..end_line`` (0-based, inclusive) replaced by the
-    function ``code`` at ``indent`` (the text's line endings kept), and None; or None and why,
-    when the code does not compile in its place (checked on ``readable_text``, the text
-    without the blocks left out, whose lines are blank there: same line numbers). Pure and
-    picklable: the editor runs it in its parse worker."""
-    from codeteam.pysource.functions import line_ending
-
-    try:
-        compile(replace_span(readable_text, start_line, end_line,
-                             indent_function(code, indent, "\n")),
-                filename, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as error:
-        return None, str(error)
-    return replace_span(text, start_line, end_line,
-                        indent_function(code, indent, line_ending(text))), None
