@@ -1749,3 +1749,101 @@ async def test_objects_of_the_tests_classes_used_as_containers_are_judged(tmp_pa
         _, run = await review(root, "bags/core.py", name, wrong)
         assert "failed" in {o.status for o in run.outcomes}, (name, run.outcomes)
         assert "not judged" not in {o.status for o in run.outcomes}, (name, run.outcomes)
+
+
+# tabulate (survey 5): ``_type(value)`` returns the type a column's cell has, ``type(None)``
+# for an empty one; the test compares it with ``type(None)`` (and ``int``, ``str``).
+TYPES = {
+    "pyproject.toml": "[project]\nname = 'kinds'\nversion = '0'\n",
+    "kinds/__init__.py": "",
+    "kinds/core.py": '''\
+        def kind(value):
+            """The type of a table cell."""
+            if value is None or value == "":
+                return type(None)
+            if value == "...":
+                return type(...)
+            if value == "NotImplemented":
+                return type(NotImplemented)
+            return int if str(value).isdigit() else str
+        ''',
+    "tests/test_core.py": '''\
+        from kinds.core import kind
+
+
+        def test_kind():
+            assert kind(None) is type(None) and kind("") is type(None)
+            assert kind("...") is type(...) and kind("NotImplemented") is type(NotImplemented)
+            assert kind("12") is int and kind("x") is str
+            assert {kind(None): 1}[type(None)] == 1
+        ''',
+}
+
+
+async def test_the_type_of_none_the_code_returns_crosses(tmp_path):
+    """``type(None)`` (``builtins.NoneType``, which the ``builtins`` module does not hold by
+    that name) could not be named: "not judged: the code under test sent what the judge does
+    not rebuild (the class builtins.NoneType ...)" (tabulate: 51 tests of ``_type``). It and
+    the types of ``...`` and ``NotImplemented`` cross as themselves; a wrong body fails."""
+    root = make(tmp_path / "kinds", TYPES)
+    _, run = await review(root, "kinds/core.py", "kind")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def kind(value):\n    if value is None:\n        return type(...)\n"
+             "    return int if str(value).isdigit() else str\n")
+    _, run = await review(root, "kinds/core.py", "kind", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# parse (survey 5): a Parser keeps ``re.IGNORECASE | re.DOTALL`` (a combination of RegexFlag's
+# members, which ``RegexFlag.__members__`` does not hold) in its state.
+FLAGS = {
+    "pyproject.toml": "[project]\nname = 'flags'\nversion = '0'\n",
+    "flags/__init__.py": "",
+    "flags/core.py": '''\
+        import enum
+        import re
+
+
+        class Mode(enum.Flag):
+            READ = 1
+            WRITE = 2
+
+
+        class Parser:
+            def __init__(self, pattern, case_sensitive=False):
+                self.pattern = pattern
+                self.flags = re.DOTALL if case_sensitive else re.IGNORECASE | re.DOTALL
+                self.mode = Mode.READ | Mode.WRITE
+                self.none = Mode(0)
+
+            def parse(self, text):
+                """The match of the pattern at the start of ``text``, or None."""
+                found = re.match(self.pattern, text, self.flags)
+                return found and (found.group(0), self.flags, self.mode, self.none)
+        ''',
+    "tests/test_core.py": '''\
+        import re
+
+        from flags.core import Mode, Parser
+
+
+        def test_parse():
+            text, flags, mode, none = Parser("a.b").parse("A\\nB")
+            assert text == "A\\nB" and flags == re.IGNORECASE | re.DOTALL
+            assert mode == Mode.READ | Mode.WRITE and none == Mode(0)
+            assert Parser("a", case_sensitive=True).parse("A") is None
+        ''',
+}
+
+
+async def test_combined_flags_cross_as_values(tmp_path):
+    """A Flag's combined members (``re.IGNORECASE | re.DOTALL`` in the state of parse's
+    ``Parser``) crossed by their name, which no member has: "not judged: a value could not
+    cross ... (the arguments: RegexFlag)" (parse: 98 of the 100 tests of each method, its
+    ``return None`` mutants "not judged" too). They cross as their members' names joined."""
+    root = make(tmp_path / "flags", FLAGS)
+    _, run = await review(root, "flags/core.py", "Parser.parse")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def parse(self, text):\n    return None\n"
+    _, run = await review(root, "flags/core.py", "Parser.parse", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

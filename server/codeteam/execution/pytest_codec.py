@@ -803,7 +803,7 @@ class Codec:
             if isinstance(value, enum.Enum):
                 out.append(b"e")
                 self._save_ref(ref, out)
-                return self._str(str(value.name), out)
+                return self._str(_member_name(value, kind), out)
             if isinstance(value, tuple) and hasattr(kind, "_fields") and (
                     not self._to_judge() or self.rebuildable(kind, tuple)):
                 out.append(b"n")
@@ -844,6 +844,11 @@ class Codec:
         return _method_of(kind, func.__name__) is func
 
     def _save_class(self, value, out):
+        name = _SINGLETON_TYPES.get(value)
+        if name is not None:  # type(None): builtins.NoneType is no name in builtins
+            out.append(b"v")
+            self._str(name, out)
+            return self._enc((), out, {}, 0)
         ref = self._ref_name(value)
         if ref is None or not self._shared(ref[0]):
             return self._cannot("the class " + _name(value), out)
@@ -1344,9 +1349,17 @@ class Codec:
 
         cls, at = self._dec_ref(data, at)
         name, at = self._text(data, at)
-        if not issubclass(cls, enum.Enum) or name not in cls.__members__:
+        if not issubclass(cls, enum.Enum):
             raise Unjudgeable(cls.__qualname__)
-        return cls.__members__[name], at
+        if name in cls.__members__:
+            return cls.__members__[name], at
+        parts = name.split("|") if name else []  # a Flag's members combined: re.I | re.S
+        if not issubclass(cls, enum.Flag) or not all(p in cls.__members__ for p in parts):
+            raise Unjudgeable(cls.__qualname__)
+        value = cls(0)
+        for part in parts:
+            value |= cls.__members__[part]
+        return value, at
 
     def rebuilt(self, cls, stop=object):
         """Whether an object of ``cls`` is made from the other side's state here: always on
@@ -1804,8 +1817,44 @@ _BUILD = {
     "UUID": lambda args: _uuid(*args),
     "Parameter": lambda args: _parameter(*args),
     "Signature": lambda args: _signature(*args),
+    "NoneType": lambda args: _singleton_type("NoneType", args),
+    "ellipsis": lambda args: _singleton_type("ellipsis", args),
+    "NotImplementedType": lambda args: _singleton_type("NotImplementedType", args),
 }
 """``load_value``'s table: type name -> its value made from the arguments sent."""
+
+def _member_name(value, kind):
+    """The name an enum member crosses by: its own, or for a combination of a ``Flag``'s
+    members (``re.IGNORECASE | re.DOTALL``, which ``__members__`` does not hold) their names
+    joined by ``|`` when they make it up exactly."""
+    import enum
+
+    name = value.name
+    if type(name) is str and name in kind.__members__:
+        return name
+    if isinstance(value, enum.Flag):
+        parts = [(key, member) for key, member in kind.__members__.items()
+                 if key == member.name and member._value_  # (not an alias: re.I)
+                 and member._value_ & value._value_ == member._value_
+                 and member._value_ & (member._value_ - 1) == 0]  # single bits
+        total = 0
+        for _, member in parts:
+            total |= member._value_
+        if total == value._value_:  # (none: "", the empty flag)
+            return "|".join(key for key, _ in parts)
+    return str(name)
+
+
+_SINGLETON_TYPES = {type(None): "NoneType", type(...): "ellipsis",
+                    type(NotImplemented): "NotImplementedType"}
+"""The types of the singletons, which no module holds by name (before Python 3.10's
+``types.NoneType``): each crosses as itself by this name, with no arguments."""
+
+
+def _singleton_type(name, args):
+    if args != ():
+        raise ValueError(f"bad {name}: arguments")
+    return next(kind for kind, known in _SINGLETON_TYPES.items() if known == name)
 
 
 def _translation_state(value):
