@@ -1847,3 +1847,69 @@ async def test_combined_flags_cross_as_values(tmp_path):
     wrong = "def parse(self, text):\n    return None\n"
     _, run = await review(root, "flags/core.py", "Parser.parse", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# parse (survey 5): ``date_convert`` returns a datetime whose tzinfo is the project's own
+# ``FixedTzOffset``.
+OWN_ZONE = {
+    "pyproject.toml": "[project]\nname = 'zones'\nversion = '0'\n",
+    "zones/__init__.py": "",
+    "zones/core.py": '''\
+        from datetime import datetime, timedelta, tzinfo
+
+
+        class FixedTzOffset(tzinfo):
+            ZERO = timedelta(0)
+
+            def __init__(self, offset, name):
+                self._offset = timedelta(minutes=offset)
+                self._name = name
+
+            def utcoffset(self, dt):
+                return self._offset
+
+            def tzname(self, dt):
+                return self._name
+
+            def dst(self, dt):
+                return self.ZERO
+
+            def __eq__(self, other):
+                return isinstance(other, FixedTzOffset) and self._offset == other._offset
+
+
+        def stamp(text):
+            """``YYYY-MM-DD hh:mm +hhmm`` as an aware datetime."""
+            day, time, zone = text.split()
+            sign = -1 if zone[0] == "-" else 1
+            minutes = sign * (int(zone[1:3]) * 60 + int(zone[3:5]))
+            return datetime.strptime(day + " " + time, "%Y-%m-%d %H:%M").replace(
+                tzinfo=FixedTzOffset(minutes, zone))
+        ''',
+    "tests/test_core.py": '''\
+        from datetime import datetime
+
+        from zones.core import FixedTzOffset, stamp
+
+
+        def test_stamp():
+            got = stamp("2024-02-03 04:05 +0130")
+            assert got == datetime(2024, 2, 3, 4, 5, tzinfo=FixedTzOffset(90, "+0130"))
+            assert got.tzinfo == FixedTzOffset(90, "x") and got.tzname() == "+0130"
+        ''',
+}
+
+
+async def test_a_datetime_in_a_time_zone_of_the_projects_own_class_crosses(tmp_path):
+    """A datetime whose tzinfo is of the project's own class was "not judged: the code under
+    test sent what the judge does not rebuild (an object of datetime.datetime ...)" (parse:
+    6 of ``date_convert``'s 14 tests); its time zone crosses by state as the project's other
+    objects do, and a wrong body fails."""
+    root = make(tmp_path / "zones", OWN_ZONE)
+    _, run = await review(root, "zones/core.py", "stamp")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def stamp(text):\n    day, time, zone = text.split()\n"
+             "    return datetime.strptime(day + ' ' + time, '%Y-%m-%d %H:%M').replace(\n"
+             "        tzinfo=FixedTzOffset(60, zone))\n")
+    _, run = await review(root, "zones/core.py", "stamp", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

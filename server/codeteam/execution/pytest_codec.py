@@ -40,6 +40,7 @@ the methods of :data:`HOOK_CALLS`, called).
 """
 
 import collections
+import datetime as _datetime
 import collections.abc
 import operator
 import os
@@ -109,15 +110,29 @@ def _python_class(cls, builtin=object):
     known = _PYTHON_CLASSES.get((cls, builtin))
     if known is None:
         try:
+            bare = (builtin, object, *_STATELESS) if builtin is object else (builtin, object)
             above = cls.__mro__[: cls.__mro__.index(builtin)]
-            known = all(base.__flags__ & HEAPTYPE for base in above) and all(
-                b in (builtin, object) or b.__flags__ & HEAPTYPE for b in cls.__mro__)
+            known = all(base.__flags__ & HEAPTYPE or base in bare for base in above) and all(
+                b in bare or b.__flags__ & HEAPTYPE for b in cls.__mro__)
             if known and builtin is object:
-                object.__new__(cls)  # "not safe" for a C type (itemgetter, partial...)
+                _bare_new(cls)  # "not safe" for a C type (itemgetter, partial...)
         except (AttributeError, TypeError, ValueError):
             known = False
         _PYTHON_CLASSES[(cls, builtin)] = known
     return known
+
+
+_STATELESS = (_datetime.tzinfo,)
+"""C classes whose objects hold no state of their own: a Python class over them (a project's
+time zone: parse's ``FixedTzOffset``) crosses by its state like one over ``object``."""
+
+
+def _bare_new(cls):
+    """A new object of ``cls`` (a :func:`_python_class`), made without running its code."""
+    for base in _STATELESS:
+        if issubclass(cls, base):
+            return base.__new__(cls)
+    return object.__new__(cls)
 
 
 _CHAINED = ("__cause__", "__context__", "__suppress_context__")
@@ -969,9 +984,13 @@ class Codec:
         import datetime
 
         kind = type(tzinfo)
-        return kind is datetime.timezone or (
-            (getattr(kind, "__module__", None), kind.__name__) in _ZONE_CLASSES and (
-                self._zone_args(tzinfo, kind) is not None))
+        if kind is datetime.timezone or (
+                (getattr(kind, "__module__", None), kind.__name__) in _ZONE_CLASSES and (
+                self._zone_args(tzinfo, kind) is not None)):
+            return True
+        ref = self._ref_name(kind)  # the project's own tzinfo class (parse's FixedTzOffset):
+        return ref is not None and self.own(ref[0]) and self._shared(ref[0]) and (  # by
+            _python_class(kind)) and (not self._to_judge() or self.rebuildable(kind))  # state
 
     def _zone_args(self, value, kind):
         """``(name, arguments)`` from which the receiver makes the time zone ``value`` again
@@ -1372,7 +1391,7 @@ class Codec:
         cls, at = self._dec_ref(data, at)
         if not _python_class(cls) or issubclass(cls, BaseException) or not self.rebuilt(cls):
             raise Unjudgeable(cls.__qualname__)  # the project's classes only
-        made = object.__new__(cls)
+        made = _bare_new(cls)
         table.append(made)
         state, at = self._dec_state(data, at, table, depth)
         slots, at = self._dec_state(data, at, table, depth)
