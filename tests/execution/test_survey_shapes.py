@@ -1913,3 +1913,50 @@ async def test_a_datetime_in_a_time_zone_of_the_projects_own_class_crosses(tmp_p
              "        tzinfo=FixedTzOffset(60, zone))\n")
     _, run = await review(root, "zones/core.py", "stamp", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# tabulate (survey 5): ``tabulate(data)`` asks its input ``hasattr(data, "keys")`` (a dict of
+# columns?) before iterating it: the test's ``map``, ``zip``, generator, sqlite3 cursor,
+# namedtuples and dataclass rows.
+KEYS = {
+    "pyproject.toml": "[project]\nname = 'rows'\nversion = '0'\n",
+    "rows/__init__.py": "",
+    "rows/core.py": '''\
+        def table(data):
+            """The rows of ``data``: a dict of columns or an iterable of rows."""
+            if hasattr(data, "keys") and hasattr(data, "values"):
+                return [list(r) for r in zip(*data.values())]
+            rows = []
+            for row in data:
+                rows.append(list(row) if not hasattr(row, "__dataclass_fields__")
+                            else [getattr(row, "name")])
+            return rows
+        ''',
+    "tests/test_core.py": '''\
+        from collections import namedtuple
+
+        from rows.core import table
+
+
+        def test_iterators_and_rows():
+            assert table(map(lambda i: (i, i), range(2))) == [[0, 0], [1, 1]]
+            assert table(zip([1, 2], [3, 4])) == [[1, 3], [2, 4]]
+            assert table((x, x + 1) for x in (5,)) == [[5, 6]]
+            NT = namedtuple("NT", ["foo", "bar"])
+            assert table([NT(1, 2)]) == [[1, 2]]
+            assert table({"a": [1, 2]}) == [[1], [2]]
+        ''',
+}
+
+
+async def test_an_attribute_the_tests_object_lacks_is_absent_to_the_code(tmp_path):
+    """``hasattr(it, "keys")`` on the test's iterator or object (which cross as handles) made
+    the test "not judged: ... (the iterator map: .keys: only next() crosses)" (tabulate: 9 of
+    ``tabulate``'s 258 tests). A name that the object's class and own ``__dict__`` lack is
+    absent (the class makes up no attributes): the answer plain Python gives."""
+    root = make(tmp_path / "rows", KEYS)
+    _, run = await review(root, "rows/core.py", "table")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def table(data):\n    return [list(r)[::-1] for r in data]\n"
+    _, run = await review(root, "rows/core.py", "table", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

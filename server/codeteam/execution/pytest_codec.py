@@ -349,7 +349,7 @@ class RemoteFunction(RemoteCallable):
 class RemoteIterator(_Proxy):
     """An iterator of the other process: each ``next`` is a request to it."""
 
-    __slots__ = ()
+    __slots__ = ("_names",)
     _kind = "an iterator"
 
     def __iter__(self):
@@ -361,7 +361,8 @@ class RemoteIterator(_Proxy):
     def __getattr__(self, name):
         """Only ``next`` crosses: the code using anything else of the test's iterator (a file's
         ``seek``, a generator's ``send``) makes the test "not judged" in the subject."""
-        if name.startswith("_") or getattr(self._channel, "side", None) != "subject":
+        if name.startswith("_") or getattr(self._channel, "side", None) != "subject" or (
+                _absent({"__names__": _slot(self, "_names")}, name)):  # (the real one lacks it)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next() crosses")
 
@@ -473,6 +474,9 @@ class RemoteObject:
                 return self._hook(name, args, kwargs)
             method.__name__ = method.__qualname__ = name
             return method
+        if _absent(self._meta, name):  # (its class and own __dict__ have no such name)
+            raise AttributeError(f"{self._meta.get('class', self._name)!r} object has no "
+                                 f"attribute {name!r}")
         self._misused(f".{name}")
 
     def __setattr__(self, name, value):
@@ -576,6 +580,68 @@ def _forwarded(name):
 for _operation in HOOK_CALLS:  # (Python looks them up on the type: see the loop above)
     if _is_dunder(_operation):
         setattr(RemoteObject, _operation, _forwarded(_operation))
+
+
+def _names_of(obj):
+    """Every attribute name ``obj`` has (its class's MRO and its own ``__dict__``, looked at
+    without running its code), sorted; None when its class may make attributes up
+    (``__getattr__``, a ``__getattribute__`` of its own) or the names are too many. For the
+    other side's proxy, a name not among them is absent (``hasattr`` False, as for the real
+    object: tabulate asks its input iterators for ``keys``); any other use still makes the
+    test "not judged"."""
+    kind = type(obj)
+    if _static(kind, "__getattr__"):
+        return None
+    names = set()
+    for base in getattr(kind, "__mro__", ()):
+        try:
+            found = vars(base)
+        except TypeError:
+            return None
+        if "__getattribute__" in found and base is not object and not _generic_getattr(base):
+            return None
+        names.update(key for key in found if type(key) is str)
+    try:
+        own = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        own = {}
+    except Exception:  # noqa: BLE001 - a strange object: nothing said
+        return None
+    if type(own) is not dict:
+        return None
+    names.update(key for key in own if type(key) is str)
+    return sorted(names) if len(names) <= 4000 else None
+
+
+_GENERIC_MODULES = frozenset({"builtins", "itertools", "_collections", "collections",
+                              "sqlite3", "_sqlite3", "_csv", "_io", "re", "_sre", "operator",
+                              "enum", "types", "_functools", "functools"})
+
+
+def _generic_getattr(base):
+    """Whether the ``__getattribute__`` that class ``base`` defines is Python's generic one
+    (a C class of these standard modules: ``map``, ``zip``, ``generator``, ``tuple`` define it
+    as a slot; weak proxies and ``super`` forward, not generic)."""
+    import types
+    import weakref
+
+    if base.__flags__ & HEAPTYPE or base in (super, weakref.ProxyType,
+                                             weakref.CallableProxyType, types.ModuleType):
+        return False
+    return getattr(base, "__module__", None) in _GENERIC_MODULES
+
+
+def _slot(obj, name):
+    try:
+        return object.__getattribute__(obj, name)
+    except AttributeError:
+        return None
+
+
+def _absent(proxy_meta, name):
+    """Whether ``name`` is known absent from the other side's object (:func:`_names_of`)."""
+    names = proxy_meta.get("__names__") if type(proxy_meta) is dict else None
+    return type(names) is list and name not in names
 
 
 def _hooks_of(kind):
@@ -1111,6 +1177,10 @@ class Codec:
             meta["abcs"], meta["callable"] = _abcs_of(obj), callable(obj)
             meta["hooks"] = _hooks_of(type(obj))
             self.opaque.add(handle)
+        if kind in (b"o", b"i") and self.strict:  # (the judge: the test's objects)
+            names = _names_of(obj)
+            if names is not None:
+                meta["__names__"] = names
         self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
 
     def hook_call(self, handle, name, args, kwargs):
@@ -1350,6 +1420,8 @@ class Codec:
             if kind == "c" and type(meta) is dict and meta.get("__binds__") is True:
                 cls = RemoteFunction
             proxy = self.proxies[key] = cls(self.channel, (self.generation, int(handle)), name)
+        if type(meta) is dict and kind == "i" and type(meta.get("__names__")) is list:
+            object.__setattr__(proxy, "_names", meta["__names__"])
         if type(meta) is dict and kind == "o":
             object.__setattr__(proxy, "_meta", meta)
         elif type(meta) is dict:
