@@ -110,28 +110,30 @@ def _python_class(cls, builtin=object):
     known = _PYTHON_CLASSES.get((cls, builtin))
     if known is None:
         try:
-            bare = (builtin, object, *_STATELESS) if builtin is object else (builtin, object)
             above = cls.__mro__[: cls.__mro__.index(builtin)]
-            known = all(base.__flags__ & HEAPTYPE or base in bare for base in above) and all(
-                b in bare or b.__flags__ & HEAPTYPE for b in cls.__mro__)
+            known = all(base.__flags__ & HEAPTYPE for base in above) and all(
+                b in (builtin, object) or b.__flags__ & HEAPTYPE for b in cls.__mro__)
             if known and builtin is object:
-                _bare_new(cls)  # "not safe" for a C type (itemgetter, partial...)
+                object.__new__(cls)  # "not safe" for a C type (itemgetter, partial...)
         except (AttributeError, TypeError, ValueError):
             known = False
         _PYTHON_CLASSES[(cls, builtin)] = known
     return known
 
 
-_STATELESS = (_datetime.tzinfo,)
-"""C classes whose objects hold no state of their own: a Python class over them (a project's
-time zone: parse's ``FixedTzOffset``) crosses by its state like one over ``object``."""
+def _zone_class(cls):
+    """Whether ``cls`` is a Python class over ``datetime.tzinfo`` (a C class whose objects
+    hold no state of their own): a project's time zone (parse's ``FixedTzOffset``) crosses by
+    its state like a class over ``object`` (a library's stays what it was: see
+    :meth:`Codec._zone_args`)."""
+    return cls is not _datetime.tzinfo and _python_class(cls, _datetime.tzinfo)
 
 
 def _bare_new(cls):
-    """A new object of ``cls`` (a :func:`_python_class`), made without running its code."""
-    for base in _STATELESS:
-        if issubclass(cls, base):
-            return base.__new__(cls)
+    """A new object of ``cls`` (a :func:`_python_class` or :func:`_zone_class`), made
+    without running its code."""
+    if issubclass(cls, _datetime.tzinfo):
+        return _datetime.tzinfo.__new__(cls)
     return object.__new__(cls)
 
 
@@ -894,7 +896,8 @@ class Codec:
                     self._enc(item, out, memo, depth + 1)
                 memo[id(value)] = (len(memo), value)
                 return
-            if _python_class(kind) and (not self._to_judge() or self.rebuildable(kind)):
+            if (_python_class(kind) or self.own(ref[0]) and _zone_class(kind)) and (
+                    not self._to_judge() or self.rebuildable(kind)):
                 return self._save_object(value, ref, out, memo, depth)
             base = _builtin_base(kind)
             if base in _BUILTIN_BASES and kind is not base and _python_class(
@@ -1056,7 +1059,7 @@ class Codec:
             return True
         ref = self._ref_name(kind)  # the project's own tzinfo class (parse's FixedTzOffset):
         return ref is not None and self.own(ref[0]) and self._shared(ref[0]) and (  # by
-            _python_class(kind)) and (not self._to_judge() or self.rebuildable(kind))  # state
+            _zone_class(kind)) and (not self._to_judge() or self.rebuildable(kind))  # state
 
     def _zone_args(self, value, kind):
         """``(name, arguments)`` from which the receiver makes the time zone ``value`` again
@@ -1461,7 +1464,8 @@ class Codec:
 
     def load_object(self, data, at, table, depth):
         cls, at = self._dec_ref(data, at)
-        if not _python_class(cls) or issubclass(cls, BaseException) or not self.rebuilt(cls):
+        if not (_python_class(cls) or self.own(cls.__module__) and _zone_class(cls)) or (
+                issubclass(cls, BaseException)) or not self.rebuilt(cls):
             raise Unjudgeable(cls.__qualname__)  # the project's classes only
         made = _bare_new(cls)
         table.append(made)
