@@ -1960,3 +1960,55 @@ async def test_an_attribute_the_tests_object_lacks_is_absent_to_the_code(tmp_pat
     wrong = "def table(data):\n    return [list(r)[::-1] for r in data]\n"
     _, run = await review(root, "rows/core.py", "table", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# parse (survey 5): README.rst, collected by ``--doctest-glob=README.rst``, defines a converter
+# (its globals say ``__name__ = "__main__"``) and hands it to the code; a ``Result`` is sliced.
+README_DOCTEST = {
+    "pyproject.toml": ("[project]\nname = 'fields'\nversion = '0'\n\n[tool.pytest.ini_options]\n"
+                       "addopts = '--doctest-glob=README.rst'\n"),
+    "README.rst": '''\
+        Fields
+        ======
+
+        >>> from fields.core import convert, Result
+        >>> def shout(text):
+        ...     return text.upper()
+        >>> convert("abc", shout)
+        'ABC'
+        >>> Result([1, 2, 3, 4])[1:3]
+        [2, 3]
+        ''',
+    "fields/__init__.py": "",
+    "fields/core.py": '''\
+        def convert(text, converter):
+            """``converter(text)``."""
+            return converter(text)
+
+
+        class Result:
+            def __init__(self, items):
+                self.items = items
+
+            def __getitem__(self, item):
+                if isinstance(item, slice):
+                    return self.items[item.start:item.stop:item.step]
+                return self.items[item]
+        ''',
+}
+
+
+async def test_a_function_a_text_files_doctest_defines_and_a_slice_cross(tmp_path):
+    """A function defined in a ``--doctest-glob`` file is of ``__main__`` (doctest's globals),
+    a module nothing crosses from: "not judged: ... (a callable of __main__)"; a ``slice``
+    crossed as the test's handle, and ``isinstance(item, slice)`` made the test "not judged"
+    (parse's README.rst: the two "not judged" left in four functions). The function goes as the
+    test's callable, the slice as a value; wrong bodies fail."""
+    root = make(tmp_path / "fields", README_DOCTEST)
+    for name, wrong in (("convert", "def convert(text, converter):\n    return text\n"),
+                        ("Result.__getitem__", "def __getitem__(self, item):\n"
+                                               "    return self.items[item][::-1]\n")):
+        _, run = await review(root, "fields/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+        _, run = await review(root, "fields/core.py", name, wrong)
+        assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
