@@ -182,7 +182,7 @@ async def survey_function(root: Path, python: str, spec: str, policy: SandboxPol
     good_by = {o.test_id: o for o in good.outcomes}
     project_ids = [t.id for t in task.public_tests if t.kind == "pytest"]
     ran, named, missed = [], {}, []
-    agree, not_judged, differ = 0, Counter(), []
+    agree, not_judged, differ, examples = 0, Counter(), [], {}
     for nodeid, outcome in calling.items():
         mine = good_by.get(nodeid)
         if outcome in NOT_RUN:
@@ -199,7 +199,9 @@ async def survey_function(root: Path, python: str, spec: str, policy: SandboxPol
         if seen == truth_word:
             agree += 1
         elif seen == "not judged":
-            not_judged[(getattr(mine, "untrusted_reason", None) or mine.message or "?")[:120]] += 1
+            why = (getattr(mine, "untrusted_reason", None) or mine.message or "?")[:300]
+            not_judged[why] += 1
+            examples.setdefault(why, nodeid)
         else:
             differ.append((nodeid, outcome, seen, (mine.message or "")[:200]))
     extra = [i for i in project_ids if i not in calling and verdict(good_by.get(i)) != "not run"]
@@ -214,6 +216,7 @@ async def survey_function(root: Path, python: str, spec: str, policy: SandboxPol
         "extra_ran": extra,
         "agree": agree,
         "not_judged": dict(not_judged),
+        "not_judged_example": examples,  # reason -> one test given it
         "differ": differ,
         "doc": [doc_passed, len(docs)],
         "correct_verdict": report_verdict(good),

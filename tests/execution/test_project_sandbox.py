@@ -536,3 +536,33 @@ async def test_common_secret_files_and_folders_are_hidden_wherever_they_are(tmp_
     assert {name: text for name, text in seen.items()
             if text not in ("", "FileNotFoundError")} == {}
     assert seen[".envs/.production/.django"] == "FileNotFoundError"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="files of another owner need a root server")
+async def test_files_of_an_owner_other_than_the_projects_can_be_hidden_and_read(tmp_path,
+                                                                                cov_plugin):
+    """An sdist unpacked as root keeps its files' uid (501 here), while what a run of plain
+    pytest as root made there (``.coverage``, ``*.egg-info``) is root's. In the judge's view
+    the lower layer was idmapped with the project owner's uid alone: a file of any other uid
+    had no id there, so hiding ``.coverage`` (a whiteout) failed ("the mount holder refused
+    overlay: [Errno 75] Value too large for defined data type: '.../.coverage'"; parse 1.22.4,
+    whose addopts say ``--cov``: every function "SandboxUnavailable"). Other uids keep their
+    own ids in the view (read as "other", as without the idmap)."""
+    from project_kit import write
+
+    root = write(tmp_path / "mixed", {**COVERED, **LEFT_BEHIND})
+    for path in [root, *root.rglob("*")]:
+        if path.name not in (".coverage", "mod.py"):
+            os.chown(path, 501, 20)  # the sdist's owner; these two stay root's
+    before = _snapshot(root)
+    hidden = [str(root / ".coverage"), str(root / "pkg/.env.local")]
+    result = await run_sandboxed(
+        {}, python_argv("-m", "pytest", "-p", "no:cacheprovider", "-q", python=sys.executable,
+                        site=True),
+        SandboxPolicy(timeout_s=60), project=mount(
+            root, overlays={}, hidden=hidden, workdir=str(root), writable=True),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "3 passed" in result.stdout and "pkg/mod.py" in result.stdout  # the cov report
+    assert _snapshot(root) == before
+    assert (root / ".coverage").read_text() == "data of an earlier run"

@@ -333,12 +333,18 @@ def test_what_the_judge_cannot_send_is_refused():
         judge.loads(subject.dumps(unittest.mock.Mock()))
     # an object the subject could not rebuild (a class of a function, of a module it lacks)
     # goes as an opaque handle: the code may pass it around, hash it, compare it by identity
-    opaque = subject.loads(judge.dumps([Local(), make_point(1, 2)]))
+    local = Local()
+    local.x = 1
+    opaque = subject.loads(judge.dumps([local, make_point(1, 2)]))
     assert all(isinstance(o, ps.RemoteObject) for o in opaque)
     assert not isinstance(opaque[0], int)  # the code checks its type: the judge cannot follow
     assert "its class" in subject.channel.misused
     with pytest.raises(AttributeError, match="cannot cross"):
         opaque[0].x  # noqa: B018 - using it is what the judge cannot follow
+    subject.channel.misused = None
+    with pytest.raises(AttributeError, match="has no attribute 'y'"):
+        opaque[0].y  # noqa: B018 - a name its class and object lack: absent, as for the object
+    assert subject.channel.misused is None
     monkeypatch = pytest.MonkeyPatch()
     with pytest.raises(ps.CannotCross):  # nothing of pytest crosses, not even as a handle
         judge.dumps(monkeypatch.setattr)
@@ -393,9 +399,9 @@ def test_an_object_of_the_tests_is_an_instance_of_the_abcs_its_class_is():
     assert isinstance(document, typing.Mapping) and not isinstance(plain, typing.Mapping)
     assert issubclass(type(document), collections.abc.Iterable)
     assert getattr(subject.channel, "misused", None) is None
-    with pytest.raises(AttributeError, match="cannot cross"):
-        plain.keys()  # a hook its class does not have: what the judge cannot follow
-    assert "Local: .keys" in subject.channel.misused
+    with pytest.raises(AttributeError, match="has no attribute 'keys'"):
+        plain.keys()  # a name its class and object lack: absent, as for the real object
+    assert getattr(subject.channel, "misused", None) is None
 
 
 class Local:
@@ -790,11 +796,17 @@ def test_the_container_hooks_of_a_tests_object_run_on_it_in_the_judge():
     assert bool(plain) is True  # no __bool__, no __len__: true, as Python says
     assert subject.channel.misused is None
     for use in (lambda: len(plain), lambda: iter(plain), lambda: plain[0],
-                lambda: plain.items(), lambda: foo.update({}), lambda: foo == foo.d):
+                lambda: foo.d, lambda: foo == foo.d):
         subject.channel.misused = None
         with pytest.raises(AttributeError, match="cannot cross"):
             use()  # a hook its class lacks, an attribute, ==: the test is "not judged"
         assert subject.channel.misused is not None
+    subject.channel.misused = None
+    with pytest.raises(AttributeError, match="has no attribute 'items'"):
+        plain.items()  # a name its class and object lack: absent, as for the real object
+    with pytest.raises(AttributeError, match="has no attribute 'update'"):
+        foo.update({})  # (a Mapping, not a MutableMapping)
+    assert subject.channel.misused is None
 
 
 def test_the_judge_runs_no_hook_but_those_of_the_tests_object():

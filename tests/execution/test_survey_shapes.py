@@ -1749,3 +1749,266 @@ async def test_objects_of_the_tests_classes_used_as_containers_are_judged(tmp_pa
         _, run = await review(root, "bags/core.py", name, wrong)
         assert "failed" in {o.status for o in run.outcomes}, (name, run.outcomes)
         assert "not judged" not in {o.status for o in run.outcomes}, (name, run.outcomes)
+
+
+# tabulate (survey 5): ``_type(value)`` returns the type a column's cell has, ``type(None)``
+# for an empty one; the test compares it with ``type(None)`` (and ``int``, ``str``).
+TYPES = {
+    "pyproject.toml": "[project]\nname = 'kinds'\nversion = '0'\n",
+    "kinds/__init__.py": "",
+    "kinds/core.py": '''\
+        def kind(value):
+            """The type of a table cell."""
+            if value is None or value == "":
+                return type(None)
+            if value == "...":
+                return type(...)
+            if value == "NotImplemented":
+                return type(NotImplemented)
+            return int if str(value).isdigit() else str
+        ''',
+    "tests/test_core.py": '''\
+        from kinds.core import kind
+
+
+        def test_kind():
+            assert kind(None) is type(None) and kind("") is type(None)
+            assert kind("...") is type(...) and kind("NotImplemented") is type(NotImplemented)
+            assert kind("12") is int and kind("x") is str
+            assert {kind(None): 1}[type(None)] == 1
+        ''',
+}
+
+
+async def test_the_type_of_none_the_code_returns_crosses(tmp_path):
+    """``type(None)`` (``builtins.NoneType``, which the ``builtins`` module does not hold by
+    that name) could not be named: "not judged: the code under test sent what the judge does
+    not rebuild (the class builtins.NoneType ...)" (tabulate: 51 tests of ``_type``). It and
+    the types of ``...`` and ``NotImplemented`` cross as themselves; a wrong body fails."""
+    root = make(tmp_path / "kinds", TYPES)
+    _, run = await review(root, "kinds/core.py", "kind")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def kind(value):\n    if value is None:\n        return type(...)\n"
+             "    return int if str(value).isdigit() else str\n")
+    _, run = await review(root, "kinds/core.py", "kind", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# parse (survey 5): a Parser keeps ``re.IGNORECASE | re.DOTALL`` (a combination of RegexFlag's
+# members, which ``RegexFlag.__members__`` does not hold) in its state.
+FLAGS = {
+    "pyproject.toml": "[project]\nname = 'flags'\nversion = '0'\n",
+    "flags/__init__.py": "",
+    "flags/core.py": '''\
+        import enum
+        import re
+
+
+        class Mode(enum.Flag):
+            READ = 1
+            WRITE = 2
+
+
+        class Parser:
+            def __init__(self, pattern, case_sensitive=False):
+                self.pattern = pattern
+                self.flags = re.DOTALL if case_sensitive else re.IGNORECASE | re.DOTALL
+                self.mode = Mode.READ | Mode.WRITE
+                self.none = Mode(0)
+
+            def parse(self, text):
+                """The match of the pattern at the start of ``text``, or None."""
+                found = re.match(self.pattern, text, self.flags)
+                return found and (found.group(0), self.flags, self.mode, self.none)
+        ''',
+    "tests/test_core.py": '''\
+        import re
+
+        from flags.core import Mode, Parser
+
+
+        def test_parse():
+            text, flags, mode, none = Parser("a.b").parse("A\\nB")
+            assert text == "A\\nB" and flags == re.IGNORECASE | re.DOTALL
+            assert mode == Mode.READ | Mode.WRITE and none == Mode(0)
+            assert Parser("a", case_sensitive=True).parse("A") is None
+        ''',
+}
+
+
+async def test_combined_flags_cross_as_values(tmp_path):
+    """A Flag's combined members (``re.IGNORECASE | re.DOTALL`` in the state of parse's
+    ``Parser``) crossed by their name, which no member has: "not judged: a value could not
+    cross ... (the arguments: RegexFlag)" (parse: 98 of the 100 tests of each method, its
+    ``return None`` mutants "not judged" too). They cross as their members' names joined."""
+    root = make(tmp_path / "flags", FLAGS)
+    _, run = await review(root, "flags/core.py", "Parser.parse")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def parse(self, text):\n    return None\n"
+    _, run = await review(root, "flags/core.py", "Parser.parse", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# parse (survey 5): ``date_convert`` returns a datetime whose tzinfo is the project's own
+# ``FixedTzOffset``.
+OWN_ZONE = {
+    "pyproject.toml": "[project]\nname = 'zones'\nversion = '0'\n",
+    "zones/__init__.py": "",
+    "zones/core.py": '''\
+        from datetime import datetime, timedelta, tzinfo
+
+
+        class FixedTzOffset(tzinfo):
+            ZERO = timedelta(0)
+
+            def __init__(self, offset, name):
+                self._offset = timedelta(minutes=offset)
+                self._name = name
+
+            def utcoffset(self, dt):
+                return self._offset
+
+            def tzname(self, dt):
+                return self._name
+
+            def dst(self, dt):
+                return self.ZERO
+
+            def __eq__(self, other):
+                return isinstance(other, FixedTzOffset) and self._offset == other._offset
+
+
+        def stamp(text):
+            """``YYYY-MM-DD hh:mm +hhmm`` as an aware datetime."""
+            day, time, zone = text.split()
+            sign = -1 if zone[0] == "-" else 1
+            minutes = sign * (int(zone[1:3]) * 60 + int(zone[3:5]))
+            return datetime.strptime(day + " " + time, "%Y-%m-%d %H:%M").replace(
+                tzinfo=FixedTzOffset(minutes, zone))
+        ''',
+    "tests/test_core.py": '''\
+        from datetime import datetime
+
+        from zones.core import FixedTzOffset, stamp
+
+
+        def test_stamp():
+            got = stamp("2024-02-03 04:05 +0130")
+            assert got == datetime(2024, 2, 3, 4, 5, tzinfo=FixedTzOffset(90, "+0130"))
+            assert got.tzinfo == FixedTzOffset(90, "x") and got.tzname() == "+0130"
+        ''',
+}
+
+
+async def test_a_datetime_in_a_time_zone_of_the_projects_own_class_crosses(tmp_path):
+    """A datetime whose tzinfo is of the project's own class was "not judged: the code under
+    test sent what the judge does not rebuild (an object of datetime.datetime ...)" (parse:
+    6 of ``date_convert``'s 14 tests); its time zone crosses by state as the project's other
+    objects do, and a wrong body fails."""
+    root = make(tmp_path / "zones", OWN_ZONE)
+    _, run = await review(root, "zones/core.py", "stamp")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def stamp(text):\n    day, time, zone = text.split()\n"
+             "    return datetime.strptime(day + ' ' + time, '%Y-%m-%d %H:%M').replace(\n"
+             "        tzinfo=FixedTzOffset(60, zone))\n")
+    _, run = await review(root, "zones/core.py", "stamp", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# tabulate (survey 5): ``tabulate(data)`` asks its input ``hasattr(data, "keys")`` (a dict of
+# columns?) before iterating it: the test's ``map``, ``zip``, generator, sqlite3 cursor,
+# namedtuples and dataclass rows.
+KEYS = {
+    "pyproject.toml": "[project]\nname = 'rows'\nversion = '0'\n",
+    "rows/__init__.py": "",
+    "rows/core.py": '''\
+        def table(data):
+            """The rows of ``data``: a dict of columns or an iterable of rows."""
+            if hasattr(data, "keys") and hasattr(data, "values"):
+                return [list(r) for r in zip(*data.values())]
+            rows = []
+            for row in data:
+                rows.append(list(row) if not hasattr(row, "__dataclass_fields__")
+                            else [getattr(row, "name")])
+            return rows
+        ''',
+    "tests/test_core.py": '''\
+        from collections import namedtuple
+
+        from rows.core import table
+
+
+        def test_iterators_and_rows():
+            assert table(map(lambda i: (i, i), range(2))) == [[0, 0], [1, 1]]
+            assert table(zip([1, 2], [3, 4])) == [[1, 3], [2, 4]]
+            assert table((x, x + 1) for x in (5,)) == [[5, 6]]
+            NT = namedtuple("NT", ["foo", "bar"])
+            assert table([NT(1, 2)]) == [[1, 2]]
+            assert table({"a": [1, 2]}) == [[1], [2]]
+        ''',
+}
+
+
+async def test_an_attribute_the_tests_object_lacks_is_absent_to_the_code(tmp_path):
+    """``hasattr(it, "keys")`` on the test's iterator or object (which cross as handles) made
+    the test "not judged: ... (the iterator map: .keys: only next() crosses)" (tabulate: 9 of
+    ``tabulate``'s 258 tests). A name that the object's class and own ``__dict__`` lack is
+    absent (the class makes up no attributes): the answer plain Python gives."""
+    root = make(tmp_path / "rows", KEYS)
+    _, run = await review(root, "rows/core.py", "table")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def table(data):\n    return [list(r)[::-1] for r in data]\n"
+    _, run = await review(root, "rows/core.py", "table", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# parse (survey 5): README.rst, collected by ``--doctest-glob=README.rst``, defines a converter
+# (its globals say ``__name__ = "__main__"``) and hands it to the code; a ``Result`` is sliced.
+README_DOCTEST = {
+    "pyproject.toml": ("[project]\nname = 'fields'\nversion = '0'\n\n[tool.pytest.ini_options]\n"
+                       "addopts = '--doctest-glob=README.rst'\n"),
+    "README.rst": '''\
+        Fields
+        ======
+
+        >>> from fields.core import convert, Result
+        >>> def shout(text):
+        ...     return text.upper()
+        >>> convert("abc", shout)
+        'ABC'
+        >>> Result([1, 2, 3, 4])[1:3]
+        [2, 3]
+        ''',
+    "fields/__init__.py": "",
+    "fields/core.py": '''\
+        def convert(text, converter):
+            """``converter(text)``."""
+            return converter(text)
+
+
+        class Result:
+            def __init__(self, items):
+                self.items = items
+
+            def __getitem__(self, item):
+                if isinstance(item, slice):
+                    return self.items[item.start:item.stop:item.step]
+                return self.items[item]
+        ''',
+}
+
+
+async def test_a_function_a_text_files_doctest_defines_and_a_slice_cross(tmp_path):
+    """A function defined in a ``--doctest-glob`` file is of ``__main__`` (doctest's globals),
+    a module nothing crosses from: "not judged: ... (a callable of __main__)"; a ``slice``
+    crossed as the test's handle, and ``isinstance(item, slice)`` made the test "not judged"
+    (parse's README.rst: the two "not judged" left in four functions). The function goes as the
+    test's callable, the slice as a value; wrong bodies fail."""
+    root = make(tmp_path / "fields", README_DOCTEST)
+    for name, wrong in (("convert", "def convert(text, converter):\n    return text\n"),
+                        ("Result.__getitem__", "def __getitem__(self, item):\n"
+                                               "    return self.items[item][::-1]\n")):
+        _, run = await review(root, "fields/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+        _, run = await review(root, "fields/core.py", name, wrong)
+        assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -50,3 +50,12 @@ MM=src/marshmallow
 MARSHMALLOW=$MM/fields.py::String._serialize,$MM/fields.py::Boolean._deserialize,$MM/fields.py::TimeDelta._deserialize,$MM/fields.py::Number._format_num,$MM/validate.py::Length.__call__,$MM/validate.py::OneOf.__call__,$MM/utils.py::from_timestamp,$MM/utils.py::get_value,$MM/error_store.py::merge_errors,$MM/class_registry.py::get_class
 A=arrow
 ARROW=$A/util.py::is_timestamp,$A/util.py::normalize_timestamp,$A/util.py::iso_to_gregorian,$A/arrow.py::Arrow.shift,$A/arrow.py::Arrow.range,$A/arrow.py::Arrow.span,$A/parser.py::DateTimeParser.parse_iso,$A/formatter.py::DateTimeFormatter._format_token,$A/locales.py::get_locale,$A/locales.py::Locale.ordinal_number
+# survey5 (docs/bench-runs/verdict-survey/survey5.md): three more projects, PyPI sdists, each in
+# $P5/<name> with its own .venv (python 3.11.7, pytest 9.2.0)
+# parse 1.22.4: addopts --cov --cov-append --doctest-modules --doctest-glob=README.rst; sdist files owned by uid 501
+# tabulate 0.10.0: plain test functions under test/, no pytest configuration; namedtuples, dataclasses, sqlite3 cursors, iterators as input
+# python-dateutil 4.0.0: src/ layout, filterwarnings=error, xfail_strict, conftest fixtures parametrized over tz sources, freezegun, hypothesis, 5,344 tests
+P5=/tmp/survey5/projects
+PARSE=parse/__init__.py::Parser.parse,parse/__init__.py::Parser.evaluate_result,parse/__init__.py::Parser._handle_field,parse/__init__.py::extract_format,parse/__init__.py::date_convert,parse/__init__.py::int_convert.__call__,parse/__init__.py::findall,parse/__init__.py::Result.__getitem__
+TABULATE=tabulate/__init__.py::tabulate,tabulate/__init__.py::_type,tabulate/__init__.py::_isnumber,tabulate/__init__.py::_format,tabulate/__init__.py::_align_column,tabulate/__init__.py::_normalize_tabular_data,tabulate/__init__.py::_wrap_text_to_colwidths,tabulate/__init__.py::simple_separated_format
+DATEUTIL=src/dateutil/easter.py::easter,src/dateutil/relativedelta.py::relativedelta.__add__,src/dateutil/relativedelta.py::relativedelta.normalized,src/dateutil/utils.py::within_delta,src/dateutil/parser/_parser.py::parser._parse,src/dateutil/parser/_parser.py::_ymd.resolve_ymd,src/dateutil/parser/_parser.py::parserinfo.convertyear,src/dateutil/parser/isoparser.py::isoparser._parse_isotime

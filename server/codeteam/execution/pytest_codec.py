@@ -40,6 +40,7 @@ the methods of :data:`HOOK_CALLS`, called).
 """
 
 import collections
+import datetime as _datetime
 import collections.abc
 import operator
 import os
@@ -118,6 +119,22 @@ def _python_class(cls, builtin=object):
             known = False
         _PYTHON_CLASSES[(cls, builtin)] = known
     return known
+
+
+def _zone_class(cls):
+    """Whether ``cls`` is a Python class over ``datetime.tzinfo`` (a C class whose objects
+    hold no state of their own): a project's time zone (parse's ``FixedTzOffset``) crosses by
+    its state like a class over ``object`` (a library's stays what it was: see
+    :meth:`Codec._zone_args`)."""
+    return cls is not _datetime.tzinfo and _python_class(cls, _datetime.tzinfo)
+
+
+def _bare_new(cls):
+    """A new object of ``cls`` (a :func:`_python_class` or :func:`_zone_class`), made
+    without running its code."""
+    if issubclass(cls, _datetime.tzinfo):
+        return _datetime.tzinfo.__new__(cls)
+    return object.__new__(cls)
 
 
 _CHAINED = ("__cause__", "__context__", "__suppress_context__")
@@ -334,7 +351,7 @@ class RemoteFunction(RemoteCallable):
 class RemoteIterator(_Proxy):
     """An iterator of the other process: each ``next`` is a request to it."""
 
-    __slots__ = ()
+    __slots__ = ("_names",)
     _kind = "an iterator"
 
     def __iter__(self):
@@ -346,7 +363,8 @@ class RemoteIterator(_Proxy):
     def __getattr__(self, name):
         """Only ``next`` crosses: the code using anything else of the test's iterator (a file's
         ``seek``, a generator's ``send``) makes the test "not judged" in the subject."""
-        if name.startswith("_") or getattr(self._channel, "side", None) != "subject":
+        if name.startswith("_") or getattr(self._channel, "side", None) != "subject" or (
+                _absent({"__names__": _slot(self, "_names")}, name)):  # (the real one lacks it)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next() crosses")
 
@@ -458,6 +476,9 @@ class RemoteObject:
                 return self._hook(name, args, kwargs)
             method.__name__ = method.__qualname__ = name
             return method
+        if _absent(self._meta, name):  # (its class and own __dict__ have no such name)
+            raise AttributeError(f"{self._meta.get('class', self._name)!r} object has no "
+                                 f"attribute {name!r}")
         self._misused(f".{name}")
 
     def __setattr__(self, name, value):
@@ -561,6 +582,68 @@ def _forwarded(name):
 for _operation in HOOK_CALLS:  # (Python looks them up on the type: see the loop above)
     if _is_dunder(_operation):
         setattr(RemoteObject, _operation, _forwarded(_operation))
+
+
+def _names_of(obj):
+    """Every attribute name ``obj`` has (its class's MRO and its own ``__dict__``, looked at
+    without running its code), sorted; None when its class may make attributes up
+    (``__getattr__``, a ``__getattribute__`` of its own) or the names are too many. For the
+    other side's proxy, a name not among them is absent (``hasattr`` False, as for the real
+    object: tabulate asks its input iterators for ``keys``); any other use still makes the
+    test "not judged"."""
+    kind = type(obj)
+    if _static(kind, "__getattr__"):
+        return None
+    names = set()
+    for base in getattr(kind, "__mro__", ()):
+        try:
+            found = vars(base)
+        except TypeError:
+            return None
+        if "__getattribute__" in found and base is not object and not _generic_getattr(base):
+            return None
+        names.update(key for key in found if type(key) is str)
+    try:
+        own = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        own = {}
+    except Exception:  # noqa: BLE001 - a strange object: nothing said
+        return None
+    if type(own) is not dict:
+        return None
+    names.update(key for key in own if type(key) is str)
+    return sorted(names) if len(names) <= 4000 else None
+
+
+_GENERIC_MODULES = frozenset({"builtins", "itertools", "_collections", "collections",
+                              "sqlite3", "_sqlite3", "_csv", "_io", "re", "_sre", "operator",
+                              "enum", "types", "_functools", "functools"})
+
+
+def _generic_getattr(base):
+    """Whether the ``__getattribute__`` that class ``base`` defines is Python's generic one
+    (a C class of these standard modules: ``map``, ``zip``, ``generator``, ``tuple`` define it
+    as a slot; weak proxies and ``super`` forward, not generic)."""
+    import types
+    import weakref
+
+    if base.__flags__ & HEAPTYPE or base in (super, weakref.ProxyType,
+                                             weakref.CallableProxyType, types.ModuleType):
+        return False
+    return getattr(base, "__module__", None) in _GENERIC_MODULES
+
+
+def _slot(obj, name):
+    try:
+        return object.__getattribute__(obj, name)
+    except AttributeError:
+        return None
+
+
+def _absent(proxy_meta, name):
+    """Whether ``name`` is known absent from the other side's object (:func:`_names_of`)."""
+    names = proxy_meta.get("__names__") if type(proxy_meta) is dict else None
+    return type(names) is list and name not in names
 
 
 def _hooks_of(kind):
@@ -803,7 +886,7 @@ class Codec:
             if isinstance(value, enum.Enum):
                 out.append(b"e")
                 self._save_ref(ref, out)
-                return self._str(str(value.name), out)
+                return self._str(_member_name(value, kind), out)
             if isinstance(value, tuple) and hasattr(kind, "_fields") and (
                     not self._to_judge() or self.rebuildable(kind, tuple)):
                 out.append(b"n")
@@ -813,7 +896,8 @@ class Codec:
                     self._enc(item, out, memo, depth + 1)
                 memo[id(value)] = (len(memo), value)
                 return
-            if _python_class(kind) and (not self._to_judge() or self.rebuildable(kind)):
+            if (_python_class(kind) or self.own(ref[0]) and _zone_class(kind)) and (
+                    not self._to_judge() or self.rebuildable(kind)):
                 return self._save_object(value, ref, out, memo, depth)
             base = _builtin_base(kind)
             if base in _BUILTIN_BASES and kind is not base and _python_class(
@@ -844,6 +928,11 @@ class Codec:
         return _method_of(kind, func.__name__) is func
 
     def _save_class(self, value, out):
+        name = _SINGLETON_TYPES.get(value)
+        if name is not None:  # type(None): builtins.NoneType is no name in builtins
+            out.append(b"v")
+            self._str(name, out)
+            return self._enc((), out, {}, 0)
         ref = self._ref_name(value)
         if ref is None or not self._shared(ref[0]):
             return self._cannot("the class " + _name(value), out)
@@ -964,9 +1053,13 @@ class Codec:
         import datetime
 
         kind = type(tzinfo)
-        return kind is datetime.timezone or (
-            (getattr(kind, "__module__", None), kind.__name__) in _ZONE_CLASSES and (
-                self._zone_args(tzinfo, kind) is not None))
+        if kind is datetime.timezone or (
+                (getattr(kind, "__module__", None), kind.__name__) in _ZONE_CLASSES and (
+                self._zone_args(tzinfo, kind) is not None)):
+            return True
+        ref = self._ref_name(kind)  # the project's own tzinfo class (parse's FixedTzOffset):
+        return ref is not None and self.own(ref[0]) and self._shared(ref[0]) and (  # by
+            _zone_class(kind)) and (not self._to_judge() or self.rebuildable(kind))  # state
 
     def _zone_args(self, value, kind):
         """``(name, arguments)`` from which the receiver makes the time zone ``value`` again
@@ -1065,7 +1158,7 @@ class Codec:
         if isinstance(owner, (types.FunctionType, types.BuiltinFunctionType)):
             module = getattr(owner, "__module__", None)
         if module is not None and forbidden(module) and not (
-                kind == b"o" and module == "unittest.mock"):
+                kind == b"o" and module == "unittest.mock") and not self._doctest_function(owner):
             raise CannotCross(f"a callable of {module}")
         handle = self.export_ids.get(id(obj))
         if handle is None or self.exported.get(handle) is not obj:
@@ -1087,7 +1180,22 @@ class Codec:
             meta["abcs"], meta["callable"] = _abcs_of(obj), callable(obj)
             meta["hooks"] = _hooks_of(type(obj))
             self.opaque.add(handle)
+        if kind in (b"o", b"i") and self.strict:  # (the judge: the test's objects)
+            names = _names_of(obj)
+            if names is not None:
+                meta["__names__"] = names
         self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
+
+    def _doctest_function(self, func):
+        """Whether ``func`` is a function the test defined in a text file's doctest
+        (``--doctest-glob``: its globals say ``__name__ = "__main__"``, parse's README.rst),
+        not one of this process's ``__main__``: sent by the judge as the test's callable."""
+        import types
+
+        main = sys.modules.get("__main__")
+        return self.strict and type(func) is types.FunctionType and (
+            func.__module__ == "__main__") and func.__globals__ is not getattr(
+            main, "__dict__", None) and func.__globals__.get("__name__") == "__main__"
 
     def hook_call(self, handle, name, args, kwargs):
         """Hook ``name`` of :data:`HOOK_CALLS` of this side's object exported as opaque
@@ -1326,6 +1434,8 @@ class Codec:
             if kind == "c" and type(meta) is dict and meta.get("__binds__") is True:
                 cls = RemoteFunction
             proxy = self.proxies[key] = cls(self.channel, (self.generation, int(handle)), name)
+        if type(meta) is dict and kind == "i" and type(meta.get("__names__")) is list:
+            object.__setattr__(proxy, "_names", meta["__names__"])
         if type(meta) is dict and kind == "o":
             object.__setattr__(proxy, "_meta", meta)
         elif type(meta) is dict:
@@ -1344,9 +1454,17 @@ class Codec:
 
         cls, at = self._dec_ref(data, at)
         name, at = self._text(data, at)
-        if not issubclass(cls, enum.Enum) or name not in cls.__members__:
+        if not issubclass(cls, enum.Enum):
             raise Unjudgeable(cls.__qualname__)
-        return cls.__members__[name], at
+        if name in cls.__members__:
+            return cls.__members__[name], at
+        parts = name.split("|") if name else []  # a Flag's members combined: re.I | re.S
+        if not issubclass(cls, enum.Flag) or not all(p in cls.__members__ for p in parts):
+            raise Unjudgeable(cls.__qualname__)
+        value = cls(0)
+        for part in parts:
+            value |= cls.__members__[part]
+        return value, at
 
     def rebuilt(self, cls, stop=object):
         """Whether an object of ``cls`` is made from the other side's state here: always on
@@ -1357,9 +1475,10 @@ class Codec:
 
     def load_object(self, data, at, table, depth):
         cls, at = self._dec_ref(data, at)
-        if not _python_class(cls) or issubclass(cls, BaseException) or not self.rebuilt(cls):
+        if not (_python_class(cls) or self.own(cls.__module__) and _zone_class(cls)) or (
+                issubclass(cls, BaseException)) or not self.rebuilt(cls):
             raise Unjudgeable(cls.__qualname__)  # the project's classes only
-        made = object.__new__(cls)
+        made = _bare_new(cls)
         table.append(made)
         state, at = self._dec_state(data, at, table, depth)
         slots, at = self._dec_state(data, at, table, depth)
@@ -1766,6 +1885,7 @@ _VALUE_ARGS = {
     ("collections", "defaultdict"): lambda v: (v.default_factory, list(dict.items(v))),
     ("collections", "deque"): lambda v: (list(v), v.maxlen),
     ("re", "Pattern"): lambda v: (v.pattern, v.flags),
+    ("builtins", "slice"): lambda v: (v.start, v.stop, v.step),
     ("re", "Match"): lambda v: (v.re, v.string, v.pos, v.endpos, v.regs),
     ("os", "stat_result"): lambda v: v.__reduce__()[1], ("time", "struct_time"): lambda v: (
         v.__reduce__()[1]),
@@ -1786,6 +1906,7 @@ _MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 _BUILD = {
     "range": lambda args: range(*[int(a) for a in args]),
+    "slice": lambda args: slice(*args),
     "bytearray": lambda args: bytearray(bytes(args[0])),
     "dict_keys": lambda args: dict.fromkeys(list(args[0])).keys(),
     "dict_values": lambda args: dict(enumerate(list(args[0]))).values(),
@@ -1804,8 +1925,44 @@ _BUILD = {
     "UUID": lambda args: _uuid(*args),
     "Parameter": lambda args: _parameter(*args),
     "Signature": lambda args: _signature(*args),
+    "NoneType": lambda args: _singleton_type("NoneType", args),
+    "ellipsis": lambda args: _singleton_type("ellipsis", args),
+    "NotImplementedType": lambda args: _singleton_type("NotImplementedType", args),
 }
 """``load_value``'s table: type name -> its value made from the arguments sent."""
+
+def _member_name(value, kind):
+    """The name an enum member crosses by: its own, or for a combination of a ``Flag``'s
+    members (``re.IGNORECASE | re.DOTALL``, which ``__members__`` does not hold) their names
+    joined by ``|`` when they make it up exactly."""
+    import enum
+
+    name = value.name
+    if type(name) is str and name in kind.__members__:
+        return name
+    if isinstance(value, enum.Flag):
+        parts = [(key, member) for key, member in kind.__members__.items()
+                 if key == member.name and member._value_  # (not an alias: re.I)
+                 and member._value_ & value._value_ == member._value_
+                 and member._value_ & (member._value_ - 1) == 0]  # single bits
+        total = 0
+        for _, member in parts:
+            total |= member._value_
+        if total == value._value_:  # (none: "", the empty flag)
+            return "|".join(key for key, _ in parts)
+    return str(name)
+
+
+_SINGLETON_TYPES = {type(None): "NoneType", type(...): "ellipsis",
+                    type(NotImplemented): "NotImplementedType"}
+"""The types of the singletons, which no module holds by name (before Python 3.10's
+``types.NoneType``): each crosses as itself by this name, with no arguments."""
+
+
+def _singleton_type(name, args):
+    if args != ():
+        raise ValueError(f"bad {name}: arguments")
+    return next(kind for kind, known in _SINGLETON_TYPES.items() if known == name)
 
 
 def _translation_state(value):

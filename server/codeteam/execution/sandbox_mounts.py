@@ -58,6 +58,7 @@ MNT_DETACH = 2
 SYS_OPEN_TREE, SYS_MOVE_MOUNT, SYS_MOUNT_SETATTR = 428, 429, 442  # the same on every arch
 OPEN_TREE_CLONE, AT_EMPTY_PATH, MOVE_MOUNT_F_EMPTY_PATH = 1, 0x1000, 4
 MOUNT_ATTR_IDMAP, AT_FDCWD = 0x00100000, -100
+ID_END = 4294967295  # (uid_t)-1: no id
 libc.syscall.restype = ctypes.c_long
 
 def syscall(number, *args):
@@ -67,10 +68,22 @@ def syscall(number, *args):
         raise OSError(errno, f"system call {number}: {os.strerror(errno)}")
     return result
 
-def idmapped(source, target, inside, outside, inside_gid=None, outside_gid=None):
+def swapped(one, other):
+    # An id map (lines of /proc/<pid>/uid_map) taking one to other and other to one, every
+    # other id to itself: a file of a third owner keeps its id on the idmapped mount (with
+    # one mapping line alone it had none there, and overlayfs refused to hide or copy it up:
+    # EOVERFLOW).
+    if one == other:
+        return f"0 0 {ID_END}\n"
+    low, high = sorted((one, other))
+    lines = [(0, 0, low), (low, high, 1), (low + 1, low + 1, high - low - 1),
+             (high, low, 1), (high + 1, high + 1, ID_END - high - 1)]
+    return "".join(f"{a} {b} {n}\n" for a, b, n in lines if n > 0)
+
+def idmapped(source, target, inside, outside, inside_gid=None, outside_gid=None, full=False):
     # Mount at target a clone of the mount at source on which uid/gid inside (on disk) is
-    # seen as outside, and outside writes as inside (an idmapped mount); the gids apart when
-    # given.
+    # seen as outside, and outside writes as inside (an idmapped mount), every other id as
+    # itself; the gids apart when given.
     ready_r, ready_w = os.pipe()
     done_r, done_w = os.pipe()
     pid = os.fork()
@@ -85,7 +98,7 @@ def idmapped(source, target, inside, outside, inside_gid=None, outside_gid=None)
                 outside if outside_gid is None else outside_gid)
         for name, (one, other) in (("uid_map", (inside, outside)), ("gid_map", gids)):
             with open(f"/proc/{pid}/{name}", "w") as handle:
-                handle.write(f"{one} {other} 1\n")
+                handle.write(swapped(one, other) if full else f"{one} {other} 1\n")
         userns = os.open(f"/proc/{pid}/ns/user", os.O_RDONLY)
     finally:
         os.write(done_w, b"x")
@@ -163,7 +176,8 @@ def handle(request):
         try:  # the project owner's files are the run uid's in the view (rewritten there)
             if owner is None or not project_owner or project_owner[0] == owner:
                 raise OSError(0, "no idmap needed")
-            idmapped(request["lower"], lower, project_owner[0], owner, project_owner[1], owner)
+            idmapped(request["lower"], lower, project_owner[0], owner, project_owner[1], owner,
+                     full=True)
         except OSError:  # a server that is not root, or a kernel / file system refusing it
             mount(request["lower"], lower, None, MS_BIND)
         os.chmod(upper, request["root_mode"])
