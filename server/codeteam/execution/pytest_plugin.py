@@ -741,7 +741,7 @@ class Judge:
                 item, "codeteam_examples", None) is None:  # the test caught its limit
             event.update(outcome="failed", message=str(limited), exception_type=None,
                          limit=_limit_name(limited))
-        refused = getattr(self.client, "refused_env", None)
+        refused = getattr(self.client, "pass_not_judged", None)
         if refused and test.decision is None and event["outcome"] in ("passed", "xpassed"):
             test.decision = (refused, True)
         cut = getattr(self.client, "output_cut", None)

@@ -970,14 +970,16 @@ class JudgeClient(Channel):
         self.cpu = 0.0  # CPU seconds the code used in the running test
         self.crossing = 0.0  # CPU seconds this thread spent encoding and decoding its calls
         self.returned = []  # values the function returned in the running test (kept alive)
-        self.refused_env = None  # why an environment change was not taken over (this test)
+        self.pass_not_judged = None  # why a pass of the running test is "not judged": the
+        # first of what the judge could not follow (an environment or working directory it did
+        # not take over, warnings or log records beyond what it keeps)
         self.output_cut = None  # (why, whether the test's own stream took it) when the code
         # wrote more than the judge keeps of a call's output (this test)
 
     def new_test(self):
         self.cpu = self.crossing = 0.0
         self.returned = []
-        self.refused_env = self.output_cut = None
+        self.pass_not_judged = self.output_cut = None
 
     # -- the subject's life ------------------------------------------------------------------
 
@@ -1344,15 +1346,16 @@ class JudgeClient(Channel):
         """The environment variables the call set (``changed``) or removed, set here too, as
         one process would show them to the test; one that makes the programs a test may
         start run other code (:func:`_runs_code`) is not taken over: a pass of the test is
-        then "not judged" (:attr:`refused_env`), a failure stays one."""
+        then "not judged" (:meth:`not_judged_if_passed`), a failure stays one."""
         if type(changed) is not dict or type(removed) is not list:
             return
         names = [*changed, *removed]
         refused = sorted(str(n) for n in names if type(n) is not str or _runs_code(n))
-        if refused and self.refused_env is None:  # a pass of this test is then not judged
-            self.refused_env = ("the code under test changed the environment variable "
-                                f"{', '.join(refused)[:200]}, which the judge does not take "
-                                "over (the programs a test starts would run what it names)")
+        if refused:
+            self.not_judged_if_passed(
+                "the code under test changed the environment variable "
+                f"{', '.join(refused)[:200]}, which the judge does not take over (the "
+                "programs a test starts would run what it names)")
         try:
             for name, value in changed.items():
                 if type(name) is str and not _runs_code(name):
@@ -1375,9 +1378,14 @@ class JudgeClient(Channel):
                 raise FileNotFoundError("the code removed it")
             os.chdir(path)
         except (OSError, ValueError) as error:
-            if self.refused_env is None:
-                self.refused_env = ("the code under test changed its working directory to one "
-                                    f"the judge cannot enter ({_described(error)})")
+            self.not_judged_if_passed("the code under test changed its working directory to "
+                                      f"one the judge cannot enter ({_described(error)})")
+
+    def not_judged_if_passed(self, reason):
+        """A pass of the running test is "not judged" for ``reason`` (what the judge could not
+        follow of the code's doing); a failure stays one. The first reason of a test is kept."""
+        if self.pass_not_judged is None:
+            self.pass_not_judged = reason
 
     def forward(self, args, kwargs):
         __tracebackhide__ = True
@@ -1595,15 +1603,17 @@ class JudgeClient(Channel):
                     self.fail("the test's output stream refused what the code under test "
                               f"wrote ({_described(error)})", not_judged=True)
         self.warn(reply.get("warnings"))
-        if reply.get("warnings_cut") is True and self.refused_env is None:
-            self.refused_env = ("the code under test issued more than 100 warnings in one call "
-                                "(or one of more than 10,000 characters); the judge issues only "
-                                "those again (a test that reads them cannot be judged)")
+        if reply.get("warnings_cut") is True:
+            self.not_judged_if_passed(
+                "the code under test issued more than 100 warnings in one call (or one of more "
+                "than 10,000 characters); the judge issues only those again (a test that reads "
+                "them cannot be judged)")
         self.log(reply.get("logs"))
-        if reply.get("logs_cut") is True and self.refused_env is None:
-            self.refused_env = (f"the code under test logged more than {LOG_LIMIT:,} records "
-                                "in one call (or one of more than 10,000 characters); the judge "
-                                "handles only those (a test that reads them cannot be judged)")
+        if reply.get("logs_cut") is True:
+            self.not_judged_if_passed(
+                f"the code under test logged more than {LOG_LIMIT:,} records in one call (or "
+                "one of more than 10,000 characters); the judge handles only those (a test "
+                "that reads them cannot be judged)")
         if reply["kind"] == "timeout":
             self.end()
             exc = self.timeout_error(str(reply.get("message") or "out of time"))
