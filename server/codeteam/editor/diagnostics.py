@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from lsprotocol import types
+from pygls.workspace import PositionCodec
 
 from codeteam.editor.actions import DIAGNOSTIC_SOURCE, SUMMARY_CODE
-from codeteam.editor.positions import column_to_units, first_code_column, strip_ending
+from codeteam.editor.positions import first_code_column, strip_ending
 from codeteam.execution.describe import NOT_JUDGED, failure_details
 
 if TYPE_CHECKING:
@@ -178,18 +179,11 @@ class DiagnosticsStore:
     def __init__(self) -> None:
         self._by_uri: dict[str, dict[str, FunctionDiagnostics]] = {}
 
-    def uris(self) -> list[str]:
-        return list(self._by_uri)
-
     def functions(self, uri: str) -> list[FunctionDiagnostics]:
         return list(self._by_uri.get(uri, {}).values())
 
     def put(self, uri: str, entry: FunctionDiagnostics) -> None:
         self._by_uri.setdefault(uri, {})[entry.qualname] = entry
-
-    def drop_function(self, uri: str, qualname: str) -> bool:
-        functions = self._by_uri.get(uri, {})
-        return functions.pop(qualname, None) is not None
 
     def drop_document(self, uri: str) -> bool:
         return bool(self._by_uri.pop(uri, None))
@@ -242,12 +236,13 @@ class DiagnosticsStore:
     def lsp_diagnostics(self, uri: str, lines: list[str], encoding: str) -> list[types.Diagnostic]:
         """The LSP diagnostics of ``uri`` on a document whose lines are ``lines``."""
         out: list[types.Diagnostic] = []
+        codec = PositionCodec(encoding)
         for entry in self.functions(uri):
             for problem in entry.problems:
                 line = entry.start_line + problem.line
                 text = strip_ending(lines[line]) if 0 <= line < len(lines) else ""
-                start = column_to_units(text, first_code_column(text), encoding)
-                end = column_to_units(text, len(text), encoding)
+                start = codec.client_num_units(text[: first_code_column(text)])
+                end = codec.client_num_units(text)
                 out.append(
                     types.Diagnostic(
                         range=types.Range(

@@ -6,8 +6,9 @@ converted when the span ends the file), in a WorkspaceEdit.
 from __future__ import annotations
 
 from lsprotocol import types
+from pygls.workspace import PositionCodec
 
-from codeteam.editor.positions import line_end_units
+from codeteam.editor.positions import strip_ending
 from codeteam.editor.replacement import Replacement
 
 
@@ -19,9 +20,17 @@ def text_edit(replacement: Replacement, lines: list[str], encoding: str) -> type
     else:
         end = types.Position(
             line=replacement.end_line,
-            character=line_end_units(lines, replacement.end_line, encoding),
+            character=_line_end(lines, replacement.end_line, encoding),
         )
     return types.TextEdit(range=types.Range(start=start, end=end), new_text=replacement.new_function)
+
+
+def _line_end(lines: list[str], line: int, encoding: str) -> int:
+    """The length of 0-based ``line`` (without its ending) in code units of ``encoding``, by
+    pygls's position codec; 0 past the end."""
+    if 0 <= line < len(lines):
+        return PositionCodec(encoding).client_num_units(strip_ending(lines[line]))
+    return 0
 
 
 def workspace_edit(

@@ -50,48 +50,6 @@ def choose_encoding(offered: Sequence[str] | None) -> str:
     return UTF16
 
 
-def units(text: str, encoding: str) -> int:
-    """How many code units of ``encoding`` the text ``text`` takes."""
-    if encoding == UTF32 or text.isascii():
-        return len(text)
-    if encoding == UTF8:
-        return len(text.encode("utf-8", "surrogatepass"))
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def column_to_units(line: str, column: int, encoding: str) -> int:
-    """Code point ``column`` of ``line`` (no line ending) in code units of ``encoding``."""
-    column = max(0, min(column, len(line)))
-    return units(line[:column], encoding)
-
-
-def units_to_column(line: str, count: int, encoding: str) -> int:
-    """Code units ``count`` of ``line`` (no line ending) as a code point column. A count in the
-    middle of a character (half a surrogate pair) points after it; a count past the end of
-    the line is clamped to the line's length."""
-    if count <= 0:
-        return 0
-    if encoding == UTF32 or line.isascii():
-        return min(count, len(line))
-    used = 0
-    for index, char in enumerate(line):
-        if used >= count:
-            return index
-        code = ord(char)
-        if encoding == UTF8:
-            used += 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
-        else:
-            used += 2 if code > 0xFFFF else 1
-    return len(line)
-
-
-def line_end_units(lines: Sequence[str], line: int, encoding: str) -> int:
-    """The length of 0-based ``line`` (without its ending) in code units; 0 past the end."""
-    if 0 <= line < len(lines):
-        return units(strip_ending(lines[line]), encoding)
-    return 0
-
-
 def first_code_column(line: str) -> int:
     """Code point column of the first non-blank character of ``line`` (0 when blank)."""
     text = strip_ending(line)

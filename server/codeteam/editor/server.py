@@ -29,7 +29,7 @@ from codeteam.editor.enclosing import Outline
 from codeteam.editor.parsing import ParsePool
 from codeteam.editor.positions import UTF16
 from codeteam.editor.protocol import CodeteamProtocol
-from codeteam.editor.transcript import RunRecord, RunRecords
+from codeteam.editor.transcript import RunRecords
 from codeteam.redaction import redact
 from codeteam.service.clients import LLMSession, stop_embedded_model
 
@@ -74,11 +74,6 @@ class CodeteamServer(LanguageServer):
         self.client_shows_run_messages = False
         self.protocol.on_cancel_request = self.runs.cancel_request
         self.protocol.on_text_change = self.watch.text_changed
-
-    @property
-    def last_run(self) -> RunRecord | None:
-        """The record of the run that finished last (None before any)."""
-        return self.records.latest()
 
     # --- state -----------------------------------------------------------------------------
     @property
