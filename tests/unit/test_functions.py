@@ -9,7 +9,6 @@ from codeteam.pysource.functions import (
     FunctionNotFound,
     SourceError,
     dedent_function,
-    enclosing_function,
     find_functions,
     function_text,
     indent_function,
@@ -45,21 +44,6 @@ def test_finds_methods_decorators_async_and_nested_functions():
     assert price.signature == "async def price(item: str, qty: int=1) -> float"
     assert price.indent == "    "
     assert price.docstring == "Price of qty items."
-
-
-@pytest.mark.parametrize(
-    ("line", "expected"),
-    [(0, None), (3, "Shop.price"), (6, "Shop.price"), (8, "Shop.price.helper"),
-     (10, "Shop.price"), (12, None), (14, "total")],
-)
-def test_enclosing_function_is_the_innermost(line, expected):
-    info = enclosing_function(SOURCE, line)
-    assert (info.qualname if info else None) == expected
-
-
-def test_selection_spanning_two_functions_takes_their_common_parent():
-    assert enclosing_function(SOURCE, 8, 10).qualname == "Shop.price"
-    assert enclosing_function(SOURCE, 10, 14) is None
 
 
 def test_locate_by_name_and_signature():

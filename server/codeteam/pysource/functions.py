@@ -165,28 +165,6 @@ def find_functions(source: str) -> list[FunctionInfo]:
     return found
 
 
-def enclosing_function(source: str, line: int, end_line: int | None = None) -> FunctionInfo | None:
-    """The innermost function whose span holds 0-based ``line`` (and ``end_line`` if given).
-
-    A selection that spans several functions yields the innermost function holding all of it,
-    or None. Raises :class:`SourceError` when the source does not parse.
-    """
-    last = line if end_line is None else end_line
-    best: FunctionInfo | None = None
-    functions = find_functions(source)
-    for info in functions:
-        inside = info.contains_line(line) and info.contains_line(last)
-        if inside and (best is None or info.start_line >= best.start_line):
-            best = info
-    if best is not None and is_overload(best):
-        # An ``@overload`` stub is part of its implementation: the implementation is meant.
-        implementations = [f for f in functions if f.qualname == best.qualname
-                           and not is_overload(f)]
-        if len(implementations) == 1:
-            return implementations[0]
-    return best
-
-
 def is_overload(info: FunctionInfo) -> bool:
     """True for an ``@overload`` (``@typing.overload``) stub."""
     return any(d.rsplit(".", 1)[-1] == "overload" for d in info.decorators)
@@ -440,16 +418,6 @@ def replace_span(source: str, start_line: int, end_line: int, new_text: str) -> 
         # The function was the last line without a trailing newline: keep it that way.
         new_text = new_text.rstrip("\r\n")
     return "".join(lines[:start_line]) + new_text + "".join(lines[end_line + 1 :])
-
-
-def module_imports(source: str) -> list[str]:
-    """The module-level import statements of ``source`` as source text, in order."""
-    tree = parse(source)
-    return [
-        ast.get_source_segment(source, node) or ast.unparse(node)
-        for node in tree.body
-        if isinstance(node, (ast.Import, ast.ImportFrom))
-    ]
 
 
 def is_placeholder_body(body: list[ast.stmt]) -> bool:

@@ -105,9 +105,6 @@ class Conversation:
     def calls(self) -> int:
         return self.ledger.total.calls
 
-    def budget_left(self) -> int | None:
-        return None if self.max_calls is None else self.max_calls - self.calls
-
     def report(self, stage: str) -> None:
         """Tell the editor (or CLI) which stage is running."""
         self.progress(stage)
