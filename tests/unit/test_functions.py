@@ -167,22 +167,19 @@ class C:
 
 
 def test_overload_stubs_and_their_implementation_are_one_function():
-    from codeteam.pysource.functions import enclosing_function, locate
+    from codeteam.pysource.functions import locate
 
     found = locate(OVERLOADED, "scale")
     assert found.def_line == 7 and found.signature == "def scale(x)"
-    # The cursor in an overload stub means the implementation.
-    assert enclosing_function(OVERLOADED, 4).def_line == 7
     assert locate(OVERLOADED, "scale", "def scale(x)").def_line == 7
 
 
 def test_a_property_getter_by_name_and_its_setter_by_signature():
-    from codeteam.pysource.functions import enclosing_function, locate
+    from codeteam.pysource.functions import locate
 
     assert locate(OVERLOADED, "C.size").def_line == 14
     setter = locate(OVERLOADED, "C.size", "def size(self, value: int) -> None")
     assert setter.def_line == 18 and setter.decorators == ("size.setter",)
-    assert enclosing_function(OVERLOADED, 19).def_line == 18
 
 
 def test_the_context_tokens_setting():
