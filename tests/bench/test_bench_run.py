@@ -217,17 +217,25 @@ def normal(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-@pytest.mark.parametrize("name", ["humaneval", "humaneval-et", "humaneval-plus", "mbpp"])
+IDS_WITHOUT_LEAKS = {"humaneval": "HumanEval/0", "humaneval-et": "HumanEval/2",
+                     "humaneval-plus": "HumanEval/2", "mbpp": "Mbpp/6"}
+
+
+@pytest.mark.parametrize("name", list(IDS_WITHOUT_LEAKS))
 async def test_no_hidden_test_text_reaches_the_model(scripted, tmp_path, name):
     scripted.reply(None, CATCH_ALL, times=None)
-    ids = {"mbpp": ["Mbpp/2", "Mbpp/6"]}.get(name, ["HumanEval/0", "HumanEval/2"])
+    # One task a dataset (every pipeline on it costs 2-4 CPU-s): both HumanEval tasks are
+    # among them, each with at least 5 hidden texts to look for (``checked`` below);
+    # HumanEval/2 in HumanEval-ET is the task whose extended tests are defective.
+    ids = [IDS_WITHOUT_LEAKS[name]]
     settings = scripted_settings(scripted, max_rounds=2, max_calls=8)
     summary = await bench(scripted, tmp_path / "out", settings=settings, dataset=name,
                           task_ids=ids, pipelines=list(PIPELINES))
     # Every pair ran (HumanEval/2's extended tests are defective: run, but not scored).
     defective = summary["defective"]["count"]
-    assert all(s["tasks"] + defective == 2 for s in summary["pipelines"].values())
-    assert len(ResultsLog(tmp_path / "out" / "results.jsonl").load()) == 2 * len(PIPELINES)
+    assert defective == (name == "humaneval-et")
+    assert all(s["tasks"] + defective == 1 for s in summary["pipelines"].values())
+    assert len(ResultsLog(tmp_path / "out" / "results.jsonl").load()) == len(PIPELINES)
     sent = normal("\n".join(scripted.texts()))
     prompts = {item.task_id: normal(item.public_text) for item in load_dataset(name).tasks
                if item.task_id in ids}
@@ -244,7 +252,7 @@ async def test_no_hidden_test_text_reaches_the_model(scripted, tmp_path, name):
             continue  # shown by the prompt itself (a docstring example)
         checked += 1
         assert needle not in sent, f"hidden test text reached the model: {hidden[:120]}"
-    assert checked >= 4
+    assert checked >= 5
 
 
 def test_cli_bench_runs_and_prints_the_table(scripted, tmp_path, capsys):

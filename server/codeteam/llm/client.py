@@ -1,4 +1,5 @@
-"""Chat calls to an OpenAI-compatible endpoint through the official ``openai`` SDK.
+"""Chat calls to an OpenAI-compatible endpoint through the official ``openai`` SDK (imported
+when the first :class:`LLMClient` is built).
 
 Every model call in codeteam goes through :class:`LLMClient.chat`. Retries with exponential
 backoff on 429, 5xx, connection errors and timeouts are the SDK's own (``max_retries``; it
@@ -16,14 +17,16 @@ import copy
 import logging
 import time
 from contextvars import ContextVar
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import openai
 from pydantic import BaseModel
 
 from codeteam.llm.speed import CallSpeed
 from codeteam.llm.usage import Usage
 from codeteam.redaction import mask_url, redact, register_secret
+
+if TYPE_CHECKING:
+    import openai
 
 log = logging.getLogger(__name__)
 
@@ -153,6 +156,11 @@ class LLMClient:
         self._owner = True
         register_secret(endpoint.api_key if endpoint.api_key != "not-needed" else None)
         mask_url(endpoint.base_url)  # registers a password in the URL
+        # The SDK takes about 0.9 CPU-s to import: loaded when the first client is built (at a
+        # run's first model call), not by every run that imports this module and never asks
+        # the model (a review with the embedded model, --help, a refused run).
+        import openai
+
         self._client = openai.AsyncOpenAI(
             base_url=endpoint.base_url,
             api_key=endpoint.api_key,
@@ -221,6 +229,8 @@ class LLMClient:
         counter: list[int],
         seed: int | None = None,
     ) -> Reply:
+        import openai  # loaded by __init__ already; here for its error classes
+
         started = time.monotonic()
         name = model or self.endpoint.model
         limit_tokens = max_tokens or self.max_tokens

@@ -192,6 +192,8 @@ class OneClient:
 def warm_imports() -> None:
     """Import what a run needs (the service, the pipelines, the model provider, the openai
     SDK), for a caller that does it in the background before the first run."""
+    import openai  # noqa: F401 - codeteam.llm.client imports it at the first client only
+
     import codeteam.llm.provider
     import codeteam.service.documents
     import codeteam.service.runs  # noqa: F401
