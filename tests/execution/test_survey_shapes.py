@@ -2012,3 +2012,48 @@ async def test_a_function_a_text_files_doctest_defines_and_a_slice_cross(tmp_pat
         assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
         _, run = await review(root, "fields/core.py", name, wrong)
         assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# glom (survey 6): ``T = TType()`` and ``S = TType()`` are module globals of a class with
+# ``__call__``; ``_format_t(path, root=T)`` looks its root up in ``{T: 'T', S: 'S'}``, and
+# ``TType.__repr__`` (which pytest's own reporting calls) passes the test's ``T``.
+CALLABLE_GLOBAL = {
+    "pyproject.toml": "[project]\nname = 'spec'\nversion = '0'\n",
+    "spec/__init__.py": "",
+    "spec/core.py": '''\
+        class TType:
+            def __call__(self, *args):
+                return self
+
+
+        T = TType()
+        S = TType()
+
+
+        def name_of(root=T):
+            """The name of ``root``: 'T' or 'S'."""
+            return {T: "T", S: "S"}[root]
+        ''',
+    "tests/test_core.py": '''\
+        from spec.core import S, T, name_of
+
+
+        def test_names():
+            assert name_of(S) == "S"
+            assert name_of(T) == "T"
+            assert name_of() == "T"
+        ''',
+}
+
+
+async def test_a_callable_module_global_crosses_as_the_other_sides_own(tmp_path):
+    """A callable object that is a global of the function's module crossed by its state, as a
+    copy: ``{T: 'T', S: 'S'}[root]`` raised KeyError for right code (glom's ``_format_t``: 34
+    tests, a pytest internal error when ``repr`` of a ``T`` reached it). It crosses by its
+    name, as a sentinel does (the other side's own object); a wrong body fails."""
+    root = make(tmp_path / "spec", CALLABLE_GLOBAL)
+    _, run = await review(root, "spec/core.py", "name_of")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = 'def name_of(root=T):\n    return {T: "S", S: "T"}[root]\n'
+    _, run = await review(root, "spec/core.py", "name_of", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -23,9 +23,10 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
   translations; time zones: ``zoneinfo.ZoneInfo`` by its key and ``dateutil.tz``'s by the
   arguments its own constructors and caches make them again from, :meth:`Codec._zone_args`),
   the only constructors called;
-- a module global both sides have that is no plain data, module or callable (a sentinel) by its
-  name (``G``); ``w``/``W`` number the objects of one call both ways (identity kept, in-place
-  changes written back); ``U`` a value the subject could not send (the judge's error);
+- a module global both sides have that is no plain data, module, class or function (a sentinel,
+  a callable object such as glom's ``T``) by its name (``G``); ``w``/``W`` number the
+  objects of one call both ways (identity kept, in-place changes written back); ``U`` a value
+  the subject could not send (the judge's error);
 - *handles* (``H``; ``Y`` back to its owner): a callable or iterator the protocol cannot copy;
   the other side gets a :class:`RemoteCallable` / :class:`RemoteIterator` whose calls and
   ``next`` are requests (nested both ways); any other object of the test's (an instance of a
@@ -258,12 +259,15 @@ def own_file(path, roots=None):
 
 def _sentinel_like(value):
     """Whether a module global may cross by its name (tag ``G``): not a module, class,
-    function or any callable, not plain data (which crosses as itself)."""
+    function or method (which cross by reference), not plain data (which crosses as itself).
+    A callable object crosses so too (glom's ``T = TType()``, looked up in ``{T: 'T', S: 'S'}``:
+    a copy by state would be another key)."""
     import types
 
     return not isinstance(value, (
         str, bytes, int, float, complex, type(None), tuple, frozenset, type, list, dict, set,
-        types.ModuleType, types.FunctionType, types.BuiltinFunctionType)) and not callable(value)
+        types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+        types.MethodDescriptorType, types.WrapperDescriptorType))
 
 
 HOOKS = ("__repr__", "__str__", "__format__", "__hash__", "__eq__", "__ne__", "__lt__",
