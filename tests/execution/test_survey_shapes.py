@@ -2057,3 +2057,42 @@ async def test_a_callable_module_global_crosses_as_the_other_sides_own(tmp_path)
     wrong = 'def name_of(root=T):\n    return {T: "S", S: "T"}[root]\n'
     _, run = await review(root, "spec/core.py", "name_of", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# Python-Markdown (survey 6): ``AtomicString(str)`` marks text not to parse again; the inline
+# processors are handed ``re.Match`` objects on such text.
+MATCH_ON_SUBCLASS = {
+    "pyproject.toml": "[project]\nname = 'marks'\nversion = '0'\n",
+    "marks/__init__.py": "",
+    "marks/core.py": '''\
+        class AtomicString(str):
+            """Text that is not parsed again."""
+
+
+        def handle(m):
+            """The first group of ``m``, and whether its text is atomic."""
+            return m.group(1), isinstance(m.string, AtomicString)
+        ''',
+    "tests/test_core.py": '''\
+        import re
+
+        from marks.core import AtomicString, handle
+
+
+        def test_a_match_on_atomic_text():
+            assert handle(re.search("(b+)", AtomicString("abbc"))) == ("bb", True)
+        ''',
+}
+
+
+async def test_a_match_on_text_of_a_str_subclass_crosses(tmp_path):
+    """A match whose string is of a project's ``str`` subclass was refused ("a value could
+    not cross ... (the arguments: a pattern that is not text)": Python-Markdown's
+    ``AtomicString``, 70 of ``parseBoolValue``'s 74 tests). The match is made again on that
+    text (the subclass's object, as it crossed); a wrong body fails."""
+    root = make(tmp_path / "marks", MATCH_ON_SUBCLASS)
+    _, run = await review(root, "marks/core.py", "handle")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def handle(m):\n    return m.string, True\n"
+    _, run = await review(root, "marks/core.py", "handle", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

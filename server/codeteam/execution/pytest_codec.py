@@ -2105,7 +2105,10 @@ def _matched_again(pattern, string, pos, endpos, regs):
 
 
 def _text_or_bytes(value):
-    if type(value) not in (str, bytes):
+    """``value`` when it is text or bytes, of a subclass too (Python-Markdown's
+    ``AtomicString``: a match is made again on that very object; ``re`` runs none of its
+    methods)."""
+    if not isinstance(value, (str, bytes)):
         raise ValueError("a pattern that is not text")
     return value
 
