@@ -2096,3 +2096,39 @@ async def test_a_match_on_text_of_a_str_subclass_crosses(tmp_path):
     wrong = "def handle(m):\n    return m.string, True\n"
     _, run = await review(root, "marks/core.py", "handle", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# Python-Markdown (survey 6): attr_list keeps ``_scanner = re.Scanner([...])``, whose compiled
+# pattern has no text (``.pattern`` is None: made from the parsed lexicon).
+SCANNER = {
+    "pyproject.toml": "[project]\nname = 'lexer'\nversion = '0'\n",
+    "lexer/__init__.py": "",
+    "lexer/core.py": '''\
+        def words(text, scanner):
+            """The tokens ``scanner`` finds in ``text``."""
+            return scanner.scan(text)[0]
+        ''',
+    "tests/test_core.py": '''\
+        import re
+
+        from lexer.core import words
+
+
+        def test_words():
+            scanner = re.Scanner([(r"[a-z]+", lambda s, t: t.upper()), (r"\\s+", None)])
+            assert words("ab cd", scanner) == ["AB", "CD"]
+        ''',
+}
+
+
+async def test_a_scanner_crosses_by_its_lexicon(tmp_path):
+    """A ``re.Scanner`` crossed by its state, whose pattern (made from the parsed lexicon, its
+    ``.pattern`` None) could not be made again: "a value could not cross ... (the arguments:
+    a pattern that is not text)" (Python-Markdown's ``attr_list._scanner``, in 58 of
+    ``toc.slugify``'s tests). It crosses by its lexicon and flags; a wrong body fails."""
+    root = make(tmp_path / "lexer", SCANNER)
+    _, run = await review(root, "lexer/core.py", "words")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def words(text, scanner):\n    return scanner.scan(text)[1]\n"
+    _, run = await review(root, "lexer/core.py", "words", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -18,7 +18,7 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
 - objects of the project's own classes by state (``O``: ``__dict__`` and slots, made with
   ``object.__new__``), namedtuples (``n``), enum members (``e``), exceptions (``x``), a few
   standard value types (``v``: datetime, Decimal, Fraction, paths, range, bytearray, ordered and
-  default dicts, deques, counters, dict views, compiled regular expressions, ``os.stat`` and
+  default dicts, deques, counters, dict views, compiled regular expressions and `re.Scanner`s, ``os.stat`` and
   ``time`` results, UUIDs, ``ipaddress`` objects, ``inspect`` signatures, ``gettext``
   translations; time zones: ``zoneinfo.ZoneInfo`` by its key and ``dateutil.tz``'s by the
   arguments its own constructors and caches make them again from, :meth:`Codec._zone_args`),
@@ -299,7 +299,7 @@ def _no_hooks(cls, stop):
 
 _VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime",
                   "timedelta": "datetime", "timezone": "datetime", "Decimal": "decimal",
-                  "Fraction": "fractions", "UUID": "uuid",
+                  "Fraction": "fractions", "UUID": "uuid", "Scanner": "re",
                   **dict.fromkeys(("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network",
                                    "IPv4Interface", "IPv6Interface"), "ipaddress")}
 """Standard value types made by their class called with the arguments sent (the others:
@@ -1889,6 +1889,7 @@ _VALUE_ARGS = {
     ("collections", "defaultdict"): lambda v: (v.default_factory, list(dict.items(v))),
     ("collections", "deque"): lambda v: (list(v), v.maxlen),
     ("re", "Pattern"): lambda v: (v.pattern, v.flags),
+    ("re", "Scanner"): lambda v: (list(v.lexicon), v.scanner.flags),  # (its pattern: no text)
     ("builtins", "slice"): lambda v: (v.start, v.stop, v.step),
     ("re", "Match"): lambda v: (v.re, v.string, v.pos, v.endpos, v.regs),
     ("os", "stat_result"): lambda v: v.__reduce__()[1], ("time", "struct_time"): lambda v: (
