@@ -2132,3 +2132,42 @@ async def test_a_scanner_crosses_by_its_lexicon(tmp_path):
     wrong = "def words(text, scanner):\n    return scanner.scan(text)[1]\n"
     _, run = await review(root, "lexer/core.py", "words", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# Python-Markdown (survey 6): a module's small list holds a compiled pattern with no text (a
+# ``re.Scanner``'s, made from the parsed lexicon).
+PATTERN_WITHOUT_TEXT = {
+    "pyproject.toml": "[project]\nname = 'lexer'\nversion = '0'\n",
+    "lexer/__init__.py": "",
+    "lexer/core.py": '''\
+        import re
+
+        _scanner = re.Scanner([(r"[a-z]+", lambda s, t: t.upper()), (r"\\s+", None)])
+        PATTERNS = [_scanner.scanner]
+
+
+        def words(text):
+            """The words of ``text``, in capitals."""
+            return _scanner.scan(text)[0]
+        ''',
+    "tests/test_core.py": '''\
+        from lexer.core import words
+
+
+        def test_words():
+            assert words("ab cd") == ["AB", "CD"]
+        ''',
+}
+
+
+async def test_a_module_list_holding_a_pattern_without_text(tmp_path):
+    """A pattern whose ``.pattern`` is None cannot be compiled again: sent with the module's
+    small lists it made every call "not judged (a pattern that is not text)" (58 tests of
+    Python-Markdown's ``toc.slugify``). Such a pattern is no value that crosses (the list is
+    not followed); a wrong body fails."""
+    root = make(tmp_path / "lexer", PATTERN_WITHOUT_TEXT)
+    _, run = await review(root, "lexer/core.py", "words")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def words(text):\n    return _scanner.scan(text)[1]\n"
+    _, run = await review(root, "lexer/core.py", "words", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

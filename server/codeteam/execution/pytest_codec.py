@@ -1025,6 +1025,8 @@ class Codec:
                 module, name, args = patched
         if args is not None:
             args = args(value)
+            if name == "Pattern" and not isinstance(args[0], (str, bytes)):
+                return False  # a re.Scanner's (made from the parsed lexicon): no text to compile
             if module == "datetime" and name in ("datetime", "time") and len(
                     args) > 1 and args[1] is not None and not self._zone_crosses(args[1]):
                 return False  # a datetime or time whose tzinfo is of another class
