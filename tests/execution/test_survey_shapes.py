@@ -2171,3 +2171,44 @@ async def test_a_module_list_holding_a_pattern_without_text(tmp_path):
     wrong = "def words(text):\n    return _scanner.scan(text)[1]\n"
     _, run = await review(root, "lexer/core.py", "words", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# inflect (survey 6): ``engine.group1sub`` and its kin are ``re.sub`` callbacks; every match
+# after the first is one ``search`` from the match's ``pos`` does not find.
+SUB_CALLBACK = {
+    "pyproject.toml": "[project]\nname = 'words'\nversion = '0'\n",
+    "words/__init__.py": "",
+    "words/core.py": '''\
+        import re
+
+
+        def unit(m):
+            """The digit ``m`` matched, as a word."""
+            return ["zero", "one", "two", "three"][int(m.group(1))] + ","
+
+
+        def spell(text):
+            return re.sub(r"(\\d)", unit, text)
+        ''',
+    "tests/test_core.py": '''\
+        from words.core import spell
+
+
+        def test_spell():
+            assert spell("1 2 3") == "one, two, three,"
+        ''',
+}
+
+
+async def test_every_match_of_a_sub_callback_crosses(tmp_path):
+    """A match crossed as the call that made it, made again by ``search``/``match`` from its
+    ``pos``: the second and later matches of ``re.sub`` or ``finditer`` were not found so,
+    "not judged (re.Match (a match its pattern does not make again from its pos))" (9 tests
+    of inflect's ``engine.group1sub``). They are found again among ``finditer``'s matches
+    from that ``pos`` (the same ``pos``, so ``m.pos`` is the code's too); a wrong body fails."""
+    root = make(tmp_path / "words", SUB_CALLBACK)
+    _, run = await review(root, "words/core.py", "unit")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = 'def unit(m):\n    return m.group(1) + ","\n'
+    _, run = await review(root, "words/core.py", "unit", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -2094,15 +2094,24 @@ def _partial(func, args, kwargs):
 
 def _matched_again(pattern, string, pos, endpos, regs):
     """The match of ``pattern`` on ``string`` whose group spans are ``regs``: made again by the
-    call that made it (a search, match or fullmatch from ``pos`` to ``endpos``), else none
-    (a later match of ``finditer``: not judged)."""
+    call that made it (a search, match or fullmatch from ``pos`` to ``endpos``), or a later
+    match of ``finditer``, ``sub`` or ``split`` from ``pos`` (inflect's ``re.sub`` callbacks:
+    found among ``finditer``'s matches, up to the one starting where it starts), else none
+    (not judged)."""
     import re
 
     if type(pattern) is not re.Pattern:
         raise ValueError("a match without its pattern")
+    text, pos, endpos = _text_or_bytes(string), int(pos), int(endpos)
     for method in (pattern.search, pattern.match, pattern.fullmatch):
-        found = method(_text_or_bytes(string), int(pos), int(endpos))
+        found = method(text, pos, endpos)
         if found is not None and found.regs == regs:
+            return found
+    start = regs[0][0] if type(regs) is tuple and regs and type(regs[0]) is tuple else None
+    for found in pattern.finditer(text, pos, endpos) if type(start) is int else ():
+        if found.start() > start:
+            break
+        if found.regs == regs:
             return found
     raise Unjudgeable("re.Match (a match its pattern does not make again from its pos)")
 
