@@ -2212,3 +2212,54 @@ async def test_every_match_of_a_sub_callback_crosses(tmp_path):
     wrong = 'def unit(m):\n    return m.group(1) + ","\n'
     _, run = await review(root, "words/core.py", "unit", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# glom (survey 6): a spec's scope is a ``collections.ChainMap``; the code makes child scopes
+# (``scope.new_child()``) and hands them on. tabulate (survey 5): rows of ``UserDict``s.
+STDLIB_CONTAINERS = {
+    "pyproject.toml": "[project]\nname = 'scopes'\nversion = '0'\n",
+    "scopes/__init__.py": "",
+    "scopes/core.py": '''\
+        from collections import UserDict
+
+
+        def child(scope, **values):
+            """A new scope over ``scope`` holding ``values``."""
+            return scope.new_child(values)
+
+
+        def rows(count):
+            """``count`` rows, each a UserDict."""
+            return [UserDict({"x": i}) for i in range(count)]
+        ''',
+    "tests/test_core.py": '''\
+        from collections import ChainMap
+
+        from scopes.core import child, rows
+
+
+        def test_child():
+            base = ChainMap({"a": 1})
+            made = child(base, b=2)
+            assert made["a"] == 1 and made["b"] == 2 and made.maps[1] is base.maps[0]
+
+
+        def test_rows():
+            assert [row["x"] for row in rows(2)] == [0, 1]
+        ''',
+}
+
+
+async def test_a_chainmap_and_a_userdict_the_code_makes_cross(tmp_path):
+    """A ``ChainMap`` or ``UserDict`` the code made was "not judged: the code under test sent
+    what the judge does not rebuild (an object of collections.ChainMap: only the project's
+    own classes cross by state)" (glom: 29 tests of ``_handle_dict`` and ``Regex.glomit``;
+    tabulate's ``test_list_of_userdicts``). These standard containers (their methods the
+    standard library's, their state the values that crossed) are rebuilt; wrong bodies fail."""
+    root = make(tmp_path / "scopes", STDLIB_CONTAINERS)
+    for name, wrong in (("child", "def child(scope, **values):\n    return scope.new_child()\n"),
+                        ("rows", "def rows(count):\n    return [UserDict({'x': 0})] * count\n")):
+        _, run = await review(root, "scopes/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+        _, run = await review(root, "scopes/core.py", name, wrong)
+        assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
