@@ -304,12 +304,6 @@ _VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime"
                                    "IPv4Interface", "IPv6Interface"), "ipaddress")}
 """Standard value types made by their class called with the arguments sent (the others:
 :data:`_BUILD`, :data:`_PATHS`): class name -> its module."""
-_STANDARD_CONTAINERS = (collections.ChainMap, collections.UserDict, collections.UserList,
-                        collections.UserString)
-"""Standard library classes the judge rebuilds from the code's state (glom's scopes are
-``ChainMap``s the code makes with ``new_child``; tabulate's rows ``UserDict``s): their methods,
-the standard library's, only do container operations on that state (the values that crossed),
-as on the object the code made."""
 _PATHS = ("PurePath", "PurePosixPath", "PureWindowsPath", "Path", "PosixPath", "WindowsPath")
 
 
@@ -751,13 +745,13 @@ class Codec:
                                    for pattern in self.test_patterns)
 
     def rebuildable(self, cls, stop=object):
-        """Whether the judge rebuilds an object of ``cls`` from the other side's state: one of
-        :data:`_STANDARD_CONTAINERS`, a project class (one of the tests' (:meth:`of_tests`) only when it defines none of
+        """Whether the judge rebuilds an object of ``cls`` from the other side's state: a
+        project class (one of the tests' (:meth:`of_tests`) only when it defines none of
         :data:`HOOKS` above ``stop``: the code's new object of a test's class whose ``__eq__``
         says yes to anything is not judged, a test's namedtuple is), ``object``, or (``stop``
         given: exceptions, namedtuples) a class that defines none of :data:`HOOKS` above
         ``stop``."""
-        if cls is object or cls in _STANDARD_CONTAINERS:
+        if cls is object:
             return True
         module = getattr(cls, "__module__", None)
         if type(module) is not str or forbidden(module):
