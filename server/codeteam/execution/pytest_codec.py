@@ -1026,7 +1026,10 @@ class Codec:
         if args is not None:
             args = args(value)
             if name == "Pattern" and not isinstance(args[0], (str, bytes)):
-                return False  # a re.Scanner's (made from the parsed lexicon): no text to compile
+                # a re.Scanner's (made from the parsed lexicon): no text to compile again, so
+                # neither it nor its matches (a scanner's ``.match``) cross
+                self._cannot("a compiled pattern with no text (a re.Scanner's)", out)
+                return True
             if module == "datetime" and name in ("datetime", "time") and len(
                     args) > 1 and args[1] is not None and not self._zone_crosses(args[1]):
                 return False  # a datetime or time whose tzinfo is of another class
