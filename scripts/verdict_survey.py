@@ -51,11 +51,12 @@ from codeteam.service.documents import task_for, with_project_tests
 
 TRUTH_PLUGIN = '''
 import json, os, sys, threading
-TARGETS = json.loads(os.environ["SURVEY_TARGETS"])  # [[abs file, name, firstlineno], ...]
+TARGETS = json.loads(os.environ["SURVEY_TARGETS"])  # [[abs file, name, firstlineno, def line], ...]
 KEYS = {}
-for i, (f, n, l) in enumerate(TARGETS):
-    KEYS.setdefault((os.path.realpath(f), n, l), []).append(i)
-NAMES = {n for _, n, _ in TARGETS}
+for i, (f, n, *lines) in enumerate(TARGETS):
+    for l in set(lines):  # (typeguard's @typechecked compiles the function again: def's line)
+        KEYS.setdefault((os.path.realpath(f), n, l), []).append(i)
+NAMES = {t[1] for t in TARGETS}
 hit = set()
 real = {}
 results = []
@@ -247,7 +248,8 @@ async def main() -> None:
         for spec in specs:
             file, qualname = spec.split("::")
             info = locate((root / file).read_text(encoding="utf-8"), qualname)
-            targets.append([str((root / file).resolve()), info.name, info.start_line + 1])
+            targets.append([str((root / file).resolve()), info.name, info.start_line + 1,
+                            info.def_line + 1])
         suite, suite_s = truth(root, python, targets)
         print(f"# {root.name}: plain pytest, traced: {len(suite)} tests, {suite_s:.1f} s",
               file=sys.stderr)

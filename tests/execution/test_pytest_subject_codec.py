@@ -153,11 +153,18 @@ def test_exceptions_cross_with_the_fields_of_their_builtin(error):
 
 
 def test_a_match_its_pattern_does_not_make_again_is_not_judged():
-    """A later match of ``finditer`` is no search, match or fullmatch from its ``pos``."""
+    """A later match of ``finditer`` (no search, match or fullmatch from its ``pos``) is
+    found again among ``finditer``'s matches from that ``pos`` (an ``re.sub`` callback's);
+    spans its pattern does not make there are not judged."""
     judge, subject = pair()
     later = list(re.finditer("a", "aa"))[1]
+    got = judge.loads(subject.dumps(later))
+    assert (got.span(), got.pos, got.string) == ((1, 2), 0, "aa")
+    judge, subject = pair()
+    data = subject.dumps(later)
+    assert data.count(b"i1;i2;") == 1  # its span (1, 2)
     with pytest.raises(ps.Unjudgeable, match="re.Match"):
-        judge.loads(subject.dumps(later))
+        judge.loads(data.replace(b"i1;i2;", b"i0;i2;"))  # (0, 2): no match of "a"
 
 
 def test_objects_cross_by_state_without_running_their_class():

@@ -2012,3 +2012,212 @@ async def test_a_function_a_text_files_doctest_defines_and_a_slice_cross(tmp_pat
         assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
         _, run = await review(root, "fields/core.py", name, wrong)
         assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# glom (survey 6): ``T = TType()`` and ``S = TType()`` are module globals of a class with
+# ``__call__``; ``_format_t(path, root=T)`` looks its root up in ``{T: 'T', S: 'S'}``, and
+# ``TType.__repr__`` (which pytest's own reporting calls) passes the test's ``T``.
+CALLABLE_GLOBAL = {
+    "pyproject.toml": "[project]\nname = 'spec'\nversion = '0'\n",
+    "spec/__init__.py": "",
+    "spec/core.py": '''\
+        class TType:
+            def __call__(self, *args):
+                return self
+
+
+        T = TType()
+        S = TType()
+
+
+        def name_of(root=T):
+            """The name of ``root``: 'T' or 'S'."""
+            return {T: "T", S: "S"}[root]
+        ''',
+    "tests/test_core.py": '''\
+        from spec.core import S, T, name_of
+
+
+        def test_names():
+            assert name_of(S) == "S"
+            assert name_of(T) == "T"
+            assert name_of() == "T"
+        ''',
+}
+
+
+async def test_a_callable_module_global_crosses_as_the_other_sides_own(tmp_path):
+    """A callable object that is a global of the function's module crossed by its state, as a
+    copy: ``{T: 'T', S: 'S'}[root]`` raised KeyError for right code (glom's ``_format_t``: 34
+    tests, a pytest internal error when ``repr`` of a ``T`` reached it). It crosses by its
+    name, as a sentinel does (the other side's own object); a wrong body fails."""
+    root = make(tmp_path / "spec", CALLABLE_GLOBAL)
+    _, run = await review(root, "spec/core.py", "name_of")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = 'def name_of(root=T):\n    return {T: "S", S: "T"}[root]\n'
+    _, run = await review(root, "spec/core.py", "name_of", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# Python-Markdown (survey 6): ``AtomicString(str)`` marks text not to parse again; the inline
+# processors are handed ``re.Match`` objects on such text.
+MATCH_ON_SUBCLASS = {
+    "pyproject.toml": "[project]\nname = 'marks'\nversion = '0'\n",
+    "marks/__init__.py": "",
+    "marks/core.py": '''\
+        class AtomicString(str):
+            """Text that is not parsed again."""
+
+
+        def handle(m):
+            """The first group of ``m``, and whether its text is atomic."""
+            return m.group(1), isinstance(m.string, AtomicString)
+        ''',
+    "tests/test_core.py": '''\
+        import re
+
+        from marks.core import AtomicString, handle
+
+
+        def test_a_match_on_atomic_text():
+            assert handle(re.search("(b+)", AtomicString("abbc"))) == ("bb", True)
+        ''',
+}
+
+
+async def test_a_match_on_text_of_a_str_subclass_crosses(tmp_path):
+    """A match whose string is of a project's ``str`` subclass was refused ("a value could
+    not cross ... (the arguments: a pattern that is not text)": Python-Markdown's
+    ``AtomicString``, 70 of ``parseBoolValue``'s 74 tests). The match is made again on that
+    text (the subclass's object, as it crossed); a wrong body fails."""
+    root = make(tmp_path / "marks", MATCH_ON_SUBCLASS)
+    _, run = await review(root, "marks/core.py", "handle")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def handle(m):\n    return m.string, True\n"
+    _, run = await review(root, "marks/core.py", "handle", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# Python-Markdown (survey 6): attr_list keeps ``_scanner = re.Scanner([...])``, whose compiled
+# pattern has no text (``.pattern`` is None: made from the parsed lexicon).
+SCANNER = {
+    "pyproject.toml": "[project]\nname = 'lexer'\nversion = '0'\n",
+    "lexer/__init__.py": "",
+    "lexer/core.py": '''\
+        def words(text, scanner):
+            """The tokens ``scanner`` finds in ``text``."""
+            return scanner.scan(text)[0]
+        ''',
+    "tests/test_core.py": '''\
+        import re
+
+        from lexer.core import words
+
+
+        def test_words():
+            scanner = re.Scanner([(r"[a-z]+", lambda s, t: t.upper()), (r"\\s+", None)])
+            assert words("ab cd", scanner) == ["AB", "CD"]
+        ''',
+}
+
+
+async def test_a_scanner_crosses_by_its_lexicon(tmp_path):
+    """A ``re.Scanner`` crossed by its state, whose pattern (made from the parsed lexicon, its
+    ``.pattern`` None) could not be made again: "a value could not cross ... (the arguments:
+    a pattern that is not text)" (Python-Markdown's ``attr_list._scanner``, in 58 of
+    ``toc.slugify``'s tests). It crosses by its lexicon and flags; a wrong body fails."""
+    root = make(tmp_path / "lexer", SCANNER)
+    _, run = await review(root, "lexer/core.py", "words")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def words(text, scanner):\n    return scanner.scan(text)[1]\n"
+    _, run = await review(root, "lexer/core.py", "words", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# Python-Markdown (survey 6): a module's small list holds a compiled pattern with no text (a
+# ``re.Scanner``'s, made from the parsed lexicon).
+PATTERN_WITHOUT_TEXT = {
+    "pyproject.toml": "[project]\nname = 'lexer'\nversion = '0'\n",
+    "lexer/__init__.py": "",
+    "lexer/core.py": '''\
+        import re
+
+        _scanner = re.Scanner([(r"[a-z]+", lambda s, t: t.upper()), (r"\\s+", None)])
+        PATTERNS = [_scanner.scanner]
+
+
+        def words(text):
+            """The words of ``text``, in capitals."""
+            return _scanner.scan(text)[0]
+
+
+        def tokens(text):
+            return _scanner.scan(text)[0]
+        ''',
+    "tests/test_core.py": '''\
+        from lexer.core import tokens, words
+
+
+        def test_words():
+            assert words("ab cd") == ["AB", "CD"]
+
+
+        def test_words_after_a_scan_in_the_tests_process():
+            assert tokens("x") == ["X"]  # (the scanner keeps its last match: ``.match``)
+            assert words("ab cd") == ["AB", "CD"]
+        ''',
+}
+
+
+async def test_a_module_list_holding_a_pattern_without_text(tmp_path):
+    """A pattern whose ``.pattern`` is None cannot be compiled again: sent with the module's
+    small lists it made every call "not judged (a pattern that is not text)" (58 tests of
+    Python-Markdown's ``toc.slugify``). Such a pattern is no value that crosses (the list is
+    not followed); a wrong body fails."""
+    root = make(tmp_path / "lexer", PATTERN_WITHOUT_TEXT)
+    _, run = await review(root, "lexer/core.py", "words")
+    assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
+    wrong = "def words(text):\n    return _scanner.scan(text)[1]\n"
+    _, run = await review(root, "lexer/core.py", "words", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"] * 2, run.outcomes
+
+
+# inflect (survey 6): ``engine.group1sub`` and its kin are ``re.sub`` callbacks; every match
+# after the first is one ``search`` from the match's ``pos`` does not find.
+SUB_CALLBACK = {
+    "pyproject.toml": "[project]\nname = 'words'\nversion = '0'\n",
+    "words/__init__.py": "",
+    "words/core.py": '''\
+        import re
+
+
+        def unit(m):
+            """The digit ``m`` matched, as a word."""
+            return ["zero", "one", "two", "three"][int(m.group(1))] + ","
+
+
+        def spell(text):
+            return re.sub(r"(\\d)", unit, text)
+        ''',
+    "tests/test_core.py": '''\
+        from words.core import spell
+
+
+        def test_spell():
+            assert spell("1 2 3") == "one, two, three,"
+        ''',
+}
+
+
+async def test_every_match_of_a_sub_callback_crosses(tmp_path):
+    """A match crossed as the call that made it, made again by ``search``/``match`` from its
+    ``pos``: the second and later matches of ``re.sub`` or ``finditer`` were not found so,
+    "not judged (re.Match (a match its pattern does not make again from its pos))" (9 tests
+    of inflect's ``engine.group1sub``). They are found again among ``finditer``'s matches
+    from that ``pos`` (the same ``pos``, so ``m.pos`` is the code's too); a wrong body fails."""
+    root = make(tmp_path / "words", SUB_CALLBACK)
+    _, run = await review(root, "words/core.py", "unit")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = 'def unit(m):\n    return m.group(1) + ","\n'
+    _, run = await review(root, "words/core.py", "unit", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

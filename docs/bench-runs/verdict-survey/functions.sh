@@ -59,3 +59,19 @@ P5=/tmp/survey5/projects
 PARSE=parse/__init__.py::Parser.parse,parse/__init__.py::Parser.evaluate_result,parse/__init__.py::Parser._handle_field,parse/__init__.py::extract_format,parse/__init__.py::date_convert,parse/__init__.py::int_convert.__call__,parse/__init__.py::findall,parse/__init__.py::Result.__getitem__
 TABULATE=tabulate/__init__.py::tabulate,tabulate/__init__.py::_type,tabulate/__init__.py::_isnumber,tabulate/__init__.py::_format,tabulate/__init__.py::_align_column,tabulate/__init__.py::_normalize_tabular_data,tabulate/__init__.py::_wrap_text_to_colwidths,tabulate/__init__.py::simple_separated_format
 DATEUTIL=src/dateutil/easter.py::easter,src/dateutil/relativedelta.py::relativedelta.__add__,src/dateutil/relativedelta.py::relativedelta.normalized,src/dateutil/utils.py::within_delta,src/dateutil/parser/_parser.py::parser._parse,src/dateutil/parser/_parser.py::_ymd.resolve_ymd,src/dateutil/parser/_parser.py::parserinfo.convertyear,src/dateutil/parser/isoparser.py::isoparser._parse_isotime
+# survey6 (docs/bench-runs/verdict-survey/survey6.md): three more projects, PyPI sdists, each in
+# $P6/<name> with its own .venv (python 3.11.7, pytest 9.2.0)
+# inflect 7.6.0: jaraco skeleton: pytest.ini addopts "--doctest-modules --import-mode importlib",
+#   pytest-enabler (adds --cov through pytest-cov: .coverage written into the project),
+#   typeguard's @typechecked on the engine's methods, tests that loop over inflections.txt
+# markdown 3.11.3 (Python-Markdown): unittest.TestCase classes (markdown.test_tools.TestCase,
+#   LegacyTestCase), subTest, no pytest configuration (a conftest.py added: see survey6.md)
+# glom 25.12.0: tests inside the package (glom/test), conftest, classes made inside tests and
+#   registered as target types, the CLI run as a subprocess (the venv's bin on PATH)
+P6=/tmp/survey6/projects
+I=inflect/__init__.py
+INFLECT=$I::joinstem,$I::_group_thousands,$I::engine.compare,$I::engine.singular_noun,$I::engine._handle_prepositional_phrase,$I::engine.ordinal,$I::engine.a,$I::engine.number_to_currency,$I::engine.group1sub,$I::engine.present_participle
+MD=markdown
+MARKDOWN=$MD/util.py::parseBoolValue,$MD/inlinepatterns.py::dequote,$MD/extensions/toc.py::slugify,$MD/extensions/toc.py::unique,$MD/extensions/toc.py::strip_tags,$MD/extensions/attr_list.py::get_attrs_and_remainder,$MD/extensions/attr_list.py::isheader,$MD/extensions/abbr.py::AbbrExtension.load_glossary,$MD/extensions/smarty.py::SubstituteTextPattern.handleMatch,$MD/extensions/fenced_code.py::FencedBlockPreprocessor.handle_attrs
+G=glom
+GLOM=$G/core.py::format_invocation,$G/core.py::_format_slice,$G/core.py::_get_sequence_item,$G/core.py::TargetRegistry._get_closest_type,$G/core.py::_format_t,$G/core.py::Coalesce.glomit,$G/core.py::_handle_dict,$G/reduction.py::Flatten._fold,$G/matching.py::Regex.glomit,$G/grouping.py::Avg.agg

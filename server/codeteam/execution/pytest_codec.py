@@ -18,14 +18,15 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
 - objects of the project's own classes by state (``O``: ``__dict__`` and slots, made with
   ``object.__new__``), namedtuples (``n``), enum members (``e``), exceptions (``x``), a few
   standard value types (``v``: datetime, Decimal, Fraction, paths, range, bytearray, ordered and
-  default dicts, deques, counters, dict views, compiled regular expressions, ``os.stat`` and
+  default dicts, deques, counters, dict views, compiled regular expressions and `re.Scanner`s, ``os.stat`` and
   ``time`` results, UUIDs, ``ipaddress`` objects, ``inspect`` signatures, ``gettext``
   translations; time zones: ``zoneinfo.ZoneInfo`` by its key and ``dateutil.tz``'s by the
   arguments its own constructors and caches make them again from, :meth:`Codec._zone_args`),
   the only constructors called;
-- a module global both sides have that is no plain data, module or callable (a sentinel) by its
-  name (``G``); ``w``/``W`` number the objects of one call both ways (identity kept, in-place
-  changes written back); ``U`` a value the subject could not send (the judge's error);
+- a module global both sides have that is no plain data, module, class or function (a sentinel,
+  a callable object such as glom's ``T``) by its name (``G``); ``w``/``W`` number the
+  objects of one call both ways (identity kept, in-place changes written back); ``U`` a value
+  the subject could not send (the judge's error);
 - *handles* (``H``; ``Y`` back to its owner): a callable or iterator the protocol cannot copy;
   the other side gets a :class:`RemoteCallable` / :class:`RemoteIterator` whose calls and
   ``next`` are requests (nested both ways); any other object of the test's (an instance of a
@@ -258,12 +259,15 @@ def own_file(path, roots=None):
 
 def _sentinel_like(value):
     """Whether a module global may cross by its name (tag ``G``): not a module, class,
-    function or any callable, not plain data (which crosses as itself)."""
+    function or method (which cross by reference), not plain data (which crosses as itself).
+    A callable object crosses so too (glom's ``T = TType()``, looked up in ``{T: 'T', S: 'S'}``:
+    a copy by state would be another key)."""
     import types
 
     return not isinstance(value, (
         str, bytes, int, float, complex, type(None), tuple, frozenset, type, list, dict, set,
-        types.ModuleType, types.FunctionType, types.BuiltinFunctionType)) and not callable(value)
+        types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+        types.MethodDescriptorType, types.WrapperDescriptorType))
 
 
 HOOKS = ("__repr__", "__str__", "__format__", "__hash__", "__eq__", "__ne__", "__lt__",
@@ -295,7 +299,7 @@ def _no_hooks(cls, stop):
 
 _VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime",
                   "timedelta": "datetime", "timezone": "datetime", "Decimal": "decimal",
-                  "Fraction": "fractions", "UUID": "uuid",
+                  "Fraction": "fractions", "UUID": "uuid", "Scanner": "re",
                   **dict.fromkeys(("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network",
                                    "IPv4Interface", "IPv6Interface"), "ipaddress")}
 """Standard value types made by their class called with the arguments sent (the others:
@@ -1021,6 +1025,11 @@ class Codec:
                 module, name, args = patched
         if args is not None:
             args = args(value)
+            if name == "Pattern" and not isinstance(args[0], (str, bytes)):
+                # a re.Scanner's (made from the parsed lexicon): no text to compile again, so
+                # neither it nor its matches (a scanner's ``.match``) cross
+                self._cannot("a compiled pattern with no text (a re.Scanner's)", out)
+                return True
             if module == "datetime" and name in ("datetime", "time") and len(
                     args) > 1 and args[1] is not None and not self._zone_crosses(args[1]):
                 return False  # a datetime or time whose tzinfo is of another class
@@ -1885,6 +1894,7 @@ _VALUE_ARGS = {
     ("collections", "defaultdict"): lambda v: (v.default_factory, list(dict.items(v))),
     ("collections", "deque"): lambda v: (list(v), v.maxlen),
     ("re", "Pattern"): lambda v: (v.pattern, v.flags),
+    ("re", "Scanner"): lambda v: (list(v.lexicon), v.scanner.flags),  # (its pattern: no text)
     ("builtins", "slice"): lambda v: (v.start, v.stop, v.step),
     ("re", "Match"): lambda v: (v.re, v.string, v.pos, v.endpos, v.regs),
     ("os", "stat_result"): lambda v: v.__reduce__()[1], ("time", "struct_time"): lambda v: (
@@ -2087,21 +2097,33 @@ def _partial(func, args, kwargs):
 
 def _matched_again(pattern, string, pos, endpos, regs):
     """The match of ``pattern`` on ``string`` whose group spans are ``regs``: made again by the
-    call that made it (a search, match or fullmatch from ``pos`` to ``endpos``), else none
-    (a later match of ``finditer``: not judged)."""
+    call that made it (a search, match or fullmatch from ``pos`` to ``endpos``), or a later
+    match of ``finditer``, ``sub`` or ``split`` from ``pos`` (inflect's ``re.sub`` callbacks:
+    found among ``finditer``'s matches, up to the one starting where it starts), else none
+    (not judged)."""
     import re
 
     if type(pattern) is not re.Pattern:
         raise ValueError("a match without its pattern")
+    text, pos, endpos = _text_or_bytes(string), int(pos), int(endpos)
     for method in (pattern.search, pattern.match, pattern.fullmatch):
-        found = method(_text_or_bytes(string), int(pos), int(endpos))
+        found = method(text, pos, endpos)
         if found is not None and found.regs == regs:
+            return found
+    start = regs[0][0] if type(regs) is tuple and regs and type(regs[0]) is tuple else None
+    for found in pattern.finditer(text, pos, endpos) if type(start) is int else ():
+        if found.start() > start:
+            break
+        if found.regs == regs:
             return found
     raise Unjudgeable("re.Match (a match its pattern does not make again from its pos)")
 
 
 def _text_or_bytes(value):
-    if type(value) not in (str, bytes):
+    """``value`` when it is text or bytes, of a subclass too (Python-Markdown's
+    ``AtomicString``: a match is made again on that very object; ``re`` runs none of its
+    methods)."""
+    if not isinstance(value, (str, bytes)):
         raise ValueError("a pattern that is not text")
     return value
 
