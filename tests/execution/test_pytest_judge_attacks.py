@@ -1468,6 +1468,27 @@ async def test_output_the_judge_cut_is_not_a_pass_of_a_test_reading_it(tmp_path)
         "test_port": "passed"}, run.outcomes
 
 
+# The same for a test that asks for capsys while it runs (request.getfixturevalue): the
+# item's fixturenames do not hold it, and wrong code printing "ERROR" after the cut passed.
+ASKED_OUTPUT = dict(LOUD_OUTPUT, **{"tests/test_core.py": '''\
+    from conv.core import parse_port
+
+
+    def test_quiet_asked(request):
+        capsys = request.getfixturevalue("capsys")
+        assert parse_port("80") == 80
+        assert "ERROR" not in capsys.readouterr().out
+    '''})
+
+
+async def test_output_cut_is_not_a_pass_of_a_test_asking_for_capsys_as_it_runs(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "conv", ASKED_OUTPUT)
+    _, run = await review(root, "conv/core.py", "parse_port", LOUD)
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+
+
 # The same for warnings: the subject records at most 100 of a call's warnings, and the judge
 # issued those again; a test that wants no DeprecationWarning passed wrong code that issued
 # 100 others first. A pass is then not judged.
