@@ -1846,3 +1846,48 @@ async def test_a_file_the_code_writes_into_the_project_is_seen_by_the_test(tmp_p
     _, run = await review(root, "conv/core.py", "parse_port", "def parse_port(text):\n"
                           "    open('debug.log', 'w').write(text)\n    return int(text)\n")
     assert [o.status for o in run.outcomes] in (["failed"], ["not judged"]), run.outcomes
+
+
+# Logging configured by the code: under plain pytest a logger's setLevel (or logging.disable)
+# in the code is the test's logging too. The subject kept it: right code of a setup_logging
+# failed ('assert 0 == 10'); wrong code setting another logger's level still fails.
+LOG_SETUP = {
+    "pyproject.toml": "[project]\nname = 'app'\nversion = '0'\n",
+    "app/__init__.py": "",
+    "app/core.py": '''\
+        import logging
+
+
+        def setup_logging(verbose):
+            """Set the ``app`` logger's level: DEBUG when ``verbose``, else WARNING; quiet
+            everything up to INFO when not."""
+            logging.getLogger("app").setLevel(logging.DEBUG if verbose else logging.WARNING)
+            logging.disable(logging.NOTSET if verbose else logging.INFO)
+        ''',
+    "tests/test_core.py": '''\
+        import logging
+
+        from app.core import setup_logging
+
+
+        def test_levels():
+            setup_logging(True)
+            assert logging.getLogger("app").level == logging.DEBUG
+            setup_logging(False)
+            assert logging.getLogger("app").getEffectiveLevel() == logging.WARNING
+            assert logging.root.manager.disable == logging.INFO
+            logging.disable(logging.NOTSET)
+        ''',
+}
+
+
+async def test_logging_levels_the_code_sets_are_the_tests(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "app", LOG_SETUP)
+    _, run = await review(root, "app/core.py", "setup_logging")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "app/core.py", "setup_logging", (
+        "def setup_logging(verbose):\n"
+        "    logging.getLogger('ap').setLevel(logging.DEBUG if verbose else logging.WARNING)\n"))
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -658,6 +658,7 @@ class Subject(Channel):
         sys.stdout, sys.stderr = out, err
         here = _cwd()
         logs = _logs_begin(request.get("logging"))
+        levels = _logging_levels()  # (the judge's, just set): what the code sets is the test's
         seeded = None
         if request.get("random") is not None:  # the random module's state: the test's
             try:  # (random.seed(0) in the test, then the code draws)
@@ -754,6 +755,10 @@ class Subject(Channel):
         now = _decimal_context() if context is not None else None
         if now is not None and now != context:  # the code's getcontext().prec = ...: the
             reply["decimal"] = now  # test's context too (one thread of one process)
+        now = _logging_levels()
+        if now != levels:  # the code's setLevel, logging.disable: the test's too (one process)
+            reply["levels"] = [now[0], {name: level for name, level in now[1].items()
+                                        if levels[1].get(name) != level}]
         if logs:
             reply["logs"] = list(logs[:LOG_LIMIT])
         if logs.cut:  # a test that reads them cannot be judged
@@ -1608,6 +1613,8 @@ class JudgeClient(Channel):
                 "the code under test issued more than 100 warnings in one call (or one of more "
                 "than 10,000 characters); the judge issues only those again (a test that reads "
                 "them cannot be judged)")
+        if "levels" in reply:
+            self.take_levels(reply["levels"])
         self.log(reply.get("logs"))
         if reply.get("logs_cut") is True:
             self.not_judged_if_passed(
@@ -1701,6 +1708,22 @@ class JudgeClient(Channel):
                     warnings.warn_explicit(str(message), category, str(filename), int(lineno))
                 except Exception:  # noqa: S112, BLE001
                     continue
+
+    def take_levels(self, levels):
+        """The ``logging`` levels the call set (a logger's ``setLevel``, ``logging.disable``:
+        the code configuring logging), made the test's too, as in one process."""
+        import logging
+
+        disable, changed = levels
+        if type(disable) is not int or type(changed) is not dict or len(
+                changed) > LOG_LIMIT or any(type(name) is not str or type(level) is not int
+                                            for name, level in changed.items()):
+            raise ValueError("malformed logging levels")
+        if logging.root.manager.disable != disable:
+            logging.disable(disable)
+        for name, level in changed.items():
+            (logging.getLogger(name) if name else logging.root).setLevel(level)
+        self.sent_logging = _logging_levels()
 
     @staticmethod
     def log(found):
