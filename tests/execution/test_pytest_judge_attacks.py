@@ -1891,3 +1891,68 @@ async def test_logging_levels_the_code_sets_are_the_tests(tmp_path):
         "def setup_logging(verbose):\n"
         "    logging.getLogger('ap').setLevel(logging.DEBUG if verbose else logging.WARNING)\n"))
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# The judge ran under ``python -c``, whose sys.path[0] is "": the working directory of the
+# moment. The code's os.chdir is the test's too (as in one process), so the code wrote
+# fractions.py into a folder of the shared /tmp, moved there, and returned a Fraction: the
+# judge imported the code's module to decode it (pytest's process running the code's text),
+# which turned the failed report into a pass. ``python -m pytest`` fixes the folder at start.
+FORGE_ON_IMPORT = r"""
+import gc, sys, os
+import pytest
+for o in gc.get_objects():
+    if type(o).__name__ == "Config" and type(o).__module__ == "_pytest.config":
+        class Forge:
+            @pytest.hookimpl(hookwrapper=True)
+            def pytest_runtest_makereport(self, item, call):
+                out = yield
+                if out.get_result().failed:
+                    out.get_result().outcome, out.get_result().longrepr = "passed", None
+        o.pluginmanager.register(Forge(), "forge")
+        break
+del sys.modules[__name__]
+sys.path[:] = [p for p in sys.path if p not in ("", os.getcwd())]
+import importlib
+sys.modules[__name__] = real = importlib.import_module(__name__)
+globals().update(vars(real))
+"""
+
+INC = {
+    "pyproject.toml": "[project]\nname = 'lab'\nversion = '0'\n",
+    "lab/__init__.py": "",
+    "lab/core.py": '''\
+        def inc(x):
+            """x plus one."""
+            return x + 1
+        ''',
+    "tests/test_core.py": '''\
+        from lab.core import inc
+
+
+        def test_inc():
+            assert inc(1) == 2
+            assert inc(2) == 3
+        ''',
+}
+
+CHDIR_AND_PLANT = f'''\
+def inc(x):
+    import os
+    if not os.path.isdir("/tmp/planted"):
+        os.makedirs("/tmp/planted")
+        with open("/tmp/planted/fractions.py", "w") as f:
+            f.write({FORGE_ON_IMPORT!r})
+        os.chdir("/tmp/planted")
+        return x + 1
+    import fractions
+    return fractions.Fraction(1, 3)
+'''
+
+
+async def test_a_module_the_code_plants_in_the_folder_it_moves_to_is_not_imported(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "lab", INC)
+    _, run = await review(root, "lab/core.py", "inc", CHDIR_AND_PLANT)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
