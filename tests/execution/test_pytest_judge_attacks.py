@@ -1834,6 +1834,75 @@ WRITES_NOTHING = {
 }
 
 
+# The other way, a wrong failure of right code: a file the test writes into the project (its
+# working directory) is in the judge's copy-on-write view only, so the code reading it there
+# fails (FileNotFoundError; plain pytest passes). And under a root server the subject runs as a
+# uid of its own over the project as it is (no idmap): right code appending to a file of the
+# project's owner fails with PermissionError where the owner's pytest writes it.
+READS_WHAT_THE_TEST_WROTE = {
+    "pyproject.toml": "[project]\nname = 'conf'\nversion = '0'\n",
+    "conf/__init__.py": "",
+    "conf/core.py": '''\
+        def read_setting(name):
+            """The value of ``name`` in ``settings.txt`` of the working directory."""
+            with open("settings.txt") as f:
+                for line in f:
+                    key, _, value = line.strip().partition("=")
+                    if key == name:
+                        return value
+
+
+        def note(text):
+            """Append ``text`` as a line to ``notes.txt`` of the working directory."""
+            with open("notes.txt", "a") as f:
+                f.write(text + "\\n")
+        ''',
+    "notes.txt": "",
+    "tests/test_core.py": '''\
+        import os
+
+        from conf.core import note, read_setting
+
+
+        def test_read():
+            with open("settings.txt", "w") as f:
+                f.write("port=80\\n")
+            try:
+                assert read_setting("port") == "80"
+            finally:
+                os.remove("settings.txt")
+
+
+        def test_note():
+            note("seen")
+        ''',
+}
+
+
+@pytest.mark.xfail(strict=True, reason="defect (not fixed): the judge's and the subject's "
+                   "views of the project are apart both ways: the code does not see a file "
+                   "the test wrote there (FileNotFoundError), and under a root server cannot "
+                   "write a file of the project's owner (PermissionError); plain pytest passes")
+async def test_the_code_reads_what_the_test_wrote_into_the_project(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "conf", READS_WHAT_THE_TEST_WROTE)
+    _, run = await review(root, "conf/core.py", "read_setting")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+@pytest.mark.xfail(strict=True, reason="defect (not fixed): under a root server the subject "
+                   "runs as a uid of its own over the project as it is (no idmap, unlike the "
+                   "judge's view): right code appending to a file of the project's owner fails "
+                   "with PermissionError; plain pytest passes")
+async def test_the_code_appends_to_a_file_of_the_project(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "conf", READS_WHAT_THE_TEST_WROTE)
+    _, run = await review(root, "conf/core.py", "note")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
 @pytest.mark.xfail(strict=True, reason="defect (not fixed): what the code writes into the "
                    "project stays in its subject's copy-on-write view, which the judge does not "
                    "see (by design: nothing the code writes is read by pytest's process); a test "
