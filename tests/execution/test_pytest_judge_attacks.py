@@ -71,6 +71,28 @@ def test_tags_out_of_place_are_refused():
             judge_codec().loads(frame)
 
 
+class _Side:
+    def __init__(self, side):
+        self.side = side
+
+
+NAMED_LIKE_A_COMBINATION = __import__("enum").Flag(
+    "NAMED_LIKE_A_COMBINATION", [("A", 1), ("B", 2), ("A|B", 4)])
+"""A Flag whose member "A|B" (the functional API allows the name) is 4, not A | B (3)."""
+
+
+def test_a_flag_combination_never_crosses_as_the_member_named_like_it():
+    """The code's ``A | B`` crossed by the name ``"A|B"``, which the judge took for the
+    member of that name: wrong code returning 3 passed ``== NAMED_LIKE_A_COMBINATION(4)``."""
+    flag = NAMED_LIKE_A_COMBINATION
+    judge, code = subject.Codec(True, _Side("judge")), subject.Codec(False, _Side("subject"))
+    for value in (flag.A, flag.B, flag["A|B"], flag(0)):
+        assert judge.loads(code.dumps(value)) is value, value
+    for value in (flag.A | flag.B, flag.B | flag["A|B"]):
+        with pytest.raises(subject.CannotCross, match="another member"):
+            code.dumps(value)
+
+
 def zone(name: str, *args: bytes) -> bytes:
     """A time zone value ``name`` with the encoded ``args``, as a subject could write it."""
     return b"v" + text(name) + b"t%d:" % len(args) + b"".join(args)
