@@ -2047,3 +2047,45 @@ async def test_a_module_the_code_plants_in_the_folder_it_moves_to_is_not_importe
     root = make(tmp_path / "lab", INC)
     _, run = await review(root, "lab/core.py", "inc", CHDIR_AND_PLANT)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# Warnings under the "default" action: shown once per place. The judge issued each call's
+# warnings again with no registry (warn_explicit's default), so a test calling the code three
+# times saw three: right code failed 'assert len(caught) == 1' (plain pytest passes).
+WARNS_ONCE = {
+    "pyproject.toml": "[project]\nname = 'old'\nversion = '0'\n",
+    "old/__init__.py": "",
+    "old/core.py": '''\
+        import warnings
+
+
+        def old_api(x):
+            """Deprecated: warns (UserWarning) and returns ``x``."""
+            warnings.warn("old_api is going away")
+            return x
+        ''',
+    "tests/test_core.py": '''\
+        import warnings
+
+        from old.core import old_api
+
+
+        def test_warns_once_per_place():
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("default")
+                for n in range(3):
+                    assert old_api(n) == n
+            assert len(caught) == 1, [str(w.message) for w in caught]
+        ''',
+}
+
+
+async def test_a_default_warning_is_shown_once_per_place_across_calls(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "old", WARNS_ONCE)
+    _, run = await review(root, "old/core.py", "old_api")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "old/core.py", "old_api", (
+        "def old_api(x):\n    warnings.warn(f'old_api({x}) is going away')\n    return x\n"))
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -980,6 +980,8 @@ class JudgeClient(Channel):
         # not take over, warnings or log records beyond what it keeps)
         self.output_cut = None  # (why, whether the test's own stream took it) when the code
         # wrote more than the judge keeps of a call's output (this test)
+        self.warning_registries = {}  # file -> the registry of the warnings the code issued
+        # there (its module's __warningregistry__ in one process: "default" shows each once)
 
     def new_test(self):
         self.cpu = self.crossing = 0.0
@@ -1691,7 +1693,9 @@ class JudgeClient(Channel):
         return {"kind": "value", "value": value}
 
     def warn(self, found):
-        """The warnings the call issued, issued again here (``pytest.warns`` sees them)."""
+        """The warnings the call issued, issued again here (``pytest.warns`` sees them), each
+        file's into one registry, as its module's in one process (the "default" action shows a
+        warning once per place across calls, not once per call)."""
         import warnings
 
         for entry in found if type(found) is list else []:
@@ -1705,7 +1709,9 @@ class JudgeClient(Channel):
                 try:  # what it raises here is never the call's: an "error" filter acted in
                     # the code already (_judge_filters); a line number too large for C
                     # (OverflowError) is the code's forgery
-                    warnings.warn_explicit(str(message), category, str(filename), int(lineno))
+                    warnings.warn_explicit(
+                        str(message), category, str(filename), int(lineno),
+                        registry=self.warning_registries.setdefault(str(filename), {}))
                 except Exception:  # noqa: S112, BLE001
                     continue
 
