@@ -2089,3 +2089,46 @@ async def test_a_default_warning_is_shown_once_per_place_across_calls(tmp_path):
     _, run = await review(root, "old/core.py", "old_api", (
         "def old_api(x):\n    warnings.warn(f'old_api({x}) is going away')\n    return x\n"))
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# The random module's state across a callback: the code draws, and calls the test's function,
+# which draws too (in the judge's process). One stream under plain pytest; the subject took the
+# test's state at the call and the judge kept its own for the callback, so both drew the same
+# first number: right code failed 'assert 0.268... == (0.134... + 0.847...)'.
+ONE_STREAM = {
+    "pyproject.toml": "[project]\nname = 'noise'\nversion = '0'\n",
+    "noise/__init__.py": "",
+    "noise/core.py": '''\
+        import random
+
+
+        def noisy(f):
+            """``f()`` plus a draw of the random module."""
+            return f() + random.random()
+        ''',
+    "tests/test_core.py": '''\
+        import random
+
+        from noise.core import noisy
+
+
+        def test_one_stream():
+            random.seed(1)
+            first, second, third = random.random(), random.random(), random.random()
+            random.seed(1)
+            assert noisy(lambda: random.random()) == first + second
+            assert random.random() == third
+        ''',
+}
+
+
+@pytest.mark.xfail(strict=True, reason="defect (not fixed): the random module's state crosses "
+                   "with the test's call and its reply only, not with a callback the code makes "
+                   "into the test's function (nor its answer): two streams where plain pytest "
+                   "has one")
+async def test_the_random_state_is_one_stream_across_a_callback(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "noise", ONE_STREAM)
+    _, run = await review(root, "noise/core.py", "noisy")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
