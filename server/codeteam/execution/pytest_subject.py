@@ -1941,9 +1941,11 @@ def _plain(value, depth=0):
     return all(_plain(item, depth + 1) for item in value)
 
 
-def _record_names(logging):
+def _record_names(logging, kept=[]):  # noqa: B006 - made once per process
     """The attribute names every ``LogRecord`` has (those ``extra=`` may not set)."""
-    return set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+    if not kept:
+        kept.append(frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime"})
+    return kept[0]
 
 
 def _record_rest(logging, record):
