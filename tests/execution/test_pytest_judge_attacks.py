@@ -2150,8 +2150,11 @@ RECORDED = {
         def parse_port(text):
             """The port in ``text``; logs a bad one (with the error) and returns None."""
             try:
+                if text.startswith("/"):
+                    with open(text) as f:
+                        text = f.read()
                 return int(text)
-            except ValueError:
+            except (ValueError, OSError):
                 log.exception("bad port %r", text, extra={"port_text": text})
                 return None
         ''',
@@ -2179,6 +2182,12 @@ RECORDED = {
         def test_extra(caplog):
             assert parse_port("x") is None
             assert caplog.records[0].port_text == "x"
+
+
+        def test_os_error(caplog):
+            assert parse_port("/nowhere") is None
+            error = caplog.records[0].exc_info[1]
+            assert type(error) is FileNotFoundError and error.errno == 2
         ''',
 }
 
@@ -2188,10 +2197,10 @@ async def test_a_log_record_reaches_caplog_whole(tmp_path):
 
     root = make(tmp_path / "ports", RECORDED)
     _, run = await review(root, "ports/core.py", "parse_port")
-    assert [o.status for o in run.outcomes] == ["passed"] * 4, run.outcomes
+    assert [o.status for o in run.outcomes] == ["passed"] * 5, run.outcomes
     _, run = await review(root, "ports/core.py", "parse_port", (
         "def parse_port(text):\n    try:\n        return int(text)\n    except ValueError:\n"
         "        log.error('bad port %r', text, extra={'port_text': text.upper()})\n"))
     assert {name: o.status for name, o in by_name(run).items()} == {
         "test_msg": "passed", "test_args": "passed", "test_exc_info": "failed",
-        "test_extra": "failed"}, run.outcomes
+        "test_extra": "failed", "test_os_error": "failed"}, run.outcomes

@@ -1718,7 +1718,7 @@ class JudgeClient(Channel):
     def record_rest(self, logging, record, rest):
         """Give ``record`` what else of the code's crossed (:func:`_record_rest`): its
         template and args (when they make the same message), its exception (the class the
-        judge resolves, made without running its ``__init__``, with its args; no traceback)
+        judge resolves, made by its ``__new__`` alone, with its args; no traceback)
         and its ``extra=`` attributes, as the test's handlers (``caplog.records``) would have
         them in one process."""
         if "msg" in rest and _plain(rest["msg"]) and _plain(rest.get("args")) and type(
@@ -1739,9 +1739,13 @@ class JudgeClient(Channel):
                 kind = None
             if isinstance(kind, type) and issubclass(kind, BaseException) and not any(
                     forbidden(getattr(b, "__module__", "builtins")) for b in kind.__mro__):
-                error = BaseException.__new__(kind)
-                error.args = tuple(exc[2])
-                record.exc_info = (kind, error, None)
+                try:  # (its class's __new__, never its __init__: OSError's own makes
+                    error = kind.__new__(kind, *exc[2])  # FileNotFoundError's errno)
+                    error.args = tuple(exc[2])
+                except Exception:  # noqa: BLE001 - a class its args do not make: no
+                    error = None  # exc_info, the record kept
+                if isinstance(error, kind):
+                    record.exc_info = (kind, error, None)
         extra = rest.get("extra")
         if type(extra) is dict and len(extra) <= 100:
             names = _record_names(logging)
