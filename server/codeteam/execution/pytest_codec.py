@@ -1944,11 +1944,12 @@ _BUILD = {
 def _member_name(value, kind):
     """The name an enum member crosses by: its own, or for a combination of a ``Flag``'s
     members (``re.IGNORECASE | re.DOTALL``, which ``__members__`` does not hold) their names
-    joined by ``|`` when they make it up exactly."""
+    joined by ``|`` when they make it up exactly. A name the receiver would take for another
+    member is :class:`CannotCross`."""
     import enum
 
     name = value.name
-    if type(name) is str and name in kind.__members__:
+    if type(name) is str and kind.__members__.get(name) is value:
         return name
     if isinstance(value, enum.Flag):
         parts = [(key, member) for key, member in kind.__members__.items()
@@ -1958,9 +1959,17 @@ def _member_name(value, kind):
         total = 0
         for _, member in parts:
             total |= member._value_
-        if total == value._value_:  # (none: "", the empty flag)
-            return "|".join(key for key, _ in parts)
-    return str(name)
+        joined = "|".join(key for key, _ in parts)
+        if total == value._value_ and joined not in kind.__members__ and not any(
+                "|" in key for key, _ in parts):  # (none: "", the empty flag)
+            return joined
+    name = str(name)
+    if name in kind.__members__ or all(p in kind.__members__ for p in name.split("|")):
+        # a member named "A|B" (the functional API allows it) is another value than A | B:
+        # the receiver would take that member, or split its name
+        raise CannotCross(f"the {kind.__qualname__} value {value._value_!r}, whose name "
+                          f"{name!r} is another member's")
+    return name
 
 
 _SINGLETON_TYPES = {type(None): "NoneType", type(...): "ellipsis",

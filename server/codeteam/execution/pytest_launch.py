@@ -10,9 +10,13 @@ def launcher(plugin: str, prelude: str = "") -> str:
     """The ``python -c`` program that starts pytest (argv: pytest's arguments) with the plugin
     module ``plugin`` (its object ``PLUGIN`` when it has one), whose file ``<plugin>.py`` the
     run copied into ``$CODETEAM_FILES_DIR``; ``prelude`` runs first (``os``, ``sys``, ``json``
-    and ``files`` are defined). Without pytest it exits 97 with a line saying so."""
+    and ``files`` are defined). Without pytest it exits 97 with a line saying so. The working
+    directory on ``sys.path`` is the one pytest starts in, as ``python -m pytest`` has it
+    (``python -c`` puts ``""`` there, which follows ``os.chdir``)."""
     return (
         "import json, os, sys\n"
+        "if sys.path[:1] == ['']:  # python -c's: the working directory of the moment, which\n"
+        "    sys.path[0] = os.getcwd()  # the code may make a folder of its own (os.chdir)\n"
         'files = os.environ["CODETEAM_FILES_DIR"]\n'
         + prelude
         + "import importlib.util\n"

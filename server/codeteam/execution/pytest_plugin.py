@@ -142,6 +142,8 @@ class _Test:
         self.cpu = time.process_time()
         self.since = _boot_ticks()  # processes the test starts in this judge: after this
         self.earlier = set()  # those started in its phases before the running one
+        self.reads_output = False  # a capturing fixture (capsys...) was set up for it, also
+        # one asked for while it ran (request.getfixturevalue), which fixturenames lacks
 
 
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -653,7 +655,10 @@ class Judge:
         pytest keeps an ``Exception`` of a fixture's (:class:`ReachedTarget` is a
         ``BaseException``, which it does not): every later test using it is ended by it too,
         and counted, instead of failing on pytest's own state ("AssertionError" in
-        ``FixtureDef.execute``: humanize's session fixture ``_warmup_i18n``)."""
+        ``FixtureDef.execute``: humanize's session fixture ``_warmup_i18n``). A capturing
+        fixture set up for the running test marks it as one reading the code's output."""
+        if fixturedef.argname in _READS_OUTPUT and self.test is not None:
+            self.test.reads_output = True
         outcome = yield
         error = (outcome.excinfo or (None, None))[1]
         if self.mode == "select" and isinstance(error, ReachedTarget) and getattr(
@@ -746,7 +751,8 @@ class Judge:
             test.decision = (refused, True)
         cut = getattr(self.client, "output_cut", None)
         if cut and test.decision is None and event["outcome"] in ("passed", "xpassed") and (
-                cut[1] or _READS_OUTPUT & set(getattr(item, "fixturenames", ()))):
+                cut[1] or test.reads_output or _READS_OUTPUT & set(
+                    getattr(item, "fixturenames", ()))):
             test.decision = (cut[0], True)  # the test's stream (doctest's, a redirect_stdout)
             # or a capturing fixture's took what was kept of the code's output
         if test.failed_subtest is not None and when == "call":

@@ -658,6 +658,7 @@ class Subject(Channel):
         sys.stdout, sys.stderr = out, err
         here = _cwd()
         logs = _logs_begin(request.get("logging"))
+        levels = _logging_levels()  # (the judge's, just set): what the code sets is the test's
         seeded = None
         if request.get("random") is not None:  # the random module's state: the test's
             try:  # (random.seed(0) in the test, then the code draws)
@@ -754,6 +755,10 @@ class Subject(Channel):
         now = _decimal_context() if context is not None else None
         if now is not None and now != context:  # the code's getcontext().prec = ...: the
             reply["decimal"] = now  # test's context too (one thread of one process)
+        now = _logging_levels()
+        if now != levels:  # the code's setLevel, logging.disable: the test's too (one process)
+            reply["levels"] = [now[0], {name: level for name, level in now[1].items()
+                                        if levels[1].get(name) != level}]
         if logs:
             reply["logs"] = list(logs[:LOG_LIMIT])
         if logs.cut:  # a test that reads them cannot be judged
@@ -975,6 +980,8 @@ class JudgeClient(Channel):
         # not take over, warnings or log records beyond what it keeps)
         self.output_cut = None  # (why, whether the test's own stream took it) when the code
         # wrote more than the judge keeps of a call's output (this test)
+        self.warning_registries = {}  # file -> the registry of the warnings the code issued
+        # there (its module's __warningregistry__ in one process: "default" shows each once)
 
     def new_test(self):
         self.cpu = self.crossing = 0.0
@@ -1608,6 +1615,8 @@ class JudgeClient(Channel):
                 "the code under test issued more than 100 warnings in one call (or one of more "
                 "than 10,000 characters); the judge issues only those again (a test that reads "
                 "them cannot be judged)")
+        if "levels" in reply:
+            self.take_levels(reply["levels"])
         self.log(reply.get("logs"))
         if reply.get("logs_cut") is True:
             self.not_judged_if_passed(
@@ -1684,7 +1693,9 @@ class JudgeClient(Channel):
         return {"kind": "value", "value": value}
 
     def warn(self, found):
-        """The warnings the call issued, issued again here (``pytest.warns`` sees them)."""
+        """The warnings the call issued, issued again here (``pytest.warns`` sees them), each
+        file's into one registry, as its module's in one process (the "default" action shows a
+        warning once per place across calls, not once per call)."""
         import warnings
 
         for entry in found if type(found) is list else []:
@@ -1698,12 +1709,68 @@ class JudgeClient(Channel):
                 try:  # what it raises here is never the call's: an "error" filter acted in
                     # the code already (_judge_filters); a line number too large for C
                     # (OverflowError) is the code's forgery
-                    warnings.warn_explicit(str(message), category, str(filename), int(lineno))
+                    warnings.warn_explicit(
+                        str(message), category, str(filename), int(lineno),
+                        registry=self.warning_registries.setdefault(str(filename), {}))
                 except Exception:  # noqa: S112, BLE001
                     continue
 
-    @staticmethod
-    def log(found):
+    def record_rest(self, logging, record, rest):
+        """Give ``record`` what else of the code's crossed (:func:`_record_rest`): its
+        template and args (when they make the same message), its exception (the class the
+        judge resolves, made by its ``__new__`` alone, with its args; no traceback)
+        and its ``extra=`` attributes, as the test's handlers (``caplog.records``) would have
+        them in one process."""
+        if "msg" in rest and _plain(rest["msg"]) and _plain(rest.get("args")) and type(
+                rest.get("args")) in (tuple, dict, type(None)):
+            message = record.msg
+            record.msg, record.args = rest["msg"], rest["args"]
+            try:
+                same = record.getMessage() == message
+            except Exception:  # noqa: BLE001 - formatting differs here
+                same = False
+            if not same:
+                record.msg, record.args = message, None
+        exc = rest.get("exc")
+        if type(exc) is list and len(exc) == 3 and type(exc[2]) is list and _plain(exc[2]):
+            try:
+                kind = self.codec.resolve(str(exc[0]), str(exc[1]))
+            except (Unjudgeable, ValueError, TypeError):
+                kind = None
+            if isinstance(kind, type) and issubclass(kind, BaseException) and not any(
+                    forbidden(getattr(b, "__module__", "builtins")) for b in kind.__mro__):
+                try:  # (its class's __new__, never its __init__: OSError's own makes
+                    error = kind.__new__(kind, *exc[2])  # FileNotFoundError's errno)
+                    error.args = tuple(exc[2])
+                except Exception:  # noqa: BLE001 - a class its args do not make: no
+                    error = None  # exc_info, the record kept
+                if isinstance(error, kind):
+                    record.exc_info = (kind, error, None)
+        extra = rest.get("extra")
+        if type(extra) is dict and len(extra) <= 100:
+            names = _record_names(logging)
+            for key, value in extra.items():
+                if type(key) is str and key not in names and not key.startswith(
+                        "__") and _plain(value):
+                    setattr(record, key, value)
+
+    def take_levels(self, levels):
+        """The ``logging`` levels the call set (a logger's ``setLevel``, ``logging.disable``:
+        the code configuring logging), made the test's too, as in one process."""
+        import logging
+
+        disable, changed = levels
+        if type(disable) is not int or type(changed) is not dict or len(
+                changed) > LOG_LIMIT or any(type(name) is not str or type(level) is not int
+                                            for name, level in changed.items()):
+            raise ValueError("malformed logging levels")
+        if logging.root.manager.disable != disable:
+            logging.disable(disable)
+        for name, level in changed.items():
+            (logging.getLogger(name) if name else logging.root).setLevel(level)
+        self.sent_logging = _logging_levels()
+
+    def log(self, found):
         """The log records the call made (:func:`_logs_begin`), handled here by the logger
         they were logged to: the test's handlers (``caplog``, pytest's report sections, its
         own) see them as in one process."""
@@ -1712,7 +1779,7 @@ class JudgeClient(Channel):
             return
         for entry in found[:LOG_LIMIT]:
             try:
-                name, level, path, line, func, message, exc_text, stack = entry
+                name, level, path, line, func, message, exc_text, stack, *more = entry
                 if type(name) is not str or type(level) is not int or type(line) is not int:
                     continue
                 logger = logging.getLogger(name) if name else logging.root
@@ -1721,6 +1788,8 @@ class JudgeClient(Channel):
                     str(func), None, stack if type(stack) is str else None)
                 if type(exc_text) is str:
                     record.exc_text = exc_text
+                if more and type(more[0]) is dict:
+                    self.record_rest(logging, record, more[0])
                 logger.handle(record)
             except Exception:  # noqa: S112, BLE001 - a handler or filter of the test's that
                 continue  # fails: as logging's own handleError, never the call's exception
@@ -1852,13 +1921,54 @@ def _kept_handle(logging):
             sink.append(["" if self is logging.root else str(self.name), int(record.levelno),
                          str(record.pathname), int(record.lineno or 0), str(record.funcName),
                          message[:10000], text if type(text) is str else None,
-                         record.stack_info if type(record.stack_info) is str else None])
+                         record.stack_info if type(record.stack_info) is str else None,
+                         _record_rest(logging, record)])
         except Exception:  # noqa: BLE001 - a message whose formatting fails: logging's own
             return handle(self, record)  # handling (its handleError says so)
         return None
 
     kept._codeteam = True
     return kept
+
+
+def _plain(value, depth=0):
+    """Whether ``value`` is plain data (None, bool, int, float, str, bytes, and tuples, lists
+    and dicts of them, of at most 100 items, 3 deep): what a log record's args, template and
+    extra attributes cross as."""
+    kind = type(value)
+    if kind in (type(None), bool, int, float, str, bytes):
+        return True
+    if depth >= 3 or kind not in (tuple, list, dict) or len(value) > 100:
+        return False
+    if kind is dict:
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    return all(_plain(item, depth + 1) for item in value)
+
+
+def _record_names(logging, kept=[]):  # noqa: B006 - made once per process
+    """The attribute names every ``LogRecord`` has (those ``extra=`` may not set)."""
+    if not kept:
+        kept.append(frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime"})
+    return kept[0]
+
+
+def _record_rest(logging, record):
+    """What else of a log ``record`` crosses, when plain (:func:`_plain`): its template
+    (``msg``) and ``args``, its exception's class and args, the attributes ``extra=`` set."""
+    rest = {}
+    if _plain(record.msg) and (record.args is None or _plain(record.args)):
+        rest["msg"], rest["args"] = record.msg, record.args
+    error = (record.exc_info or (None, None))[1] if type(record.exc_info) is tuple else None
+    if isinstance(error, BaseException):
+        kind = type(error)
+        rest["exc"] = [str(kind.__module__), str(kind.__qualname__),
+                       list(error.args) if _plain(error.args) else []]
+    names = _record_names(logging)
+    extra = {k: v for k, v in vars(record).items()
+             if type(k) is str and k not in names and _plain(v)}
+    if extra and len(extra) <= 100:
+        rest["extra"] = extra
+    return rest
 
 
 def _random_state(sent):
