@@ -1379,10 +1379,15 @@ class JudgeClient(Channel):
         """The working directory the call changed to (``os.chdir`` in the code), made the
         judge's too, as one process would have it for the rest of the test (a test that checks
         the code restores it); one the judge cannot enter (a folder of the subject's own, or
-        removed: None) is not taken over: a pass of this test is then "not judged"."""
+        removed: None) is not taken over: a pass of this test is then "not judged". The
+        judge's relative ``sys.path`` entries (a conftest's ``"src"``) keep the folders they
+        named: the code's folder of the shared ``/tmp`` is never where the judge imports from."""
         try:
             if type(path) is not str:
                 raise FileNotFoundError("the code removed it")
+            here = os.getcwd()
+            sys.path[:] = [os.path.join(here, entry) if type(entry) is str and not
+                           os.path.isabs(entry) else entry for entry in sys.path]
             os.chdir(path)
         except (OSError, ValueError) as error:
             self.not_judged_if_passed("the code under test changed its working directory to "
