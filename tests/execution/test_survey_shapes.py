@@ -2006,8 +2006,8 @@ async def test_a_function_a_text_files_doctest_defines_and_a_slice_cross(tmp_pat
     test's callable, the slice as a value; wrong bodies fail."""
     root = make(tmp_path / "fields", README_DOCTEST)
     for name, wrong in (("convert", "def convert(text, converter):\n    return text\n"),
-                        ("Result.__getitem__", "def __getitem__(self, item):\n"
-                                               "    return self.items[item][::-1]\n")):
+                        ("Result.__getitem__", ("def __getitem__(self, item):\n"
+                                                "    return self.items[item][::-1]\n"))):
         _, run = await review(root, "fields/core.py", name)
         assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
         _, run = await review(root, "fields/core.py", name, wrong)

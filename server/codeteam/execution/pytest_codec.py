@@ -41,8 +41,8 @@ the methods of :data:`HOOK_CALLS`, called).
 """
 
 import collections
-import datetime as _datetime
 import collections.abc
+import datetime as _datetime
 import operator
 import os
 import sys
@@ -2133,7 +2133,7 @@ def _text_or_bytes(value):
     ``AtomicString``: a match is made again on that very object; ``re`` runs none of its
     methods)."""
     if not isinstance(value, (str, bytes)):
-        raise ValueError("a pattern that is not text")
+        raise ValueError("a pattern that is not text")  # noqa: TRY004 - a malformed message
     return value
 
 def _utf8(text):

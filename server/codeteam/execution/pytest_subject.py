@@ -1600,9 +1600,9 @@ class JudgeClient(Channel):
             if type(cut) is list and key in cut and (
                     self.output_cut is None or not self.output_cut[1]):
                 self.output_cut = (
-                    f"the code under test wrote more than {OUTPUT_LIMIT:,} characters to "
-                    f"std{key} in one call; the judge keeps only those (a test that reads its "
-                    "output cannot be judged)",
+                    (f"the code under test wrote more than {OUTPUT_LIMIT:,} characters to "
+                     f"std{key} in one call; the judge keeps only those (a test that reads its "
+                     "output cannot be judged)"),
                     stream is not sys.__stdout__ and stream is not sys.__stderr__ and not str(
                         getattr(type(stream), "__module__", "")).startswith("_pytest"))
             text = reply.get(key)

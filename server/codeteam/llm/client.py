@@ -17,16 +17,13 @@ import copy
 import logging
 import time
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from codeteam.llm.speed import CallSpeed
 from codeteam.llm.usage import Usage
 from codeteam.redaction import mask_url, redact, register_secret
-
-if TYPE_CHECKING:
-    import openai
 
 log = logging.getLogger(__name__)
 
