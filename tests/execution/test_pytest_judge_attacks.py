@@ -7,6 +7,7 @@ package built in a tmp dir (as tests/execution/test_pytest_judge.py)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -2027,25 +2028,66 @@ INC = {
         ''',
 }
 
-CHDIR_AND_PLANT = f'''\
+# The same plant through a relative entry a project's conftest puts on sys.path ("src"): it
+# followed the code's os.chdir (the test's too) to the code's folder of the shared /tmp.
+SRC_ON_PATH = {
+    **INC,
+    "conftest.py": "import sys\nsys.path.insert(0, 'src')\n",
+    # monkeypatch.syspath_prepend drops the import system's finders of relative entries
+    # (importlib.invalidate_caches): the next import looks for "src" where the test now is
+    "tests/test_core.py": '''\
+        from lab.core import inc
+
+
+        def test_inc(monkeypatch, tmp_path):
+            assert inc(1) == 2
+            monkeypatch.syspath_prepend(str(tmp_path))
+            assert inc(2) == 3
+        ''',
+}
+
+# The forge above, then the standard library's own module by its file (not by sys.path).
+FORGE_BY_STDLIB_PATH = FORGE_ON_IMPORT.split("del sys.modules")[0] + r"""
+import importlib.util, sysconfig
+spec = importlib.util.spec_from_file_location(
+    __name__, os.path.join(sysconfig.get_paths()["stdlib"], __name__ + ".py"))
+real = importlib.util.module_from_spec(spec)
+sys.modules[__name__] = real
+spec.loader.exec_module(real)
+globals().update(vars(real))
+"""
+
+
+def chdir_and_plant(folder, planted, forge):
+    """A body that writes ``forge`` as ``planted`` (a fractions.py) at its first call, moves
+    to ``folder`` and returns right; then returns a Fraction, wrong, which the judge decodes."""
+    return f'''\
 def inc(x):
     import os
-    if not os.path.isdir("/tmp/planted"):
-        os.makedirs("/tmp/planted")
-        with open("/tmp/planted/fractions.py", "w") as f:
-            f.write({FORGE_ON_IMPORT!r})
-        os.chdir("/tmp/planted")
+    if not os.path.isdir({os.path.dirname(planted)!r}):
+        os.makedirs({os.path.dirname(planted)!r})
+        with open({planted!r}, "w") as f:
+            f.write({forge!r})
+        os.chdir({folder!r})
         return x + 1
     import fractions
     return fractions.Fraction(1, 3)
 '''
 
 
-async def test_a_module_the_code_plants_in_the_folder_it_moves_to_is_not_imported(tmp_path):
+@pytest.mark.parametrize("where", ["working directory", "relative sys.path entry"])
+async def test_a_module_the_code_plants_in_the_folder_it_moves_to_is_not_imported(tmp_path,
+                                                                                  where):
     from test_one_judge import make, review
 
-    root = make(tmp_path / "lab", INC)
-    _, run = await review(root, "lab/core.py", "inc", CHDIR_AND_PLANT)
+    if where == "working directory":
+        project, body = INC, chdir_and_plant("/tmp/planted", "/tmp/planted/fractions.py",
+                                             FORGE_ON_IMPORT)
+    else:  # a conftest's "src" (relative), after importlib.invalidate_caches()
+        project, body = SRC_ON_PATH, chdir_and_plant(
+            "/tmp/planted-src", "/tmp/planted-src/src/fractions.py", FORGE_BY_STDLIB_PATH)
+    root = make(tmp_path / "lab", project)
+    _, run = await review(root, "lab/core.py", "inc", body)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
 
 
@@ -2204,54 +2246,3 @@ async def test_a_log_record_reaches_caplog_whole(tmp_path):
     assert {name: o.status for name, o in by_name(run).items()} == {
         "test_msg": "passed", "test_args": "passed", "test_exc_info": "failed",
         "test_extra": "failed", "test_os_error": "failed"}, run.outcomes
-
-
-# The same plant through a relative entry a project's conftest puts on sys.path ("src"): it
-# followed the code's os.chdir (the test's too) to the code's folder of the shared /tmp.
-SRC_ON_PATH = {
-    **INC,
-    "conftest.py": "import sys\nsys.path.insert(0, 'src')\n",
-    # monkeypatch.syspath_prepend drops the import system's finders of relative entries
-    # (importlib.invalidate_caches): the next import looks for "src" where the test now is
-    "tests/test_core.py": '''\
-        from lab.core import inc
-
-
-        def test_inc(monkeypatch, tmp_path):
-            assert inc(1) == 2
-            monkeypatch.syspath_prepend(str(tmp_path))
-            assert inc(2) == 3
-        ''',
-}
-
-# The forge above, then the standard library's own module by its file (not by sys.path).
-FORGE_BY_STDLIB_PATH = FORGE_ON_IMPORT.split("del sys.modules")[0] + r"""
-import importlib.util, sysconfig
-spec = importlib.util.spec_from_file_location(
-    __name__, os.path.join(sysconfig.get_paths()["stdlib"], __name__ + ".py"))
-real = importlib.util.module_from_spec(spec)
-sys.modules[__name__] = real
-spec.loader.exec_module(real)
-globals().update(vars(real))
-"""
-
-CHDIR_AND_PLANT_IN_SRC = f'''\
-def inc(x):
-    import os
-    if not os.path.isdir("/tmp/planted-src/src"):
-        os.makedirs("/tmp/planted-src/src")
-        with open("/tmp/planted-src/src/fractions.py", "w") as f:
-            f.write({FORGE_BY_STDLIB_PATH!r})
-        os.chdir("/tmp/planted-src")
-        return x + 1
-    import fractions
-    return fractions.Fraction(1, 3)
-'''
-
-
-async def test_a_module_planted_where_a_relative_sys_path_entry_leads_is_not_imported(tmp_path):
-    from test_one_judge import make, review
-
-    root = make(tmp_path / "lab", SRC_ON_PATH)
-    _, run = await review(root, "lab/core.py", "inc", CHDIR_AND_PLANT_IN_SRC)
-    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
