@@ -233,6 +233,46 @@ async def test_expected_and_actual_are_named_by_where_they_came_from(tmp_path):
         assert "AssertionError: AssertionError" not in text
 
 
+COUNTS = {
+    "pyproject.toml": "[project]\nname = 'counts'\nversion = '0'\n",
+    "counts/__init__.py": "",
+    "counts/core.py": '''\
+        def count(values):
+            """How many values."""
+            return 1
+        ''',
+    "tests/test_core.py": '''\
+        from counts.core import count
+
+
+        def test_returned_one_then_compared_with_one():
+            assert count([0]) == 1
+            seen = [1, 2, 3]
+            assert len(seen) == 1
+
+
+        def test_expected_first():
+            assert 2 == count([0, 0])
+
+
+        def test_called_on_the_left():
+            assert count([0, 0, 0]) == 3
+        ''',
+}
+
+
+async def test_expected_and_actual_by_the_side_that_calls_the_function(tmp_path):
+    """The side of the assert whose text calls the function is the actual value; a small int
+    the function returned is the same object as the test's literal 1, which made the report
+    of ``assert len(seen) == 1`` say "expected: 3, actual: 1"."""
+    root = make(tmp_path / "counts", COUNTS)
+    _, run = await review(root, "counts/core.py", "count")
+    found = {name: (o.status, o.expected, o.actual) for name, o in by_name(run).items()}
+    assert found == {"test_returned_one_then_compared_with_one": ("failed", "1", "3"),
+                     "test_expected_first": ("failed", "2", "1"),
+                     "test_called_on_the_left": ("failed", "3", "1")}, run.outcomes
+
+
 async def test_a_failing_docstring_example_points_at_its_own_line():
     source = ('def add(a, b):\n    """Add.\n\n    >>> add(1, 1)\n    2\n    >>> add(2, 2)\n'
               '    5\n    """\n    return a + b\n')

@@ -496,8 +496,12 @@ class Judge:
         the judged function returned is the actual value (pytest's output is left as is)."""
         if self.test is None:
             return
-        returned = [id(v) for v in (self.client.returned if self.client else [])]
-        if id(right) in returned and id(left) not in returned and op in _MIRRORED:
+        side = _calling_side(self.target.get("name"))
+        if side is None:  # neither side calls it in the assert's text: a value it returned
+            returned = [id(v) for v in (self.client.returned if self.client else [])]
+            side = "right" if id(right) in returned and id(left) not in returned and type(
+                right) not in _SHARED else None  # (a small int is the same object anywhere)
+        if side == "right" and op in _MIRRORED:
             left, right, op = right, left, _MIRRORED[op]  # `expected == f(x)`: f's is actual
         self.test.compare = (op, _safe_repr(left), _safe_repr(right))
         return
@@ -1053,6 +1057,47 @@ def _message(report) -> str:
     errors = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
     lines = errors or [line.strip() for line in text.splitlines() if line.strip()]
     return _cap(" ".join(lines[:3]) if errors else (lines[-1] if lines else ""))
+
+
+_SHARED = (int, float, str, bytes, bool, type(None))
+"""Values whose identity says nothing of where they came from (small ints, interned text)."""
+_ASSERTS: dict[str, list] = {}  # a test file -> its assert statements (parsed once)
+
+
+def _calling_side(name):
+    """``"left"`` or ``"right"``: the side of the failing assert's comparison (the test's
+    frame, the first outside pytest, pluggy and this plugin) whose text calls ``name``
+    (``f(x)``, ``obj.f(x)``); None when both, neither, or the text cannot be read."""
+    if not name:
+        return None
+    try:
+        frame = sys._getframe(1)
+        while frame is not None and (frame.f_code.co_filename == __file__ or str(
+                frame.f_globals.get("__name__", "")).startswith(("_pytest", "pluggy"))):
+            frame = frame.f_back
+        if frame is None:
+            return None
+        path, line = frame.f_code.co_filename, frame.f_lineno
+        if path not in _ASSERTS:
+            import linecache
+
+            tree = ast.parse("".join(linecache.getlines(path)))
+            _ASSERTS[path] = [n for n in ast.walk(tree) if isinstance(n, ast.Assert)]
+        found = [n for n in _ASSERTS[path] if n.lineno <= line <= (n.end_lineno or n.lineno)]
+    except (SyntaxError, ValueError, RecursionError, OSError, MemoryError):
+        return None
+    test = found[-1].test if found else None
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+
+    def calls(node):
+        return any(isinstance(n, ast.Call) and (
+            isinstance(n.func, ast.Name) and n.func.id == name
+            or isinstance(n.func, ast.Attribute) and n.func.attr == name)
+            for n in ast.walk(node))
+
+    left, right = calls(test.left), calls(test.comparators[0])
+    return None if left == right else "left" if left else "right"
 
 
 def _mentions(item, name) -> bool:
