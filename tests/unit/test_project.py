@@ -175,3 +175,30 @@ def test_the_probe_is_cached_per_interpreter():
     assert probe_interpreter(sys.executable) is first
     assert first.version == ".".join(map(str, sys.version_info[:3]))
     assert Path(first.prefix) == Path(sys.prefix)
+
+
+def test_an_interpreter_is_started_once_for_its_probe_and_its_borrowed_pytest(
+        tmp_path, monkeypatch):
+    """A project's interpreter without pytest borrows codeteam's (same Python version): what it
+    has is read from the project's probe, not from a second start of it (each ``import
+    pytest`` there costs about 0.15 CPU seconds, in every CLI run and editor server)."""
+    import os
+    import site
+    import subprocess
+
+    from codeteam.execution.pytest_run import borrowed_pytest
+
+    python = str(make_venv(tmp_path / ".venv"))
+    started = []
+    real_run = subprocess.run
+
+    def counted(argv, *args, **kwargs):
+        started.append(argv[0])
+        return real_run(argv, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", counted)
+    assert not probe_interpreter(python).has_pytest
+    assert borrowed_pytest(python) == tuple(
+        os.path.realpath(p) for p in site.getsitepackages() if os.path.isdir(p))
+    assert borrowed_pytest(sys.executable) == ()  # it has pytest of its own
+    assert started.count(python) == 1, started
