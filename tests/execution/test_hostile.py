@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 from judge_support import run_tests
+from test_sandbox import _exits
 
 from codeteam.execution.outcomes import RunReport, TestCase
 from codeteam.execution.sandbox import SandboxPolicy
 from codeteam.execution.suite import session_policy
+from waiting import until
 
 pytestmark = pytest.mark.sandbox
 
@@ -247,38 +249,30 @@ def _descendants(pid: int) -> dict[int, str]:
     return found
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            state = handle.read().rsplit(b")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in (b"Z", b"X")
-
-
 @pytest.mark.parametrize("mode", ["bwrap", "none"])
 async def test_cancellation_kills_the_process_group(mode):
     policy = SandboxPolicy(mode=mode, timeout_s=60, per_test_timeout_s=60)
     # Children this process already had (a worker an earlier test left) are not the run's.
     before = set(_descendants(os.getpid()))
-    task = asyncio.create_task(
-        run_tests("import time\n", [_assert("sleep", "time.sleep(60)")], policy=policy)
-    )
-    deadline = time.monotonic() + 10
+    marker = "sleep 59"  # a process the test starts: seen, the test is on (then it sleeps)
+    task = asyncio.create_task(run_tests("import time\n", [_assert("sleep", (
+        f"import subprocess\nsubprocess.Popen({marker.split()!r})\ntime.sleep(60)"))],
+        policy=policy))
     started: dict[int, str] = {}
-    while time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-        started = {pid: command for pid, command in _descendants(os.getpid()).items()
-                   if pid not in before}
-        if any("_codeteam_pytest" in command for command in started.values()):
-            break
+
+    def test_running() -> bool:  # the event: the test started its process, then sleeps
+        started.update({pid: command for pid, command in _descendants(os.getpid()).items()
+                        if pid not in before})
+        return any(command.split() == marker.split() for command in started.values())
+
+    await until(test_running, f"the test's '{marker}' process", unless=task)
     assert any("_codeteam_pytest" in command for command in started.values()), started
-    await asyncio.sleep(0.2)  # the judge is asleep in the test now
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await asyncio.sleep(0.2)
-    assert [pid for pid in started if _alive(pid)] == []
+    # Killed when the cancelled run returns: a SIGKILLed process may still need a CPU to exit
+    # on a busy machine, so wait for each one's exit (its pidfd), not a fixed time.
+    assert [pid for pid in started if not _exits(pid, within_s=30)] == [], started
 
 
 # --------------------------------------------------------------------------------------------
