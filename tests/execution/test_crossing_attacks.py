@@ -380,7 +380,7 @@ _SUBJECT = ("    import gc\n    subject = next(o for o in gc.get_objects()"
             " if type(o).__name__ == 'Subject')\n")
 
 
-async def test_the_hooks_of_the_tests_objects_forge_no_verdict(tmp_path):
+async def test_the_hooks_of_the_tests_objects_forge_no_verdict(tmp_path, monkeypatch):
     """Right code passes (its ``len`` run on the test's objects, the ``ValueError`` of their
     ``__len__`` raised in the code). The code asking the judge, on its own channel, for a hook
     outside the table (``__eq__`` of an object designed to be compared, ``__class__``) or one
@@ -408,6 +408,12 @@ async def test_the_hooks_of_the_tests_objects_forge_no_verdict(tmp_path):
     assert {o.status for o in run.outcomes} <= {"not judged", "failed", "error"}, run.outcomes
     assert by_name(run)["test_size_raises"].status == "not judged", run.outcomes
     flood = "def size(items):\n    n = 0\n    while True:\n        n += len(items)\n"
+    # Each `len` is a crossing, the judge's to run: the code's own CPU time stays within its
+    # limit, and the flood ends at the per-test wall-clock backstop (at least 30 s: 12-13
+    # CPU-s of judge and subject answering each other). The same end at 8 s.
+    from codeteam.execution import pytest_run
+
+    monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 8.0)
     _, run = await review(root, "hooked/core.py", "size", flood)
     flooded = by_name(run)["test_size"]  # (on a busy machine: its wall-clock limit)
     assert flooded.status in ("timeout", "failed", "error") or (
