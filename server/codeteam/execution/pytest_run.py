@@ -190,7 +190,10 @@ def borrowed_pytest(python: str) -> tuple[str, ...]:
     Read from :func:`codeteam.project.probe_interpreter`'s answer (one run of ``python`` per
     process, which the project's search made already; no second start of the interpreter and
     its ``import pytest``, about 0.15 CPU-s); an interpreter that cannot be probed borrows
-    nothing."""
+    nothing. codeteam's own interpreter (lone modules) is not started at all when its pytest
+    is in its site-packages, where the sandbox's ``python -s`` finds it too."""
+    if python == sys.executable and _own_site_pytest():
+        return ()
     try:
         interpreter = probe_interpreter(python)
     except InterpreterError:
@@ -201,6 +204,22 @@ def borrowed_pytest(python: str) -> tuple[str, ...]:
     import site
 
     return tuple(os.path.realpath(p) for p in site.getsitepackages() if os.path.isdir(p))
+
+
+def _own_site_pytest() -> bool:
+    """Whether this process finds pytest in its interpreter's site-packages (no process
+    started: the module is looked up, not imported)."""
+    import importlib.util
+    import site
+
+    try:
+        spec = importlib.util.find_spec("pytest")
+    except (ImportError, ValueError):
+        return False
+    origin = spec.origin if spec is not None else None
+    return type(origin) is str and any(
+        os.path.realpath(origin).startswith(os.path.join(os.path.realpath(folder), ""))
+        for folder in site.getsitepackages())
 
 
 def target_for(root: Path, path: Path, module: str, qualname: str, first_line: int,
