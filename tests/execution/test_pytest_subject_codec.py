@@ -850,3 +850,31 @@ def test_the_judge_runs_no_hook_but_those_of_the_tests_object():
             judge.hook_call(other, "__len__", [], {})
     assert calls == [] and seen == [1] and list.__len__(seen) == 1
     assert judge.hook_call(obj, "__len__", [], {})() == 1
+
+
+def test_module_files_are_resolved_once_per_folder(tmp_path, monkeypatch):
+    """The judge looks at every module's file (its own, the tests', the libraries'): each
+    folder is resolved once for all the files in it, each file as os.path.realpath resolves
+    it (a symbolic link to a file, a linked folder, a file that is not there)."""
+    real, other = tmp_path / "real", tmp_path / "other"
+    real.mkdir()
+    other.mkdir()
+    for name in ("a.py", "b.py"):
+        (real / name).write_text("")
+    (other / "d.py").write_text("")
+    (real / "c.py").symlink_to(other / "d.py")
+    (tmp_path / "link").symlink_to(real)
+    paths = [str(tmp_path / "link" / name) for name in ("a.py", "b.py", "c.py", "gone.py")]
+    expected = [os.path.realpath(path) for path in paths]
+    assert expected[0] == str(real / "a.py") and expected[2] == str(other / "d.py")
+    resolved = []
+    realpath = os.path.realpath
+
+    def counted(path, *args, **kwargs):
+        resolved.append(path)
+        return realpath(path, *args, **kwargs)
+
+    monkeypatch.setattr(os.path, "realpath", counted)
+    assert [ps.real_path(path) for path in paths] == expected
+    assert resolved == [str(tmp_path / "link"), paths[2]]  # the folder once, the linked file
+    assert [ps.real_path(path) for path in paths] == expected and len(resolved) == 2

@@ -45,6 +45,7 @@ import collections.abc
 import datetime as _datetime
 import operator
 import os
+import stat as _stat
 import sys
 import time
 from functools import cache, partial
@@ -237,6 +238,29 @@ def _env_dirs():
 
 _ENV_DIRS = []
 _OWN_FILES = {}
+_REAL_FOLDERS = {}
+_REAL_FILES = {}
+
+
+def real_path(path):
+    """``os.path.realpath(path)`` of a module's file, remembered for the session: its folder
+    resolved once for all the modules in it (a judge looks at its 200-300 modules, in about
+    30 folders, at its first test), the file itself looked at (a symbolic link is resolved
+    whole). A file's place is the one it had when first looked at."""
+    known = _REAL_FILES.get(path)
+    if known is None:
+        folder, name = os.path.split(path)
+        real_folder = _REAL_FOLDERS.get(folder)
+        if real_folder is None:
+            real_folder = _REAL_FOLDERS[folder] = os.path.realpath(folder)
+        try:
+            link = _stat.S_ISLNK(os.lstat(path).st_mode)
+        except OSError:
+            link = False
+        known = _REAL_FILES[path] = (
+            os.path.realpath(path) if link or name in ("", ".", "..")
+            else os.path.join(real_folder, name))
+    return known
 
 
 def own_file(path, roots=None):
@@ -248,7 +272,7 @@ def own_file(path, roots=None):
     if known is None:
         if not _ENV_DIRS:
             _ENV_DIRS.append(_env_dirs())
-        real = os.path.realpath(path)
+        real = real_path(path)
         parts = real.split(os.sep)
         known = not any(real.startswith(d) for d in _ENV_DIRS[0]) and not (
             "site-packages" in parts or "dist-packages" in parts) and (
@@ -740,7 +764,7 @@ class Codec:
             return False
         import fnmatch
 
-        return path in self.test_files or os.path.realpath(path).startswith(
+        return path in self.test_files or real_path(path).startswith(
             self.test_dirs) or any(fnmatch.fnmatch(os.path.basename(path), pattern)
                                    for pattern in self.test_patterns)
 
