@@ -2246,3 +2246,60 @@ async def test_a_log_record_reaches_caplog_whole(tmp_path):
     assert {name: o.status for name, o in by_name(run).items()} == {
         "test_msg": "passed", "test_args": "passed", "test_exc_info": "failed",
         "test_extra": "failed", "test_os_error": "failed"}, run.outcomes
+
+
+# A test that puts its tmp_path on sys.path (a plugin loader's test): the folder is in the /tmp
+# the judge shares with the code, so the code wrote fractions.py there and returned a Fraction;
+# the judge imported the code's module to decode it, whose text turned the failed report into
+# a pass. A module file of the shared /tmp made since the code started is never imported by
+# the judge: the test is "not judged".
+PLUGINS = {
+    "pyproject.toml": "[project]\nname = 'plug'\nversion = '0'\n",
+    "plug/__init__.py": "",
+    "plug/core.py": '''\
+        import importlib
+
+
+        def load_plugin(name):
+            """The PLUGIN of the module ``name`` (imported from sys.path)."""
+            return importlib.import_module(name).PLUGIN
+        ''',
+    "tests/test_core.py": '''\
+        from plug.core import load_plugin
+
+
+        def test_load(tmp_path, monkeypatch):
+            (tmp_path / "myplug.py").write_text("PLUGIN = 42\\n")
+            monkeypatch.syspath_prepend(str(tmp_path))
+            assert load_plugin("myplug") == 42
+        ''',
+}
+
+# The forge of FORGE_ON_IMPORT, then the standard library's module from the path after its own
+# folder.
+FORGE_FROM_ITS_FOLDER = FORGE_ON_IMPORT.split("sys.path[:] =")[0] + r"""
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+import importlib
+sys.modules[__name__] = real = importlib.import_module(__name__)
+globals().update(vars(real))
+"""
+
+
+async def test_a_module_the_code_plants_on_the_tests_sys_path_is_not_imported(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "plug", PLUGINS)
+    _, run = await review(root, "plug/core.py", "load_plugin")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "plug/core.py", "load_plugin", f'''\
+def load_plugin(name):
+    import sys, os, fractions
+    folder = [p for p in sys.path if p.startswith("/tmp/")][0]
+    with open(os.path.join(folder, "fractions.py"), "w") as f:
+        f.write({FORGE_FROM_ITS_FOLDER!r})
+    return fractions.Fraction(1, 3)
+''')
+    [outcome] = run.outcomes
+    assert outcome.status == "not judged", outcome
+    assert "fractions.py" in outcome.message and "not imported" in outcome.message, outcome

@@ -316,7 +316,8 @@ class Judge:
                   "file": os.path.join(self.root, self.target.get("file") or ""),
                   "candidate": os.path.join(self.files, judge.get("candidate") or ""),
                   "lines": [int(n) for n in judge.get("lines") or []], "root": self.root,
-                  "import_limit": float(self.spec.get("import_limit") or 60.0)}
+                  "import_limit": float(self.spec.get("import_limit") or 60.0),
+                  "shared_tmp": self.spec.get("shared_tmp") if self.mode == "run" else None}
         sys.modules["_codeteam_pytest_codec"].guard_forks(lambda: {os.getsid(0)})
         self.client = subject.JudgeClient(config, self.decide, self._code_timeout,
                                           self.code_cpu_left)

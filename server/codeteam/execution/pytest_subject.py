@@ -925,6 +925,103 @@ async def _awaited(value):
 # The judge's side of the call.
 
 
+class SharedImports:
+    """The judge's guard on what it imports from the ``/tmp`` it shares with the code under
+    test (``folder``), where the code can write (a test's ``tmp_path`` on ``sys.path``, as
+    ``monkeypatch.syspath_prepend`` puts it): a module file there that changed since the
+    code's first process started, or whose bytecode in ``__pycache__`` did (its ctime, which
+    no process can set back), is never imported by the judge. The import raises
+    ``ImportError`` and ``refuse(reason)`` is told (the running test is "not judged"). A hook
+    first on ``sys.path_hooks`` gives each folder of that file system a finder that checks the
+    specs it finds, those pytest's assertion rewriter asks for too; a file a test executes by
+    its path (``runpy``, ``spec_from_file_location``, ``exec``) is not looked at."""
+
+    def __init__(self, folder, refuse):
+        self.folder = folder
+        self.device = os.stat(folder).st_dev
+        self.since = None  # the ctime of a file made as the code's first process started
+        self.refuse = refuse
+
+    def started(self):
+        """The code's first process starts now: from here a new file of the folder may be
+        its. Before it, what the judge imports is its own."""
+        if self.since is not None:
+            return
+        marker = os.path.join(self.folder, f".codeteam-started-{os.getpid()}")
+        fd = os.open(marker, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        try:
+            self.since = os.fstat(fd).st_ctime_ns
+        finally:
+            os.close(fd)
+            os.unlink(marker)
+
+    def install(self):
+        import importlib.machinery as machinery
+
+        details = [(machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES),
+                   (machinery.SourceFileLoader, machinery.SOURCE_SUFFIXES),
+                   (machinery.SourcelessFileLoader, machinery.BYTECODE_SUFFIXES)]
+        guard = self
+
+        class Finder(machinery.FileFinder):
+            def find_spec(self, fullname, target=None):
+                spec = super().find_spec(fullname, target)
+                if spec is not None and spec.has_location and type(spec.origin) is str:
+                    guard.check(spec.origin)
+                return spec
+
+        class Archive:  # a zip archive of the folder on sys.path
+            def __init__(self, path):
+                self.path = path
+
+            def find_spec(self, fullname, target=None):
+                guard.check(self.path)
+                import zipimport
+
+                return zipimport.zipimporter(self.path).find_spec(fullname, target)
+
+            def invalidate_caches(self):
+                pass
+
+        def hook(path):
+            if not self.shared(path):
+                raise ImportError("not a folder the code under test can write")
+            return Finder(path, *details) if os.path.isdir(path or ".") else Archive(path)
+
+        sys.path_hooks.insert(0, hook)
+        for key in [k for k in list(sys.path_importer_cache) if self.shared(k)]:
+            sys.path_importer_cache.pop(key, None)
+
+    def shared(self, path):
+        try:
+            return type(path) is str and os.stat(path or ".").st_dev == self.device
+        except (OSError, ValueError):
+            return False
+
+    def check(self, origin):
+        """Raise ``ImportError`` when ``origin`` (or its bytecode) changed since
+        :meth:`started`."""
+        if self.since is None:
+            return
+        newest = 0
+        try:
+            newest = os.stat(origin).st_ctime_ns
+            cache = os.path.join(os.path.dirname(origin), "__pycache__")
+            stem = os.path.basename(origin).partition(".")[0] + "."
+            with os.scandir(cache) as entries:
+                for entry in entries:
+                    if entry.name.startswith(stem):
+                        newest = max(newest, entry.stat().st_ctime_ns)
+        except OSError:
+            pass
+        if newest >= self.since:
+            reason = (f"pytest's process was to import {origin[:300]}, a file of the /tmp "
+                      "it shares with the code under test, made or changed since the code "
+                      "started (the code could have written it): not imported")
+            self.refuse(reason)
+            raise ImportError(reason)
+
+
 class JudgeError(BaseException):
     """The judge's decision for the running test (the subject died, sent what cannot be
     judged, raised a pytest outcome...): a BaseException, so the test's own ``except
@@ -982,6 +1079,12 @@ class JudgeClient(Channel):
         # wrote more than the judge keeps of a call's output (this test)
         self.warning_registries = {}  # file -> the registry of the warnings the code issued
         # there (its module's __warningregistry__ in one process: "default" shows each once)
+        self.imports = None  # the guard on the judge's imports from the shared /tmp
+        shared = config.get("shared_tmp")
+        if type(shared) is str and os.path.isdir(shared):
+            self.imports = SharedImports(shared, lambda reason: self.on_error(
+                JudgeError(reason, not_judged=True)))
+            self.imports.install()
 
     def new_test(self):
         self.cpu = self.crossing = 0.0
@@ -996,6 +1099,8 @@ class JudgeClient(Channel):
         import socket
 
         self.generation += 1
+        if self.imports is not None:
+            self.imports.started()  # (before the code can write)
         self.codec = Codec(True, self)
         self.codec.generation = self.generation
         root = self.config.get("root")
