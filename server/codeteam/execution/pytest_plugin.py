@@ -24,6 +24,9 @@ is put on ``sys.path``. The spec (a JSON file there, written by
   apart); ``examples``: AI tests written as doctest examples (one ``DoctestItem`` each);
   ``asserts``: generated test modules (``setup`` at module level, ``source`` the body of one
   test function, asserts rewritten by pytest), each seeing the target module's namespace;
+- ``shared_tmp``: the folder the judge shares with the code under test (``/tmp`` under bwrap;
+  a judged run's module files made there once the code started are never imported here:
+  :class:`~codeteam.execution.pytest_subject.SharedImports`);
 - ``cpu_limit``: CPU seconds a test may use in this process and, apart, in the subject
   (all of the subjects' processes, as the server measures them) and in the processes the
   test's own code started (ended when it is cut) (both looked at every

@@ -956,7 +956,7 @@ class SharedImports:
             os.unlink(marker)
 
     def install(self):
-        import importlib.machinery as machinery
+        from importlib import machinery
 
         details = [(machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES),
                    (machinery.SourceFileLoader, machinery.SOURCE_SUFFIXES),
