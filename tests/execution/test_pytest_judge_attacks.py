@@ -2303,3 +2303,54 @@ def load_plugin(name):
     [outcome] = run.outcomes
     assert outcome.status == "not judged", outcome
     assert "fractions.py" in outcome.message and "not imported" in outcome.message, outcome
+
+
+# A callable object a module holds crosses by its name (glom's T = TType()): the judge's own
+# object. What the code set on it (its counter's n) was not taken over, nor what the test set
+# (callables were no data to mirror): right code failed both tests plain pytest passes.
+COUNTER = {
+    "pyproject.toml": "[project]\nname = 'cnt'\nversion = '0'\n",
+    "cnt/__init__.py": "",
+    "cnt/core.py": '''\
+        class Counter:
+            def __init__(self):
+                self.n = 0
+
+            def __call__(self):
+                self.n += 1
+                return self.n
+
+
+        counter = Counter()
+
+
+        def bump():
+            """Call the module's counter once; return it."""
+            counter()
+            return counter
+        ''',
+    "tests/test_core.py": '''\
+        from cnt import core
+        from cnt.core import bump
+
+
+        def test_bump():
+            assert bump().n == 1
+            assert core.counter.n == 1
+
+
+        def test_from_five():
+            core.counter.n = 5
+            assert bump().n == 6
+        ''',
+}
+
+
+async def test_what_is_set_on_a_callable_object_a_module_holds_crosses(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "cnt", COUNTER)
+    _, run = await review(root, "cnt/core.py", "bump")
+    assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
+    _, run = await review(root, "cnt/core.py", "bump", "def bump():\n    return counter\n")
+    assert [o.status for o in run.outcomes] == ["failed"] * 2, run.outcomes

@@ -2213,10 +2213,14 @@ def importable_modules():
 
 def _data_global(name, value):
     """Whether a module global is data the test may read (mirrored between the processes):
-    not a dunder, not a function, class, module or other callable."""
+    not a dunder, not a function, class, method or module; a callable object is (glom's
+    ``T = TType()``, a counter with ``__call__``: it crosses by its name,
+    :func:`~codeteam.execution.pytest_codec._sentinel_like`, so what the code or the test sets
+    on it must reach the other side)."""
     import types
 
-    return type(name) is str and not _is_dunder(name) and not callable(value) and not (
+    return type(name) is str and not _is_dunder(name) and not (
+        callable(value) and not _codec._sentinel_like(value)) and not (
         isinstance(value, types.ModuleType))
 
 
@@ -2254,7 +2258,8 @@ def _instance_attrs(value):
 
     kind = type(value)  # (never isinstance: a proxy of the other side's object would be used)
     if getattr(kind, "__module__", None) == _codec.__name__ or issubclass(
-            kind, (type, types.ModuleType)) or callable(value) or kind in (
+            kind, (type, types.ModuleType)) or (callable(value) and not _codec._sentinel_like(
+                value)) or kind in (
             list, dict, set, tuple, str, bytes, int, float, bool, type(None)):
         return None
     try:
