@@ -52,6 +52,7 @@ import faulthandler
 import fnmatch
 import importlib
 import importlib.util
+import itertools
 import json
 import math
 import os
@@ -1071,7 +1072,8 @@ _ASSERTS: dict[str, list] = {}  # a test file -> its assert statements (parsed o
 def _calling_side(name):
     """``"left"`` or ``"right"``: the side of the failing assert's comparison (the test's
     frame, the first outside pytest, pluggy and this plugin) whose text calls ``name``
-    (``f(x)``, ``obj.f(x)``); None when both, neither, or the text cannot be read."""
+    (``f(x)``, ``obj.f(x)``); None when both, neither, or the text cannot be read (of several
+    asserts on the line, the running one's)."""
     if not name:
         return None
     try:
@@ -1088,9 +1090,15 @@ def _calling_side(name):
             tree = ast.parse("".join(linecache.getlines(path)))
             _ASSERTS[path] = [n for n in ast.walk(tree) if isinstance(n, ast.Assert)]
         found = [n for n in _ASSERTS[path] if n.lineno <= line <= (n.end_lineno or n.lineno)]
-    except (SyntaxError, ValueError, RecursionError, OSError, MemoryError):
-        return None
-    test = found[-1].test if found else None
+        if len(found) > 1:  # `assert f(1) == 2; assert 5 == f(4)`: the one running, by the
+            # start its instructions carry (pytest's rewrite keeps the assert's)
+            where = next(itertools.islice(frame.f_code.co_positions(), frame.f_lasti // 2,
+                                          None), None)
+            found = [n for n in found if where is not None and (n.lineno, n.col_offset) == (
+                where[0], where[2])]
+    except (SyntaxError, ValueError, RecursionError, OSError, MemoryError, AttributeError):
+        return None  # (co_positions: Python 3.11)
+    test = found[0].test if len(found) == 1 else None
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return None
 
