@@ -2354,3 +2354,58 @@ async def test_what_is_set_on_a_callable_object_a_module_holds_crosses(tmp_path)
     assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
     _, run = await review(root, "cnt/core.py", "bump", "def bump():\n    return counter\n")
     assert [o.status for o in run.outcomes] == ["failed"] * 2, run.outcomes
+
+
+# The code rebinds a module global to a callable object it makes (`counter = Counter(start)`):
+# the judge took over no rebinding to a callable, so the test's module kept the old counter:
+# right code failed 'core.counter is reset(3)' and 'reset(7); core.counter() == 8'.
+RESET = {
+    **COUNTER,
+    "cnt/core.py": '''\
+        class Counter:
+            def __init__(self, start=0):
+                self.n = start
+
+            def __call__(self):
+                self.n += 1
+                return self.n
+
+
+        counter = Counter()
+
+
+        def reset(start):
+            """A new module counter from ``start``; returns it."""
+            global counter
+            counter = Counter(start)
+            return counter
+        ''',
+    "tests/test_core.py": '''\
+        from cnt import core
+        from cnt.core import reset
+
+
+        def test_reset():
+            c = reset(3)
+            assert core.counter is c
+            assert core.counter.n == 3
+
+
+        def test_reset_then_call():
+            reset(7)
+            assert core.counter() == 8
+        ''',
+}
+
+
+async def test_a_callable_object_the_code_binds_to_a_module_global_crosses(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "cnt", RESET)
+    _, run = await review(root, "cnt/core.py", "reset")
+    assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
+    _, run = await review(root, "cnt/core.py", "reset", (
+        "def reset(start):\n    global counter\n    counter = Counter(start + 1)\n"
+        "    return counter\n"))
+    assert [(o.status, o.message.splitlines()[0]) for o in run.outcomes] == [
+        ("failed", "assert 4 == 3"), ("failed", "assert 9 == 8")], run.outcomes

@@ -1391,8 +1391,11 @@ class JudgeClient(Channel):
                 continue
             module, cls, name, fresh = entry
             if type(module) is not str or type(name) is not str or _is_dunder(name) or (
-                    cls is not None and type(cls) is not str) or callable(fresh) or isinstance(
-                    fresh, types.ModuleType):
+                    cls is not None and type(cls) is not str) or isinstance(
+                    fresh, types.ModuleType) or callable(fresh) and (not _data_global(
+                    name, fresh) or getattr(type(fresh), "__module__", None) == _codec.__name__):
+                # (a function, class or method, a handle of the code's: the judge's stay; a
+                # callable object the code made, `counter = Counter()`, is data)
                 continue
             known = self.watched.get(module)
             if module == view:
