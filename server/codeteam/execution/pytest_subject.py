@@ -948,7 +948,11 @@ class SharedImports:
         if self.since is not None:
             return
         marker = os.path.join(self.folder, f".codeteam-started-{os.getpid()}")
-        fd = os.open(marker, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        try:
+            fd = os.open(marker, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        except OSError:  # (a full /tmp): none of its files is imported
+            self.since = 0
+            return
         try:
             self.since = os.fstat(fd).st_ctime_ns
         finally:
@@ -970,23 +974,27 @@ class SharedImports:
                     guard.check(spec.origin)
                 return spec
 
-        class Archive:  # a zip archive of the folder on sys.path
-            def __init__(self, path):
-                self.path = path
+        class Archive:  # a zip archive of the folder on sys.path (zipimport's)
+            def __init__(self, path, importer):
+                self.path, self.importer = path, importer
 
             def find_spec(self, fullname, target=None):
-                guard.check(self.path)
-                import zipimport
-
-                return zipimport.zipimporter(self.path).find_spec(fullname, target)
+                spec = self.importer.find_spec(fullname, target)
+                if spec is not None:
+                    guard.check(self.path)
+                return spec
 
             def invalidate_caches(self):
-                pass
+                self.importer.invalidate_caches()
 
         def hook(path):
             if not self.shared(path):
                 raise ImportError("not a folder the code under test can write")
-            return Finder(path, *details) if os.path.isdir(path or ".") else Archive(path)
+            if os.path.isdir(path or "."):
+                return Finder(path, *details)
+            import zipimport
+
+            return Archive(path, zipimport.zipimporter(path))  # (ZipImportError: no archive)
 
         sys.path_hooks.insert(0, hook)
         for key in [k for k in list(sys.path_importer_cache) if self.shared(k)]:
