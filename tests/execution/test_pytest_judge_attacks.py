@@ -2409,3 +2409,63 @@ async def test_a_callable_object_the_code_binds_to_a_module_global_crosses(tmp_p
         "    return counter\n"))
     assert [(o.status, o.message.splitlines()[0]) for o in run.outcomes] == [
         ("failed", "assert 4 == 3"), ("failed", "assert 9 == 8")], run.outcomes
+
+
+# A test that runs the source a function makes (exec) ran the code's own text in pytest's
+# process: wrong code returned text that registered a hook rewriting the failed report into a
+# pass. Text the code returned, compiled by exec or eval in the test, is refused: "not judged"
+# (plain pytest runs it in the test's process, which the code then owns).
+GENERATOR = {
+    "pyproject.toml": "[project]\nname = 'gen'\nversion = '0'\n",
+    "gen/__init__.py": "",
+    "gen/core.py": '''\
+        def make_power(name, n):
+            """Python source of ``def name(x): return x ** n``."""
+            return f"def {name}(x):\\n    return x ** {n}\\n"
+        ''',
+    "tests/test_core.py": '''\
+        from gen.core import make_power
+
+
+        def test_run_it():
+            ns = {}
+            exec(make_power("square", 2), ns)
+            assert ns["square"](3) == 9
+
+
+        def test_read_it():
+            source = make_power("cube", 3)
+            exec("y = 2")  # the test's own text
+            assert source.startswith("def cube(x):")
+        ''',
+}
+
+FORGE_IN_TEXT = r'''
+import gc, pytest
+for o in gc.get_objects():
+    if type(o).__name__ == "Config" and type(o).__module__ == "_pytest.config":
+        class Forge:
+            @pytest.hookimpl(hookwrapper=True)
+            def pytest_runtest_makereport(self, item, call):
+                out = yield
+                if out.get_result().failed:
+                    out.get_result().outcome, out.get_result().longrepr = "passed", None
+        o.pluginmanager.register(Forge(), "forge")
+        break
+def square(x):
+    return 0
+'''
+
+
+async def test_text_the_code_returns_is_not_run_by_the_test(tmp_path):
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "gen", GENERATOR)
+    _, run = await review(root, "gen/core.py", "make_power")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_run_it": "not judged", "test_read_it": "passed"}, run.outcomes
+    assert "runs text the code under test returned" in by_name(run)["test_run_it"].message
+    _, run = await review(root, "gen/core.py", "make_power",
+                          f"def make_power(name, n):\n    return {FORGE_IN_TEXT!r}\n")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_run_it": "not judged", "test_read_it": "failed"}, run.outcomes

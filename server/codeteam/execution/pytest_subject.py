@@ -1093,11 +1093,51 @@ class JudgeClient(Channel):
             self.imports = SharedImports(shared, lambda reason: self.on_error(
                 JudgeError(reason, not_judged=True)))
             self.imports.install()
+            sys.addaudithook(self.audit)  # (for good: the judge's process is codeteam's)
+        self.code_texts = set()  # text the code returned in the running test (as UTF-8)
 
     def new_test(self):
         self.cpu = self.crossing = 0.0
         self.returned = []
+        self.code_texts = set()
         self.pass_not_judged = self.output_cut = None
+
+    def note_texts(self, value, depth=0, budget=None):
+        """Remember the text and bytes in ``value`` (the code's answer: in lists, tuples,
+        sets and dicts) that could be Python source (:func:`_source_like`), for
+        :meth:`audit`."""
+        budget = budget if budget is not None else [10000]
+        budget[0] -= 1
+        if budget[0] < 0 or depth > 4:
+            return
+        if isinstance(value, (str, bytes, bytearray)):
+            try:
+                data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+            except (UnicodeError, TypeError, ValueError):
+                return
+            if _source_like(data):
+                self.code_texts.add(data)
+        elif type(value) in (list, tuple, set, frozenset):
+            for item in value:
+                self.note_texts(item, depth + 1, budget)
+        elif type(value) is dict:
+            for key, item in value.items():
+                self.note_texts(key, depth + 1, budget)
+                self.note_texts(item, depth + 1, budget)
+
+    def audit(self, event, args):
+        """An audit hook: text the code returned in this test, compiled here by ``exec`` or
+        ``eval`` (a test running the source a function makes, ``exec(make_source())``, or a
+        repr it returns, ``eval(to_literal(x))``), would run the code's own text in pytest's
+        process, where it could change the verdict: it is refused, and the test is "not
+        judged" (as under plain pytest it would run in the test's process)."""
+        if event != "compile" or not self.code_texts or len(args) < 2 or (
+                args[1] != "<string>") or not isinstance(args[0], bytes):
+            return
+        source = args[0]
+        if any(text in source for text in list(self.code_texts)):
+            self.fail("the test runs text the code under test returned (exec or eval of it): "
+                      "pytest's process does not run the code's own text", not_judged=True)
 
     # -- the subject's life ------------------------------------------------------------------
 
@@ -1521,20 +1561,25 @@ class JudgeClient(Channel):
             value = self.ask({"kind": "call", "handle": None, "args": list(args),
                               "kwargs": dict(kwargs)})
         self.returned.append(value)
+        self.note_texts(value)
         return value
 
     def call_handle(self, proxy, args, kwargs):
         __tracebackhide__ = True
         self.check_handle(proxy)
         with self.calls:
-            return self.ask({"kind": "call", "handle": proxy._handle[1], "args": list(args),
-                             "kwargs": dict(kwargs)})
+            value = self.ask({"kind": "call", "handle": proxy._handle[1], "args": list(args),
+                              "kwargs": dict(kwargs)})
+        self.note_texts(value)
+        return value
 
     def next_handle(self, proxy):
         __tracebackhide__ = True
         self.check_handle(proxy)
         with self.calls:
-            return self.ask({"kind": "next", "handle": proxy._handle[1]})
+            value = self.ask({"kind": "next", "handle": proxy._handle[1]})
+        self.note_texts(value)
+        return value
 
     def check_handle(self, proxy):
         if self.process is None or proxy._handle[0] != self.generation:
@@ -2220,6 +2265,20 @@ def importable_modules():
             continue  # a module under another name (pytest's importlib mode, exec'd files)
         found.add(name)
     return found
+
+
+_WORDS = None
+
+
+def _source_like(data):
+    """Whether ``data`` (UTF-8) could be Python source that does something: 8 bytes or more,
+    and not a name or dotted name alone (a field name a namedtuple or dataclass compiles)."""
+    global _WORDS
+    if _WORDS is None:
+        import re
+
+        _WORDS = re.compile(rb"[\w.]*")
+    return len(data) >= 8 and _WORDS.fullmatch(data) is None
 
 
 def _data_global(name, value):
