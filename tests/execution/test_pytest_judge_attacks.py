@@ -2469,3 +2469,66 @@ async def test_text_the_code_returns_is_not_run_by_the_test(tmp_path):
                           f"def make_power(name, n):\n    return {FORGE_IN_TEXT!r}\n")
     assert {n: o.status for n, o in by_name(run).items()} == {
         "test_run_it": "not judged", "test_read_it": "failed"}, run.outcomes
+
+
+# A test that unpickles what the function returns (a serializer's round trip) ran the code's
+# bytes in pytest's process: wrong code returned a pickle whose reduce is exec of a hook that
+# rewrote the failed report into a pass. In a test the code returned bytes to, an unpickler may
+# look up by name only what the judge takes from the code by name; else "not judged".
+SERIALIZER = {
+    "pyproject.toml": "[project]\nname = 'ser'\nversion = '0'\n",
+    "ser/__init__.py": "",
+    "ser/core.py": '''\
+        import datetime
+        import pickle
+
+
+        class Point:
+            def __init__(self, x, y):
+                self.x, self.y = x, y
+
+            def __eq__(self, other):
+                return (self.x, self.y) == (other.x, other.y)
+
+
+        def dump(value):
+            """``value`` pickled."""
+            return pickle.dumps(value)
+        ''',
+    "tests/test_core.py": '''\
+        import datetime
+        import pickle
+
+        from ser.core import Point, dump
+
+
+        def test_plain():
+            assert pickle.loads(dump({"a": [1, 2.5, None]})) == {"a": [1, 2.5, None]}
+
+
+        def test_objects():
+            value = [Point(1, 2), datetime.date(2026, 12, 4), {3, 4}]
+            assert pickle.loads(dump(value)) == value
+        ''',
+}
+
+
+class _Forged:
+    def __reduce__(self):
+        return (exec, (FORGE_IN_TEXT.split("def square")[0], {}))
+
+
+async def test_bytes_the_code_returns_are_not_unpickled_into_code(tmp_path):
+    import pickle
+
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "ser", SERIALIZER)
+    _, run = await review(root, "ser/core.py", "dump")
+    assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
+    forged = pickle.dumps(_Forged())
+    _, run = await review(root, "ser/core.py", "dump",
+                          f"def dump(value):\n    return {forged!r}\n")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_plain": "not judged", "test_objects": "not judged"}, run.outcomes
+    assert "builtins.exec" in by_name(run)["test_plain"].message

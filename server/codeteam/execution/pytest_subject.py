@@ -1095,11 +1095,13 @@ class JudgeClient(Channel):
             self.imports.install()
             sys.addaudithook(self.audit)  # (for good: the judge's process is codeteam's)
         self.code_texts = set()  # text the code returned in the running test (as UTF-8)
+        self.code_bytes = False  # whether it returned bytes (pickled data, say)
 
     def new_test(self):
         self.cpu = self.crossing = 0.0
         self.returned = []
         self.code_texts = set()
+        self.code_bytes = False
         self.pass_not_judged = self.output_cut = None
 
     def note_texts(self, value, depth=0, budget=None):
@@ -1117,6 +1119,8 @@ class JudgeClient(Channel):
                 return
             if _source_like(data):
                 self.code_texts.add(data)
+            if not isinstance(value, str) and len(data) >= 8:
+                self.code_bytes = True
         elif type(value) in (list, tuple, set, frozenset):
             for item in value:
                 self.note_texts(item, depth + 1, budget)
@@ -1131,6 +1135,8 @@ class JudgeClient(Channel):
         repr it returns, ``eval(to_literal(x))``), would run the code's own text in pytest's
         process, where it could change the verdict: it is refused, and the test is "not
         judged" (as under plain pytest it would run in the test's process)."""
+        if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
+            self.unpickled(*args)
         if event != "compile" or not self.code_texts or len(args) < 2 or (
                 args[1] != "<string>") or not isinstance(args[0], bytes):
             return
@@ -1138,6 +1144,25 @@ class JudgeClient(Channel):
         if any(text in source for text in list(self.code_texts)):
             self.fail("the test runs text the code under test returned (exec or eval of it): "
                       "pytest's process does not run the code's own text", not_judged=True)
+
+    def unpickled(self, module, name):
+        """In a test the code returned bytes to (``pickle.loads(dump(x))``), what an unpickler
+        looks up by name (``pickle.find_class``) must be what the judge takes from the code by
+        name (:meth:`~codeteam.execution.pytest_codec.Codec.safe_reference`: the project's
+        own, harmless builtins, pure standard modules), already imported: anything else (a
+        ``builtins.exec``, ``operator.attrgetter``) would let the code's bytes run code in
+        pytest's process; the test is "not judged"."""
+        found = sys.modules.get(module) if type(module) is str else None
+        parts = name.split(".") if type(name) is str else [""]
+        for part in parts:
+            if found is None or not part or part.startswith("_"):
+                found = None
+                break
+            found = vars(found).get(part) if isinstance(found, (type, type(sys))) else None
+        if found is None or not self.codec.safe_reference(found):
+            self.fail(f"the test unpickles data of the code under test that names "
+                      f"{str(module)[:100]}.{str(name)[:100]}, which the judge does not take "
+                      "from the code: pytest's process does not run it", not_judged=True)
 
     # -- the subject's life ------------------------------------------------------------------
 
