@@ -2532,3 +2532,46 @@ async def test_bytes_the_code_returns_are_not_unpickled_into_code(tmp_path):
     assert {n: o.status for n, o in by_name(run).items()} == {
         "test_plain": "not judged", "test_objects": "not judged"}, run.outcomes
     assert "builtins.exec" in by_name(run)["test_plain"].message
+
+
+# A partial a module holds crosses by its name (a callable global, as glom's T): wrong code
+# that changed its keywords in place (no attribute shows it) returned it, and the judge gave
+# the test its own, unchanged one: 'converter()("ff") == 255' passed where plain pytest fails.
+# Changed in place, it is neither the judge's object nor a copy ('is to_int' holds): not judged.
+PARTIAL = {
+    "pyproject.toml": "[project]\nname = 'conv'\nversion = '0'\n",
+    "conv/__init__.py": "",
+    "conv/core.py": '''\
+        import functools
+
+        to_int = functools.partial(int, base=16)
+
+
+        def converter():
+            """The module's hex converter."""
+            return to_int
+        ''',
+    "tests/test_core.py": '''\
+        from conv.core import converter, to_int
+
+
+        def test_hex():
+            assert converter()("ff") == 255
+
+
+        def test_same():
+            assert converter() is to_int
+        ''',
+}
+
+
+async def test_a_partial_global_the_code_changed_is_not_the_judges(tmp_path):
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "conv", PARTIAL)
+    _, run = await review(root, "conv/core.py", "converter")
+    assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
+    _, run = await review(root, "conv/core.py", "converter", (
+        "def converter():\n    to_int.keywords['base'] = 10\n    return to_int\n"))
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_hex": "not judged", "test_same": "not judged"}, run.outcomes
