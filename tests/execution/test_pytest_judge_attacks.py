@@ -2246,3 +2246,332 @@ async def test_a_log_record_reaches_caplog_whole(tmp_path):
     assert {name: o.status for name, o in by_name(run).items()} == {
         "test_msg": "passed", "test_args": "passed", "test_exc_info": "failed",
         "test_extra": "failed", "test_os_error": "failed"}, run.outcomes
+
+
+# A test that puts its tmp_path on sys.path (a plugin loader's test): the folder is in the /tmp
+# the judge shares with the code, so the code wrote fractions.py there and returned a Fraction;
+# the judge imported the code's module to decode it, whose text turned the failed report into
+# a pass. A module file of the shared /tmp made since the code started is never imported by
+# the judge: the test is "not judged".
+PLUGINS = {
+    "pyproject.toml": "[project]\nname = 'plug'\nversion = '0'\n",
+    "plug/__init__.py": "",
+    "plug/core.py": '''\
+        import importlib
+
+
+        def load_plugin(name):
+            """The PLUGIN of the module ``name`` (imported from sys.path)."""
+            return importlib.import_module(name).PLUGIN
+        ''',
+    "tests/test_core.py": '''\
+        from plug.core import load_plugin
+
+
+        def test_load(tmp_path, monkeypatch):
+            (tmp_path / "myplug.py").write_text("PLUGIN = 42\\n")
+            monkeypatch.syspath_prepend(str(tmp_path))
+            assert load_plugin("myplug") == 42
+        ''',
+}
+
+# The forge of FORGE_ON_IMPORT, then the standard library's module from the path after its own
+# folder.
+FORGE_FROM_ITS_FOLDER = FORGE_ON_IMPORT.split("sys.path[:] =")[0] + r"""
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+import importlib
+sys.modules[__name__] = real = importlib.import_module(__name__)
+globals().update(vars(real))
+"""
+
+
+async def test_a_module_the_code_plants_on_the_tests_sys_path_is_not_imported(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "plug", PLUGINS)
+    _, run = await review(root, "plug/core.py", "load_plugin")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "plug/core.py", "load_plugin", f'''\
+def load_plugin(name):
+    import sys, os, fractions
+    folder = [p for p in sys.path if p.startswith("/tmp/")][0]
+    with open(os.path.join(folder, "fractions.py"), "w") as f:
+        f.write({FORGE_FROM_ITS_FOLDER!r})
+    return fractions.Fraction(1, 3)
+''')
+    [outcome] = run.outcomes
+    assert outcome.status == "not judged", outcome
+    assert "fractions.py" in outcome.message and "not imported" in outcome.message, outcome
+
+
+# A callable object a module holds crosses by its name (glom's T = TType()): the judge's own
+# object. What the code set on it (its counter's n) was not taken over, nor what the test set
+# (callables were no data to mirror): right code failed both tests plain pytest passes.
+COUNTER = {
+    "pyproject.toml": "[project]\nname = 'cnt'\nversion = '0'\n",
+    "cnt/__init__.py": "",
+    "cnt/core.py": '''\
+        class Counter:
+            def __init__(self):
+                self.n = 0
+
+            def __call__(self):
+                self.n += 1
+                return self.n
+
+
+        counter = Counter()
+
+
+        def bump():
+            """Call the module's counter once; return it."""
+            counter()
+            return counter
+        ''',
+    "tests/test_core.py": '''\
+        from cnt import core
+        from cnt.core import bump
+
+
+        def test_bump():
+            assert bump().n == 1
+            assert core.counter.n == 1
+
+
+        def test_from_five():
+            core.counter.n = 5
+            assert bump().n == 6
+        ''',
+}
+
+
+async def test_what_is_set_on_a_callable_object_a_module_holds_crosses(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "cnt", COUNTER)
+    _, run = await review(root, "cnt/core.py", "bump")
+    assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
+    _, run = await review(root, "cnt/core.py", "bump", "def bump():\n    return counter\n")
+    assert [o.status for o in run.outcomes] == ["failed"] * 2, run.outcomes
+
+
+# The code rebinds a module global to a callable object it makes (`counter = Counter(start)`):
+# the judge took over no rebinding to a callable, so the test's module kept the old counter:
+# right code failed 'core.counter is reset(3)' and 'reset(7); core.counter() == 8'.
+RESET = {
+    **COUNTER,
+    "cnt/core.py": '''\
+        class Counter:
+            def __init__(self, start=0):
+                self.n = start
+
+            def __call__(self):
+                self.n += 1
+                return self.n
+
+
+        counter = Counter()
+
+
+        def reset(start):
+            """A new module counter from ``start``; returns it."""
+            global counter
+            counter = Counter(start)
+            return counter
+        ''',
+    "tests/test_core.py": '''\
+        from cnt import core
+        from cnt.core import reset
+
+
+        def test_reset():
+            c = reset(3)
+            assert core.counter is c
+            assert core.counter.n == 3
+
+
+        def test_reset_then_call():
+            reset(7)
+            assert core.counter() == 8
+        ''',
+}
+
+
+async def test_a_callable_object_the_code_binds_to_a_module_global_crosses(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "cnt", RESET)
+    _, run = await review(root, "cnt/core.py", "reset")
+    assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
+    _, run = await review(root, "cnt/core.py", "reset", (
+        "def reset(start):\n    global counter\n    counter = Counter(start + 1)\n"
+        "    return counter\n"))
+    assert [(o.status, o.message.splitlines()[0]) for o in run.outcomes] == [
+        ("failed", "assert 4 == 3"), ("failed", "assert 9 == 8")], run.outcomes
+
+
+# A test that runs the source a function makes (exec) ran the code's own text in pytest's
+# process: wrong code returned text that registered a hook rewriting the failed report into a
+# pass. Text the code returned, compiled by exec or eval in the test, is refused: "not judged"
+# (plain pytest runs it in the test's process, which the code then owns).
+GENERATOR = {
+    "pyproject.toml": "[project]\nname = 'gen'\nversion = '0'\n",
+    "gen/__init__.py": "",
+    "gen/core.py": '''\
+        def make_power(name, n):
+            """Python source of ``def name(x): return x ** n``."""
+            return f"def {name}(x):\\n    return x ** {n}\\n"
+        ''',
+    "tests/test_core.py": '''\
+        from gen.core import make_power
+
+
+        def test_run_it():
+            ns = {}
+            exec(make_power("square", 2), ns)
+            assert ns["square"](3) == 9
+
+
+        def test_read_it():
+            source = make_power("cube", 3)
+            exec("y = 2")  # the test's own text
+            assert source.startswith("def cube(x):")
+        ''',
+}
+
+FORGE_IN_TEXT = r'''
+import gc, pytest
+for o in gc.get_objects():
+    if type(o).__name__ == "Config" and type(o).__module__ == "_pytest.config":
+        class Forge:
+            @pytest.hookimpl(hookwrapper=True)
+            def pytest_runtest_makereport(self, item, call):
+                out = yield
+                if out.get_result().failed:
+                    out.get_result().outcome, out.get_result().longrepr = "passed", None
+        o.pluginmanager.register(Forge(), "forge")
+        break
+def square(x):
+    return 0
+'''
+
+
+async def test_text_the_code_returns_is_not_run_by_the_test(tmp_path):
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "gen", GENERATOR)
+    _, run = await review(root, "gen/core.py", "make_power")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_run_it": "not judged", "test_read_it": "passed"}, run.outcomes
+    assert "runs text the code under test returned" in by_name(run)["test_run_it"].message
+    _, run = await review(root, "gen/core.py", "make_power",
+                          f"def make_power(name, n):\n    return {FORGE_IN_TEXT!r}\n")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_run_it": "not judged", "test_read_it": "failed"}, run.outcomes
+
+
+# A test that unpickles what the function returns (a serializer's round trip) ran the code's
+# bytes in pytest's process: wrong code returned a pickle whose reduce is exec of a hook that
+# rewrote the failed report into a pass. In a test the code returned bytes to, an unpickler may
+# look up by name only what the judge takes from the code by name; else "not judged".
+SERIALIZER = {
+    "pyproject.toml": "[project]\nname = 'ser'\nversion = '0'\n",
+    "ser/__init__.py": "",
+    "ser/core.py": '''\
+        import datetime
+        import pickle
+
+
+        class Point:
+            def __init__(self, x, y):
+                self.x, self.y = x, y
+
+            def __eq__(self, other):
+                return (self.x, self.y) == (other.x, other.y)
+
+
+        def dump(value):
+            """``value`` pickled."""
+            return pickle.dumps(value)
+        ''',
+    "tests/test_core.py": '''\
+        import datetime
+        import pickle
+
+        from ser.core import Point, dump
+
+
+        def test_plain():
+            assert pickle.loads(dump({"a": [1, 2.5, None]})) == {"a": [1, 2.5, None]}
+
+
+        def test_objects():
+            value = [Point(1, 2), datetime.date(2026, 12, 4), {3, 4}]
+            assert pickle.loads(dump(value)) == value
+        ''',
+}
+
+
+class _Forged:
+    def __reduce__(self):
+        return (exec, (FORGE_IN_TEXT.split("def square")[0], {}))
+
+
+async def test_bytes_the_code_returns_are_not_unpickled_into_code(tmp_path):
+    import pickle
+
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "ser", SERIALIZER)
+    _, run = await review(root, "ser/core.py", "dump")
+    assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
+    forged = pickle.dumps(_Forged())
+    _, run = await review(root, "ser/core.py", "dump",
+                          f"def dump(value):\n    return {forged!r}\n")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_plain": "not judged", "test_objects": "not judged"}, run.outcomes
+    assert "builtins.exec" in by_name(run)["test_plain"].message
+
+
+# A partial a module holds crosses by its name (a callable global, as glom's T): wrong code
+# that changed its keywords in place (no attribute shows it) returned it, and the judge gave
+# the test its own, unchanged one: 'converter()("ff") == 255' passed where plain pytest fails.
+# Changed in place, it is neither the judge's object nor a copy ('is to_int' holds): not judged.
+PARTIAL = {
+    "pyproject.toml": "[project]\nname = 'conv'\nversion = '0'\n",
+    "conv/__init__.py": "",
+    "conv/core.py": '''\
+        import functools
+
+        to_int = functools.partial(int, base=16)
+
+
+        def converter():
+            """The module's hex converter."""
+            return to_int
+        ''',
+    "tests/test_core.py": '''\
+        from conv.core import converter, to_int
+
+
+        def test_hex():
+            assert converter()("ff") == 255
+
+
+        def test_same():
+            assert converter() is to_int
+        ''',
+}
+
+
+async def test_a_partial_global_the_code_changed_is_not_the_judges(tmp_path):
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "conv", PARTIAL)
+    _, run = await review(root, "conv/core.py", "converter")
+    assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
+    _, run = await review(root, "conv/core.py", "converter", (
+        "def converter():\n    to_int.keywords['base'] = 10\n    return to_int\n"))
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_hex": "not judged", "test_same": "not judged"}, run.outcomes

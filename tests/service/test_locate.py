@@ -53,3 +53,13 @@ def test_the_overload_implementation_is_found_by_name_for_the_editor_too():
               "@overload\ndef f(x: str) -> str: ...\n\n\ndef f(x):\n    return x\n")
     _, found = locate_target(source, "f", line=4)
     assert found.def_line == 11  # the implementation, as the CLI finds it by name
+
+
+def test_the_syntax_error_of_a_block_below_a_form_feed_is_on_its_line():
+    """``str.splitlines`` also splits at a form feed (a page break of older Python files): the
+    block was taken two lines off and its error was not found."""
+    source = '\f\n"""Page one."""\n\f\ndef g(x):\n    return x\n\n\ndef later(:\n    pass\n'
+    with pytest.raises(TargetError) as caught:
+        locate_target(source, line=8)
+    assert str(caught.value) == ("line 9 is in code that does not parse (lines 8-9; line 8: "
+                                 "invalid syntax); finish or fix it first")

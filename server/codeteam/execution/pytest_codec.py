@@ -294,6 +294,18 @@ def _sentinel_like(value):
         types.MethodDescriptorType, types.WrapperDescriptorType))
 
 
+def _inner_state(value):
+    """What of a global crossing by its name (:func:`_sentinel_like`) no attribute shows and
+    the code may change in place: a ``functools.partial``'s ``func``, ``args`` and
+    ``keywords`` (``to_int.keywords["base"] = 10``); None for any other. A global whose
+    state is no longer this cannot cross (the test is "not judged")."""
+    import functools
+
+    if isinstance(value, functools.partial):
+        return (value.func, value.args, dict(value.keywords or {}))
+    return None
+
+
 HOOKS = ("__repr__", "__str__", "__format__", "__hash__", "__eq__", "__ne__", "__lt__",
          "__le__", "__gt__", "__ge__", "__bool__", "__len__", "__iter__", "__contains__",
          "__getattr__", "__getattribute__", "__getitem__", "__del__", "__reduce__",
@@ -798,6 +810,7 @@ class Codec:
         self.space = space
         self.globals = {id(v): (k, v) for k, v in list(space.items())
                         if type(k) is str and not _is_dunder(k) and _sentinel_like(v)}
+        self.global_states = {key: _inner_state(v) for key, (_, v) in self.globals.items()}
 
     def global_names(self):
         """The names :meth:`remember_globals` kept (sent to the other side: :attr:`peer`)."""
@@ -1139,6 +1152,15 @@ class Codec:
         if found is None or found[1] is not value or (
                 self.peer is not None and found[0] not in self.peer):
             return False
+        state = getattr(self, "global_states", {}).get(id(value))
+        try:
+            changed = state is not None and _inner_state(value) != state
+        except Exception:  # noqa: BLE001 - a comparison that fails: not the same
+            changed = True
+        if changed:  # (a partial whose keywords the code changed: neither the judge's
+            # object, which it is not any more, nor a copy, which the test's `is` tells apart)
+            self._cannot(f"the module's {found[0]} after the code changed it in place", out)
+            return True
         out.append(b"G")
         self._str(found[0], out)
         return True

@@ -24,6 +24,9 @@ is put on ``sys.path``. The spec (a JSON file there, written by
   apart); ``examples``: AI tests written as doctest examples (one ``DoctestItem`` each);
   ``asserts``: generated test modules (``setup`` at module level, ``source`` the body of one
   test function, asserts rewritten by pytest), each seeing the target module's namespace;
+- ``shared_tmp``: the folder the judge shares with the code under test (``/tmp`` under bwrap;
+  a judged run's module files made there once the code started are never imported here:
+  :class:`~codeteam.execution.pytest_subject.SharedImports`);
 - ``cpu_limit``: CPU seconds a test may use in this process and, apart, in the subject
   (all of the subjects' processes, as the server measures them) and in the processes the
   test's own code started (ended when it is cut) (both looked at every
@@ -49,6 +52,7 @@ import faulthandler
 import fnmatch
 import importlib
 import importlib.util
+import itertools
 import json
 import math
 import os
@@ -316,7 +320,8 @@ class Judge:
                   "file": os.path.join(self.root, self.target.get("file") or ""),
                   "candidate": os.path.join(self.files, judge.get("candidate") or ""),
                   "lines": [int(n) for n in judge.get("lines") or []], "root": self.root,
-                  "import_limit": float(self.spec.get("import_limit") or 60.0)}
+                  "import_limit": float(self.spec.get("import_limit") or 60.0),
+                  "shared_tmp": self.spec.get("shared_tmp") if self.mode == "run" else None}
         sys.modules["_codeteam_pytest_codec"].guard_forks(lambda: {os.getsid(0)})
         self.client = subject.JudgeClient(config, self.decide, self._code_timeout,
                                           self.code_cpu_left)
@@ -1067,7 +1072,8 @@ _ASSERTS: dict[str, list] = {}  # a test file -> its assert statements (parsed o
 def _calling_side(name):
     """``"left"`` or ``"right"``: the side of the failing assert's comparison (the test's
     frame, the first outside pytest, pluggy and this plugin) whose text calls ``name``
-    (``f(x)``, ``obj.f(x)``); None when both, neither, or the text cannot be read."""
+    (``f(x)``, ``obj.f(x)``); None when both, neither, or the text cannot be read (of several
+    asserts on the line, the running one's)."""
     if not name:
         return None
     try:
@@ -1084,9 +1090,15 @@ def _calling_side(name):
             tree = ast.parse("".join(linecache.getlines(path)))
             _ASSERTS[path] = [n for n in ast.walk(tree) if isinstance(n, ast.Assert)]
         found = [n for n in _ASSERTS[path] if n.lineno <= line <= (n.end_lineno or n.lineno)]
-    except (SyntaxError, ValueError, RecursionError, OSError, MemoryError):
-        return None
-    test = found[-1].test if found else None
+        if len(found) > 1:  # `assert f(1) == 2; assert 5 == f(4)`: the one running, by the
+            # start its instructions carry (pytest's rewrite keeps the assert's)
+            where = next(itertools.islice(frame.f_code.co_positions(), frame.f_lasti // 2,
+                                          None), None)
+            found = [n for n in found if where is not None and (n.lineno, n.col_offset) == (
+                where[0], where[2])]
+    except (SyntaxError, ValueError, RecursionError, OSError, MemoryError, AttributeError):
+        return None  # (co_positions: Python 3.11)
+    test = found[0].test if len(found) == 1 else None
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return None
 

@@ -403,6 +403,7 @@ def session_spec(target: PytestTarget, view: JudgeView, candidate: str, mode: st
         "import_root": target.import_root,
         "pytest_path": target.pytest_path,
         "lone": target.lone,
+        "shared_tmp": "/tmp" if policy.mode == "bwrap" else None,  # (the code writes there)
         **more,
     }
 

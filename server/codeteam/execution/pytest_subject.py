@@ -925,6 +925,111 @@ async def _awaited(value):
 # The judge's side of the call.
 
 
+class SharedImports:
+    """The judge's guard on what it imports from the ``/tmp`` it shares with the code under
+    test (``folder``), where the code can write (a test's ``tmp_path`` on ``sys.path``, as
+    ``monkeypatch.syspath_prepend`` puts it): a module file there that changed since the
+    code's first process started, or whose bytecode in ``__pycache__`` did (its ctime, which
+    no process can set back), is never imported by the judge. The import raises
+    ``ImportError`` and ``refuse(reason)`` is told (the running test is "not judged"). A hook
+    first on ``sys.path_hooks`` gives each folder of that file system a finder that checks the
+    specs it finds, those pytest's assertion rewriter asks for too; a file a test executes by
+    its path (``runpy``, ``spec_from_file_location``, ``exec``) is not looked at."""
+
+    def __init__(self, folder, refuse):
+        self.folder = folder
+        self.device = os.stat(folder).st_dev
+        self.since = None  # the ctime of a file made as the code's first process started
+        self.refuse = refuse
+
+    def started(self):
+        """The code's first process starts now: from here a new file of the folder may be
+        its. Before it, what the judge imports is its own."""
+        if self.since is not None:
+            return
+        marker = os.path.join(self.folder, f".codeteam-started-{os.getpid()}")
+        try:
+            fd = os.open(marker, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        except OSError:  # (a full /tmp): none of its files is imported
+            self.since = 0
+            return
+        try:
+            self.since = os.fstat(fd).st_ctime_ns
+        finally:
+            os.close(fd)
+            os.unlink(marker)
+
+    def install(self):
+        from importlib import machinery
+
+        details = [(machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES),
+                   (machinery.SourceFileLoader, machinery.SOURCE_SUFFIXES),
+                   (machinery.SourcelessFileLoader, machinery.BYTECODE_SUFFIXES)]
+        guard = self
+
+        class Finder(machinery.FileFinder):
+            def find_spec(self, fullname, target=None):
+                spec = super().find_spec(fullname, target)
+                if spec is not None and spec.has_location and type(spec.origin) is str:
+                    guard.check(spec.origin)
+                return spec
+
+        class Archive:  # a zip archive of the folder on sys.path (zipimport's)
+            def __init__(self, path, importer):
+                self.path, self.importer = path, importer
+
+            def find_spec(self, fullname, target=None):
+                spec = self.importer.find_spec(fullname, target)
+                if spec is not None:
+                    guard.check(self.path)
+                return spec
+
+            def invalidate_caches(self):
+                self.importer.invalidate_caches()
+
+        def hook(path):
+            if not self.shared(path):
+                raise ImportError("not a folder the code under test can write")
+            if os.path.isdir(path or "."):
+                return Finder(path, *details)
+            import zipimport
+
+            return Archive(path, zipimport.zipimporter(path))  # (ZipImportError: no archive)
+
+        sys.path_hooks.insert(0, hook)
+        for key in [k for k in list(sys.path_importer_cache) if self.shared(k)]:
+            sys.path_importer_cache.pop(key, None)
+
+    def shared(self, path):
+        try:
+            return type(path) is str and os.stat(path or ".").st_dev == self.device
+        except (OSError, ValueError):
+            return False
+
+    def check(self, origin):
+        """Raise ``ImportError`` when ``origin`` (or its bytecode) changed since
+        :meth:`started`."""
+        if self.since is None:
+            return
+        newest = 0
+        try:
+            newest = os.stat(origin).st_ctime_ns
+            cache = os.path.join(os.path.dirname(origin), "__pycache__")
+            stem = os.path.basename(origin).partition(".")[0] + "."
+            with os.scandir(cache) as entries:
+                for entry in entries:
+                    if entry.name.startswith(stem):
+                        newest = max(newest, entry.stat().st_ctime_ns)
+        except OSError:
+            pass
+        if newest >= self.since:
+            reason = (f"pytest's process was to import {origin[:300]}, a file of the /tmp "
+                      "it shares with the code under test, made or changed since the code "
+                      "started (the code could have written it): not imported")
+            self.refuse(reason)
+            raise ImportError(reason)
+
+
 class JudgeError(BaseException):
     """The judge's decision for the running test (the subject died, sent what cannot be
     judged, raised a pytest outcome...): a BaseException, so the test's own ``except
@@ -982,11 +1087,82 @@ class JudgeClient(Channel):
         # wrote more than the judge keeps of a call's output (this test)
         self.warning_registries = {}  # file -> the registry of the warnings the code issued
         # there (its module's __warningregistry__ in one process: "default" shows each once)
+        self.imports = None  # the guard on the judge's imports from the shared /tmp
+        shared = config.get("shared_tmp")
+        if type(shared) is str and os.path.isdir(shared):
+            self.imports = SharedImports(shared, lambda reason: self.on_error(
+                JudgeError(reason, not_judged=True)))
+            self.imports.install()
+            sys.addaudithook(self.audit)  # (for good: the judge's process is codeteam's)
+        self.code_texts = set()  # text the code returned in the running test (as UTF-8)
+        self.code_bytes = False  # whether it returned bytes (pickled data, say)
 
     def new_test(self):
         self.cpu = self.crossing = 0.0
         self.returned = []
+        self.code_texts = set()
+        self.code_bytes = False
         self.pass_not_judged = self.output_cut = None
+
+    def note_texts(self, value, depth=0, budget=None):
+        """Remember the text and bytes in ``value`` (the code's answer: in lists, tuples,
+        sets and dicts) that could be Python source (:func:`_source_like`), for
+        :meth:`audit`."""
+        budget = budget if budget is not None else [10000]
+        budget[0] -= 1
+        if budget[0] < 0 or depth > 4:
+            return
+        if isinstance(value, (str, bytes, bytearray)):
+            try:
+                data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+            except (UnicodeError, TypeError, ValueError):
+                return
+            if _source_like(data):
+                self.code_texts.add(data)
+            if not isinstance(value, str) and len(data) >= 8:
+                self.code_bytes = True
+        elif type(value) in (list, tuple, set, frozenset):
+            for item in value:
+                self.note_texts(item, depth + 1, budget)
+        elif type(value) is dict:
+            for key, item in value.items():
+                self.note_texts(key, depth + 1, budget)
+                self.note_texts(item, depth + 1, budget)
+
+    def audit(self, event, args):
+        """An audit hook: text the code returned in this test, compiled here by ``exec`` or
+        ``eval`` (a test running the source a function makes, ``exec(make_source())``, or a
+        repr it returns, ``eval(to_literal(x))``), would run the code's own text in pytest's
+        process, where it could change the verdict: it is refused, and the test is "not
+        judged" (as under plain pytest it would run in the test's process)."""
+        if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
+            self.unpickled(*args)
+        if event != "compile" or not self.code_texts or len(args) < 2 or (
+                args[1] != "<string>") or not isinstance(args[0], bytes):
+            return
+        source = args[0]
+        if any(text in source for text in list(self.code_texts)):
+            self.fail("the test runs text the code under test returned (exec or eval of it): "
+                      "pytest's process does not run the code's own text", not_judged=True)
+
+    def unpickled(self, module, name):
+        """In a test the code returned bytes to (``pickle.loads(dump(x))``), what an unpickler
+        looks up by name (``pickle.find_class``) must be what the judge takes from the code by
+        name (:meth:`~codeteam.execution.pytest_codec.Codec.safe_reference`: the project's
+        own, harmless builtins, pure standard modules), already imported: anything else (a
+        ``builtins.exec``, ``operator.attrgetter``) would let the code's bytes run code in
+        pytest's process; the test is "not judged"."""
+        found = sys.modules.get(module) if type(module) is str else None
+        parts = name.split(".") if type(name) is str else [""]
+        for part in parts:
+            if found is None or not part or part.startswith("_"):
+                found = None
+                break
+            found = vars(found).get(part) if isinstance(found, (type, type(sys))) else None
+        if found is None or not self.codec.safe_reference(found):
+            self.fail(f"the test unpickles data of the code under test that names "
+                      f"{str(module)[:100]}.{str(name)[:100]}, which the judge does not take "
+                      "from the code: pytest's process does not run it", not_judged=True)
 
     # -- the subject's life ------------------------------------------------------------------
 
@@ -996,6 +1172,8 @@ class JudgeClient(Channel):
         import socket
 
         self.generation += 1
+        if self.imports is not None:
+            self.imports.started()  # (before the code can write)
         self.codec = Codec(True, self)
         self.codec.generation = self.generation
         root = self.config.get("root")
@@ -1286,8 +1464,11 @@ class JudgeClient(Channel):
                 continue
             module, cls, name, fresh = entry
             if type(module) is not str or type(name) is not str or _is_dunder(name) or (
-                    cls is not None and type(cls) is not str) or callable(fresh) or isinstance(
-                    fresh, types.ModuleType):
+                    cls is not None and type(cls) is not str) or isinstance(
+                    fresh, types.ModuleType) or callable(fresh) and (not _data_global(
+                    name, fresh) or getattr(type(fresh), "__module__", None) == _codec.__name__):
+                # (a function, class or method, a handle of the code's: the judge's stay; a
+                # callable object the code made, `counter = Counter()`, is data)
                 continue
             known = self.watched.get(module)
             if module == view:
@@ -1405,20 +1586,25 @@ class JudgeClient(Channel):
             value = self.ask({"kind": "call", "handle": None, "args": list(args),
                               "kwargs": dict(kwargs)})
         self.returned.append(value)
+        self.note_texts(value)
         return value
 
     def call_handle(self, proxy, args, kwargs):
         __tracebackhide__ = True
         self.check_handle(proxy)
         with self.calls:
-            return self.ask({"kind": "call", "handle": proxy._handle[1], "args": list(args),
-                             "kwargs": dict(kwargs)})
+            value = self.ask({"kind": "call", "handle": proxy._handle[1], "args": list(args),
+                              "kwargs": dict(kwargs)})
+        self.note_texts(value)
+        return value
 
     def next_handle(self, proxy):
         __tracebackhide__ = True
         self.check_handle(proxy)
         with self.calls:
-            return self.ask({"kind": "next", "handle": proxy._handle[1]})
+            value = self.ask({"kind": "next", "handle": proxy._handle[1]})
+        self.note_texts(value)
+        return value
 
     def check_handle(self, proxy):
         if self.process is None or proxy._handle[0] != self.generation:
@@ -2106,12 +2292,30 @@ def importable_modules():
     return found
 
 
+_WORDS = None
+
+
+def _source_like(data):
+    """Whether ``data`` (UTF-8) could be Python source that does something: 8 bytes or more,
+    and not a name or dotted name alone (a field name a namedtuple or dataclass compiles)."""
+    global _WORDS
+    if _WORDS is None:
+        import re
+
+        _WORDS = re.compile(rb"[\w.]*")
+    return len(data) >= 8 and _WORDS.fullmatch(data) is None
+
+
 def _data_global(name, value):
     """Whether a module global is data the test may read (mirrored between the processes):
-    not a dunder, not a function, class, module or other callable."""
+    not a dunder, not a function, class, method or module; a callable object is (glom's
+    ``T = TType()``, a counter with ``__call__``: it crosses by its name,
+    :func:`~codeteam.execution.pytest_codec._sentinel_like`, so what the code or the test sets
+    on it must reach the other side)."""
     import types
 
-    return type(name) is str and not _is_dunder(name) and not callable(value) and not (
+    return type(name) is str and not _is_dunder(name) and not (
+        callable(value) and not _codec._sentinel_like(value)) and not (
         isinstance(value, types.ModuleType))
 
 
@@ -2149,7 +2353,8 @@ def _instance_attrs(value):
 
     kind = type(value)  # (never isinstance: a proxy of the other side's object would be used)
     if getattr(kind, "__module__", None) == _codec.__name__ or issubclass(
-            kind, (type, types.ModuleType)) or callable(value) or kind in (
+            kind, (type, types.ModuleType)) or (callable(value) and not _codec._sentinel_like(
+                value)) or kind in (
             list, dict, set, tuple, str, bytes, int, float, bool, type(None)):
         return None
     try:

@@ -13,6 +13,7 @@ from codeteam.pysource.functions import (
     SourceError,
     find_functions,
     locate,
+    split_lines,
 )
 from codeteam.pysource.tolerant import ParseableModule, locate_tolerant, parseable_module
 
@@ -127,9 +128,9 @@ def _innermost(functions: list[FunctionInfo], line: int | None) -> FunctionInfo 
 def _syntax_error_in(text: str, block: tuple[int, int]) -> str:
     """``"; line N: message"`` for the first syntax error of the 0-based line span ``block``
     of ``text`` (1-based line, as editors and Python show it), or ""."""
-    lines = text.splitlines()[block[0]: block[1] + 1]
-    try:
-        compile("\n".join(lines) + "\n", "<block>", "exec", dont_inherit=True)
+    lines = split_lines(text)[block[0]: block[1] + 1]  # (not str.splitlines: a form feed
+    try:  # above would shift the block off the lines the editor and ast number)
+        compile("".join(lines) + "\n", "<block>", "exec", dont_inherit=True)
     except SyntaxError as error:
         if error.lineno is not None:
             return f"; line {block[0] + error.lineno}: {error.msg}"
