@@ -2221,3 +2221,55 @@ async def test_every_match_of_a_sub_callback_crosses(tmp_path):
     wrong = 'def unit(m):\n    return m.group(1) + ","\n'
     _, run = await review(root, "words/core.py", "unit", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# itsdangerous (survey 7): freezegun puts its ``fake_time`` & co. into ``time``, which the
+# project's module holds; their annotations (``Optional[float]``) went with the handles.
+PATCHED_ANNOTATED = {
+    "pyproject.toml": "[project]\nname = 'stamp'\nversion = '0'\n",
+    "stamp/__init__.py": "",
+    "stamp/encoding.py": '''\
+        def to_bytes(n):
+            """``n`` as 8 big-endian bytes."""
+            return n.to_bytes(8, "big")
+        ''',
+    "stamp/signer.py": '''\
+        import time
+
+        from .encoding import to_bytes
+
+
+        def stamp(n):
+            return to_bytes(int(time.time()) + n)
+        ''',
+    "tests/test_signer.py": '''\
+        import time
+        from typing import Optional
+
+        from stamp.signer import stamp
+
+
+        def fake_time(offset: Optional[int] = None) -> float:
+            return 1.0
+
+
+        def test_stamp(monkeypatch):
+            monkeypatch.setattr(time, "time", fake_time)
+            assert stamp(3) == bytes(7) + b"\\4"
+        ''',
+}
+
+
+async def test_a_patched_function_annotated_with_a_typing_alias(tmp_path):
+    """A typing alias (``Optional[int]``: its ``__dict__`` holds ``__slots__ = None``) was
+    sent by its state, which the receiver refuses: the annotations of the test's
+    ``fake_time``, patched into ``time`` and sent with each call, made every call "not
+    judged (... __slots__ in an object's state)" (itsdangerous: 94 of 97 tests of
+    ``int_to_bytes``, freezegun's fakes). What the receiver refuses is not sent (the handle
+    goes without that annotation); a wrong body fails."""
+    root = make(tmp_path / "stamp", PATCHED_ANNOTATED)
+    _, run = await review(root, "stamp/encoding.py", "to_bytes")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = 'def to_bytes(n):\n    return n.to_bytes(8, "little")\n'
+    _, run = await review(root, "stamp/encoding.py", "to_bytes", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

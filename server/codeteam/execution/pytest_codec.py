@@ -656,6 +656,10 @@ def _hooks_of(kind):
             if not needs or any(_static(kind, need) for need in needs)]
 
 
+_STATE_REFUSED = frozenset({"__dict__", "__class__", "__weakref__", "__slots__"})
+"""Attribute names an object's state never has when it crosses: the receiver refuses them
+(:meth:`Codec._dec_state`), so the sender does not send such an object (:meth:`Codec._cannot`)."""
+
 _META_DUNDERS = ("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__",
                  "__annotations__")
 
@@ -902,10 +906,14 @@ class Codec:
                 return
             if (_python_class(kind) or self.own(ref[0]) and _zone_class(kind)) and (
                     not self._to_judge() or self.rebuildable(kind)):
+                if self._refused_state(value, kind, out):
+                    return None
                 return self._save_object(value, ref, out, memo, depth)
             base = _builtin_base(kind)
             if base in _BUILTIN_BASES and kind is not base and _python_class(
                     kind, base) and (not self._to_judge() or self.rebuildable(kind)):
+                if self._refused_state(value, kind, out):
+                    return None
                 return self._save_subclass(value, base, ref, out, memo, depth)
         if callable(value) and not (judge and kind.__flags__ & HEAPTYPE):
             return self._export(value, b"c", out)
@@ -914,6 +922,17 @@ class Codec:
         if ref is None:  # no module holds the class under its name: made at run time
             return self._cannot(f"an object of {_name(kind)}, a class made at run time", out)
         return self._cannot("an object of " + _name(kind), out)
+
+    def _refused_state(self, value, kind, out):
+        """Whether ``value``'s attributes name one the receiver refuses (:data:`_STATE_REFUSED`;
+        typing's aliases, ``Optional[int]``, keep ``__slots__ = None`` in theirs): then it is
+        a value this side cannot send (:meth:`_cannot`), as the receiver would find."""
+        refused = _STATE_REFUSED.intersection(_state(value))
+        if not refused:
+            return False
+        self._cannot(f"an object of {_name(kind)} with {', '.join(sorted(refused))} in its "
+                     "attributes", out)
+        return True
 
     def _bound_by_state(self, method):
         """Whether ``method`` (a bound method) is a plain function of a project class bound to
@@ -1673,7 +1692,7 @@ class Codec:
         state = {}
         for _ in range(count):
             key, at = self._text(data, at)
-            if key in ("__dict__", "__class__", "__weakref__", "__slots__"):
+            if key in _STATE_REFUSED:
                 raise ValueError(f"{key} in an object's state")
             state[key], at = self._dec(data, at, table, depth + 1)
         return state, at
