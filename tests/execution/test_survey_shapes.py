@@ -2273,3 +2273,59 @@ async def test_a_patched_function_annotated_with_a_typing_alias(tmp_path):
     wrong = 'def to_bytes(n):\n    return n.to_bytes(8, "little")\n'
     _, run = await review(root, "stamp/encoding.py", "to_bytes", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# python-slugify (survey 7): argparse's ``parser.error`` prints the usage to stderr and
+# raises ``SystemExit(2)``, which the tests expect (``assertRaises(SystemExit)``).
+SYSTEM_EXIT = {
+    "pyproject.toml": "[project]\nname = 'cli'\nversion = '0'\n",
+    "cli/__init__.py": "",
+    "cli/main.py": '''\
+        import argparse
+
+
+        def parse_args(argv):
+            """The options of ``argv``; exits (status 2) on a bad one, as argparse does."""
+            parser = argparse.ArgumentParser(prog="cli")
+            parser.add_argument("--count", type=int, default=1)
+            args = parser.parse_args(argv)
+            if args.count < 0:
+                parser.error("count must not be negative")
+            return args.count
+        ''',
+    "tests/test_main.py": '''\
+        import contextlib
+        import io
+        import unittest
+
+        from cli.main import parse_args
+
+
+        class TestParse(unittest.TestCase):
+            def test_count(self):
+                self.assertEqual(parse_args(["--count", "3"]), 3)
+
+            def test_negative_count_exits(self):
+                err = io.StringIO()
+                with self.assertRaises(SystemExit) as caught, contextlib.redirect_stderr(err):
+                    parse_args(["--count", "-1"])
+                self.assertEqual(caught.exception.code, 2)
+                self.assertIn("count must not be negative", err.getvalue())
+        ''',
+}
+
+
+async def test_a_system_exit_of_the_code_reaches_the_test(tmp_path):
+    """The code's ``SystemExit`` became the judge's own error, "the code under test raised
+    builtins.SystemExit: 2", a failure of right code where plain pytest passed (python-slugify
+    ``parse_args``: 2 tests caught it with ``assertRaises(SystemExit)``). It is raised in the
+    test as plain pytest would see it (pytest, unittest and doctest report one that is not
+    caught as the test's failure); a body that does not exit fails."""
+    root = make(tmp_path / "cli", SYSTEM_EXIT)
+    _, run = await review(root, "cli/main.py", "parse_args")
+    assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
+    wrong = ("def parse_args(argv):\n    import argparse\n    parser = argparse.ArgumentParser()\n"
+             "    parser.add_argument('--count', type=int, default=1)\n"
+             "    return parser.parse_args(argv).count\n")
+    _, run = await review(root, "cli/main.py", "parse_args", wrong)
+    assert sorted(o.status for o in run.outcomes) == ["failed", "passed"], run.outcomes

@@ -2517,8 +2517,11 @@ def exception_info(exc, codec, frames=()):
 
 def _raisable(cls):
     """Whether the judge re-raises an exception of class ``cls`` as such: an ``Exception``
-    that pytest gives no meaning of its own (not pytest's, not ``unittest.SkipTest``)."""
-    if not isinstance(cls, type) or not issubclass(cls, Exception):
+    that pytest gives no meaning of its own (not pytest's, not ``unittest.SkipTest``), or a
+    ``SystemExit`` (argparse's ``parser.error``; pytest, unittest and doctest report one the
+    test does not catch as the test's failure, as from the code in one process). Never
+    ``KeyboardInterrupt`` or ``GeneratorExit``, which stop pytest or a generator."""
+    if not isinstance(cls, type) or not issubclass(cls, (Exception, SystemExit)):
         return False
     if any(forbidden(getattr(base, "__module__", "builtins")) for base in cls.__mro__):
         return False
