@@ -2329,3 +2329,59 @@ async def test_a_system_exit_of_the_code_reaches_the_test(tmp_path):
              "    return parser.parse_args(argv).count\n")
     _, run = await review(root, "cli/main.py", "parse_args", wrong)
     assert sorted(o.status for o in run.outcomes) == ["failed", "passed"], run.outcomes
+
+
+# itsdangerous (survey 7): ``BadPayload`` keeps the ``json.JSONDecodeError`` it caught as
+# ``original_error``; that error does not cross (json's class defines ``__reduce__``), so
+# neither does the ``BadPayload``: the test got a stand-in with its class and message only.
+PAYLOAD_ERROR = {
+    "pyproject.toml": "[project]\nname = 'payload'\nversion = '0'\n",
+    "payload/__init__.py": "",
+    "payload/core.py": '''\
+        import json
+
+
+        class BadPayload(Exception):
+            def __init__(self, message, original_error=None):
+                super().__init__(message)
+                self.original_error = original_error
+
+
+        def load(text):
+            """``json.loads(text)``; ``BadPayload`` (with the json error) when it is not JSON."""
+            try:
+                return json.loads(text)
+            except Exception as e:
+                raise BadPayload("could not load the payload", original_error=e) from e
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from payload.core import BadPayload, load
+
+
+        def test_load():
+            assert load("[1]") == [1]
+
+
+        def test_bad_payload_keeps_the_error():
+            with pytest.raises(BadPayload) as caught:
+                load("[1")
+            assert caught.value.original_error is not None
+        ''',
+}
+
+
+async def test_a_field_of_an_exception_that_crossed_by_its_name_only(tmp_path):
+    """An exception that cannot cross reaches the test as a stand-in of its class and
+    message: reading one of its fields raised ``AttributeError`` in the test, which failed
+    where plain pytest passed (itsdangerous ``Serializer.loads``:
+    ``test_bad_payload_exception``, the one *differ* of survey 7). The test that reads one
+    is "not judged"; one that only catches it is judged; a body that raises nothing fails."""
+    root = make(tmp_path / "payload", PAYLOAD_ERROR)
+    _, run = await review(root, "payload/core.py", "load")
+    assert [o.status for o in run.outcomes] == ["passed", "not judged"], run.outcomes
+    assert "'original_error'" in run.outcomes[1].message, run.outcomes[1]
+    wrong = "def load(text):\n    return [1]\n"
+    _, run = await review(root, "payload/core.py", "load", wrong)
+    assert [o.status for o in run.outcomes] == ["passed", "failed"], run.outcomes
