@@ -415,15 +415,23 @@ class Local:
     pass
 
 
-def test_a_module_crosses_by_name_to_the_code_never_back():
+def test_a_module_crosses_by_name_to_the_code_and_back_only_if_the_judge_sent_it():
+    """The judge takes back a module it sent (itsdangerous: a ``Serializer``'s ``json``,
+    back with ``self``), as its own; never one the code chose (``pickle``: a test calling its
+    ``loads`` would run the code's data in pytest's process)."""
     judge, subject = pair()
     assert subject.loads(judge.dumps([collections]))[0] is collections
+    assert judge.loads(subject.dumps([collections]))[0] is collections  # sent: back
+    import pickle
+
     with pytest.raises(ps.Unjudgeable):  # from the subject: refused, never looked up
         judge.loads(b"M" + b"2:os")
-    data = subject.dumps([collections])  # the subject marks it as a value it cannot send
-    assert data.startswith(b"w0;l1:U")
+    data = subject.dumps([pickle])  # the subject marks it as a value it cannot send
+    assert b";l1:U28:an object of builtins.module" in data
     with pytest.raises(ps.Unjudgeable):
         judge.loads(data)
+    with pytest.raises(ps.Unjudgeable):  # forged by the subject all the same: refused
+        judge.loads(b"M" + b"6:pickle")
 
 
 class Kind(tuple):

@@ -2385,3 +2385,51 @@ async def test_a_field_of_an_exception_that_crossed_by_its_name_only(tmp_path):
     wrong = "def load(text):\n    return [1]\n"
     _, run = await review(root, "payload/core.py", "load", wrong)
     assert [o.status for o in run.outcomes] == ["passed", "failed"], run.outcomes
+
+
+# itsdangerous (survey 7): a ``Serializer`` keeps the ``json`` module as its ``serializer``
+# (``default_serializer = json``); ``self`` goes to the code and comes back after each call.
+MODULE_ATTRIBUTE = {
+    "pyproject.toml": "[project]\nname = 'ser'\nversion = '0'\n",
+    "ser/__init__.py": "",
+    "ser/core.py": '''\
+        import json
+
+
+        class Serializer:
+            default_serializer = json
+
+            def __init__(self, serializer=None):
+                self.serializer = serializer or self.default_serializer
+
+            def loads(self, text):
+                """The value ``text`` holds, by the serializer."""
+                return self.serializer.loads(text)
+        ''',
+    "tests/test_core.py": '''\
+        import json
+
+        from ser.core import Serializer
+
+
+        def test_loads():
+            serializer = Serializer()
+            assert serializer.loads("[1, 2]") == [1, 2]
+            assert serializer.serializer is json
+        ''',
+}
+
+
+async def test_a_module_the_test_sent_comes_back_as_itself(tmp_path):
+    """A module crossed to the code (by name) but not back: ``self``, written back after the
+    call, held ``json``, "the code under test sent what the judge does not rebuild (an object
+    of builtins.module ...)" (itsdangerous: 105 tests of ``Serializer.loads`` and of
+    ``iter_unsigners``). A module the judge sent comes back as the judge's own; one it did
+    not send stays refused (tests/execution/test_pytest_subject_codec.py); a wrong body
+    fails."""
+    root = make(tmp_path / "ser", MODULE_ATTRIBUTE)
+    _, run = await review(root, "ser/core.py", "Serializer.loads")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def loads(self, text):\n    return self.serializer.loads(text)[::-1]\n"
+    _, run = await review(root, "ser/core.py", "Serializer.loads", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

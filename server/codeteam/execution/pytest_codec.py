@@ -685,6 +685,7 @@ class Codec:
         self.swapped = {}  # see loads
         self.returning = None  # the class of the judge's own object being decoded (rebuilt)
         self.shared = None
+        self.modules = set()  # names of the modules the judge sent (``M``: load_module)
         self.generation = 0
         self.session()
         self.globals = {}  # id(a module global's value) -> (name, value): sentinels
@@ -860,9 +861,12 @@ class Codec:
             return self._save_class(value, out)
         if self._save_value(value, kind, out, memo, depth):
             return
-        if isinstance(value, types.ModuleType) and not self._to_judge() and not forbidden(
-                value.__name__) and sys.modules.get(value.__name__) is value:
-            out.append(b"M")  # a module the test gives the code: by name, to the subject only
+        if isinstance(value, types.ModuleType) and not forbidden(value.__name__) and (
+                sys.modules.get(value.__name__) is value) and (
+                not self._to_judge() or value.__name__ in self.modules):
+            if self.strict:  # a module the test gives the code: by name; it may come back
+                self.modules.add(value.__name__)  # (the one the judge sent: load_module)
+            out.append(b"M")
             return self._str(value.__name__, out)
         if judge and getattr(kind, "__module__", None) == "unittest.mock":
             return self._export(value, b"o", out)  # a mock the test patched in: its object
@@ -1556,12 +1560,23 @@ class Codec:
         return _MethodType(func, owner), at
 
     def load_module(self, data, at, table, depth):
+        """``M``: a module by its name. The subject imports it; the judge takes only one it
+        sent itself (a test's ``Serializer`` holding ``json``, back with ``self``), as its own
+        object: never one the code chose (``pickle``, whose ``loads`` a test would then run on
+        the code's data in pytest's process)."""
         name, at = self._text(data, at)
-        if self.strict or forbidden(name):
+        if forbidden(name):
             raise Unjudgeable(f"the module {name}")
+        if self.strict:
+            found = sys.modules.get(name)
+            if name not in self.modules or not isinstance(found, type(sys)):
+                raise Unjudgeable(f"the module {name}")
+            return found, at
         import importlib
 
-        return importlib.import_module(name), at
+        found = importlib.import_module(name)
+        self.modules.add(name)  # (the subject sends back only those)
+        return found, at
 
     def load_exception(self, data, at, table, depth):
         cls, at = self._dec_ref(data, at)
