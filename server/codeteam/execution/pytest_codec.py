@@ -278,6 +278,12 @@ HOOKS = ("__repr__", "__str__", "__format__", "__hash__", "__eq__", "__ne__", "_
 rebuilt from the subject's state must define none of them in Python (:func:`_no_hooks`)."""
 
 
+STATE_CLASSES = frozenset({("argparse", "Namespace")})
+"""Standard classes the judge rebuilds from the subject's state though they define some of
+:data:`HOOKS`: theirs read only the object's attributes (argparse's ``Namespace``:
+``__eq__`` compares ``vars``, ``__contains__`` looks in ``__dict__``, ``__repr__`` lists
+them), which cross by the same rules as any value. (module, qualname) pairs."""
+
 _NAMEDTUPLE_REPR = vars(collections.namedtuple("_", ""))["__repr__"].__code__
 """The code every namedtuple's generated ``__repr__`` runs (its ``__qualname__`` names the
 class in Python 3.11, ``namedtuple.<locals>.__repr__`` before)."""
@@ -761,6 +767,10 @@ class Codec:
         module = getattr(cls, "__module__", None)
         if type(module) is not str or forbidden(module):
             return False
+        name = getattr(cls, "__qualname__", None)
+        if (module, name) in STATE_CLASSES and getattr(sys.modules.get(module), name,
+                                                       None) is cls:
+            return True
         if self.own(module):
             return not self.of_tests(module) or _no_hooks(cls, stop)
         return stop is not object and (module == "builtins" or _no_hooks(cls, stop))
