@@ -340,11 +340,11 @@ UNSENT = {
     "pyproject.toml": "[project]\nname = 'unsent'\nversion = '0'\n",
     "unsent/__init__.py": "",
     "unsent/core.py": '''\
-        import argparse
+        import optparse
 
 
         def value(x):
-            return argparse.Namespace(v=x)
+            return optparse.Values({"v": x})
         ''',
     "tests/test_core.py": '''\
         import pytest
@@ -2476,4 +2476,56 @@ async def test_an_argparse_namespace_the_code_makes_crosses(tmp_path):
     wrong = ("def parse_args(argv):\n    import argparse\n"
              "    return argparse.Namespace(count=3, words=['b', 'a'])\n")
     _, run = await review(root, "opts/main.py", "parse_args", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# itsdangerous (survey 7): ``timed.py`` holds the class (``from datetime import datetime``),
+# as do the tests; freezegun's ``freeze_time`` rebinds it there to ``FakeDatetime``, and the
+# code's ``datetime.fromtimestamp`` returns one.
+FROZEN_CLASS = {
+    "pyproject.toml": "[project]\nname = 'stamps'\nversion = '0'\n",
+    "stamps/__init__.py": "",
+    "stamps/timed.py": '''\
+        import time
+        from datetime import datetime, timezone
+
+
+        def to_datetime(ts):
+            """The UTC datetime of the timestamp ``ts``."""
+            return datetime.fromtimestamp(ts, tz=timezone.utc)
+
+
+        def signed_at():
+            return to_datetime(int(time.time()))
+        ''',
+    "tests/test_timed.py": '''\
+        from datetime import datetime, timezone
+
+        from freezegun import freeze_time
+
+        from stamps.timed import signed_at
+
+
+        def test_signed_at():
+            ts = datetime(2011, 6, 24, 0, 9, 5, tzinfo=timezone.utc)
+            with freeze_time(ts):
+                assert signed_at() == ts
+        ''',
+}
+
+
+async def test_a_fake_datetime_made_from_a_class_a_module_holds_crosses_back(tmp_path):
+    """freezegun rebinds ``datetime`` in the project's module that holds the class; the
+    ``FakeDatetime`` the code then made was "the code under test sent what the judge does
+    not rebuild (an object of freezegun.api.FakeDatetime ...)" (itsdangerous: 83 of 84 tests
+    of ``TimestampSigner.timestamp_to_datetime``, 70 of ``unsign``): only a patch of the
+    ``datetime`` module itself was known. A subclass of a standard value type a test puts in
+    place of it in any module crosses as that type's value; a wrong body fails."""
+    pytest.importorskip("freezegun")
+    root = make(tmp_path / "stamps", FROZEN_CLASS)
+    _, run = await review(root, "stamps/timed.py", "to_datetime")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def to_datetime(ts):\n"
+             "    return datetime.fromtimestamp(ts + 1, tz=timezone.utc)\n")
+    _, run = await review(root, "stamps/timed.py", "to_datetime", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -1894,14 +1894,20 @@ _PATCHED_TYPES: set = set()
 
 
 def patched_value_type(module, name, value):
-    """Remember ``value``, set by the test as ``module.name`` (``datetime.datetime``), when it
-    stands for that standard value type (a subclass of it): its objects the code returns after
-    the call (the test's patches undone) still cross as that type's values."""
-    if getattr(module, "__name__", None) == "datetime" and issubclass(type(value), type):
-        original = vars(module).get(name)
-        if isinstance(original, type) and issubclass(value, original) and (
-                "datetime", name) in _VALUE_ARGS:
-            _PATCHED_TYPES.add(value)
+    """Remember ``value``, set by the test as ``module.name``, when it stands for the standard
+    value type ``module.name`` binds (a subclass of it): ``datetime.datetime``, or a project
+    module's ``datetime`` that holds the class (``from datetime import datetime``, which
+    freezegun rebinds too): its objects the code returns after the call (the test's patches
+    undone) still cross as that type's values."""
+    if not issubclass(type(value), type):
+        return
+    original = vars(module).get(name)
+    if not isinstance(original, type) or value is original:
+        return
+    home, named = getattr(original, "__module__", None), getattr(original, "__name__", None)
+    if home == "datetime" and (home, named) in _VALUE_ARGS and getattr(
+            sys.modules.get(home), named, None) is original and issubclass(value, original):
+        _PATCHED_TYPES.add(value)
 
 
 def _patched_value_type(kind):

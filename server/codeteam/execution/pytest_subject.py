@@ -468,6 +468,9 @@ class Subject(Channel):
             for name, value in names.items():
                 if type(name) is str and (not _is_dunder(name) or (
                         name == "__spec__" and value is None)):
+                    if issubclass(type(value), type):  # freezegun's FakeDatetime as the
+                        # `datetime` the module holds: its objects cross as datetimes
+                        _codec.patched_value_type(self.module, name, value)
                     saved.append(_set(self.module, name, value))
         for name in request.get("deleted") or [] if self.module is not None else []:
             space = vars(self.module)
