@@ -2331,13 +2331,15 @@ async def test_a_system_exit_of_the_code_reaches_the_test(tmp_path):
     assert sorted(o.status for o in run.outcomes) == ["failed", "passed"], run.outcomes
 
 
-# itsdangerous (survey 7): ``BadPayload`` keeps the ``json.JSONDecodeError`` it caught as
-# ``original_error``; that error does not cross (json's class defines ``__reduce__``), so
-# neither does the ``BadPayload``: the test got a stand-in with its class and message only.
+# itsdangerous (survey 7): ``BadPayload`` keeps the error it caught as ``original_error``: a
+# ``json.JSONDecodeError`` (which defines ``__reduce__``; configparser's errors define
+# ``__repr__``); neither crossed, so neither did the ``BadPayload``: the test got a stand-in with its class
+# and message only.
 PAYLOAD_ERROR = {
     "pyproject.toml": "[project]\nname = 'payload'\nversion = '0'\n",
     "payload/__init__.py": "",
     "payload/core.py": '''\
+        import configparser
         import json
 
 
@@ -2348,13 +2350,18 @@ PAYLOAD_ERROR = {
 
 
         def load(text):
-            """``json.loads(text)``; ``BadPayload`` (with the json error) when it is not JSON."""
+            """The JSON value ``text`` holds (``=`` first: an INI text); ``BadPayload`` (with
+            the error) when it is not one."""
             try:
+                if text.startswith("="):
+                    configparser.ConfigParser().read_string(text)
                 return json.loads(text)
             except Exception as e:
                 raise BadPayload("could not load the payload", original_error=e) from e
         ''',
     "tests/test_core.py": '''\
+        import json
+
         import pytest
 
         from payload.core import BadPayload, load
@@ -2364,10 +2371,17 @@ PAYLOAD_ERROR = {
             assert load("[1]") == [1]
 
 
-        def test_bad_payload_keeps_the_error():
+        def test_bad_ini_keeps_the_error():
+            with pytest.raises(BadPayload) as caught:
+                load("=x")
+            assert caught.value.original_error is not None
+
+
+        def test_bad_json_keeps_the_error():
             with pytest.raises(BadPayload) as caught:
                 load("[1")
-            assert caught.value.original_error is not None
+            assert isinstance(caught.value.original_error, json.JSONDecodeError)
+            assert caught.value.original_error.pos == 2
         ''',
 }
 
@@ -2377,14 +2391,16 @@ async def test_a_field_of_an_exception_that_crossed_by_its_name_only(tmp_path):
     message: reading one of its fields raised ``AttributeError`` in the test, which failed
     where plain pytest passed (itsdangerous ``Serializer.loads``:
     ``test_bad_payload_exception``, the one *differ* of survey 7). The test that reads one
-    is "not judged"; one that only catches it is judged; a body that raises nothing fails."""
+    (configparser's ``MissingSectionHeaderError`` does not cross) is "not judged"; json's ``JSONDecodeError`` crosses
+    (its ``__reduce__`` reads only its fields: ``STATE_CLASSES``), and so does the
+    ``BadPayload`` holding it; a body that raises nothing fails."""
     root = make(tmp_path / "payload", PAYLOAD_ERROR)
     _, run = await review(root, "payload/core.py", "load")
-    assert [o.status for o in run.outcomes] == ["passed", "not judged"], run.outcomes
+    assert [o.status for o in run.outcomes] == ["passed", "not judged", "passed"], run.outcomes
     assert "'original_error'" in run.outcomes[1].message, run.outcomes[1]
     wrong = "def load(text):\n    return [1]\n"
     _, run = await review(root, "payload/core.py", "load", wrong)
-    assert [o.status for o in run.outcomes] == ["passed", "failed"], run.outcomes
+    assert [o.status for o in run.outcomes] == ["passed", "failed", "failed"], run.outcomes
 
 
 # itsdangerous (survey 7): a ``Serializer`` keeps the ``json`` module as its ``serializer``

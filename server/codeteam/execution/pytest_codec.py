@@ -278,11 +278,12 @@ HOOKS = ("__repr__", "__str__", "__format__", "__hash__", "__eq__", "__ne__", "_
 rebuilt from the subject's state must define none of them in Python (:func:`_no_hooks`)."""
 
 
-STATE_CLASSES = frozenset({("argparse", "Namespace")})
+STATE_CLASSES = frozenset({("argparse", "Namespace"), ("json.decoder", "JSONDecodeError")})
 """Standard classes the judge rebuilds from the subject's state though they define some of
 :data:`HOOKS`: theirs read only the object's attributes (argparse's ``Namespace``:
 ``__eq__`` compares ``vars``, ``__contains__`` looks in ``__dict__``, ``__repr__`` lists
-them), which cross by the same rules as any value. (module, qualname) pairs."""
+them; json's ``JSONDecodeError``: ``__reduce__`` gives its ``msg``, ``doc`` and ``pos``),
+which cross by the same rules as any value. (module, qualname) pairs."""
 
 _NAMEDTUPLE_REPR = vars(collections.namedtuple("_", ""))["__repr__"].__code__
 """The code every namedtuple's generated ``__repr__`` runs (its ``__qualname__`` names the
