@@ -2545,3 +2545,60 @@ async def test_a_fake_datetime_made_from_a_class_a_module_holds_crosses_back(tmp
              "    return datetime.fromtimestamp(ts + 1, tz=timezone.utc)\n")
     _, run = await review(root, "stamps/timed.py", "to_datetime", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# docopt-ng (survey 7): ``docopt(doc)`` parses ``sys.argv[1:]``, which the tests set
+# (``sys.argv = "prog -a".split()``, ``mock.patch("sys.argv", ...)`` in an autouse fixture).
+ARGV = {
+    "pyproject.toml": "[project]\nname = 'argv'\nversion = '0'\n",
+    "argv/__init__.py": "",
+    "argv/core.py": '''\
+        import sys
+
+
+        def options(argv=None):
+            """The words of ``argv``, else of ``sys.argv[1:]``, that start with a dash."""
+            return [a for a in (sys.argv[1:] if argv is None else argv) if a.startswith("-")]
+        ''',
+    "tests/test_core.py": '''\
+        import sys
+        from unittest import mock
+
+        from argv.core import options
+
+
+        def test_given():
+            assert options(["x", "-a"]) == ["-a"]
+
+
+        def test_sys_argv_set_by_the_test():
+            saved = sys.argv
+            try:
+                sys.argv = "prog -a b".split()
+                assert options() == ["-a"]
+                sys.argv = "prog -b".split()
+                assert options() == ["-b"]
+            finally:
+                sys.argv = saved
+
+
+        def test_sys_argv_patched():
+            with mock.patch("sys.argv", ["prog", "-c"]):
+                assert options() == ["-c"]
+        ''',
+}
+
+
+async def test_the_tests_sys_argv_is_the_codes(tmp_path):
+    """The code read its own process's ``sys.argv``, not the one the test set: "DocoptExit:
+    Warning: found unmatched (duplicate?) arguments [Argument(None, '20')]" for right code
+    (docopt-ng ``docopt``: ``test_issue_65_evaluate_argv_when_called_not_when_imported``).
+    The test's ``sys.argv`` goes with each call, as its environment does; a wrong body
+    fails."""
+    root = make(tmp_path / "argv", ARGV)
+    _, run = await review(root, "argv/core.py", "options")
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+    wrong = ("def options(argv=None):\n"
+             "    return [a for a in (sys.argv[2:] if argv is None else argv) if a[0] == '-']\n")
+    _, run = await review(root, "argv/core.py", "options", wrong)
+    assert [o.status for o in run.outcomes] == ["passed", "failed", "failed"], run.outcomes

@@ -432,8 +432,8 @@ class Subject(Channel):
         return reply
 
     def context(self, request):
-        """The judge's environment, working directory, sys.path and view (before the call's
-        values are decoded: they may import modules found there)."""
+        """The judge's environment, working directory, sys.path, ``sys.argv`` and view (before
+        the call's values are decoded: they may import modules found there)."""
         env = request.get("env")
         if type(env) is dict and env != self.environ:
             os.environ.clear()
@@ -448,6 +448,9 @@ class Subject(Channel):
         path = request.get("path")
         if type(path) is list:
             sys.path[:] = [str(p) for p in path]
+        argv = request.get("argv")
+        if type(argv) is list:
+            sys.argv = [str(a) for a in argv]
         filters = request.get("filters")
         if type(filters) is list:
             self.filters = _judge_filters(filters)
@@ -1488,6 +1491,9 @@ class JudgeClient(Channel):
             path = [os.path.abspath(p or ".") for p in sys.path]
             if path != self.sent_path:
                 request["path"] = self.sent_path = path
+            argv = getattr(sys, "argv", None)  # the test's (``sys.argv = ...``, mock.patch):
+            if type(argv) is list and all(type(a) is str for a in argv):  # what the code
+                request["argv"] = list(argv)  # reads as its command line (docopt-ng)
             if len(sys.modules) != self.known_modules:  # test modules imported since (before
                 # the states: a class of a library the tests imported crosses by its name)
                 self.known_modules = len(sys.modules)
