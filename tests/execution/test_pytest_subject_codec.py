@@ -496,9 +496,8 @@ def test_an_object_of_a_library_class_from_the_subject_is_an_error_not_rebuilt()
         judge.loads(subject.dumps(optparse.Values({"a": 1})))
     with pytest.raises(ps.Unjudgeable):  # a crafted frame: refused before anything is made
         judge.loads(b"O" + b"8:optparse" + b"6:Values" + b"0:0:")
-    # (argparse's Namespace, whose hooks read only its attributes, is rebuilt: STATE_CLASSES)
-    made = judge.loads(subject.dumps(argparse.Namespace(a=[1])))
-    assert type(made) is argparse.Namespace and made == argparse.Namespace(a=[1])
+    with pytest.raises(ps.Unjudgeable):  # (argparse's Namespace too: see STATE_CLASSES)
+        judge.loads(subject.dumps(argparse.Namespace(a=[1])))
     assert type(judge.loads(subject.dumps(make_point(1, 2)))) is Point  # this project's class
 
 
