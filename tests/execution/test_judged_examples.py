@@ -443,16 +443,16 @@ async def test_an_ai_test_cannot_change_the_verdict_of_the_users_tests(forger, p
 
 
 NAMESPACE_MODULE = '''\
-import argparse
+import optparse
 
 
 def options(verbose):
-    """The options as a namespace.
+    """The options as optparse's values.
 
     >>> options(True).verbose
     True
-    >>> options(True)
-    Namespace(verbose=True)
+    >>> print(options(True))
+    {'verbose': True}
     """
 '''
 
@@ -460,7 +460,7 @@ def options(verbose):
 async def test_a_value_the_judge_cannot_rebuild_is_not_judged_not_a_failure(policy):
     # Right code whose answer is an object of a library's class: the judge does not rebuild
     # it (only the project's own classes cross by state). Not the code's failure, nor a pass.
-    body = "def options(verbose):\n    return argparse.Namespace(verbose=verbose)\n"
+    body = "def options(verbose):\n    return optparse.Values({'verbose': verbose})\n"
     task = Task.from_source(NAMESPACE_MODULE, "options")
     from codeteam.service.documents import task_for
 

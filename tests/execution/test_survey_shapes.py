@@ -340,11 +340,11 @@ UNSENT = {
     "pyproject.toml": "[project]\nname = 'unsent'\nversion = '0'\n",
     "unsent/__init__.py": "",
     "unsent/core.py": '''\
-        import argparse
+        import optparse
 
 
         def value(x):
-            return argparse.Namespace(v=x)
+            return optparse.Values({"v": x})
         ''',
     "tests/test_core.py": '''\
         import pytest
@@ -2221,3 +2221,340 @@ async def test_every_match_of_a_sub_callback_crosses(tmp_path):
     wrong = 'def unit(m):\n    return m.group(1) + ","\n'
     _, run = await review(root, "words/core.py", "unit", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# itsdangerous (survey 7): freezegun puts its ``fake_time`` & co. into ``time``, which the
+# project's module holds; their annotations (``Optional[float]``) went with the handles.
+PATCHED_ANNOTATED = {
+    "pyproject.toml": "[project]\nname = 'stamp'\nversion = '0'\n",
+    "stamp/__init__.py": "",
+    "stamp/encoding.py": '''\
+        def to_bytes(n):
+            """``n`` as 8 big-endian bytes."""
+            return n.to_bytes(8, "big")
+        ''',
+    "stamp/signer.py": '''\
+        import time
+
+        from .encoding import to_bytes
+
+
+        def stamp(n):
+            return to_bytes(int(time.time()) + n)
+        ''',
+    "tests/test_signer.py": '''\
+        import time
+        from typing import Optional
+
+        from stamp.signer import stamp
+
+
+        def fake_time(offset: Optional[int] = None) -> float:
+            return 1.0
+
+
+        def test_stamp(monkeypatch):
+            monkeypatch.setattr(time, "time", fake_time)
+            assert stamp(3) == bytes(7) + b"\\4"
+        ''',
+}
+
+
+async def test_a_patched_function_annotated_with_a_typing_alias(tmp_path):
+    """A typing alias (``Optional[int]``: its ``__dict__`` holds ``__slots__ = None``) was
+    sent by its state, which the receiver refuses: the annotations of the test's
+    ``fake_time``, patched into ``time`` and sent with each call, made every call "not
+    judged (... __slots__ in an object's state)" (itsdangerous: 94 of 97 tests of
+    ``int_to_bytes``, freezegun's fakes). What the receiver refuses is not sent (the handle
+    goes without that annotation); a wrong body fails."""
+    root = make(tmp_path / "stamp", PATCHED_ANNOTATED)
+    _, run = await review(root, "stamp/encoding.py", "to_bytes")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = 'def to_bytes(n):\n    return n.to_bytes(8, "little")\n'
+    _, run = await review(root, "stamp/encoding.py", "to_bytes", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# python-slugify (survey 7): argparse's ``parser.error`` prints the usage to stderr and
+# raises ``SystemExit(2)``, which the tests expect (``assertRaises(SystemExit)``).
+SYSTEM_EXIT = {
+    "pyproject.toml": "[project]\nname = 'cli'\nversion = '0'\n",
+    "cli/__init__.py": "",
+    "cli/main.py": '''\
+        import argparse
+
+
+        def parse_args(argv):
+            """The options of ``argv``; exits (status 2) on a bad one, as argparse does."""
+            parser = argparse.ArgumentParser(prog="cli")
+            parser.add_argument("--count", type=int, default=1)
+            args = parser.parse_args(argv)
+            if args.count < 0:
+                parser.error("count must not be negative")
+            return args.count
+        ''',
+    "tests/test_main.py": '''\
+        import contextlib
+        import io
+        import unittest
+
+        from cli.main import parse_args
+
+
+        class TestParse(unittest.TestCase):
+            def test_count(self):
+                self.assertEqual(parse_args(["--count", "3"]), 3)
+
+            def test_negative_count_exits(self):
+                err = io.StringIO()
+                with self.assertRaises(SystemExit) as caught, contextlib.redirect_stderr(err):
+                    parse_args(["--count", "-1"])
+                self.assertEqual(caught.exception.code, 2)
+                self.assertIn("count must not be negative", err.getvalue())
+        ''',
+}
+
+
+async def test_a_system_exit_of_the_code_reaches_the_test(tmp_path):
+    """The code's ``SystemExit`` became the judge's own error, "the code under test raised
+    builtins.SystemExit: 2", a failure of right code where plain pytest passed (python-slugify
+    ``parse_args``: 2 tests caught it with ``assertRaises(SystemExit)``). It is raised in the
+    test as plain pytest would see it (pytest, unittest and doctest report one that is not
+    caught as the test's failure); a body that does not exit fails."""
+    root = make(tmp_path / "cli", SYSTEM_EXIT)
+    _, run = await review(root, "cli/main.py", "parse_args")
+    assert [o.status for o in run.outcomes] == ["passed"] * 2, run.outcomes
+    wrong = ("def parse_args(argv):\n    import argparse\n    parser = argparse.ArgumentParser()\n"
+             "    parser.add_argument('--count', type=int, default=1)\n"
+             "    return parser.parse_args(argv).count\n")
+    _, run = await review(root, "cli/main.py", "parse_args", wrong)
+    assert sorted(o.status for o in run.outcomes) == ["failed", "passed"], run.outcomes
+
+
+# itsdangerous (survey 7): ``BadPayload`` keeps the error it caught as ``original_error``: a
+# ``json.JSONDecodeError`` (which defines ``__reduce__``; configparser's errors define
+# ``__repr__``); neither crossed, so neither did the ``BadPayload``: the test got a stand-in with its class
+# and message only.
+PAYLOAD_ERROR = {
+    "pyproject.toml": "[project]\nname = 'payload'\nversion = '0'\n",
+    "payload/__init__.py": "",
+    "payload/core.py": '''\
+        import configparser
+        import json
+
+
+        class BadPayload(Exception):
+            def __init__(self, message, original_error=None):
+                super().__init__(message)
+                self.original_error = original_error
+
+
+        def load(text):
+            """The JSON value ``text`` holds (``=`` first: an INI text); ``BadPayload`` (with
+            the error) when it is not one."""
+            try:
+                if text.startswith("="):
+                    configparser.ConfigParser().read_string(text)
+                return json.loads(text)
+            except Exception as e:
+                raise BadPayload("could not load the payload", original_error=e) from e
+        ''',
+    "tests/test_core.py": '''\
+        import json
+
+        import pytest
+
+        from payload.core import BadPayload, load
+
+
+        def test_load():
+            assert load("[1]") == [1]
+
+
+        def test_bad_ini_keeps_the_error():
+            with pytest.raises(BadPayload) as caught:
+                load("=x")
+            assert caught.value.original_error is not None
+
+
+        def test_bad_json_keeps_the_error():
+            with pytest.raises(BadPayload) as caught:
+                load("[1")
+            assert isinstance(caught.value.original_error, json.JSONDecodeError)
+            assert caught.value.original_error.pos == 2
+        ''',
+}
+
+
+async def test_a_field_of_an_exception_that_crossed_by_its_name_only(tmp_path):
+    """An exception that cannot cross reaches the test as a stand-in of its class and
+    message: reading one of its fields raised ``AttributeError`` in the test, which failed
+    where plain pytest passed (itsdangerous ``Serializer.loads``:
+    ``test_bad_payload_exception``, the one *differ* of survey 7). The test that reads one
+    (configparser's ``MissingSectionHeaderError`` does not cross) is "not judged"; json's ``JSONDecodeError`` crosses
+    (its ``__reduce__`` reads only its fields: ``STATE_CLASSES``), and so does the
+    ``BadPayload`` holding it; a body that raises nothing fails."""
+    root = make(tmp_path / "payload", PAYLOAD_ERROR)
+    _, run = await review(root, "payload/core.py", "load")
+    assert [o.status for o in run.outcomes] == ["passed", "not judged", "passed"], run.outcomes
+    assert "'original_error'" in run.outcomes[1].message, run.outcomes[1]
+    wrong = "def load(text):\n    return [1]\n"
+    _, run = await review(root, "payload/core.py", "load", wrong)
+    assert [o.status for o in run.outcomes] == ["passed", "failed", "failed"], run.outcomes
+
+
+# itsdangerous (survey 7): a ``Serializer`` keeps the ``json`` module as its ``serializer``
+# (``default_serializer = json``); ``self`` goes to the code and comes back after each call.
+MODULE_ATTRIBUTE = {
+    "pyproject.toml": "[project]\nname = 'ser'\nversion = '0'\n",
+    "ser/__init__.py": "",
+    "ser/core.py": '''\
+        import json
+
+
+        class Serializer:
+            default_serializer = json
+
+            def __init__(self, serializer=None):
+                self.serializer = serializer or self.default_serializer
+
+            def loads(self, text):
+                """The value ``text`` holds, by the serializer."""
+                return self.serializer.loads(text)
+        ''',
+    "tests/test_core.py": '''\
+        import json
+
+        from ser.core import Serializer
+
+
+        def test_loads():
+            serializer = Serializer()
+            assert serializer.loads("[1, 2]") == [1, 2]
+            assert serializer.serializer is json
+        ''',
+}
+
+
+async def test_a_module_the_test_sent_comes_back_as_itself(tmp_path):
+    """A module crossed to the code (by name) but not back: ``self``, written back after the
+    call, held ``json``, "the code under test sent what the judge does not rebuild (an object
+    of builtins.module ...)" (itsdangerous: 105 tests of ``Serializer.loads`` and of
+    ``iter_unsigners``). A module the judge sent comes back as the judge's own; one it did
+    not send stays refused (tests/execution/test_pytest_subject_codec.py); a wrong body
+    fails."""
+    root = make(tmp_path / "ser", MODULE_ATTRIBUTE)
+    _, run = await review(root, "ser/core.py", "Serializer.loads")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def loads(self, text):\n    return self.serializer.loads(text)[::-1]\n"
+    _, run = await review(root, "ser/core.py", "Serializer.loads", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# itsdangerous (survey 7): ``timed.py`` holds the class (``from datetime import datetime``),
+# as do the tests; freezegun's ``freeze_time`` rebinds it there to ``FakeDatetime``, and the
+# code's ``datetime.fromtimestamp`` returns one.
+FROZEN_CLASS = {
+    "pyproject.toml": "[project]\nname = 'stamps'\nversion = '0'\n",
+    "stamps/__init__.py": "",
+    "stamps/timed.py": '''\
+        import time
+        from datetime import datetime, timezone
+
+
+        def to_datetime(ts):
+            """The UTC datetime of the timestamp ``ts``."""
+            return datetime.fromtimestamp(ts, tz=timezone.utc)
+
+
+        def signed_at():
+            return to_datetime(int(time.time()))
+        ''',
+    "tests/test_timed.py": '''\
+        from datetime import datetime, timezone
+
+        from freezegun import freeze_time
+
+        from stamps.timed import signed_at
+
+
+        def test_signed_at():
+            ts = datetime(2011, 6, 24, 0, 9, 5, tzinfo=timezone.utc)
+            with freeze_time(ts):
+                assert signed_at() == ts
+        ''',
+}
+
+
+async def test_a_fake_datetime_made_from_a_class_a_module_holds_crosses_back(tmp_path):
+    """freezegun rebinds ``datetime`` in the project's module that holds the class; the
+    ``FakeDatetime`` the code then made was "the code under test sent what the judge does
+    not rebuild (an object of freezegun.api.FakeDatetime ...)" (itsdangerous: 83 of 84 tests
+    of ``TimestampSigner.timestamp_to_datetime``, 70 of ``unsign``): only a patch of the
+    ``datetime`` module itself was known. A subclass of a standard value type a test puts in
+    place of it in any module crosses as that type's value; a wrong body fails."""
+    pytest.importorskip("freezegun")
+    root = make(tmp_path / "stamps", FROZEN_CLASS)
+    _, run = await review(root, "stamps/timed.py", "to_datetime")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = ("def to_datetime(ts):\n"
+             "    return datetime.fromtimestamp(ts + 1, tz=timezone.utc)\n")
+    _, run = await review(root, "stamps/timed.py", "to_datetime", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# docopt-ng (survey 7): ``docopt(doc)`` parses ``sys.argv[1:]``, which the tests set
+# (``sys.argv = "prog -a".split()``, ``mock.patch("sys.argv", ...)`` in an autouse fixture).
+ARGV = {
+    "pyproject.toml": "[project]\nname = 'argv'\nversion = '0'\n",
+    "argv/__init__.py": "",
+    "argv/core.py": '''\
+        import sys
+
+
+        def options(argv=None):
+            """The words of ``argv``, else of ``sys.argv[1:]``, that start with a dash."""
+            return [a for a in (sys.argv[1:] if argv is None else argv) if a.startswith("-")]
+        ''',
+    "tests/test_core.py": '''\
+        import sys
+        from unittest import mock
+
+        from argv.core import options
+
+
+        def test_given():
+            assert options(["x", "-a"]) == ["-a"]
+
+
+        def test_sys_argv_set_by_the_test():
+            saved = sys.argv
+            try:
+                sys.argv = "prog -a b".split()
+                assert options() == ["-a"]
+                sys.argv = "prog -b".split()
+                assert options() == ["-b"]
+            finally:
+                sys.argv = saved
+
+
+        def test_sys_argv_patched():
+            with mock.patch("sys.argv", ["prog", "-c"]):
+                assert options() == ["-c"]
+        ''',
+}
+
+
+async def test_the_tests_sys_argv_is_the_codes(tmp_path):
+    """The code read its own process's ``sys.argv``, not the one the test set: "DocoptExit:
+    Warning: found unmatched (duplicate?) arguments [Argument(None, '20')]" for right code
+    (docopt-ng ``docopt``: ``test_issue_65_evaluate_argv_when_called_not_when_imported``).
+    The test's ``sys.argv`` goes with each call, as its environment does; a wrong body
+    fails."""
+    root = make(tmp_path / "argv", ARGV)
+    _, run = await review(root, "argv/core.py", "options")
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+    wrong = ("def options(argv=None):\n"
+             "    return [a for a in (sys.argv[2:] if argv is None else argv) if a[0] == '-']\n")
+    _, run = await review(root, "argv/core.py", "options", wrong)
+    assert [o.status for o in run.outcomes] == ["passed", "failed", "failed"], run.outcomes

@@ -75,3 +75,18 @@ MD=markdown
 MARKDOWN=$MD/util.py::parseBoolValue,$MD/inlinepatterns.py::dequote,$MD/extensions/toc.py::slugify,$MD/extensions/toc.py::unique,$MD/extensions/toc.py::strip_tags,$MD/extensions/attr_list.py::get_attrs_and_remainder,$MD/extensions/attr_list.py::isheader,$MD/extensions/abbr.py::AbbrExtension.load_glossary,$MD/extensions/smarty.py::SubstituteTextPattern.handleMatch,$MD/extensions/fenced_code.py::FencedBlockPreprocessor.handle_attrs
 G=glom
 GLOM=$G/core.py::format_invocation,$G/core.py::_format_slice,$G/core.py::_get_sequence_item,$G/core.py::TargetRegistry._get_closest_type,$G/core.py::_format_t,$G/core.py::Coalesce.glomit,$G/core.py::_handle_dict,$G/reduction.py::Flatten._fold,$G/matching.py::Regex.glomit,$G/grouping.py::Avg.agg
+# survey7 (docs/bench-runs/verdict-survey/survey7.md): three more projects, PyPI sdists, each in
+# $P7/<name> with its own .venv (python 3.11.7)
+# itsdangerous 2.2.0: src/ layout, pytest 9.2.0, class-based tests with fixtures and parametrize
+#   inherited across test classes, freezegun (freeze_time in an autouse fixture), filterwarnings=error
+# python-slugify 9.2.0: unittest.TestCase classes with subTest, pytest 9.2.0, filterwarnings=error,
+#   addopts --color=yes, mock.patch, a test running `python -m slugify` in a subprocess
+# docopt-ng 0.9.0: pytest 8.4.2 (its conftest's pytest_collect_file(path) hook needs pytest < 9), a
+#   conftest plugin collecting testcases.docopt into custom pytest.Items, an autouse mock.patch of sys.argv
+P7=/tmp/survey7/projects
+ID=src/itsdangerous
+ITSDANGEROUS=$ID/encoding.py::base64_decode,$ID/encoding.py::int_to_bytes,$ID/signer.py::Signer.derive_key,$ID/signer.py::Signer.unsign,$ID/signer.py::HMACAlgorithm.get_signature,$ID/timed.py::TimestampSigner.timestamp_to_datetime,$ID/timed.py::TimestampSigner.unsign,$ID/serializer.py::Serializer.loads,$ID/serializer.py::Serializer.iter_unsigners,$ID/url_safe.py::URLSafeSerializerMixin.load_payload
+SL=slugify
+SLUGIFY=$SL/slugify.py::slugify,$SL/slugify.py::_numeric_reference,$SL/slugify.py::_transliterate,$SL/slugify.py::_is_combining_mark,$SL/slugify.py::_modern_truncate,$SL/_legacy.py::smart_truncate,$SL/_legacy.py::slugify,$SL/special.py::add_uppercase_char,$SL/__main__.py::parse_args,$SL/__main__.py::slugify_params
+D=docopt/__init__.py
+DOCOPT=$D::levenshtein,$D::transform,$D::Option.parse,$D::Tokens.from_pattern,$D::parse_pattern,$D::parse_argv,$D::parse_docstring_sections,$D::formal_usage,$D::BranchPattern.fix_repeating_arguments,$D::docopt

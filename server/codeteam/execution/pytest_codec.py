@@ -314,6 +314,14 @@ HOOKS = ("__repr__", "__str__", "__format__", "__hash__", "__eq__", "__ne__", "_
 rebuilt from the subject's state must define none of them in Python (:func:`_no_hooks`)."""
 
 
+STATE_CLASSES = frozenset({("json.decoder", "JSONDecodeError")})
+"""Standard classes the judge rebuilds from the subject's state though they define some of
+:data:`HOOKS`: theirs read only the object's attributes (json's ``JSONDecodeError``:
+``__reduce__`` gives its ``msg``, ``doc`` and ``pos``), which cross by the same rules as any
+value. (module, qualname) pairs. Not argparse's ``Namespace`` (survey 7: rebuilt, it let
+python-slugify's ``test_cli_forwarding_and_real_module`` reach a ``python -m slugify`` of
+the test's, which runs the judge's view of the module, and fail for right code)."""
+
 _NAMEDTUPLE_REPR = vars(collections.namedtuple("_", ""))["__repr__"].__code__
 """The code every namedtuple's generated ``__repr__`` runs (its ``__qualname__`` names the
 class in Python 3.11, ``namedtuple.<locals>.__repr__`` before)."""
@@ -692,6 +700,10 @@ def _hooks_of(kind):
             if not needs or any(_static(kind, need) for need in needs)]
 
 
+_STATE_REFUSED = frozenset({"__dict__", "__class__", "__weakref__", "__slots__"})
+"""Attribute names an object's state never has when it crosses: the receiver refuses them
+(:meth:`Codec._dec_state`), so the sender does not send such an object (:meth:`Codec._cannot`)."""
+
 _META_DUNDERS = ("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__",
                  "__annotations__")
 
@@ -717,6 +729,7 @@ class Codec:
         self.swapped = {}  # see loads
         self.returning = None  # the class of the judge's own object being decoded (rebuilt)
         self.shared = None
+        self.modules = set()  # names of the modules the judge sent (``M``: load_module)
         self.generation = 0
         self.session()
         self.globals = {}  # id(a module global's value) -> (name, value): sentinels
@@ -792,6 +805,10 @@ class Codec:
         module = getattr(cls, "__module__", None)
         if type(module) is not str or forbidden(module):
             return False
+        name = getattr(cls, "__qualname__", None)
+        if (module, name) in STATE_CLASSES and getattr(sys.modules.get(module), name,
+                                                       None) is cls:
+            return True
         if self.own(module):
             return not self.of_tests(module) or _no_hooks(cls, stop)
         return stop is not object and (module == "builtins" or _no_hooks(cls, stop))
@@ -893,9 +910,12 @@ class Codec:
             return self._save_class(value, out)
         if self._save_value(value, kind, out, memo, depth):
             return
-        if isinstance(value, types.ModuleType) and not self._to_judge() and not forbidden(
-                value.__name__) and sys.modules.get(value.__name__) is value:
-            out.append(b"M")  # a module the test gives the code: by name, to the subject only
+        if isinstance(value, types.ModuleType) and not forbidden(value.__name__) and (
+                sys.modules.get(value.__name__) is value) and (
+                not self._to_judge() or value.__name__ in self.modules):
+            if self.strict:  # a module the test gives the code: by name; it may come back
+                self.modules.add(value.__name__)  # (the one the judge sent: load_module)
+            out.append(b"M")
             return self._str(value.__name__, out)
         if judge and getattr(kind, "__module__", None) == "unittest.mock":
             return self._export(value, b"o", out)  # a mock the test patched in: its object
@@ -939,10 +959,14 @@ class Codec:
                 return
             if (_python_class(kind) or self.own(ref[0]) and _zone_class(kind)) and (
                     not self._to_judge() or self.rebuildable(kind)):
+                if self._refused_state(value, kind, out):
+                    return None
                 return self._save_object(value, ref, out, memo, depth)
             base = _builtin_base(kind)
             if base in _BUILTIN_BASES and kind is not base and _python_class(
                     kind, base) and (not self._to_judge() or self.rebuildable(kind)):
+                if self._refused_state(value, kind, out):
+                    return None
                 return self._save_subclass(value, base, ref, out, memo, depth)
         if callable(value) and not (judge and kind.__flags__ & HEAPTYPE):
             return self._export(value, b"c", out)
@@ -951,6 +975,17 @@ class Codec:
         if ref is None:  # no module holds the class under its name: made at run time
             return self._cannot(f"an object of {_name(kind)}, a class made at run time", out)
         return self._cannot("an object of " + _name(kind), out)
+
+    def _refused_state(self, value, kind, out):
+        """Whether ``value``'s attributes name one the receiver refuses (:data:`_STATE_REFUSED`;
+        typing's aliases, ``Optional[int]``, keep ``__slots__ = None`` in theirs): then it is
+        a value this side cannot send (:meth:`_cannot`), as the receiver would find."""
+        refused = _STATE_REFUSED.intersection(_state(value))
+        if not refused:
+            return False
+        self._cannot(f"an object of {_name(kind)} with {', '.join(sorted(refused))} in its "
+                     "attributes", out)
+        return True
 
     def _bound_by_state(self, method):
         """Whether ``method`` (a bound method) is a plain function of a project class bound to
@@ -1583,12 +1618,23 @@ class Codec:
         return _MethodType(func, owner), at
 
     def load_module(self, data, at, table, depth):
+        """``M``: a module by its name. The subject imports it; the judge takes only one it
+        sent itself (a test's ``Serializer`` holding ``json``, back with ``self``), as its own
+        object: never one the code chose (``pickle``, whose ``loads`` a test would then run on
+        the code's data in pytest's process)."""
         name, at = self._text(data, at)
-        if self.strict or forbidden(name):
+        if forbidden(name):
             raise Unjudgeable(f"the module {name}")
+        if self.strict:
+            found = sys.modules.get(name)
+            if name not in self.modules or not isinstance(found, type(sys)):
+                raise Unjudgeable(f"the module {name}")
+            return found, at
         import importlib
 
-        return importlib.import_module(name), at
+        found = importlib.import_module(name)
+        self.modules.add(name)  # (the subject sends back only those)
+        return found, at
 
     def load_exception(self, data, at, table, depth):
         cls, at = self._dec_ref(data, at)
@@ -1719,7 +1765,7 @@ class Codec:
         state = {}
         for _ in range(count):
             key, at = self._text(data, at)
-            if key in ("__dict__", "__class__", "__weakref__", "__slots__"):
+            if key in _STATE_REFUSED:
                 raise ValueError(f"{key} in an object's state")
             state[key], at = self._dec(data, at, table, depth + 1)
         return state, at
@@ -1896,14 +1942,20 @@ _PATCHED_TYPES: set = set()
 
 
 def patched_value_type(module, name, value):
-    """Remember ``value``, set by the test as ``module.name`` (``datetime.datetime``), when it
-    stands for that standard value type (a subclass of it): its objects the code returns after
-    the call (the test's patches undone) still cross as that type's values."""
-    if getattr(module, "__name__", None) == "datetime" and issubclass(type(value), type):
-        original = vars(module).get(name)
-        if isinstance(original, type) and issubclass(value, original) and (
-                "datetime", name) in _VALUE_ARGS:
-            _PATCHED_TYPES.add(value)
+    """Remember ``value``, set by the test as ``module.name``, when it stands for the standard
+    value type ``module.name`` binds (a subclass of it): ``datetime.datetime``, or a project
+    module's ``datetime`` that holds the class (``from datetime import datetime``, which
+    freezegun rebinds too): its objects the code returns after the call (the test's patches
+    undone) still cross as that type's values."""
+    if not issubclass(type(value), type):
+        return
+    original = vars(module).get(name)
+    if not isinstance(original, type) or value is original:
+        return
+    home, named = getattr(original, "__module__", None), getattr(original, "__name__", None)
+    if home == "datetime" and (home, named) in _VALUE_ARGS and getattr(
+            sys.modules.get(home), named, None) is original and issubclass(value, original):
+        _PATCHED_TYPES.add(value)
 
 
 def _patched_value_type(kind):
@@ -2544,8 +2596,11 @@ def exception_info(exc, codec, frames=()):
 
 def _raisable(cls):
     """Whether the judge re-raises an exception of class ``cls`` as such: an ``Exception``
-    that pytest gives no meaning of its own (not pytest's, not ``unittest.SkipTest``)."""
-    if not isinstance(cls, type) or not issubclass(cls, Exception):
+    that pytest gives no meaning of its own (not pytest's, not ``unittest.SkipTest``), or a
+    ``SystemExit`` (argparse's ``parser.error``; pytest, unittest and doctest report one the
+    test does not catch as the test's failure, as from the code in one process). Never
+    ``KeyboardInterrupt`` or ``GeneratorExit``, which stop pytest or a generator."""
+    if not isinstance(cls, type) or not issubclass(cls, (Exception, SystemExit)):
         return False
     if any(forbidden(getattr(base, "__module__", "builtins")) for base in cls.__mro__):
         return False

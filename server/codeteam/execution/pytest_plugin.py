@@ -1021,8 +1021,16 @@ def _limit_name(error) -> str:
 
 def _doctest_failures(value) -> list:
     """The doctest failures an exception stands for: a ``MultipleDoctestFailure``'s, or
-    itself (one ``DocTestFailure`` / ``UnexpectedException``); none for any other."""
-    return getattr(value, "failures", None) or ([value] if hasattr(value, "example") else [])
+    itself (one ``DocTestFailure`` / ``UnexpectedException``); none for any other. Their
+    fields are looked up without running an exception's ``__getattr__`` (a project class's,
+    or the stand-in's for one that crossed by its name only, whose fields the test reads)."""
+    import inspect
+
+    missing = object()
+    failures = inspect.getattr_static(value, "failures", missing)
+    if failures is not missing and failures:
+        return failures
+    return [value] if inspect.getattr_static(value, "example", missing) is not missing else []
 
 
 def _remote_traceback(value) -> str:
