@@ -392,6 +392,33 @@ def _stops(folder: Path) -> bool:
     return folder == Path(folder.anchor) or folder == home or str(folder) in ("/tmp", "/var/tmp")
 
 
+def nested_projects(folder: Path | str, limit: int = 5000) -> list[str]:
+    """The subfolders of ``folder`` that are projects of their own (each holds one of
+    :data:`PROJECT_MARKERS`: a clone, a package with its own ``pyproject.toml``), relative to
+    ``folder`` and sorted; nothing below one of them is searched, nor dot folders and
+    virtualenvs. A lone module's tests are looked for in its folder minus these: their tests
+    are their own project's. At most ``limit`` folders are looked at (a lone file in a large
+    tree): the ones found by then are returned."""
+    root = Path(folder)
+    found: list[str] = []
+    seen = 0
+    for here, dirs, _files in os.walk(root):
+        kept = []
+        for name in sorted(dirs):
+            path = Path(here) / name
+            if name.startswith(".") or (path / "pyvenv.cfg").is_file():
+                continue
+            if any((path / marker).exists() for marker in PROJECT_MARKERS):
+                found.append(str(path.relative_to(root)))
+            else:
+                kept.append(name)
+        dirs[:] = kept
+        seen += 1
+        if seen >= limit:
+            break
+    return sorted(found)
+
+
 def _marked_root(folder: Path) -> Path | None:
     for candidate in (folder, *folder.parents):
         if _stops(candidate):

@@ -524,3 +524,37 @@ def test_the_server_does_not_import_pytest_to_start_a_judge():
         "print(sorted(name for name in sys.modules if name.split('.')[0] in "
         "('pytest', '_pytest')))")], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout
+
+
+async def test_a_lone_module_leaves_the_projects_below_its_folder_to_themselves(tmp_path):
+    """A lone module (no project around it: a scratch file in /tmp, in a home folder holding
+    clones) is tested with the tests of its folder, not with those of a project below it (a
+    folder with its own ``pyproject.toml`` or ``.git``): that project's tests are its own,
+    and its suite could be large (a newcomer's scratch file beside codeteam's own clone ran
+    codeteam's whole suite). Here the nested project's test even reaches the function, so
+    it would be selected if it were collected."""
+    root = (tmp_path / "scratch").resolve()
+    files = {
+        "calc.py": "def double(x):\n    return 2 * x\n",
+        "test_calc.py": "from calc import double\n\n\ndef test_double():\n"
+                        "    assert double(2) == 4\n",
+        "clone/pyproject.toml": "[project]\nname = 'other'\n",
+        "clone/tests/test_other.py": "import sys\nfrom pathlib import Path\n\n"
+                                     "sys.path.insert(0, str(Path(__file__).parents[2]))\n"
+                                     "from calc import double\n\n\n"
+                                     "def test_other():\n    assert double(3) == 6\n",
+        "notaproject/test_more.py": "import sys\nfrom pathlib import Path\n\n"
+                                    "sys.path.insert(0, str(Path(__file__).parents[1]))\n"
+                                    "from calc import double\n\n\n"
+                                    "def test_more():\n    assert double(4) == 8\n",
+    }
+    for name, text in files.items():  # (no .git: make_project's root is a project)
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    path = root / "calc.py"
+    task = task_for(path.read_text(), "double", path=path)
+    assert task.project is None or task.project.lone
+    task = await with_project_tests(task, path=path, root=None, policy=POLICY)
+    assert sorted(t.id for t in task.public_tests if t.kind == "pytest") == [
+        "notaproject/test_more.py::test_more", "test_calc.py::test_double"]
+    assert task.pytest_target.ignore == ["clone"]

@@ -187,7 +187,9 @@ class PytestTarget(BaseModel):
     must not see; ``rootdir`` pytest's rootdir as the selection found it, relative to ``root``
     (node ids are relative to it); ``import_root`` the folder the module is imported from,
     relative to ``root``, put first on ``sys.path``; ``lone``: a module with no project around
-    it, tested as a project of one file in a temporary folder; ``pytest_path`` folders put
+    it, tested as a project of one file in a temporary folder; ``ignore`` folders relative to
+    ``root`` that pytest does not collect (``--ignore``: a lone module's folder's subfolders that
+    are projects of their own, :func:`codeteam.project.nested_projects`); ``pytest_path`` folders put
     last on ``sys.path`` for an interpreter without pytest of its own (codeteam's, the same
     Python version)."""
 
@@ -203,6 +205,7 @@ class PytestTarget(BaseModel):
     rootdir: str | None = None
     import_root: str | None = None
     lone: bool = False
+    ignore: list[str] = Field(default_factory=list)
     pytest_path: list[str] = Field(default_factory=list)
 
     @property

@@ -126,16 +126,18 @@ def runs_doctests(root: Path) -> bool:
     return "doctest-modules" in text or "doctest-glob" in text
 
 
-def has_tests(root: Path) -> bool:
+def has_tests(root: Path, ignore: list[str] | None = None) -> bool:
     """Whether plain pytest could collect anything here worth a selection run: a test file
-    (``test_*.py``, ``*_test.py``, outside dot folders and virtualenvs), or doctests in the
-    configuration. Cheap: no code runs."""
+    (``test_*.py``, ``*_test.py``, outside dot folders, virtualenvs and the folders of
+    ``ignore``, relative to ``root``), or doctests in the configuration. Cheap: no code runs."""
     if runs_doctests(root):
         return True
+    skipped = {os.path.join(str(root), folder) for folder in ignore or ()}
     seen = 0
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS
-                   and not os.path.isfile(os.path.join(folder, d, "pyvenv.cfg"))]
+                   and not os.path.isfile(os.path.join(folder, d, "pyvenv.cfg"))
+                   and os.path.join(folder, d) not in skipped]
         if any(_TEST_FILE.match(f) for f in files):
             return True
         seen += len(files)
@@ -225,7 +227,7 @@ def _own_site_pytest() -> bool:
 def target_for(root: Path, path: Path, module: str, qualname: str, first_line: int,
                python: str | None, *, extra_ro: list[str] | None = None,
                hidden: list[str] | None = None, import_root: Path | str | None = None,
-               lone: bool = False) -> PytestTarget:
+               lone: bool = False, ignore: list[str] | None = None) -> PytestTarget:
     """A :class:`PytestTarget` (``python`` default: the one running codeteam). ``extra_ro``
     (default: the interpreter's prefix and site-packages, asked once) and ``hidden`` (default:
     the root's dot entries, :func:`hidden_paths`) come from the project layer when known."""
@@ -238,7 +240,7 @@ def target_for(root: Path, path: Path, module: str, qualname: str, first_line: i
         hidden=hidden if hidden is not None else hidden_paths(Path(root_text), [python, *extra]),
         import_root=None if import_root is None
         else os.path.relpath(os.path.realpath(import_root), root_text), lone=lone,
-        pytest_path=list(borrowed_pytest(python)))
+        ignore=list(ignore or ()), pytest_path=list(borrowed_pytest(python)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -428,6 +430,7 @@ async def judged_session(target: PytestTarget, view: JudgeView, candidate: str,
              **_bytecode(PLUGIN_FILE, "pytest_plugin.py"),  # the judge imports the three;
              **_bytecode(SUBJECT_FILE, "pytest_subject.py")}  # a subject runs it as a script
     extra = ["-n0"] if distributes_tests(Path(target.root)) else []
+    extra += [f"--ignore={folder}" for folder in target.ignore]  # relative to the root
     argv = python_argv("-c", LAUNCHER,
                        "--continue-on-collection-errors", *extra, *args,
                        python=target.python, site=True)  # fmt: skip

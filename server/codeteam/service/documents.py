@@ -17,7 +17,7 @@ from codeteam.execution.pytest_run import (
     target_for,
 )
 from codeteam.execution.sandbox import SandboxPolicy
-from codeteam.project import Project, lone_module_name, project_for
+from codeteam.project import Project, lone_module_name, nested_projects, project_for
 from codeteam.project_context import DEFAULT_BUDGET, project_context_for
 from codeteam.pysource import examples
 from codeteam.pysource.functions import FunctionInfo, locate
@@ -135,7 +135,7 @@ async def with_project_tests(
     (an unsaved document) or the project has nothing pytest would collect (no process
     started). The project is ``task.project`` (else :func:`~codeteam.project.project_for` of
     ``path``, ``root`` and ``python``); a lone module's folder (or ``root``) is searched as its
-    project. Raises :class:`~codeteam.execution.outcomes.SandboxUnavailable` when the sandbox
+    project, without its subfolders that are projects of their own (:func:`~codeteam.project.nested_projects`). Raises :class:`~codeteam.execution.outcomes.SandboxUnavailable` when the sandbox
     cannot run."""
     if path is None or not path.is_file():  # unsaved: nothing on disk to lay the text over
         return task
@@ -143,17 +143,19 @@ async def with_project_tests(
     project = task.project
     if project is None or (root is not None and Path(project.root) != Path(root).resolve()):
         project = await asyncio.to_thread(project_for, path, root, python)
-    if project.lone:  # no project around the file: its folder, as a workspace of old
+    ignore: list[str] = []
+    if project.lone:  # no project around the file: its folder, as a workspace of old, without
         project = project.model_copy(update={"root": str(Path(root or path.parent).resolve())})
+        ignore = await asyncio.to_thread(nested_projects, project.root)  # others' projects
     root = Path(project.root)
-    if not await asyncio.to_thread(has_tests, root):
+    if not await asyncio.to_thread(has_tests, root, ignore):
         return task
     if progress is not None:
         progress("tester: selecting the project's tests")
     target = await asyncio.to_thread(
         target_for, root, path, project.module, task.qualname, task.start_line, project.python,
         extra_ro=project.read_only_paths() or None, hidden=project.hidden if not project.lone
-        else None, import_root=project.import_root,
+        else None, import_root=project.import_root, ignore=ignore,
     )
     selection_policy = policy.model_copy(update={
         "timeout_s": max(policy.timeout_s, SELECTION_TIMEOUT_S),
