@@ -7,8 +7,8 @@ AI tests (they may be wrong). A failing pytest test points at the line of its ow
 it failed (relatedInformation, a Location in the test file). A test the judge could not
 decide (not judged: not a pass, not a failure) gets an Information diagnostic
 saying so, at its doctest line or on the ``def`` line, so it is never dropped silently; a
-docstring example that only disagrees with the code (beside the project's passing tests)
-gets a Warning on its line. Plus one Information summary on the ``def`` line.
+docstring example that only disagrees with the code (the project's own tests, which reach the
+function, decide the verdict) gets a Warning on its line. Plus one Information summary on the ``def`` line.
 
 Diagnostics are stored relative to the function's first line together with the function's
 text: when a change leaves the function's text as it was they follow it (lines typed above
@@ -123,8 +123,8 @@ def review_problems(result: Result, *, stub_start_line: int, def_offset: int,
     for outcome in report.run.disagreements:
         test = tests.get(outcome.test_id)
         problems.append(Problem(place(test, outcome), "docstring example disagrees with the "
-                                "code (the project's own tests pass; its configuration does "
-                                "not run doctests): " + failure_message(test, outcome),
+                                "code (the project's own tests decide the verdict; its "
+                                "configuration does not run doctests): " + failure_message(test, outcome),
                                 "warning", outcome.test_id))
     for outcome in report.run.not_judged:
         test = tests.get(outcome.test_id)

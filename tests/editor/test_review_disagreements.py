@@ -1,0 +1,47 @@
+"""A docstring example that disagrees with the code, in a project that does not run its
+doctests: its diagnostic says the project's tests decide, and never that they pass when they
+failed (newcomer8: a stub with a failing tests/test_x.py showed three Errors for the failing
+tests and, on each example, "the project's own tests pass")."""
+
+from __future__ import annotations
+
+from codeteam.editor.diagnostics import review_problems
+from codeteam.execution.outcomes import RunReport, TestCase, TestOutcome
+from codeteam.pipelines.context import status_of
+from codeteam.pipelines.result import Result
+from codeteam.roles.tester import build_report
+
+TEST_A = TestCase(id="pytest:tests/test_x.py::test_a", kind="pytest", origin="public",
+                  source="def test_a():\n    assert f(1) == 2\n", name="test_a")
+EXAMPLE = TestCase(id="doctest:1", kind="doctest", origin="public", source="f(1)",
+                   expected="2", advisory=True, line=13)
+
+
+def _disagreement(project_test: str):
+    run = RunReport(outcomes=[
+        TestOutcome(test_id=TEST_A.id, status=project_test, expected="2", actual="None"),
+        TestOutcome(test_id="doctest:1", status="failed", expected="2", actual="None",
+                    advisory=True)])
+    report = build_report([TEST_A, EXAMPLE], run, round_number=1)
+    result = Result(pipeline="review", status=status_of(report), reports=[report])
+    problems = {p.code: p for p in review_problems(result, stub_start_line=10, def_offset=0,
+                                                   function_lines=8)}
+    return result, problems
+
+
+def test_a_disagreement_beside_failing_project_tests_does_not_say_they_pass():
+    result, problems = _disagreement("failed")
+    assert result.status == "failed"
+    assert problems[TEST_A.id].severity == "error"
+    message = problems["doctest:1"].message
+    assert problems["doctest:1"].severity == "warning" and problems["doctest:1"].line == 3
+    assert "tests pass" not in message, message
+    assert message.startswith("docstring example disagrees with the code (the project's own "
+                              "tests decide the verdict; its configuration does not run "
+                              "doctests): "), message
+
+
+def test_a_disagreement_beside_passing_project_tests_reads_the_same():
+    result, problems = _disagreement("passed")
+    assert result.status == "passed" and TEST_A.id not in problems
+    assert "the project's own tests decide the verdict" in problems["doctest:1"].message
