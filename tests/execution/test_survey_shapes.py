@@ -2221,3 +2221,94 @@ async def test_every_match_of_a_sub_callback_crosses(tmp_path):
     wrong = 'def unit(m):\n    return m.group(1) + ","\n'
     _, run = await review(root, "words/core.py", "unit", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# Python-Markdown (survey 6): attr_list's ``isheader(elem)`` reads ``elem.tag`` of the test's
+# ``xml.etree.ElementTree.Element``; tabulate (survey 5) a sqlite3 cursor's ``.description``.
+ATTRIBUTES = {
+    "pyproject.toml": "[project]\nname = 'tree'\nversion = '0'\n",
+    "tree/__init__.py": "",
+    "tree/core.py": '''\
+        def isheader(elem):
+            """Whether ``elem`` is a header element."""
+            return elem.tag in ["h1", "h2", "h3"]
+
+
+        def columns(cursor):
+            return [column[0] for column in cursor.description]
+
+
+        def label(box):
+            return box.label
+
+
+        def size(box):
+            return box.size
+
+
+        def cleared(elem):
+            elem.attrib.clear()
+            return elem.attrib
+        ''',
+    "tests/test_core.py": '''\
+        import sqlite3
+        import xml.etree.ElementTree as etree
+
+        from tree.core import cleared, columns, isheader, label, size
+
+
+        def test_isheader():
+            assert isheader(etree.Element("h2"))
+            assert not isheader(etree.Element("p"))
+
+
+        def test_columns():
+            cursor = sqlite3.connect(":memory:").execute("select 1 as a, 2 as b")
+            assert columns(cursor) == ["a", "b"]
+
+
+        def test_an_attribute_of_a_class_made_in_the_test():
+            class Box:
+                def __init__(self):
+                    self.label = "first"
+
+                @property
+                def size(self):
+                    return 3
+
+            assert label(Box()) == "first"
+            assert size(Box()) == 3
+
+
+        def test_a_dict_attribute_changed_in_place():
+            elem = etree.Element("p", {"id": "x"})
+            cleared(elem)
+            assert elem.attrib == {}
+        ''',
+}
+
+
+async def test_an_attribute_the_tests_object_has_is_read_by_the_judge(tmp_path):
+    """The code reading an attribute the test's object has (``elem.tag`` of an ``Element``,
+    a cursor's ``description``, a value of the object's ``__dict__``) made the test "not
+    judged": only absence was answered (Python-Markdown's ``isheader``, 46 tests). The judge
+    reads it on its own object when that runs no Python code (a C getter or slot, a value of
+    ``__dict__``) and answers it when it is data nothing changes in place; a property (code)
+    or a dict (the code could change the test's object through it) stays "not judged"; a
+    wrong body fails."""
+    root = make(tmp_path / "tree", ATTRIBUTES)
+    _, run = await review(root, "tree/core.py", "isheader")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "tree/core.py", "columns")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "tree/core.py", "label")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "tree/core.py", "size")
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    assert ".size" in run.outcomes[0].message, run.outcomes
+    _, run = await review(root, "tree/core.py", "cleared")
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    assert ".attrib" in run.outcomes[0].message, run.outcomes
+    wrong = 'def isheader(elem):\n    return elem.tag in ["h1", "h3"]\n'
+    _, run = await review(root, "tree/core.py", "isheader", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

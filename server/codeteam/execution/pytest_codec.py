@@ -93,6 +93,11 @@ class CannotCross(Exception):
     """A value the protocol cannot carry."""
 
 
+class AttributeRead(BaseException):
+    """An attribute the judge read for the code that is no value it answers (not
+    :func:`frozen_data`): a BaseException, never the read's own exception."""
+
+
 class Unjudgeable(ValueError):
     """A value of a class the receiving side cannot resolve (defined by the code under test)."""
 
@@ -355,7 +360,7 @@ class RemoteFunction(RemoteCallable):
 class RemoteIterator(_Proxy):
     """An iterator of the other process: each ``next`` is a request to it."""
 
-    __slots__ = ("_names",)
+    __slots__ = ("_names", "_readable")
     _kind = "an iterator"
 
     def __iter__(self):
@@ -370,7 +375,11 @@ class RemoteIterator(_Proxy):
         if name.startswith("_") or getattr(self._channel, "side", None) != "subject" or (
                 _absent({"__names__": _slot(self, "_names")}, name)):  # (the real one lacks it)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next() crosses")
+        readable = _slot(self, "_readable")
+        if type(readable) is list and name in readable:  # (the judge reads and checks it)
+            return self._channel.call_handle(self, [name], {}, hook=ATTRIBUTE_READ)
+        _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next() and "
+                "attributes read as data cross")
 
     def __repr__(self):
         return f"<remote iterator {self._name}>"
@@ -483,6 +492,9 @@ class RemoteObject:
         if _absent(self._meta, name):  # (its class and own __dict__ have no such name)
             raise AttributeError(f"{self._meta.get('class', self._name)!r} object has no "
                                  f"attribute {name!r}")
+        readable = self._meta.get("__readable__")
+        if type(readable) is list and name in readable:  # (the judge reads and checks it)
+            return self._channel.call_handle(self, [name], {}, hook=ATTRIBUTE_READ)
         self._misused(f".{name}")
 
     def __setattr__(self, name, value):
@@ -621,7 +633,9 @@ def _names_of(obj):
 
 _GENERIC_MODULES = frozenset({"builtins", "itertools", "_collections", "collections",
                               "sqlite3", "_sqlite3", "_csv", "_io", "re", "_sre", "operator",
-                              "enum", "types", "_functools", "functools"})
+                              "enum", "types", "_functools", "functools",
+                              "xml.etree.ElementTree"})  # (the C Element of _elementtree: its
+# tp_getattro is PyObject_GenericGetAttr, its tag, text, tail and attrib getset descriptors)
 
 
 def _generic_getattr(base):
@@ -650,6 +664,55 @@ def _absent(proxy_meta, name):
     return type(names) is list and name not in names
 
 
+ATTRIBUTE_READ = ":getattr"
+"""The ``hook`` of a ``call`` request that reads an attribute of the test's object (its one
+argument the name): answered by the judge only for :func:`readable` names, and only with
+:func:`frozen_data` (else the test is "not judged")."""
+
+
+def readable(obj, name, names=None):
+    """Whether the judge reads attribute ``name`` of the test's object ``obj`` for the code
+    under test (:data:`ATTRIBUTE_READ`): a public name (no ``_``) that ``obj`` has
+    (:func:`_names_of`: its class makes no attribute up, its ``__getattribute__`` is Python's
+    generic one) and whose read runs no Python code: a C getter or slot of its class
+    (``getset_descriptor``, ``member_descriptor``: an ``Element``'s ``tag``, a sqlite3
+    cursor's ``description``), or a value of its own ``__dict__`` or of its class that is no
+    descriptor (not a method, property or classmethod: those are code). ``names``: what
+    :func:`_names_of` gave for ``obj`` (found again when None)."""
+    import types
+
+    if type(name) is not str or not name.isidentifier() or name.startswith("_"):
+        return False
+    names = _names_of(obj) if names is None else names
+    if names is None or name not in names:
+        return False
+    for base in type(obj).__mro__:
+        try:
+            found = vars(base)
+        except TypeError:
+            return False
+        if name in found:
+            attribute = found[name]
+            if type(attribute) in (types.GetSetDescriptorType, types.MemberDescriptorType):
+                return not base.__flags__ & HEAPTYPE or type(attribute) is (
+                    types.MemberDescriptorType)  # (a Python class's __slots__)
+            return not _static(type(attribute), "__get__")
+    return True  # (in its own __dict__ only)
+
+
+def frozen_data(value, depth=0):
+    """Whether ``value`` is plain data nothing can change in place (exact ``str``, ``bytes``,
+    numbers, ``None``, tuples and frozensets of those): what an attribute read
+    (:data:`ATTRIBUTE_READ`) may answer, so that no change the code makes to it can be one the
+    test's object would have seen."""
+    kind = type(value)
+    if kind in (str, bytes, int, float, complex, bool, type(None)):
+        return True
+    if kind in (tuple, frozenset) and depth < 20:
+        return all(frozen_data(item, depth + 1) for item in value)
+    return False
+
+
 def _hooks_of(kind):
     """The names of :data:`HOOK_CALLS` an object of class ``kind`` has."""
     return [name for name, (_, _, needs) in HOOK_CALLS.items()
@@ -676,6 +739,8 @@ class Codec:
         self.exported = {}  # handle id -> own object
         self.export_ids = {}  # id(own object) -> handle id
         self.opaque = set()  # handle ids of the objects exported as opaque (``o``)
+        self.readable_handles = set()  # those (and iterators) whose attributes the other
+        # side's proxy may ask for (:data:`ATTRIBUTE_READ`)
         self.proxies = {}  # handle id of the other side -> proxy
         self.remote_classes = {}  # a class of the test's name -> its RemoteObject class
         self.swapped = {}  # see loads
@@ -1193,6 +1258,9 @@ class Codec:
             names = _names_of(obj)
             if names is not None:
                 meta["__names__"] = names
+                # (a hint: the judge checks each read again)
+                meta["__readable__"] = [n for n in names if readable(obj, n, names)]
+                self.readable_handles.add(handle)
         self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
 
     def _doctest_function(self, func):
@@ -1222,6 +1290,32 @@ class Codec:
                 len(args) != count or kwargs):
             raise ValueError("a malformed hook call")
         return partial(run, found, *args, **kwargs)
+
+    def attribute_read(self, handle, args, kwargs):
+        """``(object, name)``: the read of attribute ``args[0]`` (:data:`ATTRIBUTE_READ`) of
+        this side's object exported as handle ``handle`` (a test's object or iterator), which
+        the judge may run (:func:`readable`). A request no proxy makes (another handle, other
+        arguments) is :class:`ValueError` (the judge's "malformed answer"); a name the judge
+        does not read is :class:`CannotCross` with the reason (the test is "not judged")."""
+        found = self.exported.get(handle, self) if handle in self.readable_handles else self
+        if found is self or type(args) is not list or len(args) != 1 or kwargs:
+            raise ValueError("a malformed attribute read")
+        name = args[0]
+        if not readable(found, name):
+            raise CannotCross(f"{_name(type(found))}: .{str(name)[:80]}")
+        return found, name
+
+    @staticmethod
+    def read_value(found, name):
+        """The value of attribute ``name`` of ``found`` (:meth:`attribute_read`), read here:
+        what the read raises is the read's; a value that is not :func:`frozen_data` is
+        :class:`CannotCross` (wrapped in :class:`AttributeRead` so that the caller tells it
+        from what the read raised)."""
+        value = getattr(found, name)
+        if not frozen_data(value):
+            raise AttributeRead(f"{_name(type(found))}: .{name}, a {_name(type(value))} the "
+                                "code could change in place")
+        return value
 
     def _meta(self, obj):
         """What the other side's proxy copies: names, docstring, signature, attributes, and
@@ -1445,6 +1539,7 @@ class Codec:
             proxy = self.proxies[key] = cls(self.channel, (self.generation, int(handle)), name)
         if type(meta) is dict and kind == "i" and type(meta.get("__names__")) is list:
             object.__setattr__(proxy, "_names", meta["__names__"])
+            object.__setattr__(proxy, "_readable", meta.get("__readable__"))
         if type(meta) is dict and kind == "o":
             object.__setattr__(proxy, "_meta", meta)
         elif type(meta) is dict:

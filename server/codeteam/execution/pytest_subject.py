@@ -1669,6 +1669,8 @@ class JudgeClient(Channel):
         found = self.codec.exported.get(request.get("handle"), self)
         if found is self:
             raise ValueError("an unknown handle")
+        if request.get("hook") == _codec.ATTRIBUTE_READ and request["kind"] == "call":
+            return self.read_attribute(request)
         if "hook" in request:  # the container protocol of the test's object (checked here)
             if request["kind"] != "call":
                 raise ValueError("a malformed hook call")
@@ -1695,6 +1697,37 @@ class JudgeClient(Channel):
             self.codec.dumps(value)
         except CannotCross as error:
             self.not_crossing(error)
+        return {"kind": "value", "value": value}
+
+    def read_attribute(self, request):
+        """The code read an attribute of the test's object or iterator (a handle's
+        :data:`~codeteam.execution.pytest_codec.ATTRIBUTE_READ`): the judge reads it on its own
+        object when :meth:`~codeteam.execution.pytest_codec.Codec.attribute_read` says the read
+        runs no Python code, and answers its value when it is data nothing changes in place
+        (:meth:`~codeteam.execution.pytest_codec.Codec.read_value`); what the read raises is
+        the code's, as under plain pytest. Any other read is what the judge cannot follow: the
+        test is "not judged", as for any other use of the object."""
+        __tracebackhide__ = True
+        reason = None
+        try:  # (a request no proxy makes, ValueError, is the subject's malformed answer)
+            found, name = self.codec.attribute_read(
+                request.get("handle"), request.get("args"), request.get("kwargs"))
+        except CannotCross as error:
+            reason = str(error)
+        try:
+            value = None if reason else self.codec.read_value(found, name)
+        except _codec.AttributeRead as error:
+            reason = str(error)
+        except Exception as exc:  # noqa: BLE001 - raised by the read, as in one process
+            origin = len(self.codec.exported) + 1
+            self.codec.exported[origin] = exc
+            info = exception_info(exc, self.codec)
+            info["origin"] = origin
+            return info
+        if reason is not None:
+            self.fail("the test's arguments could not cross to the code under test: the code "
+                      f"used an object of the test's that cannot cross ({reason})",
+                      not_judged=True)
         return {"kind": "value", "value": value}
 
     def warn(self, found):
