@@ -883,6 +883,38 @@ def test_the_judge_reads_only_attributes_whose_read_runs_no_code_and_answers_onl
     assert judge.read_value(*judge.attribute_read(obj, ["label"], {})) == "first"
 
 
+def test_a_sentinel_of_another_project_module_crosses_by_name_and_only_such(tmp_path):
+    """A sentinel global of a project module other than the function's (glom's ``RAISE``)
+    crosses by module and name (``g``), the receiver's own object; the judge takes no such
+    name of a test module, of a module that is not the project's, of one it has not
+    imported, nor a global that is plain data, a function or a class."""
+    import types
+
+    marks = types.ModuleType("judge8_marks")
+    marks.__file__ = str(tmp_path / "judge8_marks.py")
+    marks.RAISE, marks.LIMIT, marks.helper = object(), 5, len
+    tests = types.ModuleType("judge8_tests")
+    tests.__file__ = str(tmp_path / "tests" / "test_marks.py")
+    tests.EXPECTED = object()
+    sys.modules.update(judge8_marks=marks, judge8_tests=tests)
+    try:
+        judge, subject = pair()
+        judge.test_files = subject.test_files = frozenset({tests.__file__})
+        frame = subject.dumps([marks.RAISE, [marks.RAISE]])
+        assert frame.count(b"g12:judge8_marks5:RAISE") == 2
+        got = judge.loads(frame)
+        assert got[0] is marks.RAISE and got[1][0] is marks.RAISE
+        assert judge.loads(judge.dumps(marks.RAISE)) is marks.RAISE
+        for module, name in (("judge8_tests", "EXPECTED"), ("judge8_marks", "LIMIT"),
+                             ("judge8_marks", "helper"), ("judge8_marks", "__dict__"),
+                             ("os", "environ"), ("judge8_absent", "RAISE")):
+            forged = b"g" + ps._utf8(module) + ps._utf8(name)
+            with pytest.raises(ps.Unjudgeable):
+                judge.loads(forged)
+    finally:
+        del sys.modules["judge8_marks"], sys.modules["judge8_tests"]
+
+
 def test_the_judge_runs_no_hook_but_those_of_the_tests_object():
     """The code (which holds the subject's channel) may name any hook of any handle: the
     judge refuses what no proxy asks for -- a name outside the table (``__eq__``,

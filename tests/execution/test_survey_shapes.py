@@ -2312,3 +2312,63 @@ async def test_an_attribute_the_tests_object_has_is_read_by_the_judge(tmp_path):
     wrong = 'def isheader(elem):\n    return elem.tag in ["h1", "h3"]\n'
     _, run = await review(root, "tree/core.py", "isheader", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# glom (judge8): ``Check(default=RAISE)`` holds ``RAISE = make_sentinel()`` of
+# ``glom.matching``, not of the module under test; ``Check.glomit`` compares ``self.default
+# is not RAISE``.
+OTHER_MODULE_SENTINEL = {
+    "pyproject.toml": "[project]\nname = 'marks'\nversion = '0'\n",
+    "marks/__init__.py": "",
+    "marks/checks.py": '''\
+        RAISE = object()
+
+
+        class Check:
+            def __init__(self, default=RAISE):
+                self.default = default
+
+            def apply(self, target):
+                if target:
+                    return target
+                if self.default is not RAISE:
+                    return self.default
+                raise ValueError("failed check")
+        ''',
+    "marks/core.py": '''\
+        def run(spec, target):
+            """``spec`` applied to ``target``."""
+            return spec.apply(target)
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from marks.checks import RAISE, Check
+        from marks.core import run
+
+
+        def test_raises():
+            with pytest.raises(ValueError):
+                run(Check(), 0)
+
+
+        def test_default():
+            assert run(Check(default=5), 0) == 5
+            assert run(Check(), 7) == 7
+            assert run(Check(default=RAISE), "x") == "x"
+        ''',
+}
+
+
+async def test_a_sentinel_of_another_project_module_keeps_its_identity(tmp_path):
+    """A sentinel of another project module (``RAISE = object()`` in ``checks.py``, held by
+    the test's ``Check``) crossed by its state, a new ``object()``: the code's ``is not
+    RAISE`` was true and right code **failed** ("DID NOT RAISE ValueError"; glom's
+    ``Check``, found while rebuilding ``ChainMap``s: 33a5d3f). It crosses by module and
+    name, the receiver's own; a wrong body fails."""
+    root = make(tmp_path / "marks", OTHER_MODULE_SENTINEL)
+    _, run = await review(root, "marks/core.py", "run")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    wrong = "def run(spec, target):\n    return spec.default if not target else target\n"
+    _, run = await review(root, "marks/core.py", "run", wrong)
+    assert [o.status for o in run.outcomes] == ["failed", "passed"], run.outcomes

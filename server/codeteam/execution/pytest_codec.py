@@ -749,6 +749,10 @@ class Codec:
         self.generation = 0
         self.session()
         self.globals = {}  # id(a module global's value) -> (name, value): sentinels
+        self.other_globals = {}  # the same of the project's other modules: (module, name,
+        # value), see project_globals
+        self.indexed = set()  # the modules project_globals looked at
+        self.indexed_count = 0
         self.space = None  # that module's namespace
         self.peer = None
         self.roots = None
@@ -859,6 +863,7 @@ class Codec:
     @_deep
     def dumps(self, value):
         out = []
+        self.project_globals()
         self._enc(value, out, {}, 0)
         return b"".join(out)
 
@@ -1175,14 +1180,51 @@ class Codec:
 
     def _marked(self, value, out):
         """A module global (a sentinel such as ``_missing = object()``) that the other side
-        has too (:attr:`peer`) crosses by its name alone (identity by name)."""
+        has too (:attr:`peer`) crosses by its name alone (identity by name); so does one of
+        the project's other modules (:meth:`project_globals`: glom's ``RAISE`` of
+        ``glom.matching``, the default a ``Check`` compares with ``is``), by module and
+        name (``g``)."""
         found = self.globals.get(id(value))
         if found is None or found[1] is not value or (
                 self.peer is not None and found[0] not in self.peer):
-            return False
+            other = self.other_globals.get(id(value))
+            if other is None or other[2] is not value or not self._shared(other[0]):
+                return False
+            space = getattr(sys.modules.get(other[0]), "__dict__", None)
+            if type(space) is not dict or space.get(other[1]) is not value or (
+                    space is self.space):
+                return False  # (rebound since; the module under test's: G or nothing)
+            out.append(b"g")
+            self._str(other[0], out)
+            self._str(other[1], out)
+            return True
         out.append(b"G")
         self._str(found[0], out)
         return True
+
+    def project_globals(self):
+        """Index the globals of the project's modules imported so far (not the tests', not
+        the module under test's: :meth:`remember_globals`) that cross by their name
+        (:func:`_sentinel_like`): a sentinel ``RAISE = make_sentinel()`` of another module,
+        which an object of the test's holds (``Check(default=RAISE)``) and the code compares
+        by identity, is the receiver's own ``RAISE``, as in one process (a copy by state was
+        another object: right code failed). Looked at again when modules were imported."""
+        count = len(sys.modules)
+        if count == self.indexed_count:
+            return
+        self.indexed_count = count
+        for name, module in list(sys.modules.items()):
+            if type(name) is not str or name in self.indexed or module is None:
+                continue
+            space = getattr(module, "__dict__", None)
+            if type(space) is not dict or space is self.space or not self.own(name) or (
+                    self.of_tests(name)):
+                continue
+            self.indexed.add(name)
+            for key, value in list(space.items()):
+                if type(key) is str and not _is_dunder(key) and _sentinel_like(value) and (
+                        id(value) not in self.other_globals):
+                    self.other_globals[id(value)] = (name, key, value)
 
     def _track(self, value, out):
         """``W<n>;``: the other side's object ``n`` (this copy's state follows); ``w<n>;``:
@@ -1687,6 +1729,19 @@ class Codec:
         value = space.get(name, space) if not _is_dunder(name) else space
         if value is space or not _sentinel_like(value):
             raise Unjudgeable(f"the global {name!r} of the module")
+        return value, at
+
+    def load_project_global(self, data, at, table, depth):
+        module, at = self._text(data, at)
+        name, at = self._text(data, at)
+        found = sys.modules.get(module)  # (never imported here)
+        space = getattr(found, "__dict__", None)
+        if type(space) is not dict or not self.own(module) or self.of_tests(module) or (
+                space is self.space) or _is_dunder(name):
+            raise Unjudgeable(f"the global {name!r} of {module!r}")
+        value = space.get(name, space)
+        if value is space or not _sentinel_like(value):
+            raise Unjudgeable(f"the global {name!r} of {module!r}")
         return value, at
 
     def load_tracked(self, data, at, table, depth, theirs=False):
@@ -2261,7 +2316,8 @@ _LOAD = {
     b"n": partial(Codec.load_tuple, tag=b"n"), b"R": Codec.load_ref,
     b"P": Codec.load_ref_or_handle, b"H": Codec.load_handle, b"Y": Codec.load_own_handle,
     b"e": Codec.load_enum, b"O": Codec.load_object, b"x": Codec.load_exception,
-    b"v": Codec.load_value, b"G": Codec.load_global, b"w": Codec.load_tracked,
+    b"v": Codec.load_value, b"G": Codec.load_global, b"g": Codec.load_project_global,
+    b"w": Codec.load_tracked,
     b"W": partial(Codec.load_tracked, theirs=True), b"U": Codec.load_unsent,
     b"A": Codec.load_run, b"K": Codec.load_subclass, b"M": Codec.load_module,
     b"B": Codec.load_bound,
