@@ -24,7 +24,8 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
   arguments its own constructors and caches make them again from, :meth:`Codec._zone_args`),
   the only constructors called;
 - a module global both sides have that is no plain data, module, class or function (a sentinel,
-  a callable object such as glom's ``T``) by its name (``G``); ``w``/``W`` number the
+  a callable object such as glom's ``T``) by its name (``G``), one of the project's other
+  modules by module and name (``g``: :meth:`Codec.project_globals`); ``w``/``W`` number the
   objects of one call both ways (identity kept, in-place changes written back); ``U`` a value
   the subject could not send (the judge's error);
 - *handles* (``H``; ``Y`` back to its owner): a callable or iterator the protocol cannot copy;
@@ -36,8 +37,9 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
 
 Nothing of ``_pytest``, ``pytest``, ``pluggy`` or codeteam crosses, nor of ``unittest.mock``
 but a mock from the test to the code (the test's object: its calls are the judge's); modules,
-frames and code objects never do; no attribute is set, deleted or read through a handle (but
-the methods of :data:`HOOK_CALLS`, called).
+frames and code objects never do; no attribute is set or deleted through a handle, none read
+but the methods of :data:`HOOK_CALLS`, called, and the attributes the judge reads as data
+(:data:`ATTRIBUTE_READ`, :func:`readable`, :func:`frozen_data`).
 """
 
 import collections
