@@ -2372,3 +2372,43 @@ async def test_a_sentinel_of_another_project_module_keeps_its_identity(tmp_path)
     wrong = "def run(spec, target):\n    return spec.default if not target else target\n"
     _, run = await review(root, "marks/core.py", "run", wrong)
     assert [o.status for o in run.outcomes] == ["failed", "passed"], run.outcomes
+
+
+# Python-Markdown (survey 6): ``testManyHeadersWithSameText`` calls ``toc.slugify`` 10,000
+# times; each call costs the code's process bookkeeping (decoding, the logging levels and
+# module state it compares before and after) that grows with the project, here its loggers.
+MANY_CALLS = {
+    "pyproject.toml": "[project]\nname = 'many'\nversion = '0'\n",
+    "many/__init__.py": '''\
+        import logging
+
+        LOGGERS = [logging.getLogger(f"many.part{i}") for i in range(10000)]
+        ''',
+    "many/core.py": '''\
+        def slug(text):
+            """``text`` in lower case."""
+            return text.lower()
+        ''',
+    "tests/test_core.py": '''\
+        from many.core import slug
+
+
+        def test_many_calls():
+            for _ in range(800):
+                assert slug("Header") == "header"
+        ''',
+}
+
+
+async def test_many_calls_of_right_code_are_no_timeout(tmp_path):
+    """The code's process may use the test's CPU limit plus ``CROSSING_SHARE`` times what the
+    judge spends crossing the calls; only the judge's encoding and decoding counted there (0.19
+    CPU seconds for 1,000 calls here, while the code's process spent 7.3 on its bookkeeping
+    and the judge 3.9 on its side of them): right code was a "timeout" ("the code used 3.4 CPU
+    seconds in this test ..., over its limit of 1"). The judge's whole side of each call
+    counts now: a pass, or "not judged" when the machine is too busy, never a timeout."""
+    root = make(tmp_path / "many", MANY_CALLS)
+    _, run = await review(root, "many/core.py", "slug", policy=SPIN_POLICY)
+    (outcome,) = run.outcomes
+    assert outcome.status == "passed" or (
+        outcome.status == "not judged" and "too busy" in outcome.message), outcome
