@@ -1434,13 +1434,13 @@ class JudgeClient(Channel):
             self.leaving(entered)
 
     def entering(self):
-        """This thread's CPU time as a call of the test's begins, or None for a call made
-        while another is under way (from a callback of the test's the judge serves for it:
-        its CPU is that one's callback's, not counted, see :meth:`leaving`)."""
+        """This thread's CPU time and :attr:`crossing` as a call of the test's begins, or
+        None for a call made while another is under way (from a callback of the test's the
+        judge serves for it: its CPU is that callback's, not counted, see :meth:`leaving`)."""
         if self.depth:
             return None
         self.served = 0.0
-        return _thread_time()
+        return _thread_time(), self.crossing
 
     def leaving(self, entered):
         """Count what the judge spent on its side of the call that began at ``entered``
@@ -1453,8 +1453,10 @@ class JudgeClient(Channel):
         as ``CROSSING_SHARE`` times this (a project with 10,000 loggers: the code's process
         spent 7.3 CPU seconds on 1,000 calls of ``str.lower``, the judge 3.9, of which 0.19
         encoding and decoding: counting those alone, right code was a "timeout")."""
-        if entered is not None:
-            self.crossing += max(_thread_time() - entered - self.served, 0.0)
+        if entered is not None:  # (the encoding and decoding in it, counted as they were
+            # done, are part of it)
+            started, before = entered
+            self.crossing = max(self.crossing, before + _thread_time() - started - self.served)
 
     def check_handle(self, proxy):
         if self.process is None or proxy._handle[0] != self.generation:
@@ -1545,17 +1547,20 @@ class JudgeClient(Channel):
         values = {key: request.pop(key) for key in ("args", "kwargs", "globals", "states",
                                                     "input")
                   if key in request}
+        mark = _thread_time()
         try:  # the values apart: the subject decodes them once it has the context
             request["payload"] = self.codec.dumps(values)
             data = self.codec.dumps(request)
         except CannotCross as error:
             self.not_crossing(error, arguments=self.depth == 0 and not self.returned)
+        self.crossing += _thread_time() - mark  # (counted now: a look during a long call)
         self.depth += 1
         asked = _monotonic()
         try:
             send_frame(self.wfd, data)
             while True:
                 frame = receive_frame(self.rfd)
+                mark = _thread_time()
                 try:
                     reply = self.codec.loads(frame)
                     if type(reply) is not dict or type(reply.get("kind")) is not str:
@@ -1566,6 +1571,8 @@ class JudgeClient(Channel):
                 except Exception as error:  # noqa: BLE001 - what no honest subject writes
                     raise _refused(error) from None  # (a float too large: OverflowError; a
                     # project key whose __hash__ fails on the state sent): never the call's
+                finally:
+                    self.crossing += _thread_time() - mark
                 if reply["kind"] in ("value", "raised", "stop", "timeout", "uncrossable"):
                     break
                 serving = _thread_time()
@@ -1576,10 +1583,12 @@ class JudgeClient(Channel):
                 finally:
                     if self.depth == 1:  # (the test's own code: not the crossing's)
                         self.served += _thread_time() - serving
+                mark = _thread_time()  # (the subject decodes it: see CROSSING_SHARE)
                 try:
                     data = self.codec.dumps(answer)
                 except Exception as error:  # noqa: BLE001
                     raise _refused(error) from None
+                self.crossing += _thread_time() - mark
                 send_frame(self.wfd, data)
         except (EOFError, OSError, ValueError) as error:
             reason = self.end()
