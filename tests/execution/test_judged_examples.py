@@ -159,14 +159,20 @@ async def test_generators_and_closures_of_the_code_are_handles(policy):
 async def test_an_object_of_a_class_the_test_makes_is_passed_around_judged(policy):
     """A class the test defines inside its own function has no name the code's process can
     import: its object crosses as an opaque handle, which the code may pass around (here to
-    the test's own lambda and back), so the test is judged; using it is not (not judged)."""
+    the test's own lambda and back), so the test is judged, and read a data attribute of it
+    (the judge reads it); calling its method is not judged."""
     test = ai_test("own-class", "class Box:\n    pass\nb = Box()\n"
                                 "assert apply_all(lambda x: x, [b]) == [b]")
     report = await run("apply_all", APPLY, [test], policy)
     assert verdicts(report) == ["passed"], report.outcomes
-    used = ai_test("used", "class Box:\n    v = 2\nassert apply_all(None, [Box()]) == [2]")
+    read = ai_test("read", "class Box:\n    v = 2\nassert apply_all(None, [Box()]) == [2]")
     peek = "def apply_all(f, xs):\n    return [x.v for x in xs]\n"
-    (outcome,) = (await run("apply_all", peek, [used], policy)).outcomes
+    (outcome,) = (await run("apply_all", peek, [read], policy)).outcomes
+    assert outcome.status == "passed", outcome
+    used = ai_test("used", "class Box:\n    def v(self):\n        return 2\n"
+                           "assert apply_all(None, [Box()]) == [2]")
+    call = "def apply_all(f, xs):\n    return [x.v() for x in xs]\n"
+    (outcome,) = (await run("apply_all", call, [used], policy)).outcomes
     assert outcome.status == "not judged" and "cannot cross" in outcome.message, outcome
 
 

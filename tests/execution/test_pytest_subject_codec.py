@@ -341,13 +341,13 @@ def test_what_the_judge_cannot_send_is_refused():
     # an object the subject could not rebuild (a class of a function, of a module it lacks)
     # goes as an opaque handle: the code may pass it around, hash it, compare it by identity
     local = Local()
-    local.x = 1
+    local._x = 1  # (a public name's value the judge reads for the code: see below)
     opaque = subject.loads(judge.dumps([local, make_point(1, 2)]))
     assert all(isinstance(o, ps.RemoteObject) for o in opaque)
     assert not isinstance(opaque[0], int)  # the code checks its type: the judge cannot follow
     assert "its class" in subject.channel.misused
     with pytest.raises(AttributeError, match="cannot cross"):
-        opaque[0].x  # noqa: B018 - using it is what the judge cannot follow
+        opaque[0]._x  # noqa: B018 - using it is what the judge cannot follow
     subject.channel.misused = None
     with pytest.raises(AttributeError, match="has no attribute 'y'"):
         opaque[0].y  # noqa: B018 - a name its class and object lack: absent, as for the object
@@ -758,6 +758,13 @@ class _Loop:
 
     def call_handle(self, proxy, args, kwargs, hook=None):
         sent = self.judge.loads(self.codec.dumps([args, kwargs]))
+        if hook == ps.ATTRIBUTE_READ:  # (serve_judge's read_attribute)
+            try:
+                found, name = self.judge.attribute_read(proxy._handle[1], *sent)
+                return self.codec.loads(self.judge.dumps(self.judge.read_value(found, name)))
+            except (ps.CannotCross, ps.AttributeRead) as error:
+                self.misused = str(error)  # (the judge: "not judged")
+                raise AttributeError("cannot cross") from None
         run = self.judge.hook_call(proxy._handle[1], hook, *sent)
         try:
             value = run()
@@ -825,6 +832,98 @@ def test_the_container_hooks_of_a_tests_object_run_on_it_in_the_judge():
     with pytest.raises(AttributeError, match="has no attribute 'update'"):
         foo.update({})  # (a Mapping, not a MutableMapping)
     assert subject.channel.misused is None
+
+
+def test_the_judge_reads_only_attributes_whose_read_runs_no_code_and_answers_only_data():
+    """Python-Markdown's ``isheader`` reads ``elem.tag`` of the test's ``Element`` (46 tests
+    "not judged": only absence was answered). The judge reads what the code asks for only
+    when the read runs no Python code -- a C getter or slot, a value of the object's
+    ``__dict__`` or its class's that is no descriptor -- and answers only data nothing
+    changes in place; the code (which holds the subject's channel) may name any attribute of
+    any handle: a private name, a property, a method, ``__class__``, a callable's handle or a
+    malformed request are refused before anything runs."""
+    import sqlite3
+    import xml.etree.ElementTree as etree
+
+    calls = []
+
+    class Box:
+        kind = "box"
+
+        def __init__(self):
+            self.label, self.items, self._secret = "first", [1], "s"
+
+        @property
+        def size(self):
+            calls.append("size")
+            return 3
+
+        def method(self):
+            calls.append("method")
+
+    judge, subject = hooked_pair()
+    cursor = sqlite3.connect(":memory:").execute("select 1 as a")
+    elem, box, got_cursor = subject.loads(judge.dumps([etree.Element("h2", {"id": "x"}),
+                                                       Box(), cursor]))
+    assert elem.tag == "h2" and elem.text is None and box.label == "first"
+    assert box.kind == "box" and got_cursor.description == (("a",) + (None,) * 6,)
+    assert subject.channel.misused is None
+    for use in (lambda: elem.attrib, lambda: box.items, lambda: box.size,
+                lambda: box.method, lambda: box._secret):
+        subject.channel.misused = None
+        with pytest.raises(AttributeError, match="cannot cross"):
+            use()  # a dict or list (changed in place), code, a private name: "not judged"
+        assert subject.channel.misused is not None
+    handles = {type(v).__name__: k for k, v in judge.exported.items()}
+    obj = handles["Box"]
+    for name in ("size", "method", "_secret", "__class__", "__dict__", "nothing", 7, None):
+        with pytest.raises(ps.CannotCross):
+            judge.attribute_read(obj, [name], {})
+    for handle, args, kwargs in ((obj, ["label", "kind"], {}), (obj, [], {}),
+                                 (obj, ["label"], {"x": 1}), (999, ["label"], {})):
+        with pytest.raises(ValueError, match="malformed"):
+            judge.attribute_read(handle, args, kwargs)
+    callback = lambda: None
+    judge.dumps([callback])
+    (callable_handle,) = (k for k, v in judge.exported.items() if v is callback)
+    with pytest.raises(ValueError, match="malformed"):  # a callable's handle
+        judge.attribute_read(callable_handle, ["__name__"], {})
+    with pytest.raises(ps.AttributeRead):
+        judge.read_value(*judge.attribute_read(obj, ["items"], {}))
+    assert calls == []
+    assert judge.read_value(*judge.attribute_read(obj, ["label"], {})) == "first"
+
+
+def test_a_sentinel_of_another_project_module_crosses_by_name_and_only_such(tmp_path):
+    """A sentinel global of a project module other than the function's (glom's ``RAISE``)
+    crosses by module and name (``g``), the receiver's own object; the judge takes no such
+    name of a test module, of a module that is not the project's, of one it has not
+    imported, nor a global that is plain data, a function or a class."""
+    import types
+
+    marks = types.ModuleType("judge8_marks")
+    marks.__file__ = str(tmp_path / "judge8_marks.py")
+    marks.RAISE, marks.LIMIT, marks.helper = object(), 5, len
+    tests = types.ModuleType("judge8_tests")
+    tests.__file__ = str(tmp_path / "tests" / "test_marks.py")
+    tests.EXPECTED = object()
+    sys.modules.update(judge8_marks=marks, judge8_tests=tests)
+    try:
+        judge, subject = pair()
+        judge.test_files = subject.test_files = frozenset({tests.__file__})
+        frame = subject.dumps([marks.RAISE, [marks.RAISE]])
+        assert frame.count(b"g12:judge8_marks5:RAISE") == 2
+        got = judge.loads(frame)
+        assert got[0] is marks.RAISE and got[1][0] is marks.RAISE
+        assert judge.loads(judge.dumps(marks.RAISE)) is marks.RAISE
+        for module, name in (("judge8_tests", "EXPECTED"), ("judge8_marks", "LIMIT"),
+                             ("judge8_marks", "helper"), ("judge8_marks", "__dict__"),
+                             ("os", "environ"), ("judge8_absent", "RAISE")):
+            forged = b"g" + ps._utf8(module) + ps._utf8(name)
+            with pytest.raises(ps.Unjudgeable):
+                judge.loads(forged)
+    finally:
+        del sys.modules["judge8_marks"], sys.modules["judge8_tests"]
 
 
 def test_the_judge_runs_no_hook_but_those_of_the_tests_object():

@@ -2558,3 +2558,194 @@ async def test_the_tests_sys_argv_is_the_codes(tmp_path):
              "    return [a for a in (sys.argv[2:] if argv is None else argv) if a[0] == '-']\n")
     _, run = await review(root, "argv/core.py", "options", wrong)
     assert [o.status for o in run.outcomes] == ["passed", "failed", "failed"], run.outcomes
+
+
+# Python-Markdown (survey 6): attr_list's ``isheader(elem)`` reads ``elem.tag`` of the test's
+# ``xml.etree.ElementTree.Element``; tabulate (survey 5) a sqlite3 cursor's ``.description``.
+ATTRIBUTES = {
+    "pyproject.toml": "[project]\nname = 'tree'\nversion = '0'\n",
+    "tree/__init__.py": "",
+    "tree/core.py": '''\
+        def isheader(elem):
+            """Whether ``elem`` is a header element."""
+            return elem.tag in ["h1", "h2", "h3"]
+
+
+        def columns(cursor):
+            return [column[0] for column in cursor.description]
+
+
+        def label(box):
+            return box.label
+
+
+        def size(box):
+            return box.size
+
+
+        def cleared(elem):
+            elem.attrib.clear()
+            return elem.attrib
+        ''',
+    "tests/test_core.py": '''\
+        import sqlite3
+        import xml.etree.ElementTree as etree
+
+        from tree.core import cleared, columns, isheader, label, size
+
+
+        def test_isheader():
+            assert isheader(etree.Element("h2"))
+            assert not isheader(etree.Element("p"))
+
+
+        def test_columns():
+            cursor = sqlite3.connect(":memory:").execute("select 1 as a, 2 as b")
+            assert columns(cursor) == ["a", "b"]
+
+
+        def test_an_attribute_of_a_class_made_in_the_test():
+            class Box:
+                def __init__(self):
+                    self.label = "first"
+
+                @property
+                def size(self):
+                    return 3
+
+            assert label(Box()) == "first"
+            assert size(Box()) == 3
+
+
+        def test_a_dict_attribute_changed_in_place():
+            elem = etree.Element("p", {"id": "x"})
+            cleared(elem)
+            assert elem.attrib == {}
+        ''',
+}
+
+
+async def test_an_attribute_the_tests_object_has_is_read_by_the_judge(tmp_path):
+    """The code reading an attribute the test's object has (``elem.tag`` of an ``Element``,
+    a cursor's ``description``, a value of the object's ``__dict__``) made the test "not
+    judged": only absence was answered (Python-Markdown's ``isheader``, 46 tests). The judge
+    reads it on its own object when that runs no Python code (a C getter or slot, a value of
+    ``__dict__``) and answers it when it is data nothing changes in place; a property (code)
+    or a dict (the code could change the test's object through it) stays "not judged"; a
+    wrong body fails."""
+    root = make(tmp_path / "tree", ATTRIBUTES)
+    _, run = await review(root, "tree/core.py", "isheader")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "tree/core.py", "columns")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "tree/core.py", "label")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "tree/core.py", "size")
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    assert ".size" in run.outcomes[0].message, run.outcomes
+    _, run = await review(root, "tree/core.py", "cleared")
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    assert ".attrib" in run.outcomes[0].message, run.outcomes
+    wrong = 'def isheader(elem):\n    return elem.tag in ["h1", "h3"]\n'
+    _, run = await review(root, "tree/core.py", "isheader", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# glom (judge8): ``Check(default=RAISE)`` holds ``RAISE = make_sentinel()`` of
+# ``glom.matching``, not of the module under test; ``Check.glomit`` compares ``self.default
+# is not RAISE``.
+OTHER_MODULE_SENTINEL = {
+    "pyproject.toml": "[project]\nname = 'marks'\nversion = '0'\n",
+    "marks/__init__.py": "",
+    "marks/checks.py": '''\
+        RAISE = object()
+
+
+        class Check:
+            def __init__(self, default=RAISE):
+                self.default = default
+
+            def apply(self, target):
+                if target:
+                    return target
+                if self.default is not RAISE:
+                    return self.default
+                raise ValueError("failed check")
+        ''',
+    "marks/core.py": '''\
+        def run(spec, target):
+            """``spec`` applied to ``target``."""
+            return spec.apply(target)
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from marks.checks import RAISE, Check
+        from marks.core import run
+
+
+        def test_raises():
+            with pytest.raises(ValueError):
+                run(Check(), 0)
+
+
+        def test_default():
+            assert run(Check(default=5), 0) == 5
+            assert run(Check(), 7) == 7
+            assert run(Check(default=RAISE), "x") == "x"
+        ''',
+}
+
+
+async def test_a_sentinel_of_another_project_module_keeps_its_identity(tmp_path):
+    """A sentinel of another project module (``RAISE = object()`` in ``checks.py``, held by
+    the test's ``Check``) crossed by its state, a new ``object()``: the code's ``is not
+    RAISE`` was true and right code **failed** ("DID NOT RAISE ValueError"; glom's
+    ``Check``, found while rebuilding ``ChainMap``s: 33a5d3f). It crosses by module and
+    name, the receiver's own; a wrong body fails."""
+    root = make(tmp_path / "marks", OTHER_MODULE_SENTINEL)
+    _, run = await review(root, "marks/core.py", "run")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    wrong = "def run(spec, target):\n    return spec.default if not target else target\n"
+    _, run = await review(root, "marks/core.py", "run", wrong)
+    assert [o.status for o in run.outcomes] == ["failed", "passed"], run.outcomes
+
+
+# Python-Markdown (survey 6): ``testManyHeadersWithSameText`` calls ``toc.slugify`` 10,000
+# times; each call costs the code's process bookkeeping (decoding, the logging levels and
+# module state it compares before and after) that grows with the project, here its loggers.
+MANY_CALLS = {
+    "pyproject.toml": "[project]\nname = 'many'\nversion = '0'\n",
+    "many/__init__.py": '''\
+        import logging
+
+        LOGGERS = [logging.getLogger(f"many.part{i}") for i in range(10000)]
+        ''',
+    "many/core.py": '''\
+        def slug(text):
+            """``text`` in lower case."""
+            return text.lower()
+        ''',
+    "tests/test_core.py": '''\
+        from many.core import slug
+
+
+        def test_many_calls():
+            for _ in range(800):
+                assert slug("Header") == "header"
+        ''',
+}
+
+
+async def test_many_calls_of_right_code_are_no_timeout(tmp_path):
+    """The code's process may use the test's CPU limit plus ``CROSSING_SHARE`` times what the
+    judge spends crossing the calls; only the judge's encoding and decoding counted there (0.19
+    CPU seconds for 1,000 calls here, while the code's process spent 7.3 on its bookkeeping
+    and the judge 3.9 on its side of them): right code was a "timeout" ("the code used 3.4 CPU
+    seconds in this test ..., over its limit of 1"). The judge's whole side of each call
+    counts now: a pass, or "not judged" when the machine is too busy, never a timeout."""
+    root = make(tmp_path / "many", MANY_CALLS)
+    _, run = await review(root, "many/core.py", "slug", policy=SPIN_POLICY)
+    (outcome,) = run.outcomes
+    assert outcome.status == "passed" or (
+        outcome.status == "not judged" and "too busy" in outcome.message), outcome

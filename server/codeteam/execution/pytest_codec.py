@@ -24,7 +24,8 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
   arguments its own constructors and caches make them again from, :meth:`Codec._zone_args`),
   the only constructors called;
 - a module global both sides have that is no plain data, module, class or function (a sentinel,
-  a callable object such as glom's ``T``) by its name (``G``); ``w``/``W`` number the
+  a callable object such as glom's ``T``) by its name (``G``), one of the project's other
+  modules by module and name (``g``: :meth:`Codec.project_globals`); ``w``/``W`` number the
   objects of one call both ways (identity kept, in-place changes written back); ``U`` a value
   the subject could not send (the judge's error);
 - *handles* (``H``; ``Y`` back to its owner): a callable or iterator the protocol cannot copy;
@@ -36,8 +37,9 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
 
 Nothing of ``_pytest``, ``pytest``, ``pluggy`` or codeteam crosses, nor of ``unittest.mock``
 but a mock from the test to the code (the test's object: its calls are the judge's); modules,
-frames and code objects never do; no attribute is set, deleted or read through a handle (but
-the methods of :data:`HOOK_CALLS`, called).
+frames and code objects never do; no attribute is set or deleted through a handle, none read
+but the methods of :data:`HOOK_CALLS`, called, and the attributes the judge reads as data
+(:data:`ATTRIBUTE_READ`, :func:`readable`, :func:`frozen_data`).
 """
 
 import collections
@@ -92,6 +94,11 @@ def forbidden(module):
 
 class CannotCross(Exception):
     """A value the protocol cannot carry."""
+
+
+class AttributeRead(BaseException):
+    """An attribute the judge read for the code that is no value it answers (not
+    :func:`frozen_data`): a BaseException, never the read's own exception."""
 
 
 class Unjudgeable(ValueError):
@@ -399,7 +406,7 @@ class RemoteFunction(RemoteCallable):
 class RemoteIterator(_Proxy):
     """An iterator of the other process: each ``next`` is a request to it."""
 
-    __slots__ = ("_names",)
+    __slots__ = ("_names", "_readable")
     _kind = "an iterator"
 
     def __iter__(self):
@@ -414,7 +421,11 @@ class RemoteIterator(_Proxy):
         if name.startswith("_") or getattr(self._channel, "side", None) != "subject" or (
                 _absent({"__names__": _slot(self, "_names")}, name)):  # (the real one lacks it)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next() crosses")
+        readable = _slot(self, "_readable")
+        if type(readable) is list and name in readable:  # (the judge reads and checks it)
+            return self._channel.call_handle(self, [name], {}, hook=ATTRIBUTE_READ)
+        _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next() and "
+                "attributes read as data cross")
 
     def __repr__(self):
         return f"<remote iterator {self._name}>"
@@ -527,6 +538,9 @@ class RemoteObject:
         if _absent(self._meta, name):  # (its class and own __dict__ have no such name)
             raise AttributeError(f"{self._meta.get('class', self._name)!r} object has no "
                                  f"attribute {name!r}")
+        readable = self._meta.get("__readable__")
+        if type(readable) is list and name in readable:  # (the judge reads and checks it)
+            return self._channel.call_handle(self, [name], {}, hook=ATTRIBUTE_READ)
         self._misused(f".{name}")
 
     def __setattr__(self, name, value):
@@ -665,7 +679,9 @@ def _names_of(obj):
 
 _GENERIC_MODULES = frozenset({"builtins", "itertools", "_collections", "collections",
                               "sqlite3", "_sqlite3", "_csv", "_io", "re", "_sre", "operator",
-                              "enum", "types", "_functools", "functools"})
+                              "enum", "types", "_functools", "functools",
+                              "xml.etree.ElementTree"})  # (the C Element of _elementtree: its
+# tp_getattro is PyObject_GenericGetAttr, its tag, text, tail and attrib getset descriptors)
 
 
 def _generic_getattr(base):
@@ -692,6 +708,55 @@ def _absent(proxy_meta, name):
     """Whether ``name`` is known absent from the other side's object (:func:`_names_of`)."""
     names = proxy_meta.get("__names__") if type(proxy_meta) is dict else None
     return type(names) is list and name not in names
+
+
+ATTRIBUTE_READ = ":getattr"
+"""The ``hook`` of a ``call`` request that reads an attribute of the test's object (its one
+argument the name): answered by the judge only for :func:`readable` names, and only with
+:func:`frozen_data` (else the test is "not judged")."""
+
+
+def readable(obj, name, names=None):
+    """Whether the judge reads attribute ``name`` of the test's object ``obj`` for the code
+    under test (:data:`ATTRIBUTE_READ`): a public name (no ``_``) that ``obj`` has
+    (:func:`_names_of`: its class makes no attribute up, its ``__getattribute__`` is Python's
+    generic one) and whose read runs no Python code: a C getter or slot of its class
+    (``getset_descriptor``, ``member_descriptor``: an ``Element``'s ``tag``, a sqlite3
+    cursor's ``description``), or a value of its own ``__dict__`` or of its class that is no
+    descriptor (not a method, property or classmethod: those are code). ``names``: what
+    :func:`_names_of` gave for ``obj`` (found again when None)."""
+    import types
+
+    if type(name) is not str or not name.isidentifier() or name.startswith("_"):
+        return False
+    names = _names_of(obj) if names is None else names
+    if names is None or name not in names:
+        return False
+    for base in type(obj).__mro__:
+        try:
+            found = vars(base)
+        except TypeError:
+            return False
+        if name in found:
+            attribute = found[name]
+            if type(attribute) in (types.GetSetDescriptorType, types.MemberDescriptorType):
+                return not base.__flags__ & HEAPTYPE or type(attribute) is (
+                    types.MemberDescriptorType)  # (a Python class's __slots__)
+            return not _static(type(attribute), "__get__")
+    return True  # (in its own __dict__ only)
+
+
+def frozen_data(value, depth=0):
+    """Whether ``value`` is plain data nothing can change in place (exact ``str``, ``bytes``,
+    numbers, ``None``, tuples and frozensets of those): what an attribute read
+    (:data:`ATTRIBUTE_READ`) may answer, so that no change the code makes to it can be one the
+    test's object would have seen."""
+    kind = type(value)
+    if kind in (str, bytes, int, float, complex, bool, type(None)):
+        return True
+    if kind in (tuple, frozenset) and depth < 20:
+        return all(frozen_data(item, depth + 1) for item in value)
+    return False
 
 
 def _hooks_of(kind):
@@ -724,6 +789,8 @@ class Codec:
         self.exported = {}  # handle id -> own object
         self.export_ids = {}  # id(own object) -> handle id
         self.opaque = set()  # handle ids of the objects exported as opaque (``o``)
+        self.readable_handles = set()  # those (and iterators) whose attributes the other
+        # side's proxy may ask for (:data:`ATTRIBUTE_READ`)
         self.proxies = {}  # handle id of the other side -> proxy
         self.remote_classes = {}  # a class of the test's name -> its RemoteObject class
         self.swapped = {}  # see loads
@@ -733,6 +800,10 @@ class Codec:
         self.generation = 0
         self.session()
         self.globals = {}  # id(a module global's value) -> (name, value): sentinels
+        self.other_globals = {}  # the same of the project's other modules: (module, name,
+        # value), see project_globals
+        self.indexed = set()  # the modules project_globals looked at
+        self.indexed_count = 0
         self.space = None  # that module's namespace
         self.peer = None
         self.roots = None
@@ -848,6 +919,7 @@ class Codec:
     @_deep
     def dumps(self, value):
         out = []
+        self.project_globals()
         self._enc(value, out, {}, 0)
         return b"".join(out)
 
@@ -1182,11 +1254,24 @@ class Codec:
 
     def _marked(self, value, out):
         """A module global (a sentinel such as ``_missing = object()``) that the other side
-        has too (:attr:`peer`) crosses by its name alone (identity by name)."""
+        has too (:attr:`peer`) crosses by its name alone (identity by name); so does one of
+        the project's other modules (:meth:`project_globals`: glom's ``RAISE`` of
+        ``glom.matching``, the default a ``Check`` compares with ``is``), by module and
+        name (``g``)."""
         found = self.globals.get(id(value))
         if found is None or found[1] is not value or (
                 self.peer is not None and found[0] not in self.peer):
-            return False
+            other = self.other_globals.get(id(value))
+            if other is None or other[2] is not value or not self._shared(other[0]):
+                return False
+            space = getattr(sys.modules.get(other[0]), "__dict__", None)
+            if type(space) is not dict or space.get(other[1]) is not value or (
+                    space is self.space):
+                return False  # (rebound since; the module under test's: G or nothing)
+            out.append(b"g")
+            self._str(other[0], out)
+            self._str(other[1], out)
+            return True
         state = getattr(self, "global_states", {}).get(id(value))
         try:
             changed = state is not None and _inner_state(value) != state
@@ -1199,6 +1284,30 @@ class Codec:
         out.append(b"G")
         self._str(found[0], out)
         return True
+
+    def project_globals(self):
+        """Index the globals of the project's modules imported so far (not the tests', not
+        the module under test's: :meth:`remember_globals`) that cross by their name
+        (:func:`_sentinel_like`): a sentinel ``RAISE = make_sentinel()`` of another module,
+        which an object of the test's holds (``Check(default=RAISE)``) and the code compares
+        by identity, is the receiver's own ``RAISE``, as in one process (a copy by state was
+        another object: right code failed). Looked at again when modules were imported."""
+        count = len(sys.modules)
+        if count == self.indexed_count:
+            return
+        self.indexed_count = count
+        for name, module in list(sys.modules.items()):
+            if type(name) is not str or name in self.indexed or module is None:
+                continue
+            space = getattr(module, "__dict__", None)
+            if type(space) is not dict or space is self.space or not self.own(name) or (
+                    self.of_tests(name)):
+                continue
+            self.indexed.add(name)
+            for key, value in list(space.items()):
+                if type(key) is str and not _is_dunder(key) and _sentinel_like(value) and (
+                        id(value) not in self.other_globals):
+                    self.other_globals[id(value)] = (name, key, value)
 
     def _track(self, value, out):
         """``W<n>;``: the other side's object ``n`` (this copy's state follows); ``w<n>;``:
@@ -1274,6 +1383,9 @@ class Codec:
             names = _names_of(obj)
             if names is not None:
                 meta["__names__"] = names
+                # (a hint: the judge checks each read again)
+                meta["__readable__"] = [n for n in names if readable(obj, n, names)]
+                self.readable_handles.add(handle)
         self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
 
     def _doctest_function(self, func):
@@ -1303,6 +1415,32 @@ class Codec:
                 len(args) != count or kwargs):
             raise ValueError("a malformed hook call")
         return partial(run, found, *args, **kwargs)
+
+    def attribute_read(self, handle, args, kwargs):
+        """``(object, name)``: the read of attribute ``args[0]`` (:data:`ATTRIBUTE_READ`) of
+        this side's object exported as handle ``handle`` (a test's object or iterator), which
+        the judge may run (:func:`readable`). A request no proxy makes (another handle, other
+        arguments) is :class:`ValueError` (the judge's "malformed answer"); a name the judge
+        does not read is :class:`CannotCross` with the reason (the test is "not judged")."""
+        found = self.exported.get(handle, self) if handle in self.readable_handles else self
+        if found is self or type(args) is not list or len(args) != 1 or kwargs:
+            raise ValueError("a malformed attribute read")
+        name = args[0]
+        if not readable(found, name):
+            raise CannotCross(f"{_name(type(found))}: .{str(name)[:80]}")
+        return found, name
+
+    @staticmethod
+    def read_value(found, name):
+        """The value of attribute ``name`` of ``found`` (:meth:`attribute_read`), read here:
+        what the read raises is the read's; a value that is not :func:`frozen_data` is
+        :class:`CannotCross` (wrapped in :class:`AttributeRead` so that the caller tells it
+        from what the read raised)."""
+        value = getattr(found, name)
+        if not frozen_data(value):
+            raise AttributeRead(f"{_name(type(found))}: .{name}, a {_name(type(value))} the "
+                                "code could change in place")
+        return value
 
     def _meta(self, obj):
         """What the other side's proxy copies: names, docstring, signature, attributes, and
@@ -1526,6 +1664,7 @@ class Codec:
             proxy = self.proxies[key] = cls(self.channel, (self.generation, int(handle)), name)
         if type(meta) is dict and kind == "i" and type(meta.get("__names__")) is list:
             object.__setattr__(proxy, "_names", meta["__names__"])
+            object.__setattr__(proxy, "_readable", meta.get("__readable__"))
         if type(meta) is dict and kind == "o":
             object.__setattr__(proxy, "_meta", meta)
         elif type(meta) is dict:
@@ -1684,6 +1823,19 @@ class Codec:
         value = space.get(name, space) if not _is_dunder(name) else space
         if value is space or not _sentinel_like(value):
             raise Unjudgeable(f"the global {name!r} of the module")
+        return value, at
+
+    def load_project_global(self, data, at, table, depth):
+        module, at = self._text(data, at)
+        name, at = self._text(data, at)
+        found = sys.modules.get(module)  # (never imported here)
+        space = getattr(found, "__dict__", None)
+        if type(space) is not dict or not self.own(module) or self.of_tests(module) or (
+                space is self.space) or _is_dunder(name):
+            raise Unjudgeable(f"the global {name!r} of {module!r}")
+        value = space.get(name, space)
+        if value is space or not _sentinel_like(value):
+            raise Unjudgeable(f"the global {name!r} of {module!r}")
         return value, at
 
     def load_tracked(self, data, at, table, depth, theirs=False):
@@ -2264,7 +2416,8 @@ _LOAD = {
     b"n": partial(Codec.load_tuple, tag=b"n"), b"R": Codec.load_ref,
     b"P": Codec.load_ref_or_handle, b"H": Codec.load_handle, b"Y": Codec.load_own_handle,
     b"e": Codec.load_enum, b"O": Codec.load_object, b"x": Codec.load_exception,
-    b"v": Codec.load_value, b"G": Codec.load_global, b"w": Codec.load_tracked,
+    b"v": Codec.load_value, b"G": Codec.load_global, b"g": Codec.load_project_global,
+    b"w": Codec.load_tracked,
     b"W": partial(Codec.load_tracked, theirs=True), b"U": Codec.load_unsent,
     b"A": Codec.load_run, b"K": Codec.load_subclass, b"M": Codec.load_module,
     b"B": Codec.load_bound,
