@@ -371,3 +371,45 @@ async def test_the_api_key_the_model_echoes_is_not_written_into_the_results(scri
     assert [name for name, data in written.items() if key.encode() in data] == []
     record = ResultsLog(out / "results.jsonl").load()[("T/0", "direct")]
     assert record.passed and 'assert "**********"' in record.code
+
+
+def test_cli_bench_stops_at_the_first_connection_failure_and_exits_1(
+        scripted, tmp_path, capsys, unused_tcp_port):
+    """ux9: an unreachable endpoint was exit 0, its cause only in results.jsonl, and every
+    task was still run (each failing at once)."""
+    from codeteam.cli import main
+
+    data = tiny_data(tmp_path, ("inc_a", "inc_b", "inc_c"))
+    out = tmp_path / "out"
+    code_ = main(["bench", "--data", str(data), "--pipelines", "direct,plan", "--out", str(out),
+                  "--set", f"base_url=http://someone:hunter2@127.0.0.1:{unused_tcp_port}/v1",
+                  "--set", "max_retries=0", "--no-progress", "--concurrency", "1"])
+    captured = capsys.readouterr()
+    assert code_ == 1, captured.err
+    named = [line for line in captured.err.splitlines() if "cannot reach" in line]
+    assert len(named) == 1, captured.err
+    assert named[0].startswith("codeteam bench: cannot reach http://***@127.0.0.1:"
+                               f"{unused_tcp_port}/v1: All connection attempts failed"), named[0]
+    assert "hunter2" not in captured.err + captured.out
+    assert "stopped at the first connection failure" in named[0]
+    records = ResultsLog(out / "results.jsonl").load()
+    assert len(records) == 1 and all(r.infra_error for r in records.values())
+
+
+def test_cli_bench_exits_1_when_every_call_timed_out(scripted, tmp_path, capsys):
+    """ux9: two runs whose every call timed out (fewer than the 5 in a row that stop the
+    benchmark) were exit 0 with nothing on stderr naming the cause."""
+    from codeteam.cli import main
+
+    data = tiny_data(tmp_path)
+    scripted.hang(None, times=None)
+    out = tmp_path / "out"
+    code_ = main(["bench", "--data", str(data), "--pipelines", "direct", "--out", str(out),
+                  "--set", f"base_url={scripted.base_url}", "--set", "max_retries=0",
+                  "--set", "timeout_s=0.5", "--no-progress", "--concurrency", "2"])
+    captured = capsys.readouterr()
+    assert code_ == 1, captured.err
+    named = [line for line in captured.err.splitlines() if "did not answer" in line]
+    assert len(named) == 1 and named[0].startswith("codeteam bench: no run produced a result"), \
+        captured.err
+    assert len(ResultsLog(out / "results.jsonl").load()) == 2

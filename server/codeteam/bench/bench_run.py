@@ -164,15 +164,16 @@ async def run_one(
     policy: Any,
 ) -> BenchRecord:
     """Run ``pipeline`` on ``item``'s public task, score its code on the hidden tests and
-    return the record. A pipeline that raises is recorded as an infrastructure error (no
-    code); :class:`~codeteam.execution.outcomes.SandboxUnavailable` from scoring propagates."""
+    return the record. ``client`` is this run's own view of the model client
+    (``LLMClient.session()``: one run's timeout or connection failure stops only it; the
+    caller reads its ``unreachable`` afterwards). A pipeline that raises is recorded as an
+    infrastructure error (no code); :class:`~codeteam.execution.outcomes.SandboxUnavailable`
+    from scoring propagates."""
     from codeteam.service.runs import run_task
 
     started = time.monotonic()
     try:
-        # The client's view per run: one run's timeout or connection failure stops only it.
-        result = await run_task(item.task, pipeline, settings=settings,
-                                client=client.session())
+        result = await run_task(item.task, pipeline, settings=settings, client=client)
     except asyncio.CancelledError:
         raise
     except Exception as error:  # a pipeline bug or an unexpected failure: keep going
@@ -234,7 +235,7 @@ async def run_bench(
     service (:class:`~codeteam.service.clients.OneClient`), closed at the end (the embedded
     model is stopped). Raises :class:`BenchError` for usage and setup problems."""
     from codeteam.execution.outcomes import SandboxUnavailable
-    from codeteam.service.runs import PIPELINES
+    from codeteam.service.runs import PIPELINES, connection_failure
 
     if settings is None:
         settings, problems = load_settings(config.overrides)
@@ -346,6 +347,7 @@ async def run_bench(
         semaphore = asyncio.Semaphore(max(config.concurrency, 1))
         stop = asyncio.Event()
         infra_streak = 0
+        attempts: list[BenchRecord] = []  # the runs that asked the model, in this invocation
 
         async def work(item: BenchTask, pipeline: str) -> None:
             nonlocal infra_streak, aborted
@@ -358,8 +360,16 @@ async def run_bench(
                     record = reused_record(row, dataset=dataset.name, score=score,
                                            digest=public_digest(item), origin=source.origin(row))
                 else:
+                    view = client.session()
                     record = await run_one(item, pipeline, dataset=dataset.name,
-                                           settings=settings, client=client, policy=policy)
+                                           settings=settings, client=view, policy=policy)
+                    attempts.append(record)
+                    cause = connection_failure(view)
+                    if cause is not None and not stop.is_set():
+                        # Every later call would fail the same way at once: stop, as `run` does.
+                        aborted = (f"{cause}; stopped at the first connection failure "
+                                   "(the remaining runs were not started)")
+                        stop.set()
                 results.append(record)
                 progress.done(record)
                 if record.infra_error:
@@ -404,6 +414,9 @@ async def run_bench(
     )
     if aborted:
         summary["aborted"] = aborted
+    if todo and attempts and all(r.infra_error for r in attempts):
+        # No run produced a result: the model could not be reached (or failed every call).
+        summary["no_result"] = attempts[-1].infra_error
     if repo is not None:
         summary["repo"] = {k: v for k, v in repo[1].as_dict().items() if k != "skipped"}
         scored = [r for r in records if r.pipeline in config.pipelines and r.code is not None
@@ -424,8 +437,11 @@ async def run_bench(
     write_summary(summary, out, extra)
     if echo:
         print(markdown(summary) + extra)
-        if aborted:
+        if aborted:  # names the cause (secret-free: the endpoint as Endpoint.shown)
             print(f"codeteam bench: {aborted}", file=sys.stderr)
+        elif summary.get("no_result"):
+            print(f"codeteam bench: no run produced a result ({summary['no_result']})",
+                  file=sys.stderr)
         print(f"codeteam bench: wrote {out / 'results.jsonl'}, {out / 'summary.json'}, "
               f"{out / 'summary.md'}, {out / 'chart.png'}", file=sys.stderr)
     return summary
@@ -508,7 +524,9 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
 
 def main_from_args(args: argparse.Namespace) -> int:
     """``codeteam bench``: 0 when the run completed (whatever the scores), 1 when it stopped
-    on repeated infrastructure errors, 2 on usage or setup errors, 130 when interrupted
+    on repeated infrastructure errors or at the first connection failure, or when no run it
+    made produced a result (every run's LLM calls failed), 2 on usage or setup errors, 130
+    when interrupted
     (the results so far are kept; rerun the same command to resume); 1 too when an output
     file cannot be written (a full disk: one line, every file as it was before that write)."""
     try:
@@ -524,4 +542,4 @@ def main_from_args(args: argparse.Namespace) -> int:
         print(f"codeteam bench: {error}; the results so far are kept, rerun the same command "
               "to resume", file=sys.stderr)
         return 1
-    return 1 if summary.get("aborted") else 0
+    return 1 if summary.get("aborted") or summary.get("no_result") else 0

@@ -332,6 +332,17 @@ class _Stages:
             self._progress(stage)
 
 
+def connection_failure(client: Any) -> LLMError | None:
+    """The connection failure (nothing listens, DNS, TLS:
+    :class:`~codeteam.llm.client.LLMUnavailable`) that stopped ``client``'s calls (an
+    :class:`~codeteam.llm.client.LLMClient`, its session view or a :class:`RunClient`), or
+    None: not stopped, or stopped by a timeout (which may be one slow task's)."""
+    from codeteam.llm.client import LLMUnavailable
+
+    stopped = getattr(client, "unreachable", None)
+    return stopped if isinstance(stopped, LLMUnavailable) else None
+
+
 class RunClient:
     """One run's model client, acquired from ``clients`` at the first :meth:`chat` (the
     progress says "starting the model" or "connecting" then, and once the client is had, the
