@@ -105,11 +105,10 @@ def main(argv: list[str] | None = None) -> int:
             code = 130
         except Exception as error:
             log.debug("codeteam run failed", exc_info=True)
-            print(f"codeteam: the run failed: {type(error).__name__}: {error}"
-                  " (-v shows the traceback in the log)", file=sys.stderr)
+            code = _failed(args, f"the run failed: {type(error).__name__}: {error}"
+                           " (-v shows the traceback in the log)", 1)
             if args.verbose:
                 log.exception("codeteam run failed")
-            code = 1
     elif args.command == "bench":
         from codeteam.bench.bench_cli import run_bench_command
 
@@ -279,21 +278,18 @@ async def _run(args: argparse.Namespace) -> int:
     try:
         overrides = parse_overrides(args.set)
     except ValueError as error:
-        print(f"codeteam: {error}", file=sys.stderr)
-        return 2
+        return _failed(args, str(error), 2)
     settings, problems = load_settings(overrides, fallback=False)  # the run stops on any
     if problems:
         for problem in problems:
             print(f"codeteam: setting {problem}", file=sys.stderr)
-        print("codeteam: nothing was run; fix the settings above (--set, CODETEAM_* variables) "
-              "and run again", file=sys.stderr)
-        return 2
+        return _failed(args, "nothing was run; fix the settings above (--set, CODETEAM_* "
+                       "variables) and run again", 2, problems=[str(p) for p in problems])
     path: Path = args.file
     try:
         raw = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        print(f"codeteam: cannot read {path}: {error}", file=sys.stderr)
-        return 2
+        return _failed(args, f"cannot read {path}: {error}", 2)
     bom = BOM if raw.startswith(BOM) else ""
     text = raw[len(bom):]
     pipeline = {"plan-docstring": "plan_docstring"}.get(args.pipeline, args.pipeline)
@@ -320,20 +316,16 @@ async def _run(args: argparse.Namespace) -> int:
         outcome = await service.run(request, clients, progress=_progress, on_note=on_note,
                                     on_task=on_task)
     except service.TargetError as error:
-        print(f"codeteam: {path}: {error}", file=sys.stderr)
-        return 2
+        return _failed(args, f"{path}: {error}", 2)
     except service.Untestable as error:
         print(f"codeteam: the code cannot be tested here: {error.reason}", file=sys.stderr)
-        print("codeteam: nothing was run (no model call). Fix the sandbox, set sandbox = "
-              '"none" (no isolation), or pass --allow-untested (print untested code) or '
-              "--write-untested (also write it)", file=sys.stderr)
-        return 2
+        return _failed(args, "nothing was run (no model call). Fix the sandbox, set sandbox = "
+                       '"none" (no isolation), or pass --allow-untested (print untested code) '
+                       "or --write-untested (also write it)", 2, untested=error.reason)
     except service.ModelUnavailable as error:
-        print(f"codeteam: {error}", file=sys.stderr)
-        return 2
+        return _failed(args, str(error), 2)
     except service.ServiceError as error:
-        print(f"codeteam: {error}", file=sys.stderr)
-        return 1
+        return _failed(args, str(error), 1)
     finally:
         await clients.close()
 
@@ -364,6 +356,19 @@ async def _run(args: argparse.Namespace) -> int:
         if written is not None:
             return written
     return 1 if result.status in ("error", "failed", "not judged") else 0
+
+
+def _failed(args: argparse.Namespace, message: str, code: int, **extra: object) -> int:
+    """A run that ended without a result: ``message`` as one ``codeteam:`` line on stderr and,
+    with ``--json``, ``{"status": "error", "error": message, "exit_code": code, **extra}`` on
+    stdout (for scripts). Returns ``code``."""
+    print(f"codeteam: {message}", file=sys.stderr)
+    if getattr(args, "json", False):
+        import json
+
+        print(json.dumps({"status": "error", "error": message, "exit_code": code, **extra},
+                         indent=2))
+    return code
 
 
 WRITE_HINTS = {

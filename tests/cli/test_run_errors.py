@@ -4,6 +4,7 @@ with a local server on 127.0.0.1 as base_url: never the embedded model."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -134,6 +135,38 @@ def test_an_unreachable_endpoint_is_one_message_after_one_attempt(tmp_path):
     assert lines == [(f"codeteam: cannot reach http://127.0.0.1:{port}/v1: All connection "
                      "attempts failed; nothing was produced")], done.stderr
     assert "# note" not in done.stderr
+
+
+def test_after_a_connection_failure_no_later_stage_is_printed_and_v_names_it(tmp_path):
+    # ux9: "coder: writing code", "analyst: planning", "coder: sampling code ..." were printed
+    # after the failure (each later call fails at once), and -v logged only openai's retries.
+    port = free_port()
+    done = codeteam_run(f"http://127.0.0.1:{port}/v1", str(stub(tmp_path)), "--function",
+                        "double", "--pipeline", "team", "-v", sandbox="none", max_retries=1)
+    assert done.returncode == 1, done.stderr
+    stages = [line.split("] ", 1)[1] for line in done.stderr.splitlines()
+              if line.startswith("[")]
+    # ai_tests=0: the coder's call is the first; "connecting" then hands its stage back
+    assert stages[-3:] == ["coder: writing code", "connecting", "coder: writing code"], \
+        done.stderr
+    logged = [line for line in done.stderr.splitlines() if "codeteam.llm.client" in line]
+    assert len(logged) == 1 and (f"cannot reach http://127.0.0.1:{port}/v1: All connection "
+                                 "attempts failed (2 request(s))") in logged[0], done.stderr
+
+
+def test_json_prints_an_error_object_when_the_run_fails(tmp_path):
+    # ux9: --json printed nothing on stdout when the endpoint could not be reached (exit 1).
+    port = free_port()
+    done = codeteam_run(f"http://127.0.0.1:{port}/v1", str(stub(tmp_path)), "--function",
+                        "double", "--pipeline", "direct", "--json", sandbox="none")
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout) == {
+        "status": "error", "exit_code": 1,
+        "error": f"cannot reach http://127.0.0.1:{port}/v1: All connection attempts failed; "
+                 "nothing was produced"}
+    done = codeteam_run(None, str(stub(tmp_path)), "--function", "nope", "--json",
+                        "--set", "max_rounds", sandbox="none")
+    assert done.returncode == 2 and json.loads(done.stdout)["status"] == "error", done.stdout
 
 
 @pytest.fixture

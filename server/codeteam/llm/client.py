@@ -211,6 +211,10 @@ class LLMClient:
             error.requests = counter[0]
             if isinstance(error, LLMUnavailable | LLMTimeout):
                 self.unreachable = error  # no further request: stop at the first one
+                log.info("%s (%d request(s)); this run makes no further model call", error,
+                         counter[0])
+            else:
+                log.info("model call failed: %s (%d request(s))", error, counter[0])
             raise
         finally:
             _requests.reset(token)

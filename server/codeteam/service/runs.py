@@ -244,6 +244,7 @@ async def run(
     if untested and not request.allow_untested:
         raise Untestable(untested)
     client = RunClient(clients, settings, report)
+    report.stopped = lambda: client.unreachable is not None
     try:
         result = await run_task(task, name, settings=settings, client=client, progress=progress,
                                 offload=request.offload)
@@ -320,13 +321,18 @@ async def start_model(clients: ClientSource, settings: Settings) -> LLMClient:
 
 class _Stages:
     """A run's progress callback that remembers the last stage it reported (:attr:`last`), so
-    the model's start can hand the stage back to the call it interrupted."""
+    the model's start can hand the stage back to the call it interrupted. Once
+    :attr:`stopped` returns True (the run's model calls were stopped by a connection failure
+    or a timeout) no later stage is reported: each would fail at once without a request."""
 
     def __init__(self, progress: ProgressCallback | None) -> None:
         self._progress = progress
         self.last: str | None = None
+        self.stopped: Callable[[], bool] = lambda: False
 
     def __call__(self, stage: str) -> None:
+        if self.stopped():
+            return
         self.last = stage
         if self._progress is not None:
             self._progress(stage)
