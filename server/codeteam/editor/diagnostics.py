@@ -135,6 +135,31 @@ def review_problems(result: Result, *, stub_start_line: int, def_offset: int,
     return problems
 
 
+def shown_sentence(problems: list[Problem], result: Result, qualname: str, *,
+                   unapplied: bool = False) -> str:
+    """The sentence that tells the user what ``problems`` (of :func:`review_problems` or
+    :func:`unapplied_problems`) show: the failing tests apart from the docstring examples that
+    only disagree with the code (Warnings too, but no failure: they do not decide the
+    verdict)."""
+    report = result.last_report
+    advisory = ({o.test_id for o in report.run.disagreements}
+                if report is not None and report.run is not None else set())
+    shown = [p for p in problems if p.severity != "information"]
+    disagreeing = sum(1 for p in shown if p.code in advisory)
+    failing = len(shown) - disagreeing
+    parts = []
+    if failing:
+        parts.append(f"{failing} failing test(s)")
+    if disagreeing:
+        parts.append(f"{disagreeing} docstring example(s) that disagree with the code")
+    if not parts:
+        return "No failing tests."
+    what = " and ".join(parts)
+    if unapplied:
+        return f"Its {what} are shown as diagnostics on {qualname}."
+    return f"{what[0].upper()}{what[1:]} shown as diagnostics on {qualname}."
+
+
 def unapplied_problems(result: Result, *, stub_start_line: int, def_offset: int,
                        function_lines: int) -> list[Problem]:
     """The failures of new code that was *not* applied, shown on the function as it is: each

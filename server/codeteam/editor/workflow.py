@@ -46,7 +46,12 @@ from pygls.uris import to_fs_path
 
 from codeteam.editor.actions import Action
 from codeteam.editor.active_runs import Run
-from codeteam.editor.diagnostics import FunctionDiagnostics, review_problems, unapplied_problems
+from codeteam.editor.diagnostics import (
+    FunctionDiagnostics,
+    review_problems,
+    shown_sentence,
+    unapplied_problems,
+)
 from codeteam.editor.document_watch import Expectation
 from codeteam.editor.edits import text_edit, workspace_edit
 from codeteam.editor.positions import split_lines
@@ -535,12 +540,7 @@ async def publish_review(
         ),
     )
     ls.publish_diagnostics(run.uri)
-    failing = sum(1 for problem in problems if problem.severity != "information")
-    if failing and unapplied:
-        return f"Its {failing} failing test(s) are shown as diagnostics on {located.qualname}."
-    if failing:
-        return f"{failing} failing test(s) shown as diagnostics on {located.qualname}."
-    return "No failing tests."
+    return shown_sentence(problems, result, located.qualname, unapplied=unapplied)
 
 
 APPLY_CONTRACT = 'no argument, {"result": id}, or {"uri": str, "qualname": str?}'

@@ -88,12 +88,21 @@ class Result(BaseModel):
 
     def verdict_line(self) -> str:
         """Status, tests and rounds in one line (``team: passed; 5/5 tests passed; 1
-        round``), without the cost."""
+        round``), without the cost. The tests counted are those that decide the verdict:
+        advisory docstring examples (a project whose configuration does not run doctests)
+        are not, their disagreements are named apart."""
         parts = [f"{self.pipeline}: {self.status}"]
         report = self.last_report
         if report and report.run:
             run = report.run
-            parts.append(f"{len(run.passed)}/{len(run.ran)} tests passed")
+            judged = [o for o in run.ran if not o.advisory]
+            advisory = [o for o in run.ran if o.advisory]  # the project's tests decide
+            if judged or not advisory:
+                parts.append(f"{sum(o.passed for o in judged)}/{len(judged)} tests passed")
+            if advisory:
+                parts.append(f"{sum(o.passed for o in advisory)}/{len(advisory)} docstring "
+                             "examples agree with the code (advisory: the project does not "
+                             "run doctests)")
             if run.skipped:
                 parts.append(f"{len(run.skipped)} not run (see the notes)")
             if run.not_judged:  # tests the judge could not decide

@@ -250,6 +250,8 @@ def build_report(tests: list[TestCase], run: RunReport, *, round_number: int) ->
         head = "not judged: " + head
     if run.ran:
         head += f" (ran {len(run.ran)}: {len(run.passed)} passed, {len(failures)} failed"
+        if disagreeing:  # so that the parts add up to what ran
+            head += f", {len(disagreeing)} docstring example(s) disagree"
         head += (f", {len(not_judged)} not judged: {not_judged_reason(not_judged)})"
                  if not_judged else ")")
     if disagreeing:
