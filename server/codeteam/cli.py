@@ -84,11 +84,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_LogFormat("%(asctime)s %(levelname)s %(name)s: %(message)s",
+                                    said=args.command in ("run", "bench")))
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        handlers=[handler])
     if args.command == "serve":
         from codeteam.editor.app import serve
 
@@ -119,6 +119,20 @@ def main(argv: list[str] | None = None) -> int:
 
     exit_now_if_stop_stuck(code)
     return code
+
+
+class _LogFormat(logging.Formatter):
+    """The log's format; with ``said`` (``run``, ``bench``) a settings warning (an unknown
+    ``CODETEAM_*`` variable) is a ``codeteam: ...`` line like the others said to the user."""
+
+    def __init__(self, fmt: str, *, said: bool) -> None:
+        super().__init__(fmt)
+        self.said = said
+
+    def format(self, record: logging.LogRecord) -> str:
+        if self.said and record.name == "codeteam.settings" and record.levelno >= logging.WARNING:
+            return f"codeteam: {record.getMessage()}"
+        return super().format(record)
 
 
 class _Redacting:

@@ -509,13 +509,21 @@ def parse_overrides(pairs: list[str]) -> dict[str, object]:
     """``--set KEY=VALUE`` pairs (CLI and bench) as a settings mapping: each value is read as
     JSON when it parses (``3``, ``true``, ``{"coder": "m"}``), else kept as the string.
 
-    Raises ``ValueError`` for a pair without ``=`` (the message names its position, never its
-    text, which may be a pasted API key)."""
+    Raises ``ValueError`` for a pair without ``=``: the message names the argument when it is
+    a setting's name (``--set max_rounds has no '='; it takes KEY=VALUE: --set
+    max_rounds=VALUE``), else only its position and the setting it is closest to, never its
+    text (it may be a pasted API key)."""
     values: dict[str, object] = {}
     for position, pair in enumerate(pairs, start=1):
         key, sep, raw = pair.partition("=")
         if not sep:
-            raise ValueError(f"--set takes KEY=VALUE; --set number {position} has no '='")
+            name = pair.strip()
+            if name in Settings.model_fields:
+                raise ValueError(f"--set {name} has no '='; it takes KEY=VALUE: "
+                                 f"--set {name}=VALUE")
+            nearest = _nearest_setting(name)
+            hint = f" (did you mean --set {nearest}=VALUE?)" if nearest else ""
+            raise ValueError(f"--set number {position} has no '='; it takes KEY=VALUE{hint}")
         try:
             values[key.strip()] = json.loads(raw)
         except json.JSONDecodeError:

@@ -169,6 +169,22 @@ def test_json_prints_an_error_object_when_the_run_fails(tmp_path):
     assert done.returncode == 2 and json.loads(done.stdout)["status"] == "error", done.stdout
 
 
+def test_an_unknown_variable_and_a_set_without_equals_read_like_the_other_lines(tmp_path):
+    # ux9: the variable's warning was a log record ("2026-12-04 18:10:40,239 WARNING
+    # codeteam.settings: ..."); `--set max_rounds` said "--set number 1 has no '='".
+    done = codeteam_run(None, str(stub(tmp_path)), "--function", "nope",
+                        env_extra={"CODETEAM_MAX_ROUNDZ": "3"}, sandbox="none")
+    assert done.returncode == 2, done.stderr
+    assert ("codeteam: environment variable CODETEAM_MAX_ROUNDZ: not a codeteam setting "
+            "(ignored); did you mean CODETEAM_MAX_ROUNDS?") in done.stderr.splitlines()
+    assert "WARNING" not in done.stderr, done.stderr
+    done = codeteam_run(None, str(stub(tmp_path)), "--function", "double", "--set",
+                        "max_rounds", sandbox="none")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        "codeteam: --set max_rounds has no '='; it takes KEY=VALUE: --set max_rounds=VALUE"]
+
+
 @pytest.fixture
 def no_bwrap(tmp_path) -> str:
     """A PATH without bwrap."""
@@ -217,7 +233,7 @@ def test_sandbox_none_runs_without_bwrap(scripted, tmp_path, no_bwrap):
 def test_a_set_without_equals_is_not_echoed(tmp_path):
     done = codeteam_run(None, str(stub(tmp_path)), "--function", "double", "--set", KEY)
     assert done.returncode != 0 and KEY not in done.stderr
-    assert "--set takes KEY=VALUE" in done.stderr
+    assert "--set number 1 has no '='; it takes KEY=VALUE" in done.stderr, done.stderr
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox drops to another uid only as root")
