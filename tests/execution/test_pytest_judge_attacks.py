@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -2469,6 +2470,55 @@ async def test_text_the_code_returns_is_not_run_by_the_test(tmp_path):
                           f"def make_power(name, n):\n    return {FORGE_IN_TEXT!r}\n")
     assert {n: o.status for n, o in by_name(run).items()} == {
         "test_run_it": "not judged", "test_read_it": "failed"}, run.outcomes
+
+
+# brk9: the refusal looked only at compile(..., "<string>") of a source holding a returned
+# text as it was: a test compiling it under a name of its own (compile(src, "<generated>",
+# "exec")), dedenting it first (exec(textwrap.dedent(src))) or running text the code returned
+# before the test began (MADE = make_power(...) in the test module) ran the code's text in
+# pytest's process: wrong code's text rewrote the failed report into a pass (all 'passed').
+GENERATOR_RENAMED = {
+    "pyproject.toml": "[project]\nname = 'gen'\nversion = '0'\n",
+    "gen/__init__.py": "",
+    "gen/core.py": GENERATOR["gen/core.py"],
+    "tests/test_core.py": '''\
+        import textwrap
+
+        from gen.core import make_power
+
+        MADE = make_power("square", 2)
+
+
+        def test_made_at_import():
+            ns = {}
+            exec(MADE, ns)
+            assert ns["square"](3) == 9
+
+
+        def test_compiled():
+            ns = {}
+            exec(compile(make_power("square", 2), "<generated>", "exec"), ns)
+            assert ns["square"](3) == 9
+
+
+        def test_dedented():
+            ns = {}
+            exec(textwrap.dedent(make_power("cube", 3)), ns)
+            assert ns["cube"](2) == 8
+        ''',
+}
+
+
+@pytest.mark.parametrize("test", ["test_made_at_import", "test_compiled", "test_dedented"])
+async def test_text_the_code_returns_is_not_run_under_another_name_or_dedented(tmp_path, test):
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "gen", GENERATOR_RENAMED)
+    forge = textwrap.indent(FORGE_IN_TEXT, "  ") if test == "test_dedented" else FORGE_IN_TEXT
+    _, run = await review(root, "gen/core.py", "make_power",
+                          f"def make_power(name, n):\n    return {forge!r}\n")
+    assert by_name(run)[test].status == "not judged", run.outcomes
+    assert "runs text the code under test returned" in by_name(run)[test].message
 
 
 # A test that unpickles what the function returns (a serializer's round trip) ran the code's

@@ -1101,13 +1101,13 @@ class JudgeClient(Channel):
                 JudgeError(reason, not_judged=True)))
             self.imports.install()
             sys.addaudithook(self.audit)  # (for good: the judge's process is codeteam's)
-        self.code_texts = set()  # text the code returned in the running test (as UTF-8)
+        self.code_texts = set()  # text the code returned in this run (as UTF-8)
         self.code_bytes = False  # whether it returned bytes (pickled data, say)
 
     def new_test(self):
         self.cpu = self.crossing = 0.0
-        self.returned = []
-        self.code_texts = set()
+        self.returned = []  # (code_texts stay: text returned at an import or in a module
+        # fixture is run by a later test)
         self.code_bytes = False
         self.pass_not_judged = self.output_cut = None
 
@@ -1125,7 +1125,10 @@ class JudgeClient(Channel):
             except (UnicodeError, TypeError, ValueError):
                 return
             if _source_like(data):
-                self.code_texts.add(data)
+                if len(self.code_texts) >= TEXTS_KEPT:  # (any made source is refused then)
+                    self.code_texts = {b""}
+                elif b"" not in self.code_texts:
+                    self.code_texts.add(data)
             if not isinstance(value, str) and len(data) >= 8:
                 self.code_bytes = True
         elif type(value) in (list, tuple, set, frozenset):
@@ -1137,18 +1140,24 @@ class JudgeClient(Channel):
                 self.note_texts(item, depth + 1, budget)
 
     def audit(self, event, args):
-        """An audit hook: text the code returned in this test, compiled here by ``exec`` or
-        ``eval`` (a test running the source a function makes, ``exec(make_source())``, or a
-        repr it returns, ``eval(to_literal(x))``), would run the code's own text in pytest's
-        process, where it could change the verdict: it is refused, and the test is "not
-        judged" (as under plain pytest it would run in the test's process)."""
+        """An audit hook: text the code returned in this run (in the test, or at an import
+        or in a fixture before it), compiled here by ``exec``, ``eval``, ``compile`` or
+        ``ast.parse`` under a name that is no file (:func:`_made_source`), as it was or with
+        its white space changed (:func:`_squeezed`: ``textwrap.dedent``) (a test running the
+        source a function makes, ``exec(make_source())``, or a repr it returns,
+        ``eval(to_literal(x))``), would run the code's own text in pytest's process, where it
+        could change the verdict: it is refused, and the test is "not judged" (as under plain
+        pytest it would run in the test's process)."""
         if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
             self.unpickled(*args)
         if event != "compile" or not self.code_texts or len(args) < 2 or (
-                args[1] != "<string>") or not isinstance(args[0], bytes):
+                not isinstance(args[0], bytes)) or not _made_source(args[1]):
             return
         source = args[0]
-        if any(text in source for text in list(self.code_texts)):
+        texts = list(self.code_texts)
+        if any(text in source for text in texts) or any(
+                text in _squeezed(source) for text in map(_squeezed, texts)
+                if _source_like(text)):
             self.fail("the test runs text the code under test returned (exec or eval of it): "
                       "pytest's process does not run the code's own text", not_judged=True)
 
@@ -2390,6 +2399,26 @@ def importable_modules():
 
 
 _WORDS = None
+
+
+TEXTS_KEPT = 5000
+"""The texts the code returned that :meth:`JudgeClient.audit` looks for in the source a test
+compiles; beyond, it refuses any made source (the empty text is in every source)."""
+
+
+def _made_source(filename):
+    """Whether a ``compile`` audit event's ``filename`` names no file on disk (``"<string>"``
+    of exec and eval, ``"<unknown>"`` of ast.parse, a test's own ``"<generated>"``): source
+    made in the process, not a module's file that an import compiles."""
+    if type(filename) is not str:
+        return isinstance(filename, bytes) and not os.path.isfile(filename)
+    return filename.startswith("<") or not os.path.isfile(filename)
+
+
+def _squeezed(data):
+    """``data`` (bytes) without its ASCII whitespace: a text the code returned is found again
+    in the source a test compiles after dedenting, stripping or re-indenting it."""
+    return b"".join(data.split())
 
 
 def _source_like(data):
