@@ -2584,6 +2584,37 @@ async def test_bytes_the_code_returns_are_not_unpickled_into_code(tmp_path):
     assert "builtins.exec" in by_name(run)["test_plain"].message
 
 
+# brk9: bytes the code returned before the test began (DUMPED = dump(...) at the test module's
+# import) were unpickled with no look at what they name: the check was for the test's own
+# calls only, and wrong code's pickle rewrote the failed report into a pass ('passed').
+SERIALIZER_AT_IMPORT = {**SERIALIZER, "tests/test_core.py": '''\
+    import pickle
+
+    from ser.core import dump
+
+    DUMPED = dump({"a": [1, 2.5, None]})
+
+
+    def test_dumped_at_import():
+        assert pickle.loads(DUMPED) == {"a": [1, 2.5, None]}
+    '''}
+
+
+async def test_bytes_the_code_returned_at_import_are_not_unpickled_into_code(tmp_path):
+    import pickle
+
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "ser", SERIALIZER_AT_IMPORT)
+    _, run = await review(root, "ser/core.py", "dump")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    forged = pickle.dumps(_Forged())
+    _, run = await review(root, "ser/core.py", "dump",
+                          f"def dump(value):\n    return {forged!r}\n")
+    assert by_name(run)["test_dumped_at_import"].status == "not judged", run.outcomes
+    assert "builtins.exec" in by_name(run)["test_dumped_at_import"].message
+
+
 # A partial a module holds crosses by its name (a callable global, as glom's T): wrong code
 # that changed its keywords in place (no attribute shows it) returned it, and the judge gave
 # the test its own, unchanged one: 'converter()("ff") == 255' passed where plain pytest fails.

@@ -1102,13 +1102,12 @@ class JudgeClient(Channel):
             self.imports.install()
             sys.addaudithook(self.audit)  # (for good: the judge's process is codeteam's)
         self.code_texts = set()  # text the code returned in this run (as UTF-8)
-        self.code_bytes = False  # whether it returned bytes (pickled data, say)
+        self.code_bytes = False  # whether it returned bytes in this run (pickled data, say)
 
     def new_test(self):
         self.cpu = self.crossing = 0.0
-        self.returned = []  # (code_texts stay: text returned at an import or in a module
-        # fixture is run by a later test)
-        self.code_bytes = False
+        self.returned = []  # (code_texts and code_bytes stay: text or bytes returned at an
+        # import or in a module fixture are run or unpickled by a later test)
         self.pass_not_judged = self.output_cut = None
 
     def note_texts(self, value, depth=0, budget=None):
@@ -1162,7 +1161,8 @@ class JudgeClient(Channel):
                       "pytest's process does not run the code's own text", not_judged=True)
 
     def unpickled(self, module, name):
-        """In a test the code returned bytes to (``pickle.loads(dump(x))``), what an unpickler
+        """Once the code returned bytes in the run (``pickle.loads(dump(x))``, or bytes a test
+        module made at its import), what an unpickler
         looks up by name (``pickle.find_class``) must be what the judge takes from the code by
         name (:meth:`~codeteam.execution.pytest_codec.Codec.safe_reference`: the project's
         own, harmless builtins, pure standard modules), already imported: anything else (a
