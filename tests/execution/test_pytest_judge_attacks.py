@@ -2306,6 +2306,41 @@ def load_plugin(name):
     assert "fractions.py" in outcome.message and "not imported" in outcome.message, outcome
 
 
+def test_a_module_file_swapped_after_its_check_is_not_run(tmp_path):
+    """brk9: the guard on the shared /tmp looked at a module's file when the judge found it
+    (find_spec), not when it read it: a file renamed over the module's in between had its
+    text run in pytest's process (shown here in one process; end to end the code would have
+    to win a race, timed perhaps by inotify on the judge's scan of ``__pycache__``, not
+    tried). The file is looked at again once read: refused."""
+    import importlib.util
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    module = folder / "swapped_brk9.py"
+    module.write_text("VALUE = 'the test wrote it'\n")
+    reasons = []
+    guard = subject.SharedImports(str(folder), reasons.append)
+    hooks = list(sys.path_hooks)
+    guard.install()
+    try:
+        guard.since = module.stat().st_ctime_ns + 1  # (the code started after it was made)
+        spec = sys.path_hooks[0](str(folder)).find_spec("swapped_brk9")
+        assert spec is not None and not reasons
+        planted = folder / "planted.py"
+        planted.write_text("VALUE = 'the code wrote it'\n")
+        while planted.stat().st_ctime_ns < guard.since:  # (a coarse clock: its next tick)
+            os.utime(planted)
+        os.replace(planted, module)
+        loaded = importlib.util.module_from_spec(spec)
+        with pytest.raises(ImportError, match="not imported"):
+            spec.loader.exec_module(loaded)
+        assert "swapped_brk9.py" in reasons[0], reasons
+        assert not hasattr(loaded, "VALUE")
+    finally:
+        sys.path_hooks[:] = hooks
+        sys.path_importer_cache.pop(str(folder), None)
+
+
 # A callable object a module holds crosses by its name (glom's T = TType()): the judge's own
 # object. What the code set on it (its counter's n) was not taken over, nor what the test set
 # (callables were no data to mirror): right code failed both tests plain pytest passes.

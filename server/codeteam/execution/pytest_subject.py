@@ -939,8 +939,10 @@ class SharedImports:
     no process can set back), is never imported by the judge. The import raises
     ``ImportError`` and ``refuse(reason)`` is told (the running test is "not judged"). A hook
     first on ``sys.path_hooks`` gives each folder of that file system a finder that checks the
-    specs it finds, those pytest's assertion rewriter asks for too; a file a test executes by
-    its path (``runpy``, ``spec_from_file_location``, ``exec``) is not looked at."""
+    specs it finds, those pytest's assertion rewriter asks for too, and its loaders look at a
+    module's file again once they read it (the code renaming its file over it after the
+    finder looked); a file a test executes by its path (``runpy``, ``spec_from_file_location``,
+    ``exec``) is not looked at."""
 
     def __init__(self, folder, refuse):
         self.folder = folder
@@ -968,10 +970,23 @@ class SharedImports:
     def install(self):
         from importlib import machinery
 
-        details = [(machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES),
-                   (machinery.SourceFileLoader, machinery.SOURCE_SUFFIXES),
-                   (machinery.SourcelessFileLoader, machinery.BYTECODE_SUFFIXES)]
         guard = self
+
+        class Source(machinery.SourceFileLoader):
+            def get_data(self, path):  # (looked at again once read: the code could have
+                data = super().get_data(path)  # renamed its file over it since find_spec)
+                guard.check(self.path)
+                return data
+
+        class Sourceless(machinery.SourcelessFileLoader):
+            def get_data(self, path):
+                data = super().get_data(path)
+                guard.check(self.path)
+                return data
+
+        details = [(machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES),
+                   (Source, machinery.SOURCE_SUFFIXES),
+                   (Sourceless, machinery.BYTECODE_SUFFIXES)]
 
         class Finder(machinery.FileFinder):
             def find_spec(self, fullname, target=None):
