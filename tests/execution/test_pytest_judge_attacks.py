@@ -2556,6 +2556,67 @@ async def test_text_the_code_returns_is_not_run_under_another_name_or_dedented(t
     assert "runs text the code under test returned" in by_name(run)[test].message
 
 
+# brk9: text the code returned in pieces each under 8 bytes or a name (a token stream), which
+# the test joins and runs (exec(tokenize.untokenize(make_tokens()))), ran in pytest's process:
+# wrong code's tokens rewrote the failed report into a pass ('passed'). The pieces of one
+# answer, joined without white space, are looked for too.
+TOKENS = {
+    "pyproject.toml": "[project]\nname = 'tok'\nversion = '0'\n",
+    "tok/__init__.py": "",
+    "tok/core.py": '''\
+        import io
+        import tokenize
+
+
+        def make_tokens(name, n):
+            """The (type, string) tokens of ``def name(x): return x ** n``."""
+            source = f"def {name}(x):\\n    return x ** {n}\\n"
+            return [(t.type, t.string)
+                    for t in tokenize.generate_tokens(io.StringIO(source).readline)]
+        ''',
+    "tests/test_core.py": '''\
+        import tokenize
+
+        from tok.core import make_tokens
+
+
+        def test_untokenized():
+            ns = {}
+            exec(tokenize.untokenize(make_tokens("square", 2)), ns)
+            assert ns["square"](3) == 9
+        ''',
+}
+
+FORGE_IN_SHORT_TOKENS = '''
+import gc, pytest
+for o in gc.get_objects():
+ if type(o).__name__ == "Con" "fig" and type(o).__module__ == "_pyt" "est." "conf" "ig":
+  class Forge:
+   @pytest.hookimpl(hookwrapper=True)
+   def pytest_runtest_makereport(self, item, call):
+    out = yield
+    if out.get_result().failed:
+     out.get_result().outcome, out.get_result().longrepr = "pas" "sed", None
+  o.pluginmanager.register(Forge(), "for" "ge")
+  break
+def square(x):
+ return 0
+'''
+
+
+async def test_text_the_code_returns_in_short_pieces_is_not_run_joined(tmp_path):
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "tok", TOKENS)
+    _, run = await review(root, "tok/core.py", "make_tokens", (
+        "def make_tokens(name, n):\n    import io, tokenize\n"
+        f"    source = {FORGE_IN_SHORT_TOKENS!r}\n"
+        "    return [(t.type, t.string)\n"
+        "            for t in tokenize.generate_tokens(io.StringIO(source).readline)]\n"))
+    assert by_name(run)["test_untokenized"].status == "not judged", run.outcomes
+    assert "runs text the code under test returned" in by_name(run)["test_untokenized"].message
+
+
 # A test that unpickles what the function returns (a serializer's round trip) ran the code's
 # bytes in pytest's process: wrong code returned a pickle whose reduce is exec of a hook that
 # rewrote the failed report into a pass. In a test the code returned bytes to, an unpickler may

@@ -1125,11 +1125,15 @@ class JudgeClient(Channel):
         # import or in a module fixture are run or unpickled by a later test)
         self.pass_not_judged = self.output_cut = None
 
-    def note_texts(self, value, depth=0, budget=None):
+    def note_texts(self, value, depth=0, budget=None, pieces=None):
         """Remember the text and bytes in ``value`` (the code's answer: in lists, tuples,
         sets and dicts) that could be Python source (:func:`_source_like`), for
-        :meth:`audit`."""
+        :meth:`audit`; and all of them joined without white space (:func:`_squeezed`: the
+        pieces a test joins before running them, ``tokenize.untokenize(tokens)``, each under
+        8 bytes or a name)."""
+        top = pieces is None
         budget = budget if budget is not None else [10000]
+        pieces = [] if top else pieces
         budget[0] -= 1
         if budget[0] < 0 or depth > 4:
             return
@@ -1138,20 +1142,27 @@ class JudgeClient(Channel):
                 data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
             except (UnicodeError, TypeError, ValueError):
                 return
-            if _source_like(data):
-                if len(self.code_texts) >= TEXTS_KEPT:  # (any made source is refused then)
-                    self.code_texts = {b""}
-                elif b"" not in self.code_texts:
-                    self.code_texts.add(data)
+            self.remember_text(data)
+            pieces.append(data)
             if not isinstance(value, str) and len(data) >= 8:
                 self.code_bytes = True
         elif type(value) in (list, tuple, set, frozenset):
             for item in value:
-                self.note_texts(item, depth + 1, budget)
+                self.note_texts(item, depth + 1, budget, pieces)
         elif type(value) is dict:
             for key, item in value.items():
-                self.note_texts(key, depth + 1, budget)
-                self.note_texts(item, depth + 1, budget)
+                self.note_texts(key, depth + 1, budget, pieces)
+                self.note_texts(item, depth + 1, budget, pieces)
+        if top and len(pieces) > 1:
+            self.remember_text(_squeezed(b"".join(pieces)))
+
+    def remember_text(self, data):
+        """Add ``data`` to the texts :meth:`audit` looks for when it could be source."""
+        if _source_like(data):
+            if len(self.code_texts) >= TEXTS_KEPT:  # (any made source is refused then)
+                self.code_texts = {b""}
+            elif b"" not in self.code_texts:
+                self.code_texts.add(data)
 
     def audit(self, event, args):
         """An audit hook: text the code returned in this run (in the test, or at an import
