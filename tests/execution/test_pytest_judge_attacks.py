@@ -2617,6 +2617,61 @@ async def test_text_the_code_returns_in_short_pieces_is_not_run_joined(tmp_path)
     assert "runs text the code under test returned" in by_name(run)["test_untokenized"].message
 
 
+# brk9: text the code returned in a field of a result (a namedtuple, an object of the
+# project's class), which the test runs (exec(make_module().source)), was not looked for:
+# wrong code's text rewrote the failed report into a pass ('passed').
+GENERATED = {
+    "pyproject.toml": "[project]\nname = 'gen'\nversion = '0'\n",
+    "gen/__init__.py": "",
+    "gen/core.py": '''\
+        import collections
+
+
+        Made = collections.namedtuple("Made", "name source")
+
+
+        class Module:
+            def __init__(self, name, source):
+                self.name, self.source = name, source
+
+
+        def make_power(name, n, kind):
+            """``def name(x): return x ** n`` as a Made (kind "tuple") or a Module."""
+            source = f"def {name}(x):\\n    return x ** {n}\\n"
+            return (Made if kind == "tuple" else Module)(name, source)
+        ''',
+    "tests/test_core.py": '''\
+        from gen.core import make_power
+
+
+        def test_in_a_namedtuple():
+            ns = {}
+            exec(make_power("square", 2, "tuple").source, ns)
+            assert ns["square"](3) == 9
+
+
+        def test_in_an_object():
+            ns = {}
+            exec(make_power("square", 2, "object").source, ns)
+            assert ns["square"](3) == 9
+        ''',
+}
+
+
+@pytest.mark.parametrize("test", ["test_in_a_namedtuple", "test_in_an_object"])
+async def test_text_the_code_returns_in_a_field_is_not_run(tmp_path, test):
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "gen", GENERATED)
+    wrong = "tuple" if test == "test_in_a_namedtuple" else "object"
+    _, run = await review(root, "gen/core.py", "make_power", (
+        "def make_power(name, n, kind):\n"
+        f"    source = {FORGE_IN_TEXT!r} if kind == {wrong!r} else 'def square(x): return 1'\n"
+        "    return (Made if kind == 'tuple' else Module)(name, source)\n"))
+    assert by_name(run)[test].status == "not judged", run.outcomes
+    assert "runs text the code under test returned" in by_name(run)[test].message
+
+
 # A test that unpickles what the function returns (a serializer's round trip) ran the code's
 # bytes in pytest's process: wrong code returned a pickle whose reduce is exec of a hook that
 # rewrote the failed report into a pass. In a test the code returned bytes to, an unpickler may

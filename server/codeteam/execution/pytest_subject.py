@@ -1146,12 +1146,8 @@ class JudgeClient(Channel):
             pieces.append(data)
             if not isinstance(value, str) and len(data) >= 8:
                 self.code_bytes = True
-        elif type(value) in (list, tuple, set, frozenset):
-            for item in value:
-                self.note_texts(item, depth + 1, budget, pieces)
-        elif type(value) is dict:
-            for key, item in value.items():
-                self.note_texts(key, depth + 1, budget, pieces)
+        else:
+            for item in _parts_of(value):
                 self.note_texts(item, depth + 1, budget, pieces)
         if top and len(pieces) > 1:
             self.remember_text(_squeezed(b"".join(pieces)))
@@ -2430,6 +2426,29 @@ _WORDS = None
 TEXTS_KEPT = 5000
 """The texts the code returned that :meth:`JudgeClient.audit` looks for in the source a test
 compiles; beyond, it refuses any made source (the empty text is in every source)."""
+
+
+def _parts_of(value):
+    """The items of ``value``, an answer of the code the judge took (its lists, tuples, sets
+    and dicts, their subclasses' as theirs: a namedtuple's fields), or the values of its own
+    ``__dict__`` (an object of the project's class: ``Module(name, source)``), read without
+    running any of its class's code; nothing for a class, module or function."""
+    import itertools
+    import types
+
+    for kind, items in ((dict, dict.items), (list, list.__iter__), (tuple, tuple.__iter__),
+                        (set, set.__iter__), (frozenset, frozenset.__iter__)):
+        if isinstance(value, kind):  # (at most note_texts's budget of them)
+            found = itertools.islice(items(value), 10000)
+            return [part for pair in found for part in pair] if kind is dict else list(found)
+    if isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType,
+                          types.BuiltinFunctionType)):
+        return []
+    try:
+        space = object.__getattribute__(value, "__dict__")
+    except Exception:  # noqa: BLE001 - no __dict__ (slots, a proxy): nothing to look at
+        return []
+    return list(itertools.islice(dict.values(space), 10000)) if type(space) is dict else []
 
 
 def _made_source(filename):
