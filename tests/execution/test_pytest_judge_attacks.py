@@ -2517,6 +2517,7 @@ GENERATOR_RENAMED = {
     "gen/__init__.py": "",
     "gen/core.py": GENERATOR["gen/core.py"],
     "tests/test_core.py": '''\
+        import ast
         import textwrap
 
         from gen.core import make_power
@@ -2540,11 +2541,23 @@ GENERATOR_RENAMED = {
             ns = {}
             exec(textwrap.dedent(make_power("cube", 3)), ns)
             assert ns["cube"](2) == 8
+
+
+        def test_parsed_then_compiled():
+            ns = {}
+            exec(compile(ast.parse(make_power("square", 2)), "<ast>", "exec"), ns)
+            assert ns["square"](3) == 9
+
+
+        def test_parsed_only():
+            tree = ast.parse(make_power("square", 2))
+            assert isinstance(tree.body[0], ast.FunctionDef)
         ''',
 }
 
 
-@pytest.mark.parametrize("test", ["test_made_at_import", "test_compiled", "test_dedented"])
+@pytest.mark.parametrize("test", ["test_made_at_import", "test_compiled", "test_dedented",
+                                  "test_parsed_then_compiled"])
 async def test_text_the_code_returns_is_not_run_under_another_name_or_dedented(tmp_path, test):
     from test_one_judge import by_name, make, review
 
@@ -2554,6 +2567,16 @@ async def test_text_the_code_returns_is_not_run_under_another_name_or_dedented(t
                           f"def make_power(name, n):\n    return {forge!r}\n")
     assert by_name(run)[test].status == "not judged", run.outcomes
     assert "runs text the code under test returned" in by_name(run)[test].message
+
+
+async def test_text_the_code_returns_may_be_parsed_without_running_it(tmp_path):
+    """ast.parse of the code's text runs none of it: judged, as under plain pytest."""
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "gen", GENERATOR_RENAMED)
+    _, run = await review(root, "gen/core.py", "make_power")
+    assert by_name(run)["test_parsed_only"].status == "passed", run.outcomes
+    assert by_name(run)["test_parsed_then_compiled"].status == "not judged", run.outcomes
 
 
 # brk9: text the code returned in pieces each under 8 bytes or a name (a token stream), which

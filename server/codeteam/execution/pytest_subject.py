@@ -1118,6 +1118,7 @@ class JudgeClient(Channel):
             sys.addaudithook(self.audit)  # (for good: the judge's process is codeteam's)
         self.code_texts = set()  # text the code returned in this run (as UTF-8)
         self.code_bytes = False  # whether it returned bytes in this run (pickled data, say)
+        self.code_parsed = False  # whether a test parsed its text (ast.parse) in this run
 
     def new_test(self):
         self.cpu = self.crossing = 0.0
@@ -1162,25 +1163,39 @@ class JudgeClient(Channel):
 
     def audit(self, event, args):
         """An audit hook: text the code returned in this run (in the test, or at an import
-        or in a fixture before it), compiled here by ``exec``, ``eval``, ``compile`` or
-        ``ast.parse`` under a name that is no file (:func:`_made_source`), as it was or with
-        its white space changed (:func:`_squeezed`: ``textwrap.dedent``) (a test running the
-        source a function makes, ``exec(make_source())``, or a repr it returns,
-        ``eval(to_literal(x))``), would run the code's own text in pytest's process, where it
-        could change the verdict: it is refused, and the test is "not judged" (as under plain
-        pytest it would run in the test's process)."""
+        or in a fixture before it), compiled here by ``exec``, ``eval`` or ``compile`` under
+        a name that is no file (:func:`_made_source`), as it was or with its white space
+        changed (:func:`_squeezed`: ``textwrap.dedent``), or parsed by ``ast.parse`` and a
+        tree then compiled (once the code's text was parsed, any tree the test compiles), (a
+        test running the source a function makes, ``exec(make_source())``, or a repr it
+        returns, ``eval(to_literal(x))``), would run the code's own text in pytest's
+        process, where it could change the verdict: it is refused, and the test is "not
+        judged" (as under plain pytest it would run in the test's process)."""
         if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
             self.unpickled(*args)
-        if event != "compile" or not self.code_texts or len(args) < 2 or (
-                not isinstance(args[0], bytes)) or not _made_source(args[1]):
+        if event != "compile" or not self.code_texts or not args:
+            return
+        if not isinstance(args[0], bytes):  # a tree compiled, after one of the code's text
+            if self.code_parsed and sys._getframe(1).f_globals.get("__name__") != (
+                    "_pytest.assertion.rewrite"):  # (the test modules' own)
+                self.ran_text()
+            return
+        if len(args) < 2 or not _made_source(args[1]):
             return
         source = args[0]
         texts = list(self.code_texts)
         if any(text in source for text in texts) or any(
                 text in _squeezed(source) for text in map(_squeezed, texts)
                 if _source_like(text)):
-            self.fail("the test runs text the code under test returned (exec or eval of it): "
-                      "pytest's process does not run the code's own text", not_judged=True)
+            if args[1] == "<unknown>":  # (ast.parse's: a tree runs nothing until compiled)
+                self.code_parsed = True
+                return
+            self.ran_text()
+
+    def ran_text(self):
+        """The running test compiled text the code returned (:meth:`audit`): not judged."""
+        self.fail("the test runs text the code under test returned (exec or eval of it): "
+                  "pytest's process does not run the code's own text", not_judged=True)
 
     def unpickled(self, module, name):
         """Once the code returned bytes in the run (``pickle.loads(dump(x))``, or bytes a test
