@@ -1176,11 +1176,10 @@ class JudgeClient(Channel):
         if event != "compile" or not self.code_texts or not args:
             return
         if not isinstance(args[0], bytes):  # a tree compiled, after one of the code's text
-            if self.code_parsed and sys._getframe(1).f_globals.get("__name__") != (
-                    "_pytest.assertion.rewrite"):  # (the test modules' own)
+            if self.code_parsed and not _by_pytest():  # (its rewriting of test modules)
                 self.ran_text()
             return
-        if len(args) < 2 or not _made_source(args[1]):
+        if len(args) < 2 or not _made_source(args[1]) or _by_pytest():
             return
         source = args[0]
         texts = list(self.code_texts)
@@ -2464,6 +2463,19 @@ def _parts_of(value):
     except Exception:  # noqa: BLE001 - no __dict__ (slots, a proxy): nothing to look at
         return []
     return list(itertools.islice(dict.values(space), 10000)) if type(space) is dict else []
+
+
+def _by_pytest():
+    """Whether the ``compile`` being audited is pytest's own (its traceback's
+    ``ast.parse(content, "source")`` of the test's file, its assertion rewriting): the first
+    caller outside ``ast`` and this module is in ``_pytest`` or ``pluggy``. A test's failure
+    report parses the test file, which holds the expected text the code's wrong answer is
+    often part of ("3 seconds" of "3 seconds ago")."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__") in ("ast", __name__):
+        frame = frame.f_back
+    name = frame.f_globals.get("__name__") if frame is not None else None
+    return type(name) is str and name.partition(".")[0] in ("_pytest", "pluggy")
 
 
 def _made_source(filename):
