@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -2305,6 +2306,41 @@ def load_plugin(name):
     assert "fractions.py" in outcome.message and "not imported" in outcome.message, outcome
 
 
+def test_a_module_file_swapped_after_its_check_is_not_run(tmp_path):
+    """brk9: the guard on the shared /tmp looked at a module's file when the judge found it
+    (find_spec), not when it read it: a file renamed over the module's in between had its
+    text run in pytest's process (shown here in one process; end to end the code would have
+    to win a race, timed perhaps by inotify on the judge's scan of ``__pycache__``, not
+    tried). The file is looked at again once read: refused."""
+    import importlib.util
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    module = folder / "swapped_brk9.py"
+    module.write_text("VALUE = 'the test wrote it'\n")
+    reasons = []
+    guard = subject.SharedImports(str(folder), reasons.append)
+    hooks = list(sys.path_hooks)
+    guard.install()
+    try:
+        guard.since = module.stat().st_ctime_ns + 1  # (the code started after it was made)
+        spec = sys.path_hooks[0](str(folder)).find_spec("swapped_brk9")
+        assert spec is not None and not reasons
+        planted = folder / "planted.py"
+        planted.write_text("VALUE = 'the code wrote it'\n")
+        while planted.stat().st_ctime_ns < guard.since:  # (a coarse clock: its next tick)
+            os.utime(planted)
+        os.replace(planted, module)
+        loaded = importlib.util.module_from_spec(spec)
+        with pytest.raises(ImportError, match="not imported"):
+            spec.loader.exec_module(loaded)
+        assert "swapped_brk9.py" in reasons[0], reasons
+        assert not hasattr(loaded, "VALUE")
+    finally:
+        sys.path_hooks[:] = hooks
+        sys.path_importer_cache.pop(str(folder), None)
+
+
 # A callable object a module holds crosses by its name (glom's T = TType()): the judge's own
 # object. What the code set on it (its counter's n) was not taken over, nor what the test set
 # (callables were no data to mirror): right code failed both tests plain pytest passes.
@@ -2471,6 +2507,194 @@ async def test_text_the_code_returns_is_not_run_by_the_test(tmp_path):
         "test_run_it": "not judged", "test_read_it": "failed"}, run.outcomes
 
 
+# brk9: the refusal looked only at compile(..., "<string>") of a source holding a returned
+# text as it was: a test compiling it under a name of its own (compile(src, "<generated>",
+# "exec")), dedenting it first (exec(textwrap.dedent(src))) or running text the code returned
+# before the test began (MADE = make_power(...) in the test module) ran the code's text in
+# pytest's process: wrong code's text rewrote the failed report into a pass (all 'passed').
+GENERATOR_RENAMED = {
+    "pyproject.toml": "[project]\nname = 'gen'\nversion = '0'\n",
+    "gen/__init__.py": "",
+    "gen/core.py": GENERATOR["gen/core.py"],
+    "tests/test_core.py": '''\
+        import ast
+        import textwrap
+
+        from gen.core import make_power
+
+        MADE = make_power("square", 2)
+
+
+        def test_made_at_import():
+            ns = {}
+            exec(MADE, ns)
+            assert ns["square"](3) == 9
+
+
+        def test_compiled():
+            ns = {}
+            exec(compile(make_power("square", 2), "<generated>", "exec"), ns)
+            assert ns["square"](3) == 9
+
+
+        def test_dedented():
+            ns = {}
+            exec(textwrap.dedent(make_power("cube", 3)), ns)
+            assert ns["cube"](2) == 8
+
+
+        def test_parsed_then_compiled():
+            ns = {}
+            exec(compile(ast.parse(make_power("square", 2)), "<ast>", "exec"), ns)
+            assert ns["square"](3) == 9
+
+
+        def test_parsed_only():
+            tree = ast.parse(make_power("square", 2))
+            assert isinstance(tree.body[0], ast.FunctionDef)
+        ''',
+}
+
+
+@pytest.mark.parametrize("test", ["test_made_at_import", "test_compiled", "test_dedented",
+                                  "test_parsed_then_compiled"])
+async def test_text_the_code_returns_is_not_run_under_another_name_or_dedented(tmp_path, test):
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "gen", GENERATOR_RENAMED)
+    forge = textwrap.indent(FORGE_IN_TEXT, "  ") if test == "test_dedented" else FORGE_IN_TEXT
+    _, run = await review(root, "gen/core.py", "make_power",
+                          f"def make_power(name, n):\n    return {forge!r}\n")
+    assert by_name(run)[test].status == "not judged", run.outcomes
+    assert "runs text the code under test returned" in by_name(run)[test].message
+
+
+async def test_text_the_code_returns_may_be_parsed_without_running_it(tmp_path):
+    """ast.parse of the code's text runs none of it: judged, as under plain pytest."""
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "gen", GENERATOR_RENAMED)
+    _, run = await review(root, "gen/core.py", "make_power")
+    assert by_name(run)["test_parsed_only"].status == "passed", run.outcomes
+    assert by_name(run)["test_parsed_then_compiled"].status == "not judged", run.outcomes
+
+
+# brk9: text the code returned in pieces each under 8 bytes or a name (a token stream), which
+# the test joins and runs (exec(tokenize.untokenize(make_tokens()))), ran in pytest's process:
+# wrong code's tokens rewrote the failed report into a pass ('passed'). The pieces of one
+# answer, joined without white space, are looked for too.
+TOKENS = {
+    "pyproject.toml": "[project]\nname = 'tok'\nversion = '0'\n",
+    "tok/__init__.py": "",
+    "tok/core.py": '''\
+        import io
+        import tokenize
+
+
+        def make_tokens(name, n):
+            """The (type, string) tokens of ``def name(x): return x ** n``."""
+            source = f"def {name}(x):\\n    return x ** {n}\\n"
+            return [(t.type, t.string)
+                    for t in tokenize.generate_tokens(io.StringIO(source).readline)]
+        ''',
+    "tests/test_core.py": '''\
+        import tokenize
+
+        from tok.core import make_tokens
+
+
+        def test_untokenized():
+            ns = {}
+            exec(tokenize.untokenize(make_tokens("square", 2)), ns)
+            assert ns["square"](3) == 9
+        ''',
+}
+
+FORGE_IN_SHORT_TOKENS = '''
+import gc, pytest
+for o in gc.get_objects():
+ if type(o).__name__ == "Con" "fig" and type(o).__module__ == "_pyt" "est." "conf" "ig":
+  class Forge:
+   @pytest.hookimpl(hookwrapper=True)
+   def pytest_runtest_makereport(self, item, call):
+    out = yield
+    if out.get_result().failed:
+     out.get_result().outcome, out.get_result().longrepr = "pas" "sed", None
+  o.pluginmanager.register(Forge(), "for" "ge")
+  break
+def square(x):
+ return 0
+'''
+
+
+async def test_text_the_code_returns_in_short_pieces_is_not_run_joined(tmp_path):
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "tok", TOKENS)
+    _, run = await review(root, "tok/core.py", "make_tokens", (
+        "def make_tokens(name, n):\n    import io, tokenize\n"
+        f"    source = {FORGE_IN_SHORT_TOKENS!r}\n"
+        "    return [(t.type, t.string)\n"
+        "            for t in tokenize.generate_tokens(io.StringIO(source).readline)]\n"))
+    assert by_name(run)["test_untokenized"].status == "not judged", run.outcomes
+    assert "runs text the code under test returned" in by_name(run)["test_untokenized"].message
+
+
+# brk9: text the code returned in a field of a result (a namedtuple, an object of the
+# project's class), which the test runs (exec(make_module().source)), was not looked for:
+# wrong code's text rewrote the failed report into a pass ('passed').
+GENERATED = {
+    "pyproject.toml": "[project]\nname = 'gen'\nversion = '0'\n",
+    "gen/__init__.py": "",
+    "gen/core.py": '''\
+        import collections
+
+
+        Made = collections.namedtuple("Made", "name source")
+
+
+        class Module:
+            def __init__(self, name, source):
+                self.name, self.source = name, source
+
+
+        def make_power(name, n, kind):
+            """``def name(x): return x ** n`` as a Made (kind "tuple") or a Module."""
+            source = f"def {name}(x):\\n    return x ** {n}\\n"
+            return (Made if kind == "tuple" else Module)(name, source)
+        ''',
+    "tests/test_core.py": '''\
+        from gen.core import make_power
+
+
+        def test_in_a_namedtuple():
+            ns = {}
+            exec(make_power("square", 2, "tuple").source, ns)
+            assert ns["square"](3) == 9
+
+
+        def test_in_an_object():
+            ns = {}
+            exec(make_power("square", 2, "object").source, ns)
+            assert ns["square"](3) == 9
+        ''',
+}
+
+
+@pytest.mark.parametrize("test", ["test_in_a_namedtuple", "test_in_an_object"])
+async def test_text_the_code_returns_in_a_field_is_not_run(tmp_path, test):
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "gen", GENERATED)
+    wrong = "tuple" if test == "test_in_a_namedtuple" else "object"
+    _, run = await review(root, "gen/core.py", "make_power", (
+        "def make_power(name, n, kind):\n"
+        f"    source = {FORGE_IN_TEXT!r} if kind == {wrong!r} else 'def square(x): return 1'\n"
+        "    return (Made if kind == 'tuple' else Module)(name, source)\n"))
+    assert by_name(run)[test].status == "not judged", run.outcomes
+    assert "runs text the code under test returned" in by_name(run)[test].message
+
+
 # A test that unpickles what the function returns (a serializer's round trip) ran the code's
 # bytes in pytest's process: wrong code returned a pickle whose reduce is exec of a hook that
 # rewrote the failed report into a pass. In a test the code returned bytes to, an unpickler may
@@ -2532,6 +2756,37 @@ async def test_bytes_the_code_returns_are_not_unpickled_into_code(tmp_path):
     assert {n: o.status for n, o in by_name(run).items()} == {
         "test_plain": "not judged", "test_objects": "not judged"}, run.outcomes
     assert "builtins.exec" in by_name(run)["test_plain"].message
+
+
+# brk9: bytes the code returned before the test began (DUMPED = dump(...) at the test module's
+# import) were unpickled with no look at what they name: the check was for the test's own
+# calls only, and wrong code's pickle rewrote the failed report into a pass ('passed').
+SERIALIZER_AT_IMPORT = {**SERIALIZER, "tests/test_core.py": '''\
+    import pickle
+
+    from ser.core import dump
+
+    DUMPED = dump({"a": [1, 2.5, None]})
+
+
+    def test_dumped_at_import():
+        assert pickle.loads(DUMPED) == {"a": [1, 2.5, None]}
+    '''}
+
+
+async def test_bytes_the_code_returned_at_import_are_not_unpickled_into_code(tmp_path):
+    import pickle
+
+    from test_one_judge import by_name, make, review
+
+    root = make(tmp_path / "ser", SERIALIZER_AT_IMPORT)
+    _, run = await review(root, "ser/core.py", "dump")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    forged = pickle.dumps(_Forged())
+    _, run = await review(root, "ser/core.py", "dump",
+                          f"def dump(value):\n    return {forged!r}\n")
+    assert by_name(run)["test_dumped_at_import"].status == "not judged", run.outcomes
+    assert "builtins.exec" in by_name(run)["test_dumped_at_import"].message
 
 
 # A partial a module holds crosses by its name (a callable global, as glom's T): wrong code

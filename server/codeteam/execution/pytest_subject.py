@@ -939,8 +939,10 @@ class SharedImports:
     no process can set back), is never imported by the judge. The import raises
     ``ImportError`` and ``refuse(reason)`` is told (the running test is "not judged"). A hook
     first on ``sys.path_hooks`` gives each folder of that file system a finder that checks the
-    specs it finds, those pytest's assertion rewriter asks for too; a file a test executes by
-    its path (``runpy``, ``spec_from_file_location``, ``exec``) is not looked at."""
+    specs it finds, those pytest's assertion rewriter asks for too, and its loaders look at a
+    module's file again once they read it (the code renaming its file over it after the
+    finder looked); a file a test executes by its path (``runpy``, ``spec_from_file_location``,
+    ``exec``) is not looked at."""
 
     def __init__(self, folder, refuse):
         self.folder = folder
@@ -968,10 +970,23 @@ class SharedImports:
     def install(self):
         from importlib import machinery
 
-        details = [(machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES),
-                   (machinery.SourceFileLoader, machinery.SOURCE_SUFFIXES),
-                   (machinery.SourcelessFileLoader, machinery.BYTECODE_SUFFIXES)]
         guard = self
+
+        class Source(machinery.SourceFileLoader):
+            def get_data(self, path):  # (looked at again once read: the code could have
+                data = super().get_data(path)  # renamed its file over it since find_spec)
+                guard.check(self.path)
+                return data
+
+        class Sourceless(machinery.SourcelessFileLoader):
+            def get_data(self, path):
+                data = super().get_data(path)
+                guard.check(self.path)
+                return data
+
+        details = [(machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES),
+                   (Source, machinery.SOURCE_SUFFIXES),
+                   (Sourceless, machinery.BYTECODE_SUFFIXES)]
 
         class Finder(machinery.FileFinder):
             def find_spec(self, fullname, target=None):
@@ -1101,21 +1116,25 @@ class JudgeClient(Channel):
                 JudgeError(reason, not_judged=True)))
             self.imports.install()
             sys.addaudithook(self.audit)  # (for good: the judge's process is codeteam's)
-        self.code_texts = set()  # text the code returned in the running test (as UTF-8)
-        self.code_bytes = False  # whether it returned bytes (pickled data, say)
+        self.code_texts = set()  # text the code returned in this run (as UTF-8)
+        self.code_bytes = False  # whether it returned bytes in this run (pickled data, say)
+        self.code_parsed = False  # whether a test parsed its text (ast.parse) in this run
 
     def new_test(self):
         self.cpu = self.crossing = 0.0
-        self.returned = []
-        self.code_texts = set()
-        self.code_bytes = False
+        self.returned = []  # (code_texts and code_bytes stay: text or bytes returned at an
+        # import or in a module fixture are run or unpickled by a later test)
         self.pass_not_judged = self.output_cut = None
 
-    def note_texts(self, value, depth=0, budget=None):
+    def note_texts(self, value, depth=0, budget=None, pieces=None):
         """Remember the text and bytes in ``value`` (the code's answer: in lists, tuples,
         sets and dicts) that could be Python source (:func:`_source_like`), for
-        :meth:`audit`."""
+        :meth:`audit`; and all of them joined without white space (:func:`_squeezed`: the
+        pieces a test joins before running them, ``tokenize.untokenize(tokens)``, each under
+        8 bytes or a name)."""
+        top = pieces is None
         budget = budget if budget is not None else [10000]
+        pieces = [] if top else pieces
         budget[0] -= 1
         if budget[0] < 0 or depth > 4:
             return
@@ -1124,36 +1143,62 @@ class JudgeClient(Channel):
                 data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
             except (UnicodeError, TypeError, ValueError):
                 return
-            if _source_like(data):
-                self.code_texts.add(data)
+            self.remember_text(data)
+            pieces.append(data)
             if not isinstance(value, str) and len(data) >= 8:
                 self.code_bytes = True
-        elif type(value) in (list, tuple, set, frozenset):
-            for item in value:
-                self.note_texts(item, depth + 1, budget)
-        elif type(value) is dict:
-            for key, item in value.items():
-                self.note_texts(key, depth + 1, budget)
-                self.note_texts(item, depth + 1, budget)
+        else:
+            for item in _parts_of(value):
+                self.note_texts(item, depth + 1, budget, pieces)
+        if top and len(pieces) > 1:
+            self.remember_text(_squeezed(b"".join(pieces)))
+
+    def remember_text(self, data):
+        """Add ``data`` to the texts :meth:`audit` looks for when it could be source."""
+        if _source_like(data):
+            if len(self.code_texts) >= TEXTS_KEPT:  # (any made source is refused then)
+                self.code_texts = {b""}
+            elif b"" not in self.code_texts:
+                self.code_texts.add(data)
 
     def audit(self, event, args):
-        """An audit hook: text the code returned in this test, compiled here by ``exec`` or
-        ``eval`` (a test running the source a function makes, ``exec(make_source())``, or a
-        repr it returns, ``eval(to_literal(x))``), would run the code's own text in pytest's
+        """An audit hook: text the code returned in this run (in the test, or at an import
+        or in a fixture before it), compiled here by ``exec``, ``eval`` or ``compile`` under
+        a name that is no file (:func:`_made_source`), as it was or with its white space
+        changed (:func:`_squeezed`: ``textwrap.dedent``), or parsed by ``ast.parse`` and a
+        tree then compiled (once the code's text was parsed, any tree the test compiles), (a
+        test running the source a function makes, ``exec(make_source())``, or a repr it
+        returns, ``eval(to_literal(x))``), would run the code's own text in pytest's
         process, where it could change the verdict: it is refused, and the test is "not
         judged" (as under plain pytest it would run in the test's process)."""
         if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
             self.unpickled(*args)
-        if event != "compile" or not self.code_texts or len(args) < 2 or (
-                args[1] != "<string>") or not isinstance(args[0], bytes):
+        if event != "compile" or not self.code_texts or not args:
+            return
+        if not isinstance(args[0], bytes):  # a tree compiled, after one of the code's text
+            if self.code_parsed and not _by_pytest():  # (its rewriting of test modules)
+                self.ran_text()
+            return
+        if len(args) < 2 or not _made_source(args[1]) or _by_pytest():
             return
         source = args[0]
-        if any(text in source for text in list(self.code_texts)):
-            self.fail("the test runs text the code under test returned (exec or eval of it): "
-                      "pytest's process does not run the code's own text", not_judged=True)
+        texts = list(self.code_texts)
+        if any(text in source for text in texts) or any(
+                text in _squeezed(source) for text in map(_squeezed, texts)
+                if _source_like(text)):
+            if args[1] == "<unknown>":  # (ast.parse's: a tree runs nothing until compiled)
+                self.code_parsed = True
+                return
+            self.ran_text()
+
+    def ran_text(self):
+        """The running test compiled text the code returned (:meth:`audit`): not judged."""
+        self.fail("the test runs text the code under test returned (exec or eval of it): "
+                  "pytest's process does not run the code's own text", not_judged=True)
 
     def unpickled(self, module, name):
-        """In a test the code returned bytes to (``pickle.loads(dump(x))``), what an unpickler
+        """Once the code returned bytes in the run (``pickle.loads(dump(x))``, or bytes a test
+        module made at its import), what an unpickler
         looks up by name (``pickle.find_class``) must be what the judge takes from the code by
         name (:meth:`~codeteam.execution.pytest_codec.Codec.safe_reference`: the project's
         own, harmless builtins, pure standard modules), already imported: anything else (a
@@ -2390,6 +2435,62 @@ def importable_modules():
 
 
 _WORDS = None
+
+
+TEXTS_KEPT = 5000
+"""The texts the code returned that :meth:`JudgeClient.audit` looks for in the source a test
+compiles; beyond, it refuses any made source (the empty text is in every source)."""
+
+
+def _parts_of(value):
+    """The items of ``value``, an answer of the code the judge took (its lists, tuples, sets
+    and dicts, their subclasses' as theirs: a namedtuple's fields), or the values of its own
+    ``__dict__`` (an object of the project's class: ``Module(name, source)``), read without
+    running any of its class's code; nothing for a class, module or function."""
+    import itertools
+    import types
+
+    for kind, items in ((dict, dict.items), (list, list.__iter__), (tuple, tuple.__iter__),
+                        (set, set.__iter__), (frozenset, frozenset.__iter__)):
+        if isinstance(value, kind):  # (at most note_texts's budget of them)
+            found = itertools.islice(items(value), 10000)
+            return [part for pair in found for part in pair] if kind is dict else list(found)
+    if isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType,
+                          types.BuiltinFunctionType)):
+        return []
+    try:
+        space = object.__getattribute__(value, "__dict__")
+    except Exception:  # noqa: BLE001 - no __dict__ (slots, a proxy): nothing to look at
+        return []
+    return list(itertools.islice(dict.values(space), 10000)) if type(space) is dict else []
+
+
+def _by_pytest():
+    """Whether the ``compile`` being audited is pytest's own (its traceback's
+    ``ast.parse(content, "source")`` of the test's file, its assertion rewriting): the first
+    caller outside ``ast`` and this module is in ``_pytest`` or ``pluggy``. A test's failure
+    report parses the test file, which holds the expected text the code's wrong answer is
+    often part of ("3 seconds" of "3 seconds ago")."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__") in ("ast", __name__):
+        frame = frame.f_back
+    name = frame.f_globals.get("__name__") if frame is not None else None
+    return type(name) is str and name.partition(".")[0] in ("_pytest", "pluggy")
+
+
+def _made_source(filename):
+    """Whether a ``compile`` audit event's ``filename`` names no file on disk (``"<string>"``
+    of exec and eval, ``"<unknown>"`` of ast.parse, a test's own ``"<generated>"``): source
+    made in the process, not a module's file that an import compiles."""
+    if type(filename) is not str:
+        return isinstance(filename, bytes) and not os.path.isfile(filename)
+    return filename.startswith("<") or not os.path.isfile(filename)
+
+
+def _squeezed(data):
+    """``data`` (bytes) without its ASCII whitespace: a text the code returned is found again
+    in the source a test compiles after dedenting, stripping or re-indenting it."""
+    return b"".join(data.split())
 
 
 def _source_like(data):
