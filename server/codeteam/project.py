@@ -408,7 +408,7 @@ def nested_projects(folder: Path | str, limit: int = 5000) -> list[str]:
             path = Path(here) / name
             if name.startswith(".") or (path / "pyvenv.cfg").is_file():
                 continue
-            if any((path / marker).exists() for marker in PROJECT_MARKERS):
+            if _has_marker(path):
                 found.append(str(path.relative_to(root)))
             else:
                 kept.append(name)
@@ -419,11 +419,16 @@ def nested_projects(folder: Path | str, limit: int = 5000) -> list[str]:
     return sorted(found)
 
 
+def _has_marker(folder: Path) -> bool:
+    """Whether ``folder`` holds one of :data:`PROJECT_MARKERS` (a project root)."""
+    return any((folder / marker).exists() for marker in PROJECT_MARKERS)
+
+
 def _marked_root(folder: Path) -> Path | None:
     for candidate in (folder, *folder.parents):
         if _stops(candidate):
             return None
-        if any((candidate / marker).exists() for marker in PROJECT_MARKERS):
+        if _has_marker(candidate):
             return candidate
     return None
 
