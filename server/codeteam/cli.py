@@ -101,8 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             code = _run_interruptibly(args)
         except KeyboardInterrupt:  # before the run's loop took over SIGINT
-            print("codeteam: interrupted", file=sys.stderr)
-            code = 130
+            code = _failed(args, "interrupted", 130)
         except Exception as error:
             log.debug("codeteam run failed", exc_info=True)
             code = _failed(args, f"the run failed: {type(error).__name__}: {error}"
@@ -178,6 +177,9 @@ class _Interrupt:
         self.writing = False
         """Whether --write is replacing the file now: an interrupt then lets the write end
         (a second one still ends the process at once) and the write says the line."""
+        self.reported = False
+        """Whether ``--json`` printed the run's result (an interrupt then prints no error
+        object after it)."""
         self._task: asyncio.Task | None = None
 
     def line(self) -> str:
@@ -211,10 +213,14 @@ class _Interrupt:
             self._loop.call_soon_threadsafe(self._task.cancel)
 
     def say(self) -> None:
-        """Print :meth:`line` (with ``os.write``: safe inside a signal handler)."""
+        """Print :meth:`line` and, with ``--json``, the error object :func:`_failed` prints
+        (``exit_code`` 130) on stdout (with ``os.write``: safe inside a signal handler)."""
         import os
 
-        os.write(2, (self.line() + "\n").encode())
+        line = self.line()
+        os.write(2, (line + "\n").encode())
+        if getattr(self.args, "json", False) and not self.reported:
+            os.write(1, (_error_json(line.removeprefix("codeteam: "), 130) + "\n").encode())
 
     @staticmethod
     def _watchdog() -> None:
@@ -345,7 +351,9 @@ async def _run(args: argparse.Namespace) -> int:
 
     result, new_text = outcome.result, outcome.new_text
     if args.json:
-        print(result.model_dump_json(indent=2))
+        print(result.model_dump_json(indent=2), flush=True)
+        if _interrupt is not None:
+            _interrupt.reported = True
     elif new_text is not None and args.diff:
         sys.stdout.writelines(difflib.unified_diff(
             text.splitlines(keepends=True), new_text.splitlines(keepends=True),
@@ -378,11 +386,16 @@ def _failed(args: argparse.Namespace, message: str, code: int, **extra: object) 
     stdout (for scripts). Returns ``code``."""
     print(f"codeteam: {message}", file=sys.stderr)
     if getattr(args, "json", False):
-        import json
-
-        print(json.dumps({"status": "error", "error": message, "exit_code": code, **extra},
-                         indent=2))
+        print(_error_json(message, code, **extra))
     return code
+
+
+def _error_json(message: str, code: int, **extra: object) -> str:
+    """The ``--json`` object of a run that ended without a result (see :func:`_failed`)."""
+    import json
+
+    return json.dumps({"status": "error", "error": message, "exit_code": code, **extra},
+                      indent=2)
 
 
 WRITE_HINTS = {

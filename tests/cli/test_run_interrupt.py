@@ -4,6 +4,7 @@ once with one message, as an unreachable endpoint does. Always with the scripted
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -134,3 +135,24 @@ def test_ctrl_c_during_the_write_says_what_happened_to_the_file(scripted, tmp_pa
     written = path.read_text() != STUB
     assert written  # the write was under way: it is finished, atomically
     assert lines == [f"codeteam: interrupted after {path} was written"], done.stderr
+
+
+def test_ctrl_c_with_json_prints_the_error_object(scripted, tmp_path):
+    # `run --json` interrupted printed nothing on stdout: a script reading it got no object.
+    path = tmp_path / "m.py"
+    path.write_text(STUB)
+    scripted.hang(DIRECT, times=None)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "codeteam", "run", str(path), "--function", "double",
+         "--pipeline", "direct", "--json"],
+        env=environment(scripted), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert scripted.wait_for_requests(1), "the run never called the model"
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=30)
+    finally:
+        run.kill()
+    assert run.returncode == 130, err
+    assert json.loads(out) == {"status": "error", "error": "interrupted", "exit_code": 130}
+    assert [line for line in err.splitlines() if line.startswith("codeteam:")] == \
+        ["codeteam: interrupted"]
