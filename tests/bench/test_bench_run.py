@@ -413,3 +413,7 @@ def test_cli_bench_exits_1_when_every_call_timed_out(scripted, tmp_path, capsys)
     assert len(named) == 1 and named[0].startswith("codeteam bench: no run produced a result"), \
         captured.err
     assert len(ResultsLog(out / "results.jsonl").load()) == 2
+    # ... and summary.md says so too (it showed a 0% table with nothing naming why)
+    said = [line for line in (out / "summary.md").read_text().splitlines()
+            if line.startswith("**No run produced a result:**")]
+    assert len(said) == 1 and "did not answer" in said[0], said

@@ -340,6 +340,10 @@ def markdown(summary: dict[str, Any]) -> str:
     if summary.get("aborted"):
         lines.append("")
         lines.append(f"**The run stopped early:** {summary['aborted']}")
+    elif summary.get("no_result"):
+        lines.append("")
+        lines.append(f"**No run produced a result:** {summary['no_result']} (no score above "
+                     "says anything about the pipelines)")
     errors = {name: s["error_types"] for name, s in summary["pipelines"].items() if s["error_types"]}
     if errors:
         lines.append("")
