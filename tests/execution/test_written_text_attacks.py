@@ -151,3 +151,73 @@ async def test_a_file_the_code_writes_and_the_test_only_reads_is_judged(tmp_path
         "test_run_path": "not judged", "test_exec_of_its_text": "not judged",
         "test_compiled_under_its_name": "not judged", "test_read_only": "passed"}, run.outcomes
 
+
+# A test that runs the module under test in a process of its own (python -m, python -c
+# "import ..."): that process imports the judge's view, where the function's body forwards
+# to the judge's client, which it does not have (NameError: __codeteam_forward__, or
+# __codeteam_imported__ at the end of its import): right code was "failed". It cannot call
+# the code there: such a test is "not judged" once its process called the function, and
+# judged as plain pytest when it only imported the module; a test that reaches the function
+# only through such a process is selected (it was left out).
+SCRIPT = {
+    "pyproject.toml": "[project]\nname = 'cli'\nversion = '0'\n",
+    "cli/__init__.py": "",
+    "cli/core.py": '''\
+        import sys
+
+
+        def shout(text):
+            """``text`` in capitals, with an exclamation mark."""
+            return text.upper() + "!"
+
+
+        if __name__ == "__main__":
+            print(shout(sys.argv[1]))
+        ''',
+    "tests/test_core.py": '''\
+        import subprocess
+        import sys
+
+        from cli.core import shout
+
+
+        def run(*args):
+            return subprocess.run([sys.executable, *args], capture_output=True, text=True,
+                                  check=True).stdout
+
+
+        def test_shout():
+            assert shout("hi") == "HI!"
+
+
+        def test_module_run():
+            assert shout("a") == "A!"
+            assert run("-m", "cli.core", "hi") == "HI!\\n"
+
+
+        def test_imported_in_a_process():
+            assert shout("a") == "A!"
+            assert run("-c", "import cli.core; print(cli.core.__name__)") == "cli.core\\n"
+
+
+        def test_only_the_module_run():
+            assert run("-m", "cli.core", "ho") == "HO!\\n"
+        ''',
+}
+
+
+async def test_the_module_run_in_a_process_of_the_test_is_not_judged(tmp_path):
+    root = make(tmp_path / "cli", SCRIPT)
+    _, run = await review(root, "cli/core.py", "shout",
+                          'def shout(text):\n    return text.upper() + "!"\n')
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_shout": "passed", "test_module_run": "not judged",
+        "test_imported_in_a_process": "passed", "test_only_the_module_run": "not judged",
+    }, run.outcomes
+    assert "in a process of its own" in by_name(run)["test_module_run"].message
+    _, run = await review(root, "cli/core.py", "shout",
+                          'def shout(text):\n    return text.upper() + "?"\n')
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_shout": "failed", "test_module_run": "failed",
+        "test_imported_in_a_process": "failed", "test_only_the_module_run": "not judged",
+    }, run.outcomes
