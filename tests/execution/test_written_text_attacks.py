@@ -221,3 +221,53 @@ async def test_the_module_run_in_a_process_of_the_test_is_not_judged(tmp_path):
         "test_shout": "failed", "test_module_run": "failed",
         "test_imported_in_a_process": "failed", "test_only_the_module_run": "not judged",
     }, run.outcomes
+
+
+# The code writes a module and its bytecode beside it (__pycache__, with the module's own
+# size and time in its header): a loader the test makes by the file's path
+# (spec_from_file_location) reads the bytecode and compiles nothing, so the compile hook
+# never saw it: the code's bytecode ran in pytest's process.
+LOADED = {**WRITER, "tests/test_core.py": '''\
+    import importlib.util
+
+    from gen.core import write_power
+
+
+    def test_loaded_by_its_path(tmp_path):
+        path = write_power(tmp_path, "square", 2)
+        spec = importlib.util.spec_from_file_location("square", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        assert module.square(3) == 9
+
+
+    def test_read_only(tmp_path):
+        path = write_power(tmp_path, "cube", 3)
+        assert path.read_text() == "def cube(x):\\n    return x ** 3\\n"
+    '''}
+
+WRITES_BYTECODE = (
+    "def write_power(folder, name, n):\n"
+    "    import importlib.util, marshal, os\n"
+    "    path = folder / (name + '.py')\n"
+    "    path.write_text(f'def {name}(x):\\n    return x ** {n + 1}\\n')\n"
+    "    stat = os.stat(path)\n"
+    f"    code = compile({FORGE_IN_TEXT!r}, str(path), 'exec')\n"
+    "    cached = importlib.util.cache_from_source(str(path))\n"
+    "    os.makedirs(os.path.dirname(cached), exist_ok=True)\n"
+    "    with open(cached, 'wb') as file:\n"
+    "        file.write(importlib.util.MAGIC_NUMBER + b'\\0\\0\\0\\0'\n"
+    "                   + int(stat.st_mtime).to_bytes(4, 'little')\n"
+    "                   + (stat.st_size & 0xFFFFFFFF).to_bytes(4, 'little')\n"
+    "                   + marshal.dumps(code))\n"
+    "    return path\n")
+
+
+async def test_bytecode_the_code_writes_beside_a_file_is_not_loaded(tmp_path):
+    root = make(tmp_path / "gen", LOADED)
+    _, run = await review(root, "gen/core.py", "write_power")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_loaded_by_its_path": "not judged", "test_read_only": "passed"}, run.outcomes
+    _, run = await review(root, "gen/core.py", "write_power", WRITES_BYTECODE)
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_loaded_by_its_path": "not judged", "test_read_only": "failed"}, run.outcomes

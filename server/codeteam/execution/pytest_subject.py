@@ -1188,7 +1188,8 @@ class JudgeClient(Channel):
           started (:meth:`SharedImports.changed`: the code could have written it), compiled
           under its name (``runpy.run_path``), or read by the test (its text is then taken as
           text the code returned: ``exec(path.read_text())``; changed again after the test
-          read it, any source the test makes is refused)."""
+          read it, any source the test makes is refused), or its bytecode read (a loader
+          made by the file's path reads ``__pycache__``, where the code can write too)."""
         if self.auditing:
             return
         if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
@@ -1253,14 +1254,20 @@ class JudgeClient(Channel):
     def opened(self, path, mode=None, flags=None):
         """:meth:`audit` of an ``open`` of ``path``: a regular file of the shared ``/tmp``
         changed since the code started, opened to read (up to 1 MiB of it), has its text
-        remembered as text the code returned."""
+        remembered as text the code returned; its bytecode (a ``.pyc`` a loader made by its
+        path reads, ``spec_from_file_location``) is refused."""
         if type(path) not in (str, bytes) or (type(mode) is str and "r" not in mode
                                                and "+" not in mode):
             return
         if type(mode) is not str and type(flags) is int and flags & os.O_ACCMODE == os.O_WRONLY:
             return
-        if not self.imports.shared(os.fsdecode(path)) or not self.imports.changed(path):
+        name = os.fsdecode(path)
+        if not self.imports.shared(name) or not self.imports.changed(name):
             return
+        if name.endswith((".pyc", ".pyo")):  # (a loader made by its path: no compile)
+            self.fail(f"the test loads {name[:300]}, bytecode in the /tmp it shares with the "
+                      "code under test, made or changed since the code started: pytest's "
+                      "process does not run what the code could have written", not_judged=True)
         import stat
 
         try:
