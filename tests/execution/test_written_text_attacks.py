@@ -144,6 +144,20 @@ async def test_a_file_the_code_writes_is_not_run_by_the_test(tmp_path, test):
     assert by_name(run)["test_read_only"].status == "failed", run.outcomes
 
 
+async def test_a_file_the_code_writes_too_large_to_look_at_is_not_run_as_text(tmp_path):
+    """Past the bytes the judge reads of a file (1 MiB: a forge padded with a comment), any
+    source the test makes from then on is refused."""
+    root = make(tmp_path / "gen", WRITER)
+    padded = FORGE_IN_TEXT + "#" * (1 << 20) + "\n"
+    _, run = await review(root, "gen/core.py", "write_power", (
+        "def write_power(folder, name, n):\n"
+        f"    path = folder / (name + '.py')\n    path.write_text({FORGE_IN_TEXT!r} + '#' * "
+        f"{1 << 20} + '\\n')\n    return path\n"))
+    assert len(padded) > 1 << 20
+    assert by_name(run)["test_exec_of_its_text"].status == "not judged", run.outcomes
+    assert by_name(run)["test_read_only"].status == "failed", run.outcomes
+
+
 async def test_a_file_the_code_writes_and_the_test_only_reads_is_judged(tmp_path):
     root = make(tmp_path / "gen", WRITER)
     _, run = await review(root, "gen/core.py", "write_power")

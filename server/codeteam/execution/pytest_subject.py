@@ -1253,8 +1253,9 @@ class JudgeClient(Channel):
 
     def opened(self, path, mode=None, flags=None):
         """:meth:`audit` of an ``open`` of ``path``: a regular file of the shared ``/tmp``
-        changed since the code started, opened to read (up to 1 MiB of it), has its text
-        remembered as text the code returned; its bytecode (a ``.pyc`` a loader made by its
+        changed since the code started, opened to read, has its text remembered as text
+        the code returned (one over :data:`FILE_LOOKED_AT` bytes: any source the test makes
+        from then on is refused, as past :data:`TEXTS_KEPT` texts); its bytecode (a ``.pyc`` a loader made by its
         path reads, ``spec_from_file_location``) is refused."""
         if type(path) not in (str, bytes) or (type(mode) is str and "r" not in mode
                                                and "+" not in mode):
@@ -1276,15 +1277,18 @@ class JudgeClient(Channel):
             return
         try:
             info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > 1 << 20:
+            if not stat.S_ISREG(info.st_mode):
                 return
-            data = os.read(fd, 1 << 20)
+            data = os.read(fd, FILE_LOOKED_AT + 1)
         except OSError:
             return
         finally:
             os.close(fd)
-        self.code_files[os.fsdecode(path)] = info.st_ctime_ns
-        self.remember_text(data)
+        self.code_files[name] = info.st_ctime_ns
+        if len(data) > FILE_LOOKED_AT:  # too large to look for: any source made is refused
+            self.code_texts = {b""}
+        else:
+            self.remember_text(data)
 
     def ran_text(self):
         """The running test compiled text the code returned (:meth:`audit`): not judged."""
@@ -2535,6 +2539,9 @@ _WORDS = None
 TEXTS_KEPT = 5000
 """The texts the code returned that :meth:`JudgeClient.audit` looks for in the source a test
 compiles; beyond, it refuses any made source (the empty text is in every source)."""
+FILE_LOOKED_AT = 1 << 20
+"""Bytes of a file of the shared ``/tmp`` the code may have written that the judge reads when
+a test opens it (:meth:`JudgeClient.opened`); a larger one makes any source refused."""
 
 
 def _parts_of(value):
