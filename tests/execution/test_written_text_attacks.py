@@ -285,3 +285,64 @@ async def test_bytecode_the_code_writes_beside_a_file_is_not_loaded(tmp_path):
     _, run = await review(root, "gen/core.py", "write_power", WRITES_BYTECODE)
     assert {n: o.status for n, o in by_name(run).items()} == {
         "test_loaded_by_its_path": "not judged", "test_read_only": "failed"}, run.outcomes
+
+
+# Text that reaches the test otherwise than in the function's answer: written into an
+# argument in place, bound to a module global, printed. Only answers were looked for: the
+# code's text in any of these, run by the test, rewrote the failed report into a pass.
+ROUTES = {
+    "pyproject.toml": "[project]\nname = 'gen'\nversion = '0'\n",
+    "gen/__init__.py": "",
+    "gen/core.py": '''\
+        SOURCE = ""
+
+
+        def make_power(name, n, into=None):
+            """``def name(x): return x ** n``: put into ``into["source"]``, bound to
+            ``SOURCE`` and printed."""
+            global SOURCE
+            SOURCE = f"def {name}(x):\\n    return x ** {n}\\n"
+            if into is not None:
+                into["source"] = SOURCE
+            print(SOURCE, end="")
+        ''',
+    "tests/test_core.py": '''\
+        from gen import core
+
+
+        def test_into_an_argument():
+            made, ns = {}, {}
+            core.make_power("square", 2, made)
+            exec(made["source"], ns)
+            assert ns["square"](3) == 9
+
+
+        def test_in_a_global():
+            ns = {}
+            core.make_power("square", 2)
+            exec(core.SOURCE, ns)
+            assert ns["square"](3) == 9
+
+
+        def test_printed(capsys):
+            ns = {}
+            core.make_power("square", 2)
+            exec(capsys.readouterr().out, ns)
+            assert ns["square"](3) == 9
+        ''',
+}
+
+ROUTED_FORGE = (
+    "def make_power(name, n, into=None):\n    global SOURCE\n"
+    f"    SOURCE = {FORGE_IN_TEXT!r}\n"
+    "    if into is not None:\n        into['source'] = SOURCE\n"
+    "    print(SOURCE, end='')\n")
+
+
+@pytest.mark.parametrize("test", ["test_into_an_argument", "test_in_a_global",
+                                  "test_printed"])
+async def test_text_the_code_gives_otherwise_than_returning_it_is_not_run(tmp_path, test):
+    root = make(tmp_path / "gen", ROUTES)
+    _, run = await review(root, "gen/core.py", "make_power", ROUTED_FORGE)
+    assert by_name(run)[test].status == "not judged", run.outcomes
+    assert "runs text the code under test returned" in by_name(run)[test].message

@@ -1141,7 +1141,10 @@ class JudgeClient(Channel):
         sets and dicts) that could be Python source (:func:`_source_like`), for
         :meth:`audit`; and all of them joined without white space (:func:`_squeezed`: the
         pieces a test joins before running them, ``tokenize.untokenize(tokens)``, each under
-        8 bytes or a name)."""
+        8 bytes or a name). :meth:`ask` gives it the rest of each frame of the code's too
+        (at ``depth`` -2: what the call wrote into its arguments, bound to module globals,
+        set in the environment, printed or logged, and the arguments of the test's
+        callbacks it calls)."""
         top = pieces is None
         budget = budget if budget is not None else [10000]
         pieces = [] if top else pieces
@@ -1912,6 +1915,7 @@ class JudgeClient(Channel):
                     # project key whose __hash__ fails on the state sent): never the call's
                 finally:
                     self.crossing += _thread_time() - mark
+                self.note_texts({k: v for k, v in reply.items() if k != "value"}, -2)
                 if reply["kind"] in ("value", "raised", "stop", "timeout", "uncrossable"):
                     break
                 serving = _thread_time()
