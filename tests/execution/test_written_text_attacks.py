@@ -346,3 +346,98 @@ async def test_text_the_code_gives_otherwise_than_returning_it_is_not_run(tmp_pa
     _, run = await review(root, "gen/core.py", "make_power", ROUTED_FORGE)
     assert by_name(run)[test].status == "not judged", run.outcomes
     assert "runs text the code under test returned" in by_name(run)[test].message
+
+
+# A test that runs the script a function makes in a process of its own (python -c): that
+# process runs in the judge's sandbox, beside pytest's process, and can write what pytest's
+# process imports later (here a module of the project imported lazily by another function):
+# wrong code's script planted a module whose import rewrote the failed reports into passes.
+SCRIPTED = {
+    "pyproject.toml": "[project]\nname = 'gen'\nversion = '0'\n",
+    "gen/__init__.py": "",
+    "gen/shapes.py": "SIDES = {'square': 4}\n",
+    "gen/core.py": '''\
+        def make_script(n):
+            """A Python script that prints ``n`` squared."""
+            return f"print({n} ** 2)"
+
+
+        def sides(name):
+            from gen import shapes  # (imported when first needed)
+
+            return shapes.SIDES[name]
+        ''',
+    "tests/test_core.py": '''\
+        import subprocess
+        import sys
+
+        from gen.core import make_script, sides
+
+
+        def test_script():
+            out = subprocess.run([sys.executable, "-c", make_script(3)], capture_output=True,
+                                 text=True).stdout
+            assert out == "9\\n"
+
+
+        def test_sides():
+            assert sides("square") == 4
+            assert make_script(2) == "print(2 ** 2)"
+        ''',
+}
+
+PLANTS = FORGE_IN_TEXT.split("def square")[0] + "SIDES = {'square': 4}\n"
+PLANTER = ("import os, gen; open(os.path.join(os.path.dirname(gen.__file__), 'shapes.py'), "
+           f"'w').write({PLANTS!r})")
+PLANTING = f"def make_script(n):\n    return {PLANTER!r}\n"
+
+
+async def test_the_codes_script_run_in_a_process_of_the_test_is_not_judged(tmp_path):
+    root = make(tmp_path / "gen", SCRIPTED)
+    _, run = await review(root, "gen/core.py", "make_script")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_script": "not judged", "test_sides": "passed"}, run.outcomes
+    _, run = await review(root, "gen/core.py", "make_script", PLANTING)
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_script": "not judged", "test_sides": "failed"}, run.outcomes
+    assert "in a process of its own" in by_name(run)["test_script"].message
+
+
+FILE_WRITER = {
+    "pyproject.toml": "[project]\nname = 'out'\nversion = '0'\n",
+    "out/__init__.py": "",
+    "out/core.py": '''\
+        def write(folder, name, text):
+            """Write ``text`` into ``folder / name``; its path (a str)."""
+            path = folder / name
+            path.write_text(text)
+            return str(path)
+        ''',
+    "tests/test_core.py": '''\
+        import subprocess
+        import sys
+
+        from out.core import write
+
+
+        def test_read_by_a_program(tmp_path):
+            path = write(tmp_path, "data.txt", "hello there\\n")
+            assert subprocess.run(["cat", path], capture_output=True,
+                                  text=True).stdout == "hello there\\n"
+
+
+        def test_run_as_a_script(tmp_path):
+            path = write(tmp_path, "nine.py", "print(3 ** 2)\\n")
+            assert subprocess.run([sys.executable, path], capture_output=True,
+                                  text=True).stdout == "9\\n"
+        ''',
+}
+
+
+async def test_a_script_the_code_writes_is_not_run_but_its_data_is_read(tmp_path):
+    """A file the code wrote that a program reads is judged (``cat``); one a program runs
+    (``python path``) is not."""
+    root = make(tmp_path / "out", FILE_WRITER)
+    _, run = await review(root, "out/core.py", "write")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_read_by_a_program": "passed", "test_run_as_a_script": "not judged"}, run.outcomes

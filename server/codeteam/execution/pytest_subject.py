@@ -1203,6 +1203,12 @@ class JudgeClient(Channel):
                 self.opened(*args[:3])
             finally:
                 self.auditing = False
+        elif event in _PROCESS_EVENTS and (self.code_texts or self.imports is not None):
+            self.auditing = True
+            try:
+                self.starts(event, args)
+            finally:
+                self.auditing = False
         if event != "compile" or len(args) < 2 or _by_pytest():
             return
         self.auditing = True
@@ -1239,6 +1245,45 @@ class JudgeClient(Channel):
         elif self.code_files and _made_source(filename) and any(
                 _ctime(path) != ctime for path, ctime in self.code_files.items()):
             self.ran_text()  # (a file it read changed since: its text may be this source)
+
+    def starts(self, event, args):
+        """:meth:`audit` of a process the test starts (``subprocess``, ``os.system``, an
+        ``exec`` or ``spawn``): one whose command holds text the code gave (``python -c``
+        of a script a function made) or names a file of the shared ``/tmp`` changed since the
+        code started that it may run (:meth:`_script`: a script it wrote) would run the
+        code's text beside pytest's process, in the judge's sandbox, where it can write what
+        pytest's process reads or imports next: refused. Not looked at: its environment, a
+        returned text that is the path of a file (a data file a program reads, ``tar tf``),
+        a file given to a program that runs it under another name or by its input."""
+        parts = _command_parts(args[:2] if event == "os.exec" or event == "os.posix_spawn"
+                               else args[1:3] if event == "os.spawn" else args[:1] if
+                               event == "os.system" else args[:2])
+        texts = list(self.code_texts)
+        for index, part in enumerate(parts):
+            if texts and any(text in part and not os.path.exists(text) for text in texts):
+                break  # (a path the code gave, to a file a program reads: the file's look)
+            if self.imports is not None and self._script(os.fsdecode(part), index == 0):
+                break
+        else:
+            return
+        self.fail("the test runs text the code under test returned in a process of its own "
+                  "(a command holding it, or a file the code could have written): that process "
+                  "would run beside pytest's, in the judge's sandbox", not_judged=True)
+
+    def _script(self, name, program):
+        """Whether ``name``, a part of a command, is a file of the shared ``/tmp`` changed
+        since the code started that the process may run: the ``program`` itself, an
+        executable file, or one named as a script (``.py``, ``.sh``: ``python path``)."""
+        import stat
+
+        try:
+            if not os.path.isabs(name) or not self.imports.shared(name):
+                return False
+            info = os.stat(name)
+        except (OSError, ValueError):
+            return False
+        runs = program or info.st_mode & 0o111 or name.endswith(_SCRIPT_SUFFIXES)
+        return bool(runs) and stat.S_ISREG(info.st_mode) and self.imports.changed(name)
 
     def _made_here(self, source, filename):
         """Whether ``source`` compiled as ``filename`` was made in this run: a name that is
@@ -2591,6 +2636,31 @@ def _made_source(filename):
     if type(filename) is not str:
         return isinstance(filename, bytes) and not os.path.isfile(filename)
     return filename.startswith("<") or not os.path.isfile(filename)
+
+
+_PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn",
+                             "os.spawn"})
+"""The audit events of a process being started (:meth:`JudgeClient.starts`)."""
+_SCRIPT_SUFFIXES = (".py", ".pyc", ".pyw", ".pyz", ".sh", ".bash", ".pl", ".rb", ".js")
+"""Files a process started on them is taken to run (``python path``, ``bash path``)."""
+
+
+def _command_parts(values, depth=0):
+    """The texts (as bytes) of a process start's command ``values``: strings, bytes and
+    paths, in lists and tuples (at most 1,000)."""
+    found = []
+    for value in values:
+        if len(found) >= 1000 or depth > 2:
+            break
+        if isinstance(value, (list, tuple)):
+            found += _command_parts(value, depth + 1)
+            continue
+        try:
+            text = os.fsencode(value)
+        except (TypeError, ValueError):
+            continue
+        found.append(text)
+    return found[:1000]
 
 
 def _ctime(path):
