@@ -441,3 +441,39 @@ async def test_a_script_the_code_writes_is_not_run_but_its_data_is_read(tmp_path
     _, run = await review(root, "out/core.py", "write")
     assert {n: o.status for n, o in by_name(run).items()} == {
         "test_read_by_a_program": "passed", "test_run_as_a_script": "not judged"}, run.outcomes
+
+
+# A test that calls the function in processes it forks (a multiprocessing pool): the forked
+# process held pytest's judge client and its channel to the code's process, shared with
+# pytest's own process.
+FORKED = {
+    "pyproject.toml": "[project]\nname = 'mp'\nversion = '0'\n",
+    "mp/__init__.py": "",
+    "mp/core.py": '''\
+        def square(x):
+            """``x`` squared."""
+            return x * x
+        ''',
+    "tests/test_core.py": '''\
+        import multiprocessing
+
+        from mp.core import square
+
+
+        def test_in_a_pool():
+            with multiprocessing.get_context("fork").Pool(2) as pool:
+                assert pool.map(square, [1, 2, 3]) == [1, 4, 9]
+
+
+        def test_here():
+            assert square(2) == 4
+        ''',
+}
+
+
+async def test_a_call_in_a_process_the_test_forks_is_not_judged(tmp_path):
+    root = make(tmp_path / "mp", FORKED)
+    _, run = await review(root, "mp/core.py", "square")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_in_a_pool": "not judged", "test_here": "passed"}, run.outcomes
+    assert "in a process of its own" in by_name(run)["test_in_a_pool"].message

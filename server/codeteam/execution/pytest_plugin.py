@@ -276,6 +276,7 @@ class Judge:
         under one reaches it (``NINE = square(3)`` at module level, a parametrize argument)."""
         self.collected: list = []  # the items pytest collected, before any was deselected
         self.outcomes = 0
+        self.pid = os.getpid()  # (a process the test forks has another)
         self.client = None
         self.out = None
         self._open_channel()
@@ -347,8 +348,11 @@ class Judge:
             self.test.decision = (str(error), bool(getattr(error, "not_judged", False)))
 
     def forward(self, args, kwargs):
-        """The judge view's call of the judged function."""
+        """The judge view's call of the judged function (in a process the test forked, a
+        multiprocessing pool's: :meth:`_elsewhere`)."""
         __tracebackhide__ = True
+        if os.getpid() != self.pid:  # (the channel to the code's process is pytest's own)
+            self._elsewhere()
         if self.test is not None:
             self.test.calls += 1
             if self.mode == "select":
@@ -794,6 +798,16 @@ class Judge:
         if outcome not in ("passed", "xpassed") and test.calls == 0:
             event["mentions"] = _mentions(item, self.target.get("name"))
         return event
+
+    def _elsewhere(self):
+        """A process the test forked called the function: it has no channel of its own to
+        the code's process, so it leaves :data:`ELSEWHERE` (the test is "not judged", as for
+        one that imported the judge view) and raises."""
+        with contextlib.suppress(OSError):
+            os.close(os.open(os.path.join(self.files, ELSEWHERE), os.O_CREAT | os.O_WRONLY,
+                             0o600))
+        raise RuntimeError("codeteam: the function under test cannot be called in a process "
+                           "the test starts (it is judged in a process of its own)")
 
     def _called_elsewhere(self) -> bool:
         """Whether a process the test started called the function through the judge view it
