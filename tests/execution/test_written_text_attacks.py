@@ -430,6 +430,12 @@ FILE_WRITER = {
             path = write(tmp_path, "nine.py", "print(3 ** 2)\\n")
             assert subprocess.run([sys.executable, path], capture_output=True,
                                   text=True).stdout == "9\\n"
+
+
+        def test_run_by_a_shell(tmp_path):
+            path = write(tmp_path, "four.py", "print(2 ** 2)\\n")
+            assert subprocess.run(f"{sys.executable} {path}", shell=True, capture_output=True,
+                                  text=True).stdout == "4\\n"
         ''',
 }
 
@@ -440,7 +446,8 @@ async def test_a_script_the_code_writes_is_not_run_but_its_data_is_read(tmp_path
     root = make(tmp_path / "out", FILE_WRITER)
     _, run = await review(root, "out/core.py", "write")
     assert {n: o.status for n, o in by_name(run).items()} == {
-        "test_read_by_a_program": "passed", "test_run_as_a_script": "not judged"}, run.outcomes
+        "test_read_by_a_program": "passed", "test_run_as_a_script": "not judged",
+        "test_run_by_a_shell": "not judged"}, run.outcomes
 
 
 # A test that calls the function in processes it forks (a multiprocessing pool): the forked

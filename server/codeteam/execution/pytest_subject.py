@@ -1259,7 +1259,8 @@ class JudgeClient(Channel):
                                else args[1:3] if event == "os.spawn" else args[:1] if
                                event == "os.system" else args[:2])
         texts = list(self.code_texts)
-        for index, part in enumerate(parts):
+        words = [w for part in parts if len(part.split()) > 1 for w in part.split()[:100]]
+        for index, part in enumerate(parts + words):  # (a shell's command line in words)
             if texts and any(text in part and not os.path.exists(text) for text in texts):
                 break  # (a path the code gave, to a file a program reads: the file's look)
             if self.imports is not None and self._script(os.fsdecode(part), index == 0):
