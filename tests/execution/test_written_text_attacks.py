@@ -179,6 +179,12 @@ SCRIPT = {
     "cli/core.py": '''\
         import sys
 
+        id = "cli"  # names of the module's own that the judge view must not use
+
+
+        def getattr(obj, name, default=None):
+            return default
+
 
         def shout(text):
             """``text`` in capitals, with an exclamation mark."""

@@ -37,14 +37,15 @@ ELSEWHERE = ".codeteam-called-elsewhere"
 ``$CODETEAM_FILES_DIR`` (the judge's own folder, ``/sandbox`` in bwrap, which the code cannot
 write) when it calls the function: it has no judge to forward to (:data:`FORWARDER`)."""
 FORWARDER = (
-    f"getattr(__import__('builtins'), {FORWARD!r}, lambda a, k, os=__import__('os'): "
+    f"__import__('builtins').__dict__.get({FORWARD!r}, lambda a, k, os=__import__('os'): "
     "os.close(os.open(os.path.join(os.environ.get('CODETEAM_FILES_DIR', '/sandbox'), "
     f"{ELSEWHERE!r}), os.O_CREAT | os.O_WRONLY, 0o600)) or __import__('sys').exit("
     "'codeteam: the function under test cannot be called in a process the test starts "
     "(it is judged in a process of its own)'))")
 """What the view's body calls: the judge's forwarding call, in pytest's process; in a process
 the test started that imported the view, a function that says so (:data:`ELSEWHERE`) and
-exits."""
+exits. Only ``__import__`` is looked up by name (a module may have a ``getattr`` or ``id`` of
+its own)."""
 _DEF = ast.FunctionDef | ast.AsyncFunctionDef
 
 
@@ -155,7 +156,7 @@ def judge_view(source: str, qualname: str, start_line: int | None = None) -> Jud
     text = "".join(lines)
     if text and not text.endswith("\n"):
         text += "\n"
-    text += f"getattr(__import__('builtins'), {IMPORTED!r}, id)(globals())\n"
+    text += f"__import__('builtins').__dict__.get({IMPORTED!r}, lambda space: None)(globals())\n"
     try:
         parse_tree(text)
     except (SyntaxError, ValueError):
