@@ -7,7 +7,10 @@ import ast
 
 import pytest
 
-from codeteam.execution.judge_view import def_lines, judge_view
+from codeteam.execution.judge_view import FORWARDER, IMPORTED, def_lines, judge_view
+
+F = FORWARDER
+"""What the view calls (the judge's forwarding call, looked up in builtins)."""
 
 SOURCE = '''\
 import functools
@@ -37,25 +40,26 @@ def test_the_body_becomes_one_forwarding_call_and_lines_are_kept():
     assert (view.start_line, view.end_line) == (3, 9)
     lines = view.text.splitlines()
     assert lines[:9] == SOURCE.splitlines()[:9]  # decorator, signature, docstring: the user's
-    assert lines[9] == ("    __tracebackhide__ = True; return __codeteam_forward__((a, b, c, "
+    assert lines[9] == (f"    __tracebackhide__ = True; return {F}((a, b, c, "
                         "*args, ), {'d': d, 'e': e, **kw})")
     assert lines[10:-1] == SOURCE.splitlines()[10:]
-    assert lines[-1] == "__codeteam_imported__(globals())"
+    assert lines[-1] == (f"__import__('builtins').__dict__.get({IMPORTED!r}, "
+                         "lambda space: None)(globals())")
     ast.parse(view.text)
     method = judge_view(SOURCE, "Box.put").text.splitlines()[14]
     assert method == ('        """Only a docstring."""; __tracebackhide__ = True; '
-                      "return __codeteam_forward__((self, x, ), {})")
+                      f"return {F}((self, x, ), {{}})")
 
 
 @pytest.mark.parametrize("source, qualname, judged, line", [
     ("async def f(x):\n    return x\n", "f", "f",
-     "    __tracebackhide__ = True; return __codeteam_forward__((x, ), {})"),
+     f"    __tracebackhide__ = True; return {F}((x, ), {{}})"),
     ("def f(x): return x\n", "f", "f",
-     "def f(x): __tracebackhide__ = True; return __codeteam_forward__((x, ), {})"),
+     f"def f(x): __tracebackhide__ = True; return {F}((x, ), {{}})"),
     ('def f(x):\n    """Doc."""; return x\n', "f", "f",
-     '    """Doc."""; __tracebackhide__ = True; return __codeteam_forward__((x, ), {})'),
+     f'    """Doc."""; __tracebackhide__ = True; return {F}((x, ), {{}})'),
     ("def outer(y):\n    def f(x):\n        return x\n    return f(y)\n", "outer.f", "outer",
-     "    __tracebackhide__ = True; return __codeteam_forward__((y, ), {})"),
+     f"    __tracebackhide__ = True; return {F}((y, ), {{}})"),
 ])
 def test_async_one_line_and_nested_functions_have_a_view(source, qualname, judged, line):
     view = judge_view(source, qualname)

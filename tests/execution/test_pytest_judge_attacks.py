@@ -268,7 +268,8 @@ def test_a_second_outcome_line_for_one_test_does_not_replace_the_first():
 def test_a_second_def_of_the_same_name_in_the_candidate_changes_nothing_in_the_view():
     source = "def f(x):\n    '''Doc.'''\n    return x\n"
     view = judge_view(source, "f", 0)
-    assert view is not None and "__codeteam_forward__((x, ), {})" in view.text
+    assert view is not None and "'__codeteam_forward__'" in view.text
+    assert view.text.count("((x, ), {})") == 1
 
 
 @pytest.mark.parametrize("source", [
@@ -301,8 +302,8 @@ def test_the_view_keeps_every_other_line_and_forwards(source):
     names = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     assert set(names) >= {"f"} and ("h" in names or "g" in names)
     body = names["f"].body
-    forwards = [n for n in ast.walk(names["f"]) if isinstance(n, ast.Name)
-                and n.id == "__codeteam_forward__"]
+    forwards = [n for n in ast.walk(names["f"]) if isinstance(n, ast.Constant)
+                and n.value == "__codeteam_forward__"]  # (looked up in builtins)
     assert forwards and not any(isinstance(n, ast.If) for n in body)
     original = ast.parse(source)
     (before,) = [n for n in original.body if isinstance(n, ast.FunctionDef) and n.name == "f"]

@@ -8,15 +8,17 @@ the subject process::
 
     return __codeteam_forward__((a, b, *args), {"k": k, **kwargs})
 
-Decorators, signature (defaults included) and docstring stay the user's, so ``@curry``,
-``inspect.signature``, doctests of the docstring and the module's other functions calling it
-behave as before, and nothing of the generated text runs in the judge. Line numbers are kept
+(looked up in ``builtins``, where the judge put it; a process of the test's own that imports
+the view, ``python -m pkg.mod``, finds none there and calls one that leaves a mark the judge
+sees, :data:`ELSEWHERE`: the test is "not judged"). Decorators, signature (defaults
+included) and docstring stay the user's, so ``@curry``, ``inspect.signature``, doctests of
+the docstring and the module's other functions calling it behave as before, and nothing of the generated text runs in the judge. Line numbers are kept
 (the replaced lines are left empty). The judged function is the target itself, or, for a
 function nested in another, the outermost function around it (its candidate version holds the
 new nested function). An ``async def`` forwards the same way (the subject runs the coroutine
 to completion); a body on the ``def`` line is replaced on that line. A last line
-``__codeteam_imported__(globals())`` lets the judge see later changes of the module's globals
-(``monkeypatch.setattr``). Built with :mod:`ast` from node positions.
+``__codeteam_imported__(globals())`` (none in such a process) lets the judge see later
+changes of the module's globals (``monkeypatch.setattr``). Built with :mod:`ast` from node positions.
 """
 
 from __future__ import annotations
@@ -30,6 +32,20 @@ from codeteam.pysource.syntax import parse_tree
 
 FORWARD = "__codeteam_forward__"
 IMPORTED = "__codeteam_imported__"
+ELSEWHERE = ".codeteam-called-elsewhere"
+"""The file a process of the test's that imported the view (``python -m pkg.mod``) makes in
+``$CODETEAM_FILES_DIR`` (the judge's own folder, ``/sandbox`` in bwrap, which the code cannot
+write) when it calls the function: it has no judge to forward to (:data:`FORWARDER`)."""
+FORWARDER = (
+    f"__import__('builtins').__dict__.get({FORWARD!r}, lambda a, k, os=__import__('os'): "
+    "os.close(os.open(os.path.join(os.environ.get('CODETEAM_FILES_DIR', '/sandbox'), "
+    f"{ELSEWHERE!r}), os.O_CREAT | os.O_WRONLY, 0o600)) or __import__('sys').exit("
+    "'codeteam: the function under test cannot be called in a process the test starts "
+    "(it is judged in a process of its own)'))")
+"""What the view's body calls: the judge's forwarding call, in pytest's process; in a process
+the test started that imported the view, a function that says so (:data:`ELSEWHERE`) and
+exits. Only ``__import__`` is looked up by name (a module may have a ``getattr`` or ``id`` of
+its own)."""
 _DEF = ast.FunctionDef | ast.AsyncFunctionDef
 
 
@@ -98,7 +114,7 @@ def forward_call(args: ast.arguments) -> str:
     if args.kwarg is not None:
         keywords.append("**" + args.kwarg.arg)
     items = "".join(f"{p}, " for p in positional)
-    return f"{FORWARD}(({items}), {{{', '.join(keywords)}}})"
+    return f"{FORWARDER}(({items}), {{{', '.join(keywords)}}})"
 
 
 @lru_cache(maxsize=32)
@@ -140,7 +156,7 @@ def judge_view(source: str, qualname: str, start_line: int | None = None) -> Jud
     text = "".join(lines)
     if text and not text.endswith("\n"):
         text += "\n"
-    text += f"{IMPORTED}(globals())\n"
+    text += f"__import__('builtins').__dict__.get({IMPORTED!r}, lambda space: None)(globals())\n"
     try:
         parse_tree(text)
     except (SyntaxError, ValueError):

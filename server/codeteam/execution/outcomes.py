@@ -170,9 +170,17 @@ class RunReport(BaseModel):
         return [o for o in self.outcomes if o.failing and o.advisory]
 
     @property
+    def deciding(self) -> list[TestOutcome]:
+        """The outcomes of the tests that ran and decide the verdict: not the advisory
+        docstring examples (beside the project's own tests, which then all were skipped)."""
+        return [o for o in self.ran if not o.advisory]
+
+    @property
     def all_passed(self) -> bool:
-        """Some test ran, none failed and none is "not judged" (advisory examples aside)."""
-        return bool(self.ran) and not self.failures and not self.not_judged
+        """Some test that decides the verdict ran (:attr:`deciding`), none failed and none
+        is "not judged" (advisory examples aside: their disagreements are no failure, their
+        agreement no pass)."""
+        return bool(self.deciding) and not self.failures and not self.not_judged
 
     def outcome(self, test_id: str) -> TestOutcome | None:
         return next((o for o in self.outcomes if o.test_id == test_id), None)

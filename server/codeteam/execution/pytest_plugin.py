@@ -67,6 +67,12 @@ import pytest
 
 SPEC_NAME = "_codeteam_pytest_spec.json"
 SUBJECT_FILE = "_codeteam_pytest_subject.py"
+ELSEWHERE = ".codeteam-called-elsewhere"
+"""The file a process the test started makes in the judge's folder when the judge view it
+imported called the function (``python -m pkg.mod``: judge_view.ELSEWHERE)."""
+ELSEWHERE_REASON = ("the test runs the module under test in a process of its own (python -m, "
+                    "a script, a program of the project), which called the function: it runs "
+                    "there as the judge's view, which cannot call the code under test")
 REPR_LIMIT = 2000
 """Characters kept of each compared value's repr and of messages."""
 TRACEBACK_ENTRIES = 40
@@ -270,6 +276,7 @@ class Judge:
         under one reaches it (``NINE = square(3)`` at module level, a parametrize argument)."""
         self.collected: list = []  # the items pytest collected, before any was deselected
         self.outcomes = 0
+        self.pid = os.getpid()  # (a process the test forks has another)
         self.client = None
         self.out = None
         self._open_channel()
@@ -341,8 +348,11 @@ class Judge:
             self.test.decision = (str(error), bool(getattr(error, "not_judged", False)))
 
     def forward(self, args, kwargs):
-        """The judge view's call of the judged function."""
+        """The judge view's call of the judged function (in a process the test forked, a
+        multiprocessing pool's: :meth:`_elsewhere`)."""
         __tracebackhide__ = True
+        if os.getpid() != self.pid:  # (the channel to the code's process is pytest's own)
+            self._elsewhere()
         if self.test is not None:
             self.test.calls += 1
             if self.mode == "select":
@@ -617,6 +627,7 @@ class Judge:
             # of its CPU time is in its reach: the busy backstop asks the server
         if self.mode == "select" and self._collected_calling(item.nodeid):
             self.test.calls += 1  # its module (or a conftest.py above it) called the function
+        self._called_elsewhere()  # (by a process an earlier test started)
         if self.client is not None:
             self.client.new_test()
             self.client.watch_modules()  # modules imported since, as they are now
@@ -715,6 +726,10 @@ class Judge:
         (codeteam's own tests) and, for the docstring's examples, ``examples`` (test id ->
         the same fields)."""
         test = self.test
+        if self._called_elsewhere():
+            test.calls += 1  # (selection: it reaches the function)
+            if test.decision is None:
+                test.decision = (ELSEWHERE_REASON, True)
         phases = test.phases
         outcome, when = "passed", "call"
         for phase in ("setup", "call", "teardown"):
@@ -783,6 +798,25 @@ class Judge:
         if outcome not in ("passed", "xpassed") and test.calls == 0:
             event["mentions"] = _mentions(item, self.target.get("name"))
         return event
+
+    def _elsewhere(self):
+        """A process the test forked called the function: it has no channel of its own to
+        the code's process, so it leaves :data:`ELSEWHERE` (the test is "not judged", as for
+        one that imported the judge view) and raises."""
+        with contextlib.suppress(OSError):
+            os.close(os.open(os.path.join(self.files, ELSEWHERE), os.O_CREAT | os.O_WRONLY,
+                             0o600))
+        raise RuntimeError("codeteam: the function under test cannot be called in a process "
+                           "the test starts (it is judged in a process of its own)")
+
+    def _called_elsewhere(self) -> bool:
+        """Whether a process the test started called the function through the judge view it
+        imported (it left :data:`ELSEWHERE` in the judge's folder, removed now)."""
+        try:
+            os.unlink(os.path.join(self.files, ELSEWHERE))
+        except OSError:
+            return False
+        return True
 
     def _details(self, report, excinfo, compare) -> dict:
         details: dict = {"message": _message(report)}

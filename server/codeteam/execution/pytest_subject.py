@@ -30,6 +30,7 @@ from time import monotonic as _monotonic  # (taken now: a test's patch of the ti
 from time import process_time as _process_time  # which the code under test is given too,
 from time import sleep as _sleep  # is never the watchdog's or the channel's)
 from time import thread_time as _thread_time
+from time import time_ns as _time_ns
 
 TRACEBACK_LIMIT = 3000  # characters of the code's own traceback shown with its exception
 WATCH_PERIOD = 0.05  # seconds between the watchdog's looks at the call's CPU time
@@ -942,7 +943,7 @@ class SharedImports:
     specs it finds, those pytest's assertion rewriter asks for too, and its loaders look at a
     module's file again once they read it (the code renaming its file over it after the
     finder looked); a file a test executes by its path (``runpy``, ``spec_from_file_location``,
-    ``exec``) is not looked at."""
+    ``exec`` of its text) is :meth:`JudgeClient.audit`'s (:meth:`changed`)."""
 
     def __init__(self, folder, refuse):
         self.folder = folder
@@ -1030,8 +1031,18 @@ class SharedImports:
     def check(self, origin):
         """Raise ``ImportError`` when ``origin`` (or its bytecode) changed since
         :meth:`started`."""
+        if self.changed(origin):
+            reason = (f"pytest's process was to import {origin[:300]}, a file of the /tmp "
+                      "it shares with the code under test, made or changed since the code "
+                      "started (the code could have written it): not imported")
+            self.refuse(reason)
+            raise ImportError(reason)
+
+    def changed(self, origin):
+        """Whether ``origin`` (a path), or its bytecode, changed since :meth:`started`
+        (False before it)."""
         if self.since is None:
-            return
+            return False
         newest = 0
         try:
             newest = os.stat(origin).st_ctime_ns
@@ -1041,14 +1052,9 @@ class SharedImports:
                 for entry in entries:
                     if entry.name.startswith(stem):
                         newest = max(newest, entry.stat().st_ctime_ns)
-        except OSError:
+        except (OSError, TypeError, ValueError):
             pass
-        if newest >= self.since:
-            reason = (f"pytest's process was to import {origin[:300]}, a file of the /tmp "
-                      "it shares with the code under test, made or changed since the code "
-                      "started (the code could have written it): not imported")
-            self.refuse(reason)
-            raise ImportError(reason)
+        return newest >= self.since
 
 
 class JudgeError(BaseException):
@@ -1119,6 +1125,10 @@ class JudgeClient(Channel):
         self.code_texts = set()  # text the code returned in this run (as UTF-8)
         self.code_bytes = False  # whether it returned bytes in this run (pickled data, say)
         self.code_parsed = False  # whether a test parsed its text (ast.parse) in this run
+        self.code_files = {}  # path -> ctime of a file of the shared /tmp the code could
+        # have written that a test opened to read (its text is among code_texts)
+        self.began = _time_ns()  # files changed since hold what this run wrote
+        self.auditing = False  # (the audit hook's own reads are not audited)
 
     def new_test(self):
         self.cpu = self.crossing = 0.0
@@ -1131,7 +1141,10 @@ class JudgeClient(Channel):
         sets and dicts) that could be Python source (:func:`_source_like`), for
         :meth:`audit`; and all of them joined without white space (:func:`_squeezed`: the
         pieces a test joins before running them, ``tokenize.untokenize(tokens)``, each under
-        8 bytes or a name)."""
+        8 bytes or a name). :meth:`ask` gives it the rest of each frame of the code's too
+        (at ``depth`` -2: what the call wrote into its arguments, bound to module globals,
+        set in the environment, printed or logged, and the arguments of the test's
+        callbacks it calls)."""
         top = pieces is None
         budget = budget if budget is not None else [10000]
         pieces = [] if top else pieces
@@ -1162,34 +1175,169 @@ class JudgeClient(Channel):
                 self.code_texts.add(data)
 
     def audit(self, event, args):
-        """An audit hook: text the code returned in this run (in the test, or at an import
-        or in a fixture before it), compiled here by ``exec``, ``eval`` or ``compile`` under
-        a name that is no file (:func:`_made_source`), as it was or with its white space
-        changed (:func:`_squeezed`: ``textwrap.dedent``), or parsed by ``ast.parse`` and a
-        tree then compiled (once the code's text was parsed, any tree the test compiles), (a
-        test running the source a function makes, ``exec(make_source())``, or a repr it
-        returns, ``eval(to_literal(x))``), would run the code's own text in pytest's
-        process, where it could change the verdict: it is refused, and the test is "not
-        judged" (as under plain pytest it would run in the test's process)."""
+        """An audit hook: what the code made, compiled here by ``exec``, ``eval``,
+        ``compile``, ``runpy`` or an import (not pytest's own, :func:`_by_pytest`) would run
+        the code's own text in pytest's process, where it could change the verdict: it is
+        refused, and the test is "not judged" (as under plain pytest it would run in the
+        test's process). What the code made is
+
+        - text it returned in this run (in the test, or at an import or in a fixture before
+          it), as it was or with its white space changed (:func:`_squeezed`:
+          ``textwrap.dedent``), compiled under a name that is no file, or under the name of a
+          file this run wrote (the test wrote the text into a file and runs or imports that)
+          or that holds other text (:meth:`_made_here`); or parsed by ``ast.parse`` and a tree
+          then compiled (once the code's text was parsed, any tree the test compiles);
+        - a file of the ``/tmp`` it shares with the judge, made or changed since the code
+          started (:meth:`SharedImports.changed`: the code could have written it), compiled
+          under its name (``runpy.run_path``), or read by the test (its text is then taken as
+          text the code returned: ``exec(path.read_text())``; changed again after the test
+          read it, any source the test makes is refused), or its bytecode read (a loader
+          made by the file's path reads ``__pycache__``, where the code can write too)."""
+        if self.auditing:
+            return
         if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
             self.unpickled(*args)
-        if event != "compile" or not self.code_texts or not args:
+        elif event == "open" and self.imports is not None and self.imports.since is not None:
+            self.auditing = True
+            try:
+                self.opened(*args[:3])
+            finally:
+                self.auditing = False
+        elif event in _PROCESS_EVENTS and (self.code_texts or self.imports is not None):
+            self.auditing = True
+            try:
+                self.starts(event, args)
+            finally:
+                self.auditing = False
+        if event != "compile" or len(args) < 2 or _by_pytest():
             return
-        if not isinstance(args[0], bytes):  # a tree compiled, after one of the code's text
-            if self.code_parsed and not _by_pytest():  # (its rewriting of test modules)
+        self.auditing = True
+        try:
+            self.compiled(args[0], args[1])
+        finally:
+            self.auditing = False
+
+    def compiled(self, source, filename):
+        """:meth:`audit` of a ``compile`` of ``source`` (bytes, or a tree) as ``filename``."""
+        name = os.fsdecode(filename) if type(filename) in (str, bytes) else None
+        if (self.imports is not None and name is not None and not _made_source(name)
+                and self.imports.shared(name) and self.imports.changed(name)):
+            self.fail(f"the test runs {name[:300]}, a file of the /tmp it "
+                      "shares with the code under test, made or changed since the code "
+                      "started: pytest's process does not run what the code could have "
+                      "written", not_judged=True)
+        if not self.code_texts:
+            return
+        if not isinstance(source, bytes):  # a tree compiled, after one of the code's text
+            if self.code_parsed:  # (pytest's rewriting of test modules is not audited)
                 self.ran_text()
             return
-        if len(args) < 2 or not _made_source(args[1]) or _by_pytest():
-            return
-        source = args[0]
         texts = list(self.code_texts)
+        squeezed = _squeezed(source)
         if any(text in source for text in texts) or any(
-                text in _squeezed(source) for text in map(_squeezed, texts)
-                if _source_like(text)):
-            if args[1] == "<unknown>":  # (ast.parse's: a tree runs nothing until compiled)
+                text in squeezed for text in map(_squeezed, texts) if _source_like(text)):
+            if not self._made_here(source, filename):
+                return
+            if filename == "<unknown>":  # (ast.parse's: a tree runs nothing until compiled)
                 self.code_parsed = True
                 return
             self.ran_text()
+        elif self.code_files and _made_source(filename) and any(
+                _ctime(path) != ctime for path, ctime in self.code_files.items()):
+            self.ran_text()  # (a file it read changed since: its text may be this source)
+
+    def starts(self, event, args):
+        """:meth:`audit` of a process the test starts (``subprocess``, ``os.system``, an
+        ``exec`` or ``spawn``): one whose command holds text the code gave (``python -c``
+        of a script a function made) or names a file of the shared ``/tmp`` changed since the
+        code started that it may run (:meth:`_script`: a script it wrote) would run the
+        code's text beside pytest's process, in the judge's sandbox, where it can write what
+        pytest's process reads or imports next: refused. Not looked at: its environment, a
+        returned text that is the path of a file (a data file a program reads, ``tar tf``),
+        a file given to a program that runs it under another name or by its input."""
+        parts = _command_parts(args[:2] if event == "os.exec" or event == "os.posix_spawn"
+                               else args[1:3] if event == "os.spawn" else args[:1] if
+                               event == "os.system" else args[:2])
+        texts = list(self.code_texts)
+        words = [w for part in parts if len(part.split()) > 1 for w in part.split()[:100]]
+        for index, part in enumerate(parts + words):  # (a shell's command line in words)
+            if texts and any(text in part and not os.path.exists(text) for text in texts):
+                break  # (a path the code gave, to a file a program reads: the file's look)
+            if self.imports is not None and self._script(os.fsdecode(part), index == 0):
+                break
+        else:
+            return
+        self.fail("the test runs text the code under test returned in a process of its own "
+                  "(a command holding it, or a file the code could have written): that process "
+                  "would run beside pytest's, in the judge's sandbox", not_judged=True)
+
+    def _script(self, name, program):
+        """Whether ``name``, a part of a command, is a file of the shared ``/tmp`` changed
+        since the code started that the process may run: the ``program`` itself, an
+        executable file, or one named as a script (``.py``, ``.sh``: ``python path``)."""
+        import stat
+
+        try:
+            if not os.path.isabs(name) or not self.imports.shared(name):
+                return False
+            info = os.stat(name)
+        except (OSError, ValueError):
+            return False
+        runs = program or info.st_mode & 0o111 or name.endswith(_SCRIPT_SUFFIXES)
+        return bool(runs) and stat.S_ISREG(info.st_mode) and self.imports.changed(name)
+
+    def _made_here(self, source, filename):
+        """Whether ``source`` compiled as ``filename`` was made in this run: a name that is
+        no file (``"<string>"``, ``"<generated>"``), or a file changed since the judge
+        started (the test wrote it) or that does not hold ``source`` as it is."""
+        if _made_source(filename):
+            return True
+        try:
+            if os.stat(filename).st_ctime_ns >= self.began:
+                return True
+            with open(filename, "rb") as file:
+                return file.read(len(source) + 1) != source
+        except (OSError, ValueError):
+            return True
+
+    def opened(self, path, mode=None, flags=None):
+        """:meth:`audit` of an ``open`` of ``path``: a regular file of the shared ``/tmp``
+        changed since the code started, opened to read, has its text remembered as text
+        the code returned (one over :data:`FILE_LOOKED_AT` bytes: any source the test makes
+        from then on is refused, as past :data:`TEXTS_KEPT` texts); its bytecode (a ``.pyc`` a loader made by its
+        path reads, ``spec_from_file_location``) is refused."""
+        if type(path) not in (str, bytes) or (type(mode) is str and "r" not in mode
+                                               and "+" not in mode):
+            return
+        if type(mode) is not str and type(flags) is int and flags & os.O_ACCMODE == os.O_WRONLY:
+            return
+        name = os.fsdecode(path)
+        if not self.imports.shared(name) or not self.imports.changed(name):
+            return
+        if name.endswith((".pyc", ".pyo")):  # (a loader made by its path: no compile)
+            self.fail(f"the test loads {name[:300]}, bytecode in the /tmp it shares with the "
+                      "code under test, made or changed since the code started: pytest's "
+                      "process does not run what the code could have written", not_judged=True)
+        import stat
+
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return
+            data = os.read(fd, FILE_LOOKED_AT + 1)
+        except OSError:
+            return
+        finally:
+            os.close(fd)
+        self.code_files[name] = info.st_ctime_ns
+        if len(data) > FILE_LOOKED_AT:  # too large to look for: any source made is refused
+            self.code_texts = {b""}
+        else:
+            self.remember_text(data)
 
     def ran_text(self):
         """The running test compiled text the code returned (:meth:`audit`): not judged."""
@@ -1813,6 +1961,7 @@ class JudgeClient(Channel):
                     # project key whose __hash__ fails on the state sent): never the call's
                 finally:
                     self.crossing += _thread_time() - mark
+                self.note_texts({k: v for k, v in reply.items() if k != "value"}, -2)
                 if reply["kind"] in ("value", "raised", "stop", "timeout", "uncrossable"):
                     break
                 serving = _thread_time()
@@ -2440,6 +2589,9 @@ _WORDS = None
 TEXTS_KEPT = 5000
 """The texts the code returned that :meth:`JudgeClient.audit` looks for in the source a test
 compiles; beyond, it refuses any made source (the empty text is in every source)."""
+FILE_LOOKED_AT = 1 << 20
+"""Bytes of a file of the shared ``/tmp`` the code may have written that the judge reads when
+a test opens it (:meth:`JudgeClient.opened`); a larger one makes any source refused."""
 
 
 def _parts_of(value):
@@ -2485,6 +2637,39 @@ def _made_source(filename):
     if type(filename) is not str:
         return isinstance(filename, bytes) and not os.path.isfile(filename)
     return filename.startswith("<") or not os.path.isfile(filename)
+
+
+_PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn",
+                             "os.spawn"})
+"""The audit events of a process being started (:meth:`JudgeClient.starts`)."""
+_SCRIPT_SUFFIXES = (".py", ".pyc", ".pyw", ".pyz", ".sh", ".bash", ".pl", ".rb", ".js")
+"""Files a process started on them is taken to run (``python path``, ``bash path``)."""
+
+
+def _command_parts(values, depth=0):
+    """The texts (as bytes) of a process start's command ``values``: strings, bytes and
+    paths, in lists and tuples (at most 1,000)."""
+    found = []
+    for value in values:
+        if len(found) >= 1000 or depth > 2:
+            break
+        if isinstance(value, (list, tuple)):
+            found += _command_parts(value, depth + 1)
+            continue
+        try:
+            text = os.fsencode(value)
+        except (TypeError, ValueError):
+            continue
+        found.append(text)
+    return found[:1000]
+
+
+def _ctime(path):
+    """``path``'s ctime in nanoseconds, None when it cannot be read."""
+    try:
+        return os.stat(path).st_ctime_ns
+    except (OSError, ValueError):
+        return None
 
 
 def _squeezed(data):

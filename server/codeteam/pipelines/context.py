@@ -164,9 +164,10 @@ def score(report: TesterReport | None) -> tuple[int, int]:
 
 def status_of(report: TesterReport | None) -> Status:
     """passed / failed / not judged from the report's verdict (the tests that ran: a test
-    "not judged" is not a pass); untested when nothing ran."""
+    "not judged" is not a pass); untested when nothing that decides the verdict ran (advisory
+    docstring examples alone do not)."""
     if report is None or (report.run is not None and report.run.outcomes
-                          and not report.run.ran):
+                          and not report.run.deciding):
         return "untested"
     if report.verdict == "not judged":
         return "not judged"

@@ -234,7 +234,7 @@ def build_report(tests: list[TestCase], run: RunReport, *, round_number: int) ->
     verdict: Literal["pass", "fail", "not judged"] = "fail"
     if run.all_passed:
         verdict = "pass"
-    elif run.ran and not failures:
+    elif not_judged and not failures:
         verdict = "not judged"  # no failure, but tests that count neither way
     lines = []
     for origin, label in (("public", "public tests"), ("ai", "AI tests"), ("hidden", "tests")):
