@@ -102,3 +102,44 @@ async def test_run_suite_has_its_offload_compile_the_judges_modules(monkeypatch)
     assert [o.status for o in report.outcomes] == ["error"]
     assert pytest_run.judge_bytecode in called
     assert set(pytest_run._compiled) == set(pytest_run.JUDGE_MODULES)
+
+
+def test_a_subject_starts_from_its_pyc_as_its_script_would(tmp_path):
+    """A subject ran its file as a script, which Python compiles at every start (2,700 lines:
+    14-20 ms of CPU a subject): it starts from the pyc beside the file now, still as
+    ``__main__`` with the script's ``sys.argv`` and ``sys.path[0]``. Started here the way the
+    sandbox starts it (its files in a folder, the file's name in ``argv`` replaced by its
+    path, the channel's placeholder by a descriptor), on a channel closed before its first
+    message: its ``main`` runs and ends on that end of file."""
+    import socket
+
+    from codeteam.execution.outcomes import PytestTarget
+    from codeteam.execution.pytest_run import SUBJECT_FILE, subject_launch
+    from codeteam.execution.sandbox_policy import CHANNEL_PLACEHOLDER
+
+    target = PytestTarget(root=str(tmp_path), path=str(tmp_path / "m.py"), module="m",
+                          qualname="f", name="f", first_line=1, python=sys.executable)
+    launch = subject_launch(target, "def f():\n    return 1\n")
+    for name, content in launch.files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            (tmp_path / name).write_bytes(content)
+        else:
+            (tmp_path / name).write_text(content, encoding="utf-8")
+    ours, theirs = socket.socketpair()
+    ours.close()
+    argv = [str(tmp_path / a) if a in launch.files else a.replace(CHANNEL_PLACEHOLDER, str(
+        theirs.fileno())) for a in launch.argv]
+    argv.insert(1, "-v")  # the interpreter's flags: which code object came from where
+    done = subprocess.run(argv, cwd="/", capture_output=True, text=True, timeout=60,
+                          pass_fds=(theirs.fileno(),), check=False)  # (it exits 1: EOFError)
+    theirs.close()
+    tag = sys.implementation.cache_tag
+    for stem in (SUBJECT_FILE[:-3], CODEC_FILE[:-3]):  # the codec: from the script's folder
+        pyc = tmp_path / "__pycache__" / f"{stem}.{tag}.pyc"
+        assert f"code object from '{pyc}'" in done.stderr, done.stderr[-3000:]
+    # main() ran (as __main__, its channel from argv[1]) and read the closed channel; its
+    # frames are named by the file's path, as a script's are (the subject tells its own
+    # frames apart from the code's by that name)
+    assert "EOFError" in done.stderr, done.stderr[-3000:]
+    assert f'File "{tmp_path / SUBJECT_FILE}", line' in done.stderr, done.stderr[-3000:]

@@ -400,17 +400,19 @@ async def test_hostile_bodies_are_contained_and_the_rest_still_runs(policy):
     tests = [ai_test("hostile", "apply_all(abs, [1])"),
              ai_test("after", "assert apply_all(abs, []) == []")]
     expected = {bomb: "timeout", in_c: "timeout", alloc: "failed", loud: "passed"}
+    hostiles = {}
     for body, status in expected.items():
         report = await run("apply_all", body, tests, policy)
         hostile, after = report.outcomes
         assert hostile.status == status, (body, hostile)
         assert after.status == "passed", (body, after)
         assert not report.killed, body
+        hostiles[body] = hostile
     assert _processes_named(comm) == []
-    report = await run("apply_all", alloc, tests[:1], policy)
-    assert report.outcomes[0].exception_type == "MemoryError"
-    report = await run("apply_all", loud, tests[:1], policy)
-    assert len(report.outcomes[0].stdout) < 5_000
+    # (read from the runs above: a run of the hostile test alone for each, as before, cost
+    # two more sessions and said the same)
+    assert hostiles[alloc].exception_type == "MemoryError", hostiles[alloc]
+    assert len(hostiles[loud].stdout) < 5_000
 
 
 # An AI test is model-written code, and in the judged mode a test's own code runs in the

@@ -266,7 +266,9 @@ async def test_a_fork_bomb_does_not_fail_a_concurrent_run():
     legit = [TestCase(id=f"ok{i}", kind="assert", origin="ai",
                       source=f"assert double({i}) == {2 * i}") for i in range(5)]
     program = "def double(x):\n    return 2 * x\n"
-    policy = SandboxPolicy(timeout_s=8, per_test_timeout_s=3, max_processes=32)
+    # The bomb's limit: 1 CPU second, cut once its processes used 1 + 3 (with 3, 3 + 3: the
+    # bomb's run took 32 s at load 19, 9.5 CPU seconds in all; with 1, 25 s at load 32, 7.8).
+    policy = SandboxPolicy(timeout_s=8, per_test_timeout_s=1, max_processes=32)
     # the concurrent run's wall-clock backstop is not what this test is about: a busy
     # machine must not cut it to "not judged"
     legit_policy = SandboxPolicy(timeout_s=120, per_test_timeout_s=3, max_processes=32)

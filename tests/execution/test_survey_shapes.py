@@ -335,7 +335,7 @@ async def test_an_oserror_crosses_with_its_errno_and_filename(tmp_path):
 
 
 # pathspec: RegexPattern.match_file returns a result holding an re.Match, which the judge does
-# not rebuild; 132 tests call it, more than the subjects one run may start (64).
+# not rebuild; 132 tests call it, more than the subjects one run may start (64; 4 here).
 UNSENT = {
     "pyproject.toml": "[project]\nname = 'unsent'\nversion = '0'\n",
     "unsent/__init__.py": "",
@@ -352,17 +352,24 @@ UNSENT = {
         from unsent.core import value
 
 
-        @pytest.mark.parametrize("x", range(70))
+        @pytest.mark.parametrize("x", range(8))
         def test_value(x):
             assert value(x).v == x
         ''',
 }
 
 
-async def test_a_value_the_judge_does_not_rebuild_leaves_the_subject_running(tmp_path):
+async def test_a_value_the_judge_does_not_rebuild_leaves_the_subject_running(
+        tmp_path, monkeypatch):
     """The judge ended the code's process whenever it sent a value the judge does not rebuild;
     the 65th test found no process left to start ("no more subjects: this run started 64"),
-    an error for right code (pathspec: 62 tests of ``RegexPattern.match_file``)."""
+    an error for right code (pathspec: 62 tests of ``RegexPattern.match_file``). Here a run
+    may start 4 subjects, and 8 tests send such a value (70 tests for 64 before: 11 s)."""
+    from codeteam.execution import pytest_run
+
+    launch = pytest_run.subject_launch
+    monkeypatch.setattr(pytest_run, "subject_launch", lambda *args: launch(*args).model_copy(
+        update={"max_starts": 4}))
     root = make(tmp_path / "unsent", UNSENT)
     _, run = await review(root, "unsent/core.py", "value")
     assert {o.status for o in run.outcomes} == {"not judged"}, [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 import test_one_judge
-from test_one_judge import by_name, make, review
+from test_one_judge import SPIN_POLICY, by_name, make, review
 
 from codeteam.execution.sandbox import SandboxPolicy
 
@@ -68,7 +68,7 @@ async def test_a_test_cut_for_its_code_leaves_the_sessions_processes_alone(tmp_p
     root = make(tmp_path / "calc", SERVED)
     _, run = await review(root, "calc/core.py", "double")
     assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
-    _, run = await review(root, "calc/core.py", "double", SLOW_ON_TWO)
+    _, run = await review(root, "calc/core.py", "double", SLOW_ON_TWO, policy=SPIN_POLICY)
     found = by_name(run)
     assert found["test_first"].status == "timeout", run.outcomes
     assert found["test_second"].status == "passed", run.outcomes
@@ -147,7 +147,7 @@ async def test_a_cut_test_finishes_its_cleanup(tmp_path):
     still runs to its end (a limit raised once, as pytest-timeout would) and the next
     test, right code, passes."""
     root = make(tmp_path / "calc", CLEANED)
-    _, run = await review(root, "calc/core.py", "double", SLOW_ON_TWO)
+    _, run = await review(root, "calc/core.py", "double", SLOW_ON_TWO, policy=SPIN_POLICY)
     found = by_name(run)
     assert found["test_first"].status == "timeout", run.outcomes
     assert found["test_second"].status == "passed", run.outcomes

@@ -27,12 +27,13 @@ def _script(scripted, body):
     scripted.reply(DIRECT, _code(body), times=None).reply(REVISE, _code(body), times=None)
 
 
-async def _team(run, **overrides):
+async def _team(run, test_timeout_s=5, **overrides):
     from codeteam.execution.sandbox import SandboxPolicy
     from codeteam.execution.suite import session_policy
 
     started = time.monotonic()
-    result, _ = await run("team", ai_tests=1, max_rounds=1, test_timeout_s=5, **overrides)
+    result, _ = await run("team", ai_tests=1, max_rounds=1, test_timeout_s=test_timeout_s,
+                          **overrides)
     # Bounded by the sandbox's own limits, whatever the code did: the team's few test runs
     # (the candidate's, a revision's) each end by their wall-clock backstop at the latest. Not
     # a speed limit: a busy machine takes longer, never that long.
@@ -89,7 +90,7 @@ async def test_allocating_8_gib(scripted, run):
 
 async def test_endless_loop(scripted, run):
     _script(scripted, "while True:\n    pass")
-    result = await _team(run)
+    result = await _team(run, test_timeout_s=1)  # the spin is cut at 1 CPU second, not 5
     assert result.reports[-1].run.outcomes[0].status == "timeout"
 
 

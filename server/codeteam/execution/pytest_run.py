@@ -410,6 +410,23 @@ def session_spec(target: PytestTarget, view: JudgeView, candidate: str, mode: st
     }
 
 
+def subject_launch(target: PytestTarget, candidate: str) -> SubjectLaunch:
+    """How the run's subjects (the code under test, each in a sandbox of its own, started when
+    the judge asks) start: the subject's file run by
+    :data:`~codeteam.execution.pytest_launch.SUBJECT_LAUNCHER` in the project's interpreter,
+    with the codec, ``candidate`` (the candidate's module text) and the two modules' pycs
+    beside it."""
+    from codeteam.execution.pytest_launch import SUBJECT_LAUNCHER
+
+    files = {SUBJECT_FILE: _source("pytest_subject.py"), CODEC_FILE: _source("pytest_codec.py"),
+             CANDIDATE_FILE: candidate, **_bytecode(CODEC_FILE, "pytest_codec.py"),
+             **_bytecode(SUBJECT_FILE, "pytest_subject.py")}
+    return SubjectLaunch(
+        argv=python_argv("-c", SUBJECT_LAUNCHER, SUBJECT_FILE, "{channel}",
+                         python=target.python, site=True),
+        files=files, overlays={target.path: candidate})
+
+
 def wall_backstop(cpu_limit: float) -> float:
     """Wall-clock seconds a test may take whose CPU limit is ``cpu_limit``: generous, so that
     a busy machine does not cut a test that is within its CPU time."""
@@ -424,11 +441,10 @@ async def judged_session(target: PytestTarget, view: JudgeView, candidate: str,
     :class:`~codeteam.execution.outcomes.SandboxUnavailable` when the sandbox cannot run."""
     from codeteam.execution.pytest_launch import LAUNCHER
 
-    code = {SUBJECT_FILE: _source("pytest_subject.py"), CODEC_FILE: _source("pytest_codec.py"),
-            CANDIDATE_FILE: candidate, **_bytecode(CODEC_FILE, "pytest_codec.py")}
-    files = {PLUGIN_FILE: _source("pytest_plugin.py"), SPEC_FILE: json.dumps(spec), **code,
-             **_bytecode(PLUGIN_FILE, "pytest_plugin.py"),  # the judge imports the three;
-             **_bytecode(SUBJECT_FILE, "pytest_subject.py")}  # a subject runs it as a script
+    subject = subject_launch(target, candidate)
+    files = {PLUGIN_FILE: _source("pytest_plugin.py"), SPEC_FILE: json.dumps(spec),
+             **subject.files, **_bytecode(PLUGIN_FILE, "pytest_plugin.py")}  # (the judge
+    # imports the subject's module and the codec too)
     extra = ["-n0"] if distributes_tests(Path(target.root)) else []
     extra += [f"--ignore={folder}" for folder in target.ignore]  # relative to the root
     argv = python_argv("-c", LAUNCHER,
@@ -437,9 +453,6 @@ async def judged_session(target: PytestTarget, view: JudgeView, candidate: str,
     mount = ProjectMount(root=target.root, overlays={target.path: view.text},
                          hidden=target.hidden, python=target.python, workdir=target.root,
                          extra_ro=[*target.extra_ro, *target.pytest_path], writable=True)
-    subject = SubjectLaunch(  # the code under test: a sandbox of its own, started on request
-        argv=python_argv(SUBJECT_FILE, "{channel}", python=target.python, site=True),
-        files=code, overlays={target.path: candidate})
     try:
         result = await run_sandboxed(files, argv, policy, project=mount, subject=subject)
     except OSError as error:  # the interpreter cannot be started there

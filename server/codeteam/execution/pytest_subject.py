@@ -5,9 +5,10 @@ codeteam's pytest plugin (:mod:`codeteam.execution.pytest_plugin`, the *judge*) 
 project's tests and the *judge view* of the target's module (the user's text, the judged
 function's body one call of ``__codeteam_forward__``). That call goes to this process::
 
-    python <interpreter flags> _codeteam_pytest_subject.py CHANNEL_FD
+    python <interpreter flags> -c SUBJECT_LAUNCHER _codeteam_pytest_subject.py CHANNEL_FD
 
-in a sandbox of its own, started by codeteam's server when the judge asks for one (the
+(:data:`codeteam.execution.pytest_launch.SUBJECT_LAUNCHER`: this file run as a script would
+run, from its pyc) in a sandbox of its own, started by codeteam's server when the judge asks for one (the
 protocol on ``$CODETEAM_SUBJECT_FD``: :mod:`codeteam.execution.sandbox`). It loads the
 *candidate* text of the module under its dotted name (a ``sys.meta_path`` loader: compiled with
 the original file's path as filename, ``__package__``/``__path__`` as the original's, so
