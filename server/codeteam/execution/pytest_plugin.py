@@ -202,6 +202,10 @@ def _import_root(found):
     return os.path.join(folder, "")
 
 
+WATCHDOG_GRACE = 5.0
+"""Seconds after a test's wall-clock backstop (and after the judge last ran its own Python,
+:meth:`Judge._feed_watchdog`) before ``faulthandler``'s watchdog ends the judge: a test stuck
+in C, where no Python signal handler runs and no limit can be raised."""
 CLEANUP_GRACE = 2.0
 """Seconds a limited test's cleanup (``finally``, ``__exit__``) may run before the limit is
 raised again in it."""
@@ -258,6 +262,7 @@ class Judge:
         self.judge_cpu_limit = max(4 * self.cpu_limit, 20.0) if self.cpu_limit else 0.0
         """The test's own code runs here, and so does the crossing of every value: more."""
         self.wall_limit = float(spec.get("wall_limit") or 0)
+        self.watchdog_at = 0.0  # when faulthandler's watchdog ends this judge (monotonic)
         self.in_phase = False  # inside a test's setup, call or teardown (see _alarm)
         self.phase = 0  # the number of the phase last begun
         self.interrupted = None  # why the session was interrupted (pytest.exit's message)
@@ -529,7 +534,24 @@ class Judge:
                    self._check_interval())
         signal.setitimer(signal.ITIMER_REAL, max(left, 0.01))
 
+    def _feed_watchdog(self) -> None:
+        """(Re)arm ``faulthandler``'s watchdog for the running test: it ends the judge
+        :data:`WATCHDOG_GRACE` s after the test's wall-clock backstop, or after now when that
+        is later. Called when the test starts and from every SIGALRM this judge handles (its
+        Python runs, so it is not stuck in C): a judge that a busy machine (or a niced
+        sandbox, ``sandbox_niceness``) gives little CPU takes long to report a test, and
+        ending it then was an error for that test and every later one, where plain pytest
+        passes them. Re-armed only when the deadline moves by a second or more (each arm
+        starts the watchdog's thread)."""
+        if self.test is None or not self.wall_limit:
+            return
+        deadline = max(self.test.started + self.wall_limit, time.monotonic()) + WATCHDOG_GRACE
+        if deadline - self.watchdog_at >= 1.0:
+            self.watchdog_at = deadline
+            faulthandler.dump_traceback_later(deadline - time.monotonic(), exit=True)
+
     def _alarm(self, signum, frame):
+        self._feed_watchdog()
         limited = self.test.limited if self.test is not None else None
         if limited is not None:  # a limit was raised: again while its phase goes on (the
             # test caught it: ``except BaseException: pass`` in a loop), never in a later one
@@ -539,6 +561,8 @@ class Judge:
                         CLEANUP_GRACE):  # on its way out: the test's ``finally`` clauses and
                     return  # context managers' exits run to their end, as for one raise
                 raise limited
+            if signum == signal.SIGALRM:  # the test's end is being reported: keep feeding
+                signal.setitimer(signal.ITIMER_REAL, 1.0)  # the watchdog until it is over
             return
         if not self.in_phase:
             # Between a test's phases pytest itself runs (reports, hooks of conftest.py and
@@ -629,7 +653,8 @@ class Judge:
             if self.wall_limit:
                 signal.signal(signal.SIGALRM, self._alarm)
                 self._arm_wall_clock()
-                faulthandler.dump_traceback_later(self.wall_limit + 5, exit=True)
+                self.watchdog_at = 0.0
+                self._feed_watchdog()
         try:
             yield
         finally:
