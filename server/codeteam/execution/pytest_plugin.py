@@ -30,8 +30,9 @@ is put on ``sys.path``. The spec (a JSON file there, written by
 - ``cpu_limit``: CPU seconds a test may use in this process and, apart, in the subject
   (all of the subjects' processes, as the server measures them) and in the processes the
   test's own code started (ended when it is cut) (both looked at every
-  ``max(1, cpu_limit / 2)`` s: beyond ``ceil(cpu_limit) + 3`` the test is cut); ``wall_limit``: the wall-clock backstop per test (a test cut
-  by it while under its CPU limit is reported ``busy``).
+  ``max(1, cpu_limit / 2)`` s: beyond ``ceil(cpu_limit) + 3`` the test is cut); ``wall_limit``: the wall-clock backstop per test, less the time
+  its judge and subjects waited for a CPU (a test cut by it while under its CPU limit is
+  reported ``busy``).
 
 The target's file is the judge view (:mod:`codeteam.execution.judge_view`): its forwarding
 call goes to :class:`~codeteam.execution.pytest_subject.JudgeClient`, started at
@@ -139,6 +140,7 @@ class _Test:
         self.failed_subtest = None  # the first failed subtest's (report, excinfo, compare)
         self.decision = None  # (message, not judged) of the judge
         self.subject_cpu = None  # the server's account of the subjects' CPU at the start
+        self.waited = 0.0  # seconds its processes had waited for a CPU at the start (_waited)
         self.limited = None  # the time limit that ended the test (even if the test caught it)
         self.limited_in = None  # the phase (Judge.phase) it was raised in
         self.limited_at = 0.0  # and when (time.monotonic())
@@ -527,11 +529,33 @@ class Judge:
         """Wall-clock seconds between two looks at the subjects' CPU time during a test."""
         return max(1.0, self.cpu_limit / 2)
 
+    def _waited(self) -> float:
+        """Seconds this judge's main thread and the run's subjects (at the server's last
+        account, :attr:`JudgeClient.server_wait`) spent runnable but waiting for a CPU
+        (schedstat's run delay); the judge's part is 0 where the kernel does not keep it."""
+        try:
+            with open("/proc/thread-self/schedstat", "rb") as handle:
+                own = int(handle.read().split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            own = 0.0
+        return own + (self.client.server_wait if self.client is not None else 0.0)
+
+    def _elapsed(self) -> float:
+        """Seconds of the running test that count toward its wall-clock backstop: its wall
+        clock less the time its judge and subjects waited for a CPU. The backstop is for code
+        that waits (sleeps, blocks); a machine busy with other work, or a sandbox given a
+        lower weight (``sandbox_niceness``), makes a test that computes take longer by the
+        time it waits for a CPU, and cutting it for that was "not judged" where it passes
+        (hot6: 3-8 of 8 tests of 2 CPU seconds, 8 runs at niceness 10 beside two CPU hogs).
+        Waiting for a CPU needs a runnable thread, so code cannot stretch its backstop
+        without using CPU time, which its limit bounds."""
+        return time.monotonic() - self.test.started - (self._waited() - self.test.waited)
+
     def _arm_wall_clock(self) -> None:
         """SIGALRM at the next look at the CPU time of the subjects (when the server can tell
-        it) and of the processes the test started, at the latest at the wall-clock backstop."""
-        left = min(self.wall_limit - (time.monotonic() - self.test.started),
-                   self._check_interval())
+        it) and of the processes the test started, at the latest at the wall-clock backstop
+        (:meth:`_elapsed`)."""
+        left = min(self.wall_limit - self._elapsed(), self._check_interval())
         signal.setitimer(signal.ITIMER_REAL, max(left, 0.01))
 
     def _feed_watchdog(self) -> None:
@@ -582,9 +606,9 @@ class Judge:
         # Before the backstop, the subject's own limits (its CPU timer, then its CPU rlimit a
         # second later and SIGKILL one more second later) have the time to act first: their
         # messages say more.
-        within = self.test is not None and time.monotonic() - self.test.started < self.wall_limit
         start = self.test.subject_cpu if self.test is not None else None
         now = self.client.server_cpu() if self.client is not None and start is not None else None
+        within = self.test is not None and self._elapsed() < self.wall_limit
         over = math.ceil(self.cpu_limit) + 3.0 if within else self.cpu_limit + 1.0
         # What the code's process spends decoding this test's calls and encoding its answers
         # is not the code's: about what the judge spends on its side of them (CROSSING_SHARE
@@ -604,7 +628,8 @@ class Judge:
             self._arm_wall_clock()  # a look within its limits: the test goes on
             return
         raise self.limit(CodeteamBusy, f"the test did not end within {self.wall_limit:g} s of "
-                         "wall-clock time while under its CPU limit")
+                         "wall-clock time (not counting its waits for a CPU) while under its "
+                         "CPU limit")
 
     def limit(self, kind, message):
         """A limit's exception (``kind``), kept as the running test's end: a test that catches
@@ -639,6 +664,7 @@ class Judge:
         if self.wall_limit and self.cpu_limit and self.client is not None:
             self.test.subject_cpu = self.client.server_cpu()  # what the code's process says
             # of its CPU time is in its reach: the busy backstop asks the server
+        self.test.waited = self._waited()
         if self.mode == "select" and self._collected_calling(item.nodeid):
             self.test.calls += 1  # its module (or a conftest.py above it) called the function
         if self.client is not None:
