@@ -571,8 +571,12 @@ class Judge:
             return
         deadline = max(self.test.started + self.wall_limit, time.monotonic()) + WATCHDOG_GRACE
         if deadline - self.watchdog_at >= 1.0:
-            self.watchdog_at = deadline
-            faulthandler.dump_traceback_later(deadline - time.monotonic(), exit=True)
+            try:
+                faulthandler.dump_traceback_later(deadline - time.monotonic(), exit=True)
+                self.watchdog_at = deadline
+            except RuntimeError:  # no thread can start (a fork bomb used the process
+                self.watchdog_at = 0.0  # limit): try again at the next signal; raised
+                # from a signal handler it was the test's failure (hot6)
 
     def _alarm(self, signum, frame):
         self._feed_watchdog()
