@@ -116,10 +116,12 @@ class Settings(BaseSettings):
         default=10.0, gt=0, le=600, description="Wall-clock seconds for one sandboxed test run."
     )
     sandbox_niceness: int = Field(
-        default=0, ge=0, le=19,
-        description="Niceness of each sandbox's scheduling group (0-19, as nice(1)): higher "
-        "answers the editor sooner while runs compute, and yields more to the machine's "
-        "other work; 0 gives each sandbox the weight of a whole terminal session.",
+        default=10, ge=0, le=19,
+        description="Niceness of each sandbox's scheduling group (0-19, as nice(1)): the "
+        "default 10 keeps the editor quick while runs compute and lets the runs yield to the "
+        "machine's other work (on a busy machine they take longer; a test's wall-clock "
+        "backstop leaves out its waits for a CPU); 0 gives each sandbox the weight of a whole "
+        "terminal session.",
     )
     generate_pipeline: Literal["team", "flow"] = Field(
         default="team",

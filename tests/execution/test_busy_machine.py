@@ -95,3 +95,76 @@ async def test_code_that_spins_still_times_out_on_a_busy_machine(hogs):
     run = await run_suite(task.program_with(spin), TESTS[:1], policy)
     (outcome,) = run.outcomes
     assert outcome.status == "timeout" and "CPU seconds" in outcome.message, outcome
+
+
+SLOW_DOUBLE = '''\
+def double(x):
+    """Twice x, after 0.8 s of CPU time."""
+    import time
+    started = time.process_time()
+    while time.process_time() - started < 0.8:
+        pass
+    return 2 * x
+'''
+
+
+@pytest.fixture
+def one_busy_cpu():
+    """A callable that puts this process's threads (and so the sandboxes they start) on one
+    CPU, beside a CPU hog in a session of its own on the same CPU; undone after the test."""
+    import os
+
+    cpu = min(os.sched_getaffinity(0))
+    before: dict[int, set[int]] = {}
+    hog = subprocess.Popen([sys.executable, "-c", "while 1: pass"], start_new_session=True)
+
+    def pin():
+        os.sched_setaffinity(hog.pid, {cpu})
+        for task in (int(t) for t in os.listdir("/proc/self/task")):
+            before[task] = os.sched_getaffinity(task)
+            os.sched_setaffinity(task, {cpu})
+        return hog
+
+    try:
+        yield pin
+    finally:
+        for task, cpus in before.items():
+            try:
+                os.sched_setaffinity(task, cpus)
+            except OSError:  # a thread that ended meanwhile
+                pass
+        hog.kill()  # by pid: nothing else of the machine's
+        hog.wait()
+
+
+async def test_the_backstop_leaves_out_the_time_a_test_waited_for_a_cpu(
+        one_busy_cpu, tmp_path, monkeypatch):
+    """hot6: with ``sandbox_niceness`` 10 beside two CPU hogs, 3-8 of 8 correct tests of 2 CPU
+    seconds were "not judged: the machine was too busy": the sandboxes got a fraction of
+    their CPU's time, and the per-test wall-clock backstop counted the time they waited for
+    it. Here the backstop is 1 s and the code needs 0.8 s of CPU in a sandbox beside a hog
+    on its one CPU (half of it, or less on a machine busy with more): it passes, as under
+    plain pytest (it was "not judged")."""
+    from codeteam.execution import pytest_run
+    from codeteam.project import project_for
+    from codeteam.service.documents import task_for, with_project_tests
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    for folder in (tmp_path, root):
+        folder.chmod(0o755)
+    (root / "pyproject.toml").write_text("[project]\nname = 'slow'\n")
+    (root / "slow.py").write_text(SLOW_DOUBLE)
+    (root / "test_slow.py").write_text(
+        "from slow import double\n\n\ndef test_double():\n    assert double(2) == 4\n")
+    path = root / "slow.py"
+    policy = SandboxPolicy(mode="bwrap")
+    task = task_for(SLOW_DOUBLE, "double", path=path, project=project_for(path))
+    task = await with_project_tests(task, path=path, root=root, policy=policy)
+    assert [t.id for t in task.public_tests] == ["test_slow.py::test_double"]
+    monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 1.0)
+    hog = one_busy_cpu()
+    run = await run_suite(task.program_with(SLOW_DOUBLE), task.public_tests, policy)
+    assert [(o.test_id, o.status) for o in run.outcomes] == [
+        ("test_slow.py::test_double", "passed")], run.outcomes
+    assert hog.poll() is None  # busy the whole time

@@ -659,6 +659,26 @@ async def test_a_backstop_outside_a_phase_does_not_end_the_session(tmp_path, mon
         run.outcomes
 
 
+
+async def test_a_judge_slow_outside_a_phase_is_not_ended_by_its_watchdog(tmp_path, monkeypatch):
+    """hot6, 8 runs at sandbox niceness 10 beside two CPU hogs: a judge starved of CPU took
+    more than the backstop + 5 s to report a test, and its watchdog for code stuck in C
+    (``faulthandler``, armed once per test) ended the session: "the pytest process died
+    during this test (exit status 1)" and errors for every test after it, where plain pytest
+    passes them all. Here the judge's own Python (a conftest hook, 7 s) stands for the slow
+    report; the watchdog now waits while the judge runs Python."""
+    from codeteam.execution import pytest_run
+
+    monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 1.0)  # watchdog at 6 s
+    files = dict(SLOW_REPORTING, **{"conftest.py": SLOW_REPORTING["conftest.py"].replace(
+        "time.sleep(3)", "time.sleep(7)")})
+    root = make(tmp_path, files)
+    _, run = await review(root, "slowrep.py", "double")
+    found = by_name(run)
+    assert [found[n].status for n in ("test_a", "test_b", "test_c")] == ["passed"] * 3, \
+        run.outcomes
+
+
 EXITS = {
     "pyproject.toml": "[project]\nname = 'pkg'\nversion = '0'\n",
     "pkg/__init__.py": "",

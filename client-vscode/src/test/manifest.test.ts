@@ -60,7 +60,7 @@ const SERVER_DEFAULTS: Record<string, unknown> = {
   max_tokens: 1024,
   sandbox: 'bwrap',
   test_timeout_s: 10,
-  sandbox_niceness: 0,
+  sandbox_niceness: 10,
   preview: 'auto',
   apply_timeout_s: 30,
   generate_pipeline: 'team',

@@ -30,8 +30,9 @@ is put on ``sys.path``. The spec (a JSON file there, written by
 - ``cpu_limit``: CPU seconds a test may use in this process and, apart, in the subject
   (all of the subjects' processes, as the server measures them) and in the processes the
   test's own code started (ended when it is cut) (both looked at every
-  ``max(1, cpu_limit / 2)`` s: beyond ``ceil(cpu_limit) + 3`` the test is cut); ``wall_limit``: the wall-clock backstop per test (a test cut
-  by it while under its CPU limit is reported ``busy``).
+  ``max(1, cpu_limit / 2)`` s: beyond ``ceil(cpu_limit) + 3`` the test is cut); ``wall_limit``: the wall-clock backstop per test, less the time
+  its judge and subjects waited for a CPU (a test cut by it while under its CPU limit is
+  reported ``busy``).
 
 The target's file is the judge view (:mod:`codeteam.execution.judge_view`): its forwarding
 call goes to :class:`~codeteam.execution.pytest_subject.JudgeClient`, started at
@@ -145,6 +146,7 @@ class _Test:
         self.failed_subtest = None  # the first failed subtest's (report, excinfo, compare)
         self.decision = None  # (message, not judged) of the judge
         self.subject_cpu = None  # the server's account of the subjects' CPU at the start
+        self.waited = 0.0  # seconds its processes had waited for a CPU at the start (_waited)
         self.limited = None  # the time limit that ended the test (even if the test caught it)
         self.limited_in = None  # the phase (Judge.phase) it was raised in
         self.limited_at = 0.0  # and when (time.monotonic())
@@ -208,6 +210,10 @@ def _import_root(found):
     return os.path.join(folder, "")
 
 
+WATCHDOG_GRACE = 5.0
+"""Seconds after a test's wall-clock backstop (and after the judge last ran its own Python,
+:meth:`Judge._feed_watchdog`) before ``faulthandler``'s watchdog ends the judge: a test stuck
+in C, where no Python signal handler runs and no limit can be raised."""
 CLEANUP_GRACE = 2.0
 """Seconds a limited test's cleanup (``finally``, ``__exit__``) may run before the limit is
 raised again in it."""
@@ -264,6 +270,7 @@ class Judge:
         self.judge_cpu_limit = max(4 * self.cpu_limit, 20.0) if self.cpu_limit else 0.0
         """The test's own code runs here, and so does the crossing of every value: more."""
         self.wall_limit = float(spec.get("wall_limit") or 0)
+        self.watchdog_at = 0.0  # when faulthandler's watchdog ends this judge (monotonic)
         self.in_phase = False  # inside a test's setup, call or teardown (see _alarm)
         self.phase = 0  # the number of the phase last begun
         self.interrupted = None  # why the session was interrupted (pytest.exit's message)
@@ -532,14 +539,57 @@ class Judge:
         """Wall-clock seconds between two looks at the subjects' CPU time during a test."""
         return max(1.0, self.cpu_limit / 2)
 
+    def _waited(self) -> float:
+        """Seconds this judge's main thread and the run's subjects (at the server's last
+        account, :attr:`JudgeClient.server_wait`) spent runnable but waiting for a CPU
+        (schedstat's run delay); the judge's part is 0 where the kernel does not keep it."""
+        try:
+            with open("/proc/thread-self/schedstat", "rb") as handle:
+                own = int(handle.read().split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            own = 0.0
+        return own + (self.client.server_wait if self.client is not None else 0.0)
+
+    def _elapsed(self) -> float:
+        """Seconds of the running test that count toward its wall-clock backstop: its wall
+        clock less the time its judge and subjects waited for a CPU. The backstop is for code
+        that waits (sleeps, blocks); a machine busy with other work, or a sandbox given a
+        lower weight (``sandbox_niceness``), makes a test that computes take longer by the
+        time it waits for a CPU, and cutting it for that was "not judged" where it passes
+        (hot6: 3-8 of 8 tests of 2 CPU seconds, 8 runs at niceness 10 beside two CPU hogs).
+        Waiting for a CPU needs a runnable thread, so code cannot stretch its backstop
+        without using CPU time, which its limit bounds."""
+        return time.monotonic() - self.test.started - (self._waited() - self.test.waited)
+
     def _arm_wall_clock(self) -> None:
         """SIGALRM at the next look at the CPU time of the subjects (when the server can tell
-        it) and of the processes the test started, at the latest at the wall-clock backstop."""
-        left = min(self.wall_limit - (time.monotonic() - self.test.started),
-                   self._check_interval())
+        it) and of the processes the test started, at the latest at the wall-clock backstop
+        (:meth:`_elapsed`)."""
+        left = min(self.wall_limit - self._elapsed(), self._check_interval())
         signal.setitimer(signal.ITIMER_REAL, max(left, 0.01))
 
+    def _feed_watchdog(self) -> None:
+        """(Re)arm ``faulthandler``'s watchdog for the running test: it ends the judge
+        :data:`WATCHDOG_GRACE` s after the test's wall-clock backstop, or after now when that
+        is later. Called when the test starts and from every SIGALRM this judge handles (its
+        Python runs, so it is not stuck in C): a judge that a busy machine (or a niced
+        sandbox, ``sandbox_niceness``) gives little CPU takes long to report a test, and
+        ending it then was an error for that test and every later one, where plain pytest
+        passes them. Re-armed only when the deadline moves by a second or more (each arm
+        starts the watchdog's thread)."""
+        if self.test is None or not self.wall_limit:
+            return
+        deadline = max(self.test.started + self.wall_limit, time.monotonic()) + WATCHDOG_GRACE
+        if deadline - self.watchdog_at >= 1.0:
+            try:
+                faulthandler.dump_traceback_later(deadline - time.monotonic(), exit=True)
+                self.watchdog_at = deadline
+            except RuntimeError:  # no thread can start (a fork bomb used the process
+                self.watchdog_at = 0.0  # limit): try again at the next signal; raised
+                # from a signal handler it was the test's failure (hot6)
+
     def _alarm(self, signum, frame):
+        self._feed_watchdog()
         limited = self.test.limited if self.test is not None else None
         if limited is not None:  # a limit was raised: again while its phase goes on (the
             # test caught it: ``except BaseException: pass`` in a loop), never in a later one
@@ -549,6 +599,8 @@ class Judge:
                         CLEANUP_GRACE):  # on its way out: the test's ``finally`` clauses and
                     return  # context managers' exits run to their end, as for one raise
                 raise limited
+            if signum == signal.SIGALRM:  # the test's end is being reported: keep feeding
+                signal.setitimer(signal.ITIMER_REAL, 1.0)  # the watchdog until it is over
             return
         if not self.in_phase:
             # Between a test's phases pytest itself runs (reports, hooks of conftest.py and
@@ -568,9 +620,9 @@ class Judge:
         # Before the backstop, the subject's own limits (its CPU timer, then its CPU rlimit a
         # second later and SIGKILL one more second later) have the time to act first: their
         # messages say more.
-        within = self.test is not None and time.monotonic() - self.test.started < self.wall_limit
         start = self.test.subject_cpu if self.test is not None else None
         now = self.client.server_cpu() if self.client is not None and start is not None else None
+        within = self.test is not None and self._elapsed() < self.wall_limit
         over = math.ceil(self.cpu_limit) + 3.0 if within else self.cpu_limit + 1.0
         # What the code's process spends decoding this test's calls and encoding its answers
         # is not the code's: about what the judge spends on its side of them (CROSSING_SHARE
@@ -590,7 +642,8 @@ class Judge:
             self._arm_wall_clock()  # a look within its limits: the test goes on
             return
         raise self.limit(CodeteamBusy, f"the test did not end within {self.wall_limit:g} s of "
-                         "wall-clock time while under its CPU limit")
+                         "wall-clock time (not counting its waits for a CPU) while under its "
+                         "CPU limit")
 
     def limit(self, kind, message):
         """A limit's exception (``kind``), kept as the running test's end: a test that catches
@@ -625,6 +678,7 @@ class Judge:
         if self.wall_limit and self.cpu_limit and self.client is not None:
             self.test.subject_cpu = self.client.server_cpu()  # what the code's process says
             # of its CPU time is in its reach: the busy backstop asks the server
+        self.test.waited = self._waited()
         if self.mode == "select" and self._collected_calling(item.nodeid):
             self.test.calls += 1  # its module (or a conftest.py above it) called the function
         self._called_elsewhere()  # (by a process an earlier test started)
@@ -640,7 +694,8 @@ class Judge:
             if self.wall_limit:
                 signal.signal(signal.SIGALRM, self._alarm)
                 self._arm_wall_clock()
-                faulthandler.dump_traceback_later(self.wall_limit + 5, exit=True)
+                self.watchdog_at = 0.0
+                self._feed_watchdog()
         try:
             yield
         finally:

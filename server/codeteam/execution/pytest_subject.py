@@ -1086,6 +1086,7 @@ class JudgeClient(Channel):
         self.process = None  # the subject's channel (a socket)
         self.server = None  # the socket to the server that starts subjects
         self.starting = False  # a start request is under way on it
+        self.server_wait = 0.0  # seconds the subjects waited for a CPU, at the last b"C"
         self.globals = None
         self.snapshot = {}
         self.contents = {}
@@ -1423,7 +1424,8 @@ class JudgeClient(Channel):
     def server_cpu(self):
         """CPU seconds this run's subjects used so far, as the server measures them (``b"C"``
         on ``$CODETEAM_SUBJECT_FD``), or None: no server yet, a start in progress on that
-        socket (a signal handler asks), or no answer."""
+        socket (a signal handler asks), or no answer. The seconds they waited for a CPU, in
+        the same answer, are kept in :attr:`server_wait`."""
         if self.server is None or self.starting:
             return None
         try:
@@ -1435,7 +1437,11 @@ class JudgeClient(Channel):
                 if not more:
                     return None
                 line += more
-            return float(line[1:]) if line.startswith(b"C") else None
+            if not line.startswith(b"C"):
+                return None
+            cpu, wait = line[1:].split()
+            self.server_wait = float(wait)
+            return float(cpu)
         except (OSError, ValueError):
             return None
         finally:

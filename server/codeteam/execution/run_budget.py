@@ -429,6 +429,17 @@ def process_cpu(pid: int) -> float | None:
         return None
 
 
+def process_wait(pid: int) -> float | None:
+    """Seconds process ``pid`` spent runnable but waiting for a CPU (the run delay of its
+    main thread, the second field of ``/proc/<pid>/schedstat``), or None when it cannot be
+    read (a kernel without ``CONFIG_SCHED_INFO``)."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as handle:
+            return int(handle.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _usage(pid: int) -> tuple[int, float | None]:
     """(``RssAnon + RssShmem`` in bytes, CPU seconds the process used: ``utime + stime``)."""
     rss = 0

@@ -52,9 +52,10 @@ name). The protocol, on the AF_UNIX stream socket whose descriptor number is in 
                                                   end of the new subject's channel, or
                        b"E" + one line + b"\n"    none was started, and why
     judge  -> server   b"C"                       how much CPU the subjects used
-    server -> judge    b"C" + seconds + b"\n"     CPU seconds (``utime + stime``, ASCII) every
-                                                  process of this run's subjects used so far,
-                                                  as the server sees them in ``/proc`` (the
+    server -> judge    b"C" + seconds + b" " +    CPU seconds (``utime + stime``, ASCII) every
+                       seconds + b"\n"            process of this run's subjects used so far,
+                                                  and the seconds they waited for a CPU, as
+                                                  the server sees them in ``/proc`` (the
                                                   code's own account is in its reach)
 
 The channel is a connected AF_UNIX stream socket; its other end is, inside the subject, the

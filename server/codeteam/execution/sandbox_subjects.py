@@ -18,7 +18,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Self
 
-from codeteam.execution.run_budget import RunBudget, process_cpu
+from codeteam.execution.run_budget import RunBudget, process_cpu, process_wait
 from codeteam.execution.sandbox_command import (
     _Capped,
     _copied_project,
@@ -128,6 +128,7 @@ class SubjectServer:
         self._closed = False
         self._drops: list[asyncio.Future] = []
         self._seen_cpu: dict[int, float] = {}
+        self._seen_wait: dict[int, float] = {}
 
     async def __aenter__(self) -> Self:
         self._loop = asyncio.get_running_loop()
@@ -179,7 +180,7 @@ class SubjectServer:
                 return
             if request == CPU:
                 try:
-                    await loop.sock_sendall(sock, CPU + b"%.3f\n" % self.subjects_cpu())
+                    await loop.sock_sendall(sock, CPU + b"%.3f %.3f\n" % self.subjects_cpu())
                 except OSError:
                     return
                 continue
@@ -198,16 +199,21 @@ class SubjectServer:
             finally:
                 channel.close()
 
-    def subjects_cpu(self) -> float:
-        """CPU seconds every process of this run's subjects used so far (``utime + stime``
-        from ``/proc``, the most seen of each; a process that ended between two looks counts
-        with what was seen of it)."""
+    def subjects_cpu(self) -> tuple[float, float]:
+        """(CPU seconds every process of this run's subjects used so far: ``utime + stime``
+        from ``/proc``; seconds their main threads waited for a CPU: :func:`process_wait`),
+        the most seen of each process; a process that ended between two looks counts with
+        what was seen of it. The wait lets the judge's wall-clock backstop leave out the
+        time a busy machine (or the sandbox's lower weight, ``sandbox_niceness``) kept the
+        code from a CPU; code cannot raise it without using CPU, which its limit bounds."""
         roots = [subject.proc.pid for subject in self._subjects]
         for pid in descendants(roots) if roots else []:
-            cpu = process_cpu(pid)
+            cpu, wait = process_cpu(pid), process_wait(pid)
             if cpu is not None:
                 self._seen_cpu[pid] = max(cpu, self._seen_cpu.get(pid, 0.0))
-        return sum(self._seen_cpu.values())
+            if wait is not None:
+                self._seen_wait[pid] = max(wait, self._seen_wait.get(pid, 0.0))
+        return sum(self._seen_cpu.values()), sum(self._seen_wait.values())
 
     async def start(self) -> socket.socket:
         """Start one subject; return the judge's end of its channel (the caller closes it once
