@@ -117,11 +117,12 @@ class Settings(BaseSettings):
     )
     sandbox_niceness: int = Field(
         default=10, ge=0, le=19,
-        description="Niceness of each sandbox's scheduling group (0-19, as nice(1)): the "
-        "default 10 keeps the editor quick while runs compute and lets the runs yield to the "
-        "machine's other work (on a busy machine they take longer; a test's wall-clock "
-        "backstop leaves out its waits for a CPU); 0 gives each sandbox the weight of a whole "
-        "terminal session.",
+        description="Highest niceness of a sandbox's scheduling group (0-19, as nice(1)). "
+        "One run's sandboxes stay at 0 (their full share of a busy machine); with more in "
+        "flight each group's niceness rises so that together they weigh about as much as two "
+        "terminal sessions (10 for 8 runs), up to this value: the editor stays quick while "
+        "runs compute. 0 turns it off (each sandbox weighs as much as a whole terminal "
+        "session).",
     )
     generate_pipeline: Literal["team", "flow"] = Field(
         default="team",
@@ -304,7 +305,7 @@ class Settings(BaseSettings):
         from codeteam.execution.sandbox_policy import SandboxPolicy
 
         return SandboxPolicy(mode=self.sandbox, timeout_s=self.test_timeout_s,
-                             niceness=self.sandbox_niceness)
+                             niceness=self.sandbox_niceness, niceness_shared=True)
 
     @property
     def uses_embedded_model(self) -> bool:

@@ -695,6 +695,40 @@ async def test_the_sandbox_runs_at_its_policys_niceness(niceness):
     assert result.stderr == ""
 
 
+def test_a_shared_niceness_weighs_the_open_sandboxes_as_two_sessions():
+    shared = sandbox_command.shared_niceness
+    # one run (a judge and its subject) keeps the kernel's 0; 8 runs in flight reach 10
+    assert [shared(n, 10) for n in (1, 2, 3, 4, 8, 16, 40)] == [0, 0, 2, 4, 7, 10, 10]
+    assert shared(16, 0) == 0 and shared(40, 19) == 14
+    weights = sandbox_command.NICE_WEIGHTS
+    for n in range(1, 40):  # the lowest niceness whose n groups weigh at most two sessions
+        niceness = shared(n, 19)
+        assert n * weights[niceness] <= 2 * weights[0] or niceness == 19
+        assert niceness == 0 or n * weights[niceness - 1] > 2 * weights[0]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/autogroup"),
+                    reason="this kernel groups no tasks by session (no CONFIG_SCHED_AUTOGROUP)")
+async def test_a_shared_niceness_follows_the_sandboxes_open_in_the_process():
+    """The setting's policy (``niceness_shared``): a sandbox alone runs at 0, its full share
+    of a busy machine; with 15 more prepared in this process (8 runs' judges and subjects) it
+    runs at the ceiling, 10, and the editor's server is not one session among 17."""
+    import contextlib
+
+    policy = SandboxPolicy(timeout_s=10, niceness=10, niceness_shared=True)
+    code = "print(open('/proc/self/autogroup').read().split()[-1])"
+    alone = await run_sandboxed({"probe.py": code}, python_argv("probe.py"), policy)
+    bwrap = sandbox_command._bwrap_path()
+    with contextlib.ExitStack() as others:
+        for _ in range(15):
+            others.enter_context(sandbox_command._Prepared(
+                bwrap, {}, python_argv("-c", "pass"), SandboxPolicy(timeout_s=10)))
+        among = await run_sandboxed({"probe.py": code}, python_argv("probe.py"), policy)
+    after = await run_sandboxed({"probe.py": code}, python_argv("probe.py"), policy)
+    assert [r.exit_code for r in (alone, among, after)] == [0, 0, 0], among.stderr
+    assert [r.stdout.strip() for r in (alone, among, after)] == ["0", "10", "0"]
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/autogroup"),
                     reason="this kernel groups no tasks by session (no CONFIG_SCHED_AUTOGROUP)")
 async def test_the_sandboxs_niceness_holds_while_other_groups_change_theirs():

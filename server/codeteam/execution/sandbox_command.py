@@ -308,6 +308,29 @@ NICE_ATTEMPTS = 30
 command starts at the niceness it has."""
 
 
+NICE_WEIGHTS = (1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
+                110, 87, 70, 56, 45, 36, 29, 23, 18, 15)
+"""The scheduler's weight of a task (here: of an autogroup) at niceness 0-19 (the kernel's
+``sched_prio_to_weight``); a group's share of a busy CPU is its weight over the sum."""
+SHARED_WEIGHT = 2 * NICE_WEIGHTS[0]
+"""What this process's sandboxes weigh together at most, before :attr:`SandboxPolicy.niceness`
+caps their niceness: two sessions at niceness 0 (one run's judge and subject)."""
+_open_sandboxes = 0
+"""bwrap sandboxes of this process prepared and not yet closed (:class:`_Prepared`)."""
+
+
+def shared_niceness(sandboxes: int, highest: int) -> int:
+    """The niceness of a sandbox's group when ``sandboxes`` sandboxes of this process (it
+    included) run at once: the lowest at which together they weigh at most
+    :data:`SHARED_WEIGHT` (0 for one or two: a single run keeps the kernel's default, and its
+    full share of a busy machine), at most ``highest`` (``sandbox_niceness``; 0 turns it off).
+    With 8 runs in flight (about 16 sandboxes) that is 10, so the editor's server is not one
+    session among 17 (docs/benchmarks.md, issue 26 item 5)."""
+    wanted = next((n for n, weight in enumerate(NICE_WEIGHTS)
+                   if max(1, sandboxes) * weight <= SHARED_WEIGHT), len(NICE_WEIGHTS) - 1)
+    return max(0, min(wanted, highest))
+
+
 def _niced(niceness: int, argv: list[str]) -> list[str]:
     """``argv`` started by a shell that first sets the niceness of its session's scheduling
     group (the sandbox's own, :attr:`SandboxPolicy.niceness`); a kernel without autogroups
@@ -500,12 +523,16 @@ class _Prepared:
     _tmp: str | None = None
     run_uid: int | None = None
     _owns_uid: bool = False
+    _counted: bool = False
 
     def __enter__(self) -> Self:
         try:
             if self.bwrap is None:
                 self._prepare_none()
             else:
+                global _open_sandboxes
+                _open_sandboxes += 1
+                self._counted = True
                 self._prepare_bwrap(self.bwrap)
         except BaseException:
             self.close()
@@ -523,6 +550,10 @@ class _Prepared:
         self._close.clear()
 
     def close(self) -> None:
+        global _open_sandboxes
+        if self._counted:
+            _open_sandboxes -= 1
+            self._counted = False
         self.close_fds()
         if self._owns_uid and self.run_uid is not None:
             _run_uids.release(self.run_uid)
@@ -694,7 +725,10 @@ class _Prepared:
             nproc = self.nproc or run_nproc(uid, self.policy)
         else:
             nproc = self.policy.max_processes + 2  # bwrap's init and the command itself
-        args += _niced(self.policy.niceness,
+        niceness = self.policy.niceness
+        if self.policy.niceness_shared:
+            niceness = shared_niceness(_open_sandboxes, niceness)
+        args += _niced(niceness,
                        _guard_argv(self._command(SANDBOX_DIR), nproc, drop_root=root, uid=uid))
         self.argv = [*self.enter, *args]
         self.env = self._fds_env(_env("/tmp"))

@@ -72,6 +72,12 @@ class SandboxPolicy(BaseModel):
       and the editor's server (one session) waits behind them. Written to the sandbox's
       ``/proc/self/autogroup`` before the command starts (a process's own niceness would
       only order it within its one-task group); without autogroups, nothing changes.
+    - ``niceness_shared``: ``niceness`` is a ceiling: each sandbox's group gets the lowest
+      niceness at which this process's open sandboxes together weigh about as much as two
+      sessions (:func:`codeteam.execution.sandbox_command.shared_niceness`: 0 for one run's
+      judge and subject, 10 for 8 runs in flight), so a single run keeps its share of a busy
+      machine and many runs do not crowd out the editor's server (the setting
+      ``sandbox_niceness``).
     """
 
     mode: Literal["bwrap", "none"] = "bwrap"
@@ -85,6 +91,7 @@ class SandboxPolicy(BaseModel):
     scratch_mb: int = Field(default=64, ge=1)
     import_timeout_s: float = Field(default=60.0, gt=0)
     niceness: int = Field(default=0, ge=0, le=19)
+    niceness_shared: bool = False
 
 
 TIMEOUT_SETTING = "test_timeout_s"
