@@ -2749,3 +2749,95 @@ async def test_many_calls_of_right_code_are_no_timeout(tmp_path):
     (outcome,) = run.outcomes
     assert outcome.status == "passed" or (
         outcome.status == "not judged" and "too busy" in outcome.message), outcome
+
+
+# natsort: a fixture sets the locale (locale.setlocale(LC_ALL, "en_US.UTF-8")) and the code
+# sorts by it (localeconv()'s separators, strxfrm). The locale is one per process: the code's
+# process kept its own, and right code failed (4 tests each of natsort_keygen and natsorted).
+LOCALES = {
+    "pyproject.toml": "[project]\nname = 'marks'\nversion = '0'\n",
+    "marks/__init__.py": "",
+    "marks/core.py": '''\
+        import locale
+
+
+        def decimal_mark():
+            """The current locale's decimal point."""
+            return locale.localeconv()["decimal_point"]
+
+
+        def numeric_locale():
+            """The name of the current locale's LC_NUMERIC category."""
+            return locale.setlocale(locale.LC_NUMERIC)
+
+
+        def use_numeric(name):
+            """Set the LC_NUMERIC category to ``name``."""
+            locale.setlocale(locale.LC_NUMERIC, name)
+        ''',
+    "tests/test_core.py": '''\
+        import locale
+
+        import pytest
+
+        from marks.core import decimal_mark, numeric_locale, use_numeric
+
+
+        @pytest.fixture()
+        def german():
+            before = locale.setlocale(locale.LC_ALL)
+            try:
+                locale.setlocale(locale.LC_ALL, "de_DE.UTF-8")
+            except locale.Error:
+                pytest.skip("no de_DE.UTF-8 locale here")
+            yield
+            locale.setlocale(locale.LC_ALL, before)
+
+
+        def test_the_tests_locale(german):
+            assert decimal_mark() == ","
+
+
+        def test_the_tests_numeric_category():
+            locale.setlocale(locale.LC_NUMERIC, "C.UTF-8")
+            try:
+                assert numeric_locale() == "C.UTF-8"
+            finally:
+                locale.setlocale(locale.LC_NUMERIC, "C")
+
+
+        def test_the_codes_numeric_category():
+            use_numeric("C.UTF-8")
+            try:
+                assert locale.setlocale(locale.LC_NUMERIC) == "C.UTF-8"
+            finally:
+                locale.setlocale(locale.LC_NUMERIC, "C")
+        ''',
+}
+
+
+async def test_the_locale_is_the_tests_and_the_codes(tmp_path):
+    """The test's locale is the code's for each call and the locale the code sets is the
+    test's, as in one process (a shared state of :data:`pytest_subject.SHARED_STATES`, like
+    the decimal context): right code failed each of these tests."""
+    import locale
+
+    root = make(tmp_path / "marks", LOCALES)
+    try:
+        before = locale.setlocale(locale.LC_ALL, None)
+        locale.setlocale(locale.LC_ALL, "de_DE.UTF-8")
+        locale.setlocale(locale.LC_ALL, before)
+        german = True
+    except locale.Error:  # (the judge skips that test too)
+        german = False
+    _, run = await review(root, "marks/core.py", "decimal_mark")
+    assert [o.status for o in run.outcomes] == ["passed" if german else "skipped"]
+    _, run = await review(root, "marks/core.py", "decimal_mark", "def decimal_mark():\n"
+                          "    return '.'\n")
+    assert [o.status for o in run.outcomes] == ["failed" if german else "skipped"]
+    for name in ("numeric_locale", "use_numeric"):
+        _, run = await review(root, "marks/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], (name, run.outcomes)
+    _, run = await review(root, "marks/core.py", "use_numeric", "def use_numeric(name):\n"
+                          "    pass\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

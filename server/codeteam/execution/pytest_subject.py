@@ -674,13 +674,14 @@ class Subject(Channel):
                 seeded = random.getstate()
             except Exception:  # noqa: S110, BLE001 - (the judge's: never malformed)
                 pass
-        context = None
-        if request.get("decimal") is not None:  # the test's context, for the call
-            try:
-                _set_decimal_context(request["decimal"])
-                context = _decimal_context()
-            except Exception:  # noqa: S110, BLE001 - (the judge's: never malformed)
-                pass
+        shared = {}  # the test's decimal context and locale, for the call (one process)
+        for name, (read, write) in SHARED_STATES.items():
+            if request.get(name) is not None:
+                try:
+                    write(request[name])
+                    shared[name] = read()
+                except Exception:  # noqa: S112, BLE001 - (the judge's: never malformed)
+                    continue
         args = request.get("args") or []
         kwargs = request.get("kwargs") or {}
         limit = request.get("cpu_left")
@@ -758,9 +759,10 @@ class Subject(Channel):
             drawn = sys.modules["random"].getstate()
             if drawn != seeded:  # what the code drew: the test draws after it
                 reply["random"] = list(drawn)
-        now = _decimal_context() if context is not None else None
-        if now is not None and now != context:  # the code's getcontext().prec = ...: the
-            reply["decimal"] = now  # test's context too (one thread of one process)
+        for name, before in shared.items():  # the code's getcontext().prec = ..., its
+            now = SHARED_STATES[name][0]()  # setlocale: the test's too (one process)
+            if now != before:
+                reply[name] = now
         now = _logging_levels()
         if now != levels:  # the code's setLevel, logging.disable: the test's too (one process)
             reply["levels"] = [now[0], {name: level for name, level in now[1].items()
@@ -1754,9 +1756,8 @@ class JudgeClient(Channel):
             if state is not None and state != self.sent_random:
                 request["random"] = list(state)
                 self.sent_random = state
-            context = _decimal_context() if "decimal" in sys.modules else None
-            if context is not None:  # (the test's thread's: localcontext(), prec = ...)
-                request["decimal"] = context
+            for name, (read, _) in SHARED_STATES.items():  # (the test's thread's decimal
+                request[name] = read()  # context: localcontext(), prec = ...; its locale)
             path = [os.path.abspath(p or ".") for p in sys.path]
             if path != self.sent_path:
                 request["path"] = self.sent_path = path
@@ -1874,8 +1875,9 @@ class JudgeClient(Channel):
             self.take_environ(*reply["environ"])
         if "cwd" in reply:
             self.take_cwd(reply["cwd"])
-        if "decimal" in reply:
-            _set_decimal_context(reply["decimal"])
+        for name, (_, write) in SHARED_STATES.items():
+            if name in reply:
+                write(reply[name])
         if "random" in reply:
             state = _random_state(reply["random"])
             sys.modules["random"].setstate(state)
@@ -2313,7 +2315,9 @@ _SIGNALS = ("Clamped", "DivisionByZero", "Inexact", "Overflow", "Rounded", "Subn
 
 def _decimal_context():
     """The running thread's ``decimal`` context as plain data: ``[prec, rounding, Emin,
-    Emax, capitals, clamp, flags set, traps set]``."""
+    Emax, capitals, clamp, flags set, traps set]``; None while no one imported ``decimal``."""
+    if "decimal" not in sys.modules:
+        return None
     import decimal
 
     context = decimal.getcontext()
@@ -2339,6 +2343,39 @@ def _set_decimal_context(state):
     for name in _SIGNALS:
         context.flags[getattr(decimal, name)] = name in flags
         context.traps[getattr(decimal, name)] = name in traps
+
+
+_LOCALE_CHARACTERS = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.@=;+-")
+
+
+def _locale():
+    """This process's locale, all its categories: ``setlocale(LC_ALL)``'s name (one, or
+    ``LC_CTYPE=...;LC_NUMERIC=...;...`` when they differ)."""
+    import locale
+
+    return locale.setlocale(locale.LC_ALL)
+
+
+def _set_locale(name):
+    """Make this process's locale ``name`` (:func:`_locale`'s), the system's locale files read
+    (never a path: a name with ``/`` is :class:`ValueError`, as one glibc refuses;
+    ``locale.Error``: one this system does not have)."""
+    if type(name) is not str or not 0 < len(name) <= 2000 or not set(name) <= _LOCALE_CHARACTERS:
+        raise ValueError("a malformed locale name")
+    import locale
+
+    if locale.setlocale(locale.LC_ALL) != name:
+        locale.setlocale(locale.LC_ALL, name)
+
+
+SHARED_STATES = {"decimal": (_decimal_context, _set_decimal_context),
+                 "locale": (_locale, _set_locale)}
+"""What one process shares between the test and the code, as plain data read and set again
+(``name: (read, write)``): sent with each call from the test's process (None: not sent), set in
+the code's for the call, and sent back when the call changed it, set in the test's then (the
+test's ``decimal.localcontext()`` is the code's, and the code's ``getcontext().prec = 6`` the
+test's; natsort's tests set the locale in a fixture, the code sorts by it)."""
 
 
 def _cwd():
