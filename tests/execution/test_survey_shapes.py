@@ -2841,3 +2841,62 @@ async def test_the_locale_is_the_tests_and_the_codes(tmp_path):
     _, run = await review(root, "marks/core.py", "use_numeric", "def use_numeric(name):\n"
                           "    pass\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# jmespath: Parser runs list(Lexer().tokenize(expression)), a generator method whose body warns
+# (PendingDeprecationWarning for a deprecated literal) during a next(). The subject took the
+# warning machinery of pytest's catch_warnings in the judge (warnings._showwarnmsg_impl, a
+# module global of a library the project holds) outside a call and called it with the
+# WarningMessage: "not judged (an object of warnings.WarningMessage ...)", and the next test
+# failed with "a malformed message" (7 + 4 tests of Lexer.tokenize).
+WARNING_GENERATOR = {
+    "pyproject.toml": "[project]\nname = 'lexp'\nversion = '0'\n",
+    "lexp/__init__.py": "",
+    "lexp/core.py": '''\
+        import warnings
+
+
+        class Lexer:
+            def tokenize(self, text):
+                """The words of ``text``, one at a time (a word in quotes: deprecated)."""
+                for word in text.split():
+                    if word.startswith("'"):
+                        warnings.warn("quoted words are deprecated", PendingDeprecationWarning)
+                        word = word.strip("'")
+                    yield word
+
+
+        def parse(text):
+            return list(Lexer().tokenize(text))
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from lexp.core import parse
+
+
+        def test_quoted():
+            assert parse("a 'b' c") == ["a", "b", "c"]
+
+
+        def test_quoted_warns():
+            with pytest.warns(PendingDeprecationWarning, match="quoted"):
+                parse("'b'")
+
+
+        def test_plain():
+            assert parse("x y") == ["x", "y"]
+        ''',
+}
+
+
+async def test_a_warning_of_a_generators_next_reaches_the_test(tmp_path):
+    """A ``next()`` of the code's generator (and a call of any handle of the code's) runs
+    under the test's warning filters with its warnings sent back, as a call does."""
+    root = make(tmp_path / "lexp", WARNING_GENERATOR)
+    _, run = await review(root, "lexp/core.py", "Lexer.tokenize")
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+    quiet = ("def tokenize(self, text):\n    for word in text.split():\n"
+             "        yield word.strip(\"'\")\n")
+    _, run = await review(root, "lexp/core.py", "Lexer.tokenize", quiet)
+    assert [o.status for o in run.outcomes] == ["passed", "failed", "passed"], run.outcomes

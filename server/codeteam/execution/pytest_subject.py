@@ -693,17 +693,18 @@ class Subject(Channel):
                 self.budget = (cpu, float(limit), _monotonic(), wait)
             rlimit = _cpu_rlimit(started + limit + 1)  # stuck in C: SIGXCPU at the next second
         try:
-            if request["kind"] == "next":
-                reply = Channel.serve(self, request)
-            elif request.get("handle") is None:
-                import warnings
+            import warnings
 
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    for action, message, category, module, lineno in reversed(self.filters):
-                        # the judge's filters first: an "error" is raised in the code (which
-                        # may catch it), as under plain pytest
-                        warnings.filterwarnings(action, message, category, module, lineno)
+            with warnings.catch_warnings(record=True) as caught:  # a call, a next() of the
+                # code's generator, a call of its handle: what the code warns goes to the test
+                warnings.simplefilter("always")
+                for action, message, category, module, lineno in reversed(self.filters):
+                    # the judge's filters first: an "error" is raised in the code (which
+                    # may catch it), as under plain pytest
+                    warnings.filterwarnings(action, message, category, module, lineno)
+                if request["kind"] == "next":
+                    reply = Channel.serve(self, request)
+                elif request.get("handle") is None:
                     try:
                         value = self.target(*args, **kwargs)
                         import inspect
@@ -719,18 +720,18 @@ class Subject(Channel):
                         reply = self.raised(exc)
                     else:
                         reply = {"kind": "value", "value": value}
-                reply["warnings"] = [
-                    [[getattr(w.category, "__module__", "builtins"),
-                      getattr(w.category, "__qualname__", "Warning")], str(w.message)[:10000],
-                     str(w.filename), int(w.lineno or 0)] for w in caught[:100]]
-                if len(caught) > 100 or any(len(entry[1]) == 10000
-                                            for entry in reply["warnings"]):
-                    reply["warnings_cut"] = True  # a test that reads them cannot be judged
-            else:
-                try:
-                    reply = Channel.serve(self, request)
-                except BaseException as exc:  # noqa: BLE001
-                    reply = self.raised(exc)
+                else:
+                    try:
+                        reply = Channel.serve(self, request)
+                    except BaseException as exc:  # noqa: BLE001
+                        reply = self.raised(exc)
+            reply["warnings"] = [
+                [[getattr(w.category, "__module__", "builtins"),
+                  getattr(w.category, "__qualname__", "Warning")], str(w.message)[:10000],
+                 str(w.filename), int(w.lineno or 0)] for w in caught[:100]]
+            if len(caught) > 100 or any(len(entry[1]) == 10000
+                                        for entry in reply["warnings"]):
+                reply["warnings_cut"] = True  # a test that reads them cannot be judged
         except CallTimeout as exc:  # between the call's end and the reply
             reply = self.raised(exc)
         finally:
