@@ -2900,3 +2900,46 @@ async def test_a_warning_of_a_generators_next_reaches_the_test(tmp_path):
              "        yield word.strip(\"'\")\n")
     _, run = await review(root, "lexp/core.py", "Lexer.tokenize", quiet)
     assert [o.status for o in run.outcomes] == ["passed", "failed", "passed"], run.outcomes
+
+
+# natsort: property tests under hypothesis's deadline (200 ms of wall-clock time per example).
+# In the judge each call of the code crosses to the code's process: right code that calls the
+# function many times per example went over it and "failed" (DeadlineExceeded, or FlakyFailure
+# "Unreliable test timings"; 5 tests of sep_inserter, groupletters and others).
+DEADLINE = {
+    "pyproject.toml": "[project]\nname = 'props'\nversion = '0'\n",
+    "props/__init__.py": "",
+    "props/core.py": '''\
+        def double(x):
+            """``2 * x``."""
+            return x * 2
+        ''',
+    "tests/test_core.py": '''\
+        from datetime import timedelta
+
+        from hypothesis import given, settings, strategies as st
+
+        from props.core import double
+
+
+        @settings(deadline=timedelta(milliseconds=2), max_examples=10, database=None)
+        @given(st.integers())
+        def test_double_many_times(x):
+            for _ in range(100):
+                assert double(x) == x + x
+        ''',
+}
+
+
+async def test_a_hypothesis_deadline_the_crossing_exceeds_is_not_judged(tmp_path):
+    """A failure that is hypothesis's deadline only is "not judged" (the judge's crossing and a
+    busy machine count in it); a failed assertion stays a failure."""
+    pytest.importorskip("hypothesis")
+    root = make(tmp_path / "props", DEADLINE)
+    _, run = await review(root, "props/core.py", "double")
+    (outcome,) = run.outcomes
+    assert outcome.status == "not judged" and "deadline" in outcome.message or (
+        outcome.status == "passed"), outcome  # (passed: a machine fast enough)
+    _, run = await review(root, "props/core.py", "double", "def double(x):\n    return x * 3\n")
+    (outcome,) = run.outcomes
+    assert outcome.status == "failed", outcome
