@@ -2943,3 +2943,44 @@ async def test_a_hypothesis_deadline_the_crossing_exceeds_is_not_judged(tmp_path
     _, run = await review(root, "props/core.py", "double", "def double(x):\n    return x * 3\n")
     (outcome,) = run.outcomes
     assert outcome.status == "failed", outcome
+
+
+# jmespath (with the warnings of a generator's next() sent to the judge's function, fixed
+# above): a generator of the code that calls the test's function with a value the judge does
+# not rebuild. The test is "not judged", but the subject still waited for the callback's
+# answer and took the next test's request for it: that test "failed: a malformed message".
+CALLBACK_OF_A_GENERATOR = {
+    "pyproject.toml": "[project]\nname = 'told'\nversion = '0'\n",
+    "told/__init__.py": "",
+    "told/core.py": '''\
+        import argparse
+
+
+        def each(items, seen):
+            """Each of ``items``, after ``seen`` was told of it (as a Namespace)."""
+            for item in items:
+                seen(argparse.Namespace(item=item))
+                yield item
+        ''',
+    "tests/test_core.py": '''\
+        from told.core import each
+
+
+        def test_told():
+            told = []
+            assert list(each([1, 2], told.append)) == [1, 2]
+            assert len(told) == 2
+
+
+        def test_none_told():
+            assert list(each([], print)) == []
+        ''',
+}
+
+
+async def test_a_value_not_rebuilt_in_a_generators_callback_leaves_no_call_behind(tmp_path):
+    """The subject is ended when the judge cannot rebuild what it sent (it may wait for an
+    answer); a fresh one runs the next test."""
+    root = make(tmp_path / "told", CALLBACK_OF_A_GENERATOR)
+    _, run = await review(root, "told/core.py", "each")
+    assert [o.status for o in run.outcomes] == ["not judged", "passed"], run.outcomes
