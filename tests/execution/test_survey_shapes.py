@@ -2922,10 +2922,10 @@ DEADLINE = {
         from props.core import double
 
 
-        @settings(deadline=timedelta(milliseconds=2), max_examples=10, database=None)
+        @settings(deadline=timedelta(milliseconds=2), max_examples=5, database=None)
         @given(st.integers())
         def test_double_many_times(x):
-            for _ in range(100):
+            for _ in range(50):
                 assert double(x) == x + x
         ''',
 }
@@ -2938,8 +2938,9 @@ async def test_a_hypothesis_deadline_the_crossing_exceeds_is_not_judged(tmp_path
     root = make(tmp_path / "props", DEADLINE)
     _, run = await review(root, "props/core.py", "double")
     (outcome,) = run.outcomes
-    assert outcome.status == "not judged" and "deadline" in outcome.message or (
-        outcome.status == "passed"), outcome  # (passed: a machine fast enough)
+    assert outcome.status == "passed" or outcome.status == "not judged" and (
+        "deadline" in outcome.message or outcome.message.startswith("the machine was too busy")
+    ), outcome  # (passed: a machine fast enough)
     _, run = await review(root, "props/core.py", "double", "def double(x):\n    return x * 3\n")
     (outcome,) = run.outcomes
     assert outcome.status == "failed", outcome

@@ -1516,6 +1516,25 @@ class Codec:
             raise ValueError("trailing data")
         return value
 
+    def kind_of(self, data):
+        """The ``kind`` of a message (a dict whose first item is ``"kind": <text>``), read alone
+        from its encoding ``data`` (what the rest holds may not be rebuilt); None for another
+        shape."""
+        try:
+            at = data.index(b";") + 1 if data[:1] == b"w" else 0  # (its tracking mark)
+            if data[at : at + 1] != b"d":
+                return None
+            _, at = self._count(data, at + 1)
+            if data[at : at + 1] != b"s":  # (texts only: nothing else is rebuilt)
+                return None
+            key, at = self.load_str(data, at + 1, [], 1)
+            if key != "kind" or data[at : at + 1] != b"s":
+                return None
+            value, _ = self.load_str(data, at + 1, [], 1)
+        except Exception:  # noqa: BLE001 - a malformed start: no kind
+            return None
+        return value if type(value) is str else None
+
     def _dec(self, data, at, table, depth):
         if depth > DEPTH_LIMIT:
             raise ValueError("too deep")

@@ -1807,12 +1807,14 @@ class JudgeClient(Channel):
                     reply = self.codec.loads(frame)
                     if type(reply) is not dict or type(reply.get("kind")) is not str:
                         raise ValueError("a malformed answer")
-                except Unjudgeable as error:  # the frame was read whole, but it may have been
-                    # a callback's request (a generator of the code calling the test's function
-                    # with a value the judge does not rebuild), whose answer the subject waits
-                    # for: it would take the next request for it. Ended; a fresh one runs on.
+                except Unjudgeable as error:  # the frame was read whole: the subject runs on,
+                    # unless the frame was a request of a callback (a generator of the code
+                    # calling the test's function with a value the judge does not rebuild):
+                    # the subject waits for its answer and would take the next test's request
+                    # for it. Ended then (only then: a run starts at most 64); a fresh one runs on.
                     reply = {"kind": "unjudgeable", "class": str(error)}
-                    self.end()
+                    if self.codec.kind_of(frame) in ("call", "next"):
+                        self.end()
                     break
                 except Exception as error:  # noqa: BLE001 - what no honest subject writes
                     raise _refused(error) from None  # (a float too large: OverflowError; a
