@@ -3030,3 +3030,62 @@ async def test_tests_parametrized_over_a_set_holding_none_keep_their_ids(tmp_pat
     assert len(run.outcomes) == 20
     assert [o.status for o in run.outcomes] == ["passed"] * 20, [
         (o.test_id, o.status, o.message) for o in run.outcomes if o.status != "passed"]
+
+
+# natsort: mocker.patch("natsort.compat.locale.dumb_sort", return_value=...) puts the test's
+# mock into a project module the code calls. In the code's process the judge's own look at the
+# module's data (module_state: isinstance(value, type), _sentinel_like's isinstance) asked the
+# mock's handle for its __class__, which counts as the code's use of the test's object: "not
+# judged (unittest.mock.MagicMock: its class)" for every later test (16 of natsort's 27).
+MOCKED_GLOBAL = {
+    "pyproject.toml": "[project]\nname = 'mk'\nversion = '0'\n",
+    "mk/__init__.py": "",
+    "mk/compat.py": '''\
+        def dumb():
+            """Whether the platform's sort is dumb."""
+            return False
+        ''',
+    "mk/core.py": '''\
+        import mk.compat
+
+
+        def keygen(flag):
+            """A key, dumb or not."""
+            if flag and mk.compat.dumb():
+                return "dumb"
+            return "smart"
+        ''',
+    "tests/test_core.py": '''\
+        from unittest import mock
+
+        from mk.core import keygen
+
+
+        def test_first():
+            with mock.patch("mk.compat.dumb", return_value=True):
+                assert keygen(True) == "dumb"
+
+
+        def test_dumb():
+            with mock.patch("mk.compat.dumb", return_value=True):
+                assert keygen(True) == "dumb"
+
+
+        def test_smart():
+            with mock.patch("mk.compat.dumb", return_value=False):
+                assert keygen(True) == "smart"
+        ''',
+}
+
+
+async def test_the_judges_look_at_module_data_asks_no_mock_for_its_class(tmp_path):
+    """The subject's look at the modules' data reads a handle's class with ``type()`` only;
+    the test's mock in the module is the code's (the first test stays "not judged": the
+    module is not imported in the code's process yet when the mock is sent, left below)."""
+    root = make(tmp_path / "mk", MOCKED_GLOBAL)
+    _, run = await review(root, "mk/core.py", "keygen")
+    assert [o.status for o in run.outcomes][1:] == ["passed", "passed"], run.outcomes
+    assert run.outcomes[0].status in ("not judged", "passed"), run.outcomes[0]
+    _, run = await review(root, "mk/core.py", "keygen", "def keygen(flag):\n"
+                          "    return 'smart'\n")
+    assert [o.status for o in run.outcomes][1:] == ["failed", "passed"], run.outcomes

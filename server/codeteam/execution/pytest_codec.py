@@ -292,9 +292,13 @@ def _sentinel_like(value):
     """Whether a module global may cross by its name (tag ``G``): not a module, class,
     function or method (which cross by reference), not plain data (which crosses as itself).
     A callable object crosses so too (glom's ``T = TType()``, looked up in ``{T: 'T', S: 'S'}``:
-    a copy by state would be another key)."""
+    a copy by state would be another key). The other side's object (a handle: the test's
+    mock a module holds, in the code's process) is not: it crosses back as itself, and its
+    ``__class__`` is not asked (asked, it makes the test "not judged" as the code's use)."""
     import types
 
+    if type(type(value)) is _RemoteObjectType:
+        return False
     return not isinstance(value, (
         str, bytes, int, float, complex, type(None), tuple, frozenset, type, list, dict, set,
         types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,

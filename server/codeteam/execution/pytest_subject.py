@@ -558,7 +558,7 @@ class Subject(Channel):
         found = {}
         for module, owner in self.owned_modules():
             for name, value in list(vars(owner).items()):
-                if isinstance(value, type):
+                if issubclass(type(value), type):  # (never a proxy's __class__: "misused")
                     if vars(value).get("__module__") == module:
                         for key, item in list(vars(value).items()):
                             if _data_global(key, item):
