@@ -2905,7 +2905,7 @@ async def test_a_warning_of_a_generators_next_reaches_the_test(tmp_path):
 # natsort: property tests under hypothesis's deadline (200 ms of wall-clock time per example).
 # In the judge each call of the code crosses to the code's process: right code that calls the
 # function many times per example went over it and "failed" (DeadlineExceeded, or FlakyFailure
-# "Unreliable test timings"; 5 tests of sep_inserter, groupletters and others).
+# "Unreliable test timings"; 9 tests of fast_float, sep_inserter and groupletters).
 DEADLINE = {
     "pyproject.toml": "[project]\nname = 'props'\nversion = '0'\n",
     "props/__init__.py": "",
@@ -3036,7 +3036,7 @@ async def test_tests_parametrized_over_a_set_holding_none_keep_their_ids(tmp_pat
 # mock into a project module the code calls. In the code's process the judge's own look at the
 # module's data (module_state: isinstance(value, type), _sentinel_like's isinstance) asked the
 # mock's handle for its __class__, which counts as the code's use of the test's object: "not
-# judged (unittest.mock.MagicMock: its class)" for every later test (16 of natsort's 27).
+# judged (unittest.mock.MagicMock: its class)" for every later test (22 of natsort's tests).
 MOCKED_GLOBAL = {
     "pyproject.toml": "[project]\nname = 'mk'\nversion = '0'\n",
     "mk/__init__.py": "",
