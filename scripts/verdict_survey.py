@@ -4,7 +4,9 @@ figures; a script, not a test: it prints a table.)
 For each function (``FILE::QUALNAME``, FILE relative to the project root):
 
 - *pytest*: the project's whole suite run once by its own interpreter, outside codeteam and
-  any sandbox (pytest's default arguments: ``testpaths``, ``addopts``, ``--doctest-glob``), with
+  any sandbox (pytest's default arguments: ``testpaths``, ``addopts``, ``--doctest-glob``;
+  ``PYTHONHASHSEED=0`` and ``setarch -R`` as in codeteam's sandbox, so that tests
+  parametrized over a set have the ids codeteam's sessions give them), with
   a small tracing plugin written here that records, per test, its outcome and which of the
   surveyed functions were entered during it (``sys.setprofile``);
 - *codeteam*: what "Review with tester" runs: the task
@@ -37,6 +39,7 @@ import asyncio
 import inspect
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -109,9 +112,14 @@ def truth(root: Path, python: str, functions: list[list]) -> tuple[list[list], f
         Path(folder, "survey_truth_plugin.py").write_text(TRUTH_PLUGIN)
         out = Path(folder, "out.json")
         env = {**os.environ, "PYTHONPATH": folder, "SURVEY_OUT": str(out),
-               "SURVEY_TARGETS": json.dumps(functions), "PYTHONDONTWRITEBYTECODE": "1"}
+               "SURVEY_TARGETS": json.dumps(functions), "PYTHONDONTWRITEBYTECODE": "1",
+               "PYTHONHASHSEED": "0"}
+        # (the hash seed and, with setarch, the addresses of codeteam's sessions: a suite that
+        # parametrizes over a set names its tests as codeteam's sessions do)
+        setarch = shutil.which("setarch")
+        prefix = [setarch, os.uname().machine, "-R"] if setarch else []
         started = time.monotonic()
-        subprocess.run([python, "-m", "pytest", "-q", "-p", "survey_truth_plugin",
+        subprocess.run([*prefix, python, "-m", "pytest", "-q", "-p", "survey_truth_plugin",
                         "-p", "no:cacheprovider"],
                        cwd=root, env=env, capture_output=True, text=True, check=False)
         seconds = time.monotonic() - started

@@ -90,3 +90,10 @@ SL=slugify
 SLUGIFY=$SL/slugify.py::slugify,$SL/slugify.py::_numeric_reference,$SL/slugify.py::_transliterate,$SL/slugify.py::_is_combining_mark,$SL/slugify.py::_modern_truncate,$SL/_legacy.py::smart_truncate,$SL/_legacy.py::slugify,$SL/special.py::add_uppercase_char,$SL/__main__.py::parse_args,$SL/__main__.py::slugify_params
 D=docopt/__init__.py
 DOCOPT=$D::levenshtein,$D::transform,$D::Option.parse,$D::Tokens.from_pattern,$D::parse_pattern,$D::parse_argv,$D::parse_docstring_sections,$D::formal_usage,$D::BranchPattern.fix_repeating_arguments,$D::docopt
+# survey8 (isodate 0.7.2, jmespath.py 2ad18b0, natsort 8.4.0)
+IS=src/isodate
+ISODATE=$IS/isodates.py::parse_date,$IS/isodates.py::date_isoformat,$IS/isoduration.py::parse_duration,$IS/isoduration.py::duration_isoformat,$IS/duration.py::Duration.__add__,$IS/duration.py::Duration.totimedelta,$IS/duration.py::fquotmod,$IS/isotime.py::parse_time,$IS/isotzinfo.py::build_tzinfo,$IS/isostrf.py::strftime
+JP=jmespath
+JMESPATH=$JP/lexer.py::Lexer.tokenize,$JP/lexer.py::Lexer._consume_literal,$JP/parser.py::Parser.parse,$JP/parser.py::Parser._parse_slice_expression,$JP/parser.py::ParsedResult.search,$JP/visitor.py::TreeInterpreter.visit_filter_projection,$JP/visitor.py::_equals,$JP/functions.py::Functions.call_function,$JP/functions.py::Functions._func_sort_by,$JP/__init__.py::search
+NS=natsort
+NATSORT=$NS/natsort.py::natsort_keygen,$NS/natsort.py::natsorted,$NS/natsort.py::index_natsorted,$NS/natsort.py::order_by_index,$NS/utils.py::parse_string_factory,$NS/utils.py::sep_inserter,$NS/utils.py::groupletters,$NS/utils.py::input_string_transform_factory,$NS/compat/fake_fastnumbers.py::fast_float,$NS/__main__.py::keep_entry_range

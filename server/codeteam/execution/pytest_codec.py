@@ -292,9 +292,13 @@ def _sentinel_like(value):
     """Whether a module global may cross by its name (tag ``G``): not a module, class,
     function or method (which cross by reference), not plain data (which crosses as itself).
     A callable object crosses so too (glom's ``T = TType()``, looked up in ``{T: 'T', S: 'S'}``:
-    a copy by state would be another key)."""
+    a copy by state would be another key). The other side's object (a handle: the test's
+    mock a module holds, in the code's process) is not: it crosses back as itself, and its
+    ``__class__`` is not asked (asked, it makes the test "not judged" as the code's use)."""
     import types
 
+    if type(type(value)) is _RemoteObjectType:
+        return False
     return not isinstance(value, (
         str, bytes, int, float, complex, type(None), tuple, frozenset, type, list, dict, set,
         types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
@@ -1515,6 +1519,25 @@ class Codec:
         if end != len(data):
             raise ValueError("trailing data")
         return value
+
+    def kind_of(self, data):
+        """The ``kind`` of a message (a dict whose first item is ``"kind": <text>``), read alone
+        from its encoding ``data`` (what the rest holds may not be rebuilt); None for another
+        shape."""
+        try:
+            at = data.index(b";") + 1 if data[:1] == b"w" else 0  # (its tracking mark)
+            if data[at : at + 1] != b"d":
+                return None
+            _, at = self._count(data, at + 1)
+            if data[at : at + 1] != b"s":  # (texts only: nothing else is rebuilt)
+                return None
+            key, at = self.load_str(data, at + 1, [], 1)
+            if key != "kind" or data[at : at + 1] != b"s":
+                return None
+            value, _ = self.load_str(data, at + 1, [], 1)
+        except Exception:  # noqa: BLE001 - a malformed start: no kind
+            return None
+        return value if type(value) is str else None
 
     def _dec(self, data, at, table, depth):
         if depth > DEPTH_LIMIT:

@@ -832,6 +832,10 @@ class Judge:
                 item, "codeteam_examples", None) is None:  # the test caught its limit
             event.update(outcome="failed", message=str(limited), exception_type=None,
                          limit=_limit_name(limited))
+        if test.decision is None and test.calls and event["outcome"] == "failed" and (
+                _deadline_exceeded(phases[when][1].value if phases[when][1] else None)):
+            test.decision = (DEADLINE, True)  # (the judge's time, a busy machine's: never
+            # the code's failure, nor a pass)
         refused = getattr(self.client, "pass_not_judged", None)
         if refused and test.decision is None and event["outcome"] in ("passed", "xpassed"):
             test.decision = (refused, True)
@@ -1108,6 +1112,33 @@ def _text_of(value) -> str:
     except BaseException:  # noqa: BLE001
         text = "<exception str() failed>"
     return f"{type(value).__name__}: {text}".rstrip(": ")
+
+
+DEADLINE = ("the test's own wall-clock deadline was exceeded (hypothesis's DeadlineExceeded, "
+            "per example): in the judge each call of the code crosses to the code's own "
+            "process, time plain pytest's run does not spend, and the machine may be busy; "
+            "whether the code is that slow cannot be told (settings(deadline=None) in the "
+            "test, or a larger one, makes it judged)")
+"""The "not judged" reason for a failure of hypothesis's deadline (natsort's property tests:
+200 ms of wall-clock time per example, exceeded by right code in the judge)."""
+
+
+def _deadline_exceeded(value, depth: int = 0) -> bool:
+    """Whether ``value`` (the test's failure) is hypothesis's ``DeadlineExceeded``, or an
+    exception group of those only (its ``FlakyFailure``: "Unreliable test timings"; with
+    another failure beside it, the test failed), raised here by hypothesis (one that crossed
+    from the code, with its frames, is the code's)."""
+    if value is None or depth > 3:
+        return False
+    kind = type(value)
+    if kind.__name__ == "DeadlineExceeded" and kind.__module__ == "hypothesis.errors":
+        return "__codeteam_frames__" not in vars(value)
+    groups = tuple(getattr(module, "BaseExceptionGroup", None) for module in (
+        builtins, sys.modules.get("exceptiongroup")) if module is not None)
+    if not isinstance(value, tuple(g for g in groups if isinstance(g, type))):
+        return False
+    inner = value.exceptions
+    return bool(inner) and all(_deadline_exceeded(e, depth + 1) for e in inner)
 
 
 def _limit_name(error) -> str:

@@ -560,7 +560,7 @@ class Subject(Channel):
         found = {}
         for module, owner in self.owned_modules():
             for name, value in list(vars(owner).items()):
-                if isinstance(value, type):
+                if issubclass(type(value), type):  # (never a proxy's __class__: "misused")
                     if vars(value).get("__module__") == module:
                         for key, item in list(vars(value).items()):
                             if _data_global(key, item):
@@ -676,13 +676,14 @@ class Subject(Channel):
                 seeded = random.getstate()
             except Exception:  # noqa: S110, BLE001 - (the judge's: never malformed)
                 pass
-        context = None
-        if request.get("decimal") is not None:  # the test's context, for the call
-            try:
-                _set_decimal_context(request["decimal"])
-                context = _decimal_context()
-            except Exception:  # noqa: S110, BLE001 - (the judge's: never malformed)
-                pass
+        shared = {}  # the test's decimal context and locale, for the call (one process)
+        for name, (read, write) in SHARED_STATES.items():
+            if request.get(name) is not None:
+                try:
+                    write(request[name])
+                    shared[name] = read()
+                except Exception:  # noqa: S112, BLE001 - (the judge's: never malformed)
+                    continue
         args = request.get("args") or []
         kwargs = request.get("kwargs") or {}
         limit = request.get("cpu_left")
@@ -694,17 +695,18 @@ class Subject(Channel):
                 self.budget = (cpu, float(limit), _monotonic(), wait)
             rlimit = _cpu_rlimit(started + limit + 1)  # stuck in C: SIGXCPU at the next second
         try:
-            if request["kind"] == "next":
-                reply = Channel.serve(self, request)
-            elif request.get("handle") is None:
-                import warnings
+            import warnings
 
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    for action, message, category, module, lineno in reversed(self.filters):
-                        # the judge's filters first: an "error" is raised in the code (which
-                        # may catch it), as under plain pytest
-                        warnings.filterwarnings(action, message, category, module, lineno)
+            with warnings.catch_warnings(record=True) as caught:  # a call, a next() of the
+                # code's generator, a call of its handle: what the code warns goes to the test
+                warnings.simplefilter("always")
+                for action, message, category, module, lineno in reversed(self.filters):
+                    # the judge's filters first: an "error" is raised in the code (which
+                    # may catch it), as under plain pytest
+                    warnings.filterwarnings(action, message, category, module, lineno)
+                if request["kind"] == "next":
+                    reply = Channel.serve(self, request)
+                elif request.get("handle") is None:
                     try:
                         value = self.target(*args, **kwargs)
                         import inspect
@@ -720,18 +722,18 @@ class Subject(Channel):
                         reply = self.raised(exc)
                     else:
                         reply = {"kind": "value", "value": value}
-                reply["warnings"] = [
-                    [[getattr(w.category, "__module__", "builtins"),
-                      getattr(w.category, "__qualname__", "Warning")], str(w.message)[:10000],
-                     str(w.filename), int(w.lineno or 0)] for w in caught[:100]]
-                if len(caught) > 100 or any(len(entry[1]) == 10000
-                                            for entry in reply["warnings"]):
-                    reply["warnings_cut"] = True  # a test that reads them cannot be judged
-            else:
-                try:
-                    reply = Channel.serve(self, request)
-                except BaseException as exc:  # noqa: BLE001
-                    reply = self.raised(exc)
+                else:
+                    try:
+                        reply = Channel.serve(self, request)
+                    except BaseException as exc:  # noqa: BLE001
+                        reply = self.raised(exc)
+            reply["warnings"] = [
+                [[getattr(w.category, "__module__", "builtins"),
+                  getattr(w.category, "__qualname__", "Warning")], str(w.message)[:10000],
+                 str(w.filename), int(w.lineno or 0)] for w in caught[:100]]
+            if len(caught) > 100 or any(len(entry[1]) == 10000
+                                        for entry in reply["warnings"]):
+                reply["warnings_cut"] = True  # a test that reads them cannot be judged
         except CallTimeout as exc:  # between the call's end and the reply
             reply = self.raised(exc)
         finally:
@@ -760,9 +762,10 @@ class Subject(Channel):
             drawn = sys.modules["random"].getstate()
             if drawn != seeded:  # what the code drew: the test draws after it
                 reply["random"] = list(drawn)
-        now = _decimal_context() if context is not None else None
-        if now is not None and now != context:  # the code's getcontext().prec = ...: the
-            reply["decimal"] = now  # test's context too (one thread of one process)
+        for name, before in shared.items():  # the code's getcontext().prec = ..., its
+            now = SHARED_STATES[name][0]()  # setlocale: the test's too (one process)
+            if now != before:
+                reply[name] = now
         now = _logging_levels()
         if now != levels:  # the code's setLevel, logging.disable: the test's too (one process)
             reply["levels"] = [now[0], {name: level for name, level in now[1].items()
@@ -1909,9 +1912,8 @@ class JudgeClient(Channel):
             if state is not None and state != self.sent_random:
                 request["random"] = list(state)
                 self.sent_random = state
-            context = _decimal_context() if "decimal" in sys.modules else None
-            if context is not None:  # (the test's thread's: localcontext(), prec = ...)
-                request["decimal"] = context
+            for name, (read, _) in SHARED_STATES.items():  # (the test's thread's decimal
+                request[name] = read()  # context: localcontext(), prec = ...; its locale)
             path = [os.path.abspath(p or ".") for p in sys.path]
             if path != self.sent_path:
                 request["path"] = self.sent_path = path
@@ -1960,8 +1962,14 @@ class JudgeClient(Channel):
                     reply = self.codec.loads(frame)
                     if type(reply) is not dict or type(reply.get("kind")) is not str:
                         raise ValueError("a malformed answer")
-                except Unjudgeable as error:  # the frame was read whole: the subject runs on
+                except Unjudgeable as error:  # the frame was read whole: the subject runs on,
+                    # unless the frame was a request of a callback (a generator of the code
+                    # calling the test's function with a value the judge does not rebuild):
+                    # the subject waits for its answer and would take the next test's request
+                    # for it. Ended then (only then: a run starts at most 64); a fresh one runs on.
                     reply = {"kind": "unjudgeable", "class": str(error)}
+                    if self.codec.kind_of(frame) in ("call", "next"):
+                        self.end()
                     break
                 except Exception as error:  # noqa: BLE001 - what no honest subject writes
                     raise _refused(error) from None  # (a float too large: OverflowError; a
@@ -2030,8 +2038,9 @@ class JudgeClient(Channel):
             self.take_environ(*reply["environ"])
         if "cwd" in reply:
             self.take_cwd(reply["cwd"])
-        if "decimal" in reply:
-            _set_decimal_context(reply["decimal"])
+        for name, (_, write) in SHARED_STATES.items():
+            if name in reply:
+                write(reply[name])
         if "random" in reply:
             state = _random_state(reply["random"])
             sys.modules["random"].setstate(state)
@@ -2469,7 +2478,9 @@ _SIGNALS = ("Clamped", "DivisionByZero", "Inexact", "Overflow", "Rounded", "Subn
 
 def _decimal_context():
     """The running thread's ``decimal`` context as plain data: ``[prec, rounding, Emin,
-    Emax, capitals, clamp, flags set, traps set]``."""
+    Emax, capitals, clamp, flags set, traps set]``; None while no one imported ``decimal``."""
+    if "decimal" not in sys.modules:
+        return None
     import decimal
 
     context = decimal.getcontext()
@@ -2495,6 +2506,39 @@ def _set_decimal_context(state):
     for name in _SIGNALS:
         context.flags[getattr(decimal, name)] = name in flags
         context.traps[getattr(decimal, name)] = name in traps
+
+
+_LOCALE_CHARACTERS = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.@=;+-")
+
+
+def _locale():
+    """This process's locale, all its categories: ``setlocale(LC_ALL)``'s name (one, or
+    ``LC_CTYPE=...;LC_NUMERIC=...;...`` when they differ)."""
+    import locale
+
+    return locale.setlocale(locale.LC_ALL)
+
+
+def _set_locale(name):
+    """Make this process's locale ``name`` (:func:`_locale`'s), the system's locale files read
+    (never a path: a name with ``/`` is :class:`ValueError`, as one glibc refuses;
+    ``locale.Error``: one this system does not have)."""
+    if type(name) is not str or not 0 < len(name) <= 2000 or not set(name) <= _LOCALE_CHARACTERS:
+        raise ValueError("a malformed locale name")
+    import locale
+
+    if locale.setlocale(locale.LC_ALL) != name:
+        locale.setlocale(locale.LC_ALL, name)
+
+
+SHARED_STATES = {"decimal": (_decimal_context, _set_decimal_context),
+                 "locale": (_locale, _set_locale)}
+"""What one process shares between the test and the code, as plain data read and set again
+(``name: (read, write)``): sent with each call from the test's process (None: not sent), set in
+the code's for the call, and sent back when the call changed it, set in the test's then (the
+test's ``decimal.localcontext()`` is the code's, and the code's ``getcontext().prec = 6`` the
+test's; natsort's tests set the locale in a fixture, the code sorts by it)."""
 
 
 def _cwd():

@@ -290,8 +290,15 @@ os.execv(sys.argv[4], sys.argv[4:])
 
 def _guard_argv(argv: list[str], nproc: int, drop_root: bool, uid: int = SANDBOX_UID) -> list[str]:
     """``argv`` prefixed by the steps that switch to ``uid`` (``drop_root``) and set
-    ``RLIMIT_NPROC`` inside the sandbox."""
-    setpriv, prlimit = _tool("setpriv"), _tool("prlimit")
+    ``RLIMIT_NPROC`` inside the sandbox, and started without address space randomisation
+    (``setarch -R``; inside: the kernel clears it across a set-user-ID bwrap) where there
+    is a ``setarch``: as ``PYTHONHASHSEED=0`` does for text, it makes the hashes of objects
+    at fixed addresses (``None``, classes) the same in every session, so the order of a set
+    and the test ids pytest makes from it (``parametrize`` over a set of tuples holding
+    ``None``: isodate's) are the selection's in the judged session too."""
+    setpriv, prlimit, setarch = _tool("setpriv"), _tool("prlimit"), _tool("setarch")
+    if setarch:
+        argv = [setarch, os.uname().machine, "-R", *argv]
     if prlimit and (setpriv or not drop_root):
         prefix: list[str] = []
         if drop_root:
