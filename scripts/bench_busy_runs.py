@@ -23,7 +23,8 @@ on them; the load average at each start is printed.
 
 Usage::
 
-    .venv/bin/python scripts/bench_busy_runs.py [--niceness 0 10] [--rounds 2] [--hogs 2]
+    .venv/bin/python scripts/bench_busy_runs.py [--niceness 0 10] [--rounds 2] [--hogs 2] \
+        [--runs 8] [--spin S] [--shared]
 """
 
 from __future__ import annotations
@@ -94,8 +95,9 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-async def runs(task, count: int, niceness: int, hogs: list[int], policy: SandboxPolicy) -> str:
-    policy = policy.model_copy(update={"niceness": niceness})
+async def runs(task, count: int, niceness: int, hogs: list[int], policy: SandboxPolicy,
+               shared: bool = False) -> str:
+    policy = policy.model_copy(update={"niceness": niceness, "niceness_shared": shared})
     started, hogs_before = time.monotonic(), cpu_seconds(hogs)
     done = await asyncio.gather(*(run_suite(task.program_with(task.stub), task.public_tests,
                                             policy) for _ in range(count)))
@@ -155,7 +157,7 @@ async def measure(args: argparse.Namespace, hogs: list[int]) -> None:
             for niceness in args.niceness:
                 if args.only != "starts":
                     at = load()
-                    line = await runs(task, args.runs, niceness, hogs, policy)
+                    line = await runs(task, args.runs, niceness, hogs, policy, args.shared)
                     print(f"[{round_}] niceness {niceness:2d} load {at} runs: {line}", flush=True)
                 if args.only != "runs":
                     at = load()
@@ -171,6 +173,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=8)
     parser.add_argument("--hogs", type=int, default=2)
     parser.add_argument("--only", choices=["runs", "starts"], default=None)
+    parser.add_argument("--shared", action="store_true",
+                        help="each niceness as the settings give it: a ceiling shared by load "
+                        "(SandboxPolicy.niceness_shared; one run's sandboxes at 0)")
     parser.add_argument("--spin", type=float, default=0.0,
                         help="add a project test that uses this many CPU seconds, and run "
                         "with the editor's policy (the settings' test_timeout_s 10, a test's "
