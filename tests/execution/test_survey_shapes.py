@@ -3096,3 +3096,42 @@ async def test_the_judges_look_at_module_data_asks_no_mock_for_its_class(tmp_pat
     _, run = await review(root, "mk/core.py", "keygen", "def keygen(flag):\n"
                           "    return 'smart'\n")
     assert [o.status for o in run.outcomes][1:] == ["failed", "passed"], run.outcomes
+
+
+# survey8 (a shape of its own, not a project's): the code yields a library's object whose class
+# no module names (threading.Lock() is of _thread.lock; _thread has no "lock"): the judge said
+# "(an object of _thread.lock, a class made at run time ...)", the code's doing, an error, where
+# plain pytest passes. Only a class defined in Python (by the code, at run time) is the code's.
+LIBRARY_LOCK = {
+    "pyproject.toml": "[project]\nname = 'locks'\nversion = '0'\n",
+    "locks/__init__.py": "",
+    "locks/core.py": '''\
+        import threading
+
+
+        def tok(text):
+            """One lock per token."""
+            yield threading.Lock()
+        ''',
+    "tests/test_core.py": '''\
+        from locks.core import tok
+
+
+        def test_one_lock():
+            assert len(list(tok(""))) == 1
+        ''',
+}
+
+
+async def test_a_library_object_of_a_class_no_module_names_is_not_the_codes_error(tmp_path):
+    """A C class no module holds under its name (``_thread.lock``) is not "a class made at run
+    time": the value does not cross, the test is "not judged" (plain pytest: passed); a class
+    the code makes with ``type()`` stays the code's error."""
+    root = make(tmp_path / "locks", LIBRARY_LOCK)
+    _, run = await review(root, "locks/core.py", "tok")
+    (outcome,) = run.outcomes
+    assert outcome.status == "not judged" and "_thread.lock" in outcome.message, outcome
+    _, run = await review(root, "locks/core.py", "tok", "def tok(text):\n"
+                          "    yield type('lock', (), {})()\n")
+    (outcome,) = run.outcomes
+    assert outcome.status == "error" and "made at run time" in outcome.message, outcome

@@ -80,6 +80,7 @@ def _deep(method):
 OUTPUT_LIMIT = 100_000  # characters of stdout/stderr sent back per call
 FRAMES_LIMIT = 40
 HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
+IMMUTABLETYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: a C class (static, or a C heap type)
 FORBIDDEN = ("_pytest", "pytest", "pluggy", "py", "unittest.mock", "codeteam",
              "_codeteam_pytest_plugin", "_codeteam_pytest_subject", "_codeteam_pytest_codec",
              "__main__")
@@ -110,6 +111,13 @@ def _is_dunder(name):
 
 
 _PYTHON_CLASSES = {}
+
+
+def _made_in_python(cls):
+    """Whether ``cls`` is a class defined by Python code (a ``class`` statement, ``type()``),
+    not a C class such as ``_thread.lock``, which no module holds under its name either."""
+    flags = getattr(cls, "__flags__", 0)
+    return bool(flags & HEAPTYPE) and not flags & IMMUTABLETYPE
 
 
 def _python_class(cls, builtin=object):
@@ -1048,7 +1056,7 @@ class Codec:
             return self._export(value, b"c", out)
         if judge:  # the test's object: opaque to the code (which may call it when callable)
             return self._export(value, b"o", out)
-        if ref is None:  # no module holds the class under its name: made at run time
+        if ref is None and _made_in_python(kind):  # no module holds it: made at run time
             return self._cannot(f"an object of {_name(kind)}, a class made at run time", out)
         return self._cannot("an object of " + _name(kind), out)
 
