@@ -3135,3 +3135,69 @@ async def test_a_library_object_of_a_class_no_module_names_is_not_the_codes_erro
                           "    yield type('lock', (), {})()\n")
     (outcome,) = run.outcomes
     assert outcome.status == "error" and "made at run time" in outcome.message, outcome
+
+
+# python-slugify 9.2.0 (judge9's survey): a test puts a mock into the module's import_module
+# whose side effect raises ModuleNotFoundError(name="unidecode"); the code falls back only when
+# the error names that module (error.name). An ImportError's name and path are no arguments of
+# it: they did not cross, error.name was None, the code raised it on, and right code failed.
+IMPORT_ERROR_NAME = {
+    "pyproject.toml": "[project]\nname = 'translit'\nversion = '0'\n",
+    "translit/__init__.py": "",
+    "translit/core.py": '''\
+        from importlib import import_module
+
+
+        def backend():
+            """The name of the first transliteration module that imports."""
+            try:
+                return import_module("unidecode").__name__
+            except ModuleNotFoundError as error:
+                if error.name != "unidecode":
+                    raise
+                return import_module("string").__name__
+
+
+        def missing(name):
+            """Raise the error of importing ``name``, which is missing."""
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name, path="/nowhere")
+        ''',
+    "tests/test_core.py": '''\
+        from unittest import mock
+
+        import pytest
+
+        from translit import core
+
+
+        def test_falls_back_when_unidecode_is_missing():
+            original = core.import_module
+
+            def load(name):
+                if name == "unidecode":
+                    raise ModuleNotFoundError(name=name)
+                return original(name)
+
+            with mock.patch.object(core, "import_module", side_effect=load):
+                assert core.backend() == "string"
+
+
+        def test_the_error_names_the_module():
+            with pytest.raises(ModuleNotFoundError) as caught:
+                core.missing("six")
+            assert (caught.value.name, caught.value.path) == ("six", "/nowhere")
+        ''',
+}
+
+
+async def test_an_import_errors_name_and_path_cross_both_ways(tmp_path):
+    """``ImportError.name`` and ``.path`` (fields of its builtin set by keyword, not in
+    ``args``) cross with the exception, from the test's callback to the code and back."""
+    root = make(tmp_path / "translit", IMPORT_ERROR_NAME)
+    _, run = await review(root, "translit/core.py", "backend")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "translit/core.py", "missing")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "translit/core.py", "missing", "def missing(name):\n"
+                          "    raise ModuleNotFoundError(name, name=name, path='/else')\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -113,6 +113,16 @@ def _is_dunder(name):
 _PYTHON_CLASSES = {}
 
 
+def _builtin_field(base, name):
+    """Whether ``name`` is a field a builtin exception class of ``base``'s MRO keeps in its C
+    struct (``ImportError.name``, ``.path``), which a rebuilt exception gets by ``setattr``."""
+    import types
+
+    return not _is_dunder(name) and name != "args" and any(isinstance(
+        vars(cls).get(name), (types.MemberDescriptorType, types.GetSetDescriptorType))
+        for cls in base.__mro__ if not cls.__flags__ & HEAPTYPE)
+
+
 def _made_in_python(cls):
     """Whether ``cls`` is a class defined by Python code (a ``class`` statement, ``type()``),
     not a C class such as ``_thread.lock``, which no module holds under its name either."""
@@ -1165,6 +1175,8 @@ class Codec:
         args = reduced[1] if len(reduced) > 1 and type(reduced[1]) is tuple else value.args
         self._enc(tuple(args), out, memo, depth + 1)
         state = {k: v for k, v in _state(value).items() if not k.startswith("_codeteam")}
+        if len(reduced) > 2 and type(reduced[2]) is dict:  # fields set by keyword, no args:
+            state.update(reduced[2])  # an ImportError's name and path
         for name in _CHAINED:  # how it was raised: `raise ... from`, the exception handled
             found = getattr(value, name, None)
             if found not in (None, False) and (type(found) is bool or self._sendable(found)):
@@ -1832,6 +1844,11 @@ class Codec:
                 made.__suppress_context__ = found is True
             elif found is None or isinstance(found, BaseException):
                 setattr(made, name, found)
+        for name in [key for key in state if _builtin_field(base, key)]:
+            try:  # an ImportError's name and path: its builtin's, not in its __dict__
+                setattr(made, name, state.pop(name))
+            except (TypeError, ValueError, AttributeError):
+                pass
         if state:
             try:
                 object.__getattribute__(made, "__dict__").update(state)
