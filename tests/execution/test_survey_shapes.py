@@ -3201,3 +3201,59 @@ async def test_an_import_errors_name_and_path_cross_both_ways(tmp_path):
     _, run = await review(root, "translit/core.py", "missing", "def missing(name):\n"
                           "    raise ModuleNotFoundError(name, name=name, path='/else')\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# python-slugify 9.2.0 (judge9's survey, after brk10's guards): test_readme_examples runs each
+# python block of README.md, exec(compile(block, "README.md", "exec"), {}); the blocks hold the
+# slugs the code returns ("this-is-a-test") as their expected values. README.md holds more than
+# the block, so it counted as text made in the run holding the code's text: "not judged" (2
+# tests). A block that is a piece of a project file no one changed since the judge started is
+# that file's text, not the code's.
+README_BLOCKS = {
+    "pyproject.toml": "[project]\nname = 'slugs'\nversion = '0'\n",
+    "README.md": '''\
+        # slugs
+
+        ```python
+        from slugs.core import slug
+        assert slug("Hello World") == "hello-world"
+        ```
+
+        More text.
+        ''',
+    "slugs/__init__.py": "",
+    "slugs/core.py": '''\
+        def slug(text):
+            """``text`` lower case, words joined by hyphens."""
+            return "-".join(text.lower().split())
+        ''',
+    "tests/test_core.py": '''\
+        import re
+        from pathlib import Path
+
+        from slugs.core import slug
+
+
+        def test_slug():
+            assert slug("Hello World") == "hello-world"
+
+
+        def test_readme_examples():
+            readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+            for block in re.findall(r"```python\\n(.*?)```", readme, flags=re.DOTALL):
+                exec(compile(block, "README.md", "exec"), {})
+        ''',
+}
+
+
+async def test_a_readme_block_compiled_under_the_readmes_name_is_judged(tmp_path):
+    """Text compiled under the name of a project file that holds it (a piece of it), the file
+    unchanged since the judge started, is the file's: judged, even when it holds what the
+    code returned. The code's text compiled under the name of a file not holding it stays
+    refused (test_written_text_attacks.py)."""
+    root = make(tmp_path / "slugs", README_BLOCKS)
+    _, run = await review(root, "slugs/core.py", "slug")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "slugs/core.py", "slug", "def slug(text):\n"
+                          "    return '_'.join(text.lower().split())\n")
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes

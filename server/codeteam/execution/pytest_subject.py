@@ -1190,7 +1190,7 @@ class JudgeClient(Channel):
           it), as it was or with its white space changed (:func:`_squeezed`:
           ``textwrap.dedent``), compiled under a name that is no file, or under the name of a
           file this run wrote (the test wrote the text into a file and runs or imports that)
-          or that holds other text (:meth:`_made_here`); or parsed by ``ast.parse`` and a tree
+          or that does not hold it (:meth:`_made_here`); or parsed by ``ast.parse`` and a tree
           then compiled (once the code's text was parsed, any tree the test compiles);
         - a file of the ``/tmp`` it shares with the judge, made or changed since the code
           started (:meth:`SharedImports.changed`: the code could have written it), compiled
@@ -1294,16 +1294,21 @@ class JudgeClient(Channel):
     def _made_here(self, source, filename):
         """Whether ``source`` compiled as ``filename`` was made in this run: a name that is
         no file (``"<string>"``, ``"<generated>"``), or a file changed since the judge
-        started (the test wrote it) or that does not hold ``source`` as it is."""
+        started (the test wrote it) or that does not hold ``source``, whole or as a piece
+        (a python block of a README.md the test runs, compiled under the README's name, is
+        that file's text; in a file over :data:`FILE_LOOKED_AT` bytes only its whole text)."""
         if _made_source(filename):
             return True
         try:
             if os.stat(filename).st_ctime_ns >= self.began:
                 return True
             with open(filename, "rb") as file:
-                return file.read(len(source) + 1) != source
+                data = file.read(FILE_LOOKED_AT + 1)
         except (OSError, ValueError):
             return True
+        if len(data) > FILE_LOOKED_AT:
+            return data[: len(source) + 1] != source
+        return source not in data
 
     def opened(self, path, mode=None, flags=None):
         """:meth:`audit` of an ``open`` of ``path``: a regular file of the shared ``/tmp``
