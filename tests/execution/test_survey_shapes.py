@@ -3257,3 +3257,45 @@ async def test_a_readme_block_compiled_under_the_readmes_name_is_judged(tmp_path
     _, run = await review(root, "slugs/core.py", "slug", "def slug(text):\n"
                           "    return '_'.join(text.lower().split())\n")
     assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+
+
+# docopt-ng 0.9.0 (judge9's survey, after brk10's guards): docopt's docstring example sets
+# doc = '''Usage: my_program tcp <host> ...''' after the project's tests ran, in which the code
+# returned (in DocoptExit's usage) text that this example's source holds: doctest's compile of
+# the example counted as running the code's text, "not judged", and the next example, which
+# uses doc, failed (NameError), where plain doctest passes both.
+USAGE_DOC = {
+    "pyproject.toml": "[project]\nname = 'cli'\nversion = '0'\n",
+    "cli/__init__.py": "",
+    "cli/core.py": '''\
+        def usage(name):
+            """The usage line of ``name``.
+
+            >>> doc = """
+            ... Usage: prog run fast
+            ... """
+            >>> usage("prog run fast") in doc
+            True
+            """
+            return "Usage: " + name
+        '''.replace('"""\n            ...', "'''\n            ...").replace(
+            '... """', "... '''"),
+    "tests/test_core.py": '''\
+        from cli.core import usage
+
+
+        def test_usage():
+            assert usage("prog run fast") == "Usage: prog run fast"
+        ''',
+}
+
+
+async def test_a_docstring_example_holding_what_the_code_returned_is_judged(tmp_path):
+    """A doctest example's source collected by pytest (before the code ran) is the user's
+    text, whatever the code returned since: doctest's compile of it is judged."""
+    root = make(tmp_path / "cli", USAGE_DOC)
+    _, run = await review(root, "cli/core.py", "usage")
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+    _, run = await review(root, "cli/core.py", "usage", "def usage(name):\n"
+                          "    return 'usage: ' + name\n")
+    assert [o.status for o in run.outcomes] == ["passed", "failed", "failed"], run.outcomes

@@ -458,6 +458,8 @@ class Judge:
             for holder in (self.client, self.client.codec):
                 holder.test_files, holder.test_dirs, holder.test_patterns = files, dirs, patterns
             self.client.watch_modules()  # the project's modules as the tests found them
+            self.client.doctest_sources = frozenset(  # (collected before the code runs)
+                _doctest_sources(session.items))
         selecting = self.mode == "select"
         self.send("collected", count=len(session.items),
                   rootdir=self._relative(str(session.config.rootpath)),
@@ -1144,6 +1146,17 @@ def _deadline_exceeded(value, depth: int = 0) -> bool:
 def _limit_name(error) -> str:
     """A time limit's name in an outcome's ``limit``: "timeout" (CPU) or "busy" (wall clock)."""
     return "timeout" if isinstance(error, CodeteamTestTimeout) else "busy"
+
+
+def _doctest_sources(items):
+    """The sources (UTF-8) of the examples of the ``DoctestItem``s among ``items``: what
+    doctest compiles for them (the docstrings' and text files' examples, the user's text,
+    and codeteam's own of the target's docstring and AI tests, parsed at collection)."""
+    for item in items:
+        dtest = getattr(item, "dtest", None) if type(item).__name__ == "DoctestItem" else None
+        for example in getattr(dtest, "examples", None) or ():
+            if type(getattr(example, "source", None)) is str:
+                yield example.source.encode("utf-8", "surrogatepass")
 
 
 def _doctest_failures(value) -> list:

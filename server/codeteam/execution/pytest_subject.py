@@ -1128,6 +1128,8 @@ class JudgeClient(Channel):
             self.imports.install()
             sys.addaudithook(self.audit)  # (for good: the judge's process is codeteam's)
         self.code_texts = set()  # text the code returned in this run (as UTF-8)
+        self.doctest_sources = frozenset()  # the doctest examples pytest collected (UTF-8):
+        # the user's text, read before the code ran
         self.code_bytes = False  # whether it returned bytes in this run (pickled data, say)
         self.code_parsed = False  # whether a test parsed its text (ast.parse) in this run
         self.code_files = {}  # path -> ctime of a file of the shared /tmp the code could
@@ -1236,6 +1238,8 @@ class JudgeClient(Channel):
         if not isinstance(source, bytes):  # a tree compiled, after one of the code's text
             if self.code_parsed:  # (pytest's rewriting of test modules is not audited)
                 self.ran_text()
+            return
+        if source in self.doctest_sources:  # a docstring's example: the user's text
             return
         texts = list(self.code_texts)
         squeezed = _squeezed(source)
