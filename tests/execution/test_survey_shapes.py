@@ -3087,8 +3087,7 @@ MOCKED_GLOBAL = {
 
 async def test_the_judges_look_at_module_data_asks_no_mock_for_its_class(tmp_path):
     """The subject's look at the modules' data reads a handle's class with ``type()`` only;
-    the test's mock in the module is the code's (the first test stays "not judged": the
-    module is not imported in the code's process yet when the mock is sent, left below)."""
+    the test's mock in the module is the code's (its first test: the next test below)."""
     root = make(tmp_path / "mk", MOCKED_GLOBAL)
     _, run = await review(root, "mk/core.py", "keygen")
     assert [o.status for o in run.outcomes][1:] == ["passed", "passed"], run.outcomes
@@ -3299,3 +3298,17 @@ async def test_a_docstring_example_holding_what_the_code_returned_is_judged(tmp_
     _, run = await review(root, "cli/core.py", "usage", "def usage(name):\n"
                           "    return 'usage: ' + name\n")
     assert [o.status for o in run.outcomes] == ["passed", "failed", "failed"], run.outcomes
+
+
+async def test_a_mock_put_into_a_project_module_the_code_has_not_imported_yet(tmp_path):
+    """survey8's first test of MOCKED_GLOBAL, "not judged (the arguments: the global 'dumb'
+    of 'mk.compat')": the judge indexes the project modules' sentinels (which cross by name)
+    at its first call, in the test, while the mock was in place: the mock was sent by name,
+    as ``mk.compat.dumb``, which the code's process has as the real function. Only values
+    the module held when the tests were collected are indexed; the mock crosses as itself."""
+    root = make(tmp_path / "mk", MOCKED_GLOBAL)
+    _, run = await review(root, "mk/core.py", "keygen")
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+    _, run = await review(root, "mk/core.py", "keygen", "def keygen(flag):\n"
+                          "    return 'smart'\n")
+    assert [o.status for o in run.outcomes] == ["failed", "failed", "passed"], run.outcomes

@@ -1520,6 +1520,12 @@ class JudgeClient(Channel):
                 if found is not None:
                     self.contents[name] = found
 
+    def found_globals(self, name):
+        """The globals of the project's module ``name`` as :meth:`watch_modules` found them
+        (a dict), or None when it did not look at that module."""
+        known = self.watched.get(name)
+        return known[1] if type(known) is tuple and type(known[1]) is dict else None
+
     def watch_modules(self):
         """Remember the globals (and class attributes) of the project's modules imported so
         far, and the globals of the library modules they hold, as they are now: what a test
