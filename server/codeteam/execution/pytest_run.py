@@ -481,6 +481,12 @@ def run_problem(result: ProcessResult, heard: Heard, policy: SandboxPolicy) -> s
     return f"pytest could not run ({detail[:400]})"
 
 
+def held_up(result: ProcessResult) -> bool:
+    """Whether a run the wall clock ended was held up by a busy machine: its processes used
+    well under its wall-clock time of CPU (or the sandbox could not tell)."""
+    return result.cpu_seconds is None or result.cpu_seconds < 0.5 * result.seconds
+
+
 def output_tail(result: ProcessResult) -> str:
     parts = []
     for name, text in (("stdout", result.stdout), ("stderr", result.stderr)):
@@ -563,8 +569,7 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
     resumes = 0
     while (heard.done is None or heard.done.get("internal")) and heard.collected and (
             resumes < SELECTION_RESUMES):  # (pytest's own error ends a session too)
-        busy = result.killed and (result.cpu_seconds is None
-                                  or result.cpu_seconds < 0.5 * result.seconds)
+        busy = result.killed and held_up(result)
         if result.killed and not busy:
             break  # the suite used its time computing: the rest is "not looked at"
         if heard.running is not None and heard.running not in heard.outcomes and not busy:
