@@ -579,12 +579,20 @@ class _Prepared:
             preexec_fn=self.preexec,
         )  # fmt: skip
 
-    def _fds_env(self, env: dict[str, str]) -> dict[str, str]:
-        env.update({name: str(fd) for name, fd in self.env_fds.items()})
-        return env
+    def _data(self, name: str, content: str | bytes) -> str:
+        """The number of a new memfd holding ``content``, passed to bwrap (closed with the
+        other descriptors only the child needs)."""
+        self._close.append(_memfd(name, content))
+        return str(self._close[-1])
 
-    def _passed_fds(self) -> tuple[int, ...]:
-        return (*self._close, *self.env_fds.values(), *self.keep_fds)
+    def _finish(self, argv: list[str], tmpdir: str, env: dict[str, str], nproc: int | None) -> None:
+        """Set the command line (with the launcher, :meth:`_launch`), the environment
+        (:func:`_env`, the descriptors' variables, ``env``) and the descriptors passed."""
+        self.argv = argv
+        self.env = {**_env(tmpdir), **{name: str(fd) for name, fd in self.env_fds.items()},
+                    **env}
+        self.pass_fds = (*self._close, *self.env_fds.values(), *self.keep_fds)
+        self._launch(_rlimits(self.policy, nproc))
 
     def _command(self, files_dir: str, project_root: str | None = None) -> list[str]:
         """``command`` with, in a project run, each element naming a key of ``files``
@@ -636,24 +644,19 @@ class _Prepared:
         scratch = Path(self._tmp, ".tmp")
         scratch.mkdir()
         nproc = None
+        env: dict[str, str] = {}
         if os.geteuid() != 0:  # root is exempt from RLIMIT_NPROC: no effect, not set
             nproc = _count_tasks(os.getuid()) + self.policy.max_processes
-        self.argv = list(self.command)
-        self.env = self._fds_env(_env(str(scratch)))
-        if os.geteuid() == 0:
-            self.env[PRIVATE_PIDNS_ENV] = "root"
-            self.env[NPROC_ENV] = str(self.policy.max_processes)
+        else:
+            env = {PRIVATE_PIDNS_ENV: "root", NPROC_ENV: str(self.policy.max_processes)}
         self.cwd = self._tmp
         if self.project is not None:
-            project = self.project
             home = os.path.join(self._tmp, ".home")
             os.mkdir(home)
-            self.argv = self._command(files_dir, copy)
-            self.cwd = _moved(project.workdir, project.root, copy)
-            self.env.update({"HOME": home, PROJECT_ROOT_ENV: copy, FILES_DIR_ENV: files_dir})
-        self.env.update(self.shared_env)
-        self.pass_fds = self._passed_fds()
-        self._launch(_rlimits(self.policy, nproc))
+            self.cwd = _moved(self.project.workdir, self.project.root, copy)
+            env.update({"HOME": home, PROJECT_ROOT_ENV: copy, FILES_DIR_ENV: files_dir})
+        self._finish(self._command(files_dir, copy), str(scratch), {**env, **self.shared_env},
+                     nproc)
 
     def _prepare_bwrap(self, bwrap: str) -> None:
         layout = _python_layout()
@@ -689,9 +692,8 @@ class _Prepared:
             if os.path.exists(path):
                 args += ["--ro-bind", path, path]
         for path, text in _minimal_etc(uid).items():
-            fd = _memfd(os.path.basename(path), text)
-            self._close.append(fd)
-            args += ["--perms", "0644", "--ro-bind-data", str(fd), path]
+            args += ["--perms", "0644", "--ro-bind-data", self._data(os.path.basename(path), text),
+                     path]
         # The scratch mounts come before the interpreter's binds: a venv or prefix under /tmp
         # (a checkout in /tmp) must be bound on top of the private /tmp, not hidden by it.
         args += [
@@ -713,18 +715,14 @@ class _Prepared:
             args += self._project_args(self.project, made, bound)
         contents = self._contents(self.project.root if self.project else "")
         for name, text in contents.items():
-            fd = _memfd(name, text)
-            self._close.append(fd)
             target = f"{SANDBOX_DIR}/{Path(name).as_posix()}"
             args += _parents(target, made)
-            args += ["--perms", "0644", "--file", str(fd), target]
+            args += ["--perms", "0644", "--file", self._data(name, text), target]
         workdir = SANDBOX_DIR if self.project is None else self.project.workdir
         args += ["--chdir", workdir, "--remount-ro", "/"]
         program = _no_userns_filter()
         if program is not None:
-            seccomp = _memfd("seccomp", program)
-            self._close.append(seccomp)
-            args += ["--seccomp", str(seccomp)]
+            args += ["--seccomp", self._data("seccomp", program)]
         else:
             log.warning("no seccomp filter for this machine type: nested user namespaces "
                         "are not blocked in the sandbox")
@@ -737,15 +735,9 @@ class _Prepared:
             niceness = shared_niceness(_open_sandboxes, niceness)
         args += _niced(niceness,
                        _guard_argv(self._command(SANDBOX_DIR), nproc, drop_root=root, uid=uid))
-        self.argv = [*self.enter, *args]
-        self.env = self._fds_env(_env("/tmp"))
-        self.env[PRIVATE_PIDNS_ENV] = "1"
-        if self.project is not None:
-            self.env.update(
-                {"HOME": "/tmp", PROJECT_ROOT_ENV: self.project.root, FILES_DIR_ENV: SANDBOX_DIR}
-            )
-        self.pass_fds = self._passed_fds()
-        self._launch(_rlimits(self.policy, None))
+        env = {} if self.project is None else {
+            "HOME": "/tmp", PROJECT_ROOT_ENV: self.project.root, FILES_DIR_ENV: SANDBOX_DIR}
+        self._finish([*self.enter, *args], "/tmp", env, None)
 
     def _launch(self, limits: list[tuple[int, tuple[int, int]]]) -> None:
         """Put ``limits`` and the cgroup join in front of ``argv`` (:func:`_launch_prefix`),
@@ -755,7 +747,6 @@ class _Prepared:
             self.preexec = _preexec(limits, self.join_fds)
         else:
             self.argv = [*prefix, *self.argv]
-            self.preexec = None
 
     def _project_args(self, project: ProjectMount, made: set[str], bound: list[str]) -> list[str]:
         """bwrap options for a project run: ``extra_ro`` folders outside the root, the root
@@ -764,11 +755,11 @@ class _Prepared:
         args: list[str] = []
         root = project.root
 
-        def bind(path: str) -> None:
+        def bind(path: str, option: str = "--ro-bind", source: str | None = None) -> None:
             nonlocal args
             if not _under(path, bound):
                 args += _parents(path, made)
-            args += ["--ro-bind", path, path]
+            args += [option, source or path, path]
             bound.append(path)
 
         extra: list[str] = []
@@ -782,10 +773,7 @@ class _Prepared:
         if self.project_view is None:
             bind(root)
         else:
-            if not _under(root, bound):
-                args += _parents(root, made)
-            args += ["--bind", self.project_view, root]
-            bound.append(root)
+            bind(root, "--bind", self.project_view)
         emptied: list[str] = []
         absent = {os.path.join(root, p) for p in project.hidden_files()} if (
             self.project_view is not None) else set()  # removed in the view already
@@ -802,9 +790,7 @@ class _Prepared:
                 size = str(64 * 1024)
                 args += ["--perms", "0755", "--size", size, "--tmpfs", real, "--remount-ro", real]
             else:
-                fd = _memfd("hidden", b"")
-                self._close.append(fd)
-                args += ["--perms", "0644", "--ro-bind-data", str(fd), real]
+                args += ["--perms", "0644", "--ro-bind-data", self._data("hidden", b""), real]
         interpreter = [os.path.realpath(p) for p in _interpreter_dirs(project.python)]
         for path in extra:
             if _under(path, [root]) and (self.project_view is None or _under(
@@ -813,9 +799,8 @@ class _Prepared:
                 # interpreter's folders and those hidden: a project folder on its sys.path,
                 # the root itself for an editable install, stays writable there)
         for path, text in project.overlays.items():
-            fd = _memfd(os.path.basename(path), text)
-            self._close.append(fd)
-            args += ["--perms", "0644", "--ro-bind-data", str(fd), os.path.realpath(path)]
+            args += ["--perms", "0644", "--ro-bind-data", self._data(os.path.basename(path), text),
+                     os.path.realpath(path)]
         return args
 
 

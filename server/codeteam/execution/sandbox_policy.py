@@ -23,9 +23,8 @@ RESULTS_FD_ENV = "CODETEAM_RESULTS_FD"
 """Environment variable naming the results pipe's descriptor number inside the sandbox."""
 
 PRIVATE_PIDNS_ENV = "CODETEAM_PRIVATE_PIDNS"
-"""Set to "1" inside bwrap: the command is in its own pid namespace (the harness may then
-kill every other process it can see), to "root" for "none" as root (no process limit
-applies: the harness guards forks itself), absent otherwise."""
+"""Set to "root" for "none" as root (no process limit applies: the subject's codec guards
+forks itself), absent otherwise."""
 
 RUN_UID_BASE = 1 << 30
 RUN_UID_SLOTS = 512
