@@ -84,23 +84,18 @@ class _Layout:
     site_packages: tuple[str, ...]
 
 
-_layout_cache: _Layout | None = None
-
-
+@functools.cache
 def _python_layout() -> _Layout:
     """The server's interpreter (resolved through the venv's symlink), its installation
-    prefix(es), and the server environment's site-packages directories."""
-    global _layout_cache
-    if _layout_cache is None:
-        python = os.path.realpath(sys.executable)
-        prefixes = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}
-        packages: list[str] = []
-        for path in site.getsitepackages():
-            real = os.path.realpath(path)
-            if os.path.isdir(real) and real not in packages:
-                packages.append(real)
-        _layout_cache = _Layout(python, tuple(sorted(prefixes)), tuple(packages))
-    return _layout_cache
+    prefix(es), and the server environment's site-packages directories (found once)."""
+    python = os.path.realpath(sys.executable)
+    prefixes = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}
+    packages: list[str] = []
+    for path in site.getsitepackages():
+        real = os.path.realpath(path)
+        if os.path.isdir(real) and real not in packages:
+            packages.append(real)
+    return _Layout(python, tuple(sorted(prefixes)), tuple(packages))
 
 
 def sandbox_python() -> str:
@@ -504,7 +499,9 @@ class _Prepared:
     before the command runs (:class:`~codeteam.execution.run_budget.RunBudget`), through
     :func:`_launch_prefix`; ``join_fds``: the same files opened, for :func:`_preexec` where
     the launcher's tools are missing. ``argv`` then starts with the launcher and ``preexec``
-    is None (``subprocess`` can ``vfork``), or ``preexec`` is set.
+    is None (``subprocess`` can ``vfork``), or ``preexec`` is set. ``_tmp`` (mode "none"):
+    the run's directory, owned (deleted on close); with a project, the one
+    :func:`_copied_project` made.
     """
 
     bwrap: str | None
@@ -631,9 +628,7 @@ class _Prepared:
         if self.project is not None:
             files_dir = os.path.join(self._tmp, "sandbox")
             os.mkdir(files_dir)
-            copy = _copy_place(self._tmp, self.project)
-            if not os.path.isdir(copy):
-                _copy_project(self.project, copy)
+            copy = _copy_place(self._tmp, self.project)  # made by _copied_project
         for name, content in self._contents(copy or "").items():
             path = Path(files_dir, name)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -843,20 +838,10 @@ def _copy_place(tmp: str, project: ProjectMount) -> str:
 
 
 def _copied_project(project: ProjectMount) -> str:
-    """A new run directory holding the copy of ``project`` (mode "none"); the caller owns it."""
-    tmp = tempfile.mkdtemp(prefix="codeteam-run-")
-    try:
-        _copy_project(project, _copy_place(tmp, project))
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return tmp
-
-
-def _copy_project(project: ProjectMount, copy: str) -> None:
-    """Mode "none": copy ``project.root`` to ``copy`` without its hidden paths, virtualenvs
-    (folders holding ``pyvenv.cfg``) and :data:`NOT_COPIED` folders; symlinks are copied as
-    links. Then write the overlays into the copy."""
+    """A new run directory (the caller owns it) holding, at :func:`_copy_place`, the copy of
+    ``project`` for mode "none": ``project.root`` without its hidden paths, virtualenvs
+    (folders holding ``pyvenv.cfg``) and :data:`NOT_COPIED` folders, symlinks copied as
+    links, then the overlays written into the copy."""
     hidden = {os.path.normpath(path) for path in project.hidden}
 
     def ignore(folder: str, names: list[str]) -> set[str]:
@@ -871,13 +856,20 @@ def _copy_project(project: ProjectMount, copy: str) -> None:
                 left_out.add(name)
         return left_out
 
-    shutil.copytree(project.root, copy, symlinks=True, ignore=ignore)
-    for path, text in project.overlays.items():
-        target = Path(_moved(os.path.normpath(path), project.root, copy))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if target.is_symlink():
-            target.unlink()
-        target.write_text(text, encoding="utf-8")
+    tmp = tempfile.mkdtemp(prefix="codeteam-run-")
+    copy = _copy_place(tmp, project)
+    try:
+        shutil.copytree(project.root, copy, symlinks=True, ignore=ignore)
+        for path, text in project.overlays.items():
+            target = Path(_moved(os.path.normpath(path), project.root, copy))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.is_symlink():
+                target.unlink()
+            target.write_text(text, encoding="utf-8")
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return tmp
 
 
 # --------------------------------------------------------------------------------------------
