@@ -132,6 +132,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import socket
@@ -305,26 +306,21 @@ async def _exited(proc: subprocess.Popen, timeout: float) -> bool:
     try:
         pidfd = os.pidfd_open(proc.pid)
     except (AttributeError, OSError):
-
-        def wait() -> None:
-            os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
-
-        future = loop.run_in_executor(None, wait)
-        try:
-            await asyncio.wait_for(asyncio.shield(future), timeout)
-            return True
-        except TimeoutError:
-            return False
-    exited = loop.create_future()
-    loop.add_reader(pidfd, lambda: exited.done() or exited.set_result(None))
+        pidfd = None
+        exited = asyncio.shield(loop.run_in_executor(
+            None, os.waitid, os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT))
+    else:
+        exited = loop.create_future()
+        loop.add_reader(pidfd, lambda: exited.done() or exited.set_result(None))
     try:
         await asyncio.wait_for(exited, timeout)
         return True
     except TimeoutError:
         return False
     finally:
-        loop.remove_reader(pidfd)
-        os.close(pidfd)
+        if pidfd is not None:
+            loop.remove_reader(pidfd)
+            os.close(pidfd)
 
 
 async def run_sandboxed(
@@ -580,14 +576,10 @@ def _known() -> bool:
     return bwrap is None or (bwrap, os.geteuid()) in _problems
 
 
-_warned = False
-
-
+@functools.cache
 def _warn_unsandboxed() -> None:
-    global _warned
-    if not _warned:
-        _warned = True
-        log.warning(
-            'sandbox = "none": generated code runs as a plain subprocess with rlimits only, '
-            "without isolation from this machine"
-        )
+    """Say once per process that mode "none" is no isolation."""
+    log.warning(
+        'sandbox = "none": generated code runs as a plain subprocess with rlimits only, '
+        "without isolation from this machine"
+    )

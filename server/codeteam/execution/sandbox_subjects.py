@@ -100,8 +100,6 @@ class SubjectServer:
         folders: tuple[str, ...] = (),
         budget: RunBudget | None = None,
     ):
-        if launch.overlays and project is None:
-            raise ValueError("subject overlays need a project")
         self.launch = launch
         self.policy = policy
         self.bwrap = bwrap
