@@ -156,20 +156,15 @@ from codeteam.execution.sandbox_command import (
     python_argv,
     reap,
     run_nproc,
-    sandbox_python,
-    sandbox_site_packages,
 )
 from codeteam.execution.sandbox_mounts import MountHolderError, RunMounts, mount_holder
 from codeteam.execution.sandbox_policy import (
     FILES_DIR_ENV,
-    PRIVATE_PIDNS_ENV,
     PROJECT_ROOT_ENV,
     RESULTS_FD_ENV,
     RESULTS_LIMIT_BYTES,
     RUN_UID_BASE,
     RUN_UID_SLOTS,
-    SANDBOX_DIR,
-    SANDBOX_UID,
     SUBJECT_FD_ENV,
     FileContent,
     ProcessResult,
@@ -181,11 +176,9 @@ from codeteam.execution.sandbox_subjects import SubjectServer
 from codeteam.project import project_tree
 
 __all__ = [
-    "FILES_DIR_ENV", "NOT_INSTALLED", "PRIVATE_PIDNS_ENV", "PROJECT_ROOT_ENV", "RESULTS_FD_ENV",
-    "RUN_UID_BASE", "RUN_UID_SLOTS", "SANDBOX_DIR", "SANDBOX_UID", "SUBJECT_FD_ENV",
-    "FileContent", "ProcessResult", "ProjectMount", "SandboxPolicy", "SubjectLaunch",
-    "python_argv", "run_sandboxed",
-    "sandbox_problem", "sandbox_python", "sandbox_site_packages",
+    "FILES_DIR_ENV", "NOT_INSTALLED", "PROJECT_ROOT_ENV", "RESULTS_FD_ENV", "RUN_UID_BASE",
+    "RUN_UID_SLOTS", "SUBJECT_FD_ENV", "FileContent", "ProcessResult", "ProjectMount",
+    "SandboxPolicy", "SubjectLaunch", "python_argv", "run_sandboxed", "sandbox_problem",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)

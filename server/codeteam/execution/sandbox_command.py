@@ -103,12 +103,6 @@ def sandbox_python() -> str:
     return _python_layout().python
 
 
-def sandbox_site_packages() -> list[str]:
-    """The server environment's site-packages directories, readable inside the sandbox (the
-    interpreter runs with ``-S``, so the command must put them on ``sys.path`` itself)."""
-    return list(_python_layout().site_packages)
-
-
 def python_argv(*args: str, python: str | None = None, site: bool = False) -> list[str]:
     """``[interpreter, "-S", "-s", "-B", *args]``: no site processing (fast start), no user
     site-packages, no bytecode files.
