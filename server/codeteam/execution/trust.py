@@ -37,16 +37,15 @@ _STATUS = {"passed": "passed", "xpassed": "passed", "failed": "failed", "error":
 
 def outcomes(tests: list[TestCase], heard: Heard, result: ProcessResult, policy: SandboxPolicy,
              program: Program, target: PytestTarget) -> list[TestOutcome]:
-    """One outcome per test of ``tests`` (in order) from one judged session."""
+    """One outcome per test of ``tests`` (in order; the session's, none with a
+    ``skip_reason``: :func:`~codeteam.execution.suite.run_suite` reports those) from one
+    judged session."""
     problem = run_problem(result, heard, policy)
     found = []
     for test in tests:
-        if test.skip_reason is not None:
-            outcome = TestOutcome(test_id=test.id, status="skipped", message=test.skip_reason)
-        else:
-            event = heard.outcomes.get(test.id) if test.kind == "pytest" else heard.own.get(test.id)
-            outcome = (_from_event(test, event, program, target) if event is not None
-                       else _missing(test, heard, result, policy, problem))
+        event = heard.outcomes.get(test.id) if test.kind == "pytest" else heard.own.get(test.id)
+        outcome = (_from_event(test, event, program, target) if event is not None
+                   else _missing(test, heard, result, policy, problem))
         outcome.advisory = test.advisory
         found.append(outcome)
     return found
