@@ -27,7 +27,6 @@ import json
 import logging
 import os
 import re
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -166,22 +165,17 @@ def hidden_paths(root: Path, keep: list[str]) -> list[str]:
 
 @cache
 def interpreter_dirs(python: str) -> tuple[str, ...]:
-    """The prefix, base prefix and site-packages folders of ``python`` (asked once), which the
-    sandbox mounts read-only; empty when it cannot be asked."""
-    probe = ("import json, site, sys; print(json.dumps([sys.prefix, sys.base_prefix, "
-             "sys.exec_prefix, *site.getsitepackages()]))")
+    """The prefixes and site-packages folders of ``python`` (resolved, existing, no
+    duplicates), which the sandbox mounts read-only, from
+    :func:`codeteam.project.probe_interpreter`'s answer (cached: the interpreter is not
+    started again for :func:`borrowed_pytest`); empty when it cannot be probed."""
     try:
-        done = subprocess.run([python, "-s", "-c", probe], capture_output=True, text=True,
-                              timeout=20, check=True)
-        paths = json.loads(done.stdout)
-    except (OSError, subprocess.SubprocessError, ValueError):
+        found = probe_interpreter(python)
+    except InterpreterError:
         return ()
-    out: list[str] = []
-    for path in paths:
-        real = os.path.realpath(path)
-        if os.path.isdir(real) and real not in out:
-            out.append(real)
-    return tuple(out)
+    paths = map(os.path.realpath, (found.prefix, found.base_prefix, *found.exec_prefixes,
+                                   *found.site_packages))
+    return tuple(dict.fromkeys(path for path in paths if os.path.isdir(path)))
 
 
 @cache
