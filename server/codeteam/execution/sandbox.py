@@ -536,7 +536,6 @@ async def _run(
         stdout=out.text("stdout"),
         stderr=err.text("stderr"),
         stdout_bytes=out.total,
-        stderr_bytes=err.total,
         results=b"".join(res.parts).decode("utf-8", "replace"),
         killed=killed,
         seconds=seconds,
