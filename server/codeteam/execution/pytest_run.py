@@ -666,16 +666,14 @@ def selection_cases(selection: Selection) -> list[TestCase]:
     """The public pytest tests of a selection: the selected ones, then the not-run ones (with
     ``skip_reason``: reported as not run, never dropped silently); or one not-run entry when
     pytest could not run at all."""
-    cases = [
-        TestCase(id=nodeid, kind="pytest", origin="public", source=nodeid,
-                 name=nodeid.split("::", 1)[-1], file=selection.files.get(nodeid) or None,
-                 line=selection.lines.get(nodeid))
-        for nodeid in selection.selected
-    ]
-    for group in selection.not_run:
-        for nodeid in group.node_ids:
-            cases.append(TestCase(id=nodeid, kind="pytest", origin="public", source=nodeid,
-                                  name=nodeid.split("::", 1)[-1], skip_reason=group.reason))
+    def case(nodeid: str, **more: Any) -> TestCase:
+        return TestCase(id=nodeid, kind="pytest", origin="public", source=nodeid,
+                        name=nodeid.split("::", 1)[-1], **more)
+
+    cases = [case(nodeid, file=selection.files.get(nodeid) or None,
+                  line=selection.lines.get(nodeid)) for nodeid in selection.selected]
+    cases += [case(nodeid, skip_reason=group.reason)
+              for group in selection.not_run for nodeid in group.node_ids]
     if selection.problem and not selection.selected:
         cases.append(TestCase(id="pytest", kind="pytest", origin="public", source="",
                               name="pytest", skip_reason=selection.problem))
