@@ -23,7 +23,6 @@ ran out); ``not judged``: it ran, but the judge cannot say whether the code pass
 that could not cross between judge and code, a machine too busy to finish within the time
 limits, a test the judge gets wrong on the user's own code); ``message`` says why. Neither is
 a pass nor a failure."""
-Verdict = TestStatus
 
 
 class TestCase(BaseModel):
@@ -105,7 +104,7 @@ class TestOutcome(BaseModel):
     advisory: bool = False
 
     @property
-    def verdict(self) -> Verdict:
+    def verdict(self) -> TestStatus:
         return self.status
 
     @property

@@ -27,7 +27,6 @@ import json
 import logging
 import os
 import re
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -166,22 +165,17 @@ def hidden_paths(root: Path, keep: list[str]) -> list[str]:
 
 @cache
 def interpreter_dirs(python: str) -> tuple[str, ...]:
-    """The prefix, base prefix and site-packages folders of ``python`` (asked once), which the
-    sandbox mounts read-only; empty when it cannot be asked."""
-    probe = ("import json, site, sys; print(json.dumps([sys.prefix, sys.base_prefix, "
-             "sys.exec_prefix, *site.getsitepackages()]))")
+    """The prefixes and site-packages folders of ``python`` (resolved, existing, no
+    duplicates), which the sandbox mounts read-only, from
+    :func:`codeteam.project.probe_interpreter`'s answer (cached: the interpreter is not
+    started again for :func:`borrowed_pytest`); empty when it cannot be probed."""
     try:
-        done = subprocess.run([python, "-s", "-c", probe], capture_output=True, text=True,
-                              timeout=20, check=True)
-        paths = json.loads(done.stdout)
-    except (OSError, subprocess.SubprocessError, ValueError):
+        found = probe_interpreter(python)
+    except InterpreterError:
         return ()
-    out: list[str] = []
-    for path in paths:
-        real = os.path.realpath(path)
-        if os.path.isdir(real) and real not in out:
-            out.append(real)
-    return tuple(out)
+    paths = map(os.path.realpath, (found.prefix, found.base_prefix, *found.exec_prefixes,
+                                   *found.site_packages))
+    return tuple(dict.fromkeys(path for path in paths if os.path.isdir(path)))
 
 
 @cache
@@ -481,6 +475,12 @@ def run_problem(result: ProcessResult, heard: Heard, policy: SandboxPolicy) -> s
     return f"pytest could not run ({detail[:400]})"
 
 
+def held_up(result: ProcessResult) -> bool:
+    """Whether a run the wall clock ended was held up by a busy machine: its processes used
+    well under its wall-clock time of CPU (or the sandbox could not tell)."""
+    return result.cpu_seconds is None or result.cpu_seconds < 0.5 * result.seconds
+
+
 def output_tail(result: ProcessResult) -> str:
     parts = []
     for name, text in (("stdout", result.stdout), ("stderr", result.stderr)):
@@ -563,8 +563,7 @@ async def select_tests(target: PytestTarget, text: str, policy: SandboxPolicy) -
     resumes = 0
     while (heard.done is None or heard.done.get("internal")) and heard.collected and (
             resumes < SELECTION_RESUMES):  # (pytest's own error ends a session too)
-        busy = result.killed and (result.cpu_seconds is None
-                                  or result.cpu_seconds < 0.5 * result.seconds)
+        busy = result.killed and held_up(result)
         if result.killed and not busy:
             break  # the suite used its time computing: the rest is "not looked at"
         if heard.running is not None and heard.running not in heard.outcomes and not busy:
@@ -667,16 +666,14 @@ def selection_cases(selection: Selection) -> list[TestCase]:
     """The public pytest tests of a selection: the selected ones, then the not-run ones (with
     ``skip_reason``: reported as not run, never dropped silently); or one not-run entry when
     pytest could not run at all."""
-    cases = [
-        TestCase(id=nodeid, kind="pytest", origin="public", source=nodeid,
-                 name=nodeid.split("::", 1)[-1], file=selection.files.get(nodeid) or None,
-                 line=selection.lines.get(nodeid))
-        for nodeid in selection.selected
-    ]
-    for group in selection.not_run:
-        for nodeid in group.node_ids:
-            cases.append(TestCase(id=nodeid, kind="pytest", origin="public", source=nodeid,
-                                  name=nodeid.split("::", 1)[-1], skip_reason=group.reason))
+    def case(nodeid: str, **more: Any) -> TestCase:
+        return TestCase(id=nodeid, kind="pytest", origin="public", source=nodeid,
+                        name=nodeid.split("::", 1)[-1], **more)
+
+    cases = [case(nodeid, file=selection.files.get(nodeid) or None,
+                  line=selection.lines.get(nodeid)) for nodeid in selection.selected]
+    cases += [case(nodeid, skip_reason=group.reason)
+              for group in selection.not_run for nodeid in group.node_ids]
     if selection.problem and not selection.selected:
         cases.append(TestCase(id="pytest", kind="pytest", origin="public", source="",
                               name="pytest", skip_reason=selection.problem))

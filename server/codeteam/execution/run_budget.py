@@ -69,8 +69,7 @@ class _Hierarchy:
 
 
 _found: dict[int, dict[str, _Hierarchy]] = {}
-_found_lock = threading.Lock()
-
+"""pid -> the hierarchies that process found (read and set in one dict operation each)."""
 
 _looking = threading.Lock()
 """Held while the hierarchies are looked for: two threads looking at once made the same probe
@@ -81,14 +80,13 @@ whole life (runs started together each look in a thread: :func:`look_for_hierarc
 def _hierarchies() -> dict[str, _Hierarchy]:
     """The writable cgroup v1 hierarchies among ``memory`` and ``cpuacct``, by controller;
     found once per process (a forked server looks again)."""
-    with _found_lock:
-        if os.getpid() in _found:
-            return _found[os.getpid()]
-    with _looking:
-        with _found_lock:
-            if os.getpid() in _found:  # found while this thread waited
-                return _found[os.getpid()]
-        return _look_for_hierarchies()
+    found = _found.get(os.getpid())
+    if found is None:
+        with _looking:
+            found = _found.get(os.getpid())  # (found while this thread waited?)
+            if found is None:
+                found = _found[os.getpid()] = _look_for_hierarchies()
+    return found
 
 
 def _look_for_hierarchies() -> dict[str, _Hierarchy]:
@@ -122,8 +120,6 @@ def _look_for_hierarchies() -> dict[str, _Hierarchy]:
     if "memory" not in found or not _joinable(found.values()):
         found = {}  # no budget without memory: the watcher then does both
     _sweep(found.values())
-    with _found_lock:
-        _found[os.getpid()] = found
     return found
 
 
@@ -131,8 +127,7 @@ def hierarchies_known() -> bool:
     """True when :meth:`RunBudget.open` will not look for the hierarchies first (a look
     starts a probe process and waits for it: call :func:`look_for_hierarchies` in a thread
     before, not on the event loop's thread)."""
-    with _found_lock:
-        return os.getpid() in _found
+    return os.getpid() in _found
 
 
 def look_for_hierarchies() -> None:
@@ -211,8 +206,7 @@ class RunBudget:
     started process; :meth:`watch`
     while the run lasts (``end`` is called, once, when the budget is exceeded: it must end the
     run); :meth:`finish` when the run's processes are gone, then read :attr:`exceeded`,
-    :attr:`peak_bytes`, :attr:`cpu_seconds`; :meth:`aclose` (on an event loop) or
-    :meth:`close` always.
+    :attr:`peak_bytes`, :attr:`cpu_seconds`; :meth:`aclose` always.
     """
 
     limit_bytes: int
@@ -252,7 +246,9 @@ class RunBudget:
             for fd in fds:
                 os.close(fd)
             fds, paths = [], []
-            self._remove()
+            for folder in self.cgroups.values():  # no process joined them yet: removed at once
+                _removed(folder)
+            self.cgroups = {}
         self.join_fds = tuple(fds)
         self.join_paths = tuple(paths)
 
@@ -322,18 +318,11 @@ class RunBudget:
         if not self.cgroups:
             self._look()
 
-    def close(self) -> None:
-        """Close the descriptors, kill what is left in the run's cgroups and remove them
-        (waiting, at most 2 s, for killed processes to leave them: not on an event loop,
-        where :meth:`aclose` is the one to call)."""
-        self._close_fds()
-        self._remove()
-
     async def aclose(self) -> None:
-        """:meth:`close` for the event loop: the wait for killed processes to leave the
-        cgroups is ``asyncio.sleep``, not ``time.sleep`` (it blocked the loop for up to 2 s
-        while a killed run's processes were exiting on a busy machine). A cancellation does
-        not stop the removal: it goes on in the background."""
+        """Close the descriptors, kill what is left in the run's cgroups and remove them,
+        waiting (at most 2 s, with ``asyncio.sleep``: ``time.sleep`` blocked the loop while
+        a killed run's processes were exiting on a busy machine) for killed processes to
+        leave them. A cancellation does not stop the removal: it goes on in the background."""
         self._close_fds()
         cgroups, self.cgroups = self.cgroups, {}
         if cgroups:
@@ -344,16 +333,6 @@ class RunBudget:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.join_fds = self.join_paths = ()
-
-    def _remove(self) -> None:
-        for folder in self.cgroups.values():
-            deadline = time.monotonic() + _REMOVE_WAIT_S
-            while not _removed(folder):
-                if time.monotonic() > deadline:
-                    log.warning("could not remove the run's cgroup %s", folder)
-                    break
-                time.sleep(0.01)  # killed processes still exiting
-        self.cgroups = {}
 
 
 _REMOVE_WAIT_S = 2.0

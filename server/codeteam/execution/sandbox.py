@@ -132,6 +132,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import socket
@@ -155,20 +156,15 @@ from codeteam.execution.sandbox_command import (
     python_argv,
     reap,
     run_nproc,
-    sandbox_python,
-    sandbox_site_packages,
 )
 from codeteam.execution.sandbox_mounts import MountHolderError, RunMounts, mount_holder
 from codeteam.execution.sandbox_policy import (
     FILES_DIR_ENV,
-    PRIVATE_PIDNS_ENV,
     PROJECT_ROOT_ENV,
     RESULTS_FD_ENV,
     RESULTS_LIMIT_BYTES,
     RUN_UID_BASE,
     RUN_UID_SLOTS,
-    SANDBOX_DIR,
-    SANDBOX_UID,
     SUBJECT_FD_ENV,
     FileContent,
     ProcessResult,
@@ -180,11 +176,9 @@ from codeteam.execution.sandbox_subjects import SubjectServer
 from codeteam.project import project_tree
 
 __all__ = [
-    "FILES_DIR_ENV", "NOT_INSTALLED", "PRIVATE_PIDNS_ENV", "PROJECT_ROOT_ENV", "RESULTS_FD_ENV",
-    "RUN_UID_BASE", "RUN_UID_SLOTS", "SANDBOX_DIR", "SANDBOX_UID", "SUBJECT_FD_ENV",
-    "FileContent", "ProcessResult", "ProjectMount", "SandboxPolicy", "SubjectLaunch",
-    "python_argv", "run_sandboxed",
-    "sandbox_problem", "sandbox_python", "sandbox_site_packages",
+    "FILES_DIR_ENV", "NOT_INSTALLED", "PROJECT_ROOT_ENV", "RESULTS_FD_ENV", "RUN_UID_BASE",
+    "RUN_UID_SLOTS", "SUBJECT_FD_ENV", "FileContent", "ProcessResult", "ProjectMount",
+    "SandboxPolicy", "SubjectLaunch", "python_argv", "run_sandboxed", "sandbox_problem",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -305,26 +299,21 @@ async def _exited(proc: subprocess.Popen, timeout: float) -> bool:
     try:
         pidfd = os.pidfd_open(proc.pid)
     except (AttributeError, OSError):
-
-        def wait() -> None:
-            os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
-
-        future = loop.run_in_executor(None, wait)
-        try:
-            await asyncio.wait_for(asyncio.shield(future), timeout)
-            return True
-        except TimeoutError:
-            return False
-    exited = loop.create_future()
-    loop.add_reader(pidfd, lambda: exited.done() or exited.set_result(None))
+        pidfd = None
+        exited = asyncio.shield(loop.run_in_executor(
+            None, os.waitid, os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT))
+    else:
+        exited = loop.create_future()
+        loop.add_reader(pidfd, lambda: exited.done() or exited.set_result(None))
     try:
         await asyncio.wait_for(exited, timeout)
         return True
     except TimeoutError:
         return False
     finally:
-        loop.remove_reader(pidfd)
-        os.close(pidfd)
+        if pidfd is not None:
+            loop.remove_reader(pidfd)
+            os.close(pidfd)
 
 
 async def run_sandboxed(
@@ -547,7 +536,6 @@ async def _run(
         stdout=out.text("stdout"),
         stderr=err.text("stderr"),
         stdout_bytes=out.total,
-        stderr_bytes=err.total,
         results=b"".join(res.parts).decode("utf-8", "replace"),
         killed=killed,
         seconds=seconds,
@@ -580,14 +568,10 @@ def _known() -> bool:
     return bwrap is None or (bwrap, os.geteuid()) in _problems
 
 
-_warned = False
-
-
+@functools.cache
 def _warn_unsandboxed() -> None:
-    global _warned
-    if not _warned:
-        _warned = True
-        log.warning(
-            'sandbox = "none": generated code runs as a plain subprocess with rlimits only, '
-            "without isolation from this machine"
-        )
+    """Say once per process that mode "none" is no isolation."""
+    log.warning(
+        'sandbox = "none": generated code runs as a plain subprocess with rlimits only, '
+        "without isolation from this machine"
+    )

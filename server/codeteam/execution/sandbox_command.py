@@ -84,34 +84,23 @@ class _Layout:
     site_packages: tuple[str, ...]
 
 
-_layout_cache: _Layout | None = None
-
-
+@functools.cache
 def _python_layout() -> _Layout:
     """The server's interpreter (resolved through the venv's symlink), its installation
-    prefix(es), and the server environment's site-packages directories."""
-    global _layout_cache
-    if _layout_cache is None:
-        python = os.path.realpath(sys.executable)
-        prefixes = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}
-        packages: list[str] = []
-        for path in site.getsitepackages():
-            real = os.path.realpath(path)
-            if os.path.isdir(real) and real not in packages:
-                packages.append(real)
-        _layout_cache = _Layout(python, tuple(sorted(prefixes)), tuple(packages))
-    return _layout_cache
+    prefix(es), and the server environment's site-packages directories (found once)."""
+    python = os.path.realpath(sys.executable)
+    prefixes = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}
+    packages: list[str] = []
+    for path in site.getsitepackages():
+        real = os.path.realpath(path)
+        if os.path.isdir(real) and real not in packages:
+            packages.append(real)
+    return _Layout(python, tuple(sorted(prefixes)), tuple(packages))
 
 
 def sandbox_python() -> str:
     """Absolute path of the interpreter to put in ``argv`` (the same inside and outside)."""
     return _python_layout().python
-
-
-def sandbox_site_packages() -> list[str]:
-    """The server environment's site-packages directories, readable inside the sandbox (the
-    interpreter runs with ``-S``, so the command must put them on ``sys.path`` itself)."""
-    return list(_python_layout().site_packages)
 
 
 def python_argv(*args: str, python: str | None = None, site: bool = False) -> list[str]:
@@ -504,7 +493,9 @@ class _Prepared:
     before the command runs (:class:`~codeteam.execution.run_budget.RunBudget`), through
     :func:`_launch_prefix`; ``join_fds``: the same files opened, for :func:`_preexec` where
     the launcher's tools are missing. ``argv`` then starts with the launcher and ``preexec``
-    is None (``subprocess`` can ``vfork``), or ``preexec`` is set.
+    is None (``subprocess`` can ``vfork``), or ``preexec`` is set. ``_tmp`` (mode "none"):
+    the run's directory, owned (deleted on close); with a project, the one
+    :func:`_copied_project` made.
     """
 
     bwrap: str | None
@@ -579,12 +570,20 @@ class _Prepared:
             preexec_fn=self.preexec,
         )  # fmt: skip
 
-    def _fds_env(self, env: dict[str, str]) -> dict[str, str]:
-        env.update({name: str(fd) for name, fd in self.env_fds.items()})
-        return env
+    def _data(self, name: str, content: str | bytes) -> str:
+        """The number of a new memfd holding ``content``, passed to bwrap (closed with the
+        other descriptors only the child needs)."""
+        self._close.append(_memfd(name, content))
+        return str(self._close[-1])
 
-    def _passed_fds(self) -> tuple[int, ...]:
-        return (*self._close, *self.env_fds.values(), *self.keep_fds)
+    def _finish(self, argv: list[str], tmpdir: str, env: dict[str, str], nproc: int | None) -> None:
+        """Set the command line (with the launcher, :meth:`_launch`), the environment
+        (:func:`_env`, the descriptors' variables, ``env``) and the descriptors passed."""
+        self.argv = argv
+        self.env = {**_env(tmpdir), **{name: str(fd) for name, fd in self.env_fds.items()},
+                    **env}
+        self.pass_fds = (*self._close, *self.env_fds.values(), *self.keep_fds)
+        self._launch(_rlimits(self.policy, nproc))
 
     def _command(self, files_dir: str, project_root: str | None = None) -> list[str]:
         """``command`` with, in a project run, each element naming a key of ``files``
@@ -623,9 +622,7 @@ class _Prepared:
         if self.project is not None:
             files_dir = os.path.join(self._tmp, "sandbox")
             os.mkdir(files_dir)
-            copy = _copy_place(self._tmp, self.project)
-            if not os.path.isdir(copy):
-                _copy_project(self.project, copy)
+            copy = _copy_place(self._tmp, self.project)  # made by _copied_project
         for name, content in self._contents(copy or "").items():
             path = Path(files_dir, name)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -636,24 +633,19 @@ class _Prepared:
         scratch = Path(self._tmp, ".tmp")
         scratch.mkdir()
         nproc = None
+        env: dict[str, str] = {}
         if os.geteuid() != 0:  # root is exempt from RLIMIT_NPROC: no effect, not set
             nproc = _count_tasks(os.getuid()) + self.policy.max_processes
-        self.argv = list(self.command)
-        self.env = self._fds_env(_env(str(scratch)))
-        if os.geteuid() == 0:
-            self.env[PRIVATE_PIDNS_ENV] = "root"
-            self.env[NPROC_ENV] = str(self.policy.max_processes)
+        else:
+            env = {PRIVATE_PIDNS_ENV: "root", NPROC_ENV: str(self.policy.max_processes)}
         self.cwd = self._tmp
         if self.project is not None:
-            project = self.project
             home = os.path.join(self._tmp, ".home")
             os.mkdir(home)
-            self.argv = self._command(files_dir, copy)
-            self.cwd = _moved(project.workdir, project.root, copy)
-            self.env.update({"HOME": home, PROJECT_ROOT_ENV: copy, FILES_DIR_ENV: files_dir})
-        self.env.update(self.shared_env)
-        self.pass_fds = self._passed_fds()
-        self._launch(_rlimits(self.policy, nproc))
+            self.cwd = _moved(self.project.workdir, self.project.root, copy)
+            env.update({"HOME": home, PROJECT_ROOT_ENV: copy, FILES_DIR_ENV: files_dir})
+        self._finish(self._command(files_dir, copy), str(scratch), {**env, **self.shared_env},
+                     nproc)
 
     def _prepare_bwrap(self, bwrap: str) -> None:
         layout = _python_layout()
@@ -689,9 +681,8 @@ class _Prepared:
             if os.path.exists(path):
                 args += ["--ro-bind", path, path]
         for path, text in _minimal_etc(uid).items():
-            fd = _memfd(os.path.basename(path), text)
-            self._close.append(fd)
-            args += ["--perms", "0644", "--ro-bind-data", str(fd), path]
+            args += ["--perms", "0644", "--ro-bind-data", self._data(os.path.basename(path), text),
+                     path]
         # The scratch mounts come before the interpreter's binds: a venv or prefix under /tmp
         # (a checkout in /tmp) must be bound on top of the private /tmp, not hidden by it.
         args += [
@@ -713,18 +704,14 @@ class _Prepared:
             args += self._project_args(self.project, made, bound)
         contents = self._contents(self.project.root if self.project else "")
         for name, text in contents.items():
-            fd = _memfd(name, text)
-            self._close.append(fd)
             target = f"{SANDBOX_DIR}/{Path(name).as_posix()}"
             args += _parents(target, made)
-            args += ["--perms", "0644", "--file", str(fd), target]
+            args += ["--perms", "0644", "--file", self._data(name, text), target]
         workdir = SANDBOX_DIR if self.project is None else self.project.workdir
         args += ["--chdir", workdir, "--remount-ro", "/"]
         program = _no_userns_filter()
         if program is not None:
-            seccomp = _memfd("seccomp", program)
-            self._close.append(seccomp)
-            args += ["--seccomp", str(seccomp)]
+            args += ["--seccomp", self._data("seccomp", program)]
         else:
             log.warning("no seccomp filter for this machine type: nested user namespaces "
                         "are not blocked in the sandbox")
@@ -737,15 +724,9 @@ class _Prepared:
             niceness = shared_niceness(_open_sandboxes, niceness)
         args += _niced(niceness,
                        _guard_argv(self._command(SANDBOX_DIR), nproc, drop_root=root, uid=uid))
-        self.argv = [*self.enter, *args]
-        self.env = self._fds_env(_env("/tmp"))
-        self.env[PRIVATE_PIDNS_ENV] = "1"
-        if self.project is not None:
-            self.env.update(
-                {"HOME": "/tmp", PROJECT_ROOT_ENV: self.project.root, FILES_DIR_ENV: SANDBOX_DIR}
-            )
-        self.pass_fds = self._passed_fds()
-        self._launch(_rlimits(self.policy, None))
+        env = {} if self.project is None else {
+            "HOME": "/tmp", PROJECT_ROOT_ENV: self.project.root, FILES_DIR_ENV: SANDBOX_DIR}
+        self._finish([*self.enter, *args], "/tmp", env, None)
 
     def _launch(self, limits: list[tuple[int, tuple[int, int]]]) -> None:
         """Put ``limits`` and the cgroup join in front of ``argv`` (:func:`_launch_prefix`),
@@ -755,7 +736,6 @@ class _Prepared:
             self.preexec = _preexec(limits, self.join_fds)
         else:
             self.argv = [*prefix, *self.argv]
-            self.preexec = None
 
     def _project_args(self, project: ProjectMount, made: set[str], bound: list[str]) -> list[str]:
         """bwrap options for a project run: ``extra_ro`` folders outside the root, the root
@@ -764,11 +744,11 @@ class _Prepared:
         args: list[str] = []
         root = project.root
 
-        def bind(path: str) -> None:
+        def bind(path: str, option: str = "--ro-bind", source: str | None = None) -> None:
             nonlocal args
             if not _under(path, bound):
                 args += _parents(path, made)
-            args += ["--ro-bind", path, path]
+            args += [option, source or path, path]
             bound.append(path)
 
         extra: list[str] = []
@@ -782,10 +762,7 @@ class _Prepared:
         if self.project_view is None:
             bind(root)
         else:
-            if not _under(root, bound):
-                args += _parents(root, made)
-            args += ["--bind", self.project_view, root]
-            bound.append(root)
+            bind(root, "--bind", self.project_view)
         emptied: list[str] = []
         absent = {os.path.join(root, p) for p in project.hidden_files()} if (
             self.project_view is not None) else set()  # removed in the view already
@@ -802,9 +779,7 @@ class _Prepared:
                 size = str(64 * 1024)
                 args += ["--perms", "0755", "--size", size, "--tmpfs", real, "--remount-ro", real]
             else:
-                fd = _memfd("hidden", b"")
-                self._close.append(fd)
-                args += ["--perms", "0644", "--ro-bind-data", str(fd), real]
+                args += ["--perms", "0644", "--ro-bind-data", self._data("hidden", b""), real]
         interpreter = [os.path.realpath(p) for p in _interpreter_dirs(project.python)]
         for path in extra:
             if _under(path, [root]) and (self.project_view is None or _under(
@@ -813,9 +788,8 @@ class _Prepared:
                 # interpreter's folders and those hidden: a project folder on its sys.path,
                 # the root itself for an editable install, stays writable there)
         for path, text in project.overlays.items():
-            fd = _memfd(os.path.basename(path), text)
-            self._close.append(fd)
-            args += ["--perms", "0644", "--ro-bind-data", str(fd), os.path.realpath(path)]
+            args += ["--perms", "0644", "--ro-bind-data", self._data(os.path.basename(path), text),
+                     os.path.realpath(path)]
         return args
 
 
@@ -858,20 +832,10 @@ def _copy_place(tmp: str, project: ProjectMount) -> str:
 
 
 def _copied_project(project: ProjectMount) -> str:
-    """A new run directory holding the copy of ``project`` (mode "none"); the caller owns it."""
-    tmp = tempfile.mkdtemp(prefix="codeteam-run-")
-    try:
-        _copy_project(project, _copy_place(tmp, project))
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return tmp
-
-
-def _copy_project(project: ProjectMount, copy: str) -> None:
-    """Mode "none": copy ``project.root`` to ``copy`` without its hidden paths, virtualenvs
-    (folders holding ``pyvenv.cfg``) and :data:`NOT_COPIED` folders; symlinks are copied as
-    links. Then write the overlays into the copy."""
+    """A new run directory (the caller owns it) holding, at :func:`_copy_place`, the copy of
+    ``project`` for mode "none": ``project.root`` without its hidden paths, virtualenvs
+    (folders holding ``pyvenv.cfg``) and :data:`NOT_COPIED` folders, symlinks copied as
+    links, then the overlays written into the copy."""
     hidden = {os.path.normpath(path) for path in project.hidden}
 
     def ignore(folder: str, names: list[str]) -> set[str]:
@@ -886,13 +850,20 @@ def _copy_project(project: ProjectMount, copy: str) -> None:
                 left_out.add(name)
         return left_out
 
-    shutil.copytree(project.root, copy, symlinks=True, ignore=ignore)
-    for path, text in project.overlays.items():
-        target = Path(_moved(os.path.normpath(path), project.root, copy))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if target.is_symlink():
-            target.unlink()
-        target.write_text(text, encoding="utf-8")
+    tmp = tempfile.mkdtemp(prefix="codeteam-run-")
+    copy = _copy_place(tmp, project)
+    try:
+        shutil.copytree(project.root, copy, symlinks=True, ignore=ignore)
+        for path, text in project.overlays.items():
+            target = Path(_moved(os.path.normpath(path), project.root, copy))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.is_symlink():
+                target.unlink()
+            target.write_text(text, encoding="utf-8")
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return tmp
 
 
 # --------------------------------------------------------------------------------------------

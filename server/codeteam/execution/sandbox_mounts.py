@@ -63,9 +63,7 @@ libc.syscall.restype = ctypes.c_long
 
 def syscall(number, *args):
     result = libc.syscall(number, *args)
-    if result < 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"system call {number}: {os.strerror(errno)}")
+    check(min(result, 0), f"system call {number}")
     return result
 
 def swapped(one, other):
@@ -154,19 +152,18 @@ def place(relative):
 def handle(request):
     op = request["op"]
     owner = request.get("uid")
+    path = place(request["path"]) if "path" in request else None
     if op == "ping":
         return {}
     if op == "run":
-        tmpfs(place(request["path"]), "1m", 0o711)
-        return {"path": place(request["path"])}
+        tmpfs(path, "1m", 0o711)
+        return {"path": path}
     if op == "tmp":
-        path = place(request["path"])
         tmpfs(path, request["size"], 0o711 if owner is not None else 0o1777)
         if owner is not None:
             os.chown(path, owner, owner)
         return {"path": path}
     if op == "overlay":
-        path = place(request["path"])
         tmpfs(path, request["size"], 0o711)
         lower, upper, work, merged = (os.path.join(path, name)
                                       for name in ("lower", "upper", "work", "merged"))
@@ -200,11 +197,9 @@ def handle(request):
                 pass
         return {"path": merged}
     if op == "idmap":
-        path = place(request["path"])
         idmapped(place(request["source"]), path, request["inside"], request["outside"])
         return {"path": path}
     if op == "drop":
-        path = place(request["path"])
         check(libc.umount2(enc(path), MNT_DETACH), f"umount {path}")
         os.rmdir(path)
         return {}

@@ -23,9 +23,8 @@ RESULTS_FD_ENV = "CODETEAM_RESULTS_FD"
 """Environment variable naming the results pipe's descriptor number inside the sandbox."""
 
 PRIVATE_PIDNS_ENV = "CODETEAM_PRIVATE_PIDNS"
-"""Set to "1" inside bwrap: the command is in its own pid namespace (the harness may then
-kill every other process it can see), to "root" for "none" as root (no process limit
-applies: the harness guards forks itself), absent otherwise."""
+"""Set to "root" for "none" as root (no process limit applies: the subject's codec guards
+forks itself), absent otherwise."""
 
 RUN_UID_BASE = 1 << 30
 RUN_UID_SLOTS = 512
@@ -243,7 +242,7 @@ class ProcessResult(BaseModel):
     under bwrap an exit status 129..192 of the command is reported as that signal, since bwrap
     reports deaths by signal that way); None if it never started. ``stdout`` and ``stderr``
     are the first ``output_limit_bytes`` of each (UTF-8, undecodable bytes replaced), with a
-    note appended when more was written (``stdout_bytes``/``stderr_bytes`` are the totals).
+    note appended when more was written, saying how much (``stdout_bytes``: stdout's total).
     ``results`` is the text the command wrote to the results channel (``$CODETEAM_RESULTS_FD``).
     ``killed`` is True when the wall-clock timeout ended the run; ``seconds`` is the wall-clock
     time from start to exit. ``subjects``: how many subject sandboxes the run started
@@ -262,7 +261,6 @@ class ProcessResult(BaseModel):
     stdout: str = ""
     stderr: str = ""
     stdout_bytes: int = 0
-    stderr_bytes: int = 0
     results: str = ""
     killed: bool = False
     seconds: float = 0.0

@@ -98,10 +98,8 @@ class SubjectServer:
         shared_env: dict[str, str] | None = None,
         mounts: RunMounts | None = None,
         folders: tuple[str, ...] = (),
-        budget: RunBudget | None = None,
+        budget: RunBudget,
     ):
-        if launch.overlays and project is None:
-            raise ValueError("subject overlays need a project")
         self.launch = launch
         self.policy = policy
         self.bwrap = bwrap
@@ -305,8 +303,7 @@ class SubjectServer:
             shared_env=self.shared_env, run_uid=uid, nproc=nproc, _tmp=copied,
             _owns_uid=bool(unowned),
             enter=self.mounts.enter if self.mounts else (), project_view=view,
-            join_fds=self.budget.join_fds if self.budget else (),
-            join_paths=self.budget.join_paths if self.budget else (),
+            join_fds=self.budget.join_fds, join_paths=self.budget.join_paths,
         )  # fmt: skip
         unowned.clear()  # the sandbox's now: released when it is closed
         try:
@@ -330,8 +327,7 @@ class SubjectServer:
             prepared.close()
             raise SubjectRefused("the run has ended")
         prepared.close_fds()
-        if self.budget is not None:
-            self.budget.add_root(proc.pid)
+        self.budget.add_root(proc.pid)
         subject = _Subject(proc, prepared, subject_end, None)
         self._subjects.append(subject)
         try:
@@ -371,9 +367,7 @@ class SubjectServer:
     def _ended(self, subject: _Subject) -> None:
         """The subject's process exited: reap it, let go of its channel (the judge then reads
         end-of-file) and its files."""
-        usage = reap(subject.proc)
-        if self.budget is not None:
-            self.budget.add_reaped(*usage)
+        self.budget.add_reaped(*reap(subject.proc))
         if subject.pidfd is not None:
             self._unwatch(subject.pidfd)
             os.close(subject.pidfd)
@@ -398,7 +392,7 @@ class SubjectServer:
         """End every subject still running (the whole sandbox: its process group, and under
         bwrap its pid namespace) and reap it; no subject starts after this."""
         self._closed = True
-        if self.budget is not None and self._subjects:
+        if self._subjects:
             self.budget.before_kill()
         for subject in list(self._subjects):
             kill_tree(subject.proc.pid)

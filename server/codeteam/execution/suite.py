@@ -73,10 +73,11 @@ async def run_suite(program: Program, tests: list[TestCase], policy: SandboxPoli
     runnable = [t for t in tests if t.skip_reason is None]
     parts = [part for part in ([t for t in runnable if t.origin != "ai"],
                                [t for t in runnable if t.origin == "ai"]) if part]
+    skipped = RunReport(sandbox=policy.mode, outcomes=[
+        TestOutcome(test_id=t.id, status="skipped", message=t.skip_reason)
+        for t in tests if t.skip_reason is not None])
     if not parts:
-        return trust.merge(tests, [RunReport(sandbox=policy.mode, outcomes=[
-            TestOutcome(test_id=t.id, status="skipped", message=t.skip_reason or "")
-            for t in tests])], policy.mode)
+        return trust.merge(tests, [skipped], policy.mode)
     folder = None
     target = program.pytest_target
     try:
@@ -87,9 +88,6 @@ async def run_suite(program: Program, tests: list[TestCase], policy: SandboxPoli
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
-    skipped = RunReport(sandbox=policy.mode, outcomes=[
-        TestOutcome(test_id=t.id, status="skipped", message=t.skip_reason or "")
-        for t in tests if t.skip_reason is not None])
     return trust.merge(tests, [*reports, skipped], policy.mode)
 
 

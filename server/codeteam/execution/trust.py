@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 
 from codeteam.execution.outcomes import Program, PytestTarget, RunReport, TestCase, TestOutcome
-from codeteam.execution.pytest_run import Heard, output_tail, run_problem
+from codeteam.execution.pytest_run import Heard, held_up, output_tail, run_problem
 from codeteam.execution.sandbox import ProcessResult, SandboxPolicy
 from codeteam.execution.sandbox_policy import CPU_LIMIT_FIXED, raise_run_limit
 
@@ -37,16 +37,15 @@ _STATUS = {"passed": "passed", "xpassed": "passed", "failed": "failed", "error":
 
 def outcomes(tests: list[TestCase], heard: Heard, result: ProcessResult, policy: SandboxPolicy,
              program: Program, target: PytestTarget) -> list[TestOutcome]:
-    """One outcome per test of ``tests`` (in order) from one judged session."""
+    """One outcome per test of ``tests`` (in order; the session's, none with a
+    ``skip_reason``: :func:`~codeteam.execution.suite.run_suite` reports those) from one
+    judged session."""
     problem = run_problem(result, heard, policy)
     found = []
     for test in tests:
-        if test.skip_reason is not None:
-            outcome = TestOutcome(test_id=test.id, status="skipped", message=test.skip_reason)
-        else:
-            event = heard.outcomes.get(test.id) if test.kind == "pytest" else heard.own.get(test.id)
-            outcome = (_from_event(test, event, program, target) if event is not None
-                       else _missing(test, heard, result, policy, problem))
+        event = heard.outcomes.get(test.id) if test.kind == "pytest" else heard.own.get(test.id)
+        outcome = (_from_event(test, event, program, target) if event is not None
+                   else _missing(test, heard, result, policy, problem))
         outcome.advisory = test.advisory
         found.append(outcome)
     return found
@@ -108,7 +107,7 @@ def _missing(test: TestCase, heard: Heard, result: ProcessResult, policy: Sandbo
         message = problem
     elif file in heard.collect_errors:
         message = f"collection error: {heard.collect_errors[file].get('message')}"
-    elif result.killed and running and not _busy(result):
+    elif result.killed and running and not held_up(result):
         status, message = "timeout", (f"the run used its {policy.timeout_s:g} s of wall-clock "
                                       "time computing (CPU-bound) during this test; "
                                       f"{raise_run_limit(policy.timeout_s)}")
@@ -137,12 +136,6 @@ def _missing(test: TestCase, heard: Heard, result: ProcessResult, policy: Sandbo
     elif test.kind == "pytest":
         message = "pytest did not collect this test any more (not found in its file)"
     return TestOutcome(test_id=test.id, status=status, message=message)  # type: ignore[arg-type]
-
-
-def _busy(result: ProcessResult) -> bool:
-    """Whether a run the wall clock ended was held up by a busy machine: its processes used
-    well under its wall-clock time of CPU (or the sandbox could not tell)."""
-    return result.cpu_seconds is None or result.cpu_seconds < 0.5 * result.seconds
 
 
 def report(found: list[TestOutcome], result: ProcessResult, policy: SandboxPolicy) -> RunReport:
