@@ -418,4 +418,8 @@ async def test_the_hooks_of_the_tests_objects_forge_no_verdict(tmp_path, monkeyp
     flooded = by_name(run)["test_size"]  # (on a busy machine: its wall-clock limit)
     assert flooded.status in ("timeout", "failed", "error") or (
         flooded.status == "not judged" and "wall-clock" in flooded.message), flooded
-    assert by_name(run)["test_size_raises"].status == "passed", run.outcomes  # as in pytest
+    after = by_name(run)["test_size_raises"]  # as in pytest; on a machine too busy for the
+    # session's own wall-clock backstop (it counts the time the flood waited for a CPU: at load
+    # 13-14 it ended the session before this test), "not judged" saying so, never a failure
+    assert after.status == "passed" or (
+        after.status == "not judged" and "too busy" in after.message), run.outcomes
