@@ -114,8 +114,8 @@ Limits, in both modes (values from :class:`SandboxPolicy`):
   does the same where bwrap has it). On a machine type without system call numbers in
   :data:`_SECCOMP_ARCH` the filter is left out (with a warning).
   * ``"none"``: the limit is the server user's current task count plus ``max_processes``.
-    It has no effect when the server runs as root; then, as a last resort, the test harness
-    refuses forks and spawns once its process group has ``max_processes`` members (a
+    It has no effect when the server runs as root; then, as a last resort, the judge
+    (:func:`codeteam.execution.pytest_codec.guard_forks`) refuses forks and spawns once its process group has ``max_processes`` members (a
     guard in Python that C code can bypass: "none" is not isolation).
 
   When util-linux's ``setpriv``/``prlimit`` are missing, a short Python shim does the same

@@ -33,7 +33,8 @@ RUN_UID_SLOTS = 512
 are below 2**22, so every uid stays below 2**32 - 1)."""
 
 NPROC_ENV = "CODETEAM_MAX_PROCESSES"
-"""``max_processes`` of the policy, for the harness's last-resort fork guard."""
+"""``max_processes`` of the policy, for the judge's last-resort fork guard
+(:func:`codeteam.execution.pytest_codec.guard_forks`)."""
 
 RESULTS_LIMIT_BYTES = 32 * 1024 * 1024
 """At most this much of the results channel is kept."""
@@ -46,8 +47,10 @@ class SandboxPolicy(BaseModel):
       subprocess with the same limits; not isolation: only when the user opts in).
     - ``timeout_s``: wall-clock seconds for a whole run (process start to exit); then the
       process group, and under bwrap the whole pid namespace, is killed.
-    - ``per_test_timeout_s``: seconds one test may take inside a run (enforced by the test
-      harness with ``SIGALRM``; capped at ``timeout_s``).
+    - ``per_test_timeout_s``: seconds one test may take inside a run (enforced by the judge's
+      pytest plugin: a CPU-time limit checked on ``SIGALRM`` and a wall-clock backstop that
+      leaves out CPU waits, :class:`codeteam.execution.pytest_plugin.Judge`; capped at
+      ``timeout_s``).
     - ``cpu_s``: CPU seconds per process (``RLIMIT_CPU``; SIGXCPU, then SIGKILL 1 s later).
     - ``memory_mb``: memory in MiB for *everything a run starts together* (the judge, its
       subjects and all their children: :mod:`codeteam.execution.run_budget`, a cgroup where
