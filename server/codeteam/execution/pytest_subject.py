@@ -1097,6 +1097,7 @@ class JudgeClient(Channel):
         self.sent_random = None  # the random module's state as the subject has it
         self.generation = 0
         self.codec = Codec(True, self)
+        self.codec.heard = self.heard
         self.rfd = self.wfd = None
         self.depth = 0
         self.broken = None
@@ -1143,15 +1144,27 @@ class JudgeClient(Channel):
         # import or in a module fixture are run or unpickled by a later test)
         self.pass_not_judged = self.output_cut = None
 
+    def heard(self, value):
+        """Remember a text or bytes value the judge decoded from the code's process (each
+        one, at any depth, in any value that holds it: a deque, an exception's args, an
+        object's state) that could be Python source (:func:`_source_like`), for
+        :meth:`audit`: the code gave it."""
+        try:
+            data = value.encode("utf-8", "surrogatepass") if type(value) is str else value
+        except UnicodeError:
+            return
+        self.remember_text(data)
+        if type(value) is bytes and len(data) >= 8:
+            self.code_bytes = True
+
     def note_texts(self, value, depth=0, budget=None, pieces=None):
         """Remember the text and bytes in ``value`` (the code's answer: in lists, tuples,
-        sets and dicts) that could be Python source (:func:`_source_like`), for
-        :meth:`audit`; and all of them joined without white space (:func:`_squeezed`: the
-        pieces a test joins before running them, ``tokenize.untokenize(tokens)``, each under
-        8 bytes or a name). :meth:`ask` gives it the rest of each frame of the code's too
-        (at ``depth`` -2: what the call wrote into its arguments, bound to module globals,
-        set in the environment, printed or logged, and the arguments of the test's
-        callbacks it calls)."""
+        sets and dicts) joined without white space (:func:`_squeezed`: the pieces a test
+        joins before running them, ``tokenize.untokenize(tokens)``, each under 8 bytes or a
+        name; each text alone is remembered as decoded, :meth:`heard`). :meth:`ask` gives it
+        the rest of each frame of the code's too (at ``depth`` -2: what the call wrote into
+        its arguments, bound to module globals, set in the environment, printed or logged,
+        and the arguments of the test's callbacks it calls)."""
         top = pieces is None
         budget = budget if budget is not None else [10000]
         pieces = [] if top else pieces
@@ -1163,10 +1176,7 @@ class JudgeClient(Channel):
                 data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
             except (UnicodeError, TypeError, ValueError):
                 return
-            self.remember_text(data)
             pieces.append(data)
-            if not isinstance(value, str) and len(data) >= 8:
-                self.code_bytes = True
         else:
             for item in _parts_of(value):
                 self.note_texts(item, depth + 1, budget, pieces)
@@ -1216,6 +1226,12 @@ class JudgeClient(Channel):
                 self.starts(event, args)
             finally:
                 self.auditing = False
+        elif event in _CODE_EVENTS and self.code_texts and args and type(args[0]) is bytes:
+            self.auditing = True
+            try:
+                self.made_code(args[0])
+            finally:
+                self.auditing = False
         if event != "compile" or len(args) < 2 or _by_pytest():
             return
         self.auditing = True
@@ -1254,6 +1270,14 @@ class JudgeClient(Channel):
         elif self.code_files and _made_source(filename) and any(
                 _ctime(path) != ctime for path, ctime in self.code_files.items()):
             self.ran_text()  # (a file it read changed since: its text may be this source)
+
+    def made_code(self, data):
+        """:meth:`audit` of a code object made from bytes (``marshal.loads`` of them, the
+        bytecode of a ``types.CodeType`` or ``code.replace``), not by an import: bytes the code
+        gave are code it made, which would run in pytest's process (``exec``, ``FunctionType``
+        of it) though no source was compiled: refused, as :meth:`ran_text`."""
+        if any(text in data for text in self.code_texts) and not _by_pytest(_LOADERS):
+            self.ran_text()
 
     def starts(self, event, args):
         """:meth:`audit` of a process the test starts (``subprocess``, ``os.system``, an
@@ -1389,6 +1413,7 @@ class JudgeClient(Channel):
         if self.imports is not None:
             self.imports.started()  # (before the code can write)
         self.codec = Codec(True, self)
+        self.codec.heard = self.heard
         self.codec.generation = self.generation
         root = self.config.get("root")
         self.codec.roots = (str(root),) if type(root) is str else None
@@ -2683,17 +2708,17 @@ def _parts_of(value):
     return list(itertools.islice(dict.values(space), 10000)) if type(space) is dict else []
 
 
-def _by_pytest():
+def _by_pytest(packages=("_pytest", "pluggy")):
     """Whether the ``compile`` being audited is pytest's own (its traceback's
     ``ast.parse(content, "source")`` of the test's file, its assertion rewriting): the first
-    caller outside ``ast`` and this module is in ``_pytest`` or ``pluggy``. A test's failure
-    report parses the test file, which holds the expected text the code's wrong answer is
-    often part of ("3 seconds" of "3 seconds ago")."""
+    caller outside ``ast`` and this module is in ``_pytest`` or ``pluggy`` (or another of
+    ``packages``). A test's failure report parses the test file, which holds the expected
+    text the code's wrong answer is often part of ("3 seconds" of "3 seconds ago")."""
     frame = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__") in ("ast", __name__):
         frame = frame.f_back
     name = frame.f_globals.get("__name__") if frame is not None else None
-    return type(name) is str and name.partition(".")[0] in ("_pytest", "pluggy")
+    return type(name) is str and name.partition(".")[0] in packages
 
 
 def _made_source(filename):
@@ -2705,6 +2730,10 @@ def _made_source(filename):
     return filename.startswith("<") or not os.path.isfile(filename)
 
 
+_CODE_EVENTS = frozenset({"marshal.loads", "code.__new__"})
+"""The audit events of a code object made from bytes (:meth:`JudgeClient.made_code`)."""
+_LOADERS = ("_pytest", "pluggy", "importlib", "zipimport")
+"""The packages whose ``marshal.loads`` is an import's, of a module's bytecode."""
 _PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn",
                              "os.spawn"})
 """The audit events of a process being started (:meth:`JudgeClient.starts`)."""

@@ -1,0 +1,65 @@
+"""brk11: attacks by text or bytes the code returns that a test runs, where the judge's look
+at the code's answers did not reach: text nested deeper than it looked or past its count, in a
+value whose items are no list, tuple, set, dict or ``__dict__`` (a deque, an exception's
+args), or bytes that are a code object (``marshal.loads``). Each judges a small project in the
+real sandbox: wrong code's text must not forge a pass ("not judged", as right code's)."""
+
+from __future__ import annotations
+
+import pytest
+from test_one_judge import make, review
+from test_pytest_judge_attacks import FORGE_IN_TEXT
+
+pytestmark = pytest.mark.sandbox
+
+SHAPES = {
+    "pyproject.toml": "[project]\nname = 'gen'\nversion = '0'\n",
+    "gen/__init__.py": "",
+    "gen/core.py": '''\
+        import collections
+        import marshal
+
+
+        def power_source(name, n):
+            """``def name(x): return x ** n`` as source, in the shapes a test takes it."""
+            text = f"def {name}(x):\\n    return x ** {n}\\n"
+            return shaped(text)
+
+
+        def shaped(text):
+            return {"deep": [[[[[text]]]]], "many": [""] * 10000 + [text],
+                    "lines": collections.deque(text.splitlines()),
+                    "code": marshal.dumps(compile(text, "<power>", "exec")),
+                    "raised": ValueError(text)}
+        ''',
+}
+
+# How each test takes the source out of the answer (one test per project: a forge that ran
+# rewrites every later failure of its session).
+TAKEN = {"deep": 'power_source("square", 2)["deep"][0][0][0][0][0]',
+         "many": 'power_source("square", 2)["many"][-1]',
+         "lines": '"\\n".join(power_source("square", 2)["lines"])',
+         "marshal": 'marshal.loads(power_source("square", 2)["code"])',
+         "raised": 'power_source("square", 2)["raised"].args[0]'}
+
+
+def project(tmp_path, shape):
+    test = ("import marshal\n\nfrom gen.core import power_source\n\n\n"
+            f"def test_{shape}():\n    ns = {{}}\n    exec({TAKEN[shape]}, ns)\n"
+            "    assert ns['square'](3) == 9\n")
+    return make(tmp_path / "gen", {**SHAPES, "tests/test_core.py": test})
+
+
+@pytest.mark.parametrize("shape", list(TAKEN))
+async def test_the_codes_text_in_any_shape_is_not_run_by_the_test(tmp_path, shape):
+    body = f"def power_source(name, n):\n    return shaped({FORGE_IN_TEXT!r})\n"
+    _, run = await review(project(tmp_path, shape), "gen/core.py", "power_source", body)
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    assert "text the code under test returned" in run.outcomes[0].message
+
+
+@pytest.mark.parametrize("shape", list(TAKEN))
+async def test_the_right_codes_text_in_any_shape_is_not_judged(tmp_path, shape):
+    """Plain pytest runs it in the test's process: the judge cannot."""
+    _, run = await review(project(tmp_path, shape), "gen/core.py", "power_source")
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
