@@ -1,0 +1,84 @@
+"""brk11: a handle the code returned (a closure, a generator) used in a process the test
+forks. Under plain pytest the child calls its own copy of the code, apart from the test's
+process; in the judge the child has no process of the code's of its own: a call there went
+over pytest's channel to the one code process, whose state the test then read (a wrong
+failure of right code, a pass of wrong code). Real sandbox, a small project each."""
+
+from __future__ import annotations
+
+import pytest
+from test_one_judge import make, review
+
+pytestmark = pytest.mark.sandbox
+
+COUNTER = {
+    "pyproject.toml": "[project]\nname = 'cnt'\nversion = '0'\n",
+    "cnt/__init__.py": "",
+    "cnt/core.py": '''\
+        def make_counter():
+            """A function counting its calls: 1, 2, 3..."""
+            count = 0
+
+            def step():
+                nonlocal count
+                count += 1
+                return count
+            return step
+
+
+        def make_ticks():
+            """A generator of 1, 2, 3..."""
+            n = 0
+            while True:
+                n += 1
+                yield n
+        ''',
+    "tests/test_core.py": '''\
+        import os
+
+        from cnt.core import make_counter, make_ticks
+
+
+        def in_a_child(act):
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    act()
+                finally:
+                    os._exit(0)
+            os.waitpid(pid, 0)
+
+
+        def test_counter_apart():
+            step = make_counter()
+            in_a_child(lambda: (step(), step()))
+            assert step() == 1
+
+
+        def test_ticks_apart():
+            ticks = make_ticks()
+            in_a_child(lambda: (next(ticks), next(ticks)))
+            assert next(ticks) == 1
+        ''',
+}
+
+# Wrong code: its first answers are off by two, unless the child called it twice before.
+WRONG = {
+    "make_counter": ("def make_counter():\n    count = -2\n\n    def step():\n"
+                     "        nonlocal count\n        count += 1\n        return count\n"
+                     "    return step\n"),
+    "make_ticks": "def make_ticks():\n    n = -2\n    while True:\n        n += 1\n        yield n\n",
+}
+TEST_OF = {"make_counter": "tests/test_core.py::test_counter_apart",
+           "make_ticks": "tests/test_core.py::test_ticks_apart"}
+
+
+@pytest.mark.parametrize("name", list(WRONG))
+async def test_a_handle_used_in_a_forked_process_is_not_the_tests(tmp_path, name):
+    root = make(tmp_path / "cnt", COUNTER)
+    _, run = await review(root, "cnt/core.py", name, WRONG[name])  # plain pytest: fails
+    outcome = {o.test_id: o for o in run.outcomes}[TEST_OF[name]]
+    assert outcome.status in ("failed", "not judged"), run.outcomes
+    _, run = await review(root, "cnt/core.py", name)  # right code: plain pytest passes
+    outcome = {o.test_id: o for o in run.outcomes}[TEST_OF[name]]
+    assert outcome.status in ("passed", "not judged"), run.outcomes
