@@ -7,7 +7,8 @@ failure of right code, a pass of wrong code). Real sandbox, a small project each
 from __future__ import annotations
 
 import pytest
-from test_one_judge import make, review
+from test_one_judge import by_name, make, review
+from test_written_text_attacks import PLANTING, SCRIPTED
 
 pytestmark = pytest.mark.sandbox
 
@@ -82,3 +83,39 @@ async def test_a_handle_used_in_a_forked_process_is_not_the_tests(tmp_path, name
     _, run = await review(root, "cnt/core.py", name)  # right code: plain pytest passes
     outcome = {o.test_id: o for o in run.outcomes}[TEST_OF[name]]
     assert outcome.status in ("passed", "not judged"), run.outcomes
+
+
+# A test that gives the script a function makes to an interpreter on its input (no script
+# argument: the command holds none of the code's text): the process runs in the judge's
+# sandbox, beside pytest's, and wrong code's script planted a project module that pytest's
+# process imported next (its import rewrote the failed reports into passes).
+PIPED = {
+    **SCRIPTED,
+    "tests/test_core.py": '''\
+        import subprocess
+        import sys
+
+        from gen.core import make_script, sides
+
+
+        def test_script():
+            out = subprocess.run([sys.executable], input=make_script(3), capture_output=True,
+                                 text=True).stdout
+            assert out == "9\\n"
+
+
+        def test_sides():
+            assert sides("square") == 4
+            assert make_script(2) == "print(2 ** 2)"
+        ''',
+}
+
+
+async def test_a_script_given_on_a_processs_input_plants_nothing_pytest_imports(tmp_path):
+    root = make(tmp_path / "gen", PIPED)
+    _, run = await review(root, "gen/core.py", "make_script")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_script": "passed", "test_sides": "passed"}, run.outcomes
+    _, run = await review(root, "gen/core.py", "make_script", PLANTING)
+    outcomes = by_name(run)
+    assert outcomes["test_sides"].status in ("failed", "not judged"), run.outcomes

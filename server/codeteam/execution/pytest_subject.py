@@ -947,30 +947,60 @@ class SharedImports:
     specs it finds, those pytest's assertion rewriter asks for too, and its loaders look at a
     module's file again once they read it (the code renaming its file over it after the
     finder looked); a file a test executes by its path (``runpy``, ``spec_from_file_location``,
-    ``exec`` of its text) is :meth:`JudgeClient.audit`'s (:meth:`changed`)."""
+    ``exec`` of its text) is :meth:`JudgeClient.audit`'s (:meth:`changed`).
+
+    Every other folder gets such a finder too, against the processes a test starts (they run
+    in the judge's sandbox, where the project and a virtualenv in it are writable: a script
+    the code gave, on an interpreter's input, could plant a module pytest's process imports
+    next): a module file made or changed since :meth:`install` that pytest's process did not
+    write (:meth:`wrote`) is not imported; such bytecode is not read (the source is compiled
+    again, as for a stale ``.pyc``: a ``python -m pkg`` the test ran writes the project's)."""
 
     def __init__(self, folder, refuse):
         self.folder = folder
         self.device = os.stat(folder).st_dev
         self.since = None  # the ctime of a file made as the code's first process started
+        self.installed = None  # the same, as the guard was installed
+        self.written = set()  # the files pytest's process wrote since (absolute paths)
         self.refuse = refuse
 
     def started(self):
         """The code's first process starts now: from here a new file of the folder may be
         its. Before it, what the judge imports is its own."""
-        if self.since is not None:
-            return
+        if self.since is None:
+            self.since = self._now()
+
+    def _now(self):
+        """The ctime of a file made now (0 where none can be made: a full /tmp)."""
         marker = os.path.join(self.folder, f".codeteam-started-{os.getpid()}")
         try:
             fd = os.open(marker, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-        except OSError:  # (a full /tmp): none of its files is imported
-            self.since = 0
-            return
+        except OSError:
+            return 0
         try:
-            self.since = os.fstat(fd).st_ctime_ns
+            return os.fstat(fd).st_ctime_ns
         finally:
             os.close(fd)
             os.unlink(marker)
+
+    def wrote(self, path, mode=None, flags=None):
+        """:meth:`JudgeClient.audit` of an ``open`` (or ``os.rename``'s target: ``mode``
+        "w") in pytest's process: one that may write ``path`` makes it pytest's own."""
+        if type(mode) is str:
+            writes = any(c in mode for c in "wax+")
+        else:
+            writes = type(flags) is int and flags & (os.O_ACCMODE | os.O_CREAT | os.O_TRUNC)
+        if writes and type(path) in (str, bytes) and len(self.written) < 100000:
+            self.written.add(os.path.abspath(os.fsdecode(path)))
+
+    def planted(self, path):
+        """Whether ``path``, a file of a folder not shared with the code, was made or changed
+        since :meth:`install` by a process other than pytest's (one a test started)."""
+        try:
+            return (os.stat(path).st_ctime_ns >= self.installed
+                    and os.path.abspath(path) not in self.written)
+        except (OSError, TypeError, ValueError):
+            return False
 
     def install(self):
         from importlib import machinery
@@ -979,6 +1009,8 @@ class SharedImports:
 
         class Source(machinery.SourceFileLoader):
             def get_data(self, path):  # (looked at again once read: the code could have
+                if path != self.path and not guard.shared(path) and guard.planted(path):
+                    raise OSError("bytecode a test's process wrote")  # (compiled again)
                 data = super().get_data(path)  # renamed its file over it since find_spec)
                 guard.check(self.path)
                 return data
@@ -1014,17 +1046,17 @@ class SharedImports:
                 self.importer.invalidate_caches()
 
         def hook(path):
-            if not self.shared(path):
-                raise ImportError("not a folder the code under test can write")
             if os.path.isdir(path or "."):
                 return Finder(path, *details)
+            if not self.shared(path):
+                raise ImportError("not a folder the code under test can write")
             import zipimport
 
             return Archive(path, zipimport.zipimporter(path))  # (ZipImportError: no archive)
 
+        self.installed = self._now()
         sys.path_hooks.insert(0, hook)
-        for key in [k for k in list(sys.path_importer_cache) if self.shared(k)]:
-            sys.path_importer_cache.pop(key, None)
+        sys.path_importer_cache.clear()
 
     def shared(self, path):
         try:
@@ -1034,8 +1066,15 @@ class SharedImports:
 
     def check(self, origin):
         """Raise ``ImportError`` when ``origin`` (or its bytecode) changed since
-        :meth:`started`."""
-        if self.changed(origin):
+        :meth:`started`, or, out of the shared folder, was :meth:`planted`."""
+        if not self.shared(origin):
+            if self.planted(origin):
+                reason = (f"pytest's process was to import {origin[:300]}, made or changed "
+                          "since the judge started by a process the test started (it may run "
+                          "what the code under test gave): not imported")
+                self.refuse(reason)
+                raise ImportError(reason)
+        elif self.changed(origin):
             reason = (f"pytest's process was to import {origin[:300]}, a file of the /tmp "
                       "it shares with the code under test, made or changed since the code "
                       "started (the code could have written it): not imported")
@@ -1214,6 +1253,9 @@ class JudgeClient(Channel):
           made by the file's path reads ``__pycache__``, where the code can write too)."""
         if self.auditing:
             return
+        if event in ("open", "os.rename") and self.imports is not None:
+            self.imports.wrote(args[0] if event == "open" else args[1], *(
+                args[1:3] if event == "open" else ("w",)))
         if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
             self.unpickled(*args)
         elif event == "open" and self.imports is not None and self.imports.since is not None:
