@@ -63,3 +63,47 @@ async def test_the_right_codes_text_in_any_shape_is_not_judged(tmp_path, shape):
     """Plain pytest runs it in the test's process: the judge cannot."""
     _, run = await review(project(tmp_path, shape), "gen/core.py", "power_source")
     assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+
+
+# A test that reads a file of the shared /tmp the code writes, then has the code write it
+# again: any source made from then on was refused, the namedtuple's and the dataclass's the
+# standard library compiles from names too (plain pytest passes).
+LOGGER = {
+    "pyproject.toml": "[project]\nname = 'logs'\nversion = '0'\n",
+    "logs/__init__.py": "",
+    "logs/core.py": '''\
+        def log(folder, line):
+            """Append ``line`` to ``folder / "log.txt"``; that path."""
+            path = folder / "log.txt"
+            with open(path, "a") as file:
+                file.write(line + "\\n")
+            return path
+        ''',
+    "tests/test_core.py": '''\
+        import collections
+        import dataclasses
+
+        from logs.core import log
+
+
+        def test_then_a_namedtuple(tmp_path):
+            assert log(tmp_path, "one").read_text() == "one\\n"
+            log(tmp_path, "two")
+            Point = collections.namedtuple("Point", "x y")
+            assert Point(1, 2).y == 2
+
+
+        def test_then_a_dataclass(tmp_path):
+            assert log(tmp_path, "one").read_text() == "one\\n"
+            log(tmp_path, "two")
+            Point = dataclasses.make_dataclass("Point", ["x", "y"])
+            assert Point(1, 2).y == 2
+        ''',
+}
+
+
+async def test_a_class_the_standard_library_compiles_after_a_read_file_changed_is_judged(
+        tmp_path):
+    root = make(tmp_path / "logs", LOGGER)
+    _, run = await review(root, "logs/core.py", "log")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes

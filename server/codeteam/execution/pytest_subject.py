@@ -1276,7 +1276,7 @@ class JudgeClient(Channel):
                 self.made_code(args[0])
             finally:
                 self.auditing = False
-        if event != "compile" or len(args) < 2 or _by_pytest():
+        if event != "compile" or len(args) < 2 or _by_pytest(_OWN_COMPILERS):
             return
         self.auditing = True
         try:
@@ -2776,6 +2776,10 @@ def _made_source(filename):
     return filename.startswith("<") or not os.path.isfile(filename)
 
 
+_OWN_COMPILERS = ("_pytest", "pluggy", "collections", "dataclasses")
+"""The packages whose ``compile`` runs none of the code's text (:meth:`JudgeClient.audit`):
+pytest's, and the standard library's that compile methods from names only (a namedtuple's,
+a dataclass's, whose field names are identifiers)."""
 _CODE_EVENTS = frozenset({"marshal.loads", "code.__new__"})
 """The audit events of a code object made from bytes (:meth:`JudgeClient.made_code`)."""
 _LOADERS = ("_pytest", "pluggy", "importlib", "zipimport")
