@@ -107,3 +107,34 @@ async def test_a_class_the_standard_library_compiles_after_a_read_file_changed_i
     root = make(tmp_path / "logs", LOGGER)
     _, run = await review(root, "logs/core.py", "log")
     assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+
+
+# The options a function builds, given to a program the test starts: words no program runs as
+# code ("--verbose", "--width=80"), which made the test "not judged" as if they were a script.
+OPTIONS = {
+    "pyproject.toml": "[project]\nname = 'cli'\nversion = '0'\n",
+    "cli/__init__.py": "",
+    "cli/core.py": '''\
+        def options(verbose, width):
+            """The command-line options for ``verbose`` and ``width``."""
+            return (["--verbose"] if verbose else []) + [f"--width={width}"]
+        ''',
+    "tests/test_core.py": '''\
+        import subprocess
+        import sys
+
+        from cli.core import options
+
+
+        def test_given_to_a_program():
+            out = subprocess.run([sys.executable, "-c", "import sys; print(sys.argv[1:])",
+                                  *options(True, 80)], capture_output=True, text=True).stdout
+            assert out == "['--verbose', '--width=80']\\n"
+        ''',
+}
+
+
+async def test_options_the_code_builds_given_to_a_program_are_judged(tmp_path):
+    root = make(tmp_path / "cli", OPTIONS)
+    _, run = await review(root, "cli/core.py", "options")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

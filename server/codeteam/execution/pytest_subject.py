@@ -1338,7 +1338,8 @@ class JudgeClient(Channel):
         texts = list(self.code_texts)
         words = [w for part in parts if len(part.split()) > 1 for w in part.split()[:100]]
         for index, part in enumerate(parts + words):  # (a shell's command line in words)
-            if texts and any(text in part and not os.path.exists(text) for text in texts):
+            if texts and any(text in part and not os.path.exists(text) and _runs_as_code(text)
+                             for text in texts):
                 break  # (a path the code gave, to a file a program reads: the file's look)
             if self.imports is not None and self._script(os.fsdecode(part), index == 0):
                 break
@@ -2815,6 +2816,21 @@ def _ctime(path):
         return os.stat(path).st_ctime_ns
     except (OSError, ValueError):
         return None
+
+
+def _runs_as_code(data):
+    """Whether ``data``, a text the code gave found in a command, could be code a program
+    runs (``python -c``, ``sh -c``): not one word of letters, digits and ``.-/:=+@%,`` (an
+    option, ``--verbose``, ``--width=80``: no call, no space, no quote, no bracket)."""
+    global _ARGUMENT
+    if _ARGUMENT is None:
+        import re
+
+        _ARGUMENT = re.compile(rb"[\w.\-/:=+@%,]*")
+    return _ARGUMENT.fullmatch(data) is None
+
+
+_ARGUMENT = None
 
 
 def _squeezed(data):
