@@ -138,3 +138,67 @@ async def test_options_the_code_builds_given_to_a_program_are_judged(tmp_path):
     root = make(tmp_path / "cli", OPTIONS)
     _, run = await review(root, "cli/core.py", "options")
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# The code writes a zip archive (deflated: its text is not in the file's bytes) that the test
+# imports from by zipimport directly, not through sys.path: its module compiled under the
+# archive's name and a name inside it (no file on disk), or its bytecode loaded, ran in
+# pytest's process.
+ZIPPED = {
+    "pyproject.toml": "[project]\nname = 'zips'\nversion = '0'\n",
+    "zips/__init__.py": "",
+    "zips/core.py": '''\
+        import marshal
+        import zipfile
+
+
+        def pack(folder, name, source, compiled=False):
+            """A zip archive in ``folder`` holding the module ``name`` of ``source`` (or its
+            bytecode); its path."""
+            return _pack(folder, name, source, compiled)
+
+
+        def _pack(folder, name, source, compiled):
+            path = folder / f"{name}.zip"
+            with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+                if compiled:
+                    code = marshal.dumps(compile(source, name + ".py", "exec"))
+                    archive.writestr(name + ".pyc", pyc_header() + code)
+                else:
+                    archive.writestr(name + ".py", source)
+            return path
+
+
+        def pyc_header():
+            import importlib.util
+
+            return importlib.util.MAGIC_NUMBER + b"\\0" * 12
+        ''',
+}
+ZIP_TEST = '''\
+import importlib.util
+import zipimport
+
+from zips.core import pack
+
+
+def test_{kind}(tmp_path):
+    path = pack(tmp_path, "power", "def square(x):\\n    return x ** 2\\n", {compiled})
+    spec = zipimport.zipimporter(str(path)).find_spec("power")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.square(3) == 9
+'''
+PACKS_FORGE = ("def pack(folder, name, source, compiled=False):\n"
+               f"    return _pack(folder, name, {FORGE_IN_TEXT!r}, compiled)\n")
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+async def test_a_zip_archive_the_code_writes_is_not_imported_from(tmp_path, compiled):
+    kind = "compiled" if compiled else "source"
+    files = {**ZIPPED, "tests/test_core.py": ZIP_TEST.format(kind=kind, compiled=compiled)}
+    root = make(tmp_path / "zips", files)
+    _, run = await review(root, "zips/core.py", "pack")  # (as plain pytest, it runs there)
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    _, run = await review(root, "zips/core.py", "pack", PACKS_FORGE)
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes

@@ -1397,10 +1397,12 @@ class JudgeClient(Channel):
         name = os.fsdecode(path)
         if not self.imports.shared(name) or not self.imports.changed(name):
             return
-        if name.endswith((".pyc", ".pyo")):  # (a loader made by its path: no compile)
-            self.fail(f"the test loads {name[:300]}, bytecode in the /tmp it shares with the "
-                      "code under test, made or changed since the code started: pytest's "
-                      "process does not run what the code could have written", not_judged=True)
+        if name.endswith((".pyc", ".pyo")) or _by_pytest(("zipimport",)):  # (a loader
+            # made by its path, a zipimporter of an archive: no compile, or under no file)
+            self.fail(f"the test loads {name[:300]}, bytecode or an archive in the /tmp it "
+                      "shares with the code under test, made or changed since the code "
+                      "started: pytest's process does not run what the code could have "
+                      "written", not_judged=True)
         import stat
 
         try:
