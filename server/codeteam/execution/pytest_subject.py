@@ -1388,7 +1388,8 @@ class JudgeClient(Channel):
         changed since the code started, opened to read, has its text remembered as text
         the code returned (one over :data:`FILE_LOOKED_AT` bytes: any source the test makes
         from then on is refused, as past :data:`TEXTS_KEPT` texts); its bytecode (a ``.pyc`` a loader made by its
-        path reads, ``spec_from_file_location``) is refused."""
+        path reads, ``spec_from_file_location``) or an archive ``zipimport`` reads is
+        refused."""
         if type(path) not in (str, bytes) or (type(mode) is str and "r" not in mode
                                                and "+" not in mode):
             return
