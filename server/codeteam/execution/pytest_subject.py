@@ -1398,8 +1398,9 @@ class JudgeClient(Channel):
         name = os.fsdecode(path)
         if not self.imports.shared(name) or not self.imports.changed(name):
             return
-        if name.endswith((".pyc", ".pyo")) or _by_pytest(("zipimport",)):  # (a loader
-            # made by its path, a zipimporter of an archive: no compile, or under no file)
+        if name.endswith((".pyc", ".pyo")) or _by_pytest(("zipimport",)) and _zip(name):
+            # (a loader made by its path, a zipimporter of an archive: no compile, or under
+            # a name that is no file)
             self.fail(f"the test loads {name[:300]}, bytecode or an archive in the /tmp it "
                       "shares with the code under test, made or changed since the code "
                       "started: pytest's process does not run what the code could have "
@@ -2811,6 +2812,13 @@ def _command_parts(values, depth=0):
             continue
         found.append(text)
     return found[:1000]
+
+
+def _zip(path):
+    """Whether ``path`` is a zip archive, a regular file (``zipfile.is_zipfile``)."""
+    import zipfile
+
+    return os.path.isfile(path) and zipfile.is_zipfile(path)
 
 
 def _ctime(path):
