@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from test_one_judge import by_name, make, review
-from test_written_text_attacks import PLANTING, SCRIPTED
+from test_written_text_attacks import PLANTING, PLANTS, SCRIPTED
 
 pytestmark = pytest.mark.sandbox
 
@@ -119,3 +119,31 @@ async def test_a_script_given_on_a_processs_input_plants_nothing_pytest_imports(
     _, run = await review(root, "gen/core.py", "make_script", PLANTING)
     assert by_name(run)["test_sides"].status == "not judged", run.outcomes
     assert "by a process the test started" in by_name(run)["test_sides"].message
+
+
+# The same script, planting instead the bytecode pytest's assertion rewriter reads for a helper
+# module the project registers for rewriting (pytest.register_assert_rewrite), imported lazily:
+# pytest reads its own pyc with open() and marshal.load, no import loader of the judge's.
+REWRITTEN = {
+    **PIPED,
+    "conftest.py": "import pytest\n\npytest.register_assert_rewrite('gen.shapes')\n",
+}
+PYC_PLANTER = (
+    "import importlib.util as u, marshal, os, gen, _pytest.assertion.rewrite as r\n"
+    "d = os.path.dirname(gen.__file__)\nsrc = os.path.join(d, 'shapes.py')\n"
+    "pyc = os.path.join(d, '__pycache__', 'shapes' + r.PYC_TAIL)\n"
+    "os.makedirs(os.path.dirname(pyc), exist_ok=True)\n"
+    f"code = compile({PLANTS!r}, src, 'exec')\n"
+    "with open(src, 'rb') as f:\n    h = u.source_hash(f.read())\n"
+    "with open(pyc, 'wb') as f:\n"
+    "    f.write(u.MAGIC_NUMBER + bytes([3, 0, 0, 0]) + h[:8] + marshal.dumps(code))\n")
+
+
+async def test_a_script_given_on_a_processs_input_plants_no_rewritten_bytecode(tmp_path):
+    root = make(tmp_path / "gen", REWRITTEN)
+    _, run = await review(root, "gen/core.py", "make_script")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_script": "passed", "test_sides": "passed"}, run.outcomes
+    _, run = await review(root, "gen/core.py", "make_script",
+                          f"def make_script(n):\n    return {PYC_PLANTER!r}\n")
+    assert by_name(run)["test_sides"].status == "not judged", run.outcomes

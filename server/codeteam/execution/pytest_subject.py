@@ -985,13 +985,21 @@ class SharedImports:
 
     def wrote(self, path, mode=None, flags=None):
         """:meth:`JudgeClient.audit` of an ``open`` (or ``os.rename``'s target: ``mode``
-        "w") in pytest's process: one that may write ``path`` makes it pytest's own."""
+        "w") in pytest's process: one that may write ``path`` makes it pytest's own. True
+        for a read of bytecode out of the shared folder that is :meth:`planted`."""
+        if type(path) not in (str, bytes):
+            return False
         if type(mode) is str:
             writes = any(c in mode for c in "wax+")
         else:
             writes = type(flags) is int and flags & (os.O_ACCMODE | os.O_CREAT | os.O_TRUNC)
-        if writes and type(path) in (str, bytes) and len(self.written) < 100000:
-            self.written.add(os.path.abspath(os.fsdecode(path)))
+        name = os.path.abspath(os.fsdecode(path))
+        if writes:
+            if len(self.written) < 100000:
+                self.written.add(name)
+            return False
+        return (name.endswith((".pyc", ".pyo")) and not self.shared(name)
+                and self.planted(name))
 
     def planted(self, path):
         """Whether ``path``, a file of a folder not shared with the code, was made or changed
@@ -1253,9 +1261,13 @@ class JudgeClient(Channel):
           made by the file's path reads ``__pycache__``, where the code can write too)."""
         if self.auditing:
             return
-        if event in ("open", "os.rename") and self.imports is not None:
-            self.imports.wrote(args[0] if event == "open" else args[1], *(
-                args[1:3] if event == "open" else ("w",)))
+        if event in ("open", "os.rename") and self.imports is not None and self.imports.wrote(
+                args[0] if event == "open" else args[1],
+                *(args[1:3] if event == "open" else ("w",))):
+            self.fail(f"the test reads {os.fsdecode(args[0])[:300]}, bytecode a process the "
+                      "test started made or changed since the judge started (pytest's "
+                      "assertion rewriter loads such a .pyc): pytest's process does not run "
+                      "what it may have written", not_judged=True)
         if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
             self.unpickled(*args)
         elif event == "open" and self.imports is not None and self.imports.since is not None:
