@@ -147,3 +147,35 @@ async def test_a_script_given_on_a_processs_input_plants_no_rewritten_bytecode(t
     _, run = await review(root, "gen/core.py", "make_script",
                           f"def make_script(n):\n    return {PYC_PLANTER!r}\n")
     assert by_name(run)["test_sides"].status == "not judged", run.outcomes
+
+
+# The same script rewriting a data file of the project that the next test reads its expected
+# value from: the wrong answer then matched.
+EXPECTED = {
+    **PIPED,
+    "tests/expected.txt": "print(2 ** 2)",
+    "tests/test_core.py": PIPED["tests/test_core.py"].replace(
+        'assert make_script(2) == "print(2 ** 2)"',
+        'assert make_script(2) == (Path(__file__).parent / "expected.txt").read_text()').replace(
+        "import subprocess", "import subprocess\n        from pathlib import Path"),
+}
+DATA_PLANTER = ("import os, gen, tempfile\n"
+                "path = os.path.join(os.path.dirname(gen.__file__), '..', 'tests', 'expected.txt')\n"
+                "open(path, 'w').write('bad')\n")
+LINK_PLANTER = ("import os, gen, tempfile\n"
+                "path = os.path.join(os.path.dirname(gen.__file__), '..', 'tests', 'expected.txt')\n"
+                "bad = os.path.join(tempfile.mkdtemp(), 'bad.txt')\n"
+                "open(bad, 'w').write('bad')\nos.unlink(path)\nos.symlink(bad, path)\n")
+
+
+@pytest.mark.parametrize("planter", [DATA_PLANTER, LINK_PLANTER], ids=["written", "linked"])
+async def test_a_script_given_on_a_processs_input_cannot_rewrite_what_a_test_expects(tmp_path,
+                                                                                    planter):
+    root = make(tmp_path / "gen", EXPECTED)
+    _, run = await review(root, "gen/core.py", "make_script")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_script": "passed", "test_sides": "passed"}, run.outcomes
+    _, run = await review(root, "gen/core.py", "make_script",
+                          "def make_script(n):\n    return 'bad' if n == 2 else "
+                          f"{planter!r}\n")
+    assert by_name(run)["test_sides"].status == "not judged", run.outcomes

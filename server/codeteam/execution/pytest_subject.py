@@ -985,10 +985,12 @@ class SharedImports:
 
     def wrote(self, path, mode=None, flags=None):
         """:meth:`JudgeClient.audit` of an ``open`` (or ``os.rename``'s target: ``mode``
-        "w") in pytest's process: one that may write ``path`` makes it pytest's own. True
-        for a read of bytecode out of the shared folder that is :meth:`planted`."""
+        "w") in pytest's process: one that may write ``path`` makes it pytest's own. The
+        path of a regular file out of the shared folder that is :meth:`planted`, read, else
+        None (a test that reads what a process it started wrote there, rather than in its
+        ``tmp_path``: the process may have run the code's text, given on its input)."""
         if type(path) not in (str, bytes):
-            return False
+            return None
         if type(mode) is str:
             writes = any(c in mode for c in "wax+")
         else:
@@ -997,16 +999,21 @@ class SharedImports:
         if writes:
             if len(self.written) < 100000:
                 self.written.add(name)
-            return False
-        return (name.endswith((".pyc", ".pyo")) and not self.shared(name)
-                and self.planted(name))
+            return None
+        try:  # (a link out of the shared folder to a file of it is out of it)
+            out = os.lstat(name).st_dev != self.device and os.path.isfile(name)
+        except (OSError, ValueError):
+            return None
+        return name if out and not name.startswith(("/proc/", "/sys/", "/dev/")) and (
+            self.planted(name)) else None
 
     def planted(self, path):
         """Whether ``path``, a file of a folder not shared with the code, was made or changed
-        since :meth:`install` by a process other than pytest's (one a test started)."""
+        since :meth:`install` by a process other than pytest's (one a test started); a
+        symbolic link, or the file it names."""
         try:
-            return (os.stat(path).st_ctime_ns >= self.installed
-                    and os.path.abspath(path) not in self.written)
+            newest = max(os.lstat(path).st_ctime_ns, os.stat(path).st_ctime_ns)
+            return newest >= self.installed and os.path.abspath(path) not in self.written
         except (OSError, TypeError, ValueError):
             return False
 
@@ -1261,13 +1268,16 @@ class JudgeClient(Channel):
           made by the file's path reads ``__pycache__``, where the code can write too)."""
         if self.auditing:
             return
-        if event in ("open", "os.rename") and self.imports is not None and self.imports.wrote(
-                args[0] if event == "open" else args[1],
-                *(args[1:3] if event == "open" else ("w",))):
-            self.fail(f"the test reads {os.fsdecode(args[0])[:300]}, bytecode a process the "
-                      "test started made or changed since the judge started (pytest's "
-                      "assertion rewriter loads such a .pyc): pytest's process does not run "
-                      "what it may have written", not_judged=True)
+        read = None
+        if event in ("open", "os.rename") and self.imports is not None:
+            read = self.imports.wrote(args[0] if event == "open" else args[1],
+                                      *(args[1:3] if event == "open" else ("w",)))
+        if read is not None:
+            why = (f"the test reads {read[:300]}, made or changed since the judge started by a "
+                   "process the test started (it may run what the code under test gave)")
+            if read.endswith((".pyc", ".pyo")):  # (pytest's assertion rewriter's)
+                self.fail(why + ": pytest's process does not run such bytecode", not_judged=True)
+            self.not_judged_if_passed(why)
         if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
             self.unpickled(*args)
         elif event == "open" and self.imports is not None and self.imports.since is not None:
