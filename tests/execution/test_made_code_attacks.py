@@ -202,3 +202,38 @@ async def test_a_zip_archive_the_code_writes_is_not_imported_from(tmp_path, comp
     assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
     _, run = await review(root, "zips/core.py", "pack", PACKS_FORGE)
     assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+
+
+# A namespace the code returns, in which the test runs a line of its own that runs the code's
+# text: the inner compile's caller is that line, whose module name is the namespace's
+# __name__, which the code chose (pytest's or collections': a compile the judge trusts).
+NAMESPACE = {
+    "pyproject.toml": "[project]\nname = 'env'\nversion = '0'\n",
+    "env/__init__.py": "",
+    "env/core.py": '''\
+        def environment(name, n):
+            """A namespace holding the source of ``def name(x): return x ** n``."""
+            return {"__name__": "env", "source": f"def {name}(x):\\n    return x ** {n}\\n"}
+        ''',
+    "tests/test_core.py": '''\
+        from env.core import environment
+
+
+        def test_run_inside():
+            ns = environment("square", 2)
+            exec("exec(source)", ns)
+            assert ns["square"](3) == 9
+        ''',
+}
+
+
+@pytest.mark.parametrize("module", ["_pytest.forge", "collections"])
+async def test_a_namespace_the_code_names_like_a_trusted_module_is_not_trusted(tmp_path,
+                                                                              module):
+    root = make(tmp_path / "env", NAMESPACE)
+    _, run = await review(root, "env/core.py", "environment")
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    body = (f"def environment(name, n):\n    return {{'__name__': {module!r}, "
+            f"'source': {FORGE_IN_TEXT!r}}}\n")
+    _, run = await review(root, "env/core.py", "environment", body)
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes

@@ -2785,13 +2785,16 @@ def _by_pytest(packages=("_pytest", "pluggy")):
     """Whether the ``compile`` being audited is pytest's own (its traceback's
     ``ast.parse(content, "source")`` of the test's file, its assertion rewriting): the first
     caller outside ``ast`` and this module is in ``_pytest`` or ``pluggy`` (or another of
-    ``packages``). A test's failure report parses the test file, which holds the expected
+    ``packages``: that module's own globals, not a namespace so named that a test runs
+    a line in). A test's failure report parses the test file, which holds the expected
     text the code's wrong answer is often part of ("3 seconds" of "3 seconds ago")."""
     frame = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__") in ("ast", __name__):
         frame = frame.f_back
     name = frame.f_globals.get("__name__") if frame is not None else None
-    return type(name) is str and name.partition(".")[0] in packages
+    module = sys.modules.get(name) if type(name) is str else None  # (its own globals: not a
+    return (name.partition(".")[0] in packages and module is not None  # namespace the code
+            and getattr(module, "__dict__", None) is frame.f_globals)  # named "_pytest")
 
 
 def _made_source(filename):
