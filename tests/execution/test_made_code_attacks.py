@@ -237,3 +237,46 @@ async def test_a_namespace_the_code_names_like_a_trusted_module_is_not_trusted(t
             f"'source': {FORGE_IN_TEXT!r}}}\n")
     _, run = await review(root, "env/core.py", "environment", body)
     assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+
+
+# The code writes a code object's bytes (marshal.dump) into a file the test loads it from:
+# marshal.load's audit event carries no bytes to look at.
+DUMPER = {
+    "pyproject.toml": "[project]\nname = 'dump'\nversion = '0'\n",
+    "dump/__init__.py": "",
+    "dump/core.py": '''\
+        import marshal
+
+
+        def dump_power(path, name, n):
+            """Write the code of ``def name(x): return x ** n`` into ``path``."""
+            _dump(path, f"def {name}(x):\\n    return x ** {n}\\n")
+
+
+        def _dump(path, source):
+            with open(path, "wb") as file:
+                marshal.dump(compile(source, "<power>", "exec"), file)
+        ''',
+    "tests/test_core.py": '''\
+        import marshal
+
+        from dump.core import dump_power
+
+
+        def test_loaded(tmp_path):
+            dump_power(tmp_path / "power.bin", "square", 2)
+            ns = {}
+            with open(tmp_path / "power.bin", "rb") as file:
+                exec(marshal.load(file), ns)
+            assert ns["square"](3) == 9
+        ''',
+}
+
+
+async def test_code_the_code_dumps_into_a_file_is_not_loaded(tmp_path):
+    root = make(tmp_path / "dump", DUMPER)
+    _, run = await review(root, "dump/core.py", "dump_power")
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    body = f"def dump_power(path, name, n):\n    _dump(path, {FORGE_IN_TEXT!r})\n"
+    _, run = await review(root, "dump/core.py", "dump_power", body)
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes

@@ -1292,6 +1292,8 @@ class JudgeClient(Channel):
                 self.starts(event, args)
             finally:
                 self.auditing = False
+        elif event == "marshal.load" and self.code_files and not _by_pytest(_LOADERS):
+            self.ran_text()  # (from a file, unseen: the test read one the code may have written)
         elif event in _CODE_EVENTS and self.code_texts and args and type(args[0]) is bytes:
             self.auditing = True
             try:
