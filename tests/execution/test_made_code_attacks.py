@@ -280,3 +280,43 @@ async def test_code_the_code_dumps_into_a_file_is_not_loaded(tmp_path):
     body = f"def dump_power(path, name, n):\n    _dump(path, {FORGE_IN_TEXT!r})\n"
     _, run = await review(root, "dump/core.py", "dump_power", body)
     assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+
+
+# The code writes a pickle into a file the test loads: the pickle's look (what it names) was
+# made only once the code returned bytes, not once the test read a file the code wrote.
+PICKLER = {
+    "pyproject.toml": "[project]\nname = 'pick'\nversion = '0'\n",
+    "pick/__init__.py": "",
+    "pick/core.py": '''\
+        import pickle
+
+
+        def save(path, value):
+            """Pickle ``value`` into ``path``."""
+            with open(path, "wb") as file:
+                pickle.dump(value, file)
+        ''',
+    "tests/test_core.py": '''\
+        import pickle
+
+        from pick.core import save
+
+
+        def test_saved(tmp_path):
+            save(tmp_path / "v.pickle", {"a": [1, 2]})
+            with open(tmp_path / "v.pickle", "rb") as file:
+                assert pickle.load(file) == {"a": [1, 2]}
+        ''',
+}
+EXEC_PICKLE = ("import pickle\n\n\nclass _Run:\n    def __reduce__(self):\n"
+               f"        return exec, ({FORGE_IN_TEXT!r}, {{}})\n\n\n"
+               "def save(path, value):\n    with open(path, 'wb') as file:\n"
+               "        pickle.dump([_Run(), value], file)\n")
+
+
+async def test_a_pickle_the_code_writes_into_a_file_runs_nothing_it_names(tmp_path):
+    root = make(tmp_path / "pick", PICKLER)
+    _, run = await review(root, "pick/core.py", "save")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "pick/core.py", "save", EXEC_PICKLE)
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes

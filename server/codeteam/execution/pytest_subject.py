@@ -1445,6 +1445,7 @@ class JudgeClient(Channel):
         finally:
             os.close(fd)
         self.code_files[name] = info.st_ctime_ns
+        self.code_bytes = True  # (a pickle the code wrote: what it names is looked at)
         if len(data) > FILE_LOOKED_AT:  # too large to look for: any source made is refused
             self.code_texts = {b""}
         else:
