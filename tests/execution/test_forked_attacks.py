@@ -179,3 +179,45 @@ async def test_a_script_given_on_a_processs_input_cannot_rewrite_what_a_test_exp
                           "def make_script(n):\n    return 'bad' if n == 2 else "
                           f"{planter!r}\n")
     assert by_name(run)["test_sides"].status == "not judged", run.outcomes
+
+
+# The planted module found by a finder of the project's own on sys.meta_path (as setuptools'
+# editable installs put there), whose loader is importlib's, not the judge's.
+EDITABLE = {
+    **PIPED,
+    "conftest.py": '''\
+        import importlib.util
+        import os
+        import sys
+
+
+        class Editable:
+            def find_spec(self, name, path=None, target=None):
+                if name == "gen.shapes":
+                    where = os.path.join(os.path.dirname(__file__), "gen", "shapes.py")
+                    return importlib.util.spec_from_file_location(name, where)
+                return None
+
+
+        sys.meta_path.insert(0, Editable())
+        ''',
+}
+
+
+# (the planted module also clears what the judge noted of the running test)
+CLEARS = PLANTS.replace("import gc, pytest\n", "import gc, pytest\n"
+                        "for o in gc.get_objects():\n"
+                        "    if type(o).__name__ == 'JudgeClient':\n"
+                        "        o.pass_not_judged = None\n")
+CLEARING = ("import os, gen; open(os.path.join(os.path.dirname(gen.__file__), 'shapes.py'), "
+            f"'w').write({CLEARS!r})")
+
+
+async def test_a_planted_module_an_editable_finder_finds_is_not_imported(tmp_path):
+    root = make(tmp_path / "gen", EDITABLE)
+    _, run = await review(root, "gen/core.py", "make_script")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_script": "passed", "test_sides": "passed"}, run.outcomes
+    _, run = await review(root, "gen/core.py", "make_script",
+                          f"def make_script(n):\n    return {CLEARING!r}\n")
+    assert by_name(run)["test_sides"].status == "not judged", run.outcomes

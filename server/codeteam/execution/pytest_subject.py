@@ -1275,8 +1275,10 @@ class JudgeClient(Channel):
         if read is not None:
             why = (f"the test reads {read[:300]}, made or changed since the judge started by a "
                    "process the test started (it may run what the code under test gave)")
-            if read.endswith((".pyc", ".pyo")):  # (pytest's assertion rewriter's)
-                self.fail(why + ": pytest's process does not run such bytecode", not_judged=True)
+            if read.endswith(_SCRIPT_SUFFIXES[:4]):  # (a module a loader of importlib's
+                # reads, found by a finder not the judge's: an editable install's; the
+                # bytecode pytest's assertion rewriter reads): refused before it runs
+                self.fail(why + ": pytest's process does not run it", not_judged=True)
             self.not_judged_if_passed(why)
         if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
             self.unpickled(*args)
