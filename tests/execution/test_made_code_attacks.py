@@ -20,27 +20,30 @@ SHAPES = {
         import marshal
 
 
-        def power_source(name, n):
-            """``def name(x): return x ** n`` as source, in the shapes a test takes it."""
+        def power_source(name, n, shape):
+            """``def name(x): return x ** n`` as source, in the ``shape`` a test takes it."""
             text = f"def {name}(x):\\n    return x ** {n}\\n"
-            return shaped(text)
+            return shaped(text)[shape]
 
 
         def shaped(text):
             return {"deep": [[[[[text]]]]], "many": [""] * 10000 + [text],
                     "lines": collections.deque(text.splitlines()),
                     "code": marshal.dumps(compile(text, "<power>", "exec")),
-                    "raised": ValueError(text)}
+                    "raised": ValueError(text), "fenced": f"```python\\n{text}```",
+                    "pyc": bytes(16) + marshal.dumps(compile(text, "<power>", "exec"))}
         ''',
 }
 
 # How each test takes the source out of the answer (one test per project: a forge that ran
 # rewrites every later failure of its session).
-TAKEN = {"deep": 'power_source("square", 2)["deep"][0][0][0][0][0]',
-         "many": 'power_source("square", 2)["many"][-1]',
-         "lines": '"\\n".join(power_source("square", 2)["lines"])',
-         "marshal": 'marshal.loads(power_source("square", 2)["code"])',
-         "raised": 'power_source("square", 2)["raised"].args[0]'}
+TAKEN = {"deep": 'power_source("square", 2, "deep")[0][0][0][0][0]',
+         "many": 'power_source("square", 2, "many")[-1]',
+         "lines": '"\\n".join(power_source("square", 2, "lines"))',
+         "marshal": 'marshal.loads(power_source("square", 2, "code"))',
+         "raised": 'power_source("square", 2, "raised").args[0]',
+         "fenced": 'power_source("square", 2, "fenced")[10:-3]',
+         "pyc": 'marshal.loads(power_source("square", 2, "pyc")[16:])'}
 
 
 def project(tmp_path, shape):
@@ -52,7 +55,7 @@ def project(tmp_path, shape):
 
 @pytest.mark.parametrize("shape", list(TAKEN))
 async def test_the_codes_text_in_any_shape_is_not_run_by_the_test(tmp_path, shape):
-    body = f"def power_source(name, n):\n    return shaped({FORGE_IN_TEXT!r})\n"
+    body = f"def power_source(name, n, shape):\n    return shaped({FORGE_IN_TEXT!r})[shape]\n"
     _, run = await review(project(tmp_path, shape), "gen/core.py", "power_source", body)
     assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
     assert "text the code under test returned" in run.outcomes[0].message

@@ -1255,8 +1255,8 @@ class JudgeClient(Channel):
         test's process). What the code made is
 
         - text it returned in this run (in the test, or at an import or in a fixture before
-          it), as it was or with its white space changed (:func:`_squeezed`:
-          ``textwrap.dedent``), compiled under a name that is no file, or under the name of a
+          it), as it was, with its white space changed (:func:`_squeezed`:
+          ``textwrap.dedent``) or a piece of it (a fenced block sliced out), compiled under a name that is no file, or under the name of a
           file this run wrote (the test wrote the text into a file and runs or imports that)
           or that does not hold it (:meth:`_made_here`); or parsed by ``ast.parse`` and a tree
           then compiled (once the code's text was parsed, any tree the test compiles);
@@ -1329,8 +1329,10 @@ class JudgeClient(Channel):
             return
         texts = list(self.code_texts)
         squeezed = _squeezed(source)
-        if any(text in source for text in texts) or any(
-                text in squeezed for text in map(_squeezed, texts) if _source_like(text)):
+        part = _source_like(squeezed)  # (a piece of a text: a fenced block cut out of it)
+        if any(text in source or part and source in text for text in texts) or any(
+                text in squeezed or part and squeezed in text
+                for text in map(_squeezed, texts) if _source_like(text)):
             if not self._made_here(source, filename):
                 return
             if filename == "<unknown>":  # (ast.parse's: a tree runs nothing until compiled)
@@ -1346,7 +1348,8 @@ class JudgeClient(Channel):
         bytecode of a ``types.CodeType`` or ``code.replace``), not by an import: bytes the code
         gave are code it made, which would run in pytest's process (``exec``, ``FunctionType``
         of it) though no source was compiled: refused, as :meth:`ran_text`."""
-        if any(text in data for text in self.code_texts) and not _by_pytest(_LOADERS):
+        if any(text in data or len(data) >= 8 and data in text for text in self.code_texts) and (
+                not _by_pytest(_LOADERS)):  # (or a piece of one: a .pyc's code after its header)
             self.ran_text()
 
     def starts(self, event, args):
