@@ -623,6 +623,13 @@ SLOW_REPORTING = {
             # pytest calls this between a test's phases, outside the phase's own call
             if report.when == "call" and report.nodeid.endswith("test_a"):
                 time.sleep(3)
+
+
+        def pytest_runtest_teardown(item):
+            # inside test_a's teardown phase, before pytest's own teardown of the item: a
+            # judge a busy machine does not schedule there for a moment (issue 27's flake)
+            if item.name == "test_a":
+                time.sleep(0.2)
         """,
     "test_slowrep.py": """\
         from slowrep import double
@@ -648,8 +655,11 @@ async def test_a_backstop_outside_a_phase_does_not_end_the_session(tmp_path, mon
     reported failed ("pytest did not collect this test any more")."""
     from codeteam.execution import pytest_run
 
-    # 2 s: still inside the hook's 3 s, and twice the slack of 1 s for the test's own phases
-    # on a busy machine (one full suite run in five gave test_a "not judged" at 1 s)
+    # Issue 27's flake (one full suite run in five): the hook's 3 s counted toward test_a's
+    # backstop, its limit waited for the next phase, and landed in test_a's teardown when the
+    # judge was not scheduled there for a moment (0.2 s here), before pytest tore test_a
+    # down: test_a "not judged" (busy) and test_b "error" (previous item was not torn down
+    # properly). Only the time inside a test's phases counts.
     monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 2.0)
     root = make(tmp_path, SLOW_REPORTING)
     _, run = await review(root, "slowrep.py", "double")
@@ -657,8 +667,8 @@ async def test_a_backstop_outside_a_phase_does_not_end_the_session(tmp_path, mon
     assert set(found) == {"test_a", "test_b", "test_c"}, run.outcomes  # all selected, all run
     # The limit is raised only inside a test's phases: test_a's own phases took no time, so it
     # passes as under plain pytest (the conftest hook's 3 s are pytest's, not the test's).
-    assert [found[n].status for n in ("test_a", "test_b", "test_c")] == ["passed"] * 3, \
-        run.outcomes
+    assert [found[n].status for n in ("test_a", "test_b", "test_c")] == ["passed"] * 3, [
+        (o.test_id, o.status, o.message) for o in run.outcomes]  # (each message whole)
 
 
 
@@ -677,8 +687,8 @@ async def test_a_judge_slow_outside_a_phase_is_not_ended_by_its_watchdog(tmp_pat
     root = make(tmp_path, files)
     _, run = await review(root, "slowrep.py", "double")
     found = by_name(run)
-    assert [found[n].status for n in ("test_a", "test_b", "test_c")] == ["passed"] * 3, \
-        run.outcomes
+    assert [found[n].status for n in ("test_a", "test_b", "test_c")] == ["passed"] * 3, [
+        (o.test_id, o.status, o.message) for o in run.outcomes]  # (each message whole)
 
 
 EXITS = {
