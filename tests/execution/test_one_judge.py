@@ -691,6 +691,51 @@ async def test_a_judge_slow_outside_a_phase_is_not_ended_by_its_watchdog(tmp_pat
         (o.test_id, o.status, o.message) for o in run.outcomes]  # (each message whole)
 
 
+SLOW_BETWEEN = dict(SLOW_REPORTING, **{
+    "conftest.py": """\
+        import time
+
+
+        def pytest_runtest_logreport(report):
+            # between test_a's setup and its call: pytest's time, not the test's
+            if report.when == "setup" and report.nodeid.endswith("test_a"):
+                time.sleep(6.1)
+        """,
+    "test_slowrep.py": """\
+        import time
+
+        from slowrep import double
+
+
+        def test_a():
+            assert double(1) == 2
+            time.sleep(5.3)  # inside the call: within the backstop of 6 s
+
+
+        def test_b():
+            assert double(2) == 4
+        """})
+
+
+async def test_the_watchdog_waits_for_a_backstop_that_time_between_phases_moved(
+        tmp_path, monkeypatch):
+    """The backstop counts only a test's phases (issue 27), so a test whose phases began after
+    ``started + backstop`` (a slow hook between them) reaches its backstop later: the watchdog
+    armed at ``max(started + backstop, now) + 5 s`` ended the judge inside test_a's call,
+    within its backstop, when the looks at the CPU come less often than every 5 s (a CPU
+    limit over 10 s: a benchmark's): test_a "error" (the pytest process died). It is armed
+    at the backstop as counted now."""
+    from codeteam.execution import pytest_run
+
+    monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 6.0)
+    policy = POLICY.model_copy(update={"per_test_timeout_s": 11.0})  # a look every 5.5 s
+    root = make(tmp_path, SLOW_BETWEEN)
+    _, run = await review(root, "slowrep.py", "double", policy=policy)
+    found = by_name(run)
+    assert [found[n].status for n in ("test_a", "test_b")] == ["passed"] * 2, [
+        (o.test_id, o.status, o.message) for o in run.outcomes]
+
+
 EXITS = {
     "pyproject.toml": "[project]\nname = 'pkg'\nversion = '0'\n",
     "pkg/__init__.py": "",

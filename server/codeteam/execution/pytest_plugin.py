@@ -582,8 +582,9 @@ class Judge:
 
     def _feed_watchdog(self) -> None:
         """(Re)arm ``faulthandler``'s watchdog for the running test: it ends the judge
-        :data:`WATCHDOG_GRACE` s after the test's wall-clock backstop, or after now when that
-        is later. Called when the test starts and from every SIGALRM this judge handles (its
+        :data:`WATCHDOG_GRACE` s after the test's wall-clock backstop (as :meth:`_elapsed`
+        counts it: the time between its phases and its waits for a CPU do not), or after now
+        when that is later. Called when the test starts and from every SIGALRM this judge handles (its
         Python runs, so it is not stuck in C): a judge that a busy machine (or a niced
         sandbox, ``sandbox_niceness``) gives little CPU takes long to report a test, and
         ending it then was an error for that test and every later one, where plain pytest
@@ -591,7 +592,8 @@ class Judge:
         starts the watchdog's thread)."""
         if self.test is None or not self.wall_limit:
             return
-        deadline = max(self.test.started + self.wall_limit, time.monotonic()) + WATCHDOG_GRACE
+        deadline = time.monotonic() + max(self.wall_limit - self._elapsed(), 0.0) + (
+            WATCHDOG_GRACE)
         if deadline - self.watchdog_at >= 1.0:
             try:
                 faulthandler.dump_traceback_later(deadline - time.monotonic(), exit=True)
