@@ -736,6 +736,74 @@ async def test_the_watchdog_waits_for_a_backstop_that_time_between_phases_moved(
         (o.test_id, o.status, o.message) for o in run.outcomes]
 
 
+CUT_TEARDOWNS = dict(SLOW_REPORTING, **{
+    "conftest.py": """\
+        import time
+
+        import pytest
+
+
+        def pytest_runtest_teardown(item):
+            # inside test_a's teardown phase, before pytest's own teardown of the item
+            if item.name == "test_a":
+                time.sleep(2)
+
+
+        @pytest.fixture
+        def resource():
+            return []
+
+
+        @pytest.fixture
+        def slow(resource):
+            yield
+            if resource == ["c"]:  # test_c's: cut here, before resource's own finalizer
+                time.sleep(2)
+        """,
+    "test_slowrep.py": """\
+        from slowrep import double
+
+
+        def test_a(resource, slow):
+            resource.append("a")
+            assert double(1) == 2
+
+
+        def test_b(resource):
+            assert double(2) == 4
+            assert resource == []
+
+
+        def test_c(resource, slow):
+            resource.append("c")
+            assert double(3) == 6
+
+
+        def test_d(resource):
+            assert double(4) == 8
+            assert resource == []
+        """})
+
+
+async def test_a_test_cut_in_its_teardown_is_torn_down_before_the_next(tmp_path, monkeypatch):
+    """A limit that ends a test in its teardown phase cut pytest's teardown of it where it
+    landed: in a hook before it (issue 27's flake), test_a stayed on pytest's setup stack and
+    test_b's setup failed ("previous item was not torn down properly"); in a fixture's
+    finalizer, the fixtures set up before it were not finalized, and test_d got test_c's
+    ``resource`` (``assert ['c'] == []`` failed). Plain pytest passes all four; the two cut
+    are "not judged" (their teardowns took 2 s, the backstop is 1 s), the others pass."""
+    from codeteam.execution import pytest_run
+
+    monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 1.0)
+    root = make(tmp_path, CUT_TEARDOWNS)
+    _, run = await review(root, "slowrep.py", "double")
+    found = by_name(run)
+    assert [found[n].status for n in ("test_a", "test_b", "test_c", "test_d")] == [
+        "not judged", "passed", "not judged", "passed"], [
+        (o.test_id, o.status, o.message) for o in run.outcomes]
+    assert "wall-clock backstop" in found["test_c"].message, found["test_c"]
+
+
 EXITS = {
     "pyproject.toml": "[project]\nname = 'pkg'\nversion = '0'\n",
     "pkg/__init__.py": "",

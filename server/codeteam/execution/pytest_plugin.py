@@ -244,6 +244,22 @@ def _handling(error):
     return False
 
 
+def _teardown_finalizers(item, nextitem) -> list:
+    """The finalizer lists (innermost node's first) that pytest's teardown of ``item`` before
+    ``nextitem`` pops and runs (``SetupState.stack``'s, of the nodes after the part of the
+    stack ``nextitem`` shares; the lists themselves, which that teardown empties as it
+    goes). [] when pytest keeps no such stack (before pytest 7)."""
+    stack = getattr(getattr(item.session, "_setupstate", None), "stack", None)
+    if not isinstance(stack, dict):
+        return []
+    nodes, chain = list(stack), nextitem.listchain() if nextitem is not None else []
+    shared = 0
+    while shared < min(len(nodes), len(chain)) and nodes[shared] is chain[shared]:
+        shared += 1
+    return [entry[0] for entry in (stack[node] for node in reversed(nodes[shared:]))
+            if isinstance(entry, tuple) and entry and isinstance(entry[0], list)]
+
+
 def _has_children():
     """Whether this judge has child processes (else it has no descendants: no need to look
     through ``/proc``, which is long outside a PID namespace of the run's own)."""
@@ -730,11 +746,45 @@ class Judge:
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_teardown(self, item, nextitem):
-        yield from self._phase()
+        pending = _teardown_finalizers(item, nextitem)
+        yield from self._phase(lambda: self._tear_down_rest(pending, item, nextitem))
 
-    def _phase(self):
+    def _tear_down_rest(self, pending, item, nextitem) -> None:
+        """After a limit ended the running test in its teardown phase: the rest of pytest's
+        teardown of it (``SetupState.teardown_exact``, which the limit cut where it landed),
+        so that the next test starts as under plain pytest. Cut in a hook before it, the test
+        stayed on pytest's stack and the next one's setup failed ("previous item was not torn
+        down properly", issue 27); cut in a fixture's finalizer, the later finalizers were
+        skipped and the next test got this test's fixture value. ``pending``: the finalizer
+        lists of :func:`_teardown_finalizers`, each finalizer run once, in pytest's order;
+        the limit is raised again in one that goes on (:meth:`_alarm`), and their errors are
+        not reported (the test's end is its limit)."""
+        test = self.test
+        if test is None or test.limited is None or test.limited_in != self.phase:
+            return
+        while True:
+            try:
+                for finalizers in pending:
+                    while finalizers:
+                        try:
+                            finalizers.pop()()
+                        except (KeyboardInterrupt, *_LIMITS):
+                            raise
+                        except BaseException:  # noqa: BLE001, S110 - its error (pytest's
+                            pass  # outcomes too): the test's end is its limit
+                item.session._setupstate.teardown_exact(nextitem)  # (the nodes, now bare)
+                return
+            except _LIMITS:
+                continue
+            except KeyboardInterrupt:
+                raise
+            except BaseException:  # noqa: BLE001 - the finalizers' errors, raised once
+                return  # it went through them all
+
+    def _phase(self, after=None):
         """Around a phase of a test (inside pytest's ``CallInfo``, where an exception is the
-        test's): only there may a time limit be raised (:meth:`_alarm`)."""
+        test's): only there may a time limit be raised (:meth:`_alarm`). ``after``: called
+        at its end, still inside it."""
         if self.test is not None and self.test.phases and _has_children():  # (none before
             self.test.earlier = set(_started_by_test(self.test.since))  # its setup)
         if self.test is not None and self.wall_limit:
@@ -743,6 +793,8 @@ class Judge:
         self.phase += 1
         try:
             yield
+            if after is not None:
+                after()
         finally:
             if self.test is not None and self.wall_limit:
                 self.test.counted = self._elapsed()
