@@ -788,7 +788,8 @@ CUT_TEARDOWNS = dict(SLOW_REPORTING, **{
 async def test_a_test_cut_in_its_teardown_is_torn_down_before_the_next(tmp_path, monkeypatch):
     """A limit that ends a test in its teardown phase cut pytest's teardown of it where it
     landed: in a hook before it (issue 27's flake), test_a stayed on pytest's setup stack and
-    test_b's setup failed ("previous item was not torn down properly"); in a fixture's
+    the next test's setup failed ("previous item was not torn down properly": here test_b
+    "skipped: error in setup" as the selection saw it, test_c "error"); in a fixture's
     finalizer, the fixtures set up before it were not finalized, and test_d got test_c's
     ``resource`` (``assert ['c'] == []`` failed). Plain pytest passes all four; the two cut
     are "not judged" (their teardowns took 2 s, the backstop is 1 s), the others pass."""
