@@ -147,6 +147,7 @@ class _Test:
         self.decision = None  # (message, not judged) of the judge
         self.subject_cpu = None  # the server's account of the subjects' CPU at the start
         self.counted = 0.0  # seconds of its ended phases that count toward its backstop
+        self.inside = 0.0  # wall-clock seconds of its ended phases (CPU waits included)
         self.entered = (0.0, 0.0)  # (time.monotonic(), Judge._waited()) at its phase's start
         self.limited = None  # the time limit that ended the test (even if the test caught it)
         self.limited_in = None  # the phase (Judge.phase) it was raised in
@@ -598,18 +599,19 @@ class Judge:
 
     def _feed_watchdog(self) -> None:
         """(Re)arm ``faulthandler``'s watchdog for the running test: it ends the judge
-        :data:`WATCHDOG_GRACE` s after the test's wall-clock backstop (as :meth:`_elapsed`
-        counts it: the time between its phases and its waits for a CPU do not), or after now
-        when that is later. Called when the test starts and from every SIGALRM this judge handles (its
-        Python runs, so it is not stuck in C): a judge that a busy machine (or a niced
-        sandbox, ``sandbox_niceness``) gives little CPU takes long to report a test, and
+        :data:`WATCHDOG_GRACE` s after the test's wall-clock backstop (the time between its
+        phases not counted, as in :meth:`_elapsed`; its waits for a CPU counted), or after
+        now when that is later. Called when the test starts and from every SIGALRM this judge
+        handles (its Python runs, so it is not stuck in C): a judge that a busy machine (or a
+        niced sandbox, ``sandbox_niceness``) gives little CPU takes long to report a test, and
         ending it then was an error for that test and every later one, where plain pytest
         passes them. Re-armed only when the deadline moves by a second or more (each arm
         starts the watchdog's thread)."""
         if self.test is None or not self.wall_limit:
             return
-        deadline = time.monotonic() + max(self.wall_limit - self._elapsed(), 0.0) + (
-            WATCHDOG_GRACE)
+        now, test = time.monotonic(), self.test
+        inside = test.inside + (now - test.entered[0] if self.in_phase else 0.0)
+        deadline = now + max(self.wall_limit - inside, 0.0) + WATCHDOG_GRACE
         if deadline - self.watchdog_at >= 1.0:
             try:
                 faulthandler.dump_traceback_later(deadline - time.monotonic(), exit=True)
@@ -798,6 +800,7 @@ class Judge:
         finally:
             if self.test is not None and self.wall_limit:
                 self.test.counted = self._elapsed()
+                self.test.inside += time.monotonic() - self.test.entered[0]
             self.in_phase = False
 
     @pytest.hookimpl(hookwrapper=True)
