@@ -3312,3 +3312,62 @@ async def test_a_mock_put_into_a_project_module_the_code_has_not_imported_yet(tm
     _, run = await review(root, "mk/core.py", "keygen", "def keygen(flag):\n"
                           "    return 'smart'\n")
     assert [o.status for o in run.outcomes] == ["failed", "failed", "passed"], run.outcomes
+
+
+# click 8.5.1 (survey9): pyproject.toml's [tool.tox] section runs "pytest --numprocesses=auto";
+# codeteam read that as the project's addopts asking xdist for workers and added -n0, which
+# pytest refuses where xdist is not loaded ("unrecognized arguments: -n0"): no test of the
+# project was run, 965 tests of 10 functions silently left out. Here xdist is kept out by the
+# project's own addopts (-p no:xdist), as in a project whose environment lacks it.
+TOX_IN_PYPROJECT = {
+    "pyproject.toml": """\
+        [project]
+        name = "opts"
+        version = "0"
+
+        [tool.pytest.ini_options]
+        testpaths = ["tests"]
+        addopts = "-p no:xdist -m 'not stress'"
+        markers = ["stress: long tests"]
+
+        [tool.tox.env.py-random]
+        commands = [["pytest", "-v", "--numprocesses=auto"]]
+        """,
+    "opts/__init__.py": "",
+    "opts/core.py": '''\
+        def split_opt(opt):
+            """``("-", "f")`` for ``"-f"``."""
+            first = opt[:1]
+            if first.isalnum():
+                return "", opt
+            if opt[1:2] == first:
+                return opt[:2], opt[2:]
+            return first, opt[1:]
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+        from opts.core import split_opt
+
+
+        def test_short():
+            assert split_opt("-f") == ("-", "f")
+
+
+        @pytest.mark.stress
+        def test_stress():
+            assert split_opt("--foo") == ("--", "foo")
+        ''',
+}
+
+
+async def test_xdist_options_of_another_tools_section_are_not_addopts(tmp_path):
+    """Only pytest's ``addopts`` say the project distributes its tests (then the runs add
+    ``-n0``); a tox section naming ``--numprocesses`` does not (before: the selection's pytest
+    exited "unrecognized arguments: -n0", and no project test was run)."""
+    root = make(tmp_path / "opts", TOX_IN_PYPROJECT)
+    _, run = await review(root, "opts/core.py", "split_opt")
+    assert [(o.test_id, o.status) for o in run.outcomes] == [
+        ("tests/test_core.py::test_short", "passed")], run.outcomes
+    _, run = await review(root, "opts/core.py", "split_opt", "def split_opt(opt):\n"
+                          "    return None\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
