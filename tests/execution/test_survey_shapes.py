@@ -3371,3 +3371,74 @@ async def test_xdist_options_of_another_tools_section_are_not_addopts(tmp_path):
     _, run = await review(root, "opts/core.py", "split_opt", "def split_opt(opt):\n"
                           "    return None\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# backoff 2.2.1 (survey9): wait generators are primed with next() and then driven by
+# ``wait.send(None)`` (backoff._common._next_wait). The code's generator in the test had no
+# send ("'RemoteIterator' object has no attribute 'send'": right code failed 80 tests of expo),
+# and the code calling send on the test's generator made the test "not judged" (106 tests of
+# _next_wait).
+SENT_GENERATORS = {
+    "pyproject.toml": "[project]\nname = 'waits'\nversion = '0'\n",
+    "waits/__init__.py": "",
+    "waits/core.py": '''\
+        def expo(base=2):
+            """Waits ``1, base, base**2...``, primed by a first ``send(None)``."""
+            yield
+            n = 0
+            while True:
+                received = yield base ** n
+                n += 1 if received is None else received
+
+
+        def next_wait(wait, value):
+            """The next wait of generator ``wait``, sent ``value``."""
+            return wait.send(value) * 10
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+        from waits.core import expo, next_wait
+
+
+        def test_expo_sent_none_and_steps():
+            gen = expo()
+            gen.send(None)
+            assert [gen.send(None), gen.send(None), gen.send(2), gen.send(None)] == [1, 2, 8, 16]
+
+
+        def test_a_plain_iterator_has_no_send():
+            with pytest.raises(AttributeError):
+                next_wait(iter([1, 2]), None)
+
+
+        def test_next_wait_sends_to_the_tests_generator():
+            seen = []
+
+            def waits():
+                yield
+                while True:
+                    seen.append((yield len(seen)))
+
+            gen = waits()
+            next(gen)
+            assert [next_wait(gen, "a"), next_wait(gen, "b")] == [0, 10]
+            assert seen == ["b"]  # (the first send resumes the bare yield)
+        ''',
+}
+
+
+async def test_a_generators_send_crosses_both_ways(tmp_path):
+    """``send(value)`` of the code's generator (in the test) and of the test's generator (in
+    the code) crosses as a ``next`` with the value; a plain iterator still has none."""
+    root = make(tmp_path / "waits", SENT_GENERATORS)
+    _, run = await review(root, "waits/core.py", "expo")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "waits/core.py", "expo", "def expo(base=2):\n"
+                          "    yield\n    n = 0\n    while True:\n"
+                          "        yield base ** n\n        n += 1\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes  # ignores what is sent
+    _, run = await review(root, "waits/core.py", "next_wait")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "waits/core.py", "next_wait", "def next_wait(wait, value):\n"
+                          "    return next(wait) * 10\n")
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes

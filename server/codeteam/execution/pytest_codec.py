@@ -426,9 +426,10 @@ class RemoteFunction(RemoteCallable):
 
 
 class RemoteIterator(_Proxy):
-    """An iterator of the other process: each ``next`` is a request to it."""
+    """An iterator of the other process: each ``next`` is a request to it, and so is a
+    generator's ``send(value)`` (a ``next`` with the value: backoff's ``wait.send(None)``)."""
 
-    __slots__ = ("_names", "_readable")
+    __slots__ = ("_names", "_readable", "_sends")
     _kind = "an iterator"
 
     def __iter__(self):
@@ -438,8 +439,11 @@ class RemoteIterator(_Proxy):
         return self._channel.next_handle(self)
 
     def __getattr__(self, name):
-        """Only ``next`` crosses: the code using anything else of the test's iterator (a file's
-        ``seek``, a generator's ``send``) makes the test "not judged" in the subject."""
+        """Only ``next`` and a generator's ``send`` cross: the code using anything else of the
+        test's iterator (a file's ``seek``, a generator's ``throw``) makes the test "not
+        judged" in the subject."""
+        if name == "send" and _slot(self, "_sends") is True:
+            return partial(self._channel.next_handle, self)
         if name.startswith("_") or getattr(self._channel, "side", None) != "subject" or (
                 _absent({"__names__": _slot(self, "_names")}, name)):  # (the real one lacks it)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -1401,6 +1405,8 @@ class Codec:
         out.append(b"H" + kind + b"%d;" % handle)
         self._str(name, out)
         meta = self._meta(obj) if kind == b"c" else {}
+        if kind == b"i" and isinstance(obj, types.GeneratorType):  # (its proxy sends)
+            meta["__sends__"] = True
         if kind == b"o":
             try:
                 meta = {"hash": hash(obj), "class": _name(type(obj))}
@@ -1714,6 +1720,8 @@ class Codec:
         if type(meta) is dict and kind == "i" and type(meta.get("__names__")) is list:
             object.__setattr__(proxy, "_names", meta["__names__"])
             object.__setattr__(proxy, "_readable", meta.get("__readable__"))
+        if type(meta) is dict and kind == "i" and meta.get("__sends__") is True:
+            object.__setattr__(proxy, "_sends", True)
         if type(meta) is dict and kind == "o":
             object.__setattr__(proxy, "_meta", meta)
         elif type(meta) is dict:
@@ -2756,7 +2764,7 @@ class Channel:
         try:
             if request["kind"] == "next":
                 try:
-                    value = next(found)
+                    value = resume(found, request)
                 except StopIteration:
                     return {"kind": "stop"}
             elif request["kind"] == "call":
@@ -2772,6 +2780,19 @@ class Channel:
 
     def raised(self, exc):
         return exception_info(exc, self.codec)
+
+
+def resume(found, request):
+    """``next(found)``, or ``found.send(value)`` for a ``next`` request whose ``args`` are
+    ``[value]`` (:class:`RemoteIterator`'s ``send``; only a generator's crosses)."""
+    sent = request.get("args")
+    if sent is None:
+        return next(found)
+    import types
+
+    if type(sent) is not list or len(sent) != 1 or not isinstance(found, types.GeneratorType):
+        raise TypeError("only a generator's send(value) crosses")
+    return found.send(sent[0])
 
 
 def exception_info(exc, codec, frames=()):

@@ -803,8 +803,12 @@ class Subject(Channel):
             message["hook"] = hook
         return self.answered(self.callback(message))
 
-    def next_handle(self, proxy):
-        return self.answered(self.callback({"kind": "next", "handle": proxy._handle[1]}))
+    def next_handle(self, proxy, *sent):
+        """``next`` of the test's iterator, or its ``send(*sent)`` (a generator's)."""
+        message = {"kind": "next", "handle": proxy._handle[1]}
+        if sent:
+            message["args"] = list(sent)
+        return self.answered(self.callback(message))
 
     def callback(self, message):
         """A request to the judge; the time it takes there is not the code's."""
@@ -1831,13 +1835,17 @@ class JudgeClient(Channel):
         self.note_texts(value)
         return value
 
-    def next_handle(self, proxy):
+    def next_handle(self, proxy, *sent):
+        """``next`` of the code's iterator, or its ``send(*sent)`` (a generator's)."""
         __tracebackhide__ = True
         self.check_handle(proxy)
         entered = self.entering()
+        message = {"kind": "next", "handle": proxy._handle[1]}
+        if sent:
+            message["args"] = list(sent)
         try:
             with self.calls:
-                value = self.ask({"kind": "next", "handle": proxy._handle[1]})
+                value = self.ask(message)
         finally:
             self.leaving(entered)
         self.note_texts(value)
@@ -2144,7 +2152,7 @@ class JudgeClient(Channel):
         try:
             if request["kind"] == "next":
                 try:
-                    value = next(found)
+                    value = _codec.resume(found, request)
                 except StopIteration:
                     return {"kind": "stop"}
             else:
