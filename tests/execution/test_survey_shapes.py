@@ -3442,3 +3442,46 @@ async def test_a_generators_send_crosses_both_ways(tmp_path):
     _, run = await review(root, "waits/core.py", "next_wait", "def next_wait(wait, value):\n"
                           "    return next(wait) * 10\n")
     assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+
+
+# backoff 2.2.1 (survey9): tests/common.py's ``_save_target`` sets ``f._target = f`` on the
+# test's async function given to the decorator. The judge describing a callable it sends
+# (its attributes, each checked by encoding it) went round the cycle, raising the recursion
+# limit at each turn until the C stack overflowed: the pytest process died (SIGSEGV) and that
+# test and every later one were errors (16 tests of retry_exception, 16 of _call_handlers).
+SELF_REFERENCE = {
+    "pyproject.toml": "[project]\nname = 'hooks'\nversion = '0'\n",
+    "hooks/__init__.py": "",
+    "hooks/core.py": '''\
+        def apply(func, x):
+            """``func(x) + 1``."""
+            return func(x) + 1
+        ''',
+    "tests/test_core.py": '''\
+        from hooks.core import apply
+
+
+        def _save_target(f):
+            f._target = f
+            return f
+
+
+        def test_a_callback_holding_itself():
+            @_save_target
+            def double(x):
+                return 2 * x
+
+            assert apply(double, 3) == 7
+        ''',
+}
+
+
+async def test_a_callback_whose_attributes_lead_back_to_it(tmp_path):
+    """A callable the judge sends is described once however its attributes lead back to it
+    (before: the pytest process died, SIGSEGV)."""
+    root = make(tmp_path / "hooks", SELF_REFERENCE)
+    _, run = await review(root, "hooks/core.py", "apply")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "hooks/core.py", "apply", "def apply(func, x):\n"
+                          "    return func(x)\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

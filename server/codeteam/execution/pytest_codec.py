@@ -813,6 +813,7 @@ class Codec:
         self.strict = strict
         self.channel = channel
         self.exported = {}  # handle id -> own object
+        self.describing = set()  # ids of the objects _export is encoding
         self.export_ids = {}  # id(own object) -> handle id
         self.opaque = set()  # handle ids of the objects exported as opaque (``o``)
         self.readable_handles = set()  # those (and iterators) whose attributes the other
@@ -1404,7 +1405,21 @@ class Codec:
             name = "?"
         out.append(b"H" + kind + b"%d;" % handle)
         self._str(name, out)
-        meta = self._meta(obj) if kind == b"c" else {}
+        busy = id(obj) in self.describing  # reached again through its own metadata
+        # (backoff's tests: f._target = f): its handle only, the proxy is the same one
+        self.describing.add(id(obj))
+        try:
+            self._export_meta(obj, kind, handle, {} if busy else None, out)
+        finally:
+            if not busy:
+                self.describing.discard(id(obj))
+
+    def _export_meta(self, obj, kind, handle, meta, out):
+        """The metadata of exported ``obj`` (``meta`` when given), encoded into ``out``."""
+        import types
+
+        if meta is None:
+            meta = self._meta(obj) if kind == b"c" else {}
         if kind == b"i" and isinstance(obj, types.GeneratorType):  # (its proxy sends)
             meta["__sends__"] = True
         if kind == b"o":
