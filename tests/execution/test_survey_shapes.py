@@ -3485,3 +3485,54 @@ async def test_a_callback_whose_attributes_lead_back_to_it(tmp_path):
     _, run = await review(root, "hooks/core.py", "apply", "def apply(func, x):\n"
                           "    return func(x)\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# backoff 2.2.1 (survey9): test_event_log_levels sets caplog.at_level(DEBUG, logger="backoff")
+# and counts the DEBUG records the project's retry loop logs after each call of the judged
+# jitter. The logger is a module global of the project: the subject had it at the test's
+# level for the call, put its own level back after it, and then compared the levels, so it
+# reported the logger set to NOTSET "by the code", which the judge took over: no DEBUG
+# record after the first call (right code failed 18 tests of full_jitter, "assert 0 == 2").
+LOGGER_LEVEL = {
+    "pyproject.toml": "[project]\nname = 'lg'\nversion = '0'\n",
+    "lg/__init__.py": "",
+    "lg/core.py": '''\
+        import logging
+
+        logger = logging.getLogger("lg")
+
+
+        def jitter(value):
+            """``value`` as it is."""
+            return value
+
+
+        def retry():
+            for n in range(3):
+                logger.debug("backing off %s", jitter(n))
+        ''',
+    "tests/test_core.py": '''\
+        import logging
+
+        from lg.core import retry
+
+
+        def test_debug_records_of_each_try(caplog):
+            with caplog.at_level(logging.DEBUG, logger="lg"):
+                retry()
+                assert logging.getLogger("lg").level == logging.DEBUG
+            assert [r.getMessage() for r in caplog.records] == [
+                "backing off 0", "backing off 1", "backing off 2"]
+        ''',
+}
+
+
+async def test_a_module_loggers_level_set_by_the_test_stays_the_tests(tmp_path):
+    """The levels the code set are compared before the subject puts back its own module
+    data: a logger a module holds keeps the level the test gave it."""
+    root = make(tmp_path / "lg", LOGGER_LEVEL)
+    _, run = await review(root, "lg/core.py", "jitter")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "lg/core.py", "jitter", "def jitter(value):\n"
+                          "    return value + 1\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

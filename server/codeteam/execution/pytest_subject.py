@@ -749,6 +749,8 @@ class Subject(Channel):
                 changed = self.changed_state(before)
             except Exception:  # noqa: S110, BLE001 - a global that cannot be looked at
                 pass
+            now_levels = _logging_levels()  # (before the restore: a logger a module holds
+            # gets back the subject's own level there, which the code did not set)
             self.restore(saved, keep={(id(e[4]), n) for e in changed for n in (
                 e[3] if e[1] == ":attrs" else [e[2]])})
         if changed:
@@ -766,7 +768,7 @@ class Subject(Channel):
             now = SHARED_STATES[name][0]()  # setlocale: the test's too (one process)
             if now != before:
                 reply[name] = now
-        now = _logging_levels()
+        now = now_levels
         if now != levels:  # the code's setLevel, logging.disable: the test's too (one process)
             reply["levels"] = [now[0], {name: level for name, level in now[1].items()
                                         if levels[1].get(name) != level}]
