@@ -3536,3 +3536,54 @@ async def test_a_module_loggers_level_set_by_the_test_stays_the_tests(tmp_path):
     _, run = await review(root, "lg/core.py", "jitter", "def jitter(value):\n"
                           "    return value + 1\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# backoff 2.2.1 (survey9): test_on_exception's decorated function appends to the list it is
+# given and raises; the decorator's retry loop (the code) calls it again until the list is
+# long enough. The test's function changed the list in the judge, but the code's copy of it
+# was never updated after a callback: the loop never ended (expo's waits overflowed a float:
+# right code failed 19 tests of on_exception, "int too large to convert to float").
+CALLBACK_CHANGES = {
+    "pyproject.toml": "[project]\nname = 'again'\nversion = '0'\n",
+    "again/__init__.py": "",
+    "again/core.py": '''\
+        def retry(func, log, tries=10):
+            """Call ``func(log)`` until it returns, at most ``tries`` times."""
+            for _ in range(tries):
+                try:
+                    return func(log), len(log)
+                except KeyError:
+                    continue
+            return None, len(log)
+        ''',
+    "tests/test_core.py": '''\
+        from again.core import retry
+
+
+        def test_a_callback_that_appends_then_raises():
+            def flaky(log):
+                if len(log) == 2:
+                    return True
+                log.append(KeyError())
+                raise log[-1]
+
+            log = []
+            assert retry(flaky, log) == (True, 2)
+            assert len(log) == 2
+
+
+        def test_a_callback_that_appends_and_returns():
+            assert retry(lambda log: log.append(1) or len(log), []) == (1, 1)
+        ''',
+}
+
+
+async def test_what_a_callback_changes_in_its_arguments_reaches_the_code(tmp_path):
+    """A callback's arguments cross back with its answer, returned or raised, as a call's
+    do: the code's copies are updated in place."""
+    root = make(tmp_path / "again", CALLBACK_CHANGES)
+    _, run = await review(root, "again/core.py", "retry")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "again/core.py", "retry", "def retry(func, log, tries=10):\n"
+                          "    return func(log), 0\n")
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes

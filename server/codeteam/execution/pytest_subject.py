@@ -2151,6 +2151,9 @@ class JudgeClient(Channel):
                 raise ValueError("a malformed hook call")
             found = self.codec.hook_call(request["handle"], request["hook"],
                                          request.get("args"), request.get("kwargs"))
+        after = None  # a callback's arguments, as it left them: the code's copies are
+        # updated in place (backoff: the test's function appends to the list it is given,
+        # then raises, and the code's retry loop reads the list's length)
         try:
             if request["kind"] == "next":
                 try:
@@ -2161,18 +2164,34 @@ class JudgeClient(Channel):
                 args, kwargs = request.get("args"), request.get("kwargs")
                 if type(args) is not list or type(kwargs) is not dict:
                     raise ValueError("a malformed call")
+                if "hook" not in request:
+                    after = [args, kwargs]
                 value = found() if "hook" in request else found(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - raised in the subject, as in one process
             handle = len(self.codec.exported) + 1
             self.codec.exported[handle] = exc
             info = exception_info(exc, self.codec)
             info["origin"] = handle
+            if after is not None:
+                info["after"] = self.crossing_back(after)
             return info
         try:
             self.codec.dumps(value)
         except CannotCross as error:
             self.not_crossing(error)
-        return {"kind": "value", "value": value}
+        reply = {"kind": "value", "value": value}
+        if after is not None:
+            reply["after"] = self.crossing_back(after)
+        return reply
+
+    def crossing_back(self, value):
+        """``value``, when it can cross (else the test is "not judged")."""
+        __tracebackhide__ = True
+        try:
+            self.codec.dumps(value)
+        except CannotCross as error:
+            self.not_crossing(error)
+        return value
 
     def read_attribute(self, request):
         """The code read an attribute of the test's object or iterator (a handle's
