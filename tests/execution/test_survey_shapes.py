@@ -3587,3 +3587,54 @@ async def test_what_a_callback_changes_in_its_arguments_reaches_the_code(tmp_pat
     _, run = await review(root, "again/core.py", "retry", "def retry(func, log, tries=10):\n"
                           "    return func(log), 0\n")
     assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+
+
+# backoff 2.2.1 (survey9): the default handler _log_backoff(details, logger, log_level) reads
+# sys.exc_info() to log the exception being handled (it is called from the retry loop's
+# except block); in the code's process no exception was being handled: it read
+# details['value'] instead (KeyError: right code failed 63 tests of _log_backoff).
+HANDLED = {
+    "pyproject.toml": "[project]\nname = 'handled'\nversion = '0'\n",
+    "handled/__init__.py": "",
+    "handled/core.py": '''\
+        import sys
+
+
+        def describe(details):
+            """The exception being handled, else ``details['value']``."""
+            exc = sys.exc_info()[1]
+            return repr(exc) if exc is not None else details["value"]
+
+
+        def retry(func):
+            try:
+                return func()
+            except ValueError:
+                return describe({})
+        ''',
+    "tests/test_core.py": '''\
+        from handled.core import describe, retry
+
+
+        def test_in_the_retry_loops_except_block():
+            def fails():
+                raise ValueError("boom")
+
+            assert retry(fails) == "ValueError('boom')"
+
+
+        def test_outside_any_except_block():
+            assert describe({"value": 3}) == 3
+        ''',
+}
+
+
+async def test_the_exception_the_test_is_handling_is_the_codes_too(tmp_path):
+    """A call made in an except block of the test's process is made in one in the code's,
+    with the same exception: ``sys.exc_info()`` there is the test's."""
+    root = make(tmp_path / "handled", HANDLED)
+    _, run = await review(root, "handled/core.py", "describe")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "handled/core.py", "describe", "def describe(details):\n"
+                          "    return details.get('value')\n")
+    assert [o.status for o in run.outcomes] == ["failed", "passed"], run.outcomes

@@ -704,29 +704,14 @@ class Subject(Channel):
                     # the judge's filters first: an "error" is raised in the code (which
                     # may catch it), as under plain pytest
                     warnings.filterwarnings(action, message, category, module, lineno)
-                if request["kind"] == "next":
-                    reply = Channel.serve(self, request)
-                elif request.get("handle") is None:
-                    try:
-                        value = self.target(*args, **kwargs)
-                        import inspect
-
-                        if type(type(value)) is not _codec._RemoteObjectType and (
-                                inspect.isawaitable(value)):  # an async def: run to completion
-                            # here (the test's own object returned is none: isinstance()
-                            # would ask it for its class, which makes it "not judged")
-                            import asyncio
-
-                            value = asyncio.run(_awaited(value))
-                    except BaseException as exc:  # noqa: BLE001 - SystemExit too: judged there
-                        reply = self.raised(exc)
-                    else:
-                        reply = {"kind": "value", "value": value}
+                handling = request.get("handling")
+                if isinstance(handling, BaseException):  # the call is made in the test's
+                    try:  # except block: sys.exc_info() is its exception (backoff's handlers)
+                        raise handling
+                    except BaseException:  # noqa: BLE001 - (it is raised here to be handled)
+                        reply = self.dispatch(request, args, kwargs)
                 else:
-                    try:
-                        reply = Channel.serve(self, request)
-                    except BaseException as exc:  # noqa: BLE001
-                        reply = self.raised(exc)
+                    reply = self.dispatch(request, args, kwargs)
             reply["warnings"] = [
                 [[getattr(w.category, "__module__", "builtins"),
                   getattr(w.category, "__qualname__", "Warning")], str(w.message)[:10000],
@@ -795,6 +780,31 @@ class Subject(Channel):
         except CannotCross as error:
             reply = {"kind": "uncrossable", "message": str(error), "cpu": reply["cpu"]}
         return reply
+
+    def dispatch(self, request, args, kwargs):
+        """The reply to a call of the function, a ``next`` or a call of one of this side's
+        handles (:meth:`call`'s)."""
+        if request["kind"] == "next":
+            return Channel.serve(self, request)
+        if request.get("handle") is not None:
+            try:
+                return Channel.serve(self, request)
+            except BaseException as exc:  # noqa: BLE001
+                return self.raised(exc)
+        try:
+            value = self.target(*args, **kwargs)
+            import inspect
+
+            if type(type(value)) is not _codec._RemoteObjectType and (
+                    inspect.isawaitable(value)):  # an async def: run to completion
+                # here (the test's own object returned is none: isinstance()
+                # would ask it for its class, which makes it "not judged")
+                import asyncio
+
+                value = asyncio.run(_awaited(value))
+        except BaseException as exc:  # noqa: BLE001 - SystemExit too: judged there
+            return self.raised(exc)
+        return {"kind": "value", "value": value}
 
     def call_handle(self, proxy, args, kwargs, hook=None):
         """A callback into the judge (a function of the test given as an argument; with
@@ -1966,8 +1976,15 @@ class JudgeClient(Channel):
         if left is not None and left <= 0:
             raise self.timeout_error("the code used its CPU time for this test")
         request["cpu_left"] = left
+        handling = sys.exc_info()[1]  # the test calls it in an except block: the code's
+        if handling is not None and request["kind"] == "call":  # sys.exc_info() too, when
+            try:  # the exception can cross
+                self.codec.dumps(handling)
+                request["handling"] = handling
+            except Exception:  # noqa: S110, BLE001 - (CannotCross, a strange exception)
+                pass
         values = {key: request.pop(key) for key in ("args", "kwargs", "globals", "states",
-                                                    "input")
+                                                    "input", "handling")
                   if key in request}
         mark = _thread_time()
         try:  # the values apart: the subject decodes them once it has the context
