@@ -3638,3 +3638,50 @@ async def test_the_exception_the_test_is_handling_is_the_codes_too(tmp_path):
     _, run = await review(root, "handled/core.py", "describe", "def describe(details):\n"
                           "    return details.get('value')\n")
     assert [o.status for o in run.outcomes] == ["failed", "passed"], run.outcomes
+
+
+# boltons 26.2.0 (survey9): OrderedMultiDict is a dict subclass that stores a list per key
+# and whose __getitem__ gives the last value (and __iter__ its own order). After a call of
+# its method, the judge updated the test's object with dict.update(original, fresh), which
+# for such a subclass reads fresh[key]: the last value, not the list ("'int' object has no
+# attribute 'extend'" in the addlist doctest when judging OrderedMultiDict.add).
+MULTI_DICT = {
+    "pyproject.toml": "[project]\nname = 'multi'\nversion = '0'\n",
+    "multi/__init__.py": "",
+    "multi/core.py": '''\
+        class MultiDict(dict):
+            def __getitem__(self, key):
+                return super().__getitem__(key)[-1]
+
+            def __iter__(self):
+                return iter(list(super().keys()))
+
+            def add(self, key, value):
+                """Add ``value`` under ``key``, keeping the others."""
+                super().setdefault(key, []).append(value)
+
+            def getlist(self, key):
+                return list(super().__getitem__(key))
+        ''',
+    "tests/test_core.py": '''\
+        from multi.core import MultiDict
+
+
+        def test_values_kept_under_a_key():
+            md = MultiDict()
+            md.add("a", 1)
+            md.add("a", 2)
+            assert (md.getlist("a"), md["a"]) == ([1, 2], 2)
+        ''',
+}
+
+
+async def test_a_dict_subclass_showing_other_values_is_updated_as_stored(tmp_path):
+    """The test's dict is given the items the code's copy stores, not what its class's
+    ``__getitem__`` shows."""
+    root = make(tmp_path / "multi", MULTI_DICT)
+    _, run = await review(root, "multi/core.py", "MultiDict.add")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "multi/core.py", "MultiDict.add", "def add(self, key, value):\n"
+                          "    super().setdefault(key, []).insert(0, value)\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

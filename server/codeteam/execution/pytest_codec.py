@@ -2669,9 +2669,9 @@ def _update(original, fresh):
             collections.OrderedDict.clear(original)
             for key, item in dict.items(fresh):
                 collections.OrderedDict.__setitem__(original, key, item)
-        elif isinstance(original, dict):
-            dict.clear(original)
-            dict.update(original, fresh)
+        elif isinstance(original, dict):  # (the items as stored: a subclass's __iter__ and
+            dict.clear(original)  # __getitem__ may show others, boltons' OrderedMultiDict)
+            dict.update(original, dict.items(fresh))
         elif isinstance(original, collections.deque):
             collections.deque.clear(original)
             collections.deque.extend(original, fresh)
