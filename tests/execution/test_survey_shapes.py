@@ -3685,3 +3685,40 @@ async def test_a_dict_subclass_showing_other_values_is_updated_as_stored(tmp_pat
     _, run = await review(root, "multi/core.py", "MultiDict.add", "def add(self, key, value):\n"
                           "    super().setdefault(key, []).insert(0, value)\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# boltons 26.2.0 (survey9): funcutils.wraps builds the wrapper with the wrapped function's
+# annotations (test_wraps_py3 compares them); the code's function reached the test without
+# its __annotations__ (a function keeps them apart from its __dict__): "'RemoteFunction'
+# object has no attribute '__annotations__'", a wrong failure.
+ANNOTATED = {
+    "pyproject.toml": "[project]\nname = 'annot'\nversion = '0'\n",
+    "annot/__init__.py": "",
+    "annot/core.py": '''\
+        def typed(kind):
+            """A function ``x -> kind(x)`` annotated so."""
+            def convert(x: object) -> kind:
+                return kind(x)
+            return convert
+        ''',
+    "tests/test_core.py": '''\
+        from annot.core import typed
+
+
+        def test_the_wrappers_annotations():
+            convert = typed(int)
+            assert convert("3") == 3
+            assert convert.__annotations__ == {"x": object, "return": int}
+        ''',
+}
+
+
+async def test_a_code_functions_annotations_reach_the_test(tmp_path):
+    """A function of the code's crosses with its ``__annotations__`` (when they can)."""
+    root = make(tmp_path / "annot", ANNOTATED)
+    _, run = await review(root, "annot/core.py", "typed")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "annot/core.py", "typed", "def typed(kind):\n"
+                          "    def convert(x: object) -> str:\n        return kind(x)\n"
+                          "    return convert\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

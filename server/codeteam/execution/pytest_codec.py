@@ -1511,6 +1511,9 @@ class Codec:
             attributes = dict(object.__getattribute__(obj, "__dict__"))
         except Exception:  # noqa: BLE001
             attributes = {}
+        if type(obj) is types.FunctionType and type(obj.__annotations__) is dict and (
+                obj.__annotations__):  # (a function's are no item of its __dict__)
+            attributes.setdefault("__annotations__", dict(obj.__annotations__))
         if type(obj) is partial:  # a partial's parts (it stays a handle: calls run there)
             attributes.update(func=obj.func, args=tuple(obj.args),
                               keywords=dict(obj.keywords))
