@@ -3722,3 +3722,62 @@ async def test_a_code_functions_annotations_reach_the_test(tmp_path):
                           "    def convert(x: object) -> str:\n        return kind(x)\n"
                           "    return convert\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# backoff 2.2.1 and boltons 26.2.0 (survey9): backoff's decorator picks its async retry loop
+# when asyncio.iscoroutinefunction(target); the test's async function reached the code as a
+# proxy that said False, so the sync loop ran and the test failed ("KeyError": 14 tests of
+# on_exception), where it cannot be judged (a coroutine does not cross). boltons'
+# test_wraps_async asks the same of the code's async wrapper.
+ASYNC_TARGET = {
+    "pyproject.toml": "[project]\nname = 'deco'\nversion = '0'\n",
+    "deco/__init__.py": "",
+    "deco/core.py": '''\
+        import asyncio
+
+
+        def kind(func):
+            """``"async"`` for an ``async def``, else ``"sync"``."""
+            return "async" if asyncio.iscoroutinefunction(func) else "sync"
+
+
+        def make(flag):
+            """An async function when ``flag``."""
+            async def run():
+                return 1
+
+            def call():
+                return 1
+
+            return run if flag else call
+        ''',
+    "tests/test_core.py": '''\
+        import asyncio
+
+        from deco.core import kind, make
+
+
+        def test_kind():
+            async def target():
+                return 1
+
+            assert (kind(target), kind(len)) == ("async", "sync")
+
+
+        def test_make():
+            assert asyncio.iscoroutinefunction(make(True))
+            assert not asyncio.iscoroutinefunction(make(False))
+        ''',
+}
+
+
+async def test_an_async_function_is_one_on_the_other_side(tmp_path):
+    """A proxy of an ``async def`` is a coroutine function for ``asyncio``, both ways."""
+    root = make(tmp_path / "deco", ASYNC_TARGET)
+    _, run = await review(root, "deco/core.py", "kind")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "deco/core.py", "make")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "deco/core.py", "make", "def make(flag):\n"
+                          "    def call():\n        return 1\n    return call\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

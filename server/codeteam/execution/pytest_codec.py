@@ -1511,6 +1511,8 @@ class Codec:
             attributes = dict(object.__getattribute__(obj, "__dict__"))
         except Exception:  # noqa: BLE001
             attributes = {}
+        if type(obj) is types.FunctionType and obj.__code__.co_flags & 0x80:  # CO_COROUTINE
+            meta["__coroutine__"] = True  # (asyncio.iscoroutinefunction: backoff's decorator)
         if type(obj) is types.FunctionType and type(obj.__annotations__) is dict and (
                 obj.__annotations__):  # (a function's are no item of its __dict__)
             attributes.setdefault("__annotations__", dict(obj.__annotations__))
@@ -2506,6 +2508,23 @@ _LOAD = {
 tags, its keyword naming the tag's kind)."""
 
 
+def _mark_coroutine_function(proxy):
+    """Make ``asyncio.iscoroutinefunction`` (and, from Python 3.12, ``inspect``'s) true of
+    ``proxy``, a proxy of an ``async def`` of the other side (its call returns a coroutine,
+    which does not cross: the test is then "not judged")."""
+    import inspect
+
+    try:
+        if hasattr(inspect, "markcoroutinefunction"):
+            inspect.markcoroutinefunction(proxy)
+        else:
+            import asyncio.coroutines
+
+            object.__setattr__(proxy, "_is_coroutine", asyncio.coroutines._is_coroutine)
+    except Exception:  # noqa: S110, BLE001
+        pass
+
+
 def _dress(proxy, meta):
     """Copy the other side's names, docstring, attributes and signature onto ``proxy``."""
     for key, value in meta.items():
@@ -2516,6 +2535,8 @@ def _dress(proxy, meta):
             object.__setattr__(proxy, key, value)
         except Exception:  # noqa: S110, BLE001
             pass
+    if meta.get("__coroutine__") is True:  # an async def: its proxy says so
+        _mark_coroutine_function(proxy)
     params = meta.get("__signature__")
     if "__signature__" in meta and type(params) is not list:  # none now, or not a signature
         try:
