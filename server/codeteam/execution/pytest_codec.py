@@ -426,9 +426,10 @@ class RemoteFunction(RemoteCallable):
 
 
 class RemoteIterator(_Proxy):
-    """An iterator of the other process: each ``next`` is a request to it."""
+    """An iterator of the other process: each ``next`` is a request to it, and so is a
+    generator's ``send(value)`` (a ``next`` with the value: backoff's ``wait.send(None)``)."""
 
-    __slots__ = ("_names", "_readable")
+    __slots__ = ("_names", "_readable", "_sends")
     _kind = "an iterator"
 
     def __iter__(self):
@@ -438,8 +439,11 @@ class RemoteIterator(_Proxy):
         return self._channel.next_handle(self)
 
     def __getattr__(self, name):
-        """Only ``next`` crosses: the code using anything else of the test's iterator (a file's
-        ``seek``, a generator's ``send``) makes the test "not judged" in the subject."""
+        """Only ``next`` and a generator's ``send`` cross: the code using anything else of the
+        test's iterator (a file's ``seek``, a generator's ``throw``) makes the test "not
+        judged" in the subject."""
+        if name == "send" and _slot(self, "_sends") is True:
+            return partial(self._channel.next_handle, self)
         if name.startswith("_") or getattr(self._channel, "side", None) != "subject" or (
                 _absent({"__names__": _slot(self, "_names")}, name)):  # (the real one lacks it)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -809,6 +813,7 @@ class Codec:
         self.strict = strict
         self.channel = channel
         self.exported = {}  # handle id -> own object
+        self.describing = set()  # ids of the objects _export is encoding
         self.export_ids = {}  # id(own object) -> handle id
         self.opaque = set()  # handle ids of the objects exported as opaque (``o``)
         self.readable_handles = set()  # those (and iterators) whose attributes the other
@@ -1400,7 +1405,23 @@ class Codec:
             name = "?"
         out.append(b"H" + kind + b"%d;" % handle)
         self._str(name, out)
-        meta = self._meta(obj) if kind == b"c" else {}
+        busy = id(obj) in self.describing  # reached again through its own metadata
+        # (backoff's tests: f._target = f): its handle only, the proxy is the same one
+        self.describing.add(id(obj))
+        try:
+            self._export_meta(obj, kind, handle, {} if busy else None, out)
+        finally:
+            if not busy:
+                self.describing.discard(id(obj))
+
+    def _export_meta(self, obj, kind, handle, meta, out):
+        """The metadata of exported ``obj`` (``meta`` when given), encoded into ``out``."""
+        import types
+
+        if meta is None:
+            meta = self._meta(obj) if kind == b"c" else {}
+        if kind == b"i" and isinstance(obj, types.GeneratorType):  # (its proxy sends)
+            meta["__sends__"] = True
         if kind == b"o":
             try:
                 meta = {"hash": hash(obj), "class": _name(type(obj))}
@@ -1490,6 +1511,11 @@ class Codec:
             attributes = dict(object.__getattribute__(obj, "__dict__"))
         except Exception:  # noqa: BLE001
             attributes = {}
+        if type(obj) is types.FunctionType and obj.__code__.co_flags & 0x80:  # CO_COROUTINE
+            meta["__coroutine__"] = True  # (asyncio.iscoroutinefunction: backoff's decorator)
+        if type(obj) is types.FunctionType and type(obj.__annotations__) is dict and (
+                obj.__annotations__):  # (a function's are no item of its __dict__)
+            attributes.setdefault("__annotations__", dict(obj.__annotations__))
         if type(obj) is partial:  # a partial's parts (it stays a handle: calls run there)
             attributes.update(func=obj.func, args=tuple(obj.args),
                               keywords=dict(obj.keywords))
@@ -1714,6 +1740,8 @@ class Codec:
         if type(meta) is dict and kind == "i" and type(meta.get("__names__")) is list:
             object.__setattr__(proxy, "_names", meta["__names__"])
             object.__setattr__(proxy, "_readable", meta.get("__readable__"))
+        if type(meta) is dict and kind == "i" and meta.get("__sends__") is True:
+            object.__setattr__(proxy, "_sends", True)
         if type(meta) is dict and kind == "o":
             object.__setattr__(proxy, "_meta", meta)
         elif type(meta) is dict:
@@ -2480,6 +2508,23 @@ _LOAD = {
 tags, its keyword naming the tag's kind)."""
 
 
+def _mark_coroutine_function(proxy):
+    """Make ``asyncio.iscoroutinefunction`` (and, from Python 3.12, ``inspect``'s) true of
+    ``proxy``, a proxy of an ``async def`` of the other side (its call returns a coroutine,
+    which does not cross: the test is then "not judged")."""
+    import inspect
+
+    try:
+        if hasattr(inspect, "markcoroutinefunction"):
+            inspect.markcoroutinefunction(proxy)
+        else:
+            import asyncio.coroutines
+
+            object.__setattr__(proxy, "_is_coroutine", asyncio.coroutines._is_coroutine)
+    except Exception:  # noqa: S110, BLE001
+        pass
+
+
 def _dress(proxy, meta):
     """Copy the other side's names, docstring, attributes and signature onto ``proxy``."""
     for key, value in meta.items():
@@ -2490,6 +2535,8 @@ def _dress(proxy, meta):
             object.__setattr__(proxy, key, value)
         except Exception:  # noqa: S110, BLE001
             pass
+    if meta.get("__coroutine__") is True:  # an async def: its proxy says so
+        _mark_coroutine_function(proxy)
     params = meta.get("__signature__")
     if "__signature__" in meta and type(params) is not list:  # none now, or not a signature
         try:
@@ -2646,9 +2693,9 @@ def _update(original, fresh):
             collections.OrderedDict.clear(original)
             for key, item in dict.items(fresh):
                 collections.OrderedDict.__setitem__(original, key, item)
-        elif isinstance(original, dict):
-            dict.clear(original)
-            dict.update(original, fresh)
+        elif isinstance(original, dict):  # (the items as stored: a subclass's __iter__ and
+            dict.clear(original)  # __getitem__ may show others, boltons' OrderedMultiDict)
+            dict.update(original, dict.items(fresh))
         elif isinstance(original, collections.deque):
             collections.deque.clear(original)
             collections.deque.extend(original, fresh)
@@ -2756,7 +2803,7 @@ class Channel:
         try:
             if request["kind"] == "next":
                 try:
-                    value = next(found)
+                    value = resume(found, request)
                 except StopIteration:
                     return {"kind": "stop"}
             elif request["kind"] == "call":
@@ -2772,6 +2819,19 @@ class Channel:
 
     def raised(self, exc):
         return exception_info(exc, self.codec)
+
+
+def resume(found, request):
+    """``next(found)``, or ``found.send(value)`` for a ``next`` request whose ``args`` are
+    ``[value]`` (:class:`RemoteIterator`'s ``send``; only a generator's crosses)."""
+    sent = request.get("args")
+    if sent is None:
+        return next(found)
+    import types
+
+    if type(sent) is not list or len(sent) != 1 or not isinstance(found, types.GeneratorType):
+        raise TypeError("only a generator's send(value) crosses")
+    return found.send(sent[0])
 
 
 def exception_info(exc, codec, frames=()):
