@@ -49,7 +49,6 @@ import operator
 import os
 import stat as _stat
 import sys
-import time
 from functools import cache, partial
 from os import read as _read
 from os import write as _write
@@ -370,14 +369,20 @@ def _no_hooks(cls, stop):
     return True
 
 
-_VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime",
-                  "timedelta": "datetime", "timezone": "datetime", "Decimal": "decimal",
-                  "Fraction": "fractions", "UUID": "uuid", "Scanner": "re",
-                  **dict.fromkeys(("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network",
-                                   "IPv4Interface", "IPv6Interface"), "ipaddress")}
-"""Standard value types made by their class called with the arguments sent (the others:
-:data:`_BUILD`, :data:`_PATHS`): class name -> its module."""
 _PATHS = ("PurePath", "PurePosixPath", "PureWindowsPath", "Path", "PosixPath", "WindowsPath")
+_IP = ("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network", "IPv4Interface",
+       "IPv6Interface")
+_REDUCED = {"datetime": ("datetime", "date", "time", "timedelta", "timezone"),
+            "decimal": ("Decimal",), "fractions": ("Fraction",), "collections": ("Counter",),
+            "builtins": ("slice", "range", "bytearray"), "os": ("stat_result",),
+            "time": ("struct_time",), "ipaddress": _IP, "pathlib": _PATHS}
+"""Standard value types that cross as pickle's protocol 4 makes them (:func:`_reduced`): the
+arguments of their class's ``__reduce_ex__(4)``, the receiver's class called with them
+(module -> class names)."""
+_VALUE_MODULES = {"Scanner": "re", **{name: module for module, names in _REDUCED.items()
+                                      for name in names}}
+"""Standard value types made by their class called with the arguments sent (the others:
+:data:`_BUILD`): class name -> its module."""
 
 
 class _Proxy:
@@ -1206,12 +1211,8 @@ class Codec:
             if found is None:
                 return False
             name, args = found
-        elif kind is range or kind is bytearray:
-            args = ((value.start, value.stop, value.step) if kind is range else (bytes(value),))
         elif kind in _VIEWS:
             args = (list(value),)
-        elif module == "pathlib" and name in _PATHS:
-            args = (str(value),)
         elif (module, kind.__qualname__) == ("functools", "partial") and not self._to_judge():
             args = (value.func, tuple(value.args), dict(value.keywords))
         if args is None:
@@ -1988,8 +1989,6 @@ class Codec:
         try:
             if name in _BUILD:
                 return _BUILD[name](args)
-            if name in _PATHS:
-                return getattr(importlib.import_module("pathlib"), name)(str(args[0]))
             module = _VALUE_MODULES.get(name)
             if module is None:
                 raise ValueError(f"an unknown value type {name!r}")
@@ -2180,35 +2179,26 @@ def _patched_value_type(kind):
     return None
 
 
-def _datetime_args(value):
-    """A datetime's, date's or time's pickled state (its ``fold`` too: protocol 4) and
-    tzinfo (whether that crosses: :meth:`Codec._zone_crosses`)."""
+def _reduced(value):
+    """The arguments pickle's protocol 4 calls ``value``'s class with (``__reduce_ex__(4)``;
+    for the types of :data:`_REDUCED` no state follows): a datetime's, date's or time's
+    pickled state (its ``fold`` too) and tzinfo (whether that crosses:
+    :meth:`Codec._zone_crosses`), a Decimal's text, a path's parts, a range's start, stop and
+    step."""
     return tuple(value.__reduce_ex__(4)[1])
 
 
 _VALUE_ARGS = {
-    ("datetime", "datetime"): _datetime_args, ("datetime", "date"): _datetime_args,
-    ("datetime", "time"): _datetime_args,
-    ("datetime", "timedelta"): lambda v: (v.days, v.seconds, v.microseconds),
-    ("datetime", "timezone"): lambda v: tuple(v.__getinitargs__()),
-    ("decimal", "Decimal"): lambda v: (str(v),),
-    ("fractions", "Fraction"): lambda v: (v.numerator, v.denominator),
+    **{(module, name): _reduced for module, names in _REDUCED.items() for name in names},
     ("collections", "OrderedDict"): lambda v: (list(collections.OrderedDict.items(v)),),
-    ("collections", "Counter"): lambda v: (list(dict.items(v)),),
     ("collections", "defaultdict"): lambda v: (v.default_factory, list(dict.items(v))),
     ("collections", "deque"): lambda v: (list(v), v.maxlen),
     ("re", "Pattern"): lambda v: (v.pattern, v.flags),
     ("re", "Scanner"): lambda v: (list(v.lexicon), v.scanner.flags),  # (its pattern: no text)
-    ("builtins", "slice"): lambda v: (v.start, v.stop, v.step),
     ("re", "Match"): lambda v: (v.re, v.string, v.pos, v.endpos, v.regs),
-    ("os", "stat_result"): lambda v: v.__reduce__()[1], ("time", "struct_time"): lambda v: (
-        v.__reduce__()[1]),
     ("gettext", "NullTranslations"): lambda v: _translation_state(v),
     ("gettext", "GNUTranslations"): lambda v: _translation_state(v),
     ("uuid", "UUID"): lambda v: (str(v), v.is_safe.value),
-    **{("ipaddress", name): lambda v: (str(v),) for name in (
-        "IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network", "IPv4Interface",
-        "IPv6Interface")},
     ("inspect", "Parameter"): lambda v: (v.name, int(v.kind), *_present(v.default),
                                          *_present(v.annotation)),
     ("inspect", "Signature"): lambda v: (list(v.parameters.values()),
@@ -2219,18 +2209,12 @@ _MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "
 """Standard value types a call may change in place: numbered like lists (``w``/``W``)."""
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 _BUILD = {
-    "range": lambda args: range(*[int(a) for a in args]),
-    "slice": lambda args: slice(*args),
-    "bytearray": lambda args: bytearray(bytes(args[0])),
     "dict_keys": lambda args: dict.fromkeys(list(args[0])).keys(),
     "dict_values": lambda args: dict(enumerate(list(args[0]))).values(),
     "dict_items": lambda args: dict(list(args[0])).items(),
     "Pattern": lambda args: __import__("re").compile(_text_or_bytes(args[0]), int(args[1])),
     "Match": lambda args: _matched_again(*args),
-    "stat_result": lambda args: os.stat_result(tuple(args[0]), dict(args[1])),
-    "struct_time": lambda args: time.struct_time(tuple(args[0]), dict(args[1])),
     "OrderedDict": lambda args: collections.OrderedDict(dict(list(args[0]))),
-    "Counter": lambda args: collections.Counter(dict(list(args[0]))),
     "defaultdict": lambda args: _defaultdict(args[0], args[1]),
     "deque": lambda args: collections.deque(list(args[0]), args[1]),
     "partial": lambda args: _partial(args[0], args[1], args[2]),
