@@ -379,8 +379,8 @@ _REDUCED = {"datetime": ("datetime", "date", "time", "timedelta", "timezone"),
 """Standard value types that cross as pickle's protocol 4 makes them (:func:`_reduced`): the
 arguments of their class's ``__reduce_ex__(4)``, the receiver's class called with them
 (module -> class names)."""
-_VALUE_MODULES = {"Scanner": "re", **{name: module for module, names in _REDUCED.items()
-                                      for name in names}}
+_VALUE_MODULES = {"Scanner": "re", "OrderedDict": "collections", "deque": "collections",
+                  **{name: module for module, names in _REDUCED.items() for name in names}}
 """Standard value types made by their class called with the arguments sent (the others:
 :data:`_BUILD`): class name -> its module."""
 
@@ -2214,9 +2214,7 @@ _BUILD = {
     "dict_items": lambda args: dict(list(args[0])).items(),
     "Pattern": lambda args: __import__("re").compile(_text_or_bytes(args[0]), int(args[1])),
     "Match": lambda args: _matched_again(*args),
-    "OrderedDict": lambda args: collections.OrderedDict(dict(list(args[0]))),
     "defaultdict": lambda args: _defaultdict(args[0], args[1]),
-    "deque": lambda args: collections.deque(list(args[0]), args[1]),
     "partial": lambda args: _partial(args[0], args[1], args[2]),
     "NullTranslations": lambda args: _translation("NullTranslations", args),
     "GNUTranslations": lambda args: _translation("GNUTranslations", args),
