@@ -379,7 +379,8 @@ _REDUCED = {"datetime": ("datetime", "date", "time", "timedelta", "timezone"),
 """Standard value types that cross as pickle's protocol 4 makes them (:func:`_reduced`): the
 arguments of their class's ``__reduce_ex__(4)``, the receiver's class called with them
 (module -> class names)."""
-_VALUE_MODULES = {"Scanner": "re", "OrderedDict": "collections", "deque": "collections",
+_VALUE_MODULES = {"Scanner": "re", **dict.fromkeys(("OrderedDict", "deque", "defaultdict"),
+                                                  "collections"),
                   **{name: module for module, names in _REDUCED.items() for name in names}}
 """Standard value types made by their class called with the arguments sent (the others:
 :data:`_BUILD`): class name -> its module."""
@@ -2214,7 +2215,6 @@ _BUILD = {
     "dict_items": lambda args: dict(list(args[0])).items(),
     "Pattern": lambda args: __import__("re").compile(_text_or_bytes(args[0]), int(args[1])),
     "Match": lambda args: _matched_again(*args),
-    "defaultdict": lambda args: _defaultdict(args[0], args[1]),
     "partial": lambda args: _partial(args[0], args[1], args[2]),
     "NullTranslations": lambda args: _translation("NullTranslations", args),
     "GNUTranslations": lambda args: _translation("GNUTranslations", args),
@@ -2374,14 +2374,6 @@ def _signature(parameters, has_return, annotation):
         raise ValueError("a malformed signature")
     return inspect.Signature(parameters, return_annotation=(
         annotation if has_return is True else inspect.Signature.empty))
-
-
-def _defaultdict(factory, items):
-    if factory is not None and not callable(factory):
-        raise ValueError("a default factory that is not callable")
-    made = collections.defaultdict(factory)
-    dict.update(made, list(items))
-    return made
 
 
 def _partial(func, args, kwargs):
