@@ -1418,7 +1418,9 @@ class Codec:
                 # (a hint: the judge checks each read again)
                 meta["__readable__"] = [n for n in names if readable(obj, n, names)]
                 self.readable_handles.add(handle)
-        self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
+        # numbered apart from the value around it; a signature's defaults and annotations
+        # (each checked by _sendable, from DEPTH_LIMIT - 20) lie six levels deep in it
+        self._enc(meta, out, {}, DEPTH_LIMIT - 23)
 
     def _doctest_function(self, func):
         """Whether ``func`` is a function the test defined in a text file's doctest
@@ -1507,20 +1509,16 @@ class Codec:
             raw = attributes.get("__signature__")  # takes the test's plain value (34)
             meta["__signature__"] = raw if type(raw) in (int, float, str, bool) else None
             return meta
-        params = []
+        params = []  # (a Signature crosses as a value: its parameters' parts must cross)
         for param in signature.parameters.values():
-            entry = {"name": param.name, "kind": int(param.kind)}
-            if param.default is not param.empty:
-                if not self._sendable(param.default):
-                    return meta
-                entry["default"] = param.default
-            if param.annotation is not param.empty and self._sendable(param.annotation):
-                entry["annotation"] = param.annotation
-            params.append(entry)
-        meta["__signature__"] = params
-        if signature.return_annotation is not signature.empty and self._sendable(
-                signature.return_annotation):
-            meta["__return__"] = signature.return_annotation
+            if param.default is not param.empty and not self._sendable(param.default):
+                return meta
+            if param.annotation is not param.empty and not self._sendable(param.annotation):
+                param = param.replace(annotation=param.empty)  # (sent without it)
+            params.append(param)
+        back = signature.return_annotation
+        meta["__signature__"] = signature.replace(parameters=params, return_annotation=(
+            back if back is signature.empty or self._sendable(back) else signature.empty))
         return meta
 
     @_deep
@@ -2457,35 +2455,21 @@ tags, its keyword naming the tag's kind)."""
 def _dress(proxy, meta):
     """Copy the other side's names, docstring, attributes and signature onto ``proxy``."""
     for key, value in meta.items():
-        if type(key) is not str or key in ("__signature__", "__return__") or (
+        if type(key) is not str or key == "__signature__" or (
                 _is_dunder(key) and key not in _META_DUNDERS) or key in RemoteObject.__slots__:
             continue  # (a proxy's own fields are never the other side's to set)
         try:
             object.__setattr__(proxy, key, value)
         except Exception:  # noqa: S110, BLE001
             pass
-    params = meta.get("__signature__")
-    if "__signature__" in meta and type(params) is not list:  # none now, or not a signature
+    if "__signature__" in meta:  # an inspect.Signature, none now (None), or the test's value
         try:
-            if params is None:
+            if meta["__signature__"] is None:
                 object.__delattr__(proxy, "__signature__")
             else:
-                object.__setattr__(proxy, "__signature__", params)
+                object.__setattr__(proxy, "__signature__", meta["__signature__"])
         except Exception:  # noqa: S110, BLE001 - it had none
             pass
-    if type(params) is not list:
-        return
-    try:
-        import inspect
-
-        made = [inspect.Parameter(
-            str(entry["name"]), inspect._ParameterKind(int(entry["kind"])),
-            default=entry.get("default", inspect.Parameter.empty),
-            annotation=entry.get("annotation", inspect.Parameter.empty)) for entry in params]
-        proxy.__signature__ = inspect.Signature(
-            made, return_annotation=meta.get("__return__", inspect.Signature.empty))
-    except Exception:  # noqa: S110, BLE001 - a malformed signature: none
-        pass
 
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
