@@ -2207,6 +2207,18 @@ _VALUE_ARGS = {
 _MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "bytearray"})
 """Standard value types a call may change in place: numbered like lists (``w``/``W``)."""
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+_SINGLETON_TYPES = {type(None): "NoneType", type(...): "ellipsis",
+                    type(NotImplemented): "NotImplementedType"}
+"""The types of the singletons, which no module holds by name (before Python 3.10's
+``types.NoneType``): each crosses as itself by this name, with no arguments."""
+
+
+def _singleton_type(name, args):
+    if args != ():
+        raise ValueError(f"bad {name}: arguments")
+    return next(kind for kind, known in _SINGLETON_TYPES.items() if known == name)
+
+
 _BUILD = {
     "dict_keys": lambda args: dict.fromkeys(list(args[0])).keys(),
     "dict_values": lambda args: dict(enumerate(list(args[0]))).values(),
@@ -2219,9 +2231,7 @@ _BUILD = {
     "UUID": lambda args: _uuid(*args),
     "Parameter": lambda args: _parameter(*args),
     "Signature": lambda args: _signature(*args),
-    "NoneType": lambda args: _singleton_type("NoneType", args),
-    "ellipsis": lambda args: _singleton_type("ellipsis", args),
-    "NotImplementedType": lambda args: _singleton_type("NotImplementedType", args),
+    **{name: partial(_singleton_type, name) for name in _SINGLETON_TYPES.values()},
 }
 """``load_value``'s table: type name -> its value made from the arguments sent."""
 
@@ -2254,18 +2264,6 @@ def _member_name(value, kind):
         raise CannotCross(f"the {kind.__qualname__} value {value._value_!r}, whose name "
                           f"{name!r} is another member's")
     return name
-
-
-_SINGLETON_TYPES = {type(None): "NoneType", type(...): "ellipsis",
-                    type(NotImplemented): "NotImplementedType"}
-"""The types of the singletons, which no module holds by name (before Python 3.10's
-``types.NoneType``): each crosses as itself by this name, with no arguments."""
-
-
-def _singleton_type(name, args):
-    if args != ():
-        raise ValueError(f"bad {name}: arguments")
-    return next(kind for kind, known in _SINGLETON_TYPES.items() if known == name)
 
 
 def _translation_state(value):
