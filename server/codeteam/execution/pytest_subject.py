@@ -1219,24 +1219,18 @@ class JudgeClient(Channel):
         if self.auditing:
             return
         if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
-            self.unpickled(*args)
-        elif event == "open" and self.imports is not None and self.imports.since is not None:
-            self.auditing = True
-            try:
-                self.opened(*args[:3])
-            finally:
-                self.auditing = False
+            return self.unpickled(*args)
+        if event == "open" and self.imports is not None and self.imports.since is not None:
+            look, given = self.opened, args[:3]
         elif event in _PROCESS_EVENTS and (self.code_texts or self.imports is not None):
-            self.auditing = True
-            try:
-                self.starts(event, args)
-            finally:
-                self.auditing = False
-        if event != "compile" or len(args) < 2 or _by_pytest():
-            return
-        self.auditing = True
+            look, given = self.starts, (event, args)
+        elif event == "compile" and len(args) >= 2 and not _by_pytest():
+            look, given = self.compiled, args[:2]
+        else:
+            return None
+        self.auditing = True  # (what the look itself opens or compiles is not looked at)
         try:
-            self.compiled(args[0], args[1])
+            return look(*given)
         finally:
             self.auditing = False
 
