@@ -3312,3 +3312,472 @@ async def test_a_mock_put_into_a_project_module_the_code_has_not_imported_yet(tm
     _, run = await review(root, "mk/core.py", "keygen", "def keygen(flag):\n"
                           "    return 'smart'\n")
     assert [o.status for o in run.outcomes] == ["failed", "failed", "passed"], run.outcomes
+
+
+# click 8.5.1 (survey9): pyproject.toml's [tool.tox] section runs "pytest --numprocesses=auto";
+# codeteam read that as the project's addopts asking xdist for workers and added -n0, which
+# pytest refuses where xdist is not loaded ("unrecognized arguments: -n0"): no test of the
+# project was run, 965 tests of 10 functions silently left out. Here xdist is kept out by the
+# project's own addopts (-p no:xdist), as in a project whose environment lacks it.
+TOX_IN_PYPROJECT = {
+    "pyproject.toml": """\
+        [project]
+        name = "opts"
+        version = "0"
+
+        [tool.pytest.ini_options]
+        testpaths = ["tests"]
+        addopts = "-p no:xdist -m 'not stress'"
+        markers = ["stress: long tests"]
+
+        [tool.tox.env.py-random]
+        commands = [["pytest", "-v", "--numprocesses=auto"]]
+        """,
+    "opts/__init__.py": "",
+    "opts/core.py": '''\
+        def split_opt(opt):
+            """``("-", "f")`` for ``"-f"``."""
+            first = opt[:1]
+            if first.isalnum():
+                return "", opt
+            if opt[1:2] == first:
+                return opt[:2], opt[2:]
+            return first, opt[1:]
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+        from opts.core import split_opt
+
+
+        def test_short():
+            assert split_opt("-f") == ("-", "f")
+
+
+        @pytest.mark.stress
+        def test_stress():
+            assert split_opt("--foo") == ("--", "foo")
+        ''',
+}
+
+
+async def test_xdist_options_of_another_tools_section_are_not_addopts(tmp_path):
+    """Only pytest's ``addopts`` say the project distributes its tests (then the runs add
+    ``-n0``); a tox section naming ``--numprocesses`` does not (before: the selection's pytest
+    exited "unrecognized arguments: -n0", and no project test was run)."""
+    root = make(tmp_path / "opts", TOX_IN_PYPROJECT)
+    _, run = await review(root, "opts/core.py", "split_opt")
+    assert [(o.test_id, o.status) for o in run.outcomes] == [
+        ("tests/test_core.py::test_short", "passed")], run.outcomes
+    _, run = await review(root, "opts/core.py", "split_opt", "def split_opt(opt):\n"
+                          "    return None\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# backoff 2.2.1 (survey9): wait generators are primed with next() and then driven by
+# ``wait.send(None)`` (backoff._common._next_wait). The code's generator in the test had no
+# send ("'RemoteIterator' object has no attribute 'send'": right code failed 80 tests of expo),
+# and the code calling send on the test's generator made the test "not judged" (106 tests of
+# _next_wait).
+SENT_GENERATORS = {
+    "pyproject.toml": "[project]\nname = 'waits'\nversion = '0'\n",
+    "waits/__init__.py": "",
+    "waits/core.py": '''\
+        def expo(base=2):
+            """Waits ``1, base, base**2...``, primed by a first ``send(None)``."""
+            yield
+            n = 0
+            while True:
+                received = yield base ** n
+                n += 1 if received is None else received
+
+
+        def next_wait(wait, value):
+            """The next wait of generator ``wait``, sent ``value``."""
+            return wait.send(value) * 10
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+        from waits.core import expo, next_wait
+
+
+        def test_expo_sent_none_and_steps():
+            gen = expo()
+            gen.send(None)
+            assert [gen.send(None), gen.send(None), gen.send(2), gen.send(None)] == [1, 2, 8, 16]
+
+
+        def test_a_plain_iterator_has_no_send():
+            with pytest.raises(AttributeError):
+                next_wait(iter([1, 2]), None)
+
+
+        def test_next_wait_sends_to_the_tests_generator():
+            seen = []
+
+            def waits():
+                yield
+                while True:
+                    seen.append((yield len(seen)))
+
+            gen = waits()
+            next(gen)
+            assert [next_wait(gen, "a"), next_wait(gen, "b")] == [0, 10]
+            assert seen == ["b"]  # (the first send resumes the bare yield)
+        ''',
+}
+
+
+async def test_a_generators_send_crosses_both_ways(tmp_path):
+    """``send(value)`` of the code's generator (in the test) and of the test's generator (in
+    the code) crosses as a ``next`` with the value; a plain iterator still has none."""
+    root = make(tmp_path / "waits", SENT_GENERATORS)
+    _, run = await review(root, "waits/core.py", "expo")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "waits/core.py", "expo", "def expo(base=2):\n"
+                          "    yield\n    n = 0\n    while True:\n"
+                          "        yield base ** n\n        n += 1\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes  # ignores what is sent
+    _, run = await review(root, "waits/core.py", "next_wait")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "waits/core.py", "next_wait", "def next_wait(wait, value):\n"
+                          "    return next(wait) * 10\n")
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+
+
+# backoff 2.2.1 (survey9): tests/common.py's ``_save_target`` sets ``f._target = f`` on the
+# test's async function given to the decorator. The judge describing a callable it sends
+# (its attributes, each checked by encoding it) went round the cycle, raising the recursion
+# limit at each turn until the C stack overflowed: the pytest process died (SIGSEGV) and that
+# test and every later one were errors (16 tests of retry_exception, 16 of _call_handlers).
+SELF_REFERENCE = {
+    "pyproject.toml": "[project]\nname = 'hooks'\nversion = '0'\n",
+    "hooks/__init__.py": "",
+    "hooks/core.py": '''\
+        def apply(func, x):
+            """``func(x) + 1``."""
+            return func(x) + 1
+        ''',
+    "tests/test_core.py": '''\
+        from hooks.core import apply
+
+
+        def _save_target(f):
+            f._target = f
+            return f
+
+
+        def test_a_callback_holding_itself():
+            @_save_target
+            def double(x):
+                return 2 * x
+
+            assert apply(double, 3) == 7
+        ''',
+}
+
+
+async def test_a_callback_whose_attributes_lead_back_to_it(tmp_path):
+    """A callable the judge sends is described once however its attributes lead back to it
+    (before: the pytest process died, SIGSEGV)."""
+    root = make(tmp_path / "hooks", SELF_REFERENCE)
+    _, run = await review(root, "hooks/core.py", "apply")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "hooks/core.py", "apply", "def apply(func, x):\n"
+                          "    return func(x)\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# backoff 2.2.1 (survey9): test_event_log_levels sets caplog.at_level(DEBUG, logger="backoff")
+# and counts the DEBUG records the project's retry loop logs after each call of the judged
+# jitter. The logger is a module global of the project: the subject had it at the test's
+# level for the call, put its own level back after it, and then compared the levels, so it
+# reported the logger set to NOTSET "by the code", which the judge took over: no DEBUG
+# record after the first call (right code failed 18 tests of full_jitter, "assert 0 == 2").
+LOGGER_LEVEL = {
+    "pyproject.toml": "[project]\nname = 'lg'\nversion = '0'\n",
+    "lg/__init__.py": "",
+    "lg/core.py": '''\
+        import logging
+
+        logger = logging.getLogger("lg")
+
+
+        def jitter(value):
+            """``value`` as it is."""
+            return value
+
+
+        def retry():
+            for n in range(3):
+                logger.debug("backing off %s", jitter(n))
+        ''',
+    "tests/test_core.py": '''\
+        import logging
+
+        from lg.core import retry
+
+
+        def test_debug_records_of_each_try(caplog):
+            with caplog.at_level(logging.DEBUG, logger="lg"):
+                retry()
+                assert logging.getLogger("lg").level == logging.DEBUG
+            assert [r.getMessage() for r in caplog.records] == [
+                "backing off 0", "backing off 1", "backing off 2"]
+        ''',
+}
+
+
+async def test_a_module_loggers_level_set_by_the_test_stays_the_tests(tmp_path):
+    """The levels the code set are compared before the subject puts back its own module
+    data: a logger a module holds keeps the level the test gave it."""
+    root = make(tmp_path / "lg", LOGGER_LEVEL)
+    _, run = await review(root, "lg/core.py", "jitter")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "lg/core.py", "jitter", "def jitter(value):\n"
+                          "    return value + 1\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# backoff 2.2.1 (survey9): test_on_exception's decorated function appends to the list it is
+# given and raises; the decorator's retry loop (the code) calls it again until the list is
+# long enough. The test's function changed the list in the judge, but the code's copy of it
+# was never updated after a callback: the loop never ended (expo's waits overflowed a float:
+# right code failed 19 tests of on_exception, "int too large to convert to float").
+CALLBACK_CHANGES = {
+    "pyproject.toml": "[project]\nname = 'again'\nversion = '0'\n",
+    "again/__init__.py": "",
+    "again/core.py": '''\
+        def retry(func, log, tries=10):
+            """Call ``func(log)`` until it returns, at most ``tries`` times."""
+            for _ in range(tries):
+                try:
+                    return func(log), len(log)
+                except KeyError:
+                    continue
+            return None, len(log)
+        ''',
+    "tests/test_core.py": '''\
+        from again.core import retry
+
+
+        def test_a_callback_that_appends_then_raises():
+            def flaky(log):
+                if len(log) == 2:
+                    return True
+                log.append(KeyError())
+                raise log[-1]
+
+            log = []
+            assert retry(flaky, log) == (True, 2)
+            assert len(log) == 2
+
+
+        def test_a_callback_that_appends_and_returns():
+            assert retry(lambda log: log.append(1) or len(log), []) == (1, 1)
+        ''',
+}
+
+
+async def test_what_a_callback_changes_in_its_arguments_reaches_the_code(tmp_path):
+    """A callback's arguments cross back with its answer, returned or raised, as a call's
+    do: the code's copies are updated in place."""
+    root = make(tmp_path / "again", CALLBACK_CHANGES)
+    _, run = await review(root, "again/core.py", "retry")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "again/core.py", "retry", "def retry(func, log, tries=10):\n"
+                          "    return func(log), 0\n")
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+
+
+# backoff 2.2.1 (survey9): the default handler _log_backoff(details, logger, log_level) reads
+# sys.exc_info() to log the exception being handled (it is called from the retry loop's
+# except block); in the code's process no exception was being handled: it read
+# details['value'] instead (KeyError: right code failed 63 tests of _log_backoff).
+HANDLED = {
+    "pyproject.toml": "[project]\nname = 'handled'\nversion = '0'\n",
+    "handled/__init__.py": "",
+    "handled/core.py": '''\
+        import sys
+
+
+        def describe(details):
+            """The exception being handled, else ``details['value']``."""
+            exc = sys.exc_info()[1]
+            return repr(exc) if exc is not None else details["value"]
+
+
+        def retry(func):
+            try:
+                return func()
+            except ValueError:
+                return describe({})
+        ''',
+    "tests/test_core.py": '''\
+        from handled.core import describe, retry
+
+
+        def test_in_the_retry_loops_except_block():
+            def fails():
+                raise ValueError("boom")
+
+            assert retry(fails) == "ValueError('boom')"
+
+
+        def test_outside_any_except_block():
+            assert describe({"value": 3}) == 3
+        ''',
+}
+
+
+async def test_the_exception_the_test_is_handling_is_the_codes_too(tmp_path):
+    """A call made in an except block of the test's process is made in one in the code's,
+    with the same exception: ``sys.exc_info()`` there is the test's."""
+    root = make(tmp_path / "handled", HANDLED)
+    _, run = await review(root, "handled/core.py", "describe")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "handled/core.py", "describe", "def describe(details):\n"
+                          "    return details.get('value')\n")
+    assert [o.status for o in run.outcomes] == ["failed", "passed"], run.outcomes
+
+
+# boltons 26.2.0 (survey9): OrderedMultiDict is a dict subclass that stores a list per key
+# and whose __getitem__ gives the last value (and __iter__ its own order). After a call of
+# its method, the judge updated the test's object with dict.update(original, fresh), which
+# for such a subclass reads fresh[key]: the last value, not the list ("'int' object has no
+# attribute 'extend'" in the addlist doctest when judging OrderedMultiDict.add).
+MULTI_DICT = {
+    "pyproject.toml": "[project]\nname = 'multi'\nversion = '0'\n",
+    "multi/__init__.py": "",
+    "multi/core.py": '''\
+        class MultiDict(dict):
+            def __getitem__(self, key):
+                return super().__getitem__(key)[-1]
+
+            def __iter__(self):
+                return iter(list(super().keys()))
+
+            def add(self, key, value):
+                """Add ``value`` under ``key``, keeping the others."""
+                super().setdefault(key, []).append(value)
+
+            def getlist(self, key):
+                return list(super().__getitem__(key))
+        ''',
+    "tests/test_core.py": '''\
+        from multi.core import MultiDict
+
+
+        def test_values_kept_under_a_key():
+            md = MultiDict()
+            md.add("a", 1)
+            md.add("a", 2)
+            assert (md.getlist("a"), md["a"]) == ([1, 2], 2)
+        ''',
+}
+
+
+async def test_a_dict_subclass_showing_other_values_is_updated_as_stored(tmp_path):
+    """The test's dict is given the items the code's copy stores, not what its class's
+    ``__getitem__`` shows."""
+    root = make(tmp_path / "multi", MULTI_DICT)
+    _, run = await review(root, "multi/core.py", "MultiDict.add")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "multi/core.py", "MultiDict.add", "def add(self, key, value):\n"
+                          "    super().setdefault(key, []).insert(0, value)\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# boltons 26.2.0 (survey9): funcutils.wraps builds the wrapper with the wrapped function's
+# annotations (test_wraps_py3 compares them); the code's function reached the test without
+# its __annotations__ (a function keeps them apart from its __dict__): "'RemoteFunction'
+# object has no attribute '__annotations__'", a wrong failure.
+ANNOTATED = {
+    "pyproject.toml": "[project]\nname = 'annot'\nversion = '0'\n",
+    "annot/__init__.py": "",
+    "annot/core.py": '''\
+        def typed(kind):
+            """A function ``x -> kind(x)`` annotated so."""
+            def convert(x: object) -> kind:
+                return kind(x)
+            return convert
+        ''',
+    "tests/test_core.py": '''\
+        from annot.core import typed
+
+
+        def test_the_wrappers_annotations():
+            convert = typed(int)
+            assert convert("3") == 3
+            assert convert.__annotations__ == {"x": object, "return": int}
+        ''',
+}
+
+
+async def test_a_code_functions_annotations_reach_the_test(tmp_path):
+    """A function of the code's crosses with its ``__annotations__`` (when they can)."""
+    root = make(tmp_path / "annot", ANNOTATED)
+    _, run = await review(root, "annot/core.py", "typed")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "annot/core.py", "typed", "def typed(kind):\n"
+                          "    def convert(x: object) -> str:\n        return kind(x)\n"
+                          "    return convert\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# backoff 2.2.1 and boltons 26.2.0 (survey9): backoff's decorator picks its async retry loop
+# when asyncio.iscoroutinefunction(target); the test's async function reached the code as a
+# proxy that said False, so the sync loop ran and the test failed ("KeyError": 14 tests of
+# on_exception), where it cannot be judged (a coroutine does not cross). boltons'
+# test_wraps_async asks the same of the code's async wrapper.
+ASYNC_TARGET = {
+    "pyproject.toml": "[project]\nname = 'deco'\nversion = '0'\n",
+    "deco/__init__.py": "",
+    "deco/core.py": '''\
+        import asyncio
+
+
+        def kind(func):
+            """``"async"`` for an ``async def``, else ``"sync"``."""
+            return "async" if asyncio.iscoroutinefunction(func) else "sync"
+
+
+        def make(flag):
+            """An async function when ``flag``."""
+            async def run():
+                return 1
+
+            def call():
+                return 1
+
+            return run if flag else call
+        ''',
+    "tests/test_core.py": '''\
+        import asyncio
+
+        from deco.core import kind, make
+
+
+        def test_kind():
+            async def target():
+                return 1
+
+            assert (kind(target), kind(len)) == ("async", "sync")
+
+
+        def test_make():
+            assert asyncio.iscoroutinefunction(make(True))
+            assert not asyncio.iscoroutinefunction(make(False))
+        ''',
+}
+
+
+async def test_an_async_function_is_one_on_the_other_side(tmp_path):
+    """A proxy of an ``async def`` is a coroutine function for ``asyncio``, both ways."""
+    root = make(tmp_path / "deco", ASYNC_TARGET)
+    _, run = await review(root, "deco/core.py", "kind")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "deco/core.py", "make")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "deco/core.py", "make", "def make(flag):\n"
+                          "    def call():\n        return 1\n    return call\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

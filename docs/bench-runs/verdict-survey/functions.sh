@@ -97,3 +97,12 @@ JP=jmespath
 JMESPATH=$JP/lexer.py::Lexer.tokenize,$JP/lexer.py::Lexer._consume_literal,$JP/parser.py::Parser.parse,$JP/parser.py::Parser._parse_slice_expression,$JP/parser.py::ParsedResult.search,$JP/visitor.py::TreeInterpreter.visit_filter_projection,$JP/visitor.py::_equals,$JP/functions.py::Functions.call_function,$JP/functions.py::Functions._func_sort_by,$JP/__init__.py::search
 NS=natsort
 NATSORT=$NS/natsort.py::natsort_keygen,$NS/natsort.py::natsorted,$NS/natsort.py::index_natsorted,$NS/natsort.py::order_by_index,$NS/utils.py::parse_string_factory,$NS/utils.py::sep_inserter,$NS/utils.py::groupletters,$NS/utils.py::input_string_transform_factory,$NS/compat/fake_fastnumbers.py::fast_float,$NS/__main__.py::keep_entry_range
+# survey9 (docs/bench-runs/verdict-survey/survey9.md): click 8.5.1 (with pytest-randomly),
+# boltons 26.2.0 (--doctest-modules), backoff 2.2.1 (pytest-asyncio), each in $P9/<name>
+P9=/tmp/survey9/projects
+C=src/click
+CLICK=$C/utils.py::make_str,$C/utils.py::_make_default_short_help,$C/formatting.py::wrap_text,$C/formatting.py::iter_rows,$C/formatting.py::join_options,$C/parser.py::_OptionParser._match_short_opt,$C/termui.py::_build_prompt,$C/shell_completion.py::split_arg_string,$C/utils.py::format_filename,$C/types.py::_NumberRangeBase.convert
+B=boltons
+BOLTONS=$B/strutils.py::camel2under,$B/strutils.py::bytes2human,$B/strutils.py::strip_ansi,$B/iterutils.py::windowed_iter,$B/iterutils.py::remap,$B/iterutils.py::first,$B/dictutils.py::OrderedMultiDict.add,$B/cacheutils.py::LRI.__getitem__,$B/funcutils.py::wraps,$B/setutils.py::IndexedSet.add
+BO=backoff
+BACKOFF=$BO/_wait_gen.py::expo,$BO/_wait_gen.py::fibo,$BO/_wait_gen.py::decay,$BO/_jitter.py::full_jitter,$BO/_jitter.py::random_jitter,$BO/_common.py::_next_wait,$BO/_common.py::_log_backoff,$BO/_decorator.py::on_exception,$BO/_async.py::retry_exception,$BO/_async.py::_call_handlers

@@ -17,8 +17,6 @@ could not tell whether the code passed; its ``message`` says why)."""
 ARGUMENTS = "the test's arguments could not cross to the code under test"
 """The start of the "not judged" reason for a test whose own arguments cannot be sent to the
 code (an object of a class the test builds at run time): no candidate can change it."""
-CROSSING = "a value could not cross between the test and the code under test"
-"""The start of the "not judged" reason for any other value that could not cross."""
 
 NOTHING = "nothing (the example printed nothing and gave None)"
 """What a docstring example that shows no output (doctest's "Got nothing") is said to give."""

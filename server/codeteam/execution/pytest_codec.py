@@ -49,7 +49,6 @@ import operator
 import os
 import stat as _stat
 import sys
-import time
 from functools import cache, partial
 from os import read as _read
 from os import write as _write
@@ -370,14 +369,21 @@ def _no_hooks(cls, stop):
     return True
 
 
-_VALUE_MODULES = {"datetime": "datetime", "date": "datetime", "time": "datetime",
-                  "timedelta": "datetime", "timezone": "datetime", "Decimal": "decimal",
-                  "Fraction": "fractions", "UUID": "uuid", "Scanner": "re",
-                  **dict.fromkeys(("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network",
-                                   "IPv4Interface", "IPv6Interface"), "ipaddress")}
-"""Standard value types made by their class called with the arguments sent (the others:
-:data:`_BUILD`, :data:`_PATHS`): class name -> its module."""
 _PATHS = ("PurePath", "PurePosixPath", "PureWindowsPath", "Path", "PosixPath", "WindowsPath")
+_IP = ("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network", "IPv4Interface",
+       "IPv6Interface")
+_REDUCED = {"datetime": ("datetime", "date", "time", "timedelta", "timezone"),
+            "decimal": ("Decimal",), "fractions": ("Fraction",), "collections": ("Counter",),
+            "builtins": ("slice", "range", "bytearray"), "os": ("stat_result",),
+            "time": ("struct_time",), "ipaddress": _IP, "pathlib": _PATHS}
+"""Standard value types that cross as pickle's protocol 4 makes them (:func:`_reduced`): the
+arguments of their class's ``__reduce_ex__(4)``, the receiver's class called with them
+(module -> class names)."""
+_VALUE_MODULES = {"Scanner": "re", **dict.fromkeys(("OrderedDict", "deque", "defaultdict"),
+                                                  "collections"),
+                  **{name: module for module, names in _REDUCED.items() for name in names}}
+"""Standard value types made by their class called with the arguments sent (the others:
+:data:`_BUILD`): class name -> its module."""
 
 
 class _Proxy:
@@ -426,9 +432,10 @@ class RemoteFunction(RemoteCallable):
 
 
 class RemoteIterator(_Proxy):
-    """An iterator of the other process: each ``next`` is a request to it."""
+    """An iterator of the other process: each ``next`` is a request to it, and so is a
+    generator's ``send(value)`` (a ``next`` with the value: backoff's ``wait.send(None)``)."""
 
-    __slots__ = ("_names", "_readable")
+    __slots__ = ("_names", "_readable", "_sends")
     _kind = "an iterator"
 
     def __iter__(self):
@@ -438,8 +445,11 @@ class RemoteIterator(_Proxy):
         return self._channel.next_handle(self)
 
     def __getattr__(self, name):
-        """Only ``next`` crosses: the code using anything else of the test's iterator (a file's
-        ``seek``, a generator's ``send``) makes the test "not judged" in the subject."""
+        """Only ``next`` and a generator's ``send`` cross: the code using anything else of the
+        test's iterator (a file's ``seek``, a generator's ``throw``) makes the test "not
+        judged" in the subject."""
+        if name == "send" and _slot(self, "_sends") is True:
+            return partial(self._channel.next_handle, self)
         if name.startswith("_") or getattr(self._channel, "side", None) != "subject" or (
                 _absent({"__names__": _slot(self, "_names")}, name)):  # (the real one lacks it)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -809,6 +819,7 @@ class Codec:
         self.strict = strict
         self.channel = channel
         self.exported = {}  # handle id -> own object
+        self.describing = set()  # ids of the objects _export is encoding
         self.export_ids = {}  # id(own object) -> handle id
         self.opaque = set()  # handle ids of the objects exported as opaque (``o``)
         self.readable_handles = set()  # those (and iterators) whose attributes the other
@@ -1207,12 +1218,8 @@ class Codec:
             if found is None:
                 return False
             name, args = found
-        elif kind is range or kind is bytearray:
-            args = ((value.start, value.stop, value.step) if kind is range else (bytes(value),))
         elif kind in _VIEWS:
             args = (list(value),)
-        elif module == "pathlib" and name in _PATHS:
-            args = (str(value),)
         elif (module, kind.__qualname__) == ("functools", "partial") and not self._to_judge():
             args = (value.func, tuple(value.args), dict(value.keywords))
         if args is None:
@@ -1401,7 +1408,23 @@ class Codec:
             name = "?"
         out.append(b"H" + kind + b"%d;" % handle)
         self._str(name, out)
-        meta = self._meta(obj) if kind == b"c" else {}
+        busy = id(obj) in self.describing  # reached again through its own metadata
+        # (backoff's tests: f._target = f): its handle only, the proxy is the same one
+        self.describing.add(id(obj))
+        try:
+            self._export_meta(obj, kind, handle, {} if busy else None, out)
+        finally:
+            if not busy:
+                self.describing.discard(id(obj))
+
+    def _export_meta(self, obj, kind, handle, meta, out):
+        """The metadata of exported ``obj`` (``meta`` when given), encoded into ``out``."""
+        import types
+
+        if meta is None:
+            meta = self._meta(obj) if kind == b"c" else {}
+        if kind == b"i" and isinstance(obj, types.GeneratorType):  # (its proxy sends)
+            meta["__sends__"] = True
         if kind == b"o":
             try:
                 meta = {"hash": hash(obj), "class": _name(type(obj))}
@@ -1417,7 +1440,9 @@ class Codec:
                 # (a hint: the judge checks each read again)
                 meta["__readable__"] = [n for n in names if readable(obj, n, names)]
                 self.readable_handles.add(handle)
-        self._enc(meta, out, {}, DEPTH_LIMIT - 20)  # numbered apart from the value around it
+        # numbered apart from the value around it; a signature's defaults and annotations
+        # (each checked by _sendable, from DEPTH_LIMIT - 20) lie six levels deep in it
+        self._enc(meta, out, {}, DEPTH_LIMIT - 23)
 
     def _doctest_function(self, func):
         """Whether ``func`` is a function the test defined in a text file's doctest
@@ -1491,6 +1516,11 @@ class Codec:
             attributes = dict(object.__getattribute__(obj, "__dict__"))
         except Exception:  # noqa: BLE001
             attributes = {}
+        if type(obj) is types.FunctionType and obj.__code__.co_flags & 0x80:  # CO_COROUTINE
+            meta["__coroutine__"] = True  # (asyncio.iscoroutinefunction: backoff's decorator)
+        if type(obj) is types.FunctionType and type(obj.__annotations__) is dict and (
+                obj.__annotations__):  # (a function's are no item of its __dict__)
+            attributes.setdefault("__annotations__", dict(obj.__annotations__))
         if type(obj) is partial:  # a partial's parts (it stays a handle: calls run there)
             attributes.update(func=obj.func, args=tuple(obj.args),
                               keywords=dict(obj.keywords))
@@ -1506,20 +1536,16 @@ class Codec:
             raw = attributes.get("__signature__")  # takes the test's plain value (34)
             meta["__signature__"] = raw if type(raw) in (int, float, str, bool) else None
             return meta
-        params = []
+        params = []  # (a Signature crosses as a value: its parameters' parts must cross)
         for param in signature.parameters.values():
-            entry = {"name": param.name, "kind": int(param.kind)}
-            if param.default is not param.empty:
-                if not self._sendable(param.default):
-                    return meta
-                entry["default"] = param.default
-            if param.annotation is not param.empty and self._sendable(param.annotation):
-                entry["annotation"] = param.annotation
-            params.append(entry)
-        meta["__signature__"] = params
-        if signature.return_annotation is not signature.empty and self._sendable(
-                signature.return_annotation):
-            meta["__return__"] = signature.return_annotation
+            if param.default is not param.empty and not self._sendable(param.default):
+                return meta
+            if param.annotation is not param.empty and not self._sendable(param.annotation):
+                param = param.replace(annotation=param.empty)  # (sent without it)
+            params.append(param)
+        back = signature.return_annotation
+        meta["__signature__"] = signature.replace(parameters=params, return_annotation=(
+            back if back is signature.empty or self._sendable(back) else signature.empty))
         return meta
 
     @_deep
@@ -1720,6 +1746,8 @@ class Codec:
         if type(meta) is dict and kind == "i" and type(meta.get("__names__")) is list:
             object.__setattr__(proxy, "_names", meta["__names__"])
             object.__setattr__(proxy, "_readable", meta.get("__readable__"))
+        if type(meta) is dict and kind == "i" and meta.get("__sends__") is True:
+            object.__setattr__(proxy, "_sends", True)
         if type(meta) is dict and kind == "o":
             object.__setattr__(proxy, "_meta", meta)
         elif type(meta) is dict:
@@ -1994,8 +2022,6 @@ class Codec:
         try:
             if name in _BUILD:
                 return _BUILD[name](args)
-            if name in _PATHS:
-                return getattr(importlib.import_module("pathlib"), name)(str(args[0]))
             module = _VALUE_MODULES.get(name)
             if module is None:
                 raise ValueError(f"an unknown value type {name!r}")
@@ -2186,35 +2212,26 @@ def _patched_value_type(kind):
     return None
 
 
-def _datetime_args(value):
-    """A datetime's, date's or time's pickled state (its ``fold`` too: protocol 4) and
-    tzinfo (whether that crosses: :meth:`Codec._zone_crosses`)."""
+def _reduced(value):
+    """The arguments pickle's protocol 4 calls ``value``'s class with (``__reduce_ex__(4)``;
+    for the types of :data:`_REDUCED` no state follows): a datetime's, date's or time's
+    pickled state (its ``fold`` too) and tzinfo (whether that crosses:
+    :meth:`Codec._zone_crosses`), a Decimal's text, a path's parts, a range's start, stop and
+    step."""
     return tuple(value.__reduce_ex__(4)[1])
 
 
 _VALUE_ARGS = {
-    ("datetime", "datetime"): _datetime_args, ("datetime", "date"): _datetime_args,
-    ("datetime", "time"): _datetime_args,
-    ("datetime", "timedelta"): lambda v: (v.days, v.seconds, v.microseconds),
-    ("datetime", "timezone"): lambda v: tuple(v.__getinitargs__()),
-    ("decimal", "Decimal"): lambda v: (str(v),),
-    ("fractions", "Fraction"): lambda v: (v.numerator, v.denominator),
+    **{(module, name): _reduced for module, names in _REDUCED.items() for name in names},
     ("collections", "OrderedDict"): lambda v: (list(collections.OrderedDict.items(v)),),
-    ("collections", "Counter"): lambda v: (list(dict.items(v)),),
     ("collections", "defaultdict"): lambda v: (v.default_factory, list(dict.items(v))),
     ("collections", "deque"): lambda v: (list(v), v.maxlen),
     ("re", "Pattern"): lambda v: (v.pattern, v.flags),
     ("re", "Scanner"): lambda v: (list(v.lexicon), v.scanner.flags),  # (its pattern: no text)
-    ("builtins", "slice"): lambda v: (v.start, v.stop, v.step),
     ("re", "Match"): lambda v: (v.re, v.string, v.pos, v.endpos, v.regs),
-    ("os", "stat_result"): lambda v: v.__reduce__()[1], ("time", "struct_time"): lambda v: (
-        v.__reduce__()[1]),
     ("gettext", "NullTranslations"): lambda v: _translation_state(v),
     ("gettext", "GNUTranslations"): lambda v: _translation_state(v),
     ("uuid", "UUID"): lambda v: (str(v), v.is_safe.value),
-    **{("ipaddress", name): lambda v: (str(v),) for name in (
-        "IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network", "IPv4Interface",
-        "IPv6Interface")},
     ("inspect", "Parameter"): lambda v: (v.name, int(v.kind), *_present(v.default),
                                          *_present(v.annotation)),
     ("inspect", "Signature"): lambda v: (list(v.parameters.values()),
@@ -2224,30 +2241,31 @@ _VALUE_ARGS = {
 _MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "bytearray"})
 """Standard value types a call may change in place: numbered like lists (``w``/``W``)."""
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+_SINGLETON_TYPES = {type(None): "NoneType", type(...): "ellipsis",
+                    type(NotImplemented): "NotImplementedType"}
+"""The types of the singletons, which no module holds by name (before Python 3.10's
+``types.NoneType``): each crosses as itself by this name, with no arguments."""
+
+
+def _singleton_type(name, args):
+    if args != ():
+        raise ValueError(f"bad {name}: arguments")
+    return next(kind for kind, known in _SINGLETON_TYPES.items() if known == name)
+
+
 _BUILD = {
-    "range": lambda args: range(*[int(a) for a in args]),
-    "slice": lambda args: slice(*args),
-    "bytearray": lambda args: bytearray(bytes(args[0])),
     "dict_keys": lambda args: dict.fromkeys(list(args[0])).keys(),
     "dict_values": lambda args: dict(enumerate(list(args[0]))).values(),
     "dict_items": lambda args: dict(list(args[0])).items(),
     "Pattern": lambda args: __import__("re").compile(_text_or_bytes(args[0]), int(args[1])),
     "Match": lambda args: _matched_again(*args),
-    "stat_result": lambda args: os.stat_result(tuple(args[0]), dict(args[1])),
-    "struct_time": lambda args: time.struct_time(tuple(args[0]), dict(args[1])),
-    "OrderedDict": lambda args: collections.OrderedDict(dict(list(args[0]))),
-    "Counter": lambda args: collections.Counter(dict(list(args[0]))),
-    "defaultdict": lambda args: _defaultdict(args[0], args[1]),
-    "deque": lambda args: collections.deque(list(args[0]), args[1]),
     "partial": lambda args: _partial(args[0], args[1], args[2]),
     "NullTranslations": lambda args: _translation("NullTranslations", args),
     "GNUTranslations": lambda args: _translation("GNUTranslations", args),
     "UUID": lambda args: _uuid(*args),
     "Parameter": lambda args: _parameter(*args),
     "Signature": lambda args: _signature(*args),
-    "NoneType": lambda args: _singleton_type("NoneType", args),
-    "ellipsis": lambda args: _singleton_type("ellipsis", args),
-    "NotImplementedType": lambda args: _singleton_type("NotImplementedType", args),
+    **{name: partial(_singleton_type, name) for name in _SINGLETON_TYPES.values()},
 }
 """``load_value``'s table: type name -> its value made from the arguments sent."""
 
@@ -2280,18 +2298,6 @@ def _member_name(value, kind):
         raise CannotCross(f"the {kind.__qualname__} value {value._value_!r}, whose name "
                           f"{name!r} is another member's")
     return name
-
-
-_SINGLETON_TYPES = {type(None): "NoneType", type(...): "ellipsis",
-                    type(NotImplemented): "NotImplementedType"}
-"""The types of the singletons, which no module holds by name (before Python 3.10's
-``types.NoneType``): each crosses as itself by this name, with no arguments."""
-
-
-def _singleton_type(name, args):
-    if args != ():
-        raise ValueError(f"bad {name}: arguments")
-    return next(kind for kind, known in _SINGLETON_TYPES.items() if known == name)
 
 
 def _translation_state(value):
@@ -2400,14 +2406,6 @@ def _signature(parameters, has_return, annotation):
         annotation if has_return is True else inspect.Signature.empty))
 
 
-def _defaultdict(factory, items):
-    if factory is not None and not callable(factory):
-        raise ValueError("a default factory that is not callable")
-    made = collections.defaultdict(factory)
-    dict.update(made, list(items))
-    return made
-
-
 def _partial(func, args, kwargs):
     if not callable(func) or type(args) is not tuple or type(kwargs) is not dict:
         raise ValueError("a malformed partial")
@@ -2486,38 +2484,43 @@ _LOAD = {
 tags, its keyword naming the tag's kind)."""
 
 
+def _mark_coroutine_function(proxy):
+    """Make ``asyncio.iscoroutinefunction`` (and, from Python 3.12, ``inspect``'s) true of
+    ``proxy``, a proxy of an ``async def`` of the other side (its call returns a coroutine,
+    which does not cross: the test is then "not judged")."""
+    import inspect
+
+    try:
+        if hasattr(inspect, "markcoroutinefunction"):
+            inspect.markcoroutinefunction(proxy)
+        else:
+            import asyncio.coroutines
+
+            object.__setattr__(proxy, "_is_coroutine", asyncio.coroutines._is_coroutine)
+    except Exception:  # noqa: S110, BLE001
+        pass
+
+
 def _dress(proxy, meta):
     """Copy the other side's names, docstring, attributes and signature onto ``proxy``."""
     for key, value in meta.items():
-        if type(key) is not str or key in ("__signature__", "__return__") or (
+        if type(key) is not str or key == "__signature__" or (
                 _is_dunder(key) and key not in _META_DUNDERS) or key in RemoteObject.__slots__:
             continue  # (a proxy's own fields are never the other side's to set)
         try:
             object.__setattr__(proxy, key, value)
         except Exception:  # noqa: S110, BLE001
             pass
-    params = meta.get("__signature__")
-    if "__signature__" in meta and type(params) is not list:  # none now, or not a signature
+    if meta.get("__coroutine__") is True:  # an async def: its proxy says so
+        _mark_coroutine_function(proxy)
+    if "__signature__" in meta:  # an inspect.Signature, none now (None), or the test's value
         try:
-            if params is None:
+            if meta["__signature__"] is None:
                 object.__delattr__(proxy, "__signature__")
             else:
-                object.__setattr__(proxy, "__signature__", params)
+                object.__setattr__(proxy, "__signature__", meta["__signature__"])
         except Exception:  # noqa: S110, BLE001 - it had none
             pass
-    if type(params) is not list:
-        return
-    try:
-        import inspect
-
-        made = [inspect.Parameter(
-            str(entry["name"]), inspect._ParameterKind(int(entry["kind"])),
-            default=entry.get("default", inspect.Parameter.empty),
-            annotation=entry.get("annotation", inspect.Parameter.empty)) for entry in params]
-        proxy.__signature__ = inspect.Signature(
-            made, return_annotation=meta.get("__return__", inspect.Signature.empty))
-    except Exception:  # noqa: S110, BLE001 - a malformed signature: none
-        pass
 
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -2652,9 +2655,9 @@ def _update(original, fresh):
             collections.OrderedDict.clear(original)
             for key, item in dict.items(fresh):
                 collections.OrderedDict.__setitem__(original, key, item)
-        elif isinstance(original, dict):
-            dict.clear(original)
-            dict.update(original, fresh)
+        elif isinstance(original, dict):  # (the items as stored: a subclass's __iter__ and
+            dict.clear(original)  # __getitem__ may show others, boltons' OrderedMultiDict)
+            dict.update(original, dict.items(fresh))
         elif isinstance(original, collections.deque):
             collections.deque.clear(original)
             collections.deque.extend(original, fresh)
@@ -2762,7 +2765,7 @@ class Channel:
         try:
             if request["kind"] == "next":
                 try:
-                    value = next(found)
+                    value = resume(found, request)
                 except StopIteration:
                     return {"kind": "stop"}
             elif request["kind"] == "call":
@@ -2778,6 +2781,19 @@ class Channel:
 
     def raised(self, exc):
         return exception_info(exc, self.codec)
+
+
+def resume(found, request):
+    """``next(found)``, or ``found.send(value)`` for a ``next`` request whose ``args`` are
+    ``[value]`` (:class:`RemoteIterator`'s ``send``; only a generator's crosses)."""
+    sent = request.get("args")
+    if sent is None:
+        return next(found)
+    import types
+
+    if type(sent) is not list or len(sent) != 1 or not isinstance(found, types.GeneratorType):
+        raise TypeError("only a generator's send(value) crosses")
+    return found.send(sent[0])
 
 
 def exception_info(exc, codec, frames=()):

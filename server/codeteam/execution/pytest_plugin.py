@@ -146,7 +146,9 @@ class _Test:
         self.failed_subtest = None  # the first failed subtest's (report, excinfo, compare)
         self.decision = None  # (message, not judged) of the judge
         self.subject_cpu = None  # the server's account of the subjects' CPU at the start
-        self.waited = 0.0  # seconds its processes had waited for a CPU at the start (_waited)
+        self.counted = 0.0  # seconds of its ended phases that count toward its backstop
+        self.inside = 0.0  # wall-clock seconds of its ended phases (CPU waits included)
+        self.entered = (0.0, 0.0)  # (time.monotonic(), Judge._waited()) at its phase's start
         self.limited = None  # the time limit that ended the test (even if the test caught it)
         self.limited_in = None  # the phase (Judge.phase) it was raised in
         self.limited_at = 0.0  # and when (time.monotonic())
@@ -241,6 +243,22 @@ def _handling(error):
             return True
         found, seen = found.__context__, seen + 1
     return False
+
+
+def _teardown_finalizers(item, nextitem) -> list:
+    """The finalizer lists (innermost node's first) that pytest's teardown of ``item`` before
+    ``nextitem`` pops and runs (``SetupState.stack``'s, of the nodes after the part of the
+    stack ``nextitem`` shares; the lists themselves, which that teardown empties as it
+    goes). [] when pytest keeps no such stack (before pytest 7)."""
+    stack = getattr(getattr(item.session, "_setupstate", None), "stack", None)
+    if not isinstance(stack, dict):
+        return []
+    nodes, chain = list(stack), nextitem.listchain() if nextitem is not None else []
+    shared = 0
+    while shared < min(len(nodes), len(chain)) and nodes[shared] is chain[shared]:
+        shared += 1
+    return [entry[0] for entry in (stack[node] for node in reversed(nodes[shared:]))
+            if isinstance(entry, tuple) and entry and isinstance(entry[0], list)]
 
 
 def _has_children():
@@ -554,15 +572,24 @@ class Judge:
         return own + (self.client.server_wait if self.client is not None else 0.0)
 
     def _elapsed(self) -> float:
-        """Seconds of the running test that count toward its wall-clock backstop: its wall
-        clock less the time its judge and subjects waited for a CPU. The backstop is for code
+        """Seconds of the running test that count toward its wall-clock backstop: the wall
+        clock of its phases (setup, call, teardown) less the time its judge and subjects
+        waited for a CPU meanwhile. Between its phases pytest itself runs (reports, hooks of
+        conftest.py files and plugins), as under plain pytest: a limit cannot be raised there,
+        and a ``pytest_runtest_logreport`` hook sleeping 3 s made a test of no time reach a
+        backstop of 2 s in its teardown (issue 27: "not judged", and the next test an error
+        when the limit landed before pytest had torn the test down). The backstop is for code
         that waits (sleeps, blocks); a machine busy with other work, or a sandbox given a
         lower weight (``sandbox_niceness``), makes a test that computes take longer by the
         time it waits for a CPU, and cutting it for that was "not judged" where it passes
         (hot6: 3-8 of 8 tests of 2 CPU seconds, 8 runs at niceness 10 beside two CPU hogs).
         Waiting for a CPU needs a runnable thread, so code cannot stretch its backstop
         without using CPU time, which its limit bounds."""
-        return time.monotonic() - self.test.started - (self._waited() - self.test.waited)
+        test = self.test
+        if not self.in_phase:
+            return test.counted
+        return test.counted + time.monotonic() - test.entered[0] - (
+            self._waited() - test.entered[1])
 
     def _arm_wall_clock(self) -> None:
         """SIGALRM at the next look at the CPU time of the subjects (when the server can tell
@@ -573,16 +600,19 @@ class Judge:
 
     def _feed_watchdog(self) -> None:
         """(Re)arm ``faulthandler``'s watchdog for the running test: it ends the judge
-        :data:`WATCHDOG_GRACE` s after the test's wall-clock backstop, or after now when that
-        is later. Called when the test starts and from every SIGALRM this judge handles (its
-        Python runs, so it is not stuck in C): a judge that a busy machine (or a niced
-        sandbox, ``sandbox_niceness``) gives little CPU takes long to report a test, and
+        :data:`WATCHDOG_GRACE` s after the test's wall-clock backstop (the time between its
+        phases not counted, as in :meth:`_elapsed`; its waits for a CPU counted), or after
+        now when that is later. Called when the test starts and from every SIGALRM this judge
+        handles (its Python runs, so it is not stuck in C): a judge that a busy machine (or a
+        niced sandbox, ``sandbox_niceness``) gives little CPU takes long to report a test, and
         ending it then was an error for that test and every later one, where plain pytest
         passes them. Re-armed only when the deadline moves by a second or more (each arm
         starts the watchdog's thread)."""
         if self.test is None or not self.wall_limit:
             return
-        deadline = max(self.test.started + self.wall_limit, time.monotonic()) + WATCHDOG_GRACE
+        now, test = time.monotonic(), self.test
+        inside = test.inside + (now - test.entered[0] if self.in_phase else 0.0)
+        deadline = now + max(self.wall_limit - inside, 0.0) + WATCHDOG_GRACE
         if deadline - self.watchdog_at >= 1.0:
             try:
                 faulthandler.dump_traceback_later(deadline - time.monotonic(), exit=True)
@@ -681,7 +711,6 @@ class Judge:
         if self.wall_limit and self.cpu_limit and self.client is not None:
             self.test.subject_cpu = self.client.server_cpu()  # what the code's process says
             # of its CPU time is in its reach: the busy backstop asks the server
-        self.test.waited = self._waited()
         if self.mode == "select" and self._collected_calling(item.nodeid):
             self.test.calls += 1  # its module (or a conftest.py above it) called the function
         self._called_elsewhere()  # (by a process an earlier test started)
@@ -720,18 +749,59 @@ class Judge:
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_teardown(self, item, nextitem):
-        yield from self._phase()
+        pending = _teardown_finalizers(item, nextitem)
+        yield from self._phase(lambda: self._tear_down_rest(pending, item, nextitem))
 
-    def _phase(self):
+    def _tear_down_rest(self, pending, item, nextitem) -> None:
+        """After a limit ended the running test in its teardown phase: the rest of pytest's
+        teardown of it (``SetupState.teardown_exact``, which the limit cut where it landed),
+        so that the next test starts as under plain pytest. Cut in a hook before it, the test
+        stayed on pytest's stack and the next one's setup failed ("previous item was not torn
+        down properly", issue 27); cut in a fixture's finalizer, the later finalizers were
+        skipped and the next test got this test's fixture value. ``pending``: the finalizer
+        lists of :func:`_teardown_finalizers`, each finalizer run once, in pytest's order;
+        the limit is raised again in one that goes on (:meth:`_alarm`), and their errors are
+        not reported (the test's end is its limit)."""
+        test = self.test
+        if test is None or test.limited is None or test.limited_in != self.phase:
+            return
+        while True:
+            try:
+                for finalizers in pending:
+                    while finalizers:
+                        try:
+                            finalizers.pop()()
+                        except (KeyboardInterrupt, *_LIMITS):
+                            raise
+                        except BaseException:  # noqa: BLE001, S110 - its error (pytest's
+                            pass  # outcomes too): the test's end is its limit
+                item.session._setupstate.teardown_exact(nextitem)  # (the nodes, now bare)
+                return
+            except _LIMITS:
+                continue
+            except KeyboardInterrupt:
+                raise
+            except BaseException:  # noqa: BLE001 - the finalizers' errors, raised once
+                return  # it went through them all
+
+    def _phase(self, after=None):
         """Around a phase of a test (inside pytest's ``CallInfo``, where an exception is the
-        test's): only there may a time limit be raised (:meth:`_alarm`)."""
+        test's): only there may a time limit be raised (:meth:`_alarm`). ``after``: called
+        at its end, still inside it."""
         if self.test is not None and self.test.phases and _has_children():  # (none before
             self.test.earlier = set(_started_by_test(self.test.since))  # its setup)
+        if self.test is not None and self.wall_limit:
+            self.test.entered = (time.monotonic(), self._waited())
         self.in_phase = True
         self.phase += 1
         try:
             yield
+            if after is not None:
+                after()
         finally:
+            if self.test is not None and self.wall_limit:
+                self.test.counted = self._elapsed()
+                self.test.inside += time.monotonic() - self.test.entered[0]
             self.in_phase = False
 
     @pytest.hookimpl(hookwrapper=True)

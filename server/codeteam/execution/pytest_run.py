@@ -22,6 +22,7 @@ interpreter, function, module text and the modification times of the files pytes
 from __future__ import annotations
 
 import asyncio
+import configparser
 import hashlib
 import json
 import logging
@@ -29,6 +30,7 @@ import os
 import re
 import sys
 import time
+import tomllib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -110,11 +112,42 @@ def _config_text(root: Path) -> str:
 _XDIST = re.compile(r"(?:^|[\s\"'=\[,])(?:-n\s*\S|--numprocesses\b|-p\s*xdist\b|--dist\b)")
 
 
+def _addopts(root: Path) -> str:
+    """The ``addopts`` of pytest's sections in the configuration files (``[pytest]``,
+    ``[tool:pytest]``, ``[tool.pytest.ini_options]``, ``[tool.pytest]``), joined; not what
+    other tools' sections name (click's ``[tool.tox]`` runs ``pytest --numprocesses=auto``)."""
+    found = []
+    for name in INI_FILES:
+        path = root / name
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if name == "pyproject.toml":
+            try:
+                pytest_table = tomllib.loads(text).get("tool", {}).get("pytest", {})
+            except (tomllib.TOMLDecodeError, AttributeError):
+                continue
+            for table in (pytest_table.get("ini_options", {}), pytest_table):
+                value = table.get("addopts", "") if isinstance(table, dict) else ""
+                found.append(" ".join(map(str, value)) if isinstance(value, list) else str(value))
+            continue
+        parser = configparser.RawConfigParser(strict=False, interpolation=None)
+        try:
+            parser.read_string(text)
+        except configparser.Error:
+            continue
+        for section in ("pytest", "tool:pytest"):
+            if parser.has_option(section, "addopts"):
+                found.append(parser.get(section, "addopts"))
+    return "\n".join(found)
+
+
 def distributes_tests(root: Path) -> bool:
     """Whether the project's ``addopts`` ask pytest-xdist for worker processes (``-n auto``):
-    the judge reports from pytest's own process, so the runs then add ``-n0``."""
-    text = _config_text(root)
-    return "addopts" in text and _XDIST.search(text) is not None
+    the judge reports from pytest's own process, so the runs then add ``-n0`` (which pytest
+    refuses where xdist is not installed: only ``addopts`` count)."""
+    return _XDIST.search(_addopts(root)) is not None
 
 
 def runs_doctests(root: Path) -> bool:

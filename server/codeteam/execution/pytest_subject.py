@@ -704,29 +704,14 @@ class Subject(Channel):
                     # the judge's filters first: an "error" is raised in the code (which
                     # may catch it), as under plain pytest
                     warnings.filterwarnings(action, message, category, module, lineno)
-                if request["kind"] == "next":
-                    reply = Channel.serve(self, request)
-                elif request.get("handle") is None:
-                    try:
-                        value = self.target(*args, **kwargs)
-                        import inspect
-
-                        if type(type(value)) is not _codec._RemoteObjectType and (
-                                inspect.isawaitable(value)):  # an async def: run to completion
-                            # here (the test's own object returned is none: isinstance()
-                            # would ask it for its class, which makes it "not judged")
-                            import asyncio
-
-                            value = asyncio.run(_awaited(value))
-                    except BaseException as exc:  # noqa: BLE001 - SystemExit too: judged there
-                        reply = self.raised(exc)
-                    else:
-                        reply = {"kind": "value", "value": value}
+                handling = request.get("handling")
+                if isinstance(handling, BaseException):  # the call is made in the test's
+                    try:  # except block: sys.exc_info() is its exception (backoff's handlers)
+                        raise handling
+                    except BaseException:  # noqa: BLE001 - (it is raised here to be handled)
+                        reply = self.dispatch(request, args, kwargs)
                 else:
-                    try:
-                        reply = Channel.serve(self, request)
-                    except BaseException as exc:  # noqa: BLE001
-                        reply = self.raised(exc)
+                    reply = self.dispatch(request, args, kwargs)
             reply["warnings"] = [
                 [[getattr(w.category, "__module__", "builtins"),
                   getattr(w.category, "__qualname__", "Warning")], str(w.message)[:10000],
@@ -749,6 +734,8 @@ class Subject(Channel):
                 changed = self.changed_state(before)
             except Exception:  # noqa: S110, BLE001 - a global that cannot be looked at
                 pass
+            now_levels = _logging_levels()  # (before the restore: a logger a module holds
+            # gets back the subject's own level there, which the code did not set)
             self.restore(saved, keep={(id(e[4]), n) for e in changed for n in (
                 e[3] if e[1] == ":attrs" else [e[2]])})
         if changed:
@@ -766,7 +753,7 @@ class Subject(Channel):
             now = SHARED_STATES[name][0]()  # setlocale: the test's too (one process)
             if now != before:
                 reply[name] = now
-        now = _logging_levels()
+        now = now_levels
         if now != levels:  # the code's setLevel, logging.disable: the test's too (one process)
             reply["levels"] = [now[0], {name: level for name, level in now[1].items()
                                         if levels[1].get(name) != level}]
@@ -794,6 +781,31 @@ class Subject(Channel):
             reply = {"kind": "uncrossable", "message": str(error), "cpu": reply["cpu"]}
         return reply
 
+    def dispatch(self, request, args, kwargs):
+        """The reply to a call of the function, a ``next`` or a call of one of this side's
+        handles (:meth:`call`'s)."""
+        if request["kind"] == "next":
+            return Channel.serve(self, request)
+        if request.get("handle") is not None:
+            try:
+                return Channel.serve(self, request)
+            except BaseException as exc:  # noqa: BLE001
+                return self.raised(exc)
+        try:
+            value = self.target(*args, **kwargs)
+            import inspect
+
+            if type(type(value)) is not _codec._RemoteObjectType and (
+                    inspect.isawaitable(value)):  # an async def: run to completion
+                # here (the test's own object returned is none: isinstance()
+                # would ask it for its class, which makes it "not judged")
+                import asyncio
+
+                value = asyncio.run(_awaited(value))
+        except BaseException as exc:  # noqa: BLE001 - SystemExit too: judged there
+            return self.raised(exc)
+        return {"kind": "value", "value": value}
+
     def call_handle(self, proxy, args, kwargs, hook=None):
         """A callback into the judge (a function of the test given as an argument; with
         ``hook``, that hook of :data:`HOOK_CALLS` run on the test's object ``proxy``)."""
@@ -803,8 +815,12 @@ class Subject(Channel):
             message["hook"] = hook
         return self.answered(self.callback(message))
 
-    def next_handle(self, proxy):
-        return self.answered(self.callback({"kind": "next", "handle": proxy._handle[1]}))
+    def next_handle(self, proxy, *sent):
+        """``next`` of the test's iterator, or its ``send(*sent)`` (a generator's)."""
+        message = {"kind": "next", "handle": proxy._handle[1]}
+        if sent:
+            message["args"] = list(sent)
+        return self.answered(self.callback(message))
 
     def callback(self, message):
         """A request to the judge; the time it takes there is not the code's."""
@@ -1281,32 +1297,23 @@ class JudgeClient(Channel):
                 self.fail(why + ": pytest's process does not run it", not_judged=True)
             self.not_judged_if_passed(why)
         if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
-            self.unpickled(*args)
-        elif event == "open" and self.imports is not None and self.imports.since is not None:
-            self.auditing = True
-            try:
-                self.opened(*args[:3])
-            finally:
-                self.auditing = False
+            return self.unpickled(*args)
+        if event == "open" and self.imports is not None and self.imports.since is not None:
+            look, given = self.opened, args[:3]
         elif event in _PROCESS_EVENTS and (self.code_texts or self.imports is not None):
-            self.auditing = True
-            try:
-                self.starts(event, args)
-            finally:
-                self.auditing = False
+            look, given = self.starts, (event, args)
         elif event == "marshal.load" and self.code_files and not _by_pytest(_LOADERS):
-            self.ran_text()  # (from a file, unseen: the test read one the code may have written)
+            return self.ran_text()  # (from a file, unseen: the test read one the code may
+            # have written)
         elif event in _CODE_EVENTS and self.code_texts and args and type(args[0]) is bytes:
-            self.auditing = True
-            try:
-                self.made_code(args[0])
-            finally:
-                self.auditing = False
-        if event != "compile" or len(args) < 2 or _by_pytest(_OWN_COMPILERS):
-            return
-        self.auditing = True
+            look, given = self.made_code, (args[0],)
+        elif event == "compile" and len(args) >= 2 and not _by_pytest(_OWN_COMPILERS):
+            look, given = self.compiled, args[:2]
+        else:
+            return None
+        self.auditing = True  # (what the look itself opens or compiles is not looked at)
         try:
-            self.compiled(args[0], args[1])
+            return look(*given)
         finally:
             self.auditing = False
 
@@ -1935,13 +1942,17 @@ class JudgeClient(Channel):
         self.note_texts(value)
         return value
 
-    def next_handle(self, proxy):
+    def next_handle(self, proxy, *sent):
+        """``next`` of the code's iterator, or its ``send(*sent)`` (a generator's)."""
         __tracebackhide__ = True
         self.check_handle(proxy)
         entered = self.entering()
+        message = {"kind": "next", "handle": proxy._handle[1]}
+        if sent:
+            message["args"] = list(sent)
         try:
             with self.calls:
-                value = self.ask({"kind": "next", "handle": proxy._handle[1]})
+                value = self.ask(message)
         finally:
             self.leaving(entered)
         self.note_texts(value)
@@ -2062,8 +2073,15 @@ class JudgeClient(Channel):
         if left is not None and left <= 0:
             raise self.timeout_error("the code used its CPU time for this test")
         request["cpu_left"] = left
+        handling = sys.exc_info()[1]  # the test calls it in an except block: the code's
+        if handling is not None and request["kind"] == "call":  # sys.exc_info() too, when
+            try:  # the exception can cross
+                self.codec.dumps(handling)
+                request["handling"] = handling
+            except Exception:  # noqa: S110, BLE001 - (CannotCross, a strange exception)
+                pass
         values = {key: request.pop(key) for key in ("args", "kwargs", "globals", "states",
-                                                    "input")
+                                                    "input", "handling")
                   if key in request}
         mark = _thread_time()
         try:  # the values apart: the subject decodes them once it has the context
@@ -2247,28 +2265,47 @@ class JudgeClient(Channel):
                 raise ValueError("a malformed hook call")
             found = self.codec.hook_call(request["handle"], request["hook"],
                                          request.get("args"), request.get("kwargs"))
+        after = None  # a callback's arguments, as it left them: the code's copies are
+        # updated in place (backoff: the test's function appends to the list it is given,
+        # then raises, and the code's retry loop reads the list's length)
         try:
             if request["kind"] == "next":
                 try:
-                    value = next(found)
+                    value = _codec.resume(found, request)
                 except StopIteration:
                     return {"kind": "stop"}
             else:
                 args, kwargs = request.get("args"), request.get("kwargs")
                 if type(args) is not list or type(kwargs) is not dict:
                     raise ValueError("a malformed call")
+                if "hook" not in request:
+                    after = [args, kwargs]
                 value = found() if "hook" in request else found(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - raised in the subject, as in one process
             handle = len(self.codec.exported) + 1
             self.codec.exported[handle] = exc
             info = exception_info(exc, self.codec)
             info["origin"] = handle
+            if after is not None:
+                info["after"] = self.crossing_back(after)
             return info
         try:
             self.codec.dumps(value)
         except CannotCross as error:
             self.not_crossing(error)
-        return {"kind": "value", "value": value}
+        reply = {"kind": "value", "value": value}
+        if after is not None:
+            reply["after"] = self.crossing_back(after)
+        return reply
+
+    def crossing_back(self, value):
+        """``value``, when it can cross (else the test is "not judged")."""
+        __tracebackhide__ = True
+        try:
+            self.codec.dumps(value)
+        except CannotCross as error:
+            self.not_crossing(error)
+        return value
 
     def read_attribute(self, request):
         """The code read an attribute of the test's object or iterator (a handle's
