@@ -1040,8 +1040,6 @@ class SharedImports:
 
         class Source(machinery.SourceFileLoader):
             def get_data(self, path):  # (looked at again once read: the code could have
-                if path != self.path and not guard.shared(path) and guard.planted(path):
-                    raise OSError("bytecode a test's process wrote")  # (compiled again)
                 data = super().get_data(path)  # renamed its file over it since find_spec)
                 guard.check(self.path)
                 return data
@@ -1291,9 +1289,11 @@ class JudgeClient(Channel):
         if read is not None:
             why = (f"the test reads {read[:300]}, made or changed since the judge started by a "
                    "process the test started (it may run what the code under test gave)")
+            if read.endswith((".pyc", ".pyo")):  # (an import's or pytest's assertion
+                # rewriter's: both compile the source again, as for a stale .pyc)
+                raise OSError(errno.EACCES, "bytecode a test's process wrote is not read", read)
             if read.endswith(_SCRIPT_SUFFIXES[:4]):  # (a module a loader of importlib's
-                # reads, found by a finder not the judge's: an editable install's; the
-                # bytecode pytest's assertion rewriter reads): refused before it runs
+                # reads, found by a finder not the judge's: an editable install's): refused
                 self.fail(why + ": pytest's process does not run it", not_judged=True)
             self.not_judged_if_passed(why)
         if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
