@@ -827,6 +827,7 @@ class Codec:
         self.proxies = {}  # handle id of the other side -> proxy
         self.remote_classes = {}  # a class of the test's name -> its RemoteObject class
         self.swapped = {}  # see loads
+        self.heard = None  # a function told each text and bytes value decoded (the judge's)
         self.returning = None  # the class of the judge's own object being decoded (rebuilt)
         self.shared = None
         self.modules = set()  # names of the modules the judge sent (``M``: load_module)
@@ -1640,12 +1641,17 @@ class Codec:
 
     def load_str(self, data, at, table, depth):
         text, at = self._text(data, at)
+        if self.heard is not None:
+            self.heard(text)
         if len(text) < 80 and text.isidentifier():
             text = sys.intern(text)  # string sentinels compared with `is` (toolz's)
         return text, at
 
     def load_bytes(self, data, at, table, depth):
-        return self._sized(data, at)
+        raw, at = self._sized(data, at)
+        if self.heard is not None:
+            self.heard(raw)
+        return raw, at
 
     def load_backref(self, data, at, table, depth):
         index, at = self._num(data, at, b";")

@@ -364,6 +364,7 @@ class Judge:
         sys.modules["_codeteam_pytest_codec"].guard_forks(lambda: {os.getsid(0)})
         self.client = subject.JudgeClient(config, self.decide, self._code_timeout,
                                           self.code_cpu_left)
+        self.client.elsewhere = self._elsewhere  # (a handle called in a forked process)
         builtins.__codeteam_forward__ = self.forward
         builtins.__codeteam_imported__ = self.client.imported
 
@@ -931,8 +932,8 @@ class Judge:
         return event
 
     def _elsewhere(self):
-        """A process the test forked called the function: it has no channel of its own to
-        the code's process, so it leaves :data:`ELSEWHERE` (the test is "not judged", as for
+        """A process the test forked called the function (or a handle of the code's:
+        JudgeClient.ask): it has no channel of its own to the code's process, so it leaves :data:`ELSEWHERE` (the test is "not judged", as for
         one that imported the judge view) and raises."""
         with contextlib.suppress(OSError):
             os.close(os.open(os.path.join(self.files, ELSEWHERE), os.O_CREAT | os.O_WRONLY,

@@ -963,30 +963,75 @@ class SharedImports:
     specs it finds, those pytest's assertion rewriter asks for too, and its loaders look at a
     module's file again once they read it (the code renaming its file over it after the
     finder looked); a file a test executes by its path (``runpy``, ``spec_from_file_location``,
-    ``exec`` of its text) is :meth:`JudgeClient.audit`'s (:meth:`changed`)."""
+    ``exec`` of its text) is :meth:`JudgeClient.audit`'s (:meth:`changed`).
+
+    Every other folder gets such a finder too, against the processes a test starts (they run
+    in the judge's sandbox, where the project and a virtualenv in it are writable: a script
+    the code gave, on an interpreter's input, could plant a module pytest's process imports
+    next): a module file made or changed since :meth:`install` that pytest's process did not
+    write (:meth:`wrote`) is not imported; such bytecode is not read (the source is compiled
+    again, as for a stale ``.pyc``: a ``python -m pkg`` the test ran writes the project's)."""
 
     def __init__(self, folder, refuse):
         self.folder = folder
         self.device = os.stat(folder).st_dev
         self.since = None  # the ctime of a file made as the code's first process started
+        self.installed = None  # the same, as the guard was installed
+        self.written = set()  # the files pytest's process wrote since (absolute paths)
         self.refuse = refuse
 
     def started(self):
         """The code's first process starts now: from here a new file of the folder may be
         its. Before it, what the judge imports is its own."""
-        if self.since is not None:
-            return
+        if self.since is None:
+            self.since = self._now()
+
+    def _now(self):
+        """The ctime of a file made now (0 where none can be made: a full /tmp)."""
         marker = os.path.join(self.folder, f".codeteam-started-{os.getpid()}")
         try:
             fd = os.open(marker, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-        except OSError:  # (a full /tmp): none of its files is imported
-            self.since = 0
-            return
+        except OSError:
+            return 0
         try:
-            self.since = os.fstat(fd).st_ctime_ns
+            return os.fstat(fd).st_ctime_ns
         finally:
             os.close(fd)
             os.unlink(marker)
+
+    def wrote(self, path, mode=None, flags=None):
+        """:meth:`JudgeClient.audit` of an ``open`` (or ``os.rename``'s target: ``mode``
+        "w") in pytest's process: one that may write ``path`` makes it pytest's own. The
+        path of a regular file out of the shared folder that is :meth:`planted`, read, else
+        None (a test that reads what a process it started wrote there, rather than in its
+        ``tmp_path``: the process may have run the code's text, given on its input)."""
+        if type(path) not in (str, bytes):
+            return None
+        if type(mode) is str:
+            writes = any(c in mode for c in "wax+")
+        else:
+            writes = type(flags) is int and flags & (os.O_ACCMODE | os.O_CREAT | os.O_TRUNC)
+        name = os.path.abspath(os.fsdecode(path))
+        if writes:
+            if len(self.written) < 100000:
+                self.written.add(name)
+            return None
+        try:  # (a link out of the shared folder to a file of it is out of it)
+            out = os.lstat(name).st_dev != self.device and os.path.isfile(name)
+        except (OSError, ValueError):
+            return None
+        return name if out and not name.startswith(("/proc/", "/sys/", "/dev/")) and (
+            self.planted(name)) else None
+
+    def planted(self, path):
+        """Whether ``path``, a file of a folder not shared with the code, was made or changed
+        since :meth:`install` by a process other than pytest's (one a test started); a
+        symbolic link, or the file it names."""
+        try:
+            newest = max(os.lstat(path).st_ctime_ns, os.stat(path).st_ctime_ns)
+            return newest >= self.installed and os.path.abspath(path) not in self.written
+        except (OSError, TypeError, ValueError):
+            return False
 
     def install(self):
         from importlib import machinery
@@ -1030,17 +1075,17 @@ class SharedImports:
                 self.importer.invalidate_caches()
 
         def hook(path):
-            if not self.shared(path):
-                raise ImportError("not a folder the code under test can write")
             if os.path.isdir(path or "."):
                 return Finder(path, *details)
+            if not self.shared(path):
+                raise ImportError("not a folder the code under test can write")
             import zipimport
 
             return Archive(path, zipimport.zipimporter(path))  # (ZipImportError: no archive)
 
+        self.installed = self._now()
         sys.path_hooks.insert(0, hook)
-        for key in [k for k in list(sys.path_importer_cache) if self.shared(k)]:
-            sys.path_importer_cache.pop(key, None)
+        sys.path_importer_cache.clear()
 
     def shared(self, path):
         try:
@@ -1050,8 +1095,15 @@ class SharedImports:
 
     def check(self, origin):
         """Raise ``ImportError`` when ``origin`` (or its bytecode) changed since
-        :meth:`started`."""
-        if self.changed(origin):
+        :meth:`started`, or, out of the shared folder, was :meth:`planted`."""
+        if not self.shared(origin):
+            if self.planted(origin):
+                reason = (f"pytest's process was to import {origin[:300]}, made or changed "
+                          "since the judge started by a process the test started (it may run "
+                          "what the code under test gave): not imported")
+                self.refuse(reason)
+                raise ImportError(reason)
+        elif self.changed(origin):
             reason = (f"pytest's process was to import {origin[:300]}, a file of the /tmp "
                       "it shares with the code under test, made or changed since the code "
                       "started (the code could have written it): not imported")
@@ -1113,6 +1165,9 @@ class JudgeClient(Channel):
         self.sent_random = None  # the random module's state as the subject has it
         self.generation = 0
         self.codec = Codec(True, self)
+        self.codec.heard = self.heard
+        self.pid = os.getpid()  # (a process the test forks has another: see ask)
+        self.elsewhere = None  # what ask calls there (it raises)
         self.rfd = self.wfd = None
         self.depth = 0
         self.broken = None
@@ -1159,15 +1214,27 @@ class JudgeClient(Channel):
         # import or in a module fixture are run or unpickled by a later test)
         self.pass_not_judged = self.output_cut = None
 
+    def heard(self, value):
+        """Remember a text or bytes value the judge decoded from the code's process (each
+        one, at any depth, in any value that holds it: a deque, an exception's args, an
+        object's state) that could be Python source (:func:`_source_like`), for
+        :meth:`audit`: the code gave it."""
+        try:
+            data = value.encode("utf-8", "surrogatepass") if type(value) is str else value
+        except UnicodeError:
+            return
+        self.remember_text(data)
+        if type(value) is bytes and len(data) >= 8:
+            self.code_bytes = True
+
     def note_texts(self, value, depth=0, budget=None, pieces=None):
         """Remember the text and bytes in ``value`` (the code's answer: in lists, tuples,
-        sets and dicts) that could be Python source (:func:`_source_like`), for
-        :meth:`audit`; and all of them joined without white space (:func:`_squeezed`: the
-        pieces a test joins before running them, ``tokenize.untokenize(tokens)``, each under
-        8 bytes or a name). :meth:`ask` gives it the rest of each frame of the code's too
-        (at ``depth`` -2: what the call wrote into its arguments, bound to module globals,
-        set in the environment, printed or logged, and the arguments of the test's
-        callbacks it calls)."""
+        sets and dicts) joined without white space (:func:`_squeezed`: the pieces a test
+        joins before running them, ``tokenize.untokenize(tokens)``, each under 8 bytes or a
+        name; each text alone is remembered as decoded, :meth:`heard`). :meth:`ask` gives it
+        the rest of each frame of the code's too (at ``depth`` -2: what the call wrote into
+        its arguments, bound to module globals, set in the environment, printed or logged,
+        and the arguments of the test's callbacks it calls)."""
         top = pieces is None
         budget = budget if budget is not None else [10000]
         pieces = [] if top else pieces
@@ -1179,10 +1246,7 @@ class JudgeClient(Channel):
                 data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
             except (UnicodeError, TypeError, ValueError):
                 return
-            self.remember_text(data)
             pieces.append(data)
-            if not isinstance(value, str) and len(data) >= 8:
-                self.code_bytes = True
         else:
             for item in _parts_of(value):
                 self.note_texts(item, depth + 1, budget, pieces)
@@ -1205,8 +1269,8 @@ class JudgeClient(Channel):
         test's process). What the code made is
 
         - text it returned in this run (in the test, or at an import or in a fixture before
-          it), as it was or with its white space changed (:func:`_squeezed`:
-          ``textwrap.dedent``), compiled under a name that is no file, or under the name of a
+          it), as it was, with its white space changed (:func:`_squeezed`:
+          ``textwrap.dedent``) or a piece of it (a fenced block sliced out), compiled under a name that is no file, or under the name of a
           file this run wrote (the test wrote the text into a file and runs or imports that)
           or that does not hold it (:meth:`_made_here`); or parsed by ``ast.parse`` and a tree
           then compiled (once the code's text was parsed, any tree the test compiles);
@@ -1218,13 +1282,32 @@ class JudgeClient(Channel):
           made by the file's path reads ``__pycache__``, where the code can write too)."""
         if self.auditing:
             return
+        read = None
+        if event in ("open", "os.rename") and self.imports is not None:
+            read = self.imports.wrote(args[0] if event == "open" else args[1],
+                                      *(args[1:3] if event == "open" else ("w",)))
+        if read is not None:
+            why = (f"the test reads {read[:300]}, made or changed since the judge started by a "
+                   "process the test started (it may run what the code under test gave)")
+            if read.endswith((".pyc", ".pyo")):  # (an import's or pytest's assertion
+                # rewriter's: both compile the source again, as for a stale .pyc)
+                raise OSError(errno.EACCES, "bytecode a test's process wrote is not read", read)
+            if read.endswith(_SCRIPT_SUFFIXES[:4]):  # (a module a loader of importlib's
+                # reads, found by a finder not the judge's: an editable install's): refused
+                self.fail(why + ": pytest's process does not run it", not_judged=True)
+            self.not_judged_if_passed(why)
         if event == "pickle.find_class" and self.code_bytes and len(args) == 2:
             return self.unpickled(*args)
         if event == "open" and self.imports is not None and self.imports.since is not None:
             look, given = self.opened, args[:3]
         elif event in _PROCESS_EVENTS and (self.code_texts or self.imports is not None):
             look, given = self.starts, (event, args)
-        elif event == "compile" and len(args) >= 2 and not _by_pytest():
+        elif event == "marshal.load" and self.code_files and not _by_pytest(_LOADERS):
+            return self.ran_text()  # (from a file, unseen: the test read one the code may
+            # have written)
+        elif event in _CODE_EVENTS and self.code_texts and args and type(args[0]) is bytes:
+            look, given = self.made_code, (args[0],)
+        elif event == "compile" and len(args) >= 2 and not _by_pytest(_OWN_COMPILERS):
             look, given = self.compiled, args[:2]
         else:
             return None
@@ -1253,8 +1336,10 @@ class JudgeClient(Channel):
             return
         texts = list(self.code_texts)
         squeezed = _squeezed(source)
-        if any(text in source for text in texts) or any(
-                text in squeezed for text in map(_squeezed, texts) if _source_like(text)):
+        part = _source_like(squeezed)  # (a piece of a text: a fenced block cut out of it)
+        if any(text in source or part and source in text for text in texts) or any(
+                text in squeezed or part and squeezed in text
+                for text in map(_squeezed, texts) if _source_like(text)):
             if not self._made_here(source, filename):
                 return
             if filename == "<unknown>":  # (ast.parse's: a tree runs nothing until compiled)
@@ -1264,6 +1349,15 @@ class JudgeClient(Channel):
         elif self.code_files and _made_source(filename) and any(
                 _ctime(path) != ctime for path, ctime in self.code_files.items()):
             self.ran_text()  # (a file it read changed since: its text may be this source)
+
+    def made_code(self, data):
+        """:meth:`audit` of a code object made from bytes (``marshal.loads`` of them, the
+        bytecode of a ``types.CodeType`` or ``code.replace``), not by an import: bytes the code
+        gave are code it made, which would run in pytest's process (``exec``, ``FunctionType``
+        of it) though no source was compiled: refused, as :meth:`ran_text`."""
+        if any(text in data or len(data) >= 8 and data in text for text in self.code_texts) and (
+                not _by_pytest(_LOADERS)):  # (or a piece of one: a .pyc's code after its header)
+            self.ran_text()
 
     def starts(self, event, args):
         """:meth:`audit` of a process the test starts (``subprocess``, ``os.system``, an
@@ -1280,7 +1374,8 @@ class JudgeClient(Channel):
         texts = list(self.code_texts)
         words = [w for part in parts if len(part.split()) > 1 for w in part.split()[:100]]
         for index, part in enumerate(parts + words):  # (a shell's command line in words)
-            if texts and any(text in part and not os.path.exists(text) for text in texts):
+            if texts and any(text in part and not os.path.exists(text) and _runs_as_code(text)
+                             for text in texts):
                 break  # (a path the code gave, to a file a program reads: the file's look)
             if self.imports is not None and self._script(os.fsdecode(part), index == 0):
                 break
@@ -1329,7 +1424,8 @@ class JudgeClient(Channel):
         changed since the code started, opened to read, has its text remembered as text
         the code returned (one over :data:`FILE_LOOKED_AT` bytes: any source the test makes
         from then on is refused, as past :data:`TEXTS_KEPT` texts); its bytecode (a ``.pyc`` a loader made by its
-        path reads, ``spec_from_file_location``) is refused."""
+        path reads, ``spec_from_file_location``) or an archive ``zipimport`` reads is
+        refused."""
         if type(path) not in (str, bytes) or (type(mode) is str and "r" not in mode
                                                and "+" not in mode):
             return
@@ -1338,10 +1434,13 @@ class JudgeClient(Channel):
         name = os.fsdecode(path)
         if not self.imports.shared(name) or not self.imports.changed(name):
             return
-        if name.endswith((".pyc", ".pyo")):  # (a loader made by its path: no compile)
-            self.fail(f"the test loads {name[:300]}, bytecode in the /tmp it shares with the "
-                      "code under test, made or changed since the code started: pytest's "
-                      "process does not run what the code could have written", not_judged=True)
+        if name.endswith((".pyc", ".pyo")) or _by_pytest(("zipimport",)) and _zip(name):
+            # (a loader made by its path, a zipimporter of an archive: no compile, or under
+            # a name that is no file)
+            self.fail(f"the test loads {name[:300]}, bytecode or an archive in the /tmp it "
+                      "shares with the code under test, made or changed since the code "
+                      "started: pytest's process does not run what the code could have "
+                      "written", not_judged=True)
         import stat
 
         try:
@@ -1358,6 +1457,7 @@ class JudgeClient(Channel):
         finally:
             os.close(fd)
         self.code_files[name] = info.st_ctime_ns
+        self.code_bytes = True  # (a pickle the code wrote: what it names is looked at)
         if len(data) > FILE_LOOKED_AT:  # too large to look for: any source made is refused
             self.code_texts = {b""}
         else:
@@ -1399,6 +1499,7 @@ class JudgeClient(Channel):
         if self.imports is not None:
             self.imports.started()  # (before the code can write)
         self.codec = Codec(True, self)
+        self.codec.heard = self.heard
         self.codec.generation = self.generation
         root = self.config.get("root")
         self.codec.roots = (str(root),) if type(root) is str else None
@@ -1926,6 +2027,8 @@ class JudgeClient(Channel):
 
     def ask(self, request):
         __tracebackhide__ = True
+        if os.getpid() != self.pid and self.elsewhere is not None:  # a process the test
+            self.elsewhere()  # forked: the channel to the code's process is pytest's own
         if self.depth == 0:
             self.ensure()
             env = dict(os.environ)
@@ -2723,17 +2826,20 @@ def _parts_of(value):
     return list(itertools.islice(dict.values(space), 10000)) if type(space) is dict else []
 
 
-def _by_pytest():
+def _by_pytest(packages=("_pytest", "pluggy")):
     """Whether the ``compile`` being audited is pytest's own (its traceback's
     ``ast.parse(content, "source")`` of the test's file, its assertion rewriting): the first
-    caller outside ``ast`` and this module is in ``_pytest`` or ``pluggy``. A test's failure
-    report parses the test file, which holds the expected text the code's wrong answer is
-    often part of ("3 seconds" of "3 seconds ago")."""
+    caller outside ``ast`` and this module is in ``_pytest`` or ``pluggy`` (or another of
+    ``packages``: that module's own globals, not a namespace so named that a test runs
+    a line in). A test's failure report parses the test file, which holds the expected
+    text the code's wrong answer is often part of ("3 seconds" of "3 seconds ago")."""
     frame = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__") in ("ast", __name__):
         frame = frame.f_back
     name = frame.f_globals.get("__name__") if frame is not None else None
-    return type(name) is str and name.partition(".")[0] in ("_pytest", "pluggy")
+    module = sys.modules.get(name) if type(name) is str else None  # (its own globals: not a
+    return (name.partition(".")[0] in packages and module is not None  # namespace the code
+            and getattr(module, "__dict__", None) is frame.f_globals)  # named "_pytest")
 
 
 def _made_source(filename):
@@ -2745,6 +2851,14 @@ def _made_source(filename):
     return filename.startswith("<") or not os.path.isfile(filename)
 
 
+_OWN_COMPILERS = ("_pytest", "pluggy", "collections", "dataclasses")
+"""The packages whose ``compile`` runs none of the code's text (:meth:`JudgeClient.audit`):
+pytest's, and the standard library's that compile methods from names only (a namedtuple's,
+a dataclass's, whose field names are identifiers)."""
+_CODE_EVENTS = frozenset({"marshal.loads", "code.__new__"})
+"""The audit events of a code object made from bytes (:meth:`JudgeClient.made_code`)."""
+_LOADERS = ("_pytest", "pluggy", "importlib", "zipimport")
+"""The packages whose ``marshal.loads`` is an import's, of a module's bytecode."""
 _PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn",
                              "os.spawn"})
 """The audit events of a process being started (:meth:`JudgeClient.starts`)."""
@@ -2770,12 +2884,34 @@ def _command_parts(values, depth=0):
     return found[:1000]
 
 
+def _zip(path):
+    """Whether ``path`` is a zip archive, a regular file (``zipfile.is_zipfile``)."""
+    import zipfile
+
+    return os.path.isfile(path) and zipfile.is_zipfile(path)
+
+
 def _ctime(path):
     """``path``'s ctime in nanoseconds, None when it cannot be read."""
     try:
         return os.stat(path).st_ctime_ns
     except (OSError, ValueError):
         return None
+
+
+def _runs_as_code(data):
+    """Whether ``data``, a text the code gave found in a command, could be code a program
+    runs (``python -c``, ``sh -c``): not one word of letters, digits and ``.-/:=+@%,`` (an
+    option, ``--verbose``, ``--width=80``: no call, no space, no quote, no bracket)."""
+    global _ARGUMENT
+    if _ARGUMENT is None:
+        import re
+
+        _ARGUMENT = re.compile(rb"[\w.\-/:=+@%,]*")
+    return _ARGUMENT.fullmatch(data) is None
+
+
+_ARGUMENT = None
 
 
 def _squeezed(data):
