@@ -677,13 +677,15 @@ async def test_a_judge_slow_outside_a_phase_is_not_ended_by_its_watchdog(tmp_pat
     more than the backstop + 5 s to report a test, and its watchdog for code stuck in C
     (``faulthandler``, armed once per test) ended the session: "the pytest process died
     during this test (exit status 1)" and errors for every test after it, where plain pytest
-    passes them all. Here the judge's own Python (a conftest hook, 7 s) stands for the slow
+    passes them all. Here the judge's own Python (a conftest hook, 8 s) stands for the slow
     report; the watchdog now waits while the judge runs Python."""
     from codeteam.execution import pytest_run
 
-    monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 1.0)  # watchdog at 6 s
+    # watchdog at 7 s; the backstop at 2 s as in the test above (at 1 s test_a's own phases,
+    # its 0.2 s teardown hook and its first call, reached it once at load 2: "not judged")
+    monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 2.0)
     files = dict(SLOW_REPORTING, **{"conftest.py": SLOW_REPORTING["conftest.py"].replace(
-        "time.sleep(3)", "time.sleep(7)")})
+        "time.sleep(3)", "time.sleep(8)")})
     root = make(tmp_path, files)
     _, run = await review(root, "slowrep.py", "double")
     found = by_name(run)
