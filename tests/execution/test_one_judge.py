@@ -794,10 +794,11 @@ async def test_a_test_cut_in_its_teardown_is_torn_down_before_the_next(tmp_path,
     "skipped: error in setup" as the selection saw it, test_c "error"); in a fixture's
     finalizer, the fixtures set up before it were not finalized, and test_d got test_c's
     ``resource`` (``assert ['c'] == []`` failed). Plain pytest passes all four; the two cut
-    are "not judged" (their teardowns took 2 s, the backstop is 1 s), the others pass."""
+    are "not judged" (their teardowns took 2 s, the backstop is 1.5 s: the margin of the two
+    tests above for the others' own phases on a busy machine), the others pass."""
     from codeteam.execution import pytest_run
 
-    monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 1.0)
+    monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 1.5)
     root = make(tmp_path, CUT_TEARDOWNS)
     _, run = await review(root, "slowrep.py", "double")
     found = by_name(run)
