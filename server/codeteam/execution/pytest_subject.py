@@ -773,8 +773,8 @@ class Subject(Channel):
         reply["cpu"], self.inner_cpu = used - self.inner_cpu, outer + used
         if self.misused is not None:  # it used an object of the test's it could not have
             reply["misused"], self.misused = self.misused, None
-        if request["kind"] == "call":
-            reply["after"] = [list(args), dict(kwargs)]
+        if request["kind"] == "call":  # (and the exception being handled: add_note on
+            reply["after"] = [list(args), dict(kwargs), request.get("handling")]  # it)
         try:
             self.encoded = (reply, self.codec.dumps(reply))  # sent as is (see send)
         except CannotCross as error:
