@@ -1016,12 +1016,17 @@ class SharedImports:
             if len(self.written) < 100000:
                 self.written.add(name)
             return None
-        try:  # (a link out of the shared folder to a file of it is out of it)
-            out = os.lstat(name).st_dev != self.device and os.path.isfile(name)
+        try:
+            if not os.path.isfile(name) or name.startswith(("/proc/", "/sys/", "/dev/")):
+                return None
+            if os.lstat(name).st_dev != self.device:  # (a link out of the shared folder to a
+                return name if self.planted(name) else None  # file of it is out of it)
+            # a file of the shared folder reached through a folder's link planted since (the
+            # project's tests/data swapped for a link to a folder of the /tmp)
+            return name if any(os.path.islink(head) and self.planted(head)
+                               for head in _heads(name)) else None
         except (OSError, ValueError):
             return None
-        return name if out and not name.startswith(("/proc/", "/sys/", "/dev/")) and (
-            self.planted(name)) else None
 
     def planted(self, path):
         """Whether ``path``, a file of a folder not shared with the code, was made or changed
@@ -1127,6 +1132,14 @@ class SharedImports:
         except (OSError, TypeError, ValueError):
             pass
         return newest >= self.since
+
+
+def _heads(path):
+    """The folders ``path`` (absolute) lies in, innermost first."""
+    head = os.path.dirname(path)
+    while head != os.path.dirname(head):
+        yield head
+        head = os.path.dirname(head)
 
 
 class JudgeError(BaseException):
@@ -1283,7 +1296,7 @@ class JudgeClient(Channel):
         if self.auditing:
             return
         read = None
-        if event in ("open", "os.rename") and self.imports is not None:
+        if event in ("open", "os.rename", "os.symlink") and self.imports is not None:
             read = self.imports.wrote(args[0] if event == "open" else args[1],
                                       *(args[1:3] if event == "open" else ("w",)))
         if read is not None:
