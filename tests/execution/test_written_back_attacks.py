@@ -84,3 +84,80 @@ async def test_wrong_code_spoiling_the_tests_exception_is_no_pass(tmp_path, spoi
     body = f"def code_of(error):\n    n = len(error.args[0])\n    {spoil}\n    return n\n"
     _, run = await review(root, "notes/core.py", "code_of", body)
     assert by_name(run)["test_code_of"].status == "failed", run.outcomes
+
+
+# A generator's body runs at each next(), after the call that made it crossed back: what it
+# changes then in the arguments it was given is the code's copy only, where under plain pytest
+# it is the test's own list. And a list the test sends (gen.send(mine)) is changed in place.
+GENERATORS = {
+    "pyproject.toml": "[project]\nname = 'gens'\nversion = '0'\n",
+    "gens/__init__.py": "",
+    "gens/core.py": '''\
+        def drain(source, log):
+            """Each of ``source`` doubled, logged in ``log`` as it goes."""
+            for x in source:
+                log.append(x)
+                yield x * 2
+
+
+        def ordered(items):
+            """``items`` in order, one by one (``items`` left as it is)."""
+            yield from sorted(items)
+
+
+        def grow():
+            """Each list sent gets a 0 appended; its new length is yielded."""
+            got = yield
+            while True:
+                got.append(0)
+                got = yield len(got)
+        ''',
+    "tests/test_core.py": '''\
+        from gens.core import drain, grow, ordered
+
+
+        def test_drain():
+            log = []
+            assert list(drain([1, 2], log)) == [2, 4]
+            assert log == [1, 2]
+
+
+        def test_ordered():
+            items = [3, 1, 2]
+            assert list(ordered(items)) == [1, 2, 3]
+            assert items == [3, 1, 2]
+
+
+        def test_grow():
+            gen = grow()
+            next(gen)
+            mine = [1]
+            assert gen.send(mine) == 2
+            assert mine == [1, 0]
+        ''',
+}
+
+
+async def test_a_generator_changing_its_arguments_after_its_call_is_not_judged(tmp_path):
+    """Right code's generator appending to the test's list (before: 'failed', the test's list
+    empty), wrong code's sorting the test's list in place (before: 'passed')."""
+    root = make(tmp_path / "gens", GENERATORS)
+    _, run = await review(root, "gens/core.py", "drain")
+    assert by_name(run)["test_drain"].status == "not judged", run.outcomes
+    assert "after the call that gave it" in by_name(run)["test_drain"].message
+    _, run = await review(root, "gens/core.py", "ordered")
+    assert by_name(run)["test_ordered"].status == "passed", run.outcomes
+    _, run = await review(root, "gens/core.py", "ordered",
+                          "def ordered(items):\n    items.sort()\n    yield from items\n")
+    assert by_name(run)["test_ordered"].status == "not judged", run.outcomes
+
+
+async def test_what_the_code_changes_in_a_value_sent_to_its_generator_reaches_the_test(
+        tmp_path):
+    """(before: 'failed', the test's list [1])"""
+    root = make(tmp_path / "gens", GENERATORS)
+    _, run = await review(root, "gens/core.py", "grow")
+    assert by_name(run)["test_grow"].status == "passed", run.outcomes
+    _, run = await review(root, "gens/core.py", "grow", "def grow():\n    got = yield\n"
+                          "    while True:\n        got = yield len(got) + 1\n")
+    assert by_name(run)["test_grow"].status == "failed", run.outcomes
