@@ -105,6 +105,13 @@ GENERATORS = {
             yield from sorted(items)
 
 
+        def recorder(log):
+            """A function appending what it is given to ``log``."""
+            def add(x):
+                log.append(x)
+            return add
+
+
         def grow():
             """Each list sent gets a 0 appended; its new length is yielded."""
             got = yield
@@ -113,7 +120,7 @@ GENERATORS = {
                 got = yield len(got)
         ''',
     "tests/test_core.py": '''\
-        from gens.core import drain, grow, ordered
+        from gens.core import drain, grow, ordered, recorder
 
 
         def test_drain():
@@ -128,6 +135,13 @@ GENERATORS = {
             assert items == [3, 1, 2]
 
 
+        def test_recorder():
+            log = []
+            add = recorder(log)
+            add(1)
+            assert log == [1]
+
+
         def test_grow():
             gen = grow()
             next(gen)
@@ -139,12 +153,13 @@ GENERATORS = {
 
 
 async def test_a_generator_changing_its_arguments_after_its_call_is_not_judged(tmp_path):
-    """Right code's generator appending to the test's list (before: 'failed', the test's list
-    empty), wrong code's sorting the test's list in place (before: 'passed')."""
+    """Right code's generator (or closure) appending to the test's list (before: 'failed', the
+    test's list empty), wrong code's sorting the test's list in place (before: 'passed')."""
     root = make(tmp_path / "gens", GENERATORS)
-    _, run = await review(root, "gens/core.py", "drain")
-    assert by_name(run)["test_drain"].status == "not judged", run.outcomes
-    assert "after the call that gave it" in by_name(run)["test_drain"].message
+    for name in ("drain", "recorder"):  # (a closure's call too)
+        _, run = await review(root, "gens/core.py", name)
+        assert by_name(run)[f"test_{name}"].status == "not judged", run.outcomes
+        assert "after the call that gave it" in by_name(run)[f"test_{name}"].message
     _, run = await review(root, "gens/core.py", "ordered")
     assert by_name(run)["test_ordered"].status == "passed", run.outcomes
     _, run = await review(root, "gens/core.py", "ordered",
