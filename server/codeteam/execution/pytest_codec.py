@@ -1181,6 +1181,7 @@ class Codec:
                 kind, _builtin_base(kind)):
             return self._cannot("an exception of " + kind.__qualname__, out)
         memo[id(value)] = (len(memo), value)
+        self._track(value, out)  # identity kept, in-place changes (add_note) written back
         out.append(b"x")
         self._save_ref(ref, out)
         reduced = _builtin_base(kind).__reduce__(value)  # the builtin's: OSError's filename too
@@ -2664,6 +2665,14 @@ def _update(original, fresh):
         elif isinstance(original, set):
             original.clear()
             original.update(fresh)
+        elif isinstance(original, BaseException):  # its args and __dict__ (add_note's
+            original.args = fresh.args  # __notes__), a builtin exception's too; the judge's
+            space = object.__getattribute__(original, "__dict__")  # own marks kept
+            for key in [k for k in space if not k.lstrip("_").startswith("codeteam")]:
+                del space[key]
+            space.update({k: v for k, v in _state(fresh).items()
+                          if not k.lstrip("_").startswith("codeteam")})
+            return
     except Exception:  # noqa: S110, BLE001 - a container that refuses: left as it was
         pass
     kind = type(original)
