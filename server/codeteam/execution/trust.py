@@ -34,7 +34,7 @@ from codeteam.execution.pytest_run import (
     run_problem,
     watchdog_ended,
 )
-from codeteam.execution.sandbox import ProcessResult, SandboxPolicy
+from codeteam.execution.sandbox import BACKSTOP_STRETCH, ProcessResult, SandboxPolicy
 from codeteam.execution.sandbox_policy import CPU_LIMIT_FIXED, raise_run_limit
 
 BUSY = "the machine was too busy"
@@ -122,7 +122,8 @@ def _missing(test: TestCase, heard: Heard, result: ProcessResult, policy: Sandbo
     elif result.killed:
         status = "not judged"
         message = (f"{BUSY}: the run did not finish within its {policy.timeout_s:g} s "
-                   "wall-clock backstop" + (" (during this test)" if running
+                   "wall-clock backstop (its waits for a CPU not counted, up to "
+                   f"{BACKSTOP_STRETCH:g} times that in all)" + (" (during this test)" if running
                                             else " (before this test)")
                    + f"; {raise_run_limit(policy.timeout_s)}")
     elif running and watchdog_ended(result):  # stuck in C, where no limit can be raised
