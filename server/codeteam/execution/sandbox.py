@@ -193,10 +193,8 @@ log = logging.getLogger(__name__)
 _DRAIN_GRACE_S = 1.0
 """After the process exits, how long to wait for its pipes to reach end of file."""
 BACKSTOP_STRETCH = 4.0
-"""A run's wall-clock backstop (``timeout_s``) leaves out the time its processes waited for a
-CPU (:func:`_ended_within`), up to this many times ``timeout_s`` of wall clock in all: the
-waits are summed over the run's processes, and many processes runnable at once (a fork
-bomb's) could otherwise stretch it without end."""
+"""A run's wall-clock backstop (``timeout_s``) leaves out the time it waited for a CPU
+(:func:`_ended_within`), up to this many times ``timeout_s`` of wall clock in all."""
 _WAIT_LOOK_S = 2.0
 """Seconds between two looks at the time a run's processes waited for a CPU."""
 
@@ -333,8 +331,8 @@ async def _exited(proc: subprocess.Popen, timeout: float) -> bool:
 async def _ended_within(proc: subprocess.Popen, timeout: float,
                         waited: Callable[[], float]) -> bool:
     """Wait until ``proc`` exits (True) or ``timeout`` seconds of wall clock pass that its run
-    did not spend waiting for a CPU (``waited()``: seconds the run's processes were runnable
-    but not running, looked at every :data:`_WAIT_LOOK_S`), and at the latest
+    did not spend waiting for a CPU (``waited()``: seconds the run's judge and code were
+    runnable but not running, looked at every :data:`_WAIT_LOOK_S`), and at the latest
     :data:`BACKSTOP_STRETCH` times ``timeout`` (False). A busy machine (or the sandbox's lower
     weight, ``sandbox_niceness``) makes a run slower, not cut, as a test's own backstop does
     (:meth:`~codeteam.execution.pytest_plugin.Judge._elapsed`); waiting for a CPU needs a
@@ -356,15 +354,17 @@ async def _ended_within(proc: subprocess.Popen, timeout: float,
         wait = waited()
 
 
-def _waits(roots: list[int], seen: dict[int, float]) -> float:
-    """Seconds the processes of the trees of ``roots`` waited for a CPU (their main threads'
-    run delay, :func:`~codeteam.execution.run_budget.process_wait`), the most seen of each in
-    ``seen`` (which keeps those that ended); 0 where the kernel does not keep it."""
+def _longest_wait(roots: list[int], seen: dict[int, float]) -> float:
+    """The most seconds one process of the trees of ``roots`` waited for a CPU (its main
+    thread's run delay, :func:`~codeteam.execution.run_budget.process_wait`; ``seen`` keeps
+    each one's, those that ended too): the judge's pytest process's, in a judged run. Not
+    their sum: a fork bomb's runnable processes wait at once, and their sum outgrows the
+    wall clock; 0 where the kernel does not keep it."""
     for pid in descendants(roots):
         wait = process_wait(pid)
         if wait is not None:
             seen[pid] = max(wait, seen.get(pid, 0.0))
-    return sum(seen.values())
+    return max(seen.values(), default=0.0)
 
 
 async def run_sandboxed(
@@ -559,9 +559,9 @@ async def _run(
             transports.append(transport)
         seen_waits: dict[int, float] = {}
 
-        def waited() -> float:  # the judge's tree's and its subjects' waits for a CPU
-            return _waits([proc.pid], seen_waits) + (
-                subjects.subjects_cpu()[1] if subjects is not None else 0.0)
+        def waited() -> float:  # the judge's and the code's waits (they take turns)
+            return _longest_wait([proc.pid], seen_waits) + (
+                subjects.longest_wait() if subjects is not None else 0.0)
 
         if not await _ended_within(proc, policy.timeout_s, waited):
             killed = not budget.exceeded
