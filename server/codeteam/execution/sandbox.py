@@ -183,9 +183,10 @@ from codeteam.execution.sandbox_subjects import SubjectServer
 from codeteam.project import project_tree
 
 __all__ = [
-    "BACKSTOP_STRETCH", "FILES_DIR_ENV", "NOT_INSTALLED", "PROJECT_ROOT_ENV", "RESULTS_FD_ENV", "RUN_UID_BASE",
-    "RUN_UID_SLOTS", "SUBJECT_FD_ENV", "FileContent", "ProcessResult", "ProjectMount",
-    "SandboxPolicy", "SubjectLaunch", "python_argv", "run_sandboxed", "sandbox_problem",
+    "BACKSTOP_STRETCH", "FILES_DIR_ENV", "NOT_INSTALLED", "PROJECT_ROOT_ENV", "RESULTS_FD_ENV",
+    "RUN_UID_BASE", "RUN_UID_SLOTS", "SUBJECT_FD_ENV", "FileContent", "ProcessResult",
+    "ProjectMount", "SandboxPolicy", "SubjectLaunch", "python_argv", "run_sandboxed",
+    "sandbox_problem",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)

@@ -123,8 +123,8 @@ def _missing(test: TestCase, heard: Heard, result: ProcessResult, policy: Sandbo
         status = "not judged"
         message = (f"{BUSY}: the run did not finish within its {policy.timeout_s:g} s "
                    "wall-clock backstop (its waits for a CPU not counted, up to "
-                   f"{BACKSTOP_STRETCH:g} times that in all)" + (" (during this test)" if running
-                                            else " (before this test)")
+                   f"{BACKSTOP_STRETCH:g} times that in all)"
+                   + (" (during this test)" if running else " (before this test)")
                    + f"; {raise_run_limit(policy.timeout_s)}")
     elif running and watchdog_ended(result):  # stuck in C, where no limit can be raised
         stuck = ("(stuck in C code, where no limit can be raised: the judge's watchdog ended "
