@@ -134,9 +134,8 @@ def judge_view(source: str, qualname: str, start_line: int | None = None) -> Jud
     if target is None or judged is None:
         return None
     nested = judged != qualname
-    node = find_function(tree, judged, None if nested else start_line)
-    if node is None or node.end_lineno is None:
-        return None
+    node = find_function(tree, judged, None if nested else start_line)  # (found: judged is
+    # the last function of that name on target's path, which find_function also sees)
     lines = split_lines(source)
     body = node.body
     has_doc = (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
@@ -191,7 +190,4 @@ def _placement(view: JudgeView, text: str) -> tuple[tuple[int, ...], int]:
     if node is None:
         return (), 0
     lines = tuple(sorted({first_line(node), node.lineno}))
-    shift = 0
-    if node.end_lineno is not None:
-        shift = (node.end_lineno - lines[0]) - (view.end_line - view.start_line)
-    return lines, shift
+    return lines, (node.end_lineno - lines[0]) - (view.end_line - view.start_line)
