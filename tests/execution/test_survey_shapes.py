@@ -3781,3 +3781,43 @@ async def test_an_async_function_is_one_on_the_other_side(tmp_path):
     _, run = await review(root, "deco/core.py", "make", "def make(flag):\n"
                           "    def call():\n        return 1\n    return call\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# tomlkit 0.15.3 (survey10): test_container_updates.py parametrizes a lookup over a str
+# subclass the test module defines (`class StringKey(str): pass`); tomlkit's escape_string
+# answers `str(s)` for it.
+TEST_STR_SUBCLASS = {
+    "pyproject.toml": "[project]\nname = 'keys'\nversion = '0'\n",
+    "keys/__init__.py": "",
+    "keys/core.py": '''\
+        def plain(s):
+            """``s`` as a plain ``str``, quoted when it holds a space."""
+            if " " in s:
+                return '"' + s + '"'
+            return str(s)
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from keys.core import plain
+
+
+        class StringKey(str):
+            pass
+
+
+        @pytest.mark.parametrize("name", ["a", StringKey("a"), StringKey("a b")])
+        def test_plain(name):
+            assert plain(name) in ("a", '"a b"')
+            assert type(plain(name)) is str
+        ''',
+}
+
+
+async def test_a_str_subclass_of_the_tests_given_to_the_code(tmp_path):
+    """An instance of a ``str`` subclass the test module defines, given to the code."""
+    root = make(tmp_path / "keys", TEST_STR_SUBCLASS)
+    _, run = await review(root, "keys/core.py", "plain")
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+    _, run = await review(root, "keys/core.py", "plain", "def plain(s):\n    return s\n")
+    assert [o.status for o in run.outcomes] == ["passed", "failed", "failed"], run.outcomes

@@ -903,8 +903,8 @@ class Codec:
         project class (one of the tests' (:meth:`of_tests`) only when it defines none of
         :data:`HOOKS` above ``stop``: the code's new object of a test's class whose ``__eq__``
         says yes to anything is not judged, a test's namedtuple is), ``object``, or (``stop``
-        given: exceptions, namedtuples) a class that defines none of :data:`HOOKS` above
-        ``stop``."""
+        given: exceptions, namedtuples, subclasses of a builtin such as ``str``) a class that
+        defines none of :data:`HOOKS` above ``stop``."""
         if cls is object:
             return True
         module = getattr(cls, "__module__", None)
@@ -1070,7 +1070,7 @@ class Codec:
                 return self._save_object(value, ref, out, memo, depth)
             base = _builtin_base(kind)
             if base in _BUILTIN_BASES and kind is not base and _python_class(
-                    kind, base) and (not self._to_judge() or self.rebuildable(kind)):
+                    kind, base) and (not self._to_judge() or self.rebuildable(kind, base)):
                 if self._refused_state(value, kind, out):
                     return None
                 return self._save_subclass(value, base, ref, out, memo, depth)
@@ -1807,7 +1807,8 @@ class Codec:
         name, at = self._text(data, at)
         base = {b.__name__: b for b in _BUILTIN_BASES}.get(name)
         if base is None or not issubclass(cls, base) or cls is base or not _python_class(
-                cls, base) or not self.rebuilt(cls):
+                cls, base) or not self.rebuilt(cls, base):  # (the base's own hooks are
+            # the builtin's: a test's `class Key(str): pass` comes back as the code left it)
             raise Unjudgeable(cls.__qualname__)
         mutable = base in (list, dict, set)
         made = base.__new__(cls) if mutable else None
