@@ -3829,3 +3829,139 @@ async def test_an_async_function_is_one_on_the_other_side(tmp_path):
     _, run = await review(root, "deco/core.py", "make", "def make(flag):\n"
                           "    def call():\n        return 1\n    return call\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# tomlkit 0.15.3 (survey10): test_container_updates.py parametrizes a lookup over a str
+# subclass the test module defines (`class StringKey(str): pass`); tomlkit's escape_string
+# answers `str(s)` for it.
+TEST_STR_SUBCLASS = {
+    "pyproject.toml": "[project]\nname = 'keys'\nversion = '0'\n",
+    "keys/__init__.py": "",
+    "keys/core.py": '''\
+        def plain(s):
+            """``s`` as a plain ``str``, quoted when it holds a space."""
+            if " " in s:
+                return '"' + s + '"'
+            return str(s)
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from keys.core import plain
+
+
+        class StringKey(str):
+            pass
+
+
+        @pytest.mark.parametrize("name", ["a", StringKey("a"), StringKey("a b")])
+        def test_plain(name):
+            assert plain(name) in ("a", '"a b"')
+            assert type(plain(name)) is str
+
+
+        class Loose(str):
+            def __eq__(self, other):
+                return True
+
+            __hash__ = str.__hash__
+
+
+        def test_loose():
+            assert plain(Loose("a")) == "a"
+        ''',
+}
+
+
+async def test_a_str_subclass_of_the_tests_given_to_the_code(tmp_path):
+    """An instance of a ``str`` subclass the test module defines, given to the code."""
+    root = make(tmp_path / "keys", TEST_STR_SUBCLASS)
+    _, run = await review(root, "keys/core.py", "plain")
+    assert [o.status for o in run.outcomes] == ["passed"] * 4, run.outcomes
+    _, run = await review(root, "keys/core.py", "plain", "def plain(s):\n    return s\n")
+    assert [o.status for o in run.outcomes] == ["passed", "failed", "failed", "passed"], (
+        run.outcomes)  # (the test's own Loose back: its __eq__ says yes, as under plain pytest)
+    _, run = await review(root, "keys/core.py", "plain", "def plain(s):\n"
+                          "    return type(s)(s + 'z')\n")
+    assert [o.status for o in run.outcomes] == ["failed", "failed", "failed", "not judged"], (
+        run.outcomes)  # (a new object of a test's class whose __eq__ says yes: never judged)
+
+
+# tomlkit 0.15.3 (survey10): items.DateTime is a project class over datetime.datetime (with a
+# __new__ of its own taking more arguments, and state in __dict__); its as_string() calls
+# _format_datetime(self), which asks value.utcoffset(): the object reached the code as an
+# opaque handle of the test's ("cannot cross (tomlkit.items.DateTime: .utcoffset)", 7 tests).
+STAMPS = {
+    "pyproject.toml": "[project]\nname = 'stamps'\nversion = '0'\n",
+    "stamps/__init__.py": "",
+    "stamps/core.py": '''\
+        from datetime import date, datetime, timedelta
+
+
+        class Item:
+            def __init__(self, raw=None):
+                self.raw = raw
+
+
+        class Stamp(Item, datetime):
+            def __new__(cls, year, month, day, hour, tzinfo=None, raw=None, fold=0):
+                return datetime.__new__(cls, year, month, day, hour, tzinfo=tzinfo, fold=fold)
+
+            def __init__(self, year, month, day, hour, tzinfo=None, raw=None, fold=0):
+                super().__init__(raw)
+
+            def as_string(self):
+                return self.raw or show(self)
+
+
+        class Day(Item, date):
+            def __new__(cls, year, month, day, raw=None):
+                return date.__new__(cls, year, month, day)
+
+            def __init__(self, year, month, day, raw=None):
+                super().__init__(raw)
+
+
+        def show(value):
+            """``value.isoformat()``, in UTC when its offset is not whole minutes."""
+            offset = value.utcoffset()
+            if offset is None or not offset % timedelta(minutes=1):
+                return value.isoformat()
+            return (value.replace(tzinfo=None) - offset).isoformat() + "+00:00"
+
+
+        def later(value):
+            """``value`` with its ``raw`` text dropped, one day later (the same class)."""
+            value.raw = None
+            return value + timedelta(days=1)
+        ''',
+    "tests/test_core.py": '''\
+        from datetime import timedelta, timezone
+
+        from stamps.core import Day, Stamp, later, show
+
+
+        def test_as_string():
+            zone = timezone(timedelta(hours=-8), "PST")
+            assert Stamp(2019, 7, 21, 4, tzinfo=zone).as_string() == "2019-07-21T04:00:00-08:00"
+            assert Stamp(2019, 7, 21, 4, raw="x").as_string() == "x"
+            assert show(Stamp(2019, 7, 21, 4, fold=1)) == "2019-07-21T04:00:00"
+
+
+        def test_later():
+            day = Day(2019, 7, 21, raw="y")
+            assert later(day) == Day(2019, 7, 22) and day.raw is None
+        ''',
+}
+
+
+async def test_a_project_class_over_datetime_crosses_by_value_and_state(tmp_path):
+    """An object of a project's class over ``datetime`` / ``date`` reaches the code as such
+    (its date and time, its ``__dict__``), and comes back so."""
+    root = make(tmp_path / "stamps", STAMPS)
+    for name in ("show", "later"):
+        _, run = await review(root, "stamps/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], (name, run.outcomes)
+    _, run = await review(root, "stamps/core.py", "show", "def show(value):\n"
+                          "    return value.isoformat()[:10]\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

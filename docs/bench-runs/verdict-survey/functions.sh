@@ -106,3 +106,14 @@ B=boltons
 BOLTONS=$B/strutils.py::camel2under,$B/strutils.py::bytes2human,$B/strutils.py::strip_ansi,$B/iterutils.py::windowed_iter,$B/iterutils.py::remap,$B/iterutils.py::first,$B/dictutils.py::OrderedMultiDict.add,$B/cacheutils.py::LRI.__getitem__,$B/funcutils.py::wraps,$B/setutils.py::IndexedSet.add
 BO=backoff
 BACKOFF=$BO/_wait_gen.py::expo,$BO/_wait_gen.py::fibo,$BO/_wait_gen.py::decay,$BO/_jitter.py::full_jitter,$BO/_jitter.py::random_jitter,$BO/_common.py::_next_wait,$BO/_common.py::_log_backoff,$BO/_decorator.py::on_exception,$BO/_async.py::retry_exception,$BO/_async.py::_call_handlers
+# survey10 (docs/bench-runs/verdict-survey/survey10.md): mistune 3.4.0 (src/ layout, unittest
+# classes whose test methods are made from fixture files at import, subTest), tomlkit 0.15.3
+# (toml-test data files parametrized, addopts "--cov=tomlkit --cov-report=" added), ordered-set
+# 4.1.0 (addopts --doctest-modules --doctest-glob=README.md), each in $P10/<name>
+P10=/tmp/survey10/projects
+MI=src/mistune
+MISTUNE=$MI/util.py::escape_url,$MI/util.py::striptags,$MI/util.py::unikey,$MI/helpers.py::parse_link_title,$MI/plugins/table.py::_process_thead,$MI/plugins/table.py::render_table_cell,$MI/renderers/html.py::HTMLRenderer.heading,$MI/renderers/html.py::HTMLRenderer.block_code,$MI/toc.py::normalize_toc_item,$MI/core.py::BlockState.depth
+TK=tomlkit
+TOMLKIT=$TK/_utils.py::parse_rfc3339,$TK/_utils.py::escape_string,$TK/_utils.py::merge_dicts,$TK/api.py::array,$TK/api.py::key,$TK/items.py::StringType.select,$TK/items.py::StringType.unit,$TK/items.py::_format_datetime,$TK/parser.py::Parser._parse_bool,$TK/parser.py::Parser._parse_escaped_char
+OS=ordered_set/__init__.py
+ORDEREDSET=$OS::_is_atomic,$OS::OrderedSet.add,$OS::OrderedSet.__getitem__,$OS::OrderedSet.index,$OS::OrderedSet.union,$OS::OrderedSet.difference,$OS::OrderedSet.__eq__,$OS::OrderedSet.pop,$OS::OrderedSet.symmetric_difference,$OS::OrderedSet.copy

@@ -139,7 +139,7 @@ def _python_class(cls, builtin=object):
         try:
             above = cls.__mro__[: cls.__mro__.index(builtin)]
             known = all(base.__flags__ & HEAPTYPE for base in above) and all(
-                b in (builtin, object) or b.__flags__ & HEAPTYPE for b in cls.__mro__)
+                b in builtin.__mro__ or b.__flags__ & HEAPTYPE for b in cls.__mro__)
             if known and builtin is object:
                 object.__new__(cls)  # "not safe" for a C type (itemgetter, partial...)
         except (AttributeError, TypeError, ValueError):
@@ -166,10 +166,16 @@ def _bare_new(cls):
 
 _CHAINED = ("__cause__", "__context__", "__suppress_context__")
 """An exception's chaining, crossing with it (in its state)."""
-_BUILTIN_BASES = (list, dict, set, frozenset, tuple, str, bytes, int, float)
+_DATES = (_datetime.datetime, _datetime.date, _datetime.time)
+"""Standard value types a project's class may subclass too (tomlkit's ``DateTime(Item,
+datetime)``): made by the type's own ``__new__`` from its pickled state (``__reduce__``'s bytes
+and time zone), never the class's ``__new__``."""
+_BUILTIN_BASES = (list, dict, set, frozenset, tuple, str, bytes, int, float, *_DATES)
 _PLAIN = {list: b"l", tuple: b"t", set: b"S", frozenset: b"Z", dict: b"d"}
 _SCALAR_OF = {str: str.__str__, int: int.__index__, float: float.__float__,
-              bytes: lambda value: bytes.__getitem__(value, slice(None))}
+              bytes: lambda value: bytes.__getitem__(value, slice(None)),
+              **{base: partial(lambda base, value: base.__new__(base, *base.__reduce__(value)[1]),
+                               base) for base in _DATES}}
 """A subclass's builtin value as the builtin's own method makes it (``str(value)`` would call
 the class's ``__str__``: voluptuous' ``'<' + self + '>'`` grew at every crossing)."""
 """Builtin types a project's class may subclass and still cross by state (tag ``K``)."""
@@ -906,8 +912,8 @@ class Codec:
         project class (one of the tests' (:meth:`of_tests`) only when it defines none of
         :data:`HOOKS` above ``stop``: the code's new object of a test's class whose ``__eq__``
         says yes to anything is not judged, a test's namedtuple is), ``object``, or (``stop``
-        given: exceptions, namedtuples) a class that defines none of :data:`HOOKS` above
-        ``stop``."""
+        given: exceptions, namedtuples, subclasses of a builtin such as ``str``) a class that
+        defines none of :data:`HOOKS` above ``stop``."""
         if cls is object:
             return True
         module = getattr(cls, "__module__", None)
@@ -1073,7 +1079,9 @@ class Codec:
                 return self._save_object(value, ref, out, memo, depth)
             base = _builtin_base(kind)
             if base in _BUILTIN_BASES and kind is not base and _python_class(
-                    kind, base) and (not self._to_judge() or self.rebuildable(kind)):
+                    kind, base) and (not self._to_judge() or self.rebuildable(kind, base)) and (
+                    base not in _DATES or getattr(value, "tzinfo", None) is None or (
+                        self._zone_crosses(value.tzinfo))):
                 if self._refused_state(value, kind, out):
                     return None
                 return self._save_subclass(value, base, ref, out, memo, depth)
@@ -1146,8 +1154,8 @@ class Codec:
         back-references follows the receiver's table: for a mutable value the object, then
         its value's container, then the items; for an immutable one its value, then it."""
         mutable = base in (list, dict, set)
+        self._track(value, out)  # (an immutable one too: its ``__dict__`` is written back)
         if mutable:
-            self._track(value, out)
             memo[id(value)] = (len(memo), value)
         out.append(b"K")
         self._save_ref(ref, out)
@@ -1820,7 +1828,8 @@ class Codec:
         name, at = self._text(data, at)
         base = {b.__name__: b for b in _BUILTIN_BASES}.get(name)
         if base is None or not issubclass(cls, base) or cls is base or not _python_class(
-                cls, base) or not self.rebuilt(cls):
+                cls, base) or not self.rebuilt(cls, base):  # (the base's own hooks are
+            # the builtin's: a test's `class Key(str): pass` comes back as the code left it)
             raise Unjudgeable(cls.__qualname__)
         mutable = base in (list, dict, set)
         made = base.__new__(cls) if mutable else None
@@ -1833,7 +1842,7 @@ class Codec:
             (dict.update if base is dict else list.extend if base is list else set.update)(
                 made, plain)
         else:
-            made = base.__new__(cls, plain)
+            made = base.__new__(cls, *(base.__reduce__(plain)[1] if base in _DATES else (plain,)))
             table.append(made)
         state, at = self._dec_state(data, at, table, depth)
         _set_state(made, state)
