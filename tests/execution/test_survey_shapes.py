@@ -5,7 +5,7 @@ verdict must be plain pytest's, or "not judged" with a reason, never a failure o
 from __future__ import annotations
 
 import pytest
-from test_one_judge import SPIN_POLICY, make, review
+from test_one_judge import SPIN_POLICY, by_name, make, review
 
 pytestmark = pytest.mark.sandbox
 
@@ -3781,3 +3781,112 @@ async def test_an_async_function_is_one_on_the_other_side(tmp_path):
     _, run = await review(root, "deco/core.py", "make", "def make(flag):\n"
                           "    def call():\n        return 1\n    return call\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# backoff 2.2.1 (survey9): `on_exception` returns the code's `async def retry`, which the test
+# awaits in its own event loop (pytest-asyncio), and which awaits the test's `async def` target
+# and handlers; the coroutines did not cross ("not judged": 48 tests of `retry_exception`,
+# `_call_handlers` and `on_exception`). A coroutine now crosses as a handle both ways, each
+# step (send, throw, close) run where it was made, the test's loop's futures crossing back.
+COROUTINES = {
+    "pyproject.toml": "[project]\nname = 'retry'\nversion = '0'\n",
+    "retry/__init__.py": "",
+    "retry/core.py": '''\
+        import asyncio
+
+
+        def retrying(target, tries):
+            """An async function awaiting ``target`` until it raises no ValueError."""
+            async def run(*args):
+                for n in range(tries):
+                    try:
+                        return await target(*args)
+                    except ValueError:
+                        if n == tries - 1:
+                            raise
+                        await asyncio.sleep(0)
+            return run
+
+
+        async def call_all(handlers, value):
+            """Await each of ``handlers`` with ``value``."""
+            for handler in handlers:
+                await handler(value)
+        ''',
+    "tests/test_core.py": '''\
+        import asyncio
+
+        import pytest
+
+        from retry.core import call_all, retrying
+
+
+        @pytest.mark.asyncio
+        async def test_retrying():
+            async def target(log, x):  # (the code's copy of log, back as the test's list)
+                log.append(x)
+                if len(log) < 3:
+                    raise ValueError(x)
+                await asyncio.sleep(0.01)  # a future of the test's loop
+                return x * 2
+
+            log = []
+            assert await retrying(target, 5)(log, 4) == 8
+            assert log == [4, 4, 4]
+
+
+        def test_retrying_gives_up():
+            async def target():
+                raise ValueError("no")
+
+            run = retrying(target, 2)
+            coroutine = run()
+            with pytest.raises(ValueError, match="no"):
+                asyncio.run(coroutine)
+
+
+        @pytest.mark.asyncio
+        async def test_call_all():
+            seen = []
+
+            async def handler(value):
+                seen.append(value)
+
+            await call_all([handler, handler], 3)
+            assert seen == [3, 3]
+
+
+        @pytest.mark.asyncio
+        async def test_call_all_waiting():
+            seen = []
+
+            async def handler(value):
+                await asyncio.sleep(0.01)
+                seen.append(value)
+
+            await call_all([handler], 3)
+            assert seen == [3]
+        ''',
+}
+
+
+async def test_a_coroutine_crosses_as_a_handle_stepped_where_it_was_made(tmp_path, monkeypatch):
+    """The code's coroutine awaited in the test's loop, the test's awaited by the code: judged
+    as under plain pytest; a test's coroutine waiting on its loop inside the judged ``async
+    def`` (run to completion in the code's process) is "not judged"."""
+    monkeypatch.setenv("PYTEST_PLUGINS", "pytest_asyncio.plugin")  # (backoff's plugin)
+    root = make(tmp_path / "retry", COROUTINES)
+    _, run = await review(root, "retry/core.py", "retrying")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "retry/core.py", "call_all")
+    outcomes = by_name(run)
+    assert outcomes["test_call_all"].status == "passed", outcomes
+    assert outcomes["test_call_all_waiting"].verdict == "not judged", outcomes
+    _, run = await review(root, "retry/core.py", "retrying", "def retrying(target, tries):\n"
+                          "    async def run(*args):\n        return None\n"
+                          "    return run\n")
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+    _, run = await review(root, "retry/core.py", "call_all",
+                          "async def call_all(handlers, value):\n    return None\n")
+    assert by_name(run)["test_call_all"].status == "failed", run.outcomes
+

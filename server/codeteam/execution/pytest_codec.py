@@ -463,6 +463,88 @@ class RemoteIterator(_Proxy):
         return f"<remote iterator {self._name}>"
 
 
+class RemoteCoroutine(_Proxy):
+    """A coroutine of the other process (the code's ``async def`` called by the test, the
+    test's called by the code): awaited here, each step (``send``, ``throw``, ``close``) is
+    a ``next`` request, run there (``coro.send(value)``: :func:`resume`), the value it
+    yields (None, or a future of the test's event loop that crossed there as a handle and
+    comes back as itself) is yielded here and the value it returns ends the ``await``."""
+
+    __slots__ = ("_made_by", "_session")  # (the arguments of the call that made it, sent
+    # again at each step: what the test changed since; the numbering it crossed in)
+    _kind = "a coroutine"
+
+    def __await__(self):
+        return self
+
+    def __next__(self):
+        return self.send(None)
+
+    def send(self, value):
+        return self._stepped(self._channel.next_handle(self, value))
+
+    def throw(self, kind, value=None, traceback=None):
+        error = kind if isinstance(kind, BaseException) else (
+            kind() if value is None else value)
+        return self._stepped(self._channel.next_handle(self, step={"throw": error}))
+
+    def close(self):
+        self._channel.next_handle(self, step={"close": True})
+
+    def _stepped(self, value):
+        """``value`` yielded there: in the code's process, where an event loop of its own
+        runs (the judged ``async def`` runs to completion there), the test's future cannot
+        be waited on (the test is "not judged")."""
+        if value is not None and getattr(self._channel, "side", None) == "subject":
+            events = sys.modules.get("asyncio.events")
+            loop = events._get_running_loop() if events is not None else None
+            if loop is not None and type(loop) is not TestsLoop:
+                _misuse(self._channel, f"the coroutine {self._name}", "it waited on the "
+                        "test's event loop, inside the code's own")
+        return value
+
+    def __repr__(self):
+        return f"<remote coroutine {self._name}>"
+
+
+class TestsLoop:
+    """The running event loop a coroutine of the code sees while a step of it runs for the
+    test's loop (:class:`RemoteCoroutine`): the test's loop is in the judge's process, so
+    any use of it (``asyncio.sleep(1)``, ``create_task``) makes the test "not judged"."""
+
+    __test__ = False
+
+    def __init__(self, channel):
+        object.__setattr__(self, "_channel", channel)
+
+    def __getattr__(self, name):
+        _misuse(object.__getattribute__(self, "_channel"), "the test's event loop", f".{name}")
+
+
+def stepping(channel, found):
+    """A context for a step of ``found`` (one of this side's objects) asked for by the other
+    side: for a coroutine of the code's, stepped with no loop of its own running,
+    :class:`TestsLoop` is the running loop."""
+    import contextlib
+    import types
+
+    if type(found) is not types.CoroutineType or getattr(channel, "side", None) != "subject":
+        return contextlib.nullcontext()
+    from asyncio import events
+
+    if events._get_running_loop() is not None:
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def standing_in():
+        events._set_running_loop(TestsLoop(channel))
+        try:
+            yield
+        finally:
+            events._set_running_loop(None)
+    return standing_in()
+
+
 def _misuse(channel, label, what):
     """Mark the call "not judged" (the code used an object of the test's it cannot have) and
     raise the :class:`AttributeError` the code sees."""
@@ -819,6 +901,7 @@ class Codec:
         self.strict = strict
         self.channel = channel
         self.exported = {}  # handle id -> own object
+        self.stepped = {}  # handle id of an own coroutine -> the numbering it was sent in
         self.describing = set()  # ids of the objects _export is encoding
         self.export_ids = {}  # id(own object) -> handle id
         self.opaque = set()  # handle ids of the objects exported as opaque (``o``)
@@ -926,6 +1009,17 @@ class Codec:
         self.sent_ids = {}  # id(own object) -> number
         self.got = {}  # the other side's number -> local copy
         self.got_ids = {}  # id(local copy) -> the other side's number
+
+    def tables(self):
+        """The numbering of this call (:meth:`session`), which a coroutine made in it goes
+        on with at each of its steps (:meth:`use`)."""
+        return self.sent, self.sent_ids, self.got, self.got_ids
+
+    def use(self, tables):
+        """Go on with the numbering ``tables`` (:meth:`tables`) of an earlier call: a step of
+        a coroutine made in it (:class:`RemoteCoroutine`), whose frame holds the copies made
+        then, which cross back as the sender's objects, updated in place."""
+        self.sent, self.sent_ids, self.got, self.got_ids = tables
 
     def remember_globals(self, space):
         """The module's globals that may be sentinels (not plain scalars, functions, classes)."""
@@ -1041,6 +1135,10 @@ class Codec:
             return self._export(value, b"c", out)
         if isinstance(value, BaseException):
             return self._save_exception(value, kind, out, memo, depth)
+        if kind is types.CoroutineType:  # awaited there, stepped here
+            self._export(value, b"a", out)
+            self.stepped.setdefault(self.export_ids[id(value)], self.tables())
+            return None
         ref = self._ref_name(kind)
         if _iterator(value) and not (ref is not None and self.own(ref[0]) and self._shared(
                 ref[0]) and _python_class(kind) and (not self._to_judge() or self.rebuildable(
@@ -1728,7 +1826,7 @@ class Codec:
 
     def load_handle(self, data, at, table, depth):
         kind = data[at : at + 1].decode("ascii")
-        if kind not in ("c", "i", "o") or kind == "o" and self.strict:
+        if kind not in ("c", "i", "o", "a") or kind == "o" and self.strict:
             raise ValueError("bad handle")
         handle, at = self._num(data, at + 1, b";")
         name, at = self._text(data, at)
@@ -1739,10 +1837,12 @@ class Codec:
             proxy = self.proxies[key] = RemoteObject.made(
                 self.channel, (self.generation, int(handle)), name, meta, self.remote_classes)
         elif proxy is None:
-            cls = {"c": RemoteCallable, "i": RemoteIterator}[kind]
+            cls = {"c": RemoteCallable, "i": RemoteIterator, "a": RemoteCoroutine}[kind]
             if kind == "c" and type(meta) is dict and meta.get("__binds__") is True:
                 cls = RemoteFunction
             proxy = self.proxies[key] = cls(self.channel, (self.generation, int(handle)), name)
+            if kind == "a":
+                object.__setattr__(proxy, "_session", self.tables())
         if type(meta) is dict and kind == "i" and type(meta.get("__names__")) is list:
             object.__setattr__(proxy, "_names", meta["__names__"])
             object.__setattr__(proxy, "_readable", meta.get("__readable__"))
@@ -2462,7 +2562,7 @@ its encoding."""
 _SAVE = {list: Codec.save_container, dict: Codec.save_container, set: Codec.save_container,
          tuple: Codec.save_tuple, frozenset: Codec.save_tuple,
          RemoteCallable: Codec.save_handle, RemoteFunction: Codec.save_handle,
-         RemoteIterator: Codec.save_handle}
+         RemoteIterator: Codec.save_handle, RemoteCoroutine: Codec.save_handle}
 """The encoder's table: exact type -> ``save_<type>`` (anything else: ``save_other``)."""
 _LOAD = {
     b"N": Codec.load_constant, b"T": partial(Codec.load_constant, value=True),
@@ -2766,8 +2866,8 @@ class Channel:
             if request["kind"] == "next":
                 try:
                     value = resume(found, request)
-                except StopIteration:
-                    return {"kind": "stop"}
+                except StopIteration as stop:  # (a coroutine's: the value it returned)
+                    return {"kind": "stop", "value": stop.value}
             elif request["kind"] == "call":
                 args, kwargs = request.get("args"), request.get("kwargs")
                 if type(args) is not list or type(kwargs) is not dict:
@@ -2785,14 +2885,22 @@ class Channel:
 
 def resume(found, request):
     """``next(found)``, or ``found.send(value)`` for a ``next`` request whose ``args`` are
-    ``[value]`` (:class:`RemoteIterator`'s ``send``; only a generator's crosses)."""
-    sent = request.get("args")
-    if sent is None:
-        return next(found)
+    ``[value]`` (:class:`RemoteIterator`'s ``send``; only a generator's crosses); for a
+    coroutine (:class:`RemoteCoroutine`'s steps) its ``send(value)``, ``throw(error)`` (the
+    request's ``throw``) or ``close()`` (``close``)."""
     import types
 
-    if type(sent) is not list or len(sent) != 1 or not isinstance(found, types.GeneratorType):
-        raise TypeError("only a generator's send(value) crosses")
+    sent = request.get("args")
+    coroutine = type(found) is types.CoroutineType
+    if coroutine and request.get("close") is True:
+        return found.close()
+    if coroutine and isinstance(request.get("throw"), BaseException):
+        return found.throw(request["throw"])
+    if sent is None and not coroutine:
+        return next(found)
+    if type(sent) is not list or len(sent) != 1 or not isinstance(found, (
+            types.GeneratorType, types.CoroutineType)):
+        raise TypeError("only a generator's or a coroutine's send(value) crosses")
     return found.send(sent[0])
 
 
