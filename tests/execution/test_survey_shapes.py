@@ -3890,3 +3890,67 @@ async def test_a_coroutine_crosses_as_a_handle_stepped_where_it_was_made(tmp_pat
                           "async def call_all(handlers, value):\n    return None\n")
     assert by_name(run)["test_call_all"].status == "failed", run.outcomes
 
+
+# boltons 26.2.0 (survey9), funcutils.wraps: 2 wrong failures. test_remove_kwonly_arg: the
+# code's wrapper (its __wrapped__ the test's function) crossed with the signature inspect
+# follows to the wrapped one, where FunctionBuilder's getfullargspec reads the wrapper's own;
+# test_wraps_async: on Python 3.11 inspect.iscoroutinefunction reads __code__'s flags, which
+# the proxy of the test's async def lacked in the code's process.
+WRAPPERS = {
+    "pyproject.toml": "[project]\nname = 'wrap'\nversion = '0'\n",
+    "wrap/__init__.py": "",
+    "wrap/core.py": '''\
+        import functools
+        import inspect
+
+
+        def rewrap(func):
+            """A wrapper of ``func`` taking ``(*args, **kwargs)``."""
+            @functools.wraps(func)
+            def wrapper(*args, **kwargs):
+                return func(*args, **kwargs)
+            return wrapper
+
+
+        def kind_of(func):
+            """``"async"`` when ``inspect`` finds ``func`` a coroutine function."""
+            return "async" if inspect.iscoroutinefunction(func) else "sync"
+        ''',
+    "tests/test_core.py": '''\
+        import inspect
+
+        from wrap.core import kind_of, rewrap
+
+
+        def test_own_and_followed_signatures():
+            def f(a, b=2):
+                return a + b
+
+            wrapped = rewrap(f)
+            assert str(inspect.signature(wrapped)) == "(a, b=2)"
+            spec = inspect.getfullargspec(wrapped)
+            assert (spec.args, spec.varargs, spec.varkw) == ([], "args", "kwargs")
+            assert wrapped(1) == 3
+
+
+        def test_kind_of():
+            async def f():
+                return 1
+
+            assert (kind_of(f), kind_of(len)) == ("async", "sync")
+        ''',
+}
+
+
+async def test_a_wrappers_signatures_and_an_async_defs_code_flags_cross(tmp_path):
+    """``inspect.signature`` of the code's wrapper follows ``__wrapped__``, ``getfullargspec``
+    reads its own; ``inspect.iscoroutinefunction`` of the test's ``async def`` is True in the
+    code's process (Python 3.11: its ``__code__``'s flags)."""
+    root = make(tmp_path / "wrap", WRAPPERS)
+    _, run = await review(root, "wrap/core.py", "rewrap")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "wrap/core.py", "kind_of")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "wrap/core.py", "rewrap", "def rewrap(func):\n"
+                          "    return func\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

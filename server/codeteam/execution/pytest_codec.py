@@ -408,11 +408,51 @@ class RemoteCallable(_Proxy):
     """A callable of the other process: each call is a request to it. Its ``__name__``,
     ``__doc__``, ``__signature__``... are copies made when it crossed."""
 
-    __slots__ = ()
+    __slots__ = ("_own", "_sig")  # its signature, a wrapper function's own (__signature__)
     _kind = "a callable"
 
     def __call__(self, *args, **kwargs):
         return self._channel.call_handle(self, args, kwargs)
+
+    @property
+    def __signature__(self):
+        """The signature ``inspect`` finds, as for the function itself, which keeps none in
+        its ``__dict__`` (``functools.wraps`` copies that into a wrapper): one set here, else
+        the one it crossed with; a wrapper's (``__wrapped__`` crossed with it) none while
+        ``inspect.unwrap`` asks (``inspect.signature`` follows ``__wrapped__`` then), its own
+        code's when asked directly (``inspect.getfullargspec``: boltons' FunctionBuilder)."""
+        found = vars(self).get("__signature__", self)
+        if found is not self:
+            return found
+        own = _slot(self, "_own")
+        if own is not None and _unwrapping():
+            raise AttributeError("__signature__")
+        found = own if own is not None else _slot(self, "_sig")
+        if found is None:
+            raise AttributeError("__signature__")
+        return found
+
+    @__signature__.setter
+    def __signature__(self, value):
+        vars(self)["__signature__"] = value
+
+    @__signature__.deleter
+    def __signature__(self):
+        if vars(self).pop("__signature__", self) is self:
+            raise AttributeError("__signature__")
+
+
+def _unwrapping():
+    """Whether the caller (a property's getter) was called by ``inspect.unwrap``'s ``stop``."""
+    inspect = sys.modules.get("inspect")
+    frame = sys._getframe(2)
+    for _ in range(3):
+        if frame is None or inspect is None:
+            return False
+        if frame.f_code is inspect.unwrap.__code__:
+            return True
+        frame = frame.f_back
+    return False
 
     def __repr__(self):
         return f"<remote callable {self._name}>"
@@ -1644,6 +1684,12 @@ class Codec:
         back = signature.return_annotation
         meta["__signature__"] = signature.replace(parameters=params, return_annotation=(
             back if back is signature.empty or self._sendable(back) else signature.empty))
+        if type(obj) is types.FunctionType and "__wrapped__" in meta:  # a wrapper's own
+            own = inspect.signature(obj, follow_wrapped=False)  # (inspect.getfullargspec)
+            parts = [v for p in own.parameters.values() for v in (p.default, p.annotation)]
+            if own != signature and all(v is own.empty or self._sendable(v) for v in [
+                    *parts, own.return_annotation]):
+                meta["__own_signature__"] = own
         return meta
 
     @_deep
@@ -2584,19 +2630,31 @@ _LOAD = {
 tags, its keyword naming the tag's kind)."""
 
 
+async def _coroutine_function(*args, **kwargs):
+    """Its code, flagged ``CO_COROUTINE``: what Python 3.11's ``inspect.iscoroutinefunction``
+    reads of the test's ``async def`` in the code's process (never run)."""
+
+
 def _mark_coroutine_function(proxy):
-    """Make ``asyncio.iscoroutinefunction`` (and, from Python 3.12, ``inspect``'s) true of
-    ``proxy``, a proxy of an ``async def`` of the other side (its call returns a coroutine,
-    which does not cross: the test is then "not judged")."""
+    """Make ``asyncio.iscoroutinefunction`` and ``inspect``'s true of ``proxy``, a proxy of
+    an ``async def`` of the other side (its call returns a coroutine, which crosses as a
+    :class:`RemoteCoroutine`). Before Python 3.12, ``inspect`` reads ``__code__``'s flags
+    only: in the code's process the proxy has :func:`_coroutine_function`'s (boltons'
+    FunctionBuilder then builds an ``async def`` wrapper); in the judge's, no code object
+    of the other side's is made."""
     import inspect
 
     try:
         if hasattr(inspect, "markcoroutinefunction"):
             inspect.markcoroutinefunction(proxy)
-        else:
-            import asyncio.coroutines
+            return
+        import asyncio.coroutines
 
-            object.__setattr__(proxy, "_is_coroutine", asyncio.coroutines._is_coroutine)
+        object.__setattr__(proxy, "_is_coroutine", asyncio.coroutines._is_coroutine)
+        if getattr(proxy._channel, "side", None) == "subject":
+            object.__setattr__(proxy, "__code__", _coroutine_function.__code__)
+            for name in ("__defaults__", "__kwdefaults__"):  # (inspect's function-like)
+                vars(proxy).setdefault(name, None)
     except Exception:  # noqa: S110, BLE001
         pass
 
@@ -2605,7 +2663,8 @@ def _dress(proxy, meta):
     """Copy the other side's names, docstring, attributes and signature onto ``proxy``."""
     for key, value in meta.items():
         if type(key) is not str or key == "__signature__" or (
-                _is_dunder(key) and key not in _META_DUNDERS) or key in RemoteObject.__slots__:
+                _is_dunder(key) and key not in _META_DUNDERS) or key in (
+                    RemoteObject.__slots__ + RemoteCallable.__slots__):
             continue  # (a proxy's own fields are never the other side's to set)
         try:
             object.__setattr__(proxy, key, value)
@@ -2613,7 +2672,9 @@ def _dress(proxy, meta):
             pass
     if meta.get("__coroutine__") is True:  # an async def: its proxy says so
         _mark_coroutine_function(proxy)
-    if "__signature__" in meta:  # an inspect.Signature, none now (None), or the test's value
+    if "__signature__" in meta and isinstance(proxy, RemoteCallable):  # (not in __dict__)
+        object.__setattr__(proxy, "_sig", meta["__signature__"])
+    elif "__signature__" in meta:  # an inspect.Signature, none now (None), or the test's value
         try:
             if meta["__signature__"] is None:
                 object.__delattr__(proxy, "__signature__")
@@ -2621,6 +2682,10 @@ def _dress(proxy, meta):
                 object.__setattr__(proxy, "__signature__", meta["__signature__"])
         except Exception:  # noqa: S110, BLE001 - it had none
             pass
+    own = meta.get("__own_signature__")
+    if isinstance(proxy, RemoteCallable) and type(own).__name__ == "Signature" and type(
+            own).__module__ == "inspect":
+        object.__setattr__(proxy, "_own", own)
 
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
