@@ -3954,3 +3954,84 @@ async def test_a_wrappers_signatures_and_an_async_defs_code_flags_cross(tmp_path
     _, run = await review(root, "wrap/core.py", "rewrap", "def rewrap(func):\n"
                           "    return func\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# click 8.5.1 (survey9): the parser a judged method gets as `self` holds click's Context, which
+# holds a contextlib.ExitStack. After the call `self` goes back by its state, and with it the
+# ExitStack, a library object the judge does not rebuild: 78 tests "not judged". One the code
+# left as it came (its callbacks the test's) now goes back as the judge's own object; one the
+# code changed (a callback of its own) still cannot cross.
+EXIT_STACK = {
+    "pyproject.toml": "[project]\nname = 'opts'\nversion = '0'\n",
+    "opts/__init__.py": "",
+    "opts/core.py": '''\
+        import contextlib
+
+
+        class Context:
+            def __init__(self):
+                self._exit_stack = contextlib.ExitStack()
+                self.params = {}
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self._exit_stack.close()
+
+            def call_on_close(self, f):
+                return self._exit_stack.callback(f)
+
+
+        class Parser:
+            def __init__(self, ctx):
+                self.ctx = ctx
+                self.seen = []
+
+            def take(self, arg):
+                """Record ``arg`` (``-x`` sets ``ctx.params[x]``)."""
+                self.seen.append(arg)
+                if arg.startswith("-"):
+                    self.ctx.params[arg[1:]] = True
+                return len(self.seen)
+
+            def hold(self, f):
+                """Call ``f`` when the context closes."""
+                self.ctx.call_on_close(f)
+        ''',
+    "tests/test_core.py": '''\
+        from opts.core import Context, Parser
+
+
+        def test_take():
+            closed = []
+            ctx = Context()
+            ctx.call_on_close(lambda: closed.append(1))
+            with ctx:
+                parser = Parser(ctx)
+                assert parser.take("-v") == 1
+                assert parser.take("file") == 2
+                assert ctx.params == {"v": True} and parser.seen == ["-v", "file"]
+            assert closed == [1]
+
+
+        def test_hold():
+            closed = []
+            with Context() as ctx:
+                Parser(ctx).hold(lambda: closed.append(2))
+            assert closed == [2]
+        ''',
+}
+
+
+async def test_a_library_object_the_code_left_as_it_came_goes_back_as_itself(tmp_path):
+    """``self``'s Context with the test's ExitStack: judged; the code's callback registered
+    in it: "not judged" (the code's callbacks never run in the judge)."""
+    root = make(tmp_path / "opts", EXIT_STACK)
+    _, run = await review(root, "opts/core.py", "Parser.take")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "opts/core.py", "Parser.hold")
+    assert [o.verdict for o in run.outcomes] == ["not judged"], run.outcomes
+    _, run = await review(root, "opts/core.py", "Parser.take", "def take(self, arg):\n"
+                          "    self.seen.append(arg)\n    return 0\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

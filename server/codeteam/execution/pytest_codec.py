@@ -183,6 +183,43 @@ def _state(obj):
         return {}
 
 
+def _as_sent(obj):
+    """The state of ``obj`` (an object of a Python class, crossed by its state) as a list of
+    ``(name, value, items)`` when every value is plain data, a proxy or a list, deque, dict
+    or set of those (``items`` their copy): what :func:`_same_state` compares, with ``is``,
+    to tell that the code left it as it came; else None (the code may have changed what
+    lies deeper)."""
+    if _slots(obj) or not _python_class(type(obj)):
+        return None
+    found = []
+    for name, value in _state(obj).items():
+        items = None
+        if type(value) in (list, collections.deque, set):
+            items = list(value)
+        elif type(value) is dict:
+            items = [v for pair in dict.items(value) for v in pair]
+        if not all(_leaf(v) for v in (items if items is not None else [value])):
+            return None
+        found.append((name, value, items))
+    return found
+
+
+def _leaf(value):
+    """Plain data nothing changes in place, or a proxy of the other side's object."""
+    if type(value) is tuple:
+        return all(_leaf(v) for v in value)
+    return value is None or type(value) in (bool, int, float, complex, str, bytes) or (
+        isinstance(value, (_Proxy, RemoteObject)))
+
+
+def _same_state(before, now):
+    """Whether two :func:`_as_sent` states are one: the same names, values and items (``is``)."""
+    return now is not None and len(before) == len(now) and all(
+        a[0] == b[0] and a[1] is b[1] and (a[2] is None) == (b[2] is None) and (
+            a[2] is None or len(a[2]) == len(b[2]) and all(x is y for x, y in zip(a[2], b[2])))
+        for a, b in zip(before, now))
+
+
 def _slots(obj):
     """``{name: value}`` of ``obj``'s slots that are set (its class's ``__slots__``)."""
     found = {}
@@ -1049,6 +1086,7 @@ class Codec:
         self.sent_ids = {}  # id(own object) -> number
         self.got = {}  # the other side's number -> local copy
         self.got_ids = {}  # id(local copy) -> the other side's number
+        self.pristine = {}  # the other side's number -> the state its copy came with (_as_sent)
 
     def tables(self):
         """The numbering of this call (:meth:`session`), which a coroutine made in it goes
@@ -1060,6 +1098,7 @@ class Codec:
         a coroutine made in it (:class:`RemoteCoroutine`), whose frame holds the copies made
         then, which cross back as the sender's objects, updated in place."""
         self.sent, self.sent_ids, self.got, self.got_ids = tables
+        self.pristine = {}
 
     def remember_globals(self, space):
         """The module's globals that may be sentinels (not plain scalars, functions, classes)."""
@@ -1143,6 +1182,12 @@ class Codec:
         judge = self.channel is not None and self.channel.side == "judge"
         if type(kind) is _RemoteObjectType:  # an object of the test's, back to the judge
             return self.save_handle(value, out, memo, depth)
+        number = self.got_ids.get(id(value))
+        if number is not None and self.got.get(number) is value and number in self.pristine and (
+                self._to_judge() and not self.rebuildable(kind)) and _same_state(
+                self.pristine[number], _as_sent(value)):  # (click's Context holds an ExitStack
+            out.append(b"V%d;" % number)  # whose callbacks are the test's: the judge's own
+            return None  # object, as it was; changed, it does not cross)
         if kind is _RemoteObjectType:
             return self._cannot(f"the class of an object of the test's ({value._remote_label})",
                                 out)
@@ -1900,6 +1945,14 @@ class Codec:
             _dress(proxy, meta)
         return proxy, at
 
+    def load_unchanged(self, data, at, table, depth):
+        """``V<n>;``: this side's object ``n`` of the call, which the other side left as it
+        was (:func:`_as_sent`): itself."""
+        index, at = self._num(data, at, b";")
+        if not 0 <= int(index) < len(self.sent):
+            raise ValueError("an unknown object of this side")
+        return self.sent[int(index)], at
+
     def load_own_handle(self, data, at, table, depth):
         handle, at = self._num(data, at, b";")
         found = self.exported.get(int(handle), self)
@@ -2092,6 +2145,11 @@ class Codec:
             if original is None:
                 self.got[index] = fresh
                 self.got_ids[id(fresh)] = index
+                if not self.strict and type(fresh) not in _PLAIN and not self.rebuildable(
+                        type(fresh)):  # (its state as it came: an object the judge does not
+                    found = _as_sent(fresh)  # take back may go back as itself, unchanged:
+                    if found is not None:  # save_other)
+                        self.pristine[index] = found
                 return fresh, at
         _update(original, fresh)
         for i in range(before, len(table)):
@@ -2624,7 +2682,7 @@ _LOAD = {
     b"w": Codec.load_tracked,
     b"W": partial(Codec.load_tracked, theirs=True), b"U": Codec.load_unsent,
     b"A": Codec.load_run, b"K": Codec.load_subclass, b"M": Codec.load_module,
-    b"B": Codec.load_bound,
+    b"B": Codec.load_bound, b"V": Codec.load_unchanged,
 }
 """The decoder's table: tag byte -> ``load_<op>`` (``partial``: one loader for several
 tags, its keyword naming the tag's kind)."""
