@@ -4035,3 +4035,60 @@ async def test_a_library_object_the_code_left_as_it_came_goes_back_as_itself(tmp
     _, run = await review(root, "opts/core.py", "Parser.take", "def take(self, arg):\n"
                           "    self.seen.append(arg)\n    return 0\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# boltons 26.2.0 (survey9): LRI.__getitem__ does `with self._lock:`, an RLock the cache
+# holds; it reached the code as an opaque handle of the test's ("not judged": all 5 tests). A
+# lock of the test's that is not held now crosses as a new one, and goes back as the test's own
+# when the code leaves it unheld; one the test holds still cannot cross.
+LOCKED = {
+    "pyproject.toml": "[project]\nname = 'lri'\nversion = '0'\n",
+    "lri/__init__.py": "",
+    "lri/core.py": '''\
+        import threading
+
+
+        class Cache(dict):
+            def __init__(self):
+                super().__init__()
+                self._lock = threading.RLock()
+                self.hits = 0
+
+            def get_hit(self, key):
+                """``self[key]``, counted."""
+                with self._lock:
+                    self.hits += 1
+                    return dict.__getitem__(self, key)
+        ''',
+    "tests/test_core.py": '''\
+        from lri.core import Cache
+
+
+        def test_get_hit():
+            cache = Cache()
+            cache["a"] = 1
+            lock = cache._lock
+            assert cache.get_hit("a") == 1 and cache.hits == 1
+            assert cache._lock is lock
+            with lock:
+                pass
+
+
+        def test_get_hit_while_held():
+            cache = Cache()
+            cache["a"] = 1
+            with cache._lock:
+                assert cache.get_hit("a") == 1
+        ''',
+}
+
+
+async def test_a_lock_the_test_does_not_hold_crosses_and_comes_back_as_itself(tmp_path):
+    root = make(tmp_path / "lri", LOCKED)
+    _, run = await review(root, "lri/core.py", "Cache.get_hit")
+    outcomes = by_name(run)
+    assert outcomes["test_get_hit"].status == "passed", outcomes
+    assert outcomes["test_get_hit_while_held"].verdict == "not judged", outcomes
+    _, run = await review(root, "lri/core.py", "Cache.get_hit", "def get_hit(self, key):\n"
+                          "    with self._lock:\n        return dict.__getitem__(self, key)\n")
+    assert by_name(run)["test_get_hit"].status == "failed", run.outcomes

@@ -189,6 +189,8 @@ def _as_sent(obj):
     or set of those (``items`` their copy): what :func:`_same_state` compares, with ``is``,
     to tell that the code left it as it came; else None (the code may have changed what
     lies deeper)."""
+    if type(obj).__module__ == "_thread" and type(obj).__name__ in _LOCKS:  # not held:
+        return [("", repr(obj).startswith("<unlocked"), None)]  # (C locks' repr says)
     if _slots(obj) or not _python_class(type(obj)):
         return None
     found = []
@@ -1405,9 +1407,13 @@ class Codec:
             args = (list(value),)
         elif (module, kind.__qualname__) == ("functools", "partial") and not self._to_judge():
             args = (value.func, tuple(value.args), dict(value.keywords))
+        elif module == "_thread" and name in _LOCKS and not self._to_judge() and (
+                _as_sent(value) == [("", True, None)]):  # the test's lock, not held: one of
+            args = ()  # the code's, which goes back as the test's own left unheld (save_other)
         if args is None:
             return False
-        if name in _MUTABLE_VALUES and module in ("collections", "builtins"):
+        if name in _MUTABLE_VALUES and module in ("collections", "builtins") or (
+                module == "_thread"):
             self._track(value, out)  # identity kept, in-place changes written back
         out.append(b"v")
         self._str(name, out)
@@ -2221,6 +2227,8 @@ class Codec:
 
         if name == "partial" and self.strict:  # the subject's partials arrive as handles
             raise ValueError("a partial from the code under test")
+        if name in _LOCKS and self.strict:  # (the judge's own come back: V)
+            raise ValueError("a lock from the code under test")
         if name in _ZONE_NAMES:
             return self._zone_value(name, args)
         try:
@@ -2442,6 +2450,9 @@ _VALUE_ARGS = {
                                          *_present(v.return_annotation)),
 }
 """``save_value``'s table: (module, class name) -> the arguments the receiver builds it from."""
+_LOCKS = ("RLock", "lock")
+"""``_thread``'s locks (``threading.RLock()``, ``Lock()``): the test's, not held, crosses to the
+code as a new one (boltons' ``LRI`` holds an RLock its methods use by ``with``)."""
 _MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "bytearray"})
 """Standard value types a call may change in place: numbered like lists (``w``/``W``)."""
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
@@ -2469,6 +2480,8 @@ _BUILD = {
     "UUID": lambda args: _uuid(*args),
     "Parameter": lambda args: _parameter(*args),
     "Signature": lambda args: _signature(*args),
+    "RLock": lambda args: __import__("_thread").RLock(),
+    "lock": lambda args: __import__("_thread").allocate_lock(),
     **{name: partial(_singleton_type, name) for name in _SINGLETON_TYPES.values()},
 }
 """``load_value``'s table: type name -> its value made from the arguments sent."""
