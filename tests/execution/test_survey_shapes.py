@@ -3815,6 +3815,7 @@ COROUTINES = {
         ''',
     "tests/test_core.py": '''\
         import asyncio
+        import inspect
 
         import pytest
 
@@ -3841,6 +3842,7 @@ COROUTINES = {
 
             run = retrying(target, 2)
             coroutine = run()
+            assert inspect.iscoroutine(coroutine) and asyncio.iscoroutine(coroutine)
             with pytest.raises(ValueError, match="no"):
                 asyncio.run(coroutine)
 

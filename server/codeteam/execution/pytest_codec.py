@@ -553,6 +553,12 @@ class RemoteCoroutine(_Proxy):
     # again at each step: what the test changed since; the numbering it crossed in)
     _kind = "a coroutine"
 
+    @property
+    def __class__(self):  # isinstance(x, types.CoroutineType): inspect.iscoroutine
+        import types
+
+        return types.CoroutineType
+
     def __await__(self):
         return self
 
