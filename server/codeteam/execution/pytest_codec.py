@@ -3034,6 +3034,8 @@ def resume(found, request):
 
     sent = request.get("args")
     coroutine = type(found) is types.CoroutineType
+    if not coroutine and ("throw" in request or "close" in request):
+        raise TypeError("only a coroutine's throw() and close() cross")
     if coroutine and request.get("close") is True:
         return found.close()
     if coroutine and isinstance(request.get("throw"), BaseException):

@@ -2306,6 +2306,10 @@ class JudgeClient(Channel):
         after = None  # a callback's arguments, as it left them: the code's copies are
         # updated in place (backoff: the test's function appends to the list it is given,
         # then raises, and the code's retry loop reads the list's length)
+        if "throw" in request and not isinstance(request["throw"], Exception):  # (its
+            # CancelledError, KeyboardInterrupt: never raised by the test's own code here)
+            self.fail("the code under test threw what is no Exception into a coroutine of the "
+                      "test's", not_judged=True)
         made = self.made_by.get(id(found))
         if request["kind"] == "next" and made is not None and made[0] is found:
             after = made[1]  # a step of the test's coroutine: its call's arguments, as it
