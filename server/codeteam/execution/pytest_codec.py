@@ -447,7 +447,8 @@ class RemoteCallable(_Proxy):
     """A callable of the other process: each call is a request to it. Its ``__name__``,
     ``__doc__``, ``__signature__``... are copies made when it crossed."""
 
-    __slots__ = ("_own", "_sig")  # its signature, a wrapper function's own (__signature__)
+    __slots__ = ("_codeteam_own", "_codeteam_sig")  # its signature, a wrapper's own (see
+    # __signature__; named as no attribute that crosses is: _meta)
     _kind = "a callable"
 
     def __call__(self, *args, **kwargs):
@@ -463,10 +464,10 @@ class RemoteCallable(_Proxy):
         found = vars(self).get("__signature__", self)
         if found is not self:
             return found
-        own = _slot(self, "_own")
+        own = _slot(self, "_codeteam_own")
         if own is not None and _unwrapping():
             raise AttributeError("__signature__")
-        found = own if own is not None else _slot(self, "_sig")
+        found = own if own is not None else _slot(self, "_codeteam_sig")
         if found is None:
             raise AttributeError("__signature__")
         return found
@@ -2740,8 +2741,8 @@ def _dress(proxy, meta):
     """Copy the other side's names, docstring, attributes and signature onto ``proxy``."""
     for key, value in meta.items():
         if type(key) is not str or key == "__signature__" or (
-                _is_dunder(key) and key not in _META_DUNDERS) or key in (
-                    RemoteObject.__slots__ + RemoteCallable.__slots__):
+                _is_dunder(key) and key not in _META_DUNDERS) or key in RemoteObject.__slots__ or (
+                key.startswith("_codeteam")):
             continue  # (a proxy's own fields are never the other side's to set)
         try:
             object.__setattr__(proxy, key, value)
@@ -2750,7 +2751,7 @@ def _dress(proxy, meta):
     if meta.get("__coroutine__") is True:  # an async def: its proxy says so
         _mark_coroutine_function(proxy)
     if "__signature__" in meta and isinstance(proxy, RemoteCallable):  # (not in __dict__)
-        object.__setattr__(proxy, "_sig", meta["__signature__"])
+        object.__setattr__(proxy, "_codeteam_sig", meta["__signature__"])
     elif "__signature__" in meta:  # an inspect.Signature, none now (None), or the test's value
         try:
             if meta["__signature__"] is None:
@@ -2762,7 +2763,7 @@ def _dress(proxy, meta):
     own = meta.get("__own_signature__")
     if isinstance(proxy, RemoteCallable) and type(own).__name__ == "Signature" and type(
             own).__module__ == "inspect":
-        object.__setattr__(proxy, "_own", own)
+        object.__setattr__(proxy, "_codeteam_own", own)
 
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
