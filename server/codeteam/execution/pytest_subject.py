@@ -805,10 +805,10 @@ class Subject(Channel):
             value = self.target(*args, **kwargs)
             import inspect
 
-            if type(type(value)) is not _codec._RemoteObjectType and type(
-                    value) is not _codec.RemoteCoroutine and inspect.isawaitable(value):  # an async def: run to completion
-                # here (the test's own object returned is none: isinstance()
-                # would ask it for its class, which makes it "not judged")
+            if type(type(value)) is not _codec._RemoteObjectType and type(value) is not (
+                    _codec.RemoteCoroutine) and inspect.isawaitable(value):  # an async def:
+                # run to completion here (the test's own object or coroutine returned is
+                # none: isinstance() would ask the object for its class, "not judged")
                 import asyncio
 
                 value = asyncio.run(_awaited(value))
@@ -1982,8 +1982,8 @@ class JudgeClient(Channel):
         finally:
             self.leaving(entered)
         self.note_texts(value)
-        if type(proxy) is _codec.RemoteCoroutine and value is not None and not any(
-                value is own for own in self.codec.exported.values()):
+        if type(proxy) is _codec.RemoteCoroutine and value is not None and self.codec.exported.get(
+                self.codec.export_ids.get(id(value))) is not value:
             self.fail("the code under test's coroutine yielded to the test's event loop what "
                       "is none of its futures", not_judged=True)
         return value
