@@ -4094,3 +4094,49 @@ async def test_a_lock_the_test_does_not_hold_crosses_and_comes_back_as_itself(tm
     _, run = await review(root, "lri/core.py", "Cache.get_hit", "def get_hit(self, key):\n"
                           "    with self._lock:\n        return dict.__getitem__(self, key)\n")
     assert by_name(run)["test_get_hit"].status == "failed", run.outcomes
+
+
+# boltons 26.2.0 (nj10, once LRI's lock crossed): cachedmethod's keys are _HashedKey(list)
+# objects with `__slots__ = 'hash_value'`, which __hash__ reads. A builtin's subclass crossed
+# with its value and __dict__, not its slots: the cache, a dict keyed by them, written back
+# after the call, could not be rebuilt ("'_HashedKey' object has no attribute 'hash_value'",
+# a failure of right code: 2 tests).
+SLOTTED_KEYS = {
+    "pyproject.toml": "[project]\nname = 'keys'\nversion = '0'\n",
+    "keys/__init__.py": "",
+    "keys/core.py": '''\
+        class Key(list):
+            __slots__ = ("hash_value",)
+
+            def __init__(self, items):
+                self[:] = items
+                self.hash_value = hash(tuple(items))
+
+            def __hash__(self):
+                return self.hash_value
+
+
+        def register(table, items, value):
+            """``table[Key(items)] = value``."""
+            table[Key(items)] = value
+        ''',
+    "tests/test_core.py": '''\
+        from keys.core import Key, register
+
+
+        def test_register():
+            table = {}
+            register(table, [1, 2], "a")
+            assert table[Key([1, 2])] == "a"
+            assert [key.hash_value for key in table] == [hash((1, 2))]
+        ''',
+}
+
+
+async def test_a_builtins_subclass_crosses_with_its_slots(tmp_path):
+    root = make(tmp_path / "keys", SLOTTED_KEYS)
+    _, run = await review(root, "keys/core.py", "register")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "keys/core.py", "register",
+                          "def register(table, items, value):\n    table[Key(items)] = 0\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

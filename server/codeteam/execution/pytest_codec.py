@@ -1331,7 +1331,7 @@ class Codec:
 
     def _save_subclass(self, value, base, ref, out, memo, depth):
         """``K``: an object of a Python subclass of a builtin container or scalar (a project's
-        ``class Kind(tuple)``): its builtin value, then its ``__dict__``. The numbering of
+        ``class Kind(tuple)``): its builtin value, then its ``__dict__`` and slots. The numbering of
         back-references follows the receiver's table: for a mutable value the object, then
         its value's container, then the items; for an immutable one its value, then it."""
         mutable = base in (list, dict, set)
@@ -1358,6 +1358,8 @@ class Codec:
         if not mutable:
             memo[id(value)] = (len(memo), value)
         self._save_state(_state(value), out, memo, depth)
+        self._save_state(_slots(value), out, memo, depth)  # (boltons' _HashedKey(list): its
+        # __slots__ = 'hash_value', which its __hash__ reads)
 
     def _save_state(self, state, out, memo, depth):
         out.append(b"%d:" % len(state))
@@ -2036,6 +2038,12 @@ class Codec:
             table.append(made)
         state, at = self._dec_state(data, at, table, depth)
         _set_state(made, state)
+        slots, at = self._dec_state(data, at, table, depth)
+        allowed = set(_slot_names(cls))
+        for key, item in slots.items():
+            if key not in allowed:
+                raise ValueError("an unknown slot")
+            object.__setattr__(made, key, item)
         return made, at
 
     def load_bound(self, data, at, table, depth):
