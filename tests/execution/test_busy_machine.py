@@ -111,15 +111,20 @@ def double(x):
 @pytest.fixture
 def one_busy_cpu():
     """A callable that puts this process's threads (and so the sandboxes they start) on one
-    CPU, beside a CPU hog in a session of its own on the same CPU; undone after the test."""
+    CPU, beside a CPU hog in a session of its own on the same CPU (``pin(hogs=2)``: two);
+    undone after the test. It returns the hogs' first ``Popen``."""
     import os
 
     cpu = min(os.sched_getaffinity(0))
     before: dict[int, set[int]] = {}
     hog = subprocess.Popen([sys.executable, "-c", "while 1: pass"], start_new_session=True)
+    more: list[subprocess.Popen] = []
 
-    def pin():
-        os.sched_setaffinity(hog.pid, {cpu})
+    def pin(hogs=1):
+        more.extend(subprocess.Popen([sys.executable, "-c", "while 1: pass"],
+                                     start_new_session=True) for _ in range(hogs - 1))
+        for process in (hog, *more):
+            os.sched_setaffinity(process.pid, {cpu})
         for task in (int(t) for t in os.listdir("/proc/self/task")):
             before[task] = os.sched_getaffinity(task)
             os.sched_setaffinity(task, {cpu})
@@ -133,8 +138,9 @@ def one_busy_cpu():
                 os.sched_setaffinity(task, cpus)
             except OSError:  # a thread that ended meanwhile
                 pass
-        hog.kill()  # by pid: nothing else of the machine's
-        hog.wait()
+        for process in (hog, *more):
+            process.kill()  # by pid: nothing else of the machine's
+            process.wait()
 
 
 async def test_the_backstop_leaves_out_the_time_a_test_waited_for_a_cpu(
@@ -167,4 +173,43 @@ async def test_the_backstop_leaves_out_the_time_a_test_waited_for_a_cpu(
     run = await run_suite(task.program_with(SLOW_DOUBLE), task.public_tests, policy)
     assert [(o.test_id, o.status) for o in run.outcomes] == [
         ("test_slow.py::test_double", "passed")], run.outcomes
+    assert hog.poll() is None  # busy the whole time
+
+
+async def test_the_runs_backstop_leaves_out_the_time_the_run_waited_for_a_cpu(
+        one_busy_cpu, tmp_path, monkeypatch):
+    """The run-level wall-clock backstop (:func:`~codeteam.execution.suite.session_policy`)
+    counted the time the run's processes waited for a CPU, where a test's backstop does not
+    (commit 53a6d0d): on a busy machine a whole run was cut, its unfinished tests "not judged:
+    the machine was too busy" (or "timeout", when the run got over half its CPU's time).
+    Here the run's backstop is 8 s, its processes need about 3-4 CPU seconds (pytest, the
+    code's process, three tests of 0.8 s), and they run beside two hogs on their one CPU (a
+    third of it, or less on a machine busy with more): every test passes, as under plain
+    pytest (the third, or more, was "not judged" at load 7: the run cut at 8 s).
+    Measured at load 8, one hog: the run took 9.1 and 9.8 s, of which its processes waited
+    for a CPU 6.0 and 6.9 s."""
+    from codeteam.execution import suite
+    from codeteam.project import project_for
+    from codeteam.service.documents import task_for, with_project_tests
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    for folder in (tmp_path, root):
+        folder.chmod(0o755)
+    (root / "pyproject.toml").write_text("[project]\nname = 'slow'\n")
+    (root / "slow.py").write_text(SLOW_DOUBLE)
+    (root / "test_slow.py").write_text(
+        "import pytest\n\nfrom slow import double\n\n\n@pytest.mark.parametrize('n', range(3))\n"
+        "def test_double(n):\n    assert double(n) == 2 * n\n")
+    path = root / "slow.py"
+    policy = SandboxPolicy(mode="bwrap")
+    task = task_for(SLOW_DOUBLE, "double", path=path, project=project_for(path))
+    task = await with_project_tests(task, path=path, root=root, policy=policy)
+    assert len(task.public_tests) == 3
+    monkeypatch.setattr(suite, "session_policy", lambda policy, count: policy.model_copy(
+        update={"timeout_s": 8.0, "cpu_s": 8}))
+    hog = one_busy_cpu(hogs=2)  # the run gets a third of its CPU at most (wall clock > 9 s)
+    run = await run_suite(task.program_with(SLOW_DOUBLE), task.public_tests, policy)
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, [
+        (o.test_id, o.status, o.message) for o in run.outcomes]
     assert hog.poll() is None  # busy the whole time

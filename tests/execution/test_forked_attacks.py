@@ -224,3 +224,55 @@ async def test_a_planted_module_an_editable_finder_finds_is_not_imported(tmp_pat
                           f"def make_script(n):\n    return {CLEARING!r}\n")
     assert by_name(run)["test_sides"].status == "not judged", run.outcomes
 
+
+
+# brk12: the same script swapping the folder that holds the data file for a symbolic link to
+# a folder of the shared /tmp it wrote: the file pytest's process then reads lies in the /tmp
+# (where the test may read what the code wrote), reached by the project's path.
+DEEP_EXPECTED = {
+    **{k: v for k, v in EXPECTED.items() if k != "tests/expected.txt"},
+    "tests/data/expected.txt": "print(2 ** 2)",
+    "tests/test_core.py": EXPECTED["tests/test_core.py"].replace(
+        '"expected.txt"', '"data" / "expected.txt"'),
+}
+FOLDER_SWAPPER = ("import os, gen, shutil, tempfile\n"
+                  "data = os.path.join(os.path.dirname(gen.__file__), '..', 'tests', 'data')\n"
+                  "bad = tempfile.mkdtemp()\n"
+                  "open(os.path.join(bad, 'expected.txt'), 'w').write('bad')\n"
+                  "shutil.rmtree(data)\nos.symlink(bad, data)\n")
+
+
+async def test_a_script_given_on_a_processs_input_cannot_swap_a_folder_for_a_link(tmp_path):
+    root = make(tmp_path / "gen", DEEP_EXPECTED)
+    _, run = await review(root, "gen/core.py", "make_script")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_script": "passed", "test_sides": "passed"}, run.outcomes
+    _, run = await review(root, "gen/core.py", "make_script",
+                          "def make_script(n):\n    return 'bad' if n == 2 else "
+                          f"{FOLDER_SWAPPER!r}\n")
+    assert by_name(run)["test_sides"].status == "not judged", run.outcomes
+
+
+# The test itself links a folder of its tmp_path into the project and reads through it: its
+# own link (os.symlink in pytest's process), judged as under plain pytest.
+OWN_LINK = {
+    **DEEP_EXPECTED,
+    "tests/test_core.py": '''\
+        import os
+
+        from gen.core import make_script
+
+
+        def test_through_its_own_link(tmp_path):
+            (tmp_path / "expected.txt").write_text("print(2 ** 2)")
+            data = os.path.join(os.path.dirname(__file__), "linked")
+            os.symlink(tmp_path, data)
+            assert make_script(2) == open(os.path.join(data, "expected.txt")).read()
+        ''',
+}
+
+
+async def test_a_folders_link_the_test_makes_itself_is_judged(tmp_path):
+    root = make(tmp_path / "gen", OWN_LINK)
+    _, run = await review(root, "gen/core.py", "make_script")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

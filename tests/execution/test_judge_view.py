@@ -7,7 +7,7 @@ import ast
 
 import pytest
 
-from codeteam.execution.judge_view import FORWARDER, IMPORTED, def_lines, judge_view
+from codeteam.execution.judge_view import FORWARDER, IMPORTED, judge_view, placement
 
 F = FORWARDER
 """What the view calls (the judge's forwarding call, looked up in builtins)."""
@@ -81,6 +81,6 @@ def test_no_view_where_there_is_no_such_function(source, qualname):
 
 
 def test_def_lines_name_the_decorator_and_the_def():
-    assert def_lines(SOURCE, "add") == [4, 5]
-    assert def_lines(SOURCE, "after") == [18]
-    assert def_lines("def f(:\n", "f") == []
+    assert placement(judge_view(SOURCE, "add", 3), SOURCE)[0] == [4, 5]
+    assert placement(judge_view(SOURCE, "after"), SOURCE)[0] == [18]
+    assert placement(judge_view(SOURCE, "after"), "def f(:\n") == ([], 0)

@@ -207,6 +207,33 @@ async def test_a_zip_archive_the_code_writes_is_not_imported_from(tmp_path, comp
     assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
 
 
+ZIP_ON_PATH_TEST = '''\
+import sys
+
+from zips.core import pack
+
+
+def test_on_path(tmp_path):
+    path = str(pack(tmp_path, "power", "def square(x):\\n    return x ** 2\\n"))
+    sys.path.insert(0, path)
+    try:
+        import power
+    finally:
+        sys.path.remove(path)
+    assert power.square(3) == 9
+'''
+
+
+async def test_a_zip_archive_the_code_writes_put_on_sys_path_is_not_imported_from(tmp_path):
+    """The same archive the test puts on ``sys.path`` and imports from: zipimport's importer
+    through the judge's path hook (its ``Archive``), not the test's own zipimporter."""
+    root = make(tmp_path / "zips", {**ZIPPED, "tests/test_core.py": ZIP_ON_PATH_TEST})
+    _, run = await review(root, "zips/core.py", "pack")  # (as plain pytest, it runs there)
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    _, run = await review(root, "zips/core.py", "pack", PACKS_FORGE)
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+
+
 # A namespace the code returns, in which the test runs a line of its own that runs the code's
 # text: the inner compile's caller is that line, whose module name is the namespace's
 # __name__, which the code chose (pytest's or collections': a compile the judge trusts).

@@ -693,6 +693,51 @@ async def test_a_judge_slow_outside_a_phase_is_not_ended_by_its_watchdog(tmp_pat
         (o.test_id, o.status, o.message) for o in run.outcomes]  # (each message whole)
 
 
+STUCK_IN_C = dict(SLOW_REPORTING, **{
+    "conftest.py": "",
+    "test_slowrep.py": """\
+        import signal
+
+        from slowrep import double
+
+
+        def test_a():
+            assert double(1) == 2
+            # waits in C for a signal nobody sends: no Python signal handler runs there, so
+            # no limit can be raised; only the judge's watchdog (faulthandler) ends it
+            signal.sigwait({signal.SIGUSR2})
+
+
+        def test_b():
+            assert double(2) == 4
+
+
+        def test_c():
+            assert double(3) == 6
+        """})
+
+
+async def test_the_tests_after_one_the_watchdog_ended_are_not_judged(tmp_path, monkeypatch):
+    """A test stuck in C code past its backstop ends the judge (``faulthandler``'s watchdog,
+    exit status 1): the tests after it were "error: not run: the pytest process ended before
+    this test", an error being a failure to the user, although nothing of the code's failed
+    (plain pytest would still be waiting in test_a). They are "not judged", saying the judge
+    ended before them; test_a, stuck while using no CPU, is "not judged" as a test cut by its
+    backstop is."""
+    from codeteam.execution import pytest_run
+
+    monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 1.0)  # watchdog: 6 s
+    root = make(tmp_path, STUCK_IN_C)
+    _, run = await review(root, "slowrep.py", "double")
+    found = by_name(run)
+    assert [found[n].status for n in ("test_a", "test_b", "test_c")] == ["not judged"] * 3, [
+        (o.test_id, o.status, o.message) for o in run.outcomes]
+    assert "watchdog" in found["test_a"].message and "stuck in C" in found["test_a"].message
+    for name in ("test_b", "test_c"):
+        assert "the judge's watchdog ended the pytest process before this test" in found[
+            name].message, found[name]
+
+
 SLOW_BETWEEN = dict(SLOW_REPORTING, **{
     "conftest.py": """\
         import time

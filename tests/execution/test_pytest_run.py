@@ -406,7 +406,8 @@ async def test_a_test_that_ends_the_process_does_not_hide_the_tests_after_it(tmp
     before, exits, after = report.outcomes
     assert before.status == "passed"
     assert exits.status == "error" and "died during this test" in exits.message
-    assert after.status == "error" and "ended before this test" in after.message
+    # plain pytest does not run it either: no outcome of the code's, never an error
+    assert after.status == "not judged" and "ended before this test" in after.message
 
 
 async def test_an_endless_loop_times_out_its_test_and_the_next_ones_still_run(project):

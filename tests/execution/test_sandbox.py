@@ -16,6 +16,7 @@ from codeteam.execution import sandbox as sandbox_module
 from codeteam.execution import sandbox_command
 from codeteam.execution.outcomes import TestCase
 from codeteam.execution.sandbox import SandboxPolicy, SubjectLaunch, python_argv, run_sandboxed
+from codeteam.execution.trust import BUSY
 
 pytestmark = pytest.mark.sandbox
 
@@ -280,7 +281,14 @@ async def test_a_fork_bomb_does_not_fail_a_concurrent_run():
                 "the bomb's judge to fork", unless=bombing)
     report = await run_tests(program, legit, policy=legit_policy)
     bombed = await bombing
-    assert [o.status for o in report.outcomes] == ["passed"] * 5, report.outcomes
+    # Passed; or, on a machine busy beyond the run's backstops (the bomb's spinning copies
+    # are load like any other until the judge ends them: a run's CPU is shared, only its
+    # processes are budgeted), "not judged: the machine was too busy", the product's honest
+    # answer (seen once at load 13-17 while the run's own backstop still counted its waits
+    # for a CPU), never a failure or an error
+    assert all(o.status == "passed" or (o.status == "not judged" and o.message.startswith(
+        BUSY)) for o in report.outcomes), report.outcomes
+    assert len(report.outcomes) == 5
     # The bomb is not a pass. The judge counts the CPU of the processes a test forked, ends
     # them and cuts the test (before, the bomb ran to the judge's wall-clock backstop: 39 s);
     # on a busy machine the bomb's process budget can also end the judge itself before its

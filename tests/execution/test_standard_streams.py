@@ -104,3 +104,40 @@ async def test_the_input_a_test_gives_is_what_the_code_reads(tmp_path):
     _, right = await review(root, "lab/ask.py", "ask")
     assert {name: o.status for name, o in by_name(right).items()} == {
         "test_input": "passed", "test_stdin": "passed", "test_fileno": "passed"}, right.outcomes
+
+
+STREAMS = {
+    "pyproject.toml": "[project]\nname = 'lab'\nversion = '0'\n",
+    "lab/__init__.py": "",
+    "lab/core.py": '''\
+        import sys
+
+
+        def streams():
+            """What the standard streams answer, and the rest of stdin."""
+            sys.stdout.buffer.flush()
+            return [sys.stdout.isatty(), sys.stdout.writable(), sys.stdout.buffer.writable(),
+                    sys.stdin.readable(), sys.stdin.read(2), sys.stdin.readlines()]
+        ''',
+    "tests/test_core.py": '''\
+        import io
+        import sys
+
+        from lab.core import streams
+
+
+        def test_streams(monkeypatch):
+            monkeypatch.setattr(sys, "stdin", io.StringIO("ab\\nc\\n"))
+            assert streams() == [False, True, True, True, "ab", ["\\n", "c\\n"]]
+        ''',
+}
+
+
+async def test_the_streams_answer_as_under_plain_pytest(tmp_path):
+    """The code's ``sys.stdout`` (and its ``buffer``) and the ``sys.stdin`` a test set answer
+    ``isatty``, ``writable``, ``readable``, ``flush``, ``read`` and ``readlines`` as pytest's
+    capture and an ``io.StringIO`` do under plain pytest (the test passes there too)."""
+    root = make(tmp_path / "lab", STREAMS)
+    _, run = await review(root, "lab/core.py", "streams")
+    assert {name: o.status for name, o in by_name(run).items()} == {
+        "test_streams": "passed"}, run.outcomes

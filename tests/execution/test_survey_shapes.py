@@ -3487,6 +3487,54 @@ async def test_a_callback_whose_attributes_lead_back_to_it(tmp_path):
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
 
 
+# A chain of the test's functions linked by attributes (``f.following = g``): the judge
+# described each callback's attributes by trying to encode them (``_sendable``), each trial
+# describing the rest of the chain again (2 ** length encodings) and raising the recursion
+# limit again (``_deep``) at each nested one: 3,000 long, the pytest process ended (exit
+# status 1) or the test used its 20 CPU seconds in the judge ("timeout" for right code).
+def chain(length):
+    return dict(SELF_REFERENCE, **{
+        "tests/test_core.py": f'''\
+            from hooks.core import apply
+
+
+            def test_a_chain_of_callbacks():
+                steps = []
+                for n in range({length}):
+                    def step(x, n=n):
+                        return x + n
+                    steps.append(step)
+                for i in range(len(steps) - 1):
+                    steps[i].following = steps[i + 1]
+                assert apply(steps[1], 3) == 5
+                assert apply(steps[0].following.following, 3) == 6
+
+
+            def test_after_it():
+                assert apply(abs, -3) == 4
+            '''})
+
+
+@pytest.mark.parametrize("length", [40, 3000])
+async def test_a_long_chain_of_callbacks_does_not_end_the_judge(tmp_path, length):
+    """40 long, the chain crosses (before: a timeout, 20 CPU seconds in the judge); 3,000
+    long, the test is "not judged" with the reason, and the test after it is judged."""
+    root = make(tmp_path / "hooks", chain(length))
+    _, run = await review(root, "hooks/core.py", "apply")
+    first, after = run.outcomes
+    assert after.status == "passed", run.outcomes
+    if length < 100:
+        assert first.status == "passed", run.outcomes
+    else:
+        assert first.status == "not judged", run.outcomes
+        assert "could not cross" in first.message and "nested too deeply" in first.message
+    _, run = await review(root, "hooks/core.py", "apply", "def apply(func, x):\n"
+                          "    return func(x)\n")
+    first, after = run.outcomes
+    assert after.status == "failed", run.outcomes
+    assert first.status == ("failed" if length < 100 else "not judged"), run.outcomes
+
+
 # backoff 2.2.1 (survey9): test_event_log_levels sets caplog.at_level(DEBUG, logger="backoff")
 # and counts the DEBUG records the project's retry loop logs after each call of the judged
 # jitter. The logger is a module global of the project: the subject had it at the test's

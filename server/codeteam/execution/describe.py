@@ -79,12 +79,10 @@ def describe_failure(test: TestCase, outcome: TestOutcome) -> str:
 
 
 def not_judged_reason(outcomes: list[TestOutcome]) -> str:
-    """Why the "not judged" ``outcomes`` of one run count neither way, in one phrase: the
-    commonest reason, and how many share others."""
+    """Why the "not judged" ``outcomes`` (one or more) of one run count neither way, in one
+    phrase: the commonest reason, and how many share others."""
     reasons = Counter(" ".join((o.message or "the judge could not tell").split())[:160]
                       for o in outcomes)
-    if not reasons:
-        return NOT_JUDGED
     (first, count), *rest = reasons.most_common()
     if not rest:
         return first

@@ -134,9 +134,8 @@ def judge_view(source: str, qualname: str, start_line: int | None = None) -> Jud
     if target is None or judged is None:
         return None
     nested = judged != qualname
-    node = find_function(tree, judged, None if nested else start_line)
-    if node is None or node.end_lineno is None:
-        return None
+    node = find_function(tree, judged, None if nested else start_line)  # (found: judged is
+    # the last function of that name on target's path, which find_function also sees)
     lines = split_lines(source)
     body = node.body
     has_doc = (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
@@ -170,26 +169,11 @@ def _char_col(line: str, byte_col: int) -> int:
     return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
 
 
-def def_lines(text: str, qualname: str, start_line: int | None = None) -> list[int]:
-    """1-based lines a code object of ``qualname`` in ``text`` may start at (its first
-    decorator and its ``def``), or [] when ``text`` does not parse or has no such function."""
-    node = _function_node(text, qualname, start_line)
-    return [] if node is None else sorted({first_line(node), node.lineno})
-
-
-def _function_node(text: str, qualname: str, start_line: int | None) -> _DEF | None:
-    try:
-        tree = parse_tree(text)
-    except (SyntaxError, ValueError):
-        return None
-    return find_function(tree, qualname, start_line)
-
-
 def placement(view: JudgeView, text: str) -> tuple[list[int], int]:
     """Where the judged function is in ``text`` (the candidate module) relative to ``view``:
-    the 1-based lines its code object may start at (:func:`def_lines`, [] when ``text`` has no
-    such function) and how many lines longer it is than the view's (the view's later lines are
-    the candidate's minus that)."""
+    the 1-based lines its code object may start at (its first decorator and its ``def``; []
+    when ``text`` does not parse or has no such function) and how many lines longer it is
+    than the view's (the view's later lines are the candidate's minus that)."""
     lines, shift = _placement(view, text)
     return list(lines), shift
 
@@ -198,11 +182,12 @@ def placement(view: JudgeView, text: str) -> tuple[list[int], int]:
 def _placement(view: JudgeView, text: str) -> tuple[tuple[int, ...], int]:
     """:func:`placement`, remembered (a candidate is judged in one session per kind of test,
     each parse of a large module holds the event loop); one parse of ``text``."""
-    node = _function_node(text, view.qualname, None if view.nested else view.start_line)
+    try:
+        tree = parse_tree(text)
+    except (SyntaxError, ValueError):
+        return (), 0
+    node = find_function(tree, view.qualname, None if view.nested else view.start_line)
     if node is None:
         return (), 0
     lines = tuple(sorted({first_line(node), node.lineno}))
-    shift = 0
-    if node.end_lineno is not None:
-        shift = (node.end_lineno - lines[0]) - (view.end_line - view.start_line)
-    return lines, shift
+    return lines, (node.end_lineno - lines[0]) - (view.end_line - view.start_line)

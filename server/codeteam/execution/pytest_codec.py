@@ -60,6 +60,7 @@ from time import monotonic as _monotonic
 
 FRAME_LIMIT = 64 * 1024 * 1024  # bytes of one message
 DEPTH_LIMIT = 1000  # nesting of encoded values (objects linked to their parents: token trees)
+EXPORT_DEPTH_LIMIT = 100  # callables described inside another's attributes (f.following = g)
 
 
 def _deep(method):
@@ -982,6 +983,7 @@ class Codec:
     directories (None: any outside the interpreter's)."""
 
     mark_unjudgeable = True
+    probing = False  # _sendable's trial encoding: an exported object's handle, not its meta
 
     def __init__(self, strict, channel=None):
         self.strict = strict
@@ -989,6 +991,7 @@ class Codec:
         self.exported = {}  # handle id -> own object
         self.stepped = {}  # handle id of an own coroutine -> the numbering it was sent in
         self.describing = set()  # ids of the objects _export is encoding
+        self.export_depth = 0  # exported objects whose metadata is being encoded, nested
         self.export_ids = {}  # id(own object) -> handle id
         self.opaque = set()  # handle ids of the objects exported as opaque (``o``)
         self.readable_handles = set()  # those (and iterators) whose attributes the other
@@ -1375,6 +1378,7 @@ class Codec:
                 kind, _builtin_base(kind)):
             return self._cannot("an exception of " + kind.__qualname__, out)
         memo[id(value)] = (len(memo), value)
+        self._track(value, out)  # identity kept, in-place changes (add_note) written back
         out.append(b"x")
         self._save_ref(ref, out)
         reduced = _builtin_base(kind).__reduce__(value)  # the builtin's: OSError's filename too
@@ -1606,12 +1610,19 @@ class Codec:
             name = "?"
         out.append(b"H" + kind + b"%d;" % handle)
         self._str(name, out)
+        if self.probing and kind == b"c":  # (a callable's metadata leaves out what cannot
+            return  # cross; described there, a chain f.following = g took 2**n encodings)
+        if self.export_depth >= EXPORT_DEPTH_LIMIT:  # each level is ~10 frames of this
+            raise CannotCross(f"callables nested too deeply (over {EXPORT_DEPTH_LIMIT}, "
+                              "each an attribute of the one before)")
         busy = id(obj) in self.describing  # reached again through its own metadata
         # (backoff's tests: f._target = f): its handle only, the proxy is the same one
         self.describing.add(id(obj))
+        self.export_depth += 1
         try:
             self._export_meta(obj, kind, handle, {} if busy else None, out)
         finally:
+            self.export_depth -= 1
             if not busy:
                 self.describing.discard(id(obj))
 
@@ -1755,6 +1766,7 @@ class Codec:
     @_deep
     def _sendable(self, value):
         marking, self.mark_unjudgeable = self.mark_unjudgeable, False
+        probing, self.probing = self.probing, True
         try:
             self._enc(value, [], {}, DEPTH_LIMIT - 20)
             return True
@@ -1762,6 +1774,7 @@ class Codec:
             return False
         finally:
             self.mark_unjudgeable = marking
+            self.probing = probing
 
     # -- decoding: load_<op> -----------------------------------------------------------------
 
@@ -2915,6 +2928,14 @@ def _update(original, fresh):
         elif isinstance(original, set):
             original.clear()
             original.update(fresh)
+        elif isinstance(original, BaseException):  # its args and __dict__ (add_note's
+            original.args = fresh.args  # __notes__), a builtin exception's too; the judge's
+            space = object.__getattribute__(original, "__dict__")  # own marks kept
+            for key in [k for k in space if not k.lstrip("_").startswith("codeteam")]:
+                del space[key]
+            space.update({k: v for k, v in _state(fresh).items()
+                          if not k.lstrip("_").startswith("codeteam")})
+            return
     except Exception:  # noqa: S110, BLE001 - a container that refuses: left as it was
         pass
     kind = type(original)

@@ -289,6 +289,10 @@ class Judge:
         """The test's own code runs here, and so does the crossing of every value: more."""
         self.wall_limit = float(spec.get("wall_limit") or 0)
         self.watchdog_at = 0.0  # when faulthandler's watchdog ends this judge (monotonic)
+        try:  # where it says so: stderr as it is now, before pytest's capture replaces fd 2
+            self.watchdog_file = os.dup(2)  # (its tmpfile's text is lost when it ends us)
+        except OSError:
+            self.watchdog_file = None
         self.in_phase = False  # inside a test's setup, call or teardown (see _alarm)
         self.phase = 0  # the number of the phase last begun
         self.interrupted = None  # why the session was interrupted (pytest.exit's message)
@@ -615,7 +619,9 @@ class Judge:
         deadline = now + max(self.wall_limit - inside, 0.0) + WATCHDOG_GRACE
         if deadline - self.watchdog_at >= 1.0:
             try:
-                faulthandler.dump_traceback_later(deadline - time.monotonic(), exit=True)
+                faulthandler.dump_traceback_later(deadline - time.monotonic(), exit=True,
+                                                  **({} if self.watchdog_file is None
+                                                     else {"file": self.watchdog_file}))
                 self.watchdog_at = deadline
             except RuntimeError:  # no thread can start (a fork bomb used the process
                 self.watchdog_at = 0.0  # limit): try again at the next signal; raised
@@ -858,6 +864,9 @@ class Judge:
             test.calls += 1  # (selection: it reaches the function)
             if test.decision is None:
                 test.decision = (ELSEWHERE_REASON, True)
+        lent = self.client.look_at_lent() if self.client is not None else None
+        if lent and test.decision is None:
+            test.decision = (lent, True)
         phases = test.phases
         outcome, when = "passed", "call"
         for phase in ("setup", "call", "teardown"):

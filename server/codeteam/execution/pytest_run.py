@@ -514,6 +514,20 @@ def held_up(result: ProcessResult) -> bool:
     return result.cpu_seconds is None or result.cpu_seconds < 0.5 * result.seconds
 
 
+_WATCHDOG_LINE = re.compile(r"^Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!$", re.MULTILINE)
+
+
+def watchdog_ended(result: ProcessResult) -> bool:
+    """Whether the judge's watchdog (``faulthandler.dump_traceback_later(exit=True)``, armed
+    by :meth:`~codeteam.execution.pytest_plugin.Judge._feed_watchdog` for a test stuck in C
+    past its wall-clock backstop) ended the pytest process: exit status 1 after
+    faulthandler's ``Timeout (H:MM:SS)!`` line on its stderr (of which the run keeps the
+    head: a test that wrote past ``output_limit_bytes`` there hides it, and the process is
+    then said to have died)."""
+    return (result.exit_code == 1 and not result.killed
+            and _WATCHDOG_LINE.search(result.stderr) is not None)
+
+
 def output_tail(result: ProcessResult) -> str:
     parts = []
     for name, text in (("stdout", result.stdout), ("stderr", result.stderr)):

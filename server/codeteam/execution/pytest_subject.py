@@ -23,6 +23,7 @@ The encoding and the channel are :mod:`codeteam.execution.pytest_codec`'s.
 """
 
 import builtins
+import collections
 import errno
 import os
 import sys
@@ -255,6 +256,9 @@ class Subject(Channel):
         self.here = os.path.abspath(__file__)
         self.budget = None  # (CPU start, CPU limit, wall start, wait start) of the running call
         self.misused = None  # what the call did with an object of the test's it could not use
+        self.lent = []  # [object, _shape] of the test's objects a handle the code returned
+        # may hold (a generator's arguments): a change after their call is not written back
+        self.told = False  # whether the judge was told to look at them (look_at_lent)
         self.inner_cpu = 0.0  # CPU seconds of the calls nested in the running one
         self.lock = threading.Lock()
 
@@ -652,6 +656,7 @@ class Subject(Channel):
                 self.restore(saved)
                 return dict(problem, out="", err="")
         before = self.module_state()
+        handles = len(self.codec.exported)
         changed = []
         environ = dict(os.environ)
         streams = sys.stdout, sys.stderr
@@ -774,10 +779,14 @@ class Subject(Channel):
         reply["cpu"], self.inner_cpu = used - self.inner_cpu, outer + used
         if self.misused is not None:  # it used an object of the test's it could not have
             reply["misused"], self.misused = self.misused, None
-        if request["kind"] == "call":
-            reply["after"] = [list(args), dict(kwargs)]
-            if type(reply.get("value")) is types.CoroutineType:  # its steps send them too
-                self.made_by[id(reply["value"])] = (reply["value"], reply["after"])
+        if self.lent and not self.told:  # (what changes them runs in a later request: the
+            reply["lent"] = self.told = True  # judge looks at each test's end from then on)
+        if request["kind"] == "call" or args:  # (a generator's send(value) too; and the
+            # exception being handled: add_note on it)
+            reply["after"] = [list(args), dict(kwargs), request.get("handling")]
+        coroutine = reply.get("value") if request["kind"] == "call" else None
+        if type(coroutine) is types.CoroutineType:  # its steps write them back (not lent)
+            self.made_by[id(coroutine)] = (coroutine, reply["after"])
         made = self.made_by.get(id(self.codec.exported.get(request.get("handle"))))
         if request["kind"] == "next" and made is not None:  # what a step of the code's
             reply["after"] = made[1]  # coroutine changed in the test's arguments
@@ -785,7 +794,46 @@ class Subject(Channel):
             self.encoded = (reply, self.codec.dumps(reply))  # sent as is (see send)
         except CannotCross as error:
             reply = {"kind": "uncrossable", "message": str(error), "cpu": reply["cpu"]}
+        if request["kind"] == "call" and len(self.codec.exported) > handles and type(
+                coroutine) is not types.CoroutineType:  # (a handle is exported as the reply
+            self.lend([*args, *kwargs.values()])  # is encoded; a coroutine: see made_by)
         return reply
+
+    def lend(self, values):
+        """Keep ``values`` (a call's arguments, the test's objects as this process has them)
+        and the mutable ones they hold, with their :func:`_shape`: the call returned a handle
+        (a generator, a closure) whose later runs may change them (:meth:`look_at_lent`)."""
+        try:  # (an object that refuses to be looked at: left out)
+            found = [v for v in values if _shape(v) is not None]
+            for value in list(found):
+                kind = type(value)
+                inner = dict.values(value) if issubclass(kind, dict) else list.__iter__(
+                    value) if issubclass(kind, list) else value if issubclass(
+                    kind, collections.deque) else _codec._state(value).values()
+                found.extend(v for v in list(inner)[:LENT_LIMIT] if _shape(v) is not None)
+            self.lent = (self.lent + [[v, _shape(v)] for v in found])[-LENT_LIMIT:]
+        except Exception:  # noqa: S110, BLE001
+            pass
+
+    def look_at_lent(self):
+        """Why the running test cannot be judged when an object :meth:`lend` kept changed
+        since (the judge asks at each test's end): a ``next`` of a generator or a call of a
+        closure changed it after the call that gave it crossed back, where under plain pytest
+        the test's own object changed, and here only this process's copy; else None."""
+        why = None
+        for entry in self.lent:
+            try:
+                shape = _shape(entry[0])
+            except Exception:  # noqa: BLE001 - (see lend)
+                shape = None
+            if shape != entry[1]:
+                entry[1] = shape
+                why = why or (
+                    "the code under test changed an object of the test's after the call that "
+                    f"gave it ({type(entry[0]).__name__}: a generator or closure it returned, "
+                    "run later, changed its argument); the judge writes back only what a call "
+                    "changes during the call")
+        return why
 
     def dispatch(self, request, args, kwargs):
         """The reply to a call of the function, a ``next`` or a call of one of this side's
@@ -900,6 +948,8 @@ class Subject(Channel):
             return {"kind": "uncrossable", "message": f"the arguments: {error}"}
         if request["kind"] in ("call", "next"):
             return self.call(request)
+        if request["kind"] == "look":  # (the judge, at a test's end)
+            return {"kind": "value", "value": self.look_at_lent()}
         return {"kind": "uncrossable", "message": "an unknown request"}
 
     def main(self):
@@ -926,6 +976,32 @@ class Subject(Channel):
             if request["kind"] == "quit":
                 return
             self.send(self.serve(request))
+
+
+LENT_LIMIT = 1000
+"""How many of the test's objects :meth:`Subject.lend` keeps (the latest), and of the items
+of each it keeps too."""
+
+
+def _shape(value):
+    """What a mutable ``value`` holds, cheaply (its items' or attributes' identities, a
+    bytearray's bytes), or None for a value nothing changes in place (or a proxy of the
+    test's object: asked nothing, by ``type()`` alone)."""
+    kind = type(value)
+    if issubclass(kind, dict):
+        return tuple(map(id, dict.keys(value))), tuple(map(id, dict.values(value)))
+    if issubclass(kind, (list, collections.deque)):
+        return tuple(map(id, list.__iter__(value) if issubclass(kind, list) else value))
+    if issubclass(kind, set):
+        return frozenset(map(id, set.__iter__(value)))
+    if issubclass(kind, bytearray):
+        return bytes(value)
+    if issubclass(kind, (type, types.FunctionType, types.ModuleType, _codec._Proxy)) or type(
+            kind) is _codec._RemoteObjectType or not (kind.__flags__ & _codec.HEAPTYPE
+                                                       or issubclass(kind, BaseException)):
+        return None
+    state = _codec._state(value)
+    return tuple(state), tuple(map(id, state.values()))
 
 
 def _made_by_code(reason):
@@ -1033,12 +1109,17 @@ class SharedImports:
             if len(self.written) < 100000:
                 self.written.add(name)
             return None
-        try:  # (a link out of the shared folder to a file of it is out of it)
-            out = os.lstat(name).st_dev != self.device and os.path.isfile(name)
+        try:
+            if not os.path.isfile(name) or name.startswith(("/proc/", "/sys/", "/dev/")):
+                return None
+            if os.lstat(name).st_dev != self.device:  # (a link out of the shared folder to a
+                return name if self.planted(name) else None  # file of it is out of it)
+            # a file of the shared folder reached through a folder's link planted since (the
+            # project's tests/data swapped for a link to a folder of the /tmp)
+            return name if any(os.path.islink(head) and self.planted(head)
+                               for head in _heads(name)) else None
         except (OSError, ValueError):
             return None
-        return name if out and not name.startswith(("/proc/", "/sys/", "/dev/")) and (
-            self.planted(name)) else None
 
     def planted(self, path):
         """Whether ``path``, a file of a folder not shared with the code, was made or changed
@@ -1078,27 +1159,12 @@ class SharedImports:
                     guard.check(spec.origin)
                 return spec
 
-        class Archive:  # a zip archive of the folder on sys.path (zipimport's)
-            def __init__(self, path, importer):
-                self.path, self.importer = path, importer
-
-            def find_spec(self, fullname, target=None):
-                spec = self.importer.find_spec(fullname, target)
-                if spec is not None:
-                    guard.check(self.path)
-                return spec
-
-            def invalidate_caches(self):
-                self.importer.invalidate_caches()
-
         def hook(path):
             if os.path.isdir(path or "."):
                 return Finder(path, *details)
-            if not self.shared(path):
-                raise ImportError("not a folder the code under test can write")
-            import zipimport
-
-            return Archive(path, zipimport.zipimporter(path))  # (ZipImportError: no archive)
+            raise ImportError("not a folder")  # (a zip archive: zipimport's own hook, whose
+            # open of an archive of the shared /tmp changed since the code started the audit
+            # refuses: JudgeClient.opened)
 
         self.installed = self._now()
         sys.path_hooks.insert(0, hook)
@@ -1144,6 +1210,14 @@ class SharedImports:
         except (OSError, TypeError, ValueError):
             pass
         return newest >= self.since
+
+
+def _heads(path):
+    """The folders ``path`` (absolute) lies in, innermost first."""
+    head = os.path.dirname(path)
+    while head != os.path.dirname(head):
+        yield head
+        head = os.path.dirname(head)
 
 
 class JudgeError(BaseException):
@@ -1208,6 +1282,8 @@ class JudgeClient(Channel):
         # not take over, warnings or log records beyond what it keeps)
         self.output_cut = None  # (why, whether the test's own stream took it) when the code
         # wrote more than the judge keeps of a call's output (this test)
+        self.lent = False  # a call gave the code objects of the test's and returned a handle
+        # (a generator) that may change them later: see look_at_lent
         self.warning_registries = {}  # file -> the registry of the warnings the code issued
         # there (its module's __warningregistry__ in one process: "default" shows each once)
         self.imports = None  # the guard on the judge's imports from the shared /tmp
@@ -1304,7 +1380,7 @@ class JudgeClient(Channel):
         if self.auditing:
             return
         read = None
-        if event in ("open", "os.rename") and self.imports is not None:
+        if event in ("open", "os.rename", "os.symlink") and self.imports is not None:
             read = self.imports.wrote(args[0] if event == "open" else args[1],
                                       *(args[1:3] if event == "open" else ("w",)))
         if read is not None:
@@ -1637,6 +1713,25 @@ class JudgeClient(Channel):
     def close(self):
         if self.process is not None:
             self.end(quit=True)
+
+    def look_at_lent(self):
+        """Why the test that ends now is "not judged" (:meth:`Subject.look_at_lent`: a
+        generator or closure of the code's changed, after its call, an object of the test's
+        that call gave it, which under plain pytest is the test's own), or None. Asked only
+        once a call has returned such a handle (``lent`` in its reply)."""
+        if not self.lent or self.process is None or self.depth or not self.calls.acquire(
+                timeout=1):  # (a thread of the test's still calling the code: not looked at)
+            return None
+        try:
+            send_frame(self.wfd, self.codec.dumps({"kind": "look"}))
+            reply = self.codec.loads(receive_frame(self.rfd, _monotonic() + 10))
+        except Exception:  # noqa: BLE001 - (its process died, or stalls: the next call says)
+            self.end()
+            return None
+        finally:
+            self.calls.release()
+        why = reply.get("value") if type(reply) is dict else None
+        return why[:1000] if type(why) is str else None
 
     # -- calls -------------------------------------------------------------------------------
 
@@ -2249,6 +2344,8 @@ class JudgeClient(Channel):
                 "them cannot be judged)")
         if "levels" in reply:
             self.take_levels(reply["levels"])
+        if reply.get("lent") is True:
+            self.lent = True
         self.log(reply.get("logs"))
         if reply.get("logs_cut") is True:
             self.not_judged_if_passed(

@@ -139,9 +139,15 @@ import socket
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from codeteam.execution.run_budget import RunBudget, hierarchies_known, look_for_hierarchies
+from codeteam.execution.run_budget import (
+    RunBudget,
+    hierarchies_known,
+    look_for_hierarchies,
+    process_wait,
+)
 from codeteam.execution.sandbox_command import (
     _bwrap_path,
     _Capped,
@@ -152,6 +158,7 @@ from codeteam.execution.sandbox_command import (
     _Prepared,
     _run_uids,
     _Sink,
+    descendants,
     kill_tree,
     python_argv,
     reap,
@@ -176,15 +183,21 @@ from codeteam.execution.sandbox_subjects import SubjectServer
 from codeteam.project import project_tree
 
 __all__ = [
-    "FILES_DIR_ENV", "NOT_INSTALLED", "PROJECT_ROOT_ENV", "RESULTS_FD_ENV", "RUN_UID_BASE",
-    "RUN_UID_SLOTS", "SUBJECT_FD_ENV", "FileContent", "ProcessResult", "ProjectMount",
-    "SandboxPolicy", "SubjectLaunch", "python_argv", "run_sandboxed", "sandbox_problem",
+    "BACKSTOP_STRETCH", "FILES_DIR_ENV", "NOT_INSTALLED", "PROJECT_ROOT_ENV", "RESULTS_FD_ENV",
+    "RUN_UID_BASE", "RUN_UID_SLOTS", "SUBJECT_FD_ENV", "FileContent", "ProcessResult",
+    "ProjectMount", "SandboxPolicy", "SubjectLaunch", "python_argv", "run_sandboxed",
+    "sandbox_problem",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
 _DRAIN_GRACE_S = 1.0
 """After the process exits, how long to wait for its pipes to reach end of file."""
+BACKSTOP_STRETCH = 4.0
+"""A run's wall-clock backstop (``timeout_s``) leaves out the time it waited for a CPU
+(:func:`_ended_within`), up to this many times ``timeout_s`` of wall clock in all."""
+_WAIT_LOOK_S = 2.0
+"""Seconds between two looks at the time a run's processes waited for a CPU."""
 
 NOT_INSTALLED = (
     'bubblewrap (bwrap) is not installed: apt-get install bubblewrap, or set sandbox = "none" '
@@ -209,8 +222,6 @@ def sandbox_problem(mode: str) -> str | None:
     """
     if mode == "none":
         return None
-    if mode != "bwrap":
-        return f'unknown sandbox mode {mode!r} (use "bwrap" or "none")'
     bwrap = _bwrap_path()
     if bwrap is None:
         return NOT_INSTALLED
@@ -316,6 +327,45 @@ async def _exited(proc: subprocess.Popen, timeout: float) -> bool:
             os.close(pidfd)
 
 
+async def _ended_within(proc: subprocess.Popen, timeout: float,
+                        waited: Callable[[], float]) -> bool:
+    """Wait until ``proc`` exits (True) or ``timeout`` seconds of wall clock pass that its run
+    did not spend waiting for a CPU (``waited()``: seconds the run's judge and code were
+    runnable but not running, looked at every :data:`_WAIT_LOOK_S`), and at the latest
+    :data:`BACKSTOP_STRETCH` times ``timeout`` (False). A busy machine (or the sandbox's lower
+    weight, ``sandbox_niceness``) makes a run slower, not cut, as a test's own backstop does
+    (:meth:`~codeteam.execution.pytest_plugin.Judge._elapsed`); waiting for a CPU needs a
+    runnable thread, so a run cannot stretch its backstop without using CPU time, which its
+    processes' limits bound."""
+    started = time.monotonic()
+    latest = started + BACKSTOP_STRETCH * timeout
+    wait = 0.0
+    while True:
+        now = time.monotonic()
+        left = min(started + timeout + wait, latest) - now
+        if left <= 0:
+            wait = waited()  # the last look before it is cut
+            left = min(started + timeout + wait, latest) - now
+            if left <= 0:
+                return False
+        if await _exited(proc, min(left, _WAIT_LOOK_S)):
+            return True
+        wait = waited()
+
+
+def _longest_wait(roots: list[int], seen: dict[int, float]) -> float:
+    """The most seconds one process of the trees of ``roots`` waited for a CPU (its main
+    thread's run delay, :func:`~codeteam.execution.run_budget.process_wait`; ``seen`` keeps
+    each one's, those that ended too): the judge's pytest process's, in a judged run. Not
+    their sum: a fork bomb's runnable processes wait at once, and their sum outgrows the
+    wall clock; 0 where the kernel does not keep it."""
+    for pid in descendants(roots):
+        wait = process_wait(pid)
+        if wait is not None:
+            seen[pid] = max(wait, seen.get(pid, 0.0))
+    return max(seen.values(), default=0.0)
+
+
 async def run_sandboxed(
     files: dict[str, FileContent],
     argv: list[str],
@@ -386,8 +436,6 @@ async def run_sandboxed(
         if problem:
             raise SandboxUnavailable(problem)
         bwrap = _bwrap_path()
-    elif policy.mode != "none":
-        raise ValueError(f"unknown sandbox mode {policy.mode!r}")
     else:
         _warn_unsandboxed()
     async with contextlib.AsyncExitStack() as stack:
@@ -506,7 +554,13 @@ async def _run(
         ):
             transport, _ = await loop.connect_read_pipe(lambda s=sink, e=eof: _Sink(s, e), pipe)
             transports.append(transport)
-        if not await _exited(proc, policy.timeout_s):
+        seen_waits: dict[int, float] = {}
+
+        def waited() -> float:  # the judge's and the code's waits (they take turns)
+            return _longest_wait([proc.pid], seen_waits) + (
+                subjects.longest_wait() if subjects is not None else 0.0)
+
+        if not await _ended_within(proc, policy.timeout_s, waited):
             killed = not budget.exceeded
             budget.before_kill()
             kill_tree(proc.pid)  # the leader is not reaped yet: the group id is ours

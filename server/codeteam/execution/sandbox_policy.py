@@ -45,8 +45,10 @@ class SandboxPolicy(BaseModel):
 
     - ``mode``: ``"bwrap"`` (bubblewrap isolation, the default) or ``"none"`` (a plain
       subprocess with the same limits; not isolation: only when the user opts in).
-    - ``timeout_s``: wall-clock seconds for a whole run (process start to exit); then the
-      process group, and under bwrap the whole pid namespace, is killed.
+    - ``timeout_s``: wall-clock seconds for a whole run (process start to exit), not
+      counting the time it waited for a CPU (its judge's and its code's), up to
+      ``BACKSTOP_STRETCH`` (4) times it in all (:mod:`codeteam.execution.sandbox`); then
+      the process group, and under bwrap the whole pid namespace, is killed.
     - ``per_test_timeout_s``: seconds one test may take inside a run (enforced by the judge's
       pytest plugin: a CPU-time limit checked on ``SIGALRM`` and a wall-clock backstop that
       leaves out CPU waits, :class:`codeteam.execution.pytest_plugin.Judge`; capped at

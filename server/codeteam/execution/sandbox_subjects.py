@@ -213,6 +213,14 @@ class SubjectServer:
                 self._seen_wait[pid] = max(wait, self._seen_wait.get(pid, 0.0))
         return sum(self._seen_cpu.values()), sum(self._seen_wait.values())
 
+    def longest_wait(self) -> float:
+        """The most seconds one process of this run's subjects waited for a CPU so far (its
+        main thread's run delay, as :meth:`subjects_cpu` sees it now): the code's part of
+        the time its run was held up by a busy machine, which a fork bomb's many runnable
+        processes cannot multiply."""
+        self.subjects_cpu()
+        return max(self._seen_wait.values(), default=0.0)
+
     async def start(self) -> socket.socket:
         """Start one subject; return the judge's end of its channel (the caller closes it once
         sent). Raises :class:`SubjectRefused` beyond ``max_starts`` or when it cannot start."""

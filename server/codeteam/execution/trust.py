@@ -15,7 +15,9 @@ apart from the code. On top of pytest's word:
   "failed"); one that used its CPU seconds is a ``timeout``; a run ended for memory is an
   error saying so;
 - a test pytest reported no outcome for is an error saying why (a collection error with
-  pytest's message, a process that died), or skipped when it was known not to run;
+  pytest's message, a process that died during it), or skipped when it was known not to run;
+  one after the end of pytest's process (a test's ``os._exit``, the judge's watchdog ending a
+  test stuck in C) or of its session is ``not judged``: plain pytest would not run it either;
 - a docstring example marked ``advisory`` keeps its outcome, but a failure of it is a
   disagreement between docstring and code (:attr:`RunReport.disagreements`), not a failure.
 """
@@ -25,8 +27,14 @@ from __future__ import annotations
 import os
 
 from codeteam.execution.outcomes import Program, PytestTarget, RunReport, TestCase, TestOutcome
-from codeteam.execution.pytest_run import Heard, held_up, output_tail, run_problem
-from codeteam.execution.sandbox import ProcessResult, SandboxPolicy
+from codeteam.execution.pytest_run import (
+    Heard,
+    held_up,
+    output_tail,
+    run_problem,
+    watchdog_ended,
+)
+from codeteam.execution.sandbox import BACKSTOP_STRETCH, ProcessResult, SandboxPolicy
 from codeteam.execution.sandbox_policy import CPU_LIMIT_FIXED, raise_run_limit
 
 BUSY = "the machine was too busy"
@@ -114,14 +122,29 @@ def _missing(test: TestCase, heard: Heard, result: ProcessResult, policy: Sandbo
     elif result.killed:
         status = "not judged"
         message = (f"{BUSY}: the run did not finish within its {policy.timeout_s:g} s "
-                   "wall-clock backstop" + (" (during this test)" if running
-                                            else " (before this test)")
+                   "wall-clock backstop (its waits for a CPU not counted, up to "
+                   f"{BACKSTOP_STRETCH:g} times that in all)"
+                   + (" (during this test)" if running else " (before this test)")
                    + f"; {raise_run_limit(policy.timeout_s)}")
+    elif running and watchdog_ended(result):  # stuck in C, where no limit can be raised
+        stuck = ("(stuck in C code, where no limit can be raised: the judge's watchdog ended "
+                 "the pytest process)")
+        if held_up(result):
+            status, message = "not judged", (f"{BUSY}: the test did not end within its "
+                                             "wall-clock backstop while under its CPU limit "
+                                             + stuck)
+        else:
+            status, message = "timeout", ("the test computed past its wall-clock backstop "
+                                          f"{stuck}; {CPU_LIMIT_FIXED}")
     elif running:
         message = f"the pytest process died during this test (exit status {result.exit_code})"
-    elif heard.done is None:
-        message = ("not run: the pytest process ended before this test "
-                   f"(exit status {result.exit_code})")
+    elif heard.done is None:  # plain pytest's process would not have run it either: no
+        status = "not judged"  # outcome of the code's, never an error (a failure to the user)
+        message = ("not run: " + ("the judge's watchdog ended the pytest process before this "
+                                  "test (the test it ended was stuck in C code)"
+                                  if watchdog_ended(result) else
+                                  "the pytest process ended before this test")
+                   + f" (exit status {result.exit_code})")
     elif heard.done.get("internal"):  # pytest's own error (INTERNALERROR) ended the session
         status = "not judged"
         message = ("not run: pytest stopped with an internal error before this test "
