@@ -424,3 +424,43 @@ async def test_the_hooks_of_the_tests_objects_forge_no_verdict(tmp_path, monkeyp
     # 4 times its limit), "not judged" saying so, never a failure
     assert after.status == "passed" or (
         after.status == "not judged" and "too busy" in after.message), run.outcomes
+
+
+# Coroutines cross as handles (nj10): the code may throw into the test's coroutine. What is no
+# Exception (KeyboardInterrupt, GeneratorExit) would end pytest's session from the test's own
+# frame: the test is "not judged", and the next test is judged as ever.
+THROWN = {
+    "pyproject.toml": "[project]\nname = 'poke'\nversion = '0'\n",
+    "poke/__init__.py": "",
+    "poke/core.py": '''\
+        def poke(coroutine, error):
+            """Throw ``error`` into ``coroutine``: the name of what comes out."""
+            try:
+                coroutine.throw(error)
+            except BaseException as out:  # noqa: BLE001
+                return type(out).__name__
+        ''',
+    "tests/test_core.py": '''\
+        from poke.core import poke
+
+
+        async def waiting():
+            return 1
+
+
+        def test_interrupt():
+            assert poke(waiting(), KeyboardInterrupt()) == "KeyboardInterrupt"
+
+
+        def test_value_error():
+            assert poke(waiting(), ValueError()) == "ValueError"
+        ''',
+}
+
+
+async def test_what_the_code_throws_into_the_tests_coroutine_ends_no_session(tmp_path):
+    root = make(tmp_path / "poke", THROWN)
+    _, run = await review(root, "poke/core.py", "poke")
+    outcomes = by_name(run)
+    assert outcomes["test_interrupt"].verdict == "not judged", outcomes
+    assert outcomes["test_value_error"].status == "passed", outcomes

@@ -5,7 +5,7 @@ verdict must be plain pytest's, or "not judged" with a reason, never a failure o
 from __future__ import annotations
 
 import pytest
-from test_one_judge import SPIN_POLICY, make, review
+from test_one_judge import SPIN_POLICY, by_name, make, review
 
 pytestmark = pytest.mark.sandbox
 
@@ -3828,6 +3828,365 @@ async def test_an_async_function_is_one_on_the_other_side(tmp_path):
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
     _, run = await review(root, "deco/core.py", "make", "def make(flag):\n"
                           "    def call():\n        return 1\n    return call\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# backoff 2.2.1 (survey9): `on_exception` returns the code's `async def retry`, which the test
+# awaits in its own event loop (pytest-asyncio), and which awaits the test's `async def` target
+# and handlers; the coroutines did not cross ("not judged": 48 tests of `retry_exception`,
+# `_call_handlers` and `on_exception`). A coroutine now crosses as a handle both ways, each
+# step (send, throw, close) run where it was made, the test's loop's futures crossing back.
+COROUTINES = {
+    "pyproject.toml": "[project]\nname = 'retry'\nversion = '0'\n",
+    "retry/__init__.py": "",
+    "retry/core.py": '''\
+        import asyncio
+
+
+        def retrying(target, tries):
+            """An async function awaiting ``target`` until it raises no ValueError."""
+            async def run(*args):
+                for n in range(tries):
+                    try:
+                        return await target(*args)
+                    except ValueError:
+                        if n == tries - 1:
+                            raise
+                        await asyncio.sleep(0)
+            return run
+
+
+        async def call_all(handlers, value):
+            """Await each of ``handlers`` with ``value``."""
+            for handler in handlers:
+                await handler(value)
+        ''',
+    "tests/test_core.py": '''\
+        import asyncio
+        import inspect
+
+        import pytest
+
+        from retry.core import call_all, retrying
+
+
+        @pytest.mark.asyncio
+        async def test_retrying():
+            async def target(log, x):  # (the code's copy of log, back as the test's list)
+                log.append(x)
+                if len(log) < 3:
+                    raise ValueError(x)
+                await asyncio.sleep(0.01)  # a future of the test's loop
+                return x * 2
+
+            log = []
+            assert await retrying(target, 5)(log, 4) == 8
+            assert log == [4, 4, 4]
+
+
+        def test_retrying_gives_up():
+            async def target():
+                raise ValueError("no")
+
+            run = retrying(target, 2)
+            coroutine = run()
+            assert inspect.iscoroutine(coroutine) and asyncio.iscoroutine(coroutine)
+            with pytest.raises(ValueError, match="no"):
+                asyncio.run(coroutine)
+
+
+        @pytest.mark.asyncio
+        async def test_call_all():
+            seen = []
+
+            async def handler(value):
+                seen.append(value)
+
+            await call_all([handler, handler], 3)
+            assert seen == [3, 3]
+
+
+        @pytest.mark.asyncio
+        async def test_call_all_waiting():
+            seen = []
+
+            async def handler(value):
+                await asyncio.sleep(0.01)
+                seen.append(value)
+
+            await call_all([handler], 3)
+            assert seen == [3]
+        ''',
+}
+
+
+async def test_a_coroutine_crosses_as_a_handle_stepped_where_it_was_made(tmp_path, monkeypatch):
+    """The code's coroutine awaited in the test's loop, the test's awaited by the code: judged
+    as under plain pytest; a test's coroutine waiting on its loop inside the judged ``async
+    def`` (run to completion in the code's process) is "not judged"."""
+    monkeypatch.setenv("PYTEST_PLUGINS", "pytest_asyncio.plugin")  # (backoff's plugin)
+    root = make(tmp_path / "retry", COROUTINES)
+    _, run = await review(root, "retry/core.py", "retrying")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "retry/core.py", "call_all")
+    outcomes = by_name(run)
+    assert outcomes["test_call_all"].status == "passed", outcomes
+    assert outcomes["test_call_all_waiting"].verdict == "not judged", outcomes
+    _, run = await review(root, "retry/core.py", "retrying", "def retrying(target, tries):\n"
+                          "    async def run(*args):\n        return None\n"
+                          "    return run\n")
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+    _, run = await review(root, "retry/core.py", "call_all",
+                          "async def call_all(handlers, value):\n    return None\n")
+    assert by_name(run)["test_call_all"].status == "failed", run.outcomes
+
+
+# boltons 26.2.0 (survey9), funcutils.wraps: 2 wrong failures. test_remove_kwonly_arg: the
+# code's wrapper (its __wrapped__ the test's function) crossed with the signature inspect
+# follows to the wrapped one, where FunctionBuilder's getfullargspec reads the wrapper's own;
+# test_wraps_async: on Python 3.11 inspect.iscoroutinefunction reads __code__'s flags, which
+# the proxy of the test's async def lacked in the code's process.
+WRAPPERS = {
+    "pyproject.toml": "[project]\nname = 'wrap'\nversion = '0'\n",
+    "wrap/__init__.py": "",
+    "wrap/core.py": '''\
+        import functools
+        import inspect
+
+
+        def rewrap(func):
+            """A wrapper of ``func`` taking ``(*args, **kwargs)``."""
+            @functools.wraps(func)
+            def wrapper(*args, **kwargs):
+                return func(*args, **kwargs)
+            return wrapper
+
+
+        def kind_of(func):
+            """``"async"`` when ``inspect`` finds ``func`` a coroutine function."""
+            return "async" if inspect.iscoroutinefunction(func) else "sync"
+        ''',
+    "tests/test_core.py": '''\
+        import inspect
+
+        from wrap.core import kind_of, rewrap
+
+
+        def test_own_and_followed_signatures():
+            def f(a, b=2):
+                return a + b
+
+            wrapped = rewrap(f)
+            assert str(inspect.signature(wrapped)) == "(a, b=2)"
+            spec = inspect.getfullargspec(wrapped)
+            assert (spec.args, spec.varargs, spec.varkw) == ([], "args", "kwargs")
+            assert wrapped(1) == 3
+
+
+        def test_kind_of():
+            async def f():
+                return 1
+
+            assert (kind_of(f), kind_of(len)) == ("async", "sync")
+        ''',
+}
+
+
+async def test_a_wrappers_signatures_and_an_async_defs_code_flags_cross(tmp_path):
+    """``inspect.signature`` of the code's wrapper follows ``__wrapped__``, ``getfullargspec``
+    reads its own; ``inspect.iscoroutinefunction`` of the test's ``async def`` is True in the
+    code's process (Python 3.11: its ``__code__``'s flags)."""
+    root = make(tmp_path / "wrap", WRAPPERS)
+    _, run = await review(root, "wrap/core.py", "rewrap")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "wrap/core.py", "kind_of")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "wrap/core.py", "rewrap", "def rewrap(func):\n"
+                          "    return func\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# click 8.5.1 (survey9): the parser a judged method gets as `self` holds click's Context, which
+# holds a contextlib.ExitStack. After the call `self` goes back by its state, and with it the
+# ExitStack, a library object the judge does not rebuild: 78 tests "not judged". One the code
+# left as it came (its callbacks the test's) now goes back as the judge's own object; one the
+# code changed (a callback of its own) still cannot cross.
+EXIT_STACK = {
+    "pyproject.toml": "[project]\nname = 'opts'\nversion = '0'\n",
+    "opts/__init__.py": "",
+    "opts/core.py": '''\
+        import contextlib
+
+
+        class Context:
+            def __init__(self):
+                self._exit_stack = contextlib.ExitStack()
+                self.params = {}
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self._exit_stack.close()
+
+            def call_on_close(self, f):
+                return self._exit_stack.callback(f)
+
+
+        class Parser:
+            def __init__(self, ctx):
+                self.ctx = ctx
+                self.seen = []
+
+            def take(self, arg):
+                """Record ``arg`` (``-x`` sets ``ctx.params[x]``)."""
+                self.seen.append(arg)
+                if arg.startswith("-"):
+                    self.ctx.params[arg[1:]] = True
+                return len(self.seen)
+
+            def hold(self, f):
+                """Call ``f`` when the context closes."""
+                self.ctx.call_on_close(f)
+        ''',
+    "tests/test_core.py": '''\
+        from opts.core import Context, Parser
+
+
+        def test_take():
+            closed = []
+            ctx = Context()
+            ctx.call_on_close(lambda: closed.append(1))
+            with ctx:
+                parser = Parser(ctx)
+                assert parser.take("-v") == 1
+                assert parser.take("file") == 2
+                assert ctx.params == {"v": True} and parser.seen == ["-v", "file"]
+            assert closed == [1]
+
+
+        def test_hold():
+            closed = []
+            with Context() as ctx:
+                Parser(ctx).hold(lambda: closed.append(2))
+            assert closed == [2]
+        ''',
+}
+
+
+async def test_a_library_object_the_code_left_as_it_came_goes_back_as_itself(tmp_path):
+    """``self``'s Context with the test's ExitStack: judged; the code's callback registered
+    in it: "not judged" (the code's callbacks never run in the judge)."""
+    root = make(tmp_path / "opts", EXIT_STACK)
+    _, run = await review(root, "opts/core.py", "Parser.take")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "opts/core.py", "Parser.hold")
+    assert [o.verdict for o in run.outcomes] == ["not judged"], run.outcomes
+    _, run = await review(root, "opts/core.py", "Parser.take", "def take(self, arg):\n"
+                          "    self.seen.append(arg)\n    return 0\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# boltons 26.2.0 (survey9): LRI.__getitem__ does `with self._lock:`, an RLock the cache
+# holds; it reached the code as an opaque handle of the test's ("not judged": all 5 tests). A
+# lock of the test's that is not held now crosses as a new one, and goes back as the test's own
+# when the code leaves it unheld; one the test holds still cannot cross.
+LOCKED = {
+    "pyproject.toml": "[project]\nname = 'lri'\nversion = '0'\n",
+    "lri/__init__.py": "",
+    "lri/core.py": '''\
+        import threading
+
+
+        class Cache(dict):
+            def __init__(self):
+                super().__init__()
+                self._lock = threading.RLock()
+                self.hits = 0
+
+            def get_hit(self, key):
+                """``self[key]``, counted."""
+                with self._lock:
+                    self.hits += 1
+                    return dict.__getitem__(self, key)
+        ''',
+    "tests/test_core.py": '''\
+        from lri.core import Cache
+
+
+        def test_get_hit():
+            cache = Cache()
+            cache["a"] = 1
+            lock = cache._lock
+            assert cache.get_hit("a") == 1 and cache.hits == 1
+            assert cache._lock is lock
+            with lock:
+                pass
+
+
+        def test_get_hit_while_held():
+            cache = Cache()
+            cache["a"] = 1
+            with cache._lock:
+                assert cache.get_hit("a") == 1
+        ''',
+}
+
+
+async def test_a_lock_the_test_does_not_hold_crosses_and_comes_back_as_itself(tmp_path):
+    root = make(tmp_path / "lri", LOCKED)
+    _, run = await review(root, "lri/core.py", "Cache.get_hit")
+    outcomes = by_name(run)
+    assert outcomes["test_get_hit"].status == "passed", outcomes
+    assert outcomes["test_get_hit_while_held"].verdict == "not judged", outcomes
+    _, run = await review(root, "lri/core.py", "Cache.get_hit", "def get_hit(self, key):\n"
+                          "    with self._lock:\n        return dict.__getitem__(self, key)\n")
+    assert by_name(run)["test_get_hit"].status == "failed", run.outcomes
+
+
+# boltons 26.2.0 (nj10, once LRI's lock crossed): cachedmethod's keys are _HashedKey(list)
+# objects with `__slots__ = 'hash_value'`, which __hash__ reads. A builtin's subclass crossed
+# with its value and __dict__, not its slots: the cache, a dict keyed by them, written back
+# after the call, could not be rebuilt ("'_HashedKey' object has no attribute 'hash_value'",
+# a failure of right code: 2 tests).
+SLOTTED_KEYS = {
+    "pyproject.toml": "[project]\nname = 'keys'\nversion = '0'\n",
+    "keys/__init__.py": "",
+    "keys/core.py": '''\
+        class Key(list):
+            __slots__ = ("hash_value",)
+
+            def __init__(self, items):
+                self[:] = items
+                self.hash_value = hash(tuple(items))
+
+            def __hash__(self):
+                return self.hash_value
+
+
+        def register(table, items, value):
+            """``table[Key(items)] = value``."""
+            table[Key(items)] = value
+        ''',
+    "tests/test_core.py": '''\
+        from keys.core import Key, register
+
+
+        def test_register():
+            table = {}
+            register(table, [1, 2], "a")
+            assert table[Key([1, 2])] == "a"
+            assert [key.hash_value for key in table] == [hash((1, 2))]
+        ''',
+}
+
+
+async def test_a_builtins_subclass_crosses_with_its_slots(tmp_path):
+    root = make(tmp_path / "keys", SLOTTED_KEYS)
+    _, run = await review(root, "keys/core.py", "register")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "keys/core.py", "register",
+                          "def register(table, items, value):\n    table[Key(items)] = 0\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
 
 

@@ -143,8 +143,8 @@ def judge_view(source: str, qualname: str, start_line: int | None = None) -> Jud
     rest = body[1:] if has_doc else body
     statement = "__tracebackhide__ = True; return " + forward_call(node.args)
     ending = "\n" if lines[node.end_lineno - 1].endswith(("\n", "\r")) else ""
-    if rest:
-        row = rest[0].lineno - 1
+    if rest:  # (from its first decorator: a nested function or class the body begins with)
+        row = min([rest[0].lineno, *(d.lineno for d in getattr(rest[0], "decorator_list", ()))]) - 1
         head = lines[row][: _char_col(lines[row], rest[0].col_offset)]
     else:  # only a docstring: the statement after it, on its last line
         row = (body[0].end_lineno or body[0].lineno) - 1

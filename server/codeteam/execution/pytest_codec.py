@@ -190,6 +190,45 @@ def _state(obj):
         return {}
 
 
+def _as_sent(obj):
+    """The state of ``obj`` (an object of a Python class, crossed by its state) as a list of
+    ``(name, value, items)`` when every value is plain data, a proxy or a list, deque, dict
+    or set of those (``items`` their copy): what :func:`_same_state` compares, with ``is``,
+    to tell that the code left it as it came; else None (the code may have changed what
+    lies deeper)."""
+    if type(obj).__module__ == "_thread" and type(obj).__name__ in _LOCKS:  # not held:
+        return [("", repr(obj).startswith("<unlocked"), None)]  # (C locks' repr says)
+    if _slots(obj) or not _python_class(type(obj)):
+        return None
+    found = []
+    for name, value in _state(obj).items():
+        items = None
+        if type(value) in (list, collections.deque, set):
+            items = list(value)
+        elif type(value) is dict:
+            items = [v for pair in dict.items(value) for v in pair]
+        if not all(_leaf(v) for v in (items if items is not None else [value])):
+            return None
+        found.append((name, value, items))
+    return found
+
+
+def _leaf(value):
+    """Plain data nothing changes in place, or a proxy of the other side's object."""
+    if type(value) is tuple:
+        return all(_leaf(v) for v in value)
+    return value is None or type(value) in (bool, int, float, complex, str, bytes) or (
+        isinstance(value, (_Proxy, RemoteObject)))
+
+
+def _same_state(before, now):
+    """Whether two :func:`_as_sent` states are one: the same names, values and items (``is``)."""
+    return now is not None and len(before) == len(now) and all(
+        a[0] == b[0] and a[1] is b[1] and (a[2] is None) == (b[2] is None) and (
+            a[2] is None or len(a[2]) == len(b[2]) and all(x is y for x, y in zip(a[2], b[2])))
+        for a, b in zip(before, now))
+
+
 def _slots(obj):
     """``{name: value}`` of ``obj``'s slots that are set (its class's ``__slots__``)."""
     found = {}
@@ -415,11 +454,52 @@ class RemoteCallable(_Proxy):
     """A callable of the other process: each call is a request to it. Its ``__name__``,
     ``__doc__``, ``__signature__``... are copies made when it crossed."""
 
-    __slots__ = ()
+    __slots__ = ("_codeteam_own", "_codeteam_sig")  # its signature, a wrapper's own (see
+    # __signature__; named as no attribute that crosses is: _meta)
     _kind = "a callable"
 
     def __call__(self, *args, **kwargs):
         return self._channel.call_handle(self, args, kwargs)
+
+    @property
+    def __signature__(self):
+        """The signature ``inspect`` finds, as for the function itself, which keeps none in
+        its ``__dict__`` (``functools.wraps`` copies that into a wrapper): one set here, else
+        the one it crossed with; a wrapper's (``__wrapped__`` crossed with it) none while
+        ``inspect.unwrap`` asks (``inspect.signature`` follows ``__wrapped__`` then), its own
+        code's when asked directly (``inspect.getfullargspec``: boltons' FunctionBuilder)."""
+        found = vars(self).get("__signature__", self)
+        if found is not self:
+            return found
+        own = _slot(self, "_codeteam_own")
+        if own is not None and _unwrapping():
+            raise AttributeError("__signature__")
+        found = own if own is not None else _slot(self, "_codeteam_sig")
+        if found is None:
+            raise AttributeError("__signature__")
+        return found
+
+    @__signature__.setter
+    def __signature__(self, value):
+        vars(self)["__signature__"] = value
+
+    @__signature__.deleter
+    def __signature__(self):
+        if vars(self).pop("__signature__", self) is self:
+            raise AttributeError("__signature__")
+
+
+def _unwrapping():
+    """Whether the caller (a property's getter) was called by ``inspect.unwrap``'s ``stop``."""
+    inspect = sys.modules.get("inspect")
+    frame = sys._getframe(2)
+    for _ in range(3):
+        if frame is None or inspect is None:
+            return False
+        if frame.f_code is inspect.unwrap.__code__:
+            return True
+        frame = frame.f_back
+    return False
 
     def __repr__(self):
         return f"<remote callable {self._name}>"
@@ -468,6 +548,94 @@ class RemoteIterator(_Proxy):
 
     def __repr__(self):
         return f"<remote iterator {self._name}>"
+
+
+class RemoteCoroutine(_Proxy):
+    """A coroutine of the other process (the code's ``async def`` called by the test, the
+    test's called by the code): awaited here, each step (``send``, ``throw``, ``close``) is
+    a ``next`` request, run there (``coro.send(value)``: :func:`resume`), the value it
+    yields (None, or a future of the test's event loop that crossed there as a handle and
+    comes back as itself) is yielded here and the value it returns ends the ``await``."""
+
+    __slots__ = ("_made_by", "_session")  # (the arguments of the call that made it, sent
+    # again at each step: what the test changed since; the numbering it crossed in)
+    _kind = "a coroutine"
+
+    @property
+    def __class__(self):  # isinstance(x, types.CoroutineType): inspect.iscoroutine
+        import types
+
+        return types.CoroutineType
+
+    def __await__(self):
+        return self
+
+    def __next__(self):
+        return self.send(None)
+
+    def send(self, value):
+        return self._stepped(self._channel.next_handle(self, value))
+
+    def throw(self, kind, value=None, traceback=None):
+        error = kind if isinstance(kind, BaseException) else (
+            kind() if value is None else value)
+        return self._stepped(self._channel.next_handle(self, step={"throw": error}))
+
+    def close(self):
+        self._channel.next_handle(self, step={"close": True})
+
+    def _stepped(self, value):
+        """``value`` yielded there: in the code's process, where an event loop of its own
+        runs (the judged ``async def`` runs to completion there), the test's future cannot
+        be waited on (the test is "not judged")."""
+        if value is not None and getattr(self._channel, "side", None) == "subject":
+            events = sys.modules.get("asyncio.events")
+            loop = events._get_running_loop() if events is not None else None
+            if loop is not None and type(loop) is not TestsLoop:
+                _misuse(self._channel, f"the coroutine {self._name}", "it waited on the "
+                        "test's event loop, inside the code's own")
+        return value
+
+    def __repr__(self):
+        return f"<remote coroutine {self._name}>"
+
+
+class TestsLoop:
+    """The running event loop a coroutine of the code sees while a step of it runs for the
+    test's loop (:class:`RemoteCoroutine`): the test's loop is in the judge's process, so
+    any use of it (``asyncio.sleep(1)``, ``create_task``) makes the test "not judged"."""
+
+    __test__ = False
+
+    def __init__(self, channel):
+        object.__setattr__(self, "_channel", channel)
+
+    def __getattr__(self, name):
+        _misuse(object.__getattribute__(self, "_channel"), "the test's event loop", f".{name}")
+
+
+def stepping(channel, found):
+    """A context for a step of ``found`` (one of this side's objects) asked for by the other
+    side: for a coroutine of the code's, stepped with no loop of its own running,
+    :class:`TestsLoop` is the running loop."""
+    import contextlib
+    import types
+
+    if type(found) is not types.CoroutineType or getattr(channel, "side", None) != "subject":
+        return contextlib.nullcontext()
+    from asyncio import events
+
+    if events._get_running_loop() is not None:
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def standing_in():
+        events._set_running_loop(TestsLoop(channel))
+        try:
+            yield
+        finally:
+            events._set_running_loop(None)
+    return standing_in()
 
 
 def _misuse(channel, label, what):
@@ -827,6 +995,7 @@ class Codec:
         self.strict = strict
         self.channel = channel
         self.exported = {}  # handle id -> own object
+        self.stepped = {}  # handle id of an own coroutine -> the numbering it was sent in
         self.describing = set()  # ids of the objects _export is encoding
         self.export_depth = 0  # exported objects whose metadata is being encoded, nested
         self.export_ids = {}  # id(own object) -> handle id
@@ -935,6 +1104,19 @@ class Codec:
         self.sent_ids = {}  # id(own object) -> number
         self.got = {}  # the other side's number -> local copy
         self.got_ids = {}  # id(local copy) -> the other side's number
+        self.pristine = {}  # the other side's number -> the state its copy came with (_as_sent)
+
+    def tables(self):
+        """The numbering of this call (:meth:`session`), which a coroutine made in it goes
+        on with at each of its steps (:meth:`use`)."""
+        return self.sent, self.sent_ids, self.got, self.got_ids
+
+    def use(self, tables):
+        """Go on with the numbering ``tables`` (:meth:`tables`) of an earlier call: a step of
+        a coroutine made in it (:class:`RemoteCoroutine`), whose frame holds the copies made
+        then, which cross back as the sender's objects, updated in place."""
+        self.sent, self.sent_ids, self.got, self.got_ids = tables
+        self.pristine = {}
 
     def remember_globals(self, space):
         """The module's globals that may be sentinels (not plain scalars, functions, classes)."""
@@ -1018,6 +1200,12 @@ class Codec:
         judge = self.channel is not None and self.channel.side == "judge"
         if type(kind) is _RemoteObjectType:  # an object of the test's, back to the judge
             return self.save_handle(value, out, memo, depth)
+        number = self.got_ids.get(id(value))
+        if number is not None and self.got.get(number) is value and number in self.pristine and (
+                self._to_judge() and not self.rebuildable(kind)) and _same_state(
+                self.pristine[number], _as_sent(value)):  # (click's Context holds an ExitStack
+            out.append(b"V%d;" % number)  # whose callbacks are the test's: the judge's own
+            return None  # object, as it was; changed, it does not cross)
         if kind is _RemoteObjectType:
             return self._cannot(f"the class of an object of the test's ({value._remote_label})",
                                 out)
@@ -1050,6 +1238,10 @@ class Codec:
             return self._export(value, b"c", out)
         if isinstance(value, BaseException):
             return self._save_exception(value, kind, out, memo, depth)
+        if kind is types.CoroutineType:  # awaited there, stepped here
+            self._export(value, b"a", out)
+            self.stepped.setdefault(self.export_ids[id(value)], self.tables())
+            return None
         ref = self._ref_name(kind)
         if _iterator(value) and not (ref is not None and self.own(ref[0]) and self._shared(
                 ref[0]) and _python_class(kind) and (not self._to_judge() or self.rebuildable(
@@ -1150,7 +1342,7 @@ class Codec:
 
     def _save_subclass(self, value, base, ref, out, memo, depth):
         """``K``: an object of a Python subclass of a builtin container or scalar (a project's
-        ``class Kind(tuple)``): its builtin value, then its ``__dict__``. The numbering of
+        ``class Kind(tuple)``): its builtin value, then its ``__dict__`` and slots. The numbering of
         back-references follows the receiver's table: for a mutable value the object, then
         its value's container, then the items; for an immutable one its value, then it."""
         mutable = base in (list, dict, set)
@@ -1177,6 +1369,8 @@ class Codec:
         if not mutable:
             memo[id(value)] = (len(memo), value)
         self._save_state(_state(value), out, memo, depth)
+        self._save_state(_slots(value), out, memo, depth)  # (boltons' _HashedKey(list): its
+        # __slots__ = 'hash_value', which its __hash__ reads)
 
     def _save_state(self, state, out, memo, depth):
         out.append(b"%d:" % len(state))
@@ -1234,9 +1428,13 @@ class Codec:
             args = (list(value),)
         elif (module, kind.__qualname__) == ("functools", "partial") and not self._to_judge():
             args = (value.func, tuple(value.args), dict(value.keywords))
+        elif module == "_thread" and name in _LOCKS and not self._to_judge() and (
+                _as_sent(value) == [("", True, None)]):  # the test's lock, not held: one of
+            args = ()  # the code's, which goes back as the test's own left unheld (save_other)
         if args is None:
             return False
-        if name in _MUTABLE_VALUES and module in ("collections", "builtins"):
+        if name in _MUTABLE_VALUES and module in ("collections", "builtins") or (
+                module == "_thread"):
             self._track(value, out)  # identity kept, in-place changes written back
         out.append(b"v")
         self._str(name, out)
@@ -1565,6 +1763,12 @@ class Codec:
         back = signature.return_annotation
         meta["__signature__"] = signature.replace(parameters=params, return_annotation=(
             back if back is signature.empty or self._sendable(back) else signature.empty))
+        if type(obj) is types.FunctionType and "__wrapped__" in meta:  # a wrapper's own
+            own = inspect.signature(obj, follow_wrapped=False)  # (inspect.getfullargspec)
+            parts = [v for p in own.parameters.values() for v in (p.default, p.annotation)]
+            if own != signature and all(v is own.empty or self._sendable(v) for v in [
+                    *parts, own.return_annotation]):
+                meta["__own_signature__"] = own
         return meta
 
     @_deep
@@ -1749,7 +1953,7 @@ class Codec:
 
     def load_handle(self, data, at, table, depth):
         kind = data[at : at + 1].decode("ascii")
-        if kind not in ("c", "i", "o") or kind == "o" and self.strict:
+        if kind not in ("c", "i", "o", "a") or kind == "o" and self.strict:
             raise ValueError("bad handle")
         handle, at = self._num(data, at + 1, b";")
         name, at = self._text(data, at)
@@ -1760,10 +1964,12 @@ class Codec:
             proxy = self.proxies[key] = RemoteObject.made(
                 self.channel, (self.generation, int(handle)), name, meta, self.remote_classes)
         elif proxy is None:
-            cls = {"c": RemoteCallable, "i": RemoteIterator}[kind]
+            cls = {"c": RemoteCallable, "i": RemoteIterator, "a": RemoteCoroutine}[kind]
             if kind == "c" and type(meta) is dict and meta.get("__binds__") is True:
                 cls = RemoteFunction
             proxy = self.proxies[key] = cls(self.channel, (self.generation, int(handle)), name)
+            if kind == "a":
+                object.__setattr__(proxy, "_session", self.tables())
         if type(meta) is dict and kind == "i" and type(meta.get("__names__")) is list:
             object.__setattr__(proxy, "_names", meta["__names__"])
             object.__setattr__(proxy, "_readable", meta.get("__readable__"))
@@ -1774,6 +1980,14 @@ class Codec:
         elif type(meta) is dict:
             _dress(proxy, meta)
         return proxy, at
+
+    def load_unchanged(self, data, at, table, depth):
+        """``V<n>;``: this side's object ``n`` of the call, which the other side left as it
+        was (:func:`_as_sent`): itself."""
+        index, at = self._num(data, at, b";")
+        if not 0 <= int(index) < len(self.sent):
+            raise ValueError("an unknown object of this side")
+        return self.sent[int(index)], at
 
     def load_own_handle(self, data, at, table, depth):
         handle, at = self._num(data, at, b";")
@@ -1846,6 +2060,12 @@ class Codec:
             table.append(made)
         state, at = self._dec_state(data, at, table, depth)
         _set_state(made, state)
+        slots, at = self._dec_state(data, at, table, depth)
+        allowed = set(_slot_names(cls))
+        for key, item in slots.items():
+            if key not in allowed:
+                raise ValueError("an unknown slot")
+            object.__setattr__(made, key, item)
         return made, at
 
     def load_bound(self, data, at, table, depth):
@@ -1968,6 +2188,11 @@ class Codec:
             if original is None:
                 self.got[index] = fresh
                 self.got_ids[id(fresh)] = index
+                if not self.strict and type(fresh) not in _PLAIN and not self.rebuildable(
+                        type(fresh)):  # (its state as it came: an object the judge does not
+                    found = _as_sent(fresh)  # take back may go back as itself, unchanged:
+                    if found is not None:  # save_other)
+                        self.pristine[index] = found
                 return fresh, at
         _update(original, fresh)
         for i in range(before, len(table)):
@@ -2039,6 +2264,8 @@ class Codec:
 
         if name == "partial" and self.strict:  # the subject's partials arrive as handles
             raise ValueError("a partial from the code under test")
+        if name in _LOCKS and self.strict:  # (the judge's own come back: V)
+            raise ValueError("a lock from the code under test")
         if name in _ZONE_NAMES:
             return self._zone_value(name, args)
         try:
@@ -2260,6 +2487,9 @@ _VALUE_ARGS = {
                                          *_present(v.return_annotation)),
 }
 """``save_value``'s table: (module, class name) -> the arguments the receiver builds it from."""
+_LOCKS = ("RLock", "lock")
+"""``_thread``'s locks (``threading.RLock()``, ``Lock()``): the test's, not held, crosses to the
+code as a new one (boltons' ``LRI`` holds an RLock its methods use by ``with``)."""
 _MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "bytearray"})
 """Standard value types a call may change in place: numbered like lists (``w``/``W``)."""
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
@@ -2287,6 +2517,8 @@ _BUILD = {
     "UUID": lambda args: _uuid(*args),
     "Parameter": lambda args: _parameter(*args),
     "Signature": lambda args: _signature(*args),
+    "RLock": lambda args: __import__("_thread").RLock(),
+    "lock": lambda args: __import__("_thread").allocate_lock(),
     **{name: partial(_singleton_type, name) for name in _SINGLETON_TYPES.values()},
 }
 """``load_value``'s table: type name -> its value made from the arguments sent."""
@@ -2484,7 +2716,7 @@ its encoding."""
 _SAVE = {list: Codec.save_container, dict: Codec.save_container, set: Codec.save_container,
          tuple: Codec.save_tuple, frozenset: Codec.save_tuple,
          RemoteCallable: Codec.save_handle, RemoteFunction: Codec.save_handle,
-         RemoteIterator: Codec.save_handle}
+         RemoteIterator: Codec.save_handle, RemoteCoroutine: Codec.save_handle}
 """The encoder's table: exact type -> ``save_<type>`` (anything else: ``save_other``)."""
 _LOAD = {
     b"N": Codec.load_constant, b"T": partial(Codec.load_constant, value=True),
@@ -2500,25 +2732,37 @@ _LOAD = {
     b"w": Codec.load_tracked,
     b"W": partial(Codec.load_tracked, theirs=True), b"U": Codec.load_unsent,
     b"A": Codec.load_run, b"K": Codec.load_subclass, b"M": Codec.load_module,
-    b"B": Codec.load_bound,
+    b"B": Codec.load_bound, b"V": Codec.load_unchanged,
 }
 """The decoder's table: tag byte -> ``load_<op>`` (``partial``: one loader for several
 tags, its keyword naming the tag's kind)."""
 
 
+async def _coroutine_function(*args, **kwargs):
+    """Its code, flagged ``CO_COROUTINE``: what Python 3.11's ``inspect.iscoroutinefunction``
+    reads of the test's ``async def`` in the code's process (never run)."""
+
+
 def _mark_coroutine_function(proxy):
-    """Make ``asyncio.iscoroutinefunction`` (and, from Python 3.12, ``inspect``'s) true of
-    ``proxy``, a proxy of an ``async def`` of the other side (its call returns a coroutine,
-    which does not cross: the test is then "not judged")."""
+    """Make ``asyncio.iscoroutinefunction`` and ``inspect``'s true of ``proxy``, a proxy of
+    an ``async def`` of the other side (its call returns a coroutine, which crosses as a
+    :class:`RemoteCoroutine`). Before Python 3.12, ``inspect`` reads ``__code__``'s flags
+    only: in the code's process the proxy has :func:`_coroutine_function`'s (boltons'
+    FunctionBuilder then builds an ``async def`` wrapper); in the judge's, no code object
+    of the other side's is made."""
     import inspect
 
     try:
         if hasattr(inspect, "markcoroutinefunction"):
             inspect.markcoroutinefunction(proxy)
-        else:
-            import asyncio.coroutines
+            return
+        import asyncio.coroutines
 
-            object.__setattr__(proxy, "_is_coroutine", asyncio.coroutines._is_coroutine)
+        object.__setattr__(proxy, "_is_coroutine", asyncio.coroutines._is_coroutine)
+        if getattr(proxy._channel, "side", None) == "subject":
+            object.__setattr__(proxy, "__code__", _coroutine_function.__code__)
+            for name in ("__defaults__", "__kwdefaults__"):  # (inspect's function-like)
+                vars(proxy).setdefault(name, None)
     except Exception:  # noqa: S110, BLE001
         pass
 
@@ -2527,7 +2771,8 @@ def _dress(proxy, meta):
     """Copy the other side's names, docstring, attributes and signature onto ``proxy``."""
     for key, value in meta.items():
         if type(key) is not str or key == "__signature__" or (
-                _is_dunder(key) and key not in _META_DUNDERS) or key in RemoteObject.__slots__:
+                _is_dunder(key) and key not in _META_DUNDERS) or key in RemoteObject.__slots__ or (
+                key.startswith("_codeteam")):
             continue  # (a proxy's own fields are never the other side's to set)
         try:
             object.__setattr__(proxy, key, value)
@@ -2535,7 +2780,9 @@ def _dress(proxy, meta):
             pass
     if meta.get("__coroutine__") is True:  # an async def: its proxy says so
         _mark_coroutine_function(proxy)
-    if "__signature__" in meta:  # an inspect.Signature, none now (None), or the test's value
+    if "__signature__" in meta and isinstance(proxy, RemoteCallable):  # (not in __dict__)
+        object.__setattr__(proxy, "_codeteam_sig", meta["__signature__"])
+    elif "__signature__" in meta:  # an inspect.Signature, none now (None), or the test's value
         try:
             if meta["__signature__"] is None:
                 object.__delattr__(proxy, "__signature__")
@@ -2543,6 +2790,10 @@ def _dress(proxy, meta):
                 object.__setattr__(proxy, "__signature__", meta["__signature__"])
         except Exception:  # noqa: S110, BLE001 - it had none
             pass
+    own = meta.get("__own_signature__")
+    if isinstance(proxy, RemoteCallable) and type(own).__name__ == "Signature" and type(
+            own).__module__ == "inspect":
+        object.__setattr__(proxy, "_codeteam_own", own)
 
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -2796,8 +3047,8 @@ class Channel:
             if request["kind"] == "next":
                 try:
                     value = resume(found, request)
-                except StopIteration:
-                    return {"kind": "stop"}
+                except StopIteration as stop:  # (a coroutine's: the value it returned)
+                    return {"kind": "stop", "value": stop.value}
             elif request["kind"] == "call":
                 args, kwargs = request.get("args"), request.get("kwargs")
                 if type(args) is not list or type(kwargs) is not dict:
@@ -2815,14 +3066,24 @@ class Channel:
 
 def resume(found, request):
     """``next(found)``, or ``found.send(value)`` for a ``next`` request whose ``args`` are
-    ``[value]`` (:class:`RemoteIterator`'s ``send``; only a generator's crosses)."""
-    sent = request.get("args")
-    if sent is None:
-        return next(found)
+    ``[value]`` (:class:`RemoteIterator`'s ``send``; only a generator's crosses); for a
+    coroutine (:class:`RemoteCoroutine`'s steps) its ``send(value)``, ``throw(error)`` (the
+    request's ``throw``) or ``close()`` (``close``)."""
     import types
 
-    if type(sent) is not list or len(sent) != 1 or not isinstance(found, types.GeneratorType):
-        raise TypeError("only a generator's send(value) crosses")
+    sent = request.get("args")
+    coroutine = type(found) is types.CoroutineType
+    if not coroutine and ("throw" in request or "close" in request):
+        raise TypeError("only a coroutine's throw() and close() cross")
+    if coroutine and request.get("close") is True:
+        return found.close()
+    if coroutine and isinstance(request.get("throw"), BaseException):
+        return found.throw(request["throw"])
+    if sent is None and not coroutine:
+        return next(found)
+    if type(sent) is not list or len(sent) != 1 or not isinstance(found, (
+            types.GeneratorType, types.CoroutineType)):
+        raise TypeError("only a generator's or a coroutine's send(value) crosses")
     return found.send(sent[0])
 
 

@@ -784,12 +784,19 @@ class Subject(Channel):
         if request["kind"] == "call" or args:  # (a generator's send(value) too; and the
             # exception being handled: add_note on it)
             reply["after"] = [list(args), dict(kwargs), request.get("handling")]
+        coroutine = reply.get("value") if request["kind"] == "call" else None
+        if type(coroutine) is types.CoroutineType:  # its steps write them back (not lent)
+            self.made_by[id(coroutine)] = (coroutine, reply["after"])
+        made = self.made_by.get(id(self.codec.exported.get(request.get("handle"))))
+        if request["kind"] == "next" and made is not None:  # what a step of the code's
+            reply["after"] = made[1]  # coroutine changed in the test's arguments
         try:
             self.encoded = (reply, self.codec.dumps(reply))  # sent as is (see send)
         except CannotCross as error:
             reply = {"kind": "uncrossable", "message": str(error), "cpu": reply["cpu"]}
-        if request["kind"] == "call" and len(self.codec.exported) > handles:  # (a handle is
-            self.lend([*args, *kwargs.values()])  # exported as the reply is encoded)
+        if request["kind"] == "call" and len(self.codec.exported) > handles and type(
+                coroutine) is not types.CoroutineType:  # (a handle is exported as the reply
+            self.lend([*args, *kwargs.values()])  # is encoded; a coroutine: see made_by)
         return reply
 
     def lend(self, values):
@@ -831,8 +838,12 @@ class Subject(Channel):
     def dispatch(self, request, args, kwargs):
         """The reply to a call of the function, a ``next`` or a call of one of this side's
         handles (:meth:`call`'s)."""
-        if request["kind"] == "next":
-            return Channel.serve(self, request)
+        if request["kind"] == "next":  # (a coroutine's step: its CancelledError too)
+            try:
+                with _codec.stepping(self, self.codec.exported.get(request.get("handle"))):
+                    return Channel.serve(self, request)
+            except BaseException as exc:  # noqa: BLE001
+                return self.raised(exc)
         if request.get("handle") is not None:
             try:
                 return Channel.serve(self, request)
@@ -842,10 +853,10 @@ class Subject(Channel):
             value = self.target(*args, **kwargs)
             import inspect
 
-            if type(type(value)) is not _codec._RemoteObjectType and (
-                    inspect.isawaitable(value)):  # an async def: run to completion
-                # here (the test's own object returned is none: isinstance()
-                # would ask it for its class, which makes it "not judged")
+            if type(type(value)) is not _codec._RemoteObjectType and type(value) is not (
+                    _codec.RemoteCoroutine) and inspect.isawaitable(value):  # an async def:
+                # run to completion here (the test's own object or coroutine returned is
+                # none: isinstance() would ask the object for its class, "not judged")
                 import asyncio
 
                 value = asyncio.run(_awaited(value))
@@ -862,9 +873,10 @@ class Subject(Channel):
             message["hook"] = hook
         return self.answered(self.callback(message))
 
-    def next_handle(self, proxy, *sent):
-        """``next`` of the test's iterator, or its ``send(*sent)`` (a generator's)."""
-        message = {"kind": "next", "handle": proxy._handle[1]}
+    def next_handle(self, proxy, *sent, step=None):
+        """``next`` of the test's iterator, or its ``send(*sent)`` (a generator's, a
+        coroutine's), or the coroutine's ``step`` (``{"throw": error}``, ``{"close": True}``)."""
+        message = {"kind": "next", "handle": proxy._handle[1], **(step or {})}
         if sent:
             message["args"] = list(sent)
         return self.answered(self.callback(message))
@@ -884,7 +896,7 @@ class Subject(Channel):
 
     def answered(self, reply):
         if reply["kind"] == "stop":
-            raise StopIteration
+            raise StopIteration(reply.get("value"))
         if reply["kind"] == "value":
             return reply.get("value")
         exc = reply.get("exc")
@@ -945,11 +957,17 @@ class Subject(Channel):
 
         signal.signal(signal.SIGUSR2, self._interrupted)
         self.start(self.receive())
+        self.made_by = {}  # id(a coroutine of the code a call returned) -> (it, the call's
+        # arguments): written back at each of its steps, as a call's are
         while True:
             self.codec.session()
             try:
                 request = self.receive()
                 self.context(request)
+                tables = self.codec.stepped.get(request.get("handle")) if (
+                    request["kind"] == "next") else None
+                if tables is not None:  # a step of the code's coroutine: the numbering of
+                    self.codec.use(tables)  # the call that made it (the copies it holds)
             except (ValueError, ImportError) as error:
                 self.send({"kind": "uncrossable", "message": f"the arguments: {error}"})
                 continue
@@ -1221,12 +1239,14 @@ class JudgeClient(Channel):
     CPU seconds the code may still use in the running test."""
 
     side = "judge"
+    stepping = None  # the code's coroutine the next request steps (see ask)
 
     def __init__(self, config, on_error, timeout_error, cpu_left):
         self.config = config
         self.on_error = on_error
         self.timeout_error = timeout_error
         self.cpu_left = cpu_left
+        self.made_by = {}  # (see new_test)
         self.process = None  # the subject's channel (a socket)
         self.server = None  # the socket to the server that starts subjects
         self.starting = False  # a start request is under way on it
@@ -1288,6 +1308,8 @@ class JudgeClient(Channel):
         self.returned = []  # (code_texts and code_bytes stay: text or bytes returned at an
         # import or in a module fixture are run or unpickled by a later test)
         self.pass_not_judged = self.output_cut = None
+        self.made_by = {}  # id(a coroutine of the test's the code called) -> (it, the
+        # call's arguments): written back at each of its steps (serve_judge)
 
     def heard(self, value):
         """Remember a text or bytes value the judge decoded from the code's process (each
@@ -2012,44 +2034,53 @@ class JudgeClient(Channel):
 
     def forward(self, args, kwargs):
         __tracebackhide__ = True
-        entered = self.entering()
-        try:
-            with self.calls:  # one call at a time on the channel, whatever thread the test runs
-                value = self.ask({"kind": "call", "handle": None, "args": list(args),
-                                  "kwargs": dict(kwargs)})
-        finally:
-            self.leaving(entered)
+        value = self.call_handle(None, args, kwargs)
         self.returned.append(value)
-        self.note_texts(value)
         return value
 
     def call_handle(self, proxy, args, kwargs):
         __tracebackhide__ = True
-        self.check_handle(proxy)
+        if proxy is not None:
+            self.check_handle(proxy)
         entered = self.entering()
+        made_by = [list(args), dict(kwargs)]
         try:
-            with self.calls:
-                value = self.ask({"kind": "call", "handle": proxy._handle[1],
-                                  "args": list(args), "kwargs": dict(kwargs)})
+            with self.calls:  # one call at a time on the channel, whatever thread the test runs
+                value = self.ask({"kind": "call", "handle": None if proxy is None else (
+                    proxy._handle[1]), "args": made_by[0], "kwargs": made_by[1]})
         finally:
             self.leaving(entered)
         self.note_texts(value)
+        if type(value) is _codec.RemoteCoroutine and _codec._slot(value, "_made_by") is None:
+            object.__setattr__(value, "_made_by", made_by)  # (sent again at each step)
         return value
 
-    def next_handle(self, proxy, *sent):
-        """``next`` of the code's iterator, or its ``send(*sent)`` (a generator's)."""
+    def next_handle(self, proxy, *sent, step=None):
+        """``next`` of the code's iterator, or its ``send(*sent)`` (a generator's, a
+        coroutine's), or the coroutine's ``step`` (``{"throw": error}``, ``{"close": True}``).
+        What the code's coroutine yields to the test's event loop is None or the loop's own
+        future it awaits (a handle there, itself here); anything else is not judged."""
         __tracebackhide__ = True
         self.check_handle(proxy)
         entered = self.entering()
-        message = {"kind": "next", "handle": proxy._handle[1]}
+        message = {"kind": "next", "handle": proxy._handle[1], **(step or {})}
         if sent:
             message["args"] = list(sent)
         try:
             with self.calls:
+                if self.depth == 0 and type(proxy) is _codec.RemoteCoroutine:
+                    self.stepping = proxy  # (see ask)
                 value = self.ask(message)
+        except StopIteration as stop:  # (a coroutine's end: the value it returned)
+            self.note_texts(stop.value)
+            raise
         finally:
             self.leaving(entered)
         self.note_texts(value)
+        if type(proxy) is _codec.RemoteCoroutine and value is not None and self.codec.exported.get(
+                self.codec.export_ids.get(id(value))) is not value:
+            self.fail("the code under test's coroutine yielded to the test's event loop what "
+                      "is none of its futures", not_judged=True)
         return value
 
     def entering(self):
@@ -2123,6 +2154,7 @@ class JudgeClient(Channel):
         __tracebackhide__ = True
         if os.getpid() != self.pid and self.elsewhere is not None:  # a process the test
             self.elsewhere()  # forked: the channel to the code's process is pytest's own
+        stepping, self.stepping = self.stepping, None
         if self.depth == 0:
             self.ensure()
             env = dict(os.environ)
@@ -2163,6 +2195,9 @@ class JudgeClient(Channel):
             for value in request["globals"].values():  # a new value crosses as itself
                 self.codec.globals.pop(id(value), None)
             self.codec.session()
+            if stepping is not None:  # a step of the code's coroutine (see Codec.use),
+                self.codec.use(_codec._slot(stepping, "_session"))  # with what the test
+                request["refresh"] = _codec._slot(stepping, "_made_by")  # changed since
         left = self.cpu_left()
         if left is not None and left <= 0:
             raise self.timeout_error("the code used its CPU time for this test")
@@ -2175,12 +2210,16 @@ class JudgeClient(Channel):
             except Exception:  # noqa: S110, BLE001 - (CannotCross, a strange exception)
                 pass
         values = {key: request.pop(key) for key in ("args", "kwargs", "globals", "states",
-                                                    "input", "handling")
+                                                    "input", "handling", "refresh")
                   if key in request}
         mark = _thread_time()
         try:  # the values apart: the subject decodes them once it has the context
             request["payload"] = self.codec.dumps(values)
+            tables = self.codec.tables()
+            if self.depth == 0 and stepping is not None:
+                self.codec.session()  # (the request around them: not the coroutine's)
             data = self.codec.dumps(request)
+            self.codec.use(tables)
         except CannotCross as error:
             self.not_crossing(error, arguments=self.depth == 0 and not self.returned)
         self.crossing += _thread_time() - mark  # (counted now: a look during a long call)
@@ -2249,7 +2288,7 @@ class JudgeClient(Channel):
             self.fail("the process running the code under test sent an answer the judge "
                       f"cannot take ({_described(error)})")
         if ending is StopIteration:
-            raise StopIteration
+            raise StopIteration(reply.get("value"))
         if ending is not None:
             raise ending
         return reply.get("value")  # the arguments, changed in place, came back in "after"
@@ -2364,12 +2403,23 @@ class JudgeClient(Channel):
         after = None  # a callback's arguments, as it left them: the code's copies are
         # updated in place (backoff: the test's function appends to the list it is given,
         # then raises, and the code's retry loop reads the list's length)
+        if "throw" in request and not isinstance(request["throw"], Exception):  # (its
+            # CancelledError, KeyboardInterrupt: never raised by the test's own code here)
+            self.fail("the code under test threw what is no Exception into a coroutine of the "
+                      "test's", not_judged=True)
+        made = self.made_by.get(id(found))
+        if request["kind"] == "next" and made is not None and made[0] is found:
+            after = made[1]  # a step of the test's coroutine: its call's arguments, as it
+            # leaves them (backoff: the test's async target appends to the list it is given)
         try:
             if request["kind"] == "next":
                 try:
                     value = _codec.resume(found, request)
-                except StopIteration:
-                    return {"kind": "stop"}
+                except StopIteration as stop:  # (a coroutine's: the value it returned)
+                    reply = {"kind": "stop", "value": self.crossing_back(stop.value)}
+                    if after is not None:
+                        reply["after"] = self.crossing_back(after)
+                    return reply
             else:
                 args, kwargs = request.get("args"), request.get("kwargs")
                 if type(args) is not list or type(kwargs) is not dict:
@@ -2392,6 +2442,8 @@ class JudgeClient(Channel):
         reply = {"kind": "value", "value": value}
         if after is not None:
             reply["after"] = self.crossing_back(after)
+            if type(value) is types.CoroutineType and request["kind"] == "call":
+                self.made_by[id(value)] = (value, after)
         return reply
 
     def crossing_back(self, value):
