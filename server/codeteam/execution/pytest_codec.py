@@ -1788,9 +1788,20 @@ class Codec:
 
     @_deep
     def loads(self, data):
+        """The value the frame ``data`` (bytes) encodes. Raises :class:`ValueError` for a frame
+        that does not decode, whatever the decoder met (a float too large, a key whose hash
+        fails on the state sent): :class:`Unjudgeable` for a class this side does not rebuild,
+        ``ImportError`` (the subject: a module it lacks) as such. A frame of the other
+        process's is never an exception of the caller's, which a test could catch."""
         table = []
         self.swapped = {}  # id(a fresh copy) -> (it, the sender's original it stands for)
-        value, end = self._dec(data, 0, table, 0)
+        try:
+            value, end = self._dec(data, 0, table, 0)
+        except Exception as error:
+            if isinstance(error, ValueError) or isinstance(error, ImportError) and not (
+                    self.strict):
+                raise
+            raise ValueError(f"a frame that does not decode ({type(error).__name__})") from None
         if self.swapped:
             _repoint(table, self.swapped)
             self.swapped = {}

@@ -1,0 +1,71 @@
+"""brk13: attacks from the code's side of the wire. The code under test runs in its own
+process, which holds the codec and the channel to the judge: it can write any frame there (a
+reply the judge did not ask for, a tag naming the judge's objects, a frame that does not
+decode). Whatever it writes, the judge's verdict is plain pytest's for the code's doing or
+"not judged"; what the judge raises reading it is its own error, never an exception a test can
+catch. Real sandbox, a small project each."""
+
+from __future__ import annotations
+
+import pytest
+from test_one_judge import by_name, make, review
+
+pytestmark = pytest.mark.sandbox
+
+POWER = {
+    "pyproject.toml": "[project]\nname = 'calc'\nversion = '0'\n",
+    "calc/__init__.py": "",
+    "calc/core.py": '''\
+        def power(base, exponent):
+            """``base ** exponent`` as a float (OverflowError when it is too large)."""
+            return float(base) ** exponent
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from calc.core import power
+
+
+        def test_power():
+            assert power(2, 3) == 8.0
+
+
+        def test_power_overflows():
+            with pytest.raises(OverflowError):
+                power(10, 400)
+        ''',
+}
+
+# The code, as it is imported (a default value), finds its process's channel to the judge; at
+# its first import it runs as imported and its process ends in its first call (a test's
+# error); imported again for the next test, it writes a frame of its own before the subject's
+# "ready": a float of 2**99999, which the judge's decoder cannot make (OverflowError).
+_FORGE = """\
+import gc, os, sys
+if os.path.exists("/tmp/started"):
+    subject = next(o for o in gc.get_objects() if type(o).__name__ == "Subject")
+    sys.modules["_codeteam_pytest_codec"].send_frame(subject.wfd, frame)
+open("/tmp/started", "w").close()
+"""
+
+
+def _at_import(frame: bytes) -> str:
+    """A ``power`` that writes ``frame`` on its channel when imported a second time, and is
+    wrong (its process ends at its first call)."""
+    return (f"def power(base, exponent, _forged=exec({_FORGE!r}, {{'frame': {frame!r}}})):\n"
+            "    import os\n"
+            "    os._exit(3)\n")
+
+
+async def test_a_frame_the_judge_cannot_decode_at_the_start_is_no_exception_of_the_test(
+        tmp_path):
+    """Before: the judge's decoder raised OverflowError as the subject started, and the
+    judge's start let it through into the test: ``pytest.raises(OverflowError)`` passed for
+    wrong code. Now it is the judge's error, for every test of the run."""
+    root = make(tmp_path / "calc", POWER)
+    _, run = await review(root, "calc/core.py", "power")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "calc/core.py", "power", _at_import(b"f1p99999;"))
+    outcomes = by_name(run)
+    assert outcomes["test_power_overflows"].status != "passed", run.outcomes
+    assert outcomes["test_power"].status != "passed", run.outcomes

@@ -1,0 +1,129 @@
+"""brk13: the judge's decoder (``Codec.loads``, strict) fed frames the code's process may write
+instead of its honest replies: real replies mutated byte by byte. Whatever a frame holds, the
+decoder returns a value or raises ``ValueError`` (its ``Unjudgeable`` included), which the
+judge turns into its own error ("not judged", or the call's error); never another exception,
+which would reach the test as the call's (``pytest.raises(OverflowError)`` passed for wrong
+code: tests/execution/test_frame_attacks.py)."""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import decimal
+import enum
+import fractions
+
+import pytest
+
+from codeteam.execution import pytest_codec as ps
+
+hypothesis = pytest.importorskip("hypothesis")
+st = hypothesis.strategies
+
+
+class Side:
+    def __init__(self, side):
+        self.side = side
+
+
+class Color(enum.Enum):
+    RED = 1
+
+
+class Box:
+    """A class of this module's, which the judge rebuilds from its state (the project's)."""
+
+
+def _box(**state):
+    made = object.__new__(Box)
+    vars(made).update(state)
+    return made
+
+
+def _frames():
+    """Replies the subject sends for a call the judge made with a list, a dict, a callback
+    and an exception among its arguments: values, tracked arguments (``W``), the judge's own
+    callback (``Y``), exceptions, standard values, objects by state, runs of numbers."""
+    judge, subject = ps.Codec(True, Side("judge")), ps.Codec(False, Side("subject"))
+    judge.shared = None
+    judge.roots = subject.roots = None
+    args = [[1, 2], {"k": [3]}, len, ValueError("v"), _box(a=1), (4, "t")]
+    got = subject.loads(judge.dumps({"args": args}))["args"]
+    got[0].append(5)
+    got[1]["n"] = {6}
+    floats = [float(i) / 3 for i in range(20)]
+    replies = [
+        {"kind": "value", "value": got, "after": [got, {}, None]},
+        {"kind": "value", "value": [floats, list(range(-8, 12)), [1.5, 2] * 9]},
+        {"kind": "raised", "type": "ValueError", "module": "builtins",
+         "bases": [["builtins", "ValueError"]], "message": "m", "exc": got[3], "frames": []},
+        {"kind": "value", "value": [datetime.datetime(2024, 1, 2, 3, 4, 5),
+                                    decimal.Decimal("1.5"), fractions.Fraction(1, 3),
+                                    collections.OrderedDict(a=1), collections.deque([1]),
+                                    Color.RED, complex(1, 2), b"\x00\xff", "ünï", frozenset({1}),
+                                    {1, 2}, None, True, -(2**70), KeyError("k")]},
+        {"kind": "value", "value": [_box(x=[1], y=got[4]), got[4], got[2], got[5]]},
+    ]
+    return judge, [subject.dumps(reply) for reply in replies]
+
+
+_JUDGE_SESSION, FRAMES = _frames()
+_TAGS = b"NTFifcsbrldSZtnRPHYeOxvGgwWUAKMBV0123456789:;-"
+_TOKENS = (b"f1p99999;", b"c0;-1p99999;", b"i-ffffffffffffffffffffffff;", b"r0;", b"r99;",
+           b"V0;", b"V9;", b"W0;", b"W3;", b"w0;", b"Y1;", b"Y99;", b"d1:", b"l99999:",
+           b"s99999999:", b"A", b"Ad3:", b"l1:" * 1200, b"w0;" * 1200, b"t0:", b"S1:l0:",
+           b"d1:l0:N", b"R8:builtins4:eval", b"x8:builtins12:SystemExitt0:0:",
+           b"O13:test_frame_fuzz3:Box1:8:__dict__N0:", b"M2:os", b"G4:name",
+           b"v7:Decimal" + b"t1:s4:sNaN", b"S1:v7:Decimalt1:s4:sNaN")
+
+
+@st.composite
+def mutated(draw):
+    """A frame of :data:`FRAMES` with up to 6 edits: a byte replaced, inserted or deleted, a
+    slice repeated or cut out (counts, sizes, tags and numbers that lie), a token of
+    :data:`_TOKENS` inserted (a float too large, tags naming objects the judge has or has not,
+    nesting beyond the limit, classes and modules it does not take)."""
+    data = bytearray(draw(st.sampled_from(FRAMES)))
+    for _ in range(draw(st.integers(1, 6))):
+        at = draw(st.integers(0, len(data)))
+        edit = draw(st.sampled_from(("replace", "insert", "delete", "repeat", "cut", "token")))
+        byte = draw(st.sampled_from(_TAGS))
+        if edit == "token":
+            data[at:at] = draw(st.sampled_from(_TOKENS))
+        elif edit == "replace" and at < len(data):
+            data[at] = byte
+        elif edit == "insert":
+            data[at:at] = bytes([byte])
+        elif edit == "delete":
+            del data[at : at + 1]
+        else:
+            size = draw(st.integers(1, 40))
+            part = data[at : at + size]
+            data[at : at + size] = part * 2 if edit == "repeat" else b""
+    return bytes(data)
+
+
+def _judge():
+    """A judge's codec in the session of the call the replies answer (its ``sent`` and
+    ``exported`` as they were: ``W``, ``V``, ``Y`` name its own objects)."""
+    judge = ps.Codec(True, Side("judge"))
+    judge.shared = None
+    judge.use(_JUDGE_SESSION.tables())
+    judge.exported = dict(_JUDGE_SESSION.exported)
+    return judge
+
+
+def test_the_honest_frames_decode():
+    judge = _judge()
+    for frame in FRAMES:
+        assert type(judge.loads(frame)) is dict
+
+
+@hypothesis.settings(max_examples=1500, deadline=None, derandomize=True, database=None,
+                     suppress_health_check=list(hypothesis.HealthCheck))
+@hypothesis.given(mutated())
+def test_a_frame_the_judge_decodes_gives_a_value_or_a_value_error(frame):
+    try:
+        _judge().loads(frame)
+    except ValueError:
+        pass
