@@ -69,3 +69,56 @@ async def test_a_frame_the_judge_cannot_decode_at_the_start_is_no_exception_of_t
     outcomes = by_name(run)
     assert outcomes["test_power_overflows"].status != "passed", run.outcomes
     assert outcomes["test_power"].status != "passed", run.outcomes
+
+
+# A generator the code returns is a handle in the test's process: its steps run where it was
+# made. Its throw() and close() (steps too, as a coroutine's) were no attribute of the proxy:
+# right code failed ("'RemoteIterator' object has no attribute 'close'").
+STEPS = {
+    "pyproject.toml": "[project]\nname = 'steps'\nversion = '0'\n",
+    "steps/__init__.py": "",
+    "steps/core.py": '''\
+        def countdown(n):
+            """n, n - 1, ... 1; a ValueError thrown in starts it again from n."""
+            while True:
+                k = n
+                try:
+                    while k:
+                        yield k
+                        k -= 1
+                    return
+                except ValueError:
+                    continue
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from steps.core import countdown
+
+
+        def test_close():
+            g = countdown(3)
+            assert next(g) == 3
+            assert g.close() is None
+            assert list(g) == []
+
+
+        def test_throw():
+            g = countdown(3)
+            assert [next(g), next(g)] == [3, 2]
+            assert g.throw(ValueError("again")) == 3
+            with pytest.raises(KeyError):
+                g.throw(KeyError("k"))
+            with pytest.raises(StopIteration):
+                next(g)
+        ''',
+}
+
+
+async def test_a_generators_throw_and_close_run_where_it_was_made(tmp_path):
+    root = make(tmp_path / "steps", STEPS)
+    _, run = await review(root, "steps/core.py", "countdown")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    wrong = "def countdown(n):\n    yield from range(n, 0, -1)\n"
+    _, run = await review(root, "steps/core.py", "countdown", wrong)
+    assert by_name(run)["test_throw"].status == "failed", run.outcomes
