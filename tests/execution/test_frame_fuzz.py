@@ -127,3 +127,23 @@ def test_a_frame_the_judge_decodes_gives_a_value_or_a_value_error(frame):
         _judge().loads(frame)
     except ValueError:
         pass
+
+
+class Named(str):
+    """A project's ``str`` subclass whose ``encode`` reads an attribute the code's state may
+    lack (it crosses by its value and state)."""
+
+    def encode(self, *args, **kwargs):
+        return self.style.upper().encode(*args, **kwargs)
+
+
+def test_the_judges_look_at_the_codes_texts_runs_none_of_their_methods():
+    """The judge remembers the texts of each answer (a test that runs them is not judged):
+    before, it called the value's own ``encode``, and what that raised (AttributeError: no
+    ``style`` in the state the code sent) reached the test as the call's exception."""
+    from codeteam.execution.pytest_subject import JudgeClient, _squeezed
+
+    client = JudgeClient({}, [].append, TimeoutError, lambda: None)
+    parts = ["def f(x):\n    return x ** 2\n", b"def g(): pass\n", "y"]
+    client.note_texts([Named(parts[0]), bytearray(parts[1]), parts[2]])
+    assert client.code_texts == {_squeezed(parts[0].encode() + parts[1] + b"y")}

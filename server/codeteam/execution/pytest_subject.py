@@ -1339,8 +1339,9 @@ class JudgeClient(Channel):
         if budget[0] < 0 or depth > 4:
             return
         if isinstance(value, (str, bytes, bytearray)):
-            try:
-                data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+            try:  # (the builtins' own methods: a project subclass's encode() is never run)
+                data = str.encode(value, "utf-8") if isinstance(value, str) else bytes(
+                    memoryview(value))
             except (UnicodeError, TypeError, ValueError):
                 return
             pieces.append(data)
