@@ -147,3 +147,84 @@ def test_the_judges_look_at_the_codes_texts_runs_none_of_their_methods():
     parts = ["def f(x):\n    return x ** 2\n", b"def g(): pass\n", "y"]
     client.note_texts([Named(parts[0]), bytearray(parts[1]), parts[2]])
     assert client.code_texts == {_squeezed(parts[0].encode() + parts[1] + b"y")}
+
+
+def _forged_reply(reply_of):
+    """What the judge's client makes of the reply ``reply_of(arguments)`` (the subject's
+    copies of the call's arguments: a list, and the test's exception) to a call of the code:
+    the value it returns, or the exception it raises. A thread stands in for the subject."""
+    import os
+    import socket
+    import threading
+
+    from codeteam.execution.pytest_subject import JudgeClient
+
+    errors: list = []
+    client = JudgeClient({}, errors.append, TimeoutError, lambda: None)
+    client.codec.shared = {"builtins"}
+    judge_end, code_end = socket.socketpair()
+    client.process, client.rfd = judge_end, judge_end.fileno()
+    client.wfd, client.sent_env = client.rfd, dict(os.environ)
+    subject = ps.Codec(False, Side("subject"))
+
+    def answer():
+        request = subject.loads(ps.receive_frame(code_end.fileno()))
+        arguments = subject.loads(request["payload"])["args"]
+        ps.send_frame(code_end.fileno(), subject.dumps(reply_of(arguments)))
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    try:
+        return client.forward([[1], KeyError("k")], {})
+    except BaseException as error:  # noqa: BLE001 - what the test would see
+        return error
+    finally:
+        thread.join(5)
+        judge_end.close()
+        code_end.close()
+
+
+def _raised(module, qualname, bases, exc=None):
+    reply = {"kind": "raised", "type": qualname, "module": module, "message": "forged",
+             "bases": bases, "frames": []}
+    if exc is not None:
+        reply["exc"] = exc
+    return reply
+
+
+_OUTCOME = [["_pytest.outcomes", "OutcomeException"], ["builtins", "BaseException"]]
+FORGED = {
+    "skipped": lambda: _raised("_pytest.outcomes", "Skipped",
+                               [["_pytest.outcomes", "Skipped"], *_OUTCOME]),
+    "xfailed": lambda: _raised("_pytest.outcomes", "XFailed",
+                               [["_pytest.outcomes", "XFailed"], ["builtins", "Exception"]]),
+    "skip-test": lambda: _raised("unittest.case", "SkipTest", [
+        ["unittest.case", "SkipTest"], ["builtins", "Exception"]],
+        __import__("unittest").SkipTest("s")),
+    "keyboard-interrupt": lambda: _raised("builtins", "KeyboardInterrupt", [
+        ["builtins", "KeyboardInterrupt"]], KeyboardInterrupt()),
+}
+
+
+@pytest.mark.parametrize("name", list(FORGED))
+def test_a_forged_outcome_is_the_judges_error_never_a_skip(name):
+    """A reply naming pytest's outcomes, unittest's SkipTest or KeyboardInterrupt (by name,
+    by its bases, or as the exception itself) is the judge's error: a BaseException no
+    ``except Exception`` or ``pytest.raises`` catches, never a skip, an xfail or the end of
+    the session (a stand-in over ``Exception`` named XFailed is the code's error too)."""
+    from codeteam.execution.pytest_subject import JudgeError
+
+    got = _forged_reply(lambda arguments: FORGED[name]())
+    if name == "xfailed":  # (a class the judge lacks: its nearest base, named as it was)
+        assert type(got).__mro__[1:3] == (Exception, BaseException), repr(got)
+        assert "__codeteam_frames__" in vars(got)
+    else:
+        assert type(got) is JudgeError and not isinstance(got, Exception), repr(got)
+
+
+def test_a_reply_writing_back_the_tests_list_into_itself_is_taken():
+    """The code's process may name the test's own objects (``W``) anywhere in its reply: the
+    test's list written back holding itself twice, as the code could make it in one process."""
+    got = _forged_reply(lambda args: {"kind": "value", "value": args[0],
+                                      "after": [[args[0], args[0]], {}, None]})
+    assert got == [1]
