@@ -122,3 +122,54 @@ async def test_a_generators_throw_and_close_run_where_it_was_made(tmp_path):
     wrong = "def countdown(n):\n    yield from range(n, 0, -1)\n"
     _, run = await review(root, "steps/core.py", "countdown", wrong)
     assert by_name(run)["test_throw"].status == "failed", run.outcomes
+
+
+# An exception raised `from` the one before, level by level (a recursive parser wrapping
+# its error at each level): its cause is also its context. Each was tried (can it cross?)
+# twice before it was sent, with what it holds: 3**n encodings for a chain of n, 10 CPU-s
+# for 12, so right code's error never reached the test ("not judged": the machine busy).
+PARSER = {
+    "pyproject.toml": "[project]\nname = 'parse'\nversion = '0'\n",
+    "parse/__init__.py": "",
+    "parse/core.py": '''\
+        class ParseError(Exception):
+            pass
+
+
+        def depth_of(text):
+            """How deep the brackets of ``text`` nest; ParseError, chained level by level
+            from the innermost, for anything else."""
+            if not text.startswith("(") or not text.endswith(")"):
+                if text:
+                    raise ParseError(f"unexpected {text[0]!r}")
+                return 0
+            try:
+                return 1 + depth_of(text[1:-1])
+            except ParseError as error:
+                raise ParseError(f"in level {len(text) // 2}") from error
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from parse.core import ParseError, depth_of
+
+
+        def test_depth():
+            assert depth_of("((()))") == 3
+
+
+        def test_a_deep_error():
+            with pytest.raises(ParseError, match="in level 16") as raised:
+                depth_of("(" * 16 + "x" + ")" * 16)
+            assert str(raised.value.__cause__.__cause__) == "in level 14"
+        ''',
+}
+
+
+async def test_a_long_chain_of_exceptions_crosses_in_time(tmp_path):
+    root = make(tmp_path / "parse", PARSER)
+    _, run = await review(root, "parse/core.py", "depth_of")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    wrong = "def depth_of(text):\n    return text.count('(')\n"
+    _, run = await review(root, "parse/core.py", "depth_of", wrong)
+    assert by_name(run)["test_a_deep_error"].status == "failed", run.outcomes

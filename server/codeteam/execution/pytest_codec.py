@@ -1000,6 +1000,7 @@ class Codec:
 
     mark_unjudgeable = True
     probing = False  # _sendable's trial encoding: an exported object's handle, not its meta
+    trials = None  # id -> (object, whether it can be sent): _sendable's, in one encoding
 
     def __init__(self, strict, channel=None):
         self.strict = strict
@@ -1155,7 +1156,14 @@ class Codec:
     def dumps(self, value):
         out = []
         self.project_globals()
-        self._enc(value, out, {}, 0)
+        outer = self.trials is None
+        if outer:
+            self.trials = {}
+        try:
+            self._enc(value, out, {}, 0)
+        finally:
+            if outer:
+                self.trials = None
         return b"".join(out)
 
     def _enc(self, value, out, memo, depth):
@@ -1783,16 +1791,30 @@ class Codec:
 
     @_deep
     def _sendable(self, value):
+        """Whether ``value`` can be sent (a trial encoding), tried once per object in one
+        encoding (:attr:`trials`): an exception raised ``from`` the one before, its cause
+        also its context, was tried 3**n times for a chain of n (12: 10 CPU-s)."""
+        outer = self.trials is None
+        if outer:
+            self.trials = {}
+        known = self.trials.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
         marking, self.mark_unjudgeable = self.mark_unjudgeable, False
         probing, self.probing = self.probing, True
         try:
             self._enc(value, [], {}, DEPTH_LIMIT - 20)
-            return True
+            found = True
         except Exception:  # noqa: BLE001 - CannotCross, or a strange object
-            return False
+            found = False
         finally:
             self.mark_unjudgeable = marking
             self.probing = probing
+            if outer:
+                self.trials = None
+        if not outer:
+            self.trials[id(value)] = (value, found)
+        return found
 
     # -- decoding: load_<op> -----------------------------------------------------------------
 
