@@ -12,6 +12,9 @@ import datetime
 import decimal
 import enum
 import fractions
+import re
+import sys
+import threading
 
 import pytest
 
@@ -33,6 +36,24 @@ class Color(enum.Enum):
 class Box:
     """A class of this module's, which the judge rebuilds from its state (the project's)."""
 
+    def size(self):
+        return len(vars(self))
+
+
+class Label(str):
+    """A subclass of a builtin of this module's: its value and state cross (``K``)."""
+
+
+Pair = collections.namedtuple("Pair", "left right")
+
+
+def _counting():
+    yield 1
+
+
+async def _waiting():
+    return 1
+
 
 def _box(**state):
     made = object.__new__(Box)
@@ -41,14 +62,23 @@ def _box(**state):
 
 
 def _frames():
-    """Replies the subject sends for a call the judge made with a list, a dict, a callback
-    and an exception among its arguments: values, tracked arguments (``W``), the judge's own
-    callback (``Y``), exceptions, standard values, objects by state, runs of numbers."""
+    """Replies the subject sends for a call the judge made with a list, a dict, a callback,
+    an exception, an unheld lock and a module among its arguments: values, tracked arguments
+    (``W``), the judge's own callback (``Y``) and lock (``V``) and module (``M``), exceptions
+    with their fields and cause, standard values, enums and flags, objects by state, a bound
+    method (``B``), a builtin's subclass (``K``), a namedtuple, handles of a generator and of
+    an async def, what cannot cross (``U``), runs of numbers."""
     judge, subject = ps.Codec(True, Side("judge")), ps.Codec(False, Side("subject"))
     judge.shared = None
     judge.roots = subject.roots = None
-    args = [[1, 2], {"k": [3]}, len, ValueError("v"), _box(a=1), (4, "t")]
+    args = [[1, 2], {"k": [3]}, len, ValueError("v"), _box(a=1), (4, "t"), threading.Lock(),
+            collections]
     got = subject.loads(judge.dumps({"args": args}))["args"]
+    label = Label("lab")
+    label.tone = "low"
+    cause = OSError(2, "gone", "/x")
+    chained = ImportError("no", name="m", path="/p")
+    chained.__cause__ = cause
     got[0].append(5)
     got[1]["n"] = {6}
     floats = [float(i) / 3 for i in range(20)]
@@ -63,6 +93,11 @@ def _frames():
                                     Color.RED, complex(1, 2), b"\x00\xff", "ünï", frozenset({1}),
                                     {1, 2}, None, True, -(2**70), KeyError("k")]},
         {"kind": "value", "value": [_box(x=[1], y=got[4]), got[4], got[2], got[5]]},
+        {"kind": "value", "value": [label, re.IGNORECASE | re.DOTALL, Pair(1, [2]),
+                                    got[4].size, got[6], got[7], _counting(), _waiting]},
+        {"kind": "raised", "type": "ImportError", "module": "builtins", "message": "no",
+         "bases": [["builtins", "ImportError"]], "exc": chained, "frames": [], "origin": 1},
+        {"kind": "value", "value": [1, sys._getframe()]},
     ]
     return judge, [subject.dumps(reply) for reply in replies]
 
@@ -88,7 +123,9 @@ def mutated(draw):
         at = draw(st.integers(0, len(data)))
         edit = draw(st.sampled_from(("replace", "insert", "delete", "repeat", "cut", "token")))
         byte = draw(st.sampled_from(_TAGS))
-        if edit == "token":
+        if edit == "token":  # (where an item may begin: after a ';' or ':')
+            starts = [i for i in range(1, len(data)) if data[i - 1] in b";:"] or [0]
+            at = starts[draw(st.integers(0, len(starts) - 1))]
             data[at:at] = draw(st.sampled_from(_TOKENS))
         elif edit == "replace" and at < len(data):
             data[at] = byte
@@ -110,16 +147,19 @@ def _judge():
     judge.shared = None
     judge.use(_JUDGE_SESSION.tables())
     judge.exported = dict(_JUDGE_SESSION.exported)
+    judge.modules = set(_JUDGE_SESSION.modules)
     return judge
 
 
 def test_the_honest_frames_decode():
     judge = _judge()
-    for frame in FRAMES:
+    for frame in FRAMES[:-1]:
         assert type(judge.loads(frame)) is dict
+    with pytest.raises(ps.Unjudgeable, match="frame"):
+        judge.loads(FRAMES[-1])
 
 
-@hypothesis.settings(max_examples=1500, deadline=None, derandomize=True, database=None,
+@hypothesis.settings(max_examples=600, deadline=None, derandomize=True, database=None,
                      suppress_health_check=list(hypothesis.HealthCheck))
 @hypothesis.given(mutated())
 def test_a_frame_the_judge_decodes_gives_a_value_or_a_value_error(frame):
