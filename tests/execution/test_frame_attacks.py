@@ -89,11 +89,32 @@ STEPS = {
                     return
                 except ValueError:
                     continue
+
+
+        def first_of(items):
+            """The first of ``items`` (a generator), which is closed then."""
+            first = next(items)
+            items.close()
+            return first
         ''',
     "tests/test_core.py": '''\
         import pytest
 
-        from steps.core import countdown
+        from steps.core import countdown, first_of
+
+
+        def test_first_of():
+            log = []
+
+            def numbers():
+                try:
+                    yield 1
+                    yield 2
+                finally:
+                    log.append("closed")
+
+            assert first_of(numbers()) == 1
+            assert log == ["closed"]
 
 
         def test_close():
@@ -116,12 +137,19 @@ STEPS = {
 
 
 async def test_a_generators_throw_and_close_run_where_it_was_made(tmp_path):
+    """Both ways: the test's throw() and close() of the code's generator; the code's close()
+    of the test's (before: "not judged", the code's use of an object it could not have)."""
     root = make(tmp_path / "steps", STEPS)
     _, run = await review(root, "steps/core.py", "countdown")
     assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
     wrong = "def countdown(n):\n    yield from range(n, 0, -1)\n"
     _, run = await review(root, "steps/core.py", "countdown", wrong)
     assert by_name(run)["test_throw"].status == "failed", run.outcomes
+    _, run = await review(root, "steps/core.py", "first_of")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "steps/core.py", "first_of", "def first_of(items):\n"
+                          "    return next(items)\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
 
 
 # An exception raised `from` the one before, level by level (a recursive parser wrapping
