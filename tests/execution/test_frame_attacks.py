@@ -201,3 +201,52 @@ async def test_a_long_chain_of_exceptions_crosses_in_time(tmp_path):
     wrong = "def depth_of(text):\n    return text.count('(')\n"
     _, run = await review(root, "parse/core.py", "depth_of", wrong)
     assert by_name(run)["test_a_deep_error"].status == "failed", run.outcomes
+
+
+# A plain def returning a coroutine (asyncio.sleep's, an async def's of the module's): the
+# subject ran every awaitable the function returned to completion, as for an async def, and
+# the test got the coroutine's value where it gets the coroutine ("a coroutine was expected,
+# got 5": right code failed). Only the view's async def is awaited there now.
+LATER = {
+    "pyproject.toml": "[project]\nname = 'later'\nversion = '0'\n",
+    "later/__init__.py": "",
+    "later/core.py": '''\
+        import asyncio
+
+
+        def later(x):
+            """A coroutine returning ``x``."""
+            return asyncio.sleep(0, result=x)
+
+
+        async def doubled(x):
+            """``2 * x``."""
+            return 2 * x
+        ''',
+    "tests/test_core.py": '''\
+        import asyncio
+        import inspect
+
+        from later.core import doubled, later
+
+
+        def test_later():
+            pending = later(5)
+            assert inspect.iscoroutine(pending)
+            assert asyncio.run(pending) == 5
+
+
+        def test_doubled():
+            assert asyncio.run(doubled(2)) == 4
+        ''',
+}
+
+
+async def test_a_coroutine_a_plain_def_returns_reaches_the_test_as_one(tmp_path):
+    root = make(tmp_path / "later", LATER)
+    for name in ("later", "doubled"):  # (each reached by its own test)
+        _, run = await review(root, "later/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], (name, run.outcomes)
+    wrong = "def later(x):\n    return asyncio.sleep(0, result=x + 1)\n"
+    _, run = await review(root, "later/core.py", "later", wrong)
+    assert by_name(run)["test_later"].status == "failed", run.outcomes
