@@ -518,9 +518,21 @@ class RemoteFunction(RemoteCallable):
         return self if obj is None else types.MethodType(self, obj)
 
 
+def _thrown(proxy, kind, value=None, traceback=None):
+    """``proxy.throw(...)`` (a generator's, a coroutine's): a step run where it was made."""
+    error = kind if isinstance(kind, BaseException) else (kind() if value is None else value)
+    return proxy._channel.next_handle(proxy, step={"throw": error})
+
+
+def _closed(proxy):
+    """``proxy.close()`` (a generator's, a coroutine's): a step run where it was made."""
+    proxy._channel.next_handle(proxy, step={"close": True})
+
+
 class RemoteIterator(_Proxy):
     """An iterator of the other process: each ``next`` is a request to it, and so is a
-    generator's ``send(value)`` (a ``next`` with the value: backoff's ``wait.send(None)``)."""
+    generator's ``send(value)`` (a ``next`` with the value: backoff's ``wait.send(None)``),
+    ``throw`` and ``close`` (steps, as a coroutine's)."""
 
     __slots__ = ("_names", "_readable", "_sends")
     _kind = "an iterator"
@@ -532,11 +544,12 @@ class RemoteIterator(_Proxy):
         return self._channel.next_handle(self)
 
     def __getattr__(self, name):
-        """Only ``next`` and a generator's ``send`` cross: the code using anything else of the
-        test's iterator (a file's ``seek``, a generator's ``throw``) makes the test "not
+        """Only ``next`` and a generator's ``send``, ``throw`` and ``close`` cross: the code
+        using anything else of the test's iterator (a file's ``seek``) makes the test "not
         judged" in the subject."""
-        if name == "send" and _slot(self, "_sends") is True:
-            return partial(self._channel.next_handle, self)
+        if _slot(self, "_sends") is True and name in ("send", "throw", "close"):
+            return partial({"send": self._channel.next_handle, "throw": _thrown,
+                            "close": _closed}[name], self)
         if name.startswith("_") or getattr(self._channel, "side", None) != "subject" or (
                 _absent({"__names__": _slot(self, "_names")}, name)):  # (the real one lacks it)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -577,12 +590,9 @@ class RemoteCoroutine(_Proxy):
         return self._stepped(self._channel.next_handle(self, value))
 
     def throw(self, kind, value=None, traceback=None):
-        error = kind if isinstance(kind, BaseException) else (
-            kind() if value is None else value)
-        return self._stepped(self._channel.next_handle(self, step={"throw": error}))
+        return self._stepped(_thrown(self, kind, value, traceback))
 
-    def close(self):
-        self._channel.next_handle(self, step={"close": True})
+    close = _closed
 
     def _stepped(self, value):
         """``value`` yielded there: in the code's process, where an event loop of its own
@@ -990,6 +1000,7 @@ class Codec:
 
     mark_unjudgeable = True
     probing = False  # _sendable's trial encoding: an exported object's handle, not its meta
+    trials = None  # id -> (object, whether it can be sent): _sendable's, in one encoding
 
     def __init__(self, strict, channel=None):
         self.strict = strict
@@ -1145,7 +1156,14 @@ class Codec:
     def dumps(self, value):
         out = []
         self.project_globals()
-        self._enc(value, out, {}, 0)
+        outer = self.trials is None
+        if outer:
+            self.trials = {}
+        try:
+            self._enc(value, out, {}, 0)
+        finally:
+            if outer:
+                self.trials = None
         return b"".join(out)
 
     def _enc(self, value, out, memo, depth):
@@ -1773,24 +1791,49 @@ class Codec:
 
     @_deep
     def _sendable(self, value):
+        """Whether ``value`` can be sent (a trial encoding), tried once per object in one
+        encoding (:attr:`trials`): an exception raised ``from`` the one before, its cause
+        also its context, was tried 3**n times for a chain of n (12: 10 CPU-s)."""
+        outer = self.trials is None
+        if outer:
+            self.trials = {}
+        known = self.trials.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
         marking, self.mark_unjudgeable = self.mark_unjudgeable, False
         probing, self.probing = self.probing, True
         try:
             self._enc(value, [], {}, DEPTH_LIMIT - 20)
-            return True
+            found = True
         except Exception:  # noqa: BLE001 - CannotCross, or a strange object
-            return False
+            found = False
         finally:
             self.mark_unjudgeable = marking
             self.probing = probing
+            if outer:
+                self.trials = None
+        if not outer:
+            self.trials[id(value)] = (value, found)
+        return found
 
     # -- decoding: load_<op> -----------------------------------------------------------------
 
     @_deep
     def loads(self, data):
+        """The value the frame ``data`` (bytes) encodes. Raises :class:`ValueError` for a frame
+        that does not decode, whatever the decoder met (a float too large, a key whose hash
+        fails on the state sent): :class:`Unjudgeable` for a class this side does not rebuild,
+        ``ImportError`` (the subject: a module it lacks) as such. A frame of the other
+        process's is never an exception of the caller's, which a test could catch."""
         table = []
         self.swapped = {}  # id(a fresh copy) -> (it, the sender's original it stands for)
-        value, end = self._dec(data, 0, table, 0)
+        try:
+            value, end = self._dec(data, 0, table, 0)
+        except Exception as error:
+            if isinstance(error, ValueError) or isinstance(error, ImportError) and not (
+                    self.strict):
+                raise
+            raise ValueError(f"a frame that does not decode ({type(error).__name__})") from None
         if self.swapped:
             _repoint(table, self.swapped)
             self.swapped = {}
@@ -3067,17 +3110,18 @@ class Channel:
 def resume(found, request):
     """``next(found)``, or ``found.send(value)`` for a ``next`` request whose ``args`` are
     ``[value]`` (:class:`RemoteIterator`'s ``send``; only a generator's crosses); for a
-    coroutine (:class:`RemoteCoroutine`'s steps) its ``send(value)``, ``throw(error)`` (the
-    request's ``throw``) or ``close()`` (``close``)."""
+    coroutine (:class:`RemoteCoroutine`'s steps) its ``send(value)``; for either its
+    ``throw(error)`` (the request's ``throw``) or ``close()`` (``close``)."""
     import types
 
     sent = request.get("args")
     coroutine = type(found) is types.CoroutineType
-    if not coroutine and ("throw" in request or "close" in request):
-        raise TypeError("only a coroutine's throw() and close() cross")
-    if coroutine and request.get("close") is True:
+    stepped = coroutine or type(found) is types.GeneratorType
+    if not stepped and ("throw" in request or "close" in request):
+        raise TypeError("only a generator's or a coroutine's throw() and close() cross")
+    if stepped and request.get("close") is True:
         return found.close()
-    if coroutine and isinstance(request.get("throw"), BaseException):
+    if stepped and isinstance(request.get("throw"), BaseException):
         return found.throw(request["throw"])
     if sent is None and not coroutine:
         return next(found)

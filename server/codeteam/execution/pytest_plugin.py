@@ -53,6 +53,7 @@ import faulthandler
 import fnmatch
 import importlib
 import importlib.util
+import inspect
 import itertools
 import json
 import math
@@ -389,7 +390,8 @@ class Judge:
                 raise ReachedTarget("the test reached the function (selection run)")
         else:
             self.collect_calls.add(self.collecting or "")
-        return self.client.forward(args, kwargs)
+        awaited = bool(sys._getframe(1).f_code.co_flags & inspect.CO_COROUTINE)  # (the view's
+        return self.client.forward(args, kwargs, awaited)  # stub: the user's async def)
 
     def code_cpu_left(self):
         """CPU seconds the code may still use in the running test (None: no limit)."""

@@ -853,10 +853,12 @@ class Subject(Channel):
             value = self.target(*args, **kwargs)
             import inspect
 
-            if type(type(value)) is not _codec._RemoteObjectType and type(value) is not (
-                    _codec.RemoteCoroutine) and inspect.isawaitable(value):  # an async def:
-                # run to completion here (the test's own object or coroutine returned is
-                # none: isinstance() would ask the object for its class, "not judged")
+            if request.get("awaited") is not False and type(type(value)) is not (
+                    _codec._RemoteObjectType) and type(value) is not (
+                    _codec.RemoteCoroutine) and inspect.isawaitable(value):  # an async def
+                # (the view's): run to completion here (the test's own object or coroutine
+                # returned is none: isinstance() would ask the object for its class, "not
+                # judged"); a plain def's coroutine (asyncio.sleep(0, result=x)) is a value
                 import asyncio
 
                 value = asyncio.run(_awaited(value))
@@ -1339,8 +1341,9 @@ class JudgeClient(Channel):
         if budget[0] < 0 or depth > 4:
             return
         if isinstance(value, (str, bytes, bytearray)):
-            try:
-                data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+            try:  # (the builtins' own methods: a project subclass's encode() is never run)
+                data = str.encode(value, "utf-8") if isinstance(value, str) else bytes(
+                    memoryview(value))
             except (UnicodeError, TypeError, ValueError):
                 return
             pieces.append(data)
@@ -2032,22 +2035,28 @@ class JudgeClient(Channel):
         if self.pass_not_judged is None:
             self.pass_not_judged = reason
 
-    def forward(self, args, kwargs):
+    def forward(self, args, kwargs, awaited=None):
+        """The view's call of the judged function; ``awaited``: whether the view's function
+        is an ``async def`` (the subject then runs the code's coroutine to completion; a
+        plain ``def``'s coroutine crosses as a handle, as any value it returns)."""
         __tracebackhide__ = True
-        value = self.call_handle(None, args, kwargs)
+        value = self.call_handle(None, args, kwargs, awaited)
         self.returned.append(value)
         return value
 
-    def call_handle(self, proxy, args, kwargs):
+    def call_handle(self, proxy, args, kwargs, awaited=None):
         __tracebackhide__ = True
         if proxy is not None:
             self.check_handle(proxy)
         entered = self.entering()
         made_by = [list(args), dict(kwargs)]
+        request = {"kind": "call", "handle": None if proxy is None else proxy._handle[1],
+                   "args": made_by[0], "kwargs": made_by[1]}
+        if awaited is not None:
+            request["awaited"] = awaited
         try:
             with self.calls:  # one call at a time on the channel, whatever thread the test runs
-                value = self.ask({"kind": "call", "handle": None if proxy is None else (
-                    proxy._handle[1]), "args": made_by[0], "kwargs": made_by[1]})
+                value = self.ask(request)
         finally:
             self.leaving(entered)
         self.note_texts(value)
