@@ -240,9 +240,13 @@ COUNTS = {
         def count(values):
             """How many values."""
             return 1
+
+
+        def described(values):
+            return f"{count(values)} values"
         ''',
     "tests/test_core.py": '''\
-        from counts.core import count
+        from counts.core import count, described
 
 
         def test_returned_one_then_compared_with_one():
@@ -259,6 +263,11 @@ COUNTS = {
             assert count([0, 0, 0]) == 3
 
 
+        def test_reached_through_another_function():
+            wanted = "2 values"
+            assert wanted == described([0, 0])
+
+
         def test_two_asserts_on_a_line():
             assert count([0, 0]) == 2; assert 4 == count([0] * 4)  # noqa: E702
 
@@ -273,13 +282,17 @@ async def test_expected_and_actual_by_the_side_that_calls_the_function(tmp_path)
     """The side of the assert whose text calls the function is the actual value; a small int
     the function returned is the same object as the test's literal 1, which made the report
     of ``assert len(seen) == 1`` say "expected: 3, actual: 1". Of two asserts on one line, the
-    failing one's sides count (the last one's swapped them: "expected: 1, actual: 2")."""
+    failing one's sides count (the last one's swapped them: "expected: 1, actual: 2"). Reached
+    through another function, the side calling one is the actual value (newcomer9, inflection's
+    ``assert ordinalized == ordinalize(number)`` said "expected: '13rd', actual: '13th'")."""
     root = make(tmp_path / "counts", COUNTS)
     _, run = await review(root, "counts/core.py", "count")
     found = {name: (o.status, o.expected, o.actual) for name, o in by_name(run).items()}
     assert found == {"test_returned_one_then_compared_with_one": ("failed", "1", "3"),
                      "test_expected_first": ("failed", "2", "1"),
                      "test_called_on_the_left": ("failed", "3", "1"),
+                     "test_reached_through_another_function": ("failed", "'2 values'",
+                                                                "'1 values'"),
                      "test_two_asserts_on_a_line": ("failed", "2", "1"),
                      "test_two_asserts_on_a_line_the_second_fails": ("failed", "5", "1")}, (
         run.outcomes)

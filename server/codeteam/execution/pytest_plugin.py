@@ -557,6 +557,8 @@ class Judge:
             returned = [id(v) for v in (self.client.returned if self.client else [])]
             side = "right" if id(right) in returned and id(left) not in returned and type(
                 right) not in _SHARED else None  # (a small int is the same object anywhere)
+        if side is None:  # reached through another function (`want == ordinalize(n)`): the
+            side = _calling_side(None)  # side that calls one, the other calling none
         if side == "right" and op in _MIRRORED:
             left, right, op = right, left, _MIRRORED[op]  # `expected == f(x)`: f's is actual
         self.test.compare = (op, _safe_repr(left), _safe_repr(right))
@@ -1302,10 +1304,8 @@ _ASSERTS: dict[str, list] = {}  # a test file -> its assert statements (parsed o
 def _calling_side(name):
     """``"left"`` or ``"right"``: the side of the failing assert's comparison (the test's
     frame, the first outside pytest, pluggy and this plugin) whose text calls ``name``
-    (``f(x)``, ``obj.f(x)``); None when both, neither, or the text cannot be read (of several
-    asserts on the line, the running one's)."""
-    if not name:
-        return None
+    (``f(x)``, ``obj.f(x)``; any function when ``name`` is None); None when both, neither, or
+    the text cannot be read (of several asserts on the line, the running one's)."""
     try:
         frame = sys._getframe(1)
         while frame is not None and (frame.f_code.co_filename == __file__ or str(
@@ -1334,7 +1334,7 @@ def _calling_side(name):
 
     def calls(node):
         return any(isinstance(n, ast.Call) and (
-            isinstance(n.func, ast.Name) and n.func.id == name
+            name is None or isinstance(n.func, ast.Name) and n.func.id == name
             or isinstance(n.func, ast.Attribute) and n.func.attr == name)
             for n in ast.walk(node))
 
