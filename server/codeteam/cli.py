@@ -310,6 +310,11 @@ async def _run(args: argparse.Namespace) -> int:
         raw = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         return _failed(args, f"cannot read {path}: {error}", 2)
+    if args.workspace is not None and not args.workspace.is_dir():
+        return _failed(args, f"--workspace {args.workspace} is not a folder", 2)
+    if args.workspace is not None and not path.resolve().is_relative_to(
+            args.workspace.resolve()):
+        return _failed(args, f"{path} is not inside --workspace {args.workspace}", 2)
     bom = BOM if raw.startswith(BOM) else ""
     text = raw[len(bom):]
     pipeline = {"plan-docstring": "plan_docstring"}.get(args.pipeline, args.pipeline)

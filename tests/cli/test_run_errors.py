@@ -270,3 +270,39 @@ def test_a_project_the_sandbox_cannot_read_runs_nothing(scripted, tmp_path, clos
     assert "selecting the project's tests" not in done.stderr  # no test was run either
     assert scripted.requests == []
     assert path.read_text() == STUB
+
+
+# --- a newcomer's bad inputs (newcomer9): one line and exit 2 (or 1), never a traceback -----
+
+def test_a_file_outside_the_workspace_or_a_missing_workspace_is_exit_2(tmp_path):
+    path = stub(tmp_path)
+    elsewhere = tmp_path / "ws"
+    (elsewhere / "tests").mkdir(parents=True)  # (a project with tests: the run said
+    (elsewhere / "tests" / "test_m.py").write_text("def test_one():\n    pass\n")  # ValueError)
+    for workspace, said in ((elsewhere, "is not inside --workspace"),
+                            (tmp_path / "missing", "is not a folder")):
+        done = codeteam_run(f"http://127.0.0.1:{free_port()}/v1", str(path), "--function",
+                            "double", "--workspace", str(workspace))
+        assert done.returncode == 2, done.stderr
+        assert said in done.stderr and "Traceback" not in done.stderr
+
+
+def codeteam_serve(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "codeteam", "serve", *args],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                          check=False)
+
+
+def test_serve_says_in_one_line_why_it_cannot_start(tmp_path):
+    with socket.socket() as taken:  # a port in use
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        cases = [(("--tcp", f"127.0.0.1:{port}"), 1, "cannot listen on"),
+                 (("--tcp", "127.0.0.1:99999"), 2, "a port 1-65535"),
+                 (("--tcp", "nosuchhost.invalid:8000"), 1, "cannot listen on"),
+                 (("--log-file", str(tmp_path / "no" / "log")), 2, "cannot write the log")]
+        for args, code, said in cases:
+            done = codeteam_serve(*args)
+            assert (done.returncode, "Traceback" in done.stderr) == (code, False), (args, done)
+            assert said in done.stderr, (args, done.stderr)

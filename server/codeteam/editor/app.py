@@ -61,16 +61,29 @@ def _protocol_stdout():
 
 def serve(tcp: str | None = None, log_file: str | None = None) -> int:
     """Run the language server until the client exits: on stdio, or on TCP ``HOST:PORT``.
-    Returns the process exit code (2 for a bad ``--tcp`` value)."""
-    _configure_logging(log_file)
+    Returns the process exit code: 2 for a bad ``--tcp`` value or a log file that cannot be
+    opened, 1 when the address cannot be listened on (in use, unknown host); one line on stderr
+    says why."""
+    try:
+        _configure_logging(log_file)
+    except OSError as error:
+        print(f"codeteam serve: cannot write the log to {log_file}: {error.strerror or error}",
+              file=sys.stderr)
+        return 2
     if tcp:
         host, _, port = tcp.rpartition(":")
-        if not port.isdigit():
-            print(f"codeteam serve: --tcp takes HOST:PORT, got {tcp!r}", file=sys.stderr)
+        if not port.isdigit() or not 0 < int(port) < 65536:
+            print(f"codeteam serve: --tcp takes HOST:PORT (a port 1-65535), got {tcp!r}",
+                  file=sys.stderr)
             return 2
         server = create_server()
         log.info("codeteam %s listening on %s:%s", server.version, host or "127.0.0.1", port)
-        server.start_tcp(host or "127.0.0.1", int(port))
+        try:
+            server.start_tcp(host or "127.0.0.1", int(port))
+        except OSError as error:  # (pygls binds inside start_tcp: in use, unknown host)
+            print(f"codeteam serve: cannot listen on {host or '127.0.0.1'}:{port}: "
+                  f"{error.strerror or error}", file=sys.stderr)
+            return 1
         _exit_now_if_the_model_is_stuck()
         return 0
     stdout = _protocol_stdout()
