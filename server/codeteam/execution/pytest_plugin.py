@@ -373,24 +373,31 @@ class Judge:
         self.client.elsewhere = self._elsewhere  # (a handle called in a forked process)
         builtins.__codeteam_forward__ = self.forward
         builtins.__codeteam_imported__ = self.client.imported
-        self._clocks(sys.modules["_codeteam_pytest_codec"].own_file)
+        self._clocks()
 
-    def _clocks(self, own_file) -> None:
+    def _clocks(self) -> None:
         """``time``'s clocks count the running test's reads of them (``test.clock``: reads,
         calls of the function at the first and at the last, the clock's name): reads made in
-        this process by a file of the project (its tests, its modules, doctest examples), in
-        the test's setup or call, not in a callback of the code's (the code's process has
-        its own ``time``; it cannot add one). For :data:`CLOCK`; this plugin's reads are
-        not the project's."""
+        this process by the tests' files (the codec's ``of_tests``: the test modules, their
+        helpers, conftest.py) or a ``timeit`` run here, in the test's setup or call, not in a
+        callback of the code's (the code's process has its own ``time``; it cannot add one).
+        For :data:`CLOCK`; this plugin's reads and the project's modules' are not the test's."""
+        tests = {"<timeit-src>": True}  # a code's file: whether it is the tests'
+
         def counting(original, name):
             @functools.wraps(original)
             def clock():
                 test = self.test
                 if test is not None and self.in_phase and "call" not in test.phases and not (
-                        self.client.depth) and own_file(sys._getframe(1).f_code.co_filename,
-                                                        (self.root,)):
-                    test.clock = (test.clock[0] + 1, test.clock[1] if test.clock[0] else
-                                  test.calls, test.calls, name)
+                        self.client.depth):
+                    frame = sys._getframe(1)
+                    path = frame.f_code.co_filename
+                    if path not in tests:
+                        module = frame.f_globals.get("__name__")
+                        tests[path] = type(module) is str and self.client.codec.of_tests(module)
+                    if tests[path]:
+                        test.clock = (test.clock[0] + 1, test.clock[1] if test.clock[0] else
+                                      test.calls, test.calls, name)
                 return original()
             return clock
 
