@@ -2953,6 +2953,60 @@ async def test_a_hypothesis_deadline_the_crossing_exceeds_is_not_judged(tmp_path
     assert outcome.status == "failed", outcome
 
 
+# mistune: a test timing its own run (``start = perf_counter(); ...; assertLess(perf_counter() -
+# start, 2.0)``). Each call crosses to the code's process, time plain pytest's run does not
+# spend: right code "failed" on a busy machine (BlockState.depth: 2.56 s at load 15).
+TIMED = {
+    "pyproject.toml": "[project]\nname = 'timed'\nversion = '0'\n",
+    "timed/__init__.py": "",
+    "timed/core.py": '''\
+        def depth(x):
+            """``x + 1``."""
+            return x + 1
+        ''',
+    "tests/test_core.py": '''\
+        import time
+        import unittest
+        from time import perf_counter
+
+        from timed.core import depth
+
+
+        class TestSpeed(unittest.TestCase):
+            def test_calls_are_fast(self):
+                start = perf_counter()
+                for i in range(1000):
+                    depth(i)
+                self.assertLess(perf_counter() - start, 0.005)  # local calls: about 0.1 ms
+
+
+        def test_values_timed():
+            start = time.monotonic()
+            assert [depth(i) for i in range(3)] == [1, 2, 3]
+            assert time.monotonic() - start < 60
+        ''',
+}
+
+
+async def test_a_test_timing_its_calls_fails_not_judged_and_wrong_values_fail(tmp_path):
+    """A failed assertion of a test that read a clock before and after calls that crossed
+    (1,000 crossings take more than 5 ms) is "not judged"; a failure on a value before its
+    second read stays a failure, whatever clocks the code reads in its own process."""
+    root = make(tmp_path / "timed", TIMED)
+    _, run = await review(root, "timed/core.py", "depth")
+    outcomes = by_name(run)
+    timed = outcomes["test_calls_are_fast"]
+    assert timed.status == "not judged" and timed.message.startswith(
+        "the test measures its own run time (2 reads of time.perf_counter) and each of its "
+        "1000 calls"), timed
+    assert outcomes["test_values_timed"].status == "passed", outcomes
+    wrong = "def depth(x):\n    import time\n    time.perf_counter()\n    return x\n"
+    _, run = await review(root, "timed/core.py", "depth", wrong)
+    outcomes = by_name(run)
+    assert outcomes["test_calls_are_fast"].status == "not judged", outcomes
+    assert outcomes["test_values_timed"].status == "failed", outcomes
+
+
 # jmespath (with the warnings of a generator's next() sent to the judge's function, fixed
 # above): a generator of the code that calls the test's function with a value the judge does
 # not rebuild. The test is "not judged", but the subject still waited for the callback's

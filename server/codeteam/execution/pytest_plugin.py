@@ -51,6 +51,7 @@ import builtins
 import contextlib
 import faulthandler
 import fnmatch
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -159,6 +160,7 @@ class _Test:
         self.earlier = set()  # those started in its phases before the running one
         self.reads_output = False  # a capturing fixture (capsys...) was set up for it, also
         # one asked for while it ran (request.getfixturevalue), which fixturenames lacks
+        self.clock = (0, 0, 0, "")  # its reads of a clock until its call ended (Judge._clocks)
 
 
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -372,6 +374,37 @@ class Judge:
         self.client.elsewhere = self._elsewhere  # (a handle called in a forked process)
         builtins.__codeteam_forward__ = self.forward
         builtins.__codeteam_imported__ = self.client.imported
+        self._clocks()
+
+    def _clocks(self) -> None:
+        """``time``'s clocks count the running test's reads of them (``test.clock``: reads,
+        calls of the function at the first and at the last, the clock's name): reads made in
+        this process by the tests' files (the codec's ``of_tests``: the test modules, their
+        helpers, conftest.py) or a ``timeit`` run here, in the test's setup or call, not in a
+        callback of the code's (the code's process has its own ``time``; it cannot add one).
+        For :data:`CLOCK`; this plugin's reads and the project's modules' are not the test's."""
+        tests = {"<timeit-src>": True}  # a code's file: whether it is the tests'
+
+        def counting(original, name):
+            @functools.wraps(original)
+            def clock():
+                test = self.test
+                if test is not None and self.in_phase and "call" not in test.phases and not (
+                        self.client.depth):
+                    frame = sys._getframe(1)
+                    path = frame.f_code.co_filename
+                    if path not in tests:
+                        module = frame.f_globals.get("__name__")
+                        tests[path] = type(module) is str and self.client.codec.of_tests(module)
+                    if tests[path]:
+                        test.clock = (test.clock[0] + 1, test.clock[1] if test.clock[0] else
+                                      test.calls, test.calls, name)
+                return original()
+            return clock
+
+        for name in ("perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time",
+                     "time_ns"):
+            setattr(time, name, counting(getattr(time, name), name))
 
     def decide(self, error) -> None:
         """The judge's decision for the running test (the first one stands)."""
@@ -922,6 +955,10 @@ class Judge:
                 _deadline_exceeded(phases[when][1].value if phases[when][1] else None)):
             test.decision = (DEADLINE, True)  # (the judge's time, a busy machine's: never
             # the code's failure, nor a pass)
+        reads, first, last, clock = test.clock
+        if test.decision is None and last > first and when == "call" and "limit" not in event \
+                and event["outcome"] == "failed" and _asserted(phases[when][1]):
+            test.decision = (CLOCK.format(reads, clock, last - first), True)
         refused = getattr(self.client, "pass_not_judged", None)
         if refused and test.decision is None and event["outcome"] in ("passed", "xpassed"):
             test.decision = (refused, True)
@@ -1207,6 +1244,21 @@ DEADLINE = ("the test's own wall-clock deadline was exceeded (hypothesis's Deadl
             "test, or a larger one, makes it judged)")
 """The "not judged" reason for a failure of hypothesis's deadline (natsort's property tests:
 200 ms of wall-clock time per example, exceeded by right code in the judge)."""
+
+
+CLOCK = ("the test measures its own run time ({} reads of time.{}) and each of its {} calls to "
+         "the code between them crossed to the code's own process, time plain pytest's run does "
+         "not spend, and the machine may be busy: whether the code is that slow cannot be told")
+"""The "not judged" reason for a failed assertion of a test that read a clock before and after
+calls of the function (mistune's ``assertLess(perf_counter() - start, 2.0)``)."""
+
+
+def _asserted(excinfo) -> bool:
+    """Whether the test's failure is its own assertion (``assert``, unittest's, ``pytest.fail``),
+    not one that crossed from the code (with its frames)."""
+    value = excinfo.value if excinfo is not None else None
+    return isinstance(value, (AssertionError, pytest.fail.Exception)) and (
+        "__codeteam_frames__" not in vars(value))
 
 
 def _deadline_exceeded(value, depth: int = 0) -> bool:
