@@ -2997,8 +2997,8 @@ async def test_a_test_timing_its_calls_fails_not_judged_and_wrong_values_fail(tm
     outcomes = by_name(run)
     timed = outcomes["test_calls_are_fast"]
     assert timed.status == "not judged" and timed.message.startswith(
-        "the test measures its own run time (2 reads of time.perf_counter) and each of its "
-        "1000 calls"), timed
+        "the test measures its own run time (2 reads of time.perf_counter) and each of the "
+        "1000 call(s)"), timed
     assert outcomes["test_values_timed"].status == "passed", outcomes
     wrong = "def depth(x):\n    import time\n    time.perf_counter()\n    return x\n"
     _, run = await review(root, "timed/core.py", "depth", wrong)

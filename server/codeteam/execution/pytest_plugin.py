@@ -1246,8 +1246,8 @@ DEADLINE = ("the test's own wall-clock deadline was exceeded (hypothesis's Deadl
 200 ms of wall-clock time per example, exceeded by right code in the judge)."""
 
 
-CLOCK = ("the test measures its own run time ({} reads of time.{}) and each of its {} calls to "
-         "the code between them crossed to the code's own process, time plain pytest's run does "
+CLOCK = ("the test measures its own run time ({} reads of time.{}) and each of the {} call(s) "
+         "to the code between them crossed to the code's own process, time plain pytest's run does "
          "not spend, and the machine may be busy: whether the code is that slow cannot be told")
 """The "not judged" reason for a failed assertion of a test that read a clock before and after
 calls of the function (mistune's ``assertLess(perf_counter() - start, 2.0)``)."""
