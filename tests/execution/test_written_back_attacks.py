@@ -86,9 +86,11 @@ async def test_wrong_code_spoiling_the_tests_exception_is_no_pass(tmp_path, spoi
     assert by_name(run)["test_code_of"].status == "failed", run.outcomes
 
 
-# A generator's body runs at each next(), after the call that made it crossed back: what it
-# changes then in the arguments it was given is the code's copy only, where under plain pytest
-# it is the test's own list. And a list the test sends (gen.send(mine)) is changed in place.
+# A generator's body runs at each next(), a closure's at its call, after the call that made it
+# crossed back: what it changes then in the arguments that call was given is, under plain
+# pytest, the test's own object. Each later run of a handle the code returned writes that
+# call's arguments back (and is sent what the test changed in them since). And a list the test
+# sends (gen.send(mine)) is changed in place.
 GENERATORS = {
     "pyproject.toml": "[project]\nname = 'gens'\nversion = '0'\n",
     "gens/__init__.py": "",
@@ -112,6 +114,34 @@ GENERATORS = {
             return add
 
 
+        def appender(log):
+            """``log``'s own ``append``."""
+            return log.append
+
+
+        def windows(items):
+            """One list, grown by each of ``items`` in turn, yielded after each."""
+            seen = []
+            for x in items:
+                seen.append(x)
+                yield seen
+
+
+        def pair(log):
+            """A function appending to ``log`` and a generator of ``log``'s lengths."""
+            def lengths():
+                while True:
+                    yield len(log)
+            return log.append, lengths()
+
+
+        def loggers(log):
+            """For each name sent, a function appending (name, x) to ``log``."""
+            name = yield
+            while True:
+                name = yield (lambda x, name=name: log.append((name, x)))
+
+
         def grow():
             """Each list sent gets a 0 appended; its new length is yielded."""
             got = yield
@@ -120,13 +150,61 @@ GENERATORS = {
                 got = yield len(got)
         ''',
     "tests/test_core.py": '''\
-        from gens.core import drain, grow, ordered, recorder
+        from gens.core import appender, drain, grow, loggers, ordered, pair, recorder, windows
 
 
         def test_drain():
             log = []
             assert list(drain([1, 2], log)) == [2, 4]
             assert log == [1, 2]
+
+
+        def test_drain_cleared_between():
+            log = []
+            gen = drain([1, 2, 3], log)
+            assert next(gen) == 2 and log == [1]
+            log.clear()
+            assert list(gen) == [4, 6]
+            assert log == [2, 3]
+
+
+        def test_drain_inside_another():
+            first, second = [], []
+            made = drain([1, 2], first)
+
+            def source():
+                yield from made  # (its next() runs inside the second call)
+
+            assert list(drain(source(), second)) == [4, 8]
+            assert first == [1, 2] and second == [2, 4]
+
+
+        def test_windows():
+            got = list(windows([1, 2, 3]))
+            assert got[0] is got[2] and got[0] == [1, 2, 3]
+
+
+        def test_loggers():
+            log = []
+            gen = loggers(log)
+            next(gen)
+            gen.send("a")(1)
+            gen.send("b")(2)
+            assert log == [("a", 1), ("b", 2)]
+
+
+        def test_pair():
+            log = []
+            add, lengths = pair(log)
+            assert next(lengths) == 0
+            add(1)
+            assert next(lengths) == 1
+            log.pop()
+            assert next(lengths) == 0
+            log.extend([2, 3])
+            assert next(lengths) == next(lengths) == 2
+            add(4)
+            assert log == [2, 3, 4]
 
 
         def test_ordered():
@@ -140,6 +218,16 @@ GENERATORS = {
             add = recorder(log)
             add(1)
             assert log == [1]
+            add(2)
+            assert log == [1, 2]
+
+
+        def test_appender():
+            log = [0]
+            push = appender(log)
+            push(1)
+            push(2)
+            assert log == [0, 1, 2]
 
 
         def test_grow():
@@ -151,20 +239,58 @@ GENERATORS = {
         ''',
 }
 
+WRONG_LATER = {
+    "drain": "def drain(source, log):\n    for x in source:\n        log.append(x)\n"
+             "        log.sort(reverse=True)\n        yield x * 2\n",
+    "recorder": "def recorder(log):\n    def add(x):\n        log.append(x)\n"
+                "        log.append(x)\n    return add\n",
+    "appender": "def appender(log):\n    return lambda x: log.extend((x, x))\n",
+    "ordered": "def ordered(items):\n    items.sort()\n    yield from items\n",
+    "pair": "def pair(log):\n    def lengths():\n        while True:\n"
+            "            yield len(log)\n            log.clear()\n"
+            "    return log.append, lengths()\n",
+    "loggers": "def loggers(log):\n    name = yield\n    while True:\n"
+               "        name = yield (lambda x, name=name: log.append((x, name)))\n",
+}
 
-async def test_a_generator_changing_its_arguments_after_its_call_is_not_judged(tmp_path):
-    """Right code's generator (or closure) appending to the test's list (before: 'failed', the
-    test's list empty), wrong code's sorting the test's list in place (before: 'passed')."""
+
+async def test_what_a_generator_or_closure_the_code_returned_changes_later_reaches_the_test(
+        tmp_path):
+    """Right code's generator (or closure, or bound method, or a closure its generator
+    yields) appending to the test's list at a later next() (its call) passes, a next() run
+    inside a later call of the code too; the test's own change between two runs reaches the
+    code (before: 'not judged', "after the call that gave it": brk12's look at the test's
+    end)."""
     root = make(tmp_path / "gens", GENERATORS)
-    for name in ("drain", "recorder"):  # (a closure's call too)
+    for name, tests in (("drain", ["test_drain", "test_drain_cleared_between",
+                                   "test_drain_inside_another"]),
+                        ("recorder", ["test_recorder"]), ("appender", ["test_appender"]),
+                        ("ordered", ["test_ordered"]), ("loggers", ["test_loggers"]),
+                        ("pair", ["test_pair"])):
         _, run = await review(root, "gens/core.py", name)
-        assert by_name(run)[f"test_{name}"].status == "not judged", run.outcomes
-        assert "after the call that gave it" in by_name(run)[f"test_{name}"].message
-    _, run = await review(root, "gens/core.py", "ordered")
-    assert by_name(run)["test_ordered"].status == "passed", run.outcomes
-    _, run = await review(root, "gens/core.py", "ordered",
-                          "def ordered(items):\n    items.sort()\n    yield from items\n")
-    assert by_name(run)["test_ordered"].status == "not judged", run.outcomes
+        assert [by_name(run)[t].status for t in tests] == ["passed"] * len(tests), run.outcomes
+
+
+async def test_what_a_generator_yields_again_is_the_same_object(tmp_path):
+    """The later runs of a generator go on with the numbering of the call that made it: a
+    list it yields twice is one object in the test, holding what it holds at the end, as
+    under plain pytest (before: 'failed', three copies [1], [1, 2], [1, 2, 3])."""
+    root = make(tmp_path / "gens", GENERATORS)
+    _, run = await review(root, "gens/core.py", "windows")
+    assert by_name(run)["test_windows"].status == "passed", run.outcomes
+    _, run = await review(root, "gens/core.py", "windows", "def windows(items):\n"
+                          "    for i in range(len(items)):\n        yield items[:i + 1]\n")
+    assert by_name(run)["test_windows"].status == "failed", run.outcomes
+
+
+@pytest.mark.parametrize("name", sorted(WRONG_LATER))
+async def test_wrong_code_whose_generator_or_closure_spoils_the_tests_list_fails(tmp_path, name):
+    """Wrong code's generator sorting the test's list in place as it runs, its closure
+    appending twice: 'failed', as under plain pytest (before: 'not judged'; never a pass)."""
+    root = make(tmp_path / "gens", GENERATORS)
+    _, run = await review(root, "gens/core.py", name, WRONG_LATER[name])
+    statuses = {o.test_id.split("::")[-1]: o.status for o in run.outcomes}
+    assert statuses and set(statuses.values()) == {"failed"}, run.outcomes
 
 
 async def test_what_the_code_changes_in_a_value_sent_to_its_generator_reaches_the_test(

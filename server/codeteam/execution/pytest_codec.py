@@ -438,7 +438,10 @@ class _Proxy:
     copies a function's ``__dict__`` into its wrapper; what the other side sends, its
     ``_handle`` among it, never overwrites them: see :func:`_dress`)."""
 
-    __slots__ = ("__dict__", "__weakref__", "_channel", "_handle", "_name")
+    __slots__ = ("__dict__", "__weakref__", "_channel", "_handle", "_made_by", "_name",
+                 "_session")  # (the judge's: the numbering of the request whose answer
+    # it crossed in and that request's arguments, :attr:`Codec.making`: a later run of the
+    # other side's generator, closure or coroutine goes on with them, JudgeClient.ask)
     _kind = "an object"
 
     def __init__(self, channel, handle, name):
@@ -570,8 +573,7 @@ class RemoteCoroutine(_Proxy):
     yields (None, or a future of the test's event loop that crossed there as a handle and
     comes back as itself) is yielded here and the value it returns ends the ``await``."""
 
-    __slots__ = ("_made_by", "_session")  # (the arguments of the call that made it, sent
-    # again at each step: what the test changed since; the numbering it crossed in)
+    __slots__ = ()
     _kind = "a coroutine"
 
     @property
@@ -1006,7 +1008,6 @@ class Codec:
         self.strict = strict
         self.channel = channel
         self.exported = {}  # handle id -> own object
-        self.stepped = {}  # handle id of an own coroutine -> the numbering it was sent in
         self.describing = set()  # ids of the objects _export is encoding
         self.export_depth = 0  # exported objects whose metadata is being encoded, nested
         self.export_ids = {}  # id(own object) -> handle id
@@ -1022,6 +1023,9 @@ class Codec:
         self.modules = set()  # names of the modules the judge sent (``M``: load_module)
         self.generation = 0
         self.session()
+        self.making = None  # the judge's: [args, kwargs, the exception handled] of the
+        # request being answered (a later run of a handle: followed by its own _made_by), as
+        # the subject's "after" of it holds them: a handle the code gives in it gets them
         self.globals = {}  # id(a module global's value) -> (name, value): sentinels
         self.other_globals = {}  # the same of the project's other modules: (module, name,
         # value), see project_globals
@@ -1118,16 +1122,16 @@ class Codec:
         self.pristine = {}  # the other side's number -> the state its copy came with (_as_sent)
 
     def tables(self):
-        """The numbering of this call (:meth:`session`), which a coroutine made in it goes
-        on with at each of its steps (:meth:`use`)."""
-        return self.sent, self.sent_ids, self.got, self.got_ids
+        """The numbering of this call (:meth:`session`), which a handle made in it (a
+        generator, a closure, a coroutine) goes on with at each later run (:meth:`use`)."""
+        return self.sent, self.sent_ids, self.got, self.got_ids, self.pristine
 
     def use(self, tables):
-        """Go on with the numbering ``tables`` (:meth:`tables`) of an earlier call: a step of
-        a coroutine made in it (:class:`RemoteCoroutine`), whose frame holds the copies made
-        then, which cross back as the sender's objects, updated in place."""
-        self.sent, self.sent_ids, self.got, self.got_ids = tables
-        self.pristine = {}
+        """Go on with the numbering ``tables`` (:meth:`tables`) of an earlier call: a later
+        run of a handle made in it (a ``next`` of a generator, a call of a closure, a step of
+        a coroutine), which holds the copies made then, which cross back as the sender's
+        objects, updated in place."""
+        self.sent, self.sent_ids, self.got, self.got_ids, self.pristine = tables
 
     def remember_globals(self, space):
         """The module's globals that may be sentinels (not plain scalars, functions, classes)."""
@@ -1257,9 +1261,7 @@ class Codec:
         if isinstance(value, BaseException):
             return self._save_exception(value, kind, out, memo, depth)
         if kind is types.CoroutineType:  # awaited there, stepped here
-            self._export(value, b"a", out)
-            self.stepped.setdefault(self.export_ids[id(value)], self.tables())
-            return None
+            return self._export(value, b"a", out)
         ref = self._ref_name(kind)
         if _iterator(value) and not (ref is not None and self.own(ref[0]) and self._shared(
                 ref[0]) and _python_class(kind) and (not self._to_judge() or self.rebuildable(
@@ -2011,8 +2013,9 @@ class Codec:
             if kind == "c" and type(meta) is dict and meta.get("__binds__") is True:
                 cls = RemoteFunction
             proxy = self.proxies[key] = cls(self.channel, (self.generation, int(handle)), name)
-            if kind == "a":
+            if self.strict:  # (see _Proxy)
                 object.__setattr__(proxy, "_session", self.tables())
+                object.__setattr__(proxy, "_made_by", self.making)
         if type(meta) is dict and kind == "i" and type(meta.get("__names__")) is list:
             object.__setattr__(proxy, "_names", meta["__names__"])
             object.__setattr__(proxy, "_readable", meta.get("__readable__"))
@@ -2849,6 +2852,20 @@ def _numbers(items, out):
     byte (``f``/``i``) per item, the doubles and the int64s; False otherwise."""
     if len(items) < 16:
         return False
+    from array import array
+
+    kinds = set(map(type, items))  # (C loops: 10,000 ints in 0.24 ms, one by one 0.57 ms)
+    if kinds == {float}:
+        out.append(b"Ad%d:" % len(items) + array("d", items).tobytes())
+        return True
+    if kinds == {int}:
+        try:
+            out.append(b"Aq%d:" % len(items) + array("q", items).tobytes())
+        except OverflowError:  # (one beyond 64 bits)
+            return False
+        return True
+    if kinds != {int, float}:
+        return False
     floats, ints = [], []
     for x in items:
         kind = type(x)
@@ -2858,16 +2875,9 @@ def _numbers(items, out):
             ints.append(x)
         else:
             return False
-    from array import array
-
-    if not ints:
-        out.append(b"Ad%d:" % len(floats) + array("d", floats).tobytes())
-    elif not floats:
-        out.append(b"Aq%d:" % len(ints) + array("q", ints).tobytes())
-    else:
-        kinds = bytes([102 if type(x) is float else 105 for x in items])
-        out.append(b"Am%d:%d:" % (len(items), len(floats)) + kinds
-                   + array("d", floats).tobytes() + array("q", ints).tobytes())
+    kinds = bytes([102 if type(x) is float else 105 for x in items])
+    out.append(b"Am%d:%d:" % (len(items), len(floats)) + kinds
+               + array("d", floats).tobytes() + array("q", ints).tobytes())
     return True
 
 

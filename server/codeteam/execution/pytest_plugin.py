@@ -901,9 +901,6 @@ class Judge:
             test.calls += 1  # (selection: it reaches the function)
             if test.decision is None:
                 test.decision = (ELSEWHERE_REASON, True)
-        lent = self.client.look_at_lent() if self.client is not None else None
-        if lent and test.decision is None:
-            test.decision = (lent, True)
         phases = test.phases
         outcome, when = "passed", "call"
         for phase in ("setup", "call", "teardown"):

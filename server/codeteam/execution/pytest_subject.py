@@ -23,7 +23,6 @@ The encoding and the channel are :mod:`codeteam.execution.pytest_codec`'s.
 """
 
 import builtins
-import collections
 import errno
 import os
 import sys
@@ -256,9 +255,10 @@ class Subject(Channel):
         self.here = os.path.abspath(__file__)
         self.budget = None  # (CPU start, CPU limit, wall start, wait start) of the running call
         self.misused = None  # what the call did with an object of the test's it could not use
-        self.lent = []  # [object, _shape] of the test's objects a handle the code returned
-        # may hold (a generator's arguments): a change after their call is not written back
-        self.told = False  # whether the judge was told to look at them (look_at_lent)
+        self.made_by = {}  # handle id of an object of the code's that crossed in a request's
+        # answer (a generator, a closure, a coroutine) -> (that request's numbering, its
+        # "after"): each later request running it goes on with them (see serve)
+        self.synced = None  # (a made_by "after", its encoding) as the last request left it
         self.inner_cpu = 0.0  # CPU seconds of the calls nested in the running one
         self.lock = threading.Lock()
 
@@ -647,7 +647,12 @@ class Subject(Channel):
             if self.budget is not None:
                 raise CallTimeout(getattr(self, "why", "the call ran out of time"))
 
-    def call(self, request):
+    def call(self, request, made=None):
+        """Run ``request`` (a call of the function, a call or ``next`` of one of this side's
+        handles); ``made``: the handle's entry of :attr:`made_by`. The reply's ``after`` is
+        the request's arguments, keywords and the exception handled, as the code left them,
+        followed, for a handle, by its making request's ``after``: written back where the
+        judge has them (the test's own objects, numbered as in that request)."""
         saved = self.apply(request)
         if request["kind"] == "call" and request.get("handle") is None:
             self.target, problem = self.targets.get(self.plain, (None, self.problem))
@@ -692,6 +697,11 @@ class Subject(Channel):
                     continue
         args = request.get("args") or []
         kwargs = request.get("kwargs") or {}
+        synced, self.synced = self.synced, None
+        made_state = None if made is None else synced[1] if (
+            synced is not None and synced[0] is made[1] and "refresh" not in request) else (
+            _encoded(self.codec, made[1]))  # (as the test has them: sent again, refresh, or
+        # as the last request, a run of a handle made with them too, left them)
         limit = request.get("cpu_left")
         started, outer, self.inner_cpu = _process_time(), self.inner_cpu, 0.0
         rlimit = None
@@ -779,61 +789,26 @@ class Subject(Channel):
         reply["cpu"], self.inner_cpu = used - self.inner_cpu, outer + used
         if self.misused is not None:  # it used an object of the test's it could not have
             reply["misused"], self.misused = self.misused, None
-        if self.lent and not self.told:  # (what changes them runs in a later request: the
-            reply["lent"] = self.told = True  # judge looks at each test's end from then on)
-        if request["kind"] == "call" or args:  # (a generator's send(value) too; and the
-            # exception being handled: add_note on it)
-            reply["after"] = [list(args), dict(kwargs), request.get("handling")]
-        coroutine = reply.get("value") if request["kind"] == "call" else None
-        if type(coroutine) is types.CoroutineType:  # its steps write them back (not lent)
-            self.made_by[id(coroutine)] = (coroutine, reply["after"])
-        made = self.made_by.get(id(self.codec.exported.get(request.get("handle"))))
-        if request["kind"] == "next" and made is not None:  # what a step of the code's
-            reply["after"] = made[1]  # coroutine changed in the test's arguments
+        after = [list(args), dict(kwargs), request.get("handling")]
+        if made is not None:  # what a later run of the code's generator, closure or
+            after.extend(made[1])  # coroutine changed in its making request's arguments
+            # (and in those of the request that made that handle, if one did: flat), sent
+            # back when it changed them (their encoding differs: each value, at any depth)
+        now = _encoded(self.codec, made[1]) if made is not None else None
+        sent = after if now is None or now != made_state else after[:3]
+        if now is not None:
+            self.synced = (made[1], now)  # (the judge's too, written back or unchanged)
+        if request["kind"] == "call" or args or len(sent) > 3:  # (a generator's
+            # send(value) too; and the exception being handled: add_note on it)
+            reply["after"] = sent
         try:
             self.encoded = (reply, self.codec.dumps(reply))  # sent as is (see send)
         except CannotCross as error:
             reply = {"kind": "uncrossable", "message": str(error), "cpu": reply["cpu"]}
-        if request["kind"] == "call" and len(self.codec.exported) > handles and type(
-                coroutine) is not types.CoroutineType:  # (a handle is exported as the reply
-            self.lend([*args, *kwargs.values()])  # is encoded; a coroutine: see made_by)
+        for handle in range(handles + 1, len(self.codec.exported) + 1):  # (exported as it
+            # was encoded, or given to a callback of the test's during the call)
+            self.made_by.setdefault(handle, (self.codec.tables(), after))
         return reply
-
-    def lend(self, values):
-        """Keep ``values`` (a call's arguments, the test's objects as this process has them)
-        and the mutable ones they hold, with their :func:`_shape`: the call returned a handle
-        (a generator, a closure) whose later runs may change them (:meth:`look_at_lent`)."""
-        try:  # (an object that refuses to be looked at: left out)
-            found = [v for v in values if _shape(v) is not None]
-            for value in list(found):
-                kind = type(value)
-                inner = dict.values(value) if issubclass(kind, dict) else list.__iter__(
-                    value) if issubclass(kind, list) else value if issubclass(
-                    kind, collections.deque) else _codec._state(value).values()
-                found.extend(v for v in list(inner)[:LENT_LIMIT] if _shape(v) is not None)
-            self.lent = (self.lent + [[v, _shape(v)] for v in found])[-LENT_LIMIT:]
-        except Exception:  # noqa: S110, BLE001
-            pass
-
-    def look_at_lent(self):
-        """Why the running test cannot be judged when an object :meth:`lend` kept changed
-        since (the judge asks at each test's end): a ``next`` of a generator or a call of a
-        closure changed it after the call that gave it crossed back, where under plain pytest
-        the test's own object changed, and here only this process's copy; else None."""
-        why = None
-        for entry in self.lent:
-            try:
-                shape = _shape(entry[0])
-            except Exception:  # noqa: BLE001 - (see lend)
-                shape = None
-            if shape != entry[1]:
-                entry[1] = shape
-                why = why or (
-                    "the code under test changed an object of the test's after the call that "
-                    f"gave it ({type(entry[0]).__name__}: a generator or closure it returned, "
-                    "run later, changed its argument); the judge writes back only what a call "
-                    "changes during the call")
-        return why
 
     def dispatch(self, request, args, kwargs):
         """The reply to a call of the function, a ``next`` or a call of one of this side's
@@ -941,35 +916,41 @@ class Subject(Channel):
     def serve(self, request):
         """A request of the judge while this side waits for a callback's answer: the call of
         one of this side's handles, or of the judged function again (the test's callback
-        calls it: a validator holding another), each as a call of its own."""
+        calls it: a validator holding another), each as a call of its own; also the judge's
+        own requests (:meth:`main`). A later run of a handle the code gave in an earlier
+        request (:attr:`made_by`: a ``next`` of its generator, a call of its closure, a step
+        of its coroutine) goes on with that request's numbering (:meth:`Codec.use`: the
+        copies it holds cross back as the test's objects, updated in place; the judge sends
+        that request's arguments again, ``refresh``, with what the test changed since), the
+        numbering in use before back after it."""
+        made = self.made_by.get(request.get("handle")) if request["kind"] in (
+            "call", "next") else None
+        outer = self.codec.tables()
+        if made is not None:
+            self.codec.use(made[0])
         try:
-            if type(request.get("payload")) is bytes:
-                payload = self.codec.loads(request.pop("payload"))
-                request.update(payload if type(payload) is dict else {})
-        except (ValueError, ImportError) as error:  # what this side cannot rebuild
-            return {"kind": "uncrossable", "message": f"the arguments: {error}"}
-        if request["kind"] in ("call", "next"):
-            return self.call(request)
-        if request["kind"] == "look":  # (the judge, at a test's end)
-            return {"kind": "value", "value": self.look_at_lent()}
-        return {"kind": "uncrossable", "message": "an unknown request"}
+            try:
+                if type(request.get("payload")) is bytes:
+                    payload = self.codec.loads(request.pop("payload"))
+                    request.update(payload if type(payload) is dict else {})
+            except (ValueError, ImportError) as error:  # what this side cannot rebuild
+                return {"kind": "uncrossable", "message": f"the arguments: {error}"}
+            if request["kind"] not in ("call", "next"):
+                return {"kind": "uncrossable", "message": "an unknown request"}
+            return self.call(request, made)
+        finally:
+            self.codec.use(outer)
 
     def main(self):
         import signal
 
         signal.signal(signal.SIGUSR2, self._interrupted)
         self.start(self.receive())
-        self.made_by = {}  # id(a coroutine of the code a call returned) -> (it, the call's
-        # arguments): written back at each of its steps, as a call's are
         while True:
             self.codec.session()
             try:
                 request = self.receive()
                 self.context(request)
-                tables = self.codec.stepped.get(request.get("handle")) if (
-                    request["kind"] == "next") else None
-                if tables is not None:  # a step of the code's coroutine: the numbering of
-                    self.codec.use(tables)  # the call that made it (the copies it holds)
             except (ValueError, ImportError) as error:
                 self.send({"kind": "uncrossable", "message": f"the arguments: {error}"})
                 continue
@@ -980,30 +961,13 @@ class Subject(Channel):
             self.send(self.serve(request))
 
 
-LENT_LIMIT = 1000
-"""How many of the test's objects :meth:`Subject.lend` keeps (the latest), and of the items
-of each it keeps too."""
-
-
-def _shape(value):
-    """What a mutable ``value`` holds, cheaply (its items' or attributes' identities, a
-    bytearray's bytes), or None for a value nothing changes in place (or a proxy of the
-    test's object: asked nothing, by ``type()`` alone)."""
-    kind = type(value)
-    if issubclass(kind, dict):
-        return tuple(map(id, dict.keys(value))), tuple(map(id, dict.values(value)))
-    if issubclass(kind, (list, collections.deque)):
-        return tuple(map(id, list.__iter__(value) if issubclass(kind, list) else value))
-    if issubclass(kind, set):
-        return frozenset(map(id, set.__iter__(value)))
-    if issubclass(kind, bytearray):
-        return bytes(value)
-    if issubclass(kind, (type, types.FunctionType, types.ModuleType, _codec._Proxy)) or type(
-            kind) is _codec._RemoteObjectType or not (kind.__flags__ & _codec.HEAPTYPE
-                                                       or issubclass(kind, BaseException)):
+def _encoded(codec, value):
+    """``value`` as ``codec`` sends it now (what it holds, at any depth, and which of the
+    other side's objects it is), or None when it cannot be sent."""
+    try:
+        return codec.dumps(value)
+    except Exception:  # noqa: BLE001 - (CannotCross: the reply then says so)
         return None
-    state = _codec._state(value)
-    return tuple(state), tuple(map(id, state.values()))
 
 
 def _made_by_code(reason):
@@ -1241,7 +1205,9 @@ class JudgeClient(Channel):
     CPU seconds the code may still use in the running test."""
 
     side = "judge"
-    stepping = None  # the code's coroutine the next request steps (see ask)
+    stepping = None  # the code's handle the next request runs (see ask)
+    synced = None  # (a handle's _made_by, its encoding) when the last request ran a handle
+    # made with them that left them as they were (see ask)
 
     def __init__(self, config, on_error, timeout_error, cpu_left):
         self.config = config
@@ -1284,8 +1250,6 @@ class JudgeClient(Channel):
         # not take over, warnings or log records beyond what it keeps)
         self.output_cut = None  # (why, whether the test's own stream took it) when the code
         # wrote more than the judge keeps of a call's output (this test)
-        self.lent = False  # a call gave the code objects of the test's and returned a handle
-        # (a generator) that may change them later: see look_at_lent
         self.warning_registries = {}  # file -> the registry of the warnings the code issued
         # there (its module's __warningregistry__ in one process: "default" shows each once)
         self.imports = None  # the guard on the judge's imports from the shared /tmp
@@ -1717,25 +1681,6 @@ class JudgeClient(Channel):
         if self.process is not None:
             self.end(quit=True)
 
-    def look_at_lent(self):
-        """Why the test that ends now is "not judged" (:meth:`Subject.look_at_lent`: a
-        generator or closure of the code's changed, after its call, an object of the test's
-        that call gave it, which under plain pytest is the test's own), or None. Asked only
-        once a call has returned such a handle (``lent`` in its reply)."""
-        if not self.lent or self.process is None or self.depth or not self.calls.acquire(
-                timeout=1):  # (a thread of the test's still calling the code: not looked at)
-            return None
-        try:
-            send_frame(self.wfd, self.codec.dumps({"kind": "look"}))
-            reply = self.codec.loads(receive_frame(self.rfd, _monotonic() + 10))
-        except Exception:  # noqa: BLE001 - (its process died, or stalls: the next call says)
-            self.end()
-            return None
-        finally:
-            self.calls.release()
-        why = reply.get("value") if type(reply) is dict else None
-        return why[:1000] if type(why) is str else None
-
     # -- calls -------------------------------------------------------------------------------
 
     def imported(self, space):
@@ -2049,19 +1994,17 @@ class JudgeClient(Channel):
         if proxy is not None:
             self.check_handle(proxy)
         entered = self.entering()
-        made_by = [list(args), dict(kwargs)]
         request = {"kind": "call", "handle": None if proxy is None else proxy._handle[1],
-                   "args": made_by[0], "kwargs": made_by[1]}
+                   "args": list(args), "kwargs": dict(kwargs)}
         if awaited is not None:
             request["awaited"] = awaited
         try:
             with self.calls:  # one call at a time on the channel, whatever thread the test runs
+                self.stepping = proxy  # (see ask)
                 value = self.ask(request)
         finally:
             self.leaving(entered)
         self.note_texts(value)
-        if type(value) is _codec.RemoteCoroutine and _codec._slot(value, "_made_by") is None:
-            object.__setattr__(value, "_made_by", made_by)  # (sent again at each step)
         return value
 
     def next_handle(self, proxy, *sent, step=None):
@@ -2077,8 +2020,7 @@ class JudgeClient(Channel):
             message["args"] = list(sent)
         try:
             with self.calls:
-                if self.depth == 0 and type(proxy) is _codec.RemoteCoroutine:
-                    self.stepping = proxy  # (see ask)
+                self.stepping = proxy  # (see ask)
                 value = self.ask(message)
         except StopIteration as stop:  # (a coroutine's end: the value it returned)
             self.note_texts(stop.value)
@@ -2163,7 +2105,10 @@ class JudgeClient(Channel):
         __tracebackhide__ = True
         if os.getpid() != self.pid and self.elsewhere is not None:  # a process the test
             self.elsewhere()  # forked: the channel to the code's process is pytest's own
-        stepping, self.stepping = self.stepping, None
+        stepping, self.stepping = self.stepping, None  # (the code's handle it runs, or None)
+        session = _codec._slot(stepping, "_session") if stepping is not None else None
+        making = _codec._slot(stepping, "_made_by") if session is not None else None
+        synced, self.synced = self.synced, None
         if self.depth == 0:
             self.ensure()
             env = dict(os.environ)
@@ -2204,9 +2149,6 @@ class JudgeClient(Channel):
             for value in request["globals"].values():  # a new value crosses as itself
                 self.codec.globals.pop(id(value), None)
             self.codec.session()
-            if stepping is not None:  # a step of the code's coroutine (see Codec.use),
-                self.codec.use(_codec._slot(stepping, "_session"))  # with what the test
-                request["refresh"] = _codec._slot(stepping, "_made_by")  # changed since
         left = self.cpu_left()
         if left is not None and left <= 0:
             raise self.timeout_error("the code used its CPU time for this test")
@@ -2219,17 +2161,34 @@ class JudgeClient(Channel):
             except Exception:  # noqa: S110, BLE001 - (CannotCross, a strange exception)
                 pass
         values = {key: request.pop(key) for key in ("args", "kwargs", "globals", "states",
-                                                    "input", "handling", "refresh")
-                  if key in request}
+                                                    "input", "handling") if key in request}
+        outer = self.codec.tables(), self.codec.making  # (a run nested in a call: that
+        # call's numbering, back after it)
+        state = None
+        if session is not None:  # a later run of a handle the code gave in an earlier
+            # request (a next() of its generator, a call of its closure, a step of its
+            # coroutine): numbered as that request (Codec.use), whose arguments are sent
+            # again (what the test changed in them since; not when the last request was a
+            # run with them that left them as they are now) and written back (Subject.serve)
+            self.codec.use(session)
+            state = _encoded(self.codec, making)
+            if state is None or synced is None or synced[0] is not making or (
+                    synced[1] != state):
+                values["refresh"] = making
+        self.codec.making = [values.get("args", []), values.get("kwargs", {}),
+                             values.get("handling"), *(making or [])]  # (as the subject's
+        # "after" of it holds them: see Codec.making)
         mark = _thread_time()
         try:  # the values apart: the subject decodes them once it has the context
             request["payload"] = self.codec.dumps(values)
             tables = self.codec.tables()
-            if self.depth == 0 and stepping is not None:
-                self.codec.session()  # (the request around them: not the coroutine's)
+            if session is not None:  # (the request around them: the numbering the subject
+                self.codec.use(outer[0])  # reads it in, not the handle's)
             data = self.codec.dumps(request)
             self.codec.use(tables)
         except CannotCross as error:
+            self.codec.use(outer[0])
+            self.codec.making = outer[1]
             self.not_crossing(error, arguments=self.depth == 0 and not self.returned)
         self.crossing += _thread_time() - mark  # (counted now: a look during a long call)
         self.depth += 1
@@ -2289,6 +2248,9 @@ class JudgeClient(Channel):
             raise
         finally:
             self.depth -= 1
+            if self.depth:  # (a run nested in a call: that call's numbering again)
+                self.codec.use(outer[0])
+            self.codec.making = outer[1]
         try:  # what the judge runs on the reply is never an exception of the call's
             ending = self.taken(reply)
         except Exception as error:  # noqa: BLE001 - (a key of the reply whose __eq__ fails, a
@@ -2296,6 +2258,9 @@ class JudgeClient(Channel):
             self.end()
             self.fail("the process running the code under test sent an answer the judge "
                       f"cannot take ({_described(error)})")
+        if state is not None and reply["kind"] in ("value", "raised", "stop") and len(
+                reply.get("after") or ()) <= 3:  # the run left them as they were (the
+            self.synced = (making, state)  # subject's copies: as the test's were at its start)
         if ending is StopIteration:
             raise StopIteration(reply.get("value"))
         if ending is not None:
@@ -2353,8 +2318,6 @@ class JudgeClient(Channel):
                 "them cannot be judged)")
         if "levels" in reply:
             self.take_levels(reply["levels"])
-        if reply.get("lent") is True:
-            self.lent = True
         self.log(reply.get("logs"))
         if reply.get("logs_cut") is True:
             self.not_judged_if_passed(
