@@ -117,3 +117,15 @@ TK=tomlkit
 TOMLKIT=$TK/_utils.py::parse_rfc3339,$TK/_utils.py::escape_string,$TK/_utils.py::merge_dicts,$TK/api.py::array,$TK/api.py::key,$TK/items.py::StringType.select,$TK/items.py::StringType.unit,$TK/items.py::_format_datetime,$TK/parser.py::Parser._parse_bool,$TK/parser.py::Parser._parse_escaped_char
 OS=ordered_set/__init__.py
 ORDEREDSET=$OS::_is_atomic,$OS::OrderedSet.add,$OS::OrderedSet.__getitem__,$OS::OrderedSet.index,$OS::OrderedSet.union,$OS::OrderedSet.difference,$OS::OrderedSet.__eq__,$OS::OrderedSet.pop,$OS::OrderedSet.symmetric_difference,$OS::OrderedSet.copy
+# survey11 (docs/bench-runs/verdict-survey/survey11.md): structlog 26.1.0 (pytest-asyncio
+# asyncio_mode=auto, pytest-randomly, --import-mode=importlib, autouse conftest fixtures, many
+# small modules), tenacity 9.2.1 (unittest.TestCase with setUp, mock.patch.object of the package,
+# many small modules), schedule 1.2.2 (TestCase with setUp, datetime.datetime replaced by the
+# tests; addopts "--timeout=60" (pytest-timeout) added), each in $P11/<name>
+P11=/tmp/survey11/projects
+SL=src/structlog
+STRUCTLOG=$SL/_log_levels.py::add_log_level,$SL/_log_levels.py::map_method_name,$SL/processors.py::KeyValueRenderer.__call__,$SL/processors.py::_items_sorter,$SL/processors.py::_make_stamper,$SL/processors.py::_figure_out_exc_info,$SL/contextvars.py::merge_contextvars,$SL/_frames.py::_find_first_app_frame_and_name,$SL/_base.py::BoundLoggerBase._process_event,$SL/stdlib.py::BoundLogger._dispatch_to_sync
+T=tenacity
+TENACITY=$T/_utils.py::find_ordinal,$T/_utils.py::get_callback_name,$T/wait.py::wait_exponential.__call__,$T/wait.py::wait_base.__radd__,$T/__init__.py::RetryCallState.prepare_for_next_attempt,$T/__init__.py::Future.construct,$T/__init__.py::RetryCallState.seconds_since_start,$T/__init__.py::BaseRetrying.wraps,$T/asyncio/__init__.py::AsyncRetrying.__call__,$T/before_sleep.py::before_sleep_log
+SC=schedule/__init__.py
+SCHEDULE=$SC::every,$SC::Job.at,$SC::Job._schedule_next_run,$SC::Job.seconds,$SC::Scheduler.idle_seconds,$SC::Job.until,$SC::Job.__repr__,$SC::_move_to_next_weekday,$SC::Scheduler.run_pending,$SC::Job._correct_utc_offset
