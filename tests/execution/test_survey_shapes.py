@@ -4324,3 +4324,71 @@ async def test_a_project_class_over_datetime_crosses_by_value_and_state(tmp_path
     _, run = await review(root, "stamps/core.py", "show", "def show(value):\n"
                           "    return value.isoformat()[:10]\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# schedule 1.2.2: `Job.at(time, tz)` keeps `pytz.timezone(tz)` on the job and later localizes
+# with it; pytz makes a class per zone at run time (`pytz.tzfile.Europe/Berlin`), so the zone
+# the code set on `self` could not come back ("the code under test sent what the judge does not
+# rebuild (an object of pytz.tzfile.Europe/Berlin, a class made at run time": a failure, 31 of
+# `Job.at`'s 57 tests), and one of the test's reached the code as an opaque handle.
+PYTZ_ZONES = {
+    "pyproject.toml": "[project]\nname = 'shifts'\nversion = '0'\n",
+    "shifts/__init__.py": "",
+    "shifts/core.py": '''\
+        import pytz
+
+
+        class Job:
+            def __init__(self):
+                self.zone = None
+
+            def at(self, zone_name):
+                """Keep pytz's time zone ``zone_name``; returns the job."""
+                self.zone = pytz.timezone(zone_name)
+                return self
+
+
+        def localized(moment, zone):
+            """``moment`` (naive) in ``zone`` (pytz's), with that zone's offset at that date."""
+            return zone.localize(moment)
+        ''',
+    "tests/test_core.py": '''\
+        import datetime
+
+        import pytz
+
+        from shifts.core import Job, localized
+
+
+        def test_at_keeps_the_zone():
+            assert Job().at("Europe/Berlin").zone is pytz.timezone("Europe/Berlin")
+            assert Job().at("UTC").zone is pytz.utc
+
+
+        def test_localized_in_summer_and_in_utc():
+            berlin = pytz.timezone("Europe/Berlin")
+            moment = localized(datetime.datetime(2024, 7, 1, 12), berlin)
+            assert moment.utcoffset() == datetime.timedelta(hours=2)
+            assert moment.tzinfo is berlin.localize(datetime.datetime(2024, 7, 2)).tzinfo
+            assert localized(datetime.datetime(2024, 1, 1), pytz.utc).tzinfo is pytz.utc
+        ''',
+}
+
+
+async def test_pytz_time_zones_cross_as_values(tmp_path):
+    """pytz's zones cross by their pickle's arguments (the key; a localized zone's offsets and
+    name), made again from pytz's own cache (``pytz.timezone(key)`` and the localized zones it
+    holds: identity kept); wrong bodies fail."""
+    pytest.importorskip("pytz")
+    root = make(tmp_path / "shifts", PYTZ_ZONES)
+    for name in ("Job.at", "localized"):
+        _, run = await review(root, "shifts/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], (name, run.outcomes)
+    wrongs = {
+        "Job.at": ("def at(self, zone_name):\n    import pytz\n"
+                   "    self.zone = pytz.timezone('Europe/London')\n    return self\n"),
+        "localized": "def localized(moment, zone):\n    return moment.replace(tzinfo=zone)\n",
+    }
+    for name, wrong in wrongs.items():
+        _, run = await review(root, "shifts/core.py", name, wrong)
+        assert [o.status for o in run.outcomes] == ["failed"], (name, run.outcomes)

@@ -20,8 +20,9 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
   standard value types (``v``: datetime, Decimal, Fraction, paths, range, bytearray, ordered and
   default dicts, deques, counters, dict views, compiled regular expressions and `re.Scanner`s, ``os.stat`` and
   ``time`` results, UUIDs, ``ipaddress`` objects, ``inspect`` signatures, ``gettext``
-  translations; time zones: ``zoneinfo.ZoneInfo`` by its key and ``dateutil.tz``'s by the
-  arguments its own constructors and caches make them again from, :meth:`Codec._zone_args`),
+  translations; time zones: ``zoneinfo.ZoneInfo`` by its key, ``dateutil.tz``'s and ``pytz``'s
+  by the arguments their own constructors and caches make them again from,
+  :meth:`Codec._zone_args`),
   the only constructors called;
 - a module global both sides have that is no plain data, module, class or function (a sentinel,
   a callable object such as glom's ``T``) by its name (``G``), one of the project's other
@@ -1419,7 +1420,7 @@ class Codec:
             if module == "datetime" and name in ("datetime", "time") and len(
                     args) > 1 and args[1] is not None and not self._zone_crosses(args[1]):
                 return False  # a datetime or time whose tzinfo is of another class
-        elif (module, name) in _ZONE_CLASSES:
+        elif _library_zone(kind) is not None:
             found = self._zone_args(value, kind)
             if found is None:
                 return False
@@ -1449,8 +1450,7 @@ class Codec:
 
         kind = type(tzinfo)
         if kind is datetime.timezone or (
-                (getattr(kind, "__module__", None), kind.__name__) in _ZONE_CLASSES and (
-                self._zone_args(tzinfo, kind) is not None)):
+                _library_zone(kind) is not None and self._zone_args(tzinfo, kind) is not None):
             return True
         ref = self._ref_name(kind)  # the project's own tzinfo class (parse's FixedTzOffset):
         return ref is not None and self.own(ref[0]) and self._shared(ref[0]) and (  # by
@@ -1463,15 +1463,19 @@ class Codec:
         ``gettz`` found it under, ``tzlocal()`` by what it read of the local time zone; only
         when the library (not the project's own) made here from these arguments gives
         ``value`` itself (its cache: ``ZoneInfo(key) is ZoneInfo(key)``, ``gettz``, the
-        factories of ``tzoffset`` and ``tzstr``, the ``tzutc`` singleton), or for ``tzlocal``
-        (never cached) one equal in all it read. Else None (``ZoneInfo.no_cache``, a file
-        read without a key: the object crosses as before, the test's handle)."""
-        library = _zone_library(kind.__name__, self)
-        if library is None or type(value) is not getattr(library, kind.__name__, None):
-            return None
+        factories of ``tzoffset`` and ``tzstr``, the ``tzutc`` singleton, ``pytz.timezone``
+        and the localized zones it holds), or for ``tzlocal`` (never cached) one equal in all
+        it read. Else None (``ZoneInfo.no_cache``, a file read without a key: the object
+        crosses as before, the test's handle)."""
+        name = _library_zone(kind)
+        library = None if name is None else _zone_library(name, self)
+        if library is None or name != "pytz" and type(value) is not getattr(library, name, None):
+            return None  # (pytz makes a class per zone at run time: `made is value` below)
         try:
-            name = kind.__name__
-            if name == "ZoneInfo":
+            if name == "pytz":  # its pickle's arguments: the key, and a localized zone's
+                reduced = value.__reduce__()  # offsets and name (pytz.utc: its own pickle)
+                tries = [("UTC",) if value is library.utc else tuple(reduced[1])]
+            elif name == "ZoneInfo":
                 tries = [(value.key,)]
             elif name == "tzutc":
                 tries = [()]
@@ -2317,7 +2321,7 @@ def _zone_library(name, codec, load=False):
             found = importlib.import_module(module)
         except Exception:  # noqa: BLE001 - not installed here
             return None
-    if found is None or codec.own(module) or module != "zoneinfo" and any(
+    if found is None or codec.own(module) or module == "dateutil.tz" and any(
             codec.own(part) for part in ("dateutil", "dateutil.tz.tz", "dateutil.tz._tzfile")
             if part in sys.modules):
         return None
@@ -2335,6 +2339,10 @@ def _zone(name, args, library):
         return made
     if name == "tzlocal":  # what it reads of this process's local time zone
         return library.tzlocal()
+    if name == "pytz":  # the zone, or one it localized to (made with it: never a new one)
+        zone = library.timezone(args[0])
+        return zone if len(args) == 1 else zone._tzinfos[(_datetime.timedelta(seconds=args[
+            1]), _datetime.timedelta(seconds=args[2]), args[3])]
     return getattr(library, name)(*args)
 
 
@@ -2383,6 +2391,10 @@ def _zone_arguments(name, args):
         return False
     if name in ("ZoneInfo", "tzfile"):
         return len(args) == 1 and _zone_key(args[0])
+    if name == "pytz":  # (zone,) or (zone, utcoffset, dst, tzname): seconds
+        return len(args) in (1, 4) and _zone_key(args[0]) and all(
+            type(a) is int and -86400 < a < 86400 for a in args[1:3]) and all(
+            type(a) is str and len(a) <= ZONE_KEY_LIMIT for a in args[3:])
     if name == "tzutc":
         return args == ()
     if name == "tzoffset":
@@ -2400,12 +2412,26 @@ def _zone_arguments(name, args):
 
 
 _ZONE_NAMES = {"ZoneInfo": "zoneinfo", "tzutc": "dateutil.tz", "tzoffset": "dateutil.tz",
-               "tzstr": "dateutil.tz", "tzlocal": "dateutil.tz", "tzfile": "dateutil.tz"}
+               "tzstr": "dateutil.tz", "tzlocal": "dateutil.tz", "tzfile": "dateutil.tz",
+               "pytz": "pytz"}
 """Time zones crossing as values (:meth:`Codec._zone_args`): name -> the module whose
 constructor or cache makes them."""
 _ZONE_CLASSES = frozenset({("zoneinfo", "ZoneInfo"), *(("dateutil.tz.tz", name) for name in (
     "tzutc", "tzoffset", "tzstr", "tzlocal", "tzfile")), ("dateutil.tz._tzfile", "tzfile")})
 """(``__module__``, name) of their classes (dateutil 2 defines ``tzfile`` in ``tz.tz``)."""
+
+
+def _library_zone(kind):
+    """The name :data:`_ZONE_NAMES` has for time zones of class ``kind``: one of
+    :data:`_ZONE_CLASSES`, or ``"pytz"`` for pytz's (a class it makes per zone at run time,
+    over its ``BaseTzInfo``); else None."""
+    module = getattr(kind, "__module__", None)
+    if (module, kind.__name__) in _ZONE_CLASSES:
+        return kind.__name__
+    base = getattr(sys.modules.get("pytz.tzinfo"), "BaseTzInfo", None)
+    if module in ("pytz", "pytz.tzfile") and type(base) is type and issubclass(kind, base):
+        return "pytz"
+    return None
 
 
 def _name(cls):
