@@ -4392,3 +4392,76 @@ async def test_pytz_time_zones_cross_as_values(tmp_path):
     for name, wrong in wrongs.items():
         _, run = await review(root, "shifts/core.py", name, wrong)
         assert [o.status for o in run.outcomes] == ["failed"], (name, run.outcomes)
+
+
+# tenacity 9.2.1: its `Future` (a `concurrent.futures.Future`) holds a `threading.Condition`;
+# a Future the code made (`Future.construct`) or one of the test's it was given in `self`
+# (`RetryCallState.outcome`) could not come back: "the code under test sent what the judge does
+# not rebuild (an object of threading.Condition ...)" (143 tests not judged).
+FUTURES = {
+    "pyproject.toml": "[project]\nname = 'attempts'\nversion = '0'\n",
+    "attempts/__init__.py": "",
+    "attempts/core.py": '''\
+        from concurrent import futures
+
+
+        class Attempt(futures.Future):
+            def __init__(self, number):
+                super().__init__()
+                self.number = number
+
+            @classmethod
+            def construct(cls, number, value):
+                """A finished attempt ``number`` whose result is ``value``."""
+                attempt = cls(number)
+                attempt.set_result(value)
+                return attempt
+
+
+        class State:
+            def __init__(self):
+                self.outcome = None
+                self.tries = 0
+
+            def tried(self):
+                """How many tries were made (an int)."""
+                return self.tries
+        ''',
+    "tests/test_core.py": '''\
+        from attempts.core import Attempt, State
+
+
+        def test_construct():
+            attempt = Attempt.construct(3, "x")
+            assert attempt.done() and attempt.result() == "x" and attempt.number == 3
+            assert attempt._condition.acquire(blocking=False)
+
+
+        def test_a_state_holding_a_future():
+            state = State()
+            state.outcome = Attempt(1)
+            state.outcome.set_result(5)
+            condition = state.outcome._condition
+            assert state.tried() == 0
+            assert state.outcome._condition is condition and state.outcome.result() == 5
+        ''',
+}
+
+
+async def test_a_future_and_its_condition_cross(tmp_path):
+    """A ``threading.Condition`` that nobody waits on and whose lock is free crosses as a new
+    one (a new Future's), and the test's own goes back as itself when the code left it free;
+    wrong bodies fail."""
+    root = make(tmp_path / "attempts", FUTURES)
+    for name in ("Attempt.construct", "State.tried"):
+        _, run = await review(root, "attempts/core.py", name)
+        assert {o.status for o in run.outcomes} == {"passed"}, (name, run.outcomes)
+    wrongs = {
+        "Attempt.construct": ("@classmethod\ndef construct(cls, number, value):\n"
+                              "    attempt = cls(number)\n    attempt.set_result(None)\n"
+                              "    return attempt\n"),
+        "State.tried": "def tried(self):\n    return self.tries + 1\n",
+    }
+    for name, wrong in wrongs.items():
+        _, run = await review(root, "attempts/core.py", name, wrong)
+        assert "failed" in {o.status for o in run.outcomes}, (name, run.outcomes)

@@ -199,6 +199,8 @@ def _as_sent(obj):
     lies deeper)."""
     if type(obj).__module__ == "_thread" and type(obj).__name__ in _LOCKS:  # not held:
         return [("", repr(obj).startswith("<unlocked"), None)]  # (C locks' repr says)
+    if type(obj) is getattr(sys.modules.get("threading"), "Condition", None):
+        return [("", _free_condition(obj) is not None, None)]  # (free: as it came)
     if _slots(obj) or not _python_class(type(obj)):
         return None
     found = []
@@ -212,6 +214,32 @@ def _as_sent(obj):
             return None
         found.append((name, value, items))
     return found
+
+
+def _free_condition(obj):
+    """The kind of lock (:data:`_LOCKS`) of ``obj``, a ``threading.Condition`` that nobody
+    waits on, whose lock is not held and which holds nothing but that lock and its methods
+    (what ``Condition()`` and ``Condition(Lock())`` make); else None."""
+    state = _state(obj)
+    lock = state.pop("_lock", None)
+    waiters = state.pop("_waiters", None)
+    if type(lock).__module__ != "_thread" or type(lock).__name__ not in _LOCKS or not repr(
+            lock).startswith("<unlocked") or type(waiters) is not collections.deque or waiters:
+        return None
+    if not set(state) <= {"acquire", "release", "_release_save", "_acquire_restore",
+                          "_is_owned"} or any(getattr(v, "__self__", None) is not lock
+                                              for v in state.values()):
+        return None
+    return type(lock).__name__
+
+
+def _condition(kind):
+    """A new ``threading.Condition`` over a new lock of ``kind`` (:func:`_free_condition`)."""
+    import threading
+
+    if kind not in _LOCKS:
+        raise ValueError("bad Condition: its lock")
+    return threading.Condition(threading.RLock() if kind == "RLock" else threading.Lock())
 
 
 def _leaf(value):
@@ -1432,10 +1460,13 @@ class Codec:
         elif module == "_thread" and name in _LOCKS and not self._to_judge() and (
                 _as_sent(value) == [("", True, None)]):  # the test's lock, not held: one of
             args = ()  # the code's, which goes back as the test's own left unheld (save_other)
+        elif (module, name) == ("threading", "Condition") and _free_condition(value):
+            args = (_free_condition(value),)  # (a concurrent.futures.Future's: either way,
+            # a new one; the test's own goes back as itself when left free, as a lock)
         if args is None:
             return False
         if name in _MUTABLE_VALUES and module in ("collections", "builtins") or (
-                module == "_thread"):
+                module in ("_thread", "threading")):
             self._track(value, out)  # identity kept, in-place changes written back
         out.append(b"v")
         self._str(name, out)
@@ -2545,6 +2576,7 @@ _BUILD = {
     "Signature": lambda args: _signature(*args),
     "RLock": lambda args: __import__("_thread").RLock(),
     "lock": lambda args: __import__("_thread").allocate_lock(),
+    "Condition": lambda args: _condition(*args),
     **{name: partial(_singleton_type, name) for name in _SINGLETON_TYPES.values()},
 }
 """``load_value``'s table: type name -> its value made from the arguments sent."""
