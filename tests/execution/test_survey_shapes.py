@@ -4465,3 +4465,53 @@ async def test_a_future_and_its_condition_cross(tmp_path):
     for name, wrong in wrongs.items():
         _, run = await review(root, "attempts/core.py", name, wrong)
         assert "failed" in {o.status for o in run.outcomes}, (name, run.outcomes)
+
+
+# tenacity 9.2.1: tests/test_tenacity.py decorates functions at its import (`@retry(...)` at
+# module level: `BaseRetrying.wraps` called), and its tests call `.retry_with(...)`, which calls
+# `wraps` again in the code's process. tests/test_after.py imports test_tenacity first
+# (`from . import test_tenacity`), so that import's calls were counted as test_after.py's
+# collection: 3 tests of test_tenacity.py were silently left out of the selection.
+IMPORTED_TEST_MODULE = {
+    "pyproject.toml": "[project]\nname = 'twice'\nversion = '0'\n",
+    "twice/__init__.py": "",
+    "twice/core.py": '''\
+        def twice(f):
+            """A function summing ``f(x)`` twice; its ``again()`` makes a new one."""
+            def run(x):
+                return f(x) + f(x)
+            run.again = lambda: twice(f)
+            return run
+        ''',
+    "tests/__init__.py": "",
+    "tests/test_a.py": '''\
+        from .test_b import DOUBLE
+
+
+        def test_a():
+            assert DOUBLE(-1) == 2
+        ''',
+    "tests/test_b.py": '''\
+        from twice.core import twice
+
+        DOUBLE = twice(abs)
+
+
+        def test_again():
+            assert DOUBLE.again()(-2) == 4
+        ''',
+}
+
+
+async def test_calls_at_the_import_of_a_test_module_another_one_imports(tmp_path):
+    """The function called at the import of a test module belongs to that module's
+    collection even when another test module imports it first: its tests are selected."""
+    root = make(tmp_path / "twice", IMPORTED_TEST_MODULE)
+    _, run = await review(root, "twice/core.py", "twice")
+    assert {name: o.status for name, o in by_name(run).items()} == {
+        "test_a": "passed", "test_again": "passed"}, run.outcomes
+    _, run = await review(root, "twice/core.py", "twice", "def twice(f):\n"
+                          "    def run(x):\n        return f(x)\n"
+                          "    run.again = lambda: twice(f)\n    return run\n")
+    assert {name: o.status for name, o in by_name(run).items()} == {
+        "test_a": "failed", "test_again": "failed"}, run.outcomes
