@@ -4515,3 +4515,47 @@ async def test_calls_at_the_import_of_a_test_module_another_one_imports(tmp_path
                           "    run.again = lambda: twice(f)\n    return run\n")
     assert {name: o.status for name, o in by_name(run).items()} == {
         "test_a": "failed", "test_again": "failed"}, run.outcomes
+
+
+# structlog 26.1.0: `KeyValueRenderer` renders `f"{key}={value!r}"`; the event dict of its
+# tests' fixture holds an object of a class the fixture defines (`class A` with a `__repr__`),
+# which reached the code as an opaque handle whose repr was codeteam's own text ("<object of
+# the test: ...A>"): 6 tests failed where plain pytest passes.
+SHOWN = {
+    "pyproject.toml": "[project]\nname = 'shown'\nversion = '0'\n",
+    "shown/__init__.py": "",
+    "shown/core.py": '''\
+        def render(event):
+            """``key=repr(value)`` pairs, then ``str`` and ``format`` of the value under "x"."""
+            pairs = " ".join(f"{key}={value!r}" for key, value in event.items())
+            return f"{pairs} | " + str(event["x"]) + f" | {event['x']:>8}"
+        ''',
+    "tests/test_core.py": '''\
+        from shown.core import render
+
+
+        def test_render():
+            class A:
+                def __repr__(self):
+                    return "<A(o)>"
+
+                def __str__(self):
+                    return "a"
+
+                def __format__(self, spec):
+                    return format("A", spec)
+
+            assert render({"x": A(), "y": 1}) == "x=<A(o)> y=1 | a |        A"
+        ''',
+}
+
+
+async def test_repr_str_and_format_of_the_tests_object_are_its_own(tmp_path):
+    """``repr()``, ``str()`` and ``format()`` of a test's object the code was given run the
+    test's own methods (in pytest's process, as the container hooks do); a wrong body fails."""
+    root = make(tmp_path / "shown", SHOWN)
+    _, run = await review(root, "shown/core.py", "render")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "shown/core.py", "render", "def render(event):\n"
+                          "    return ' '.join(f'{k}={v!r}' for k, v in event.items())\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -33,7 +33,8 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
   the other side gets a :class:`RemoteCallable` / :class:`RemoteIterator` whose calls and
   ``next`` are requests (nested both ways); any other object of the test's (an instance of a
   class made in a test, callable or not) a :class:`RemoteObject`, whose container hooks its
-  class has (:data:`HOOK_CALLS`: ``iter``, ``len``, ``x[k]``, a mapping's ``items``...) are
+  class has (:data:`HOOK_CALLS`: ``iter``, ``len``, ``x[k]``, a mapping's ``items``..., and its
+  ``repr``, ``str`` and ``format``) are
   ``call`` requests naming the hook, run by the judge on the test's object.
 
 Nothing of ``_pytest``, ``pytest``, ``pluggy`` or codeteam crosses, nor of ``unittest.mock``
@@ -799,9 +800,6 @@ class RemoteObject:
         except CannotCross as error:
             return self._misused(f"{name} with arguments that cannot cross: {error}")
 
-    def __repr__(self):
-        return f"<object of the test: {self._meta.get('class', self._name)}>"
-
     def _misused(self, what):
         _misuse(self._channel, self._meta.get("class", self._name), what)
 
@@ -817,8 +815,7 @@ def _misuse_of(operation):
 # object that the judge cannot tell (the real object's class may define it), so each makes
 # the test "not judged", never a silent default (a list subclass iterated, tested for truth).
 for _operation in ("__iter__", "__len__", "__bool__", "__getitem__", "__setitem__",
-                   "__delitem__", "__contains__", "__reversed__", "__str__",
-                   "__format__", "__bytes__", "__lt__", "__le__", "__gt__", "__ge__",
+                   "__delitem__", "__contains__", "__reversed__", "__bytes__", "__lt__", "__le__", "__gt__", "__ge__",
                    "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__mul__",
                    "__rmul__", "__matmul__", "__truediv__", "__rtruediv__", "__floordiv__",
                    "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__and__",
@@ -860,11 +857,14 @@ HOOK_CALLS = {
     "__setitem__": (operator.setitem, 2, ("__setitem__",)),
     "__delitem__": (operator.delitem, 1, ("__delitem__",)),
     "__contains__": (operator.contains, 1, ("__contains__", "__iter__", "__getitem__")),
+    "__repr__": (repr, 0, ()),  # (structlog's KeyValueRenderer: `f"{k}={v!r}"`)
+    "__str__": (str, 0, ()),
+    "__format__": (format, 1, ()),
     **{name: (_method(name), None, (name,)) for name in (
         "keys", "items", "values", "get", "update", "setdefault", "pop", "copy")},
 }
-"""The container and mapping protocol of a test's object (a :class:`RemoteObject`) that the
-code under test may use: each use is a ``call`` request naming the hook, answered by the judge
+"""The container and mapping protocol, ``repr``, ``str`` and ``format``, of a test's object (a
+:class:`RemoteObject`) that the code under test may use: each use is a ``call`` request naming the hook, answered by the judge
 running that entry -- the operator or method of the test's object itself, as the code's use of
 it would under plain pytest -- with arguments and a result that cross as any value does. Nothing
 else is run there (:meth:`Codec.hook_call`)."""
