@@ -4559,3 +4559,72 @@ async def test_repr_str_and_format_of_the_tests_object_are_its_own(tmp_path):
     _, run = await review(root, "shown/core.py", "render", "def render(event):\n"
                           "    return ' '.join(f'{k}={v!r}' for k, v in event.items())\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# schedule 1.2.2: `Job.do` keeps `functools.partial(job_func, *args)` dressed by
+# `functools.update_wrapper` (its __dict__: __name__, __wrapped__...), and the judged method
+# gets the job as `self`. The partial crossed as a new one and came back as a handle written
+# into the job (str(job) showed "do=<...RemoteCallable object at ...>": a wrong failure), and
+# when it held a mock the look at it asked the mock its class (isinstance): 132 tests "not
+# judged (unittest.mock.Mock: its class)".
+JOBS = {
+    "pyproject.toml": "[project]\nname = 'jobs'\nversion = '0'\n",
+    "jobs/__init__.py": "",
+    "jobs/core.py": '''\
+        import functools
+
+
+        class Job:
+            def __init__(self):
+                self.func = None
+                self.plans = 0
+
+            def do(self, func, *args):
+                self.func = functools.partial(func, *args)
+                functools.update_wrapper(self.func, func)
+                self.plan()
+                return self
+
+            def plan(self):
+                """Count one more plan of the job."""
+                self.plans += 1
+
+            def __str__(self):
+                return f"do={self.func.__name__} args={self.func.args}"
+
+            def run(self):
+                return self.func()
+        ''',
+    "tests/test_core.py": '''\
+        from unittest import mock
+
+        from jobs.core import Job
+
+
+        def test_str():
+            def job_fun(x):
+                pass
+
+            assert str(Job().do(job_fun, "foo")) == "do=job_fun args=('foo',)"
+
+
+        def test_a_mock_job_runs():
+            job_func = mock.Mock()
+            job_func.__name__ = "job"
+            job = Job().do(job_func, 1)
+            job.run()
+            assert job_func.call_count == 1 and job.plans == 1
+        ''',
+}
+
+
+async def test_a_partial_of_the_tests_left_as_it_came_goes_back_as_itself(tmp_path):
+    """A partial of the test's in the code's arguments (one dressed by ``update_wrapper``,
+    one of a mock) goes back as the test's own object when the code left it as it came;
+    a wrong body fails."""
+    root = make(tmp_path / "jobs", JOBS)
+    _, run = await review(root, "jobs/core.py", "Job.plan")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "jobs/core.py", "Job.plan",
+                          "def plan(self):\n    self.plans += 2\n")
+    assert [o.status for o in run.outcomes] == ["passed", "failed"], run.outcomes

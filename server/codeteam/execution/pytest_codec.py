@@ -202,6 +202,8 @@ def _as_sent(obj):
         return [("", repr(obj).startswith("<unlocked"), None)]  # (C locks' repr says)
     if type(obj) is getattr(sys.modules.get("threading"), "Condition", None):
         return [("", _free_condition(obj) is not None, None)]  # (free: as it came)
+    if type(obj) is partial:  # (schedule's job: a partial of the test's function that
+        return _partial_as_sent(obj)  # functools.update_wrapper dressed)
     if _slots(obj) or not _python_class(type(obj)):
         return None
     found = []
@@ -215,6 +217,21 @@ def _as_sent(obj):
             return None
         found.append((name, value, items))
     return found
+
+
+def _partial_as_sent(obj):
+    """:func:`_as_sent` of a ``functools.partial``: its function, arguments, keywords and
+    ``__dict__`` (none crosses: ``functools.update_wrapper``'s ``__name__`` stays the test's),
+    when each is plain data, a proxy or a function; else None."""
+    import types
+
+    state = _state(obj)
+    if not all(_leaf(v) or type(v) in (types.FunctionType, types.BuiltinFunctionType) for v in (
+            obj.func, *obj.args, *obj.keywords.values(), *state.values())):
+        return None
+    return [("func", obj.func, None), ("args", obj.args, None), ("keywords", obj.keywords, [
+        v for pair in obj.keywords.items() for v in pair]), *((k, v, None) for k, v in
+                                                              state.items())]
 
 
 def _free_condition(obj):
@@ -248,7 +265,8 @@ def _leaf(value):
     if type(value) is tuple:
         return all(_leaf(v) for v in value)
     return value is None or type(value) in (bool, int, float, complex, str, bytes) or (
-        isinstance(value, (_Proxy, RemoteObject)))
+        issubclass(type(value), (_Proxy, RemoteObject)))  # (not isinstance: a test's object
+    # would be asked its __class__, a use of it)
 
 
 def _same_state(before, now):
@@ -815,7 +833,8 @@ def _misuse_of(operation):
 # object that the judge cannot tell (the real object's class may define it), so each makes
 # the test "not judged", never a silent default (a list subclass iterated, tested for truth).
 for _operation in ("__iter__", "__len__", "__bool__", "__getitem__", "__setitem__",
-                   "__delitem__", "__contains__", "__reversed__", "__bytes__", "__lt__", "__le__", "__gt__", "__ge__",
+                   "__delitem__", "__contains__", "__reversed__", "__bytes__", "__lt__",
+                   "__le__", "__gt__", "__ge__",
                    "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__mul__",
                    "__rmul__", "__matmul__", "__truediv__", "__rtruediv__", "__floordiv__",
                    "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__and__",
@@ -1466,7 +1485,8 @@ class Codec:
         if args is None:
             return False
         if name in _MUTABLE_VALUES and module in ("collections", "builtins") or (
-                module in ("_thread", "threading")):
+                module in ("_thread", "threading", "functools")):  # (a partial: its own
+            # goes back as itself when the code left it as it came, see save_other)
             self._track(value, out)  # identity kept, in-place changes written back
         out.append(b"v")
         self._str(name, out)
