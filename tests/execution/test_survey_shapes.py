@@ -4628,3 +4628,52 @@ async def test_a_partial_of_the_tests_left_as_it_came_goes_back_as_itself(tmp_pa
     _, run = await review(root, "jobs/core.py", "Job.plan",
                           "def plan(self):\n    self.plans += 2\n")
     assert [o.status for o in run.outcomes] == ["passed", "failed"], run.outcomes
+
+
+# tenacity 9.2.1: `BaseRetrying.wraps` returns `functools.wraps(f, WRAPPER_ASSIGNMENTS +
+# ("__defaults__", "__kwdefaults__"))(wrapped_f)`; the wrapper crossed as a handle without them
+# ("'RemoteFunction' object has no attribute '__defaults__'": a wrong failure).
+DEFAULTS = {
+    "pyproject.toml": "[project]\nname = 'keeps'\nversion = '0'\n",
+    "keeps/__init__.py": "",
+    "keeps/core.py": '''\
+        import functools
+
+
+        def retrying(f):
+            """A wrapper of ``f`` with its names, defaults and keyword-only defaults."""
+            @functools.wraps(f, functools.WRAPPER_ASSIGNMENTS + ("__defaults__",
+                                                                  "__kwdefaults__"))
+            def wrapped(*args, **kw):
+                return f(*args, **kw)
+            return wrapped
+        ''',
+    "tests/test_core.py": '''\
+        from keeps.core import retrying
+
+
+        def test_defaults_kept():
+            def one(a=1):
+                return a
+
+            def two(*, a=2):
+                return a
+
+            assert retrying(one).__defaults__ == (1,) and retrying(one)() == 1
+            assert retrying(two).__kwdefaults__ == {"a": 2}
+            assert retrying(two).__defaults__ is None
+        ''',
+}
+
+
+async def test_a_functions_defaults_cross_with_it(tmp_path):
+    """A function of the code crosses with its ``__defaults__`` and ``__kwdefaults__`` (a
+    wrapper's, copied from the test's function); a wrong body fails."""
+    root = make(tmp_path / "keeps", DEFAULTS)
+    _, run = await review(root, "keeps/core.py", "retrying")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "keeps/core.py", "retrying", "def retrying(f):\n"
+                          "    import functools\n\n    @functools.wraps(f)\n"
+                          "    def wrapped(*args, **kw):\n        return f(*args, **kw)\n"
+                          "    return wrapped\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -558,12 +558,21 @@ class RemoteFunction(RemoteCallable):
     keeps it (``@memoize def addmethod(self, x)`` in a test's class, the decorator the
     code's)."""
 
-    __slots__ = ()
+    __slots__ = ("_codeteam_defaults",)  # (as a function's: not in its __dict__, which
+    # functools.wraps copies)
 
     def __get__(self, obj, owner=None):
         import types
 
         return self if obj is None else types.MethodType(self, obj)
+
+    @property
+    def __defaults__(self):
+        return (_slot(self, "_codeteam_defaults") or (None, None))[0]
+
+    @property
+    def __kwdefaults__(self):
+        return (_slot(self, "_codeteam_defaults") or (None, None))[1]
 
 
 class RemoteIterator(_Proxy):
@@ -1793,6 +1802,9 @@ class Codec:
         if type(obj) is types.FunctionType and type(obj.__annotations__) is dict and (
                 obj.__annotations__):  # (a function's are no item of its __dict__)
             attributes.setdefault("__annotations__", dict(obj.__annotations__))
+        if type(obj) is types.FunctionType and self._sendable(  # (tenacity's wraps copies
+                (obj.__defaults__, obj.__kwdefaults__)):  # them onto its wrapper)
+            meta["__defaults__"] = (obj.__defaults__, obj.__kwdefaults__)
         if type(obj) is partial:  # a partial's parts (it stays a handle: calls run there)
             attributes.update(func=obj.func, args=tuple(obj.args),
                               keywords=dict(obj.keywords))
@@ -2868,6 +2880,9 @@ def _dress(proxy, meta):
                 object.__setattr__(proxy, "__signature__", meta["__signature__"])
         except Exception:  # noqa: S110, BLE001 - it had none
             pass
+    found = meta.get("__defaults__")  # (a function's __defaults__ and __kwdefaults__)
+    if isinstance(proxy, RemoteFunction) and type(found) is tuple and len(found) == 2:
+        object.__setattr__(proxy, "_codeteam_defaults", found)
     own = meta.get("__own_signature__")
     if isinstance(proxy, RemoteCallable) and type(own).__name__ == "Signature" and type(
             own).__module__ == "inspect":
