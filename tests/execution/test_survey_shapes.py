@@ -4677,3 +4677,61 @@ async def test_a_functions_defaults_cross_with_it(tmp_path):
                           "    def wrapped(*args, **kw):\n        return f(*args, **kw)\n"
                           "    return wrapped\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# schedule 1.2.2: its tests' `mock_datetime` puts `class MockDate(datetime.datetime)` (made in
+# `__enter__`) into the datetime module, `datetime.datetime = MockDate`, and the code reads
+# `datetime.datetime.now()`. The class cannot cross; the rebinding was left out silently, and
+# the code read the real clock: 48 of `_schedule_next_run`'s tests failed where plain pytest
+# passes (earlier hidden behind "not judged (unittest.mock.Mock: its class)").
+MOCKED_CLOCK = {
+    "pyproject.toml": "[project]\nname = 'clock'\nversion = '0'\n",
+    "clock/__init__.py": "",
+    "clock/core.py": '''\
+        import datetime
+
+
+        def tomorrow():
+            """The date after today's (``datetime.datetime.now()``)."""
+            return (datetime.datetime.now() + datetime.timedelta(days=1)).date()
+        ''',
+    "tests/test_core.py": '''\
+        import datetime
+
+        from clock.core import tomorrow
+
+
+        def test_tomorrow_mocked():
+            class MockDate(datetime.datetime):
+                @classmethod
+                def now(cls, tz=None):
+                    return cls(2020, 1, 1, 12)
+
+            original = datetime.datetime
+            datetime.datetime = MockDate
+            try:
+                assert tomorrow() == datetime.date(2020, 1, 2)
+            finally:
+                datetime.datetime = original
+
+
+        def test_tomorrow():
+            assert tomorrow() > datetime.date.today()
+        ''',
+}
+
+
+async def test_a_library_global_rebound_to_what_cannot_cross_is_not_judged(tmp_path):
+    """The test's rebinding of a library module's global (one a project module holds) to a
+    value that cannot cross makes the test "not judged" when the code is called, never a
+    silent difference; the other tests are judged."""
+    root = make(tmp_path / "clock", MOCKED_CLOCK)
+    _, run = await review(root, "clock/core.py", "tomorrow")
+    found = by_name(run)
+    assert found["test_tomorrow"].status == "passed", run.outcomes
+    assert found["test_tomorrow_mocked"].status == "not judged", run.outcomes
+    assert "the test rebound datetime.datetime to what cannot cross" in found[
+        "test_tomorrow_mocked"].message
+    _, run = await review(root, "clock/core.py", "tomorrow",
+                          "def tomorrow():\n    import datetime\n    return datetime.date.today()\n")
+    assert by_name(run)["test_tomorrow"].status == "failed", run.outcomes

@@ -1836,8 +1836,20 @@ class JudgeClient(Channel):
                     if not _is_dunder(key) and attrs.get(key, _UNSET) is not value:
                         found.append([name, cls, key, value])
             found.extend(self.changed_in_place(name, module))
-        # what cannot cross stays the judge's: the code's process keeps its own
-        return [entry for entry in found if self.codec._sendable(entry[3])]
+        # what cannot cross stays the judge's: the code's process keeps its own, but for a
+        # library module's global (schedule's tests: `datetime.datetime = MockDate`, a class
+        # made in a test's function), which the code would read as the library's own
+        sent = []
+        for entry in found:
+            if self.codec._sendable(entry[3]):
+                sent.append(entry)
+            elif entry[0] in self.libraries and entry[1] is None:
+                what = (f"the class {_codec._name(entry[3])}" if isinstance(entry[3], type)
+                        else f"an object of {_codec._name(type(entry[3]))}")
+                self.fail(f"the test rebound {entry[0]}.{entry[2]} to what cannot cross to the "
+                          f"code under test ({what}); the code's process has the library's own",
+                          not_judged=True)
+        return sent
 
     def changed_in_place(self, name, module):
         """What the test changed in place, since :meth:`watch_modules`, in the data a project
