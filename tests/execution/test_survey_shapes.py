@@ -4735,3 +4735,52 @@ async def test_a_library_global_rebound_to_what_cannot_cross_is_not_judged(tmp_p
     _, run = await review(root, "clock/core.py", "tomorrow",
                           "def tomorrow():\n    import datetime\n    return datetime.date.today()\n")
     assert by_name(run)["test_tomorrow"].status == "failed", run.outcomes
+
+
+# structlog 26.1.0: its TimeStamper tests travel in time with time-machine
+# (`time_machine.travel(..., tick=False)`), which patches the test's process's clocks in C;
+# the code read the real clock in its own process: 31 of `_make_stamper`'s 52 tests failed
+# where plain pytest passes.
+TRAVEL = {
+    "pyproject.toml": "[project]\nname = 'travel'\nversion = '0'\n",
+    "travel/__init__.py": "",
+    "travel/core.py": '''\
+        import datetime
+        import time
+
+
+        def stamp():
+            """``(time.time(), the year of datetime.datetime.now in UTC)``."""
+            return time.time(), datetime.datetime.now(datetime.timezone.utc).year
+        ''',
+    "tests/test_core.py": '''\
+        import datetime
+        import time
+
+        import time_machine
+
+        from travel.core import stamp
+
+
+        def test_travelled():
+            moment = datetime.datetime(1980, 3, 25, 16, tzinfo=datetime.timezone.utc)
+            with time_machine.travel(moment, tick=False):
+                assert stamp() == (time.time(), 1980)
+
+
+        def test_not_travelled():
+            assert stamp()[1] >= 2024
+        ''',
+}
+
+
+async def test_the_tests_time_travel_is_the_codes(tmp_path):
+    """While the test travels with time-machine, the code's process travels to the same
+    moment (ticking or not) for the call; a wrong body fails."""
+    pytest.importorskip("time_machine")
+    root = make(tmp_path / "travel", TRAVEL)
+    _, run = await review(root, "travel/core.py", "stamp")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "travel/core.py", "stamp",
+                          "def stamp():\n    import time\n    return time.time(), 1981\n")
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes

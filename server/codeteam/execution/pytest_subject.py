@@ -690,6 +690,7 @@ class Subject(Channel):
                     shared[name] = read()
                 except Exception:  # noqa: S112, BLE001 - (the judge's: never malformed)
                     continue
+        travel = _travel(request.get("travel"))  # the test's time_machine.travel, for the call
         args = request.get("args") or []
         kwargs = request.get("kwargs") or {}
         limit = request.get("cpu_left")
@@ -733,6 +734,8 @@ class Subject(Channel):
                 self.budget = None
             if rlimit is not None:
                 _cpu_rlimit(rlimit)
+            if travel is not None:
+                travel.stop()
             sys.stdout, sys.stderr = streams
             sys.stdin, builtins.input = reading
             _logs_end(logs)
@@ -2184,6 +2187,7 @@ class JudgeClient(Channel):
                 self.sent_random = state
             for name, (read, _) in SHARED_STATES.items():  # (the test's thread's decimal
                 request[name] = read()  # context: localcontext(), prec = ...; its locale)
+            request["travel"] = _travelled()
             path = [os.path.abspath(p or ".") for p in sys.path]
             if path != self.sent_path:
                 request["path"] = self.sent_path = path
@@ -2792,6 +2796,38 @@ _ROUNDINGS = frozenset({"ROUND_DOWN", "ROUND_HALF_UP", "ROUND_HALF_EVEN", "ROUND
                         "ROUND_FLOOR", "ROUND_UP", "ROUND_HALF_DOWN", "ROUND_05UP"})
 _SIGNALS = ("Clamped", "DivisionByZero", "Inexact", "Overflow", "Rounded", "Subnormal",
             "Underflow", "InvalidOperation", "FloatOperation")
+
+
+def _travelled():
+    """``[now in ns, tick]`` while the test travels in time with ``time_machine`` (its
+    ``travel()`` patches this process's clocks in C: ``time.time``, ``datetime.now``...; the
+    code's process must travel too); else None."""
+    machine = sys.modules.get("time_machine")  # (its stack: traveller_stack since 3.0)
+    stack = getattr(machine, "traveller_stack", getattr(machine, "coordinates_stack", None))
+    if type(stack) is not list or not stack:
+        return None
+    import time
+
+    return [time.time_ns(), bool(getattr(stack[-1], "_tick", True))]
+
+
+def _travel(state):
+    """A started ``time_machine.travel`` to ``state`` (:func:`_travelled`), stopped after the
+    call; None when the test does not travel (or this process has no ``time_machine``)."""
+    if type(state) is not list or len(state) != 2 or type(state[0]) is not int or type(
+            state[1]) is not bool:
+        return None
+    try:
+        import datetime
+
+        import time_machine
+
+        moment = datetime.datetime.fromtimestamp(state[0] // 1000 / 1e6, datetime.UTC)
+        travel = time_machine.travel(moment, tick=state[1])
+        travel.start()
+        return travel
+    except Exception:  # noqa: BLE001 - not installed here, a moment out of range
+        return None
 
 
 def _decimal_context():
