@@ -4694,6 +4694,30 @@ MOCKED_CLOCK = {
         def tomorrow():
             """The date after today's (``datetime.datetime.now()``)."""
             return (datetime.datetime.now() + datetime.timedelta(days=1)).date()
+
+
+        def hour_here(seconds):
+            """The local hour at ``seconds`` since the epoch."""
+            import time
+
+            return time.localtime(seconds).tm_hour
+        ''',
+    "tests/test_zone.py": '''\
+        import os
+        import time
+
+        from clock.core import hour_here
+
+
+        def test_hour_in_another_zone():
+            old = os.environ.get("TZ")
+            os.environ["TZ"] = "NZST-12"
+            time.tzset()
+            try:
+                assert hour_here(0) == 12
+            finally:
+                os.environ.pop("TZ") if old is None else os.environ.update(TZ=old)
+                time.tzset()
         ''',
     "tests/test_core.py": '''\
         import datetime
@@ -4715,6 +4739,23 @@ MOCKED_CLOCK = {
                 datetime.datetime = original
 
 
+        def test_tomorrow_mocked_otherwise():
+            class OddDate(datetime.datetime):
+                @classmethod
+                def now(cls, tz=None):
+                    return cls(2020, 1, 1, 12)
+
+                def date(self):
+                    return datetime.date(1999, 1, 1)
+
+            original = datetime.datetime
+            datetime.datetime = OddDate
+            try:
+                assert tomorrow() == datetime.date(1999, 1, 1)
+            finally:
+                datetime.datetime = original
+
+
         def test_tomorrow():
             assert tomorrow() > datetime.date.today()
         ''',
@@ -4724,17 +4765,23 @@ MOCKED_CLOCK = {
 async def test_a_library_global_rebound_to_what_cannot_cross_is_not_judged(tmp_path):
     """The test's rebinding of a library module's global (one a project module holds) to a
     value that cannot cross makes the test "not judged" when the code is called, never a
-    silent difference; the other tests are judged."""
+    silent difference; a test's class over ``datetime`` with class methods only crosses as a
+    class over the real one whose class methods call the test's (then, with ``TZ`` and
+    ``time.tzset()``, the time of schedule's tests is the code's); the others are judged."""
     root = make(tmp_path / "clock", MOCKED_CLOCK)
     _, run = await review(root, "clock/core.py", "tomorrow")
     found = by_name(run)
     assert found["test_tomorrow"].status == "passed", run.outcomes
-    assert found["test_tomorrow_mocked"].status == "not judged", run.outcomes
+    assert found["test_tomorrow_mocked"].status == "passed", run.outcomes
+    assert found["test_tomorrow_mocked_otherwise"].status == "not judged", run.outcomes
     assert "the test rebound datetime.datetime to what cannot cross" in found[
-        "test_tomorrow_mocked"].message
+        "test_tomorrow_mocked_otherwise"].message
     _, run = await review(root, "clock/core.py", "tomorrow",
                           "def tomorrow():\n    import datetime\n    return datetime.date.today()\n")
     assert by_name(run)["test_tomorrow"].status == "failed", run.outcomes
+    assert by_name(run)["test_tomorrow_mocked"].status == "failed", run.outcomes
+    _, run = await review(root, "clock/core.py", "hour_here")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
 
 
 # structlog 26.1.0: its TimeStamper tests travel in time with time-machine

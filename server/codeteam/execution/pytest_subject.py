@@ -443,9 +443,14 @@ class Subject(Channel):
         the call's values are decoded: they may import modules found there)."""
         env = request.get("env")
         if type(env) is dict and env != self.environ:
+            zone = os.environ.get("TZ")
             os.environ.clear()
             os.environ.update({str(k): str(v) for k, v in env.items()})
             self.environ = env
+            if os.environ.get("TZ") != zone:  # the test's `os.environ["TZ"] = ...;
+                import time  # time.tzset()`: the code's local time too
+
+                time.tzset()
         cwd = request.get("cwd")
         if type(cwd) is str:
             try:
@@ -504,6 +509,11 @@ class Subject(Channel):
                         for key in value[1]:
                             merged.pop(key, None)
                         saved.append(_set(owner, name, merged))
+                    continue
+                if cls == ":over":  # a test's class over datetime in place of it: a class
+                    made = _stand_in(*value)  # over the real one calling its class methods
+                    _codec.patched_value_type(owner, name, made)
+                    saved.append(_set(owner, name, made))
                     continue
                 if cls == ":attrs":  # an object's attributes the test set
                     holder = vars(owner).get(name)
@@ -1846,6 +1856,10 @@ class JudgeClient(Channel):
         for entry in found:
             if self.codec._sendable(entry[3]):
                 sent.append(entry)
+                continue
+            over = _over_date(entry[3]) if entry[0] in self.libraries else None
+            if over is not None and self.codec._sendable(over[2]):
+                sent.append([entry[0], ":over", entry[2], over])
             elif entry[0] in self.libraries and entry[1] is None:
                 what = (f"the class {_codec._name(entry[3])}" if isinstance(entry[3], type)
                         else f"an object of {_codec._name(type(entry[3]))}")
@@ -2796,6 +2810,37 @@ _ROUNDINGS = frozenset({"ROUND_DOWN", "ROUND_HALF_UP", "ROUND_HALF_EVEN", "ROUND
                         "ROUND_FLOOR", "ROUND_UP", "ROUND_HALF_DOWN", "ROUND_05UP"})
 _SIGNALS = ("Clamped", "DivisionByZero", "Inexact", "Overflow", "Rounded", "Subnormal",
             "Underflow", "InvalidOperation", "FloatOperation")
+
+
+def _over_date(cls):
+    """``[base name, class name, {name: the bound class or static method}]`` when ``cls`` is
+    a class over ``datetime.datetime`` or ``date`` that defines nothing but class and static
+    methods (schedule's tests' ``MockDate`` with ``now`` and ``today``); else None."""
+    if not isinstance(cls, type) or len(cls.__bases__) != 1 or (
+            cls.__bases__[0] not in _codec._DATES[:2]):
+        return None
+    methods = {}
+    for name, value in vars(cls).items():
+        if isinstance(value, (classmethod, staticmethod)):
+            methods[name] = getattr(cls, name)
+        elif name not in ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
+                          "__firstlineno__", "__static_attributes__"):
+            return None
+    return [cls.__bases__[0].__name__, str(cls.__name__), methods]
+
+
+def _stand_in(base, name, methods):
+    """The code's stand-in for the test's class over ``base`` (:func:`_over_date`): a class
+    over the real ``datetime.base`` whose class and static methods call the test's."""
+    kinds = {kind.__name__: kind for kind in _codec._DATES[:2]}
+    if base not in kinds or type(name) is not str or type(methods) is not dict or not all(
+            type(k) is str and not _is_dunder(k) and callable(v) for k, v in methods.items()):
+        raise ValueError("a malformed class over a date")
+
+    def calling(method):
+        return classmethod(lambda cls, *args, **kwargs: method(*args, **kwargs))
+
+    return type(name, (kinds[base],), {key: calling(method) for key, method in methods.items()})
 
 
 def _travelled():
