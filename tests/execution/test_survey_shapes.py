@@ -4831,3 +4831,60 @@ async def test_the_tests_time_travel_is_the_codes(tmp_path):
     _, run = await review(root, "travel/core.py", "stamp",
                           "def stamp():\n    import time\n    return time.time(), 1981\n")
     assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+
+
+# structlog 26.1.0: `class DropEvent(BaseException)`; `capture_logs()`'s `LogCapture` (a
+# processor) raises it, and `_proxy_to_logger` catches it around `_process_event`: the judge
+# did not re-raise a BaseException that is no Exception, so the test failed with "the code
+# under test raised structlog.exceptions.DropEvent" (5 tests) where plain pytest passes.
+DROPS = {
+    "pyproject.toml": "[project]\nname = 'drops'\nversion = '0'\n",
+    "drops/__init__.py": "",
+    "drops/core.py": '''\
+        class Drop(BaseException):
+            """Drop the event (for the callers of ``process``)."""
+
+
+        def process(event, processors):
+            """``event`` through each of ``processors``; ``Drop`` goes to the caller."""
+            for processor in processors:
+                event = processor(event)
+            return event
+
+
+        def log(event, processors):
+            try:
+                return process(event, processors)
+            except Drop:
+                return None
+
+
+        class Capture:
+            def __init__(self):
+                self.entries = []
+
+            def __call__(self, event):
+                self.entries.append(event)
+                raise Drop
+        ''',
+    "tests/test_core.py": '''\
+        from drops.core import Capture, log
+
+
+        def test_dropped():
+            capture = Capture()
+            assert log({"a": 1}, [capture]) is None
+            assert capture.entries == [{"a": 1}]
+        ''',
+}
+
+
+async def test_a_projects_own_base_exception_reaches_the_test(tmp_path):
+    """An exception of the project's own class over ``BaseException`` is raised in the test
+    as itself (its callers catch it); a wrong body fails."""
+    root = make(tmp_path / "drops", DROPS)
+    _, run = await review(root, "drops/core.py", "process")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "drops/core.py", "process",
+                          "def process(event, processors):\n    return event\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -3207,13 +3207,19 @@ def exception_info(exc, codec, frames=()):
     return reply
 
 
-def _raisable(cls):
+def _raisable(cls, own=None):
     """Whether the judge re-raises an exception of class ``cls`` as such: an ``Exception``
-    that pytest gives no meaning of its own (not pytest's, not ``unittest.SkipTest``), or a
+    that pytest gives no meaning of its own (not pytest's, not ``unittest.SkipTest``), a
     ``SystemExit`` (argparse's ``parser.error``; pytest, unittest and doctest report one the
-    test does not catch as the test's failure, as from the code in one process). Never
-    ``KeyboardInterrupt`` or ``GeneratorExit``, which stop pytest or a generator."""
-    if not isinstance(cls, type) or not issubclass(cls, (Exception, SystemExit)):
+    test does not catch as the test's failure, as from the code in one process), or a class
+    over ``BaseException`` all of whose classes are the project's own (``own``: a module
+    name's test; structlog's ``DropEvent``, which its callers catch). Never
+    ``KeyboardInterrupt``, ``GeneratorExit`` or a library's (asyncio's ``CancelledError``),
+    which stop pytest, a generator or a task."""
+    if not isinstance(cls, type) or not issubclass(cls, BaseException):
+        return False
+    if not issubclass(cls, (Exception, SystemExit)) and (own is None or not all(
+            own(getattr(base, "__module__", "builtins")) for base in cls.__mro__[:-2])):
         return False
     if any(forbidden(getattr(base, "__module__", "builtins")) for base in cls.__mro__):
         return False

@@ -2624,12 +2624,13 @@ class JudgeClient(Channel):
                   and type(f[0]) is str and type(f[1]) is int]
         origin = reply.get("origin")
         exc = None
-        if type(origin) is int and _raisable(type(self.codec.exported.get(origin))):
+        if type(origin) is int and _raisable(type(self.codec.exported.get(origin)),
+                                                       self.codec.own):
             exc = self.codec.exported[origin]  # the test's own exception, back through the code
         candidate = reply.get("exc")
         name = "{}.{}".format(reply.get("module"), reply.get("type"))
         message = str(reply.get("message", ""))
-        if exc is None and _raisable(type(candidate)) and not reply.get("import_failed"):
+        if exc is None and _raisable(type(candidate), self.codec.own) and not reply.get("import_failed"):
             exc = candidate
         if exc is None and not reply.get("import_failed"):
             for base in reply.get("bases") or []:
@@ -2639,7 +2640,7 @@ class JudgeClient(Channel):
                     cls = self.codec.resolve(str(base[0]), str(base[1]))
                 except Unjudgeable:
                     continue
-                if _raisable(cls):  # a class the judge lacks: its nearest base the judge has
+                if _raisable(cls, self.codec.own):  # a class the judge lacks: its nearest base the judge has
                     try:  # (a name type() refuses, "Bad\x00", raised ValueError here: never
                         # an exception of the call's; the error below says what it raised)
                         kind = type(str(reply.get("type") or "Error").rsplit(".", 1)[-1],
