@@ -4888,3 +4888,62 @@ async def test_a_projects_own_base_exception_reaches_the_test(tmp_path):
     _, run = await review(root, "drops/core.py", "process",
                           "def process(event, processors):\n    return event\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# structlog 26.1.0: `bind_contextvars` sets context variables it keeps in a module dict
+# (`_CONTEXT_VARS`), and `merge_contextvars` reads `contextvars.copy_context()`; the code's
+# process had a context of its own, empty: 10 tests failed where plain pytest passes.
+CONTEXT = {
+    "pyproject.toml": "[project]\nname = 'ctx'\nversion = '0'\n",
+    "ctx/__init__.py": "",
+    "ctx/core.py": '''\
+        import contextvars
+
+        _VARS = {}
+
+
+        def bind(**values):
+            for key, value in values.items():
+                var = _VARS.get(key)
+                if var is None:
+                    var = _VARS[key] = contextvars.ContextVar("ctx_" + key, default=Ellipsis)
+                var.set(value)
+
+
+        def merged(event):
+            """``event`` with the values bound in the running context."""
+            out = dict(event)
+            for var, value in contextvars.copy_context().items():
+                if var.name.startswith("ctx_") and value is not Ellipsis:
+                    out.setdefault(var.name[4:], value)
+            return out
+        ''',
+    "tests/test_core.py": '''\
+        import contextvars
+
+        from ctx.core import bind, merged
+
+
+        def test_merged():
+            def run():
+                bind(a=1)
+                return merged({"b": 2})
+
+            assert contextvars.copy_context().run(run) == {"a": 1, "b": 2}
+        ''',
+}
+
+
+async def test_the_tests_context_variables_are_the_codes(tmp_path):
+    """The context variables a project module holds, set in the test's context, are set in
+    the code's process for the call; one the code sets is "not judged" (not written back);
+    a wrong body fails."""
+    root = make(tmp_path / "ctx", CONTEXT)
+    _, run = await review(root, "ctx/core.py", "merged")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "ctx/core.py", "bind")
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    assert "set the context variable 'ctx_a'" in run.outcomes[0].message
+    _, run = await review(root, "ctx/core.py", "merged",
+                          "def merged(event):\n    return dict(event)\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

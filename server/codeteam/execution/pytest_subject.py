@@ -701,6 +701,10 @@ class Subject(Channel):
                 except Exception:  # noqa: S112, BLE001 - (the judge's: never malformed)
                     continue
         travel = _travel(request.get("travel"))  # the test's time_machine.travel, for the call
+        context = _enter_context(request.get("context"))  # and its context variables
+        import contextvars
+
+        running = contextvars.copy_context()
         args = request.get("args") or []
         kwargs = request.get("kwargs") or {}
         limit = request.get("cpu_left")
@@ -746,6 +750,12 @@ class Subject(Channel):
                 _cpu_rlimit(rlimit)
             if travel is not None:
                 travel.stop()
+            moved = self.context_changed(running)  # what the code set there is not
+            if moved is not None and self.misused is None:  # written back: the test
+                self.misused = ("the code under test set the context variable "  # reads
+                                f"{moved!r} (contextvars), which is not written back")  # its own
+            for var, token, _ in reversed(context):
+                var.reset(token)
             sys.stdout, sys.stderr = streams
             sys.stdin, builtins.input = reading
             _logs_end(logs)
@@ -811,6 +821,28 @@ class Subject(Channel):
                 coroutine) is not types.CoroutineType:  # (a handle is exported as the reply
             self.lend([*args, *kwargs.values()])  # is encoded; a coroutine: see made_by)
         return reply
+
+    def context_changed(self, before):
+        """The name of a context variable of the project's modules (or a stand-in of the
+        test's, :func:`_enter_context`) that the call set in this thread's context since
+        ``before`` (a copy of it), or None."""
+        import contextvars
+
+        after = contextvars.copy_context()
+        moved = [var for var, value in after.items() if before.get(var, _UNSET) is not value]
+        if not moved:
+            return None
+        held = {id(var) for var in _CONTEXT_STAND_INS.values()}
+        for name, module in list(sys.modules.items()):
+            if module is None or not self.codec.own(name):
+                continue
+            for value in list(vars(module).values()):
+                if type(value) is contextvars.ContextVar:
+                    held.add(id(value))
+                elif type(value) is dict:
+                    held.update(id(v) for v in list(value.values())
+                                if type(v) is contextvars.ContextVar)
+        return next((var.name for var in moved if id(var) in held), None)
 
     def lend(self, values):
         """Keep ``values`` (a call's arguments, the test's objects as this process has them)
@@ -1868,6 +1900,41 @@ class JudgeClient(Channel):
                           not_judged=True)
         return sent
 
+    def context_vars(self):
+        """``[module, name, key or None, variable's name, value]`` of the context variables
+        the project's modules hold (a global, or an item of a global dict: structlog's
+        ``_CONTEXT_VARS``) that the test's context sets (``contextvars``: the code's process
+        has a context of its own); None when it sets none. A value that cannot cross makes
+        the test "not judged"."""
+        import contextvars
+
+        context = contextvars.copy_context()
+        if not len(context):
+            return None
+        held = {}
+        spaces = [(self.config.get("module"), self.globals or {})] + [
+            (name, vars(known[0])) for name, known in list(self.watched.items())
+            if known is not None and known[1] is not None and name not in self.libraries]
+        for module, space in spaces:
+            for key, value in list(space.items()):
+                if type(value) is contextvars.ContextVar:
+                    held[id(value)] = [module, key, None]
+                elif type(value) is dict:
+                    for item, var in list(value.items()):
+                        if type(var) is contextvars.ContextVar and type(item) is str:
+                            held[id(var)] = [module, key, item]
+        found = []
+        for var, value in context.items():
+            where = held.get(id(var))
+            if where is None:
+                continue
+            if not self.codec._sendable(value):
+                self.fail(f"the test's context variable {var.name!r} holds what cannot cross "
+                          f"to the code under test (an object of {_codec._name(type(value))})",
+                          not_judged=True)
+            found.append([*where, var.name, value])
+        return found or None
+
     def changed_in_place(self, name, module):
         """What the test changed in place, since :meth:`watch_modules`, in the data a project
         module ``name`` holds (``_TRANSLATIONS[locale] = ...``, ``_CURRENT.locale = ...`` on a
@@ -2202,6 +2269,7 @@ class JudgeClient(Channel):
             for name, (read, _) in SHARED_STATES.items():  # (the test's thread's decimal
                 request[name] = read()  # context: localcontext(), prec = ...; its locale)
             request["travel"] = _travelled()
+            request["context"] = self.context_vars()
             path = [os.path.abspath(p or ".") for p in sys.path]
             if path != self.sent_path:
                 request["path"] = self.sent_path = path
@@ -2842,6 +2910,34 @@ def _stand_in(base, name, methods):
         return classmethod(lambda cls, *args, **kwargs: method(*args, **kwargs))
 
     return type(name, (kinds[base],), {key: calling(method) for key, method in methods.items()})
+
+
+_CONTEXT_STAND_INS = {}
+"""(module, name, key) -> the code's process's stand-in for a context variable of the test's."""
+
+
+def _enter_context(entries):
+    """Set the test's context variables (:meth:`JudgeClient.context_vars`) on this process's
+    own variables of the same modules, or on a stand-in of the same name where the module
+    holds none (a dict the judge's module data came into: the item is the test's handle):
+    ``[(variable, token, value)]``, undone after the call."""
+    import contextvars
+    import importlib
+
+    done = []
+    for entry in entries if type(entries) is list else ():
+        try:
+            module, name, key, label, value = entry
+            holder = vars(importlib.import_module(str(module))).get(str(name))
+            if key is not None:
+                holder = holder.get(key) if type(holder) is dict else None
+            if type(holder) is not contextvars.ContextVar:
+                holder = _CONTEXT_STAND_INS.setdefault((str(module), str(name), str(key)),
+                                                       contextvars.ContextVar(str(label)))
+            done.append((holder, holder.set(value), value))
+        except Exception:  # noqa: S112, BLE001 - a module this process cannot import
+            continue
+    return done
 
 
 def _travelled():
