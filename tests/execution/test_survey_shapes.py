@@ -4947,3 +4947,41 @@ async def test_the_tests_context_variables_are_the_codes(tmp_path):
     _, run = await review(root, "ctx/core.py", "merged",
                           "def merged(event):\n    return dict(event)\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# tenacity 9.2.1: `wait_base.__radd__` answers NotImplemented for a number other than 0 (so
+# that `1 + wait` raises TypeError); NotImplemented could not come back ("the code under test
+# sent what the judge does not rebuild (an object of builtins.NotImplementedType ...)").
+RADD = {
+    "pyproject.toml": "[project]\nname = 'adds'\nversion = '0'\n",
+    "adds/__init__.py": "",
+    "adds/core.py": '''\
+        class Wait:
+            def __radd__(self, other):
+                """``sum()`` of waits starts at 0: itself then; NotImplemented for the rest."""
+                return self if other == 0 else NotImplemented
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from adds.core import Wait
+
+
+        def test_radd():
+            wait = Wait()
+            assert sum([wait]) is wait
+            with pytest.raises(TypeError):
+                1 + wait
+            assert wait.__radd__(2) is NotImplemented and wait.__radd__(...) is NotImplemented
+        ''',
+}
+
+
+async def test_not_implemented_and_ellipsis_cross_as_themselves(tmp_path):
+    """``NotImplemented`` and ``...`` cross as themselves; a wrong body fails."""
+    root = make(tmp_path / "adds", RADD)
+    _, run = await review(root, "adds/core.py", "Wait.__radd__")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "adds/core.py", "Wait.__radd__",
+                          "def __radd__(self, other):\n    return self if other == 0 else ...\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

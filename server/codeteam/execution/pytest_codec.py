@@ -1460,6 +1460,10 @@ class Codec:
 
     def _save_value(self, value, kind, out, memo, depth):
         """The standard value types (``v``); True when ``value`` was one."""
+        if value is NotImplemented or value is Ellipsis:  # (the singletons: tenacity's
+            out.append(b"v")  # wait_base.__radd__ answers NotImplemented)
+            self._str(_SINGLETONS[value], out)
+            return self._enc((), out, memo, depth + 1) or True
         module, name = getattr(kind, "__module__", ""), kind.__name__
         args = _VALUE_ARGS.get((module, name))
         if args is None and kind.__flags__ & HEAPTYPE:
@@ -2582,10 +2586,18 @@ code as a new one (boltons' ``LRI`` holds an RLock its methods use by ``with``).
 _MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "bytearray"})
 """Standard value types a call may change in place: numbered like lists (``w``/``W``)."""
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+_SINGLETONS = {NotImplemented: "NotImplemented", ...: "Ellipsis"}
+"""The singletons that cross as themselves by these names (``v``, no arguments)."""
 _SINGLETON_TYPES = {type(None): "NoneType", type(...): "ellipsis",
                     type(NotImplemented): "NotImplementedType"}
 """The types of the singletons, which no module holds by name (before Python 3.10's
 ``types.NoneType``): each crosses as itself by this name, with no arguments."""
+
+
+def _singleton(value, args):
+    if args != ():
+        raise ValueError("bad singleton: arguments")
+    return value
 
 
 def _singleton_type(name, args):
@@ -2610,6 +2622,7 @@ _BUILD = {
     "lock": lambda args: __import__("_thread").allocate_lock(),
     "Condition": lambda args: _condition(*args),
     **{name: partial(_singleton_type, name) for name in _SINGLETON_TYPES.values()},
+    **{name: partial(_singleton, value) for value, name in _SINGLETONS.items()},
 }
 """``load_value``'s table: type name -> its value made from the arguments sent."""
 
