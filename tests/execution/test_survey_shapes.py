@@ -4985,3 +4985,43 @@ async def test_not_implemented_and_ellipsis_cross_as_themselves(tmp_path):
     _, run = await review(root, "adds/core.py", "Wait.__radd__",
                           "def __radd__(self, other):\n    return self if other == 0 else ...\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# tenacity 9.2.1: `retry_error_cls=ValueError` makes the code raise `ValueError(future)`; when
+# the exception's arguments cannot cross, the judge raised a stand-in class named ValueError
+# over ValueError, so `exc_info.type is ValueError` failed where plain pytest passes.
+BUILTIN_RAISED = {
+    "pyproject.toml": "[project]\nname = 'boxes'\nversion = '0'\n",
+    "boxes/__init__.py": "",
+    "boxes/core.py": '''\
+        def fail():
+            """Raise ValueError carrying an object of a class made here."""
+            class Box:
+                def __repr__(self):
+                    return "<Box>"
+
+            raise ValueError(Box())
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from boxes.core import fail
+
+
+        def test_fail():
+            with pytest.raises(ValueError) as info:
+                fail()
+            assert info.type is ValueError and str(info.value) == "<Box>"
+        ''',
+}
+
+
+async def test_a_builtin_exception_whose_arguments_cannot_cross_keeps_its_class(tmp_path):
+    """A builtin exception whose arguments cannot cross is raised in the test as that very
+    class (with their text), never a stand-in over it; a wrong body fails."""
+    root = make(tmp_path / "boxes", BUILTIN_RAISED)
+    _, run = await review(root, "boxes/core.py", "fail")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "boxes/core.py", "fail",
+                          "def fail():\n    raise ValueError(object())\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

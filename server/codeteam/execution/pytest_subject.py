@@ -2708,7 +2708,11 @@ class JudgeClient(Channel):
                     cls = self.codec.resolve(str(base[0]), str(base[1]))
                 except Unjudgeable:
                     continue
-                if _raisable(cls, self.codec.own):  # a class the judge lacks: its nearest base the judge has
+                if _raisable(cls, self.codec.own) and base == ["builtins", reply.get("type")]:
+                    exc = _codec._builtin_base(cls).__new__(cls)  # a builtin's own (its
+                    exc.args = (message,)  # arguments could not cross: their text)
+                elif _raisable(cls, self.codec.own):  # a class the judge lacks: its nearest
+                    # base the judge has
                     try:  # (a name type() refuses, "Bad\x00", raised ValueError here: never
                         # an exception of the call's; the error below says what it raised)
                         kind = type(str(reply.get("type") or "Error").rsplit(".", 1)[-1],
