@@ -5025,3 +5025,54 @@ async def test_a_builtin_exception_whose_arguments_cannot_cross_keeps_its_class(
     _, run = await review(root, "boxes/core.py", "fail",
                           "def fail():\n    raise ValueError(object())\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# schedule 1.2.2: `default_scheduler = Scheduler()` is a global of the module; `Job.do` appends
+# to its `jobs` list in place, and `Scheduler.idle_seconds` (judged) reads `self.jobs`. The
+# scheduler crosses by its name, and only rebound attributes were sent: the code saw no jobs
+# (`idle_seconds()` None, 3 tests failed where plain pytest passes).
+REGISTRY = {
+    "pyproject.toml": "[project]\nname = 'reg'\nversion = '0'\n",
+    "reg/__init__.py": "",
+    "reg/core.py": '''\
+        class Registry:
+            def __init__(self):
+                self.items = []
+
+            def add(self, item):
+                self.items.append(item)
+
+            @property
+            def size(self):
+                """How many items it holds."""
+                return len(self.items)
+
+
+        default = Registry()
+
+
+        def size():
+            return default.size
+        ''',
+    "tests/test_core.py": '''\
+        from reg import core
+
+
+        def test_size():
+            core.default.add(1)
+            core.default.add(2)
+            assert core.size() == 2
+        ''',
+}
+
+
+async def test_a_list_a_module_objects_attribute_holds_changed_in_place_reaches_the_code(
+        tmp_path):
+    """What the test appended in place to a list an object of the module holds as an
+    attribute reaches the code (the object crosses by its name); a wrong body fails."""
+    root = make(tmp_path / "reg", REGISTRY)
+    _, run = await review(root, "reg/core.py", "Registry.size")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "reg/core.py", "Registry.size",
+                          "@property\ndef size(self):\n    return len(self.items) + 1\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

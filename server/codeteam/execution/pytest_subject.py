@@ -1966,7 +1966,8 @@ class JudgeClient(Channel):
                 if attrs is None:
                     continue
                 changed = {k: v for k, v in attrs.items() if not _is_dunder(k) and (
-                    before.get(k, _UNSET) is not v)}
+                    before.get(k, _UNSET) is not v or type(v) in (list, dict, set) and (
+                        _differ(_small_contents(v), before.get((":contents", k)))))}
                 if changed:
                     found.append([name, ":attrs", key, changed])
         return found
@@ -3343,6 +3344,9 @@ def _held_data(space):
             continue
         copy = _small_contents(value) if type(value) in (list, dict, set) else (
             _instance_attrs(value))
+        if copy is not None and type(value) not in (list, dict, set):  # (and what its
+            copy.update({(":contents", k): _small_contents(v) for k, v in list(  # lists hold:
+                copy.items()) if type(v) in (list, dict, set)})  # schedule's jobs.append)
         if copy is not None:
             found[key] = (value, copy)
     return found
