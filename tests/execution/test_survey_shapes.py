@@ -4625,6 +4625,8 @@ async def test_a_partial_of_the_tests_left_as_it_came_goes_back_as_itself(tmp_pa
     root = make(tmp_path / "jobs", JOBS)
     _, run = await review(root, "jobs/core.py", "Job.plan")
     assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "jobs/core.py", "Job.__str__")  # (the partial's __name__,
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes  # in the code)
     _, run = await review(root, "jobs/core.py", "Job.plan",
                           "def plan(self):\n    self.plans += 2\n")
     assert [o.status for o in run.outcomes] == ["passed", "failed"], run.outcomes

@@ -221,8 +221,8 @@ def _as_sent(obj):
 
 def _partial_as_sent(obj):
     """:func:`_as_sent` of a ``functools.partial``: its function, arguments, keywords and
-    ``__dict__`` (none crosses: ``functools.update_wrapper``'s ``__name__`` stays the test's),
-    when each is plain data, a proxy or a function; else None."""
+    ``__dict__`` (its plain data crosses: ``functools.update_wrapper``'s ``__name__``), when
+    each is plain data, a proxy or a function; else None."""
     import types
 
     state = _state(obj)
@@ -1488,7 +1488,12 @@ class Codec:
         elif kind in _VIEWS:
             args = (list(value),)
         elif (module, kind.__qualname__) == ("functools", "partial") and not self._to_judge():
-            args = (value.func, tuple(value.args), dict(value.keywords))
+            state = {k: v for k, v in _state(value).items() if type(k) is str and (
+                k not in _STATE_REFUSED) and (v is None or type(v) in (str, int, float, bool))}
+            args = (value.func, tuple(value.args), dict(value.keywords), *([state] if state
+                                                                             else []))
+            # (its __dict__'s plain data: update_wrapper's __name__, which schedule's
+            # Job.__repr__ reads; not __wrapped__, a mock's internals)
         elif module == "_thread" and name in _LOCKS and not self._to_judge() and (
                 _as_sent(value) == [("", True, None)]):  # the test's lock, not held: one of
             args = ()  # the code's, which goes back as the test's own left unheld (save_other)
@@ -2612,7 +2617,7 @@ _BUILD = {
     "dict_items": lambda args: dict(list(args[0])).items(),
     "Pattern": lambda args: __import__("re").compile(_text_or_bytes(args[0]), int(args[1])),
     "Match": lambda args: _matched_again(*args),
-    "partial": lambda args: _partial(args[0], args[1], args[2]),
+    "partial": lambda args: _partial(*args),
     "NullTranslations": lambda args: _translation("NullTranslations", args),
     "GNUTranslations": lambda args: _translation("GNUTranslations", args),
     "UUID": lambda args: _uuid(*args),
@@ -2763,10 +2768,14 @@ def _signature(parameters, has_return, annotation):
         annotation if has_return is True else inspect.Signature.empty))
 
 
-def _partial(func, args, kwargs):
-    if not callable(func) or type(args) is not tuple or type(kwargs) is not dict:
+def _partial(func, args, kwargs, state=None):
+    if not callable(func) or type(args) is not tuple or type(kwargs) is not dict or (
+            state is not None and (type(state) is not dict or not all(
+                type(k) is str and k not in _STATE_REFUSED for k in state))):
         raise ValueError("a malformed partial")
-    return partial(func, *args, **kwargs)
+    made = partial(func, *args, **kwargs)
+    made.__dict__.update(state or {})
+    return made
 
 
 def _matched_again(pattern, string, pos, endpos, regs):
