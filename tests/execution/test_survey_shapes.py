@@ -4693,9 +4693,12 @@ MOCKED_CLOCK = {
         import datetime
 
 
-        def tomorrow():
-            """The date after today's (``datetime.datetime.now()``)."""
-            return (datetime.datetime.now() + datetime.timedelta(days=1)).date()
+        def tomorrow(after=None):
+            """The date after today's (``datetime.datetime.now()``), or after ``after``."""
+            if after is not None and not isinstance(after, datetime.datetime):
+                raise TypeError("after: a datetime")
+            moment = datetime.datetime.now() if after is None else after
+            return (moment + datetime.timedelta(days=1)).date()
 
 
         def hour_here(seconds):
@@ -4737,6 +4740,7 @@ MOCKED_CLOCK = {
             datetime.datetime = MockDate
             try:
                 assert tomorrow() == datetime.date(2020, 1, 2)
+                assert tomorrow(datetime.datetime(2021, 5, 1)) == datetime.date(2021, 5, 2)
             finally:
                 datetime.datetime = original
 

@@ -2914,7 +2914,17 @@ def _stand_in(base, name, methods):
     def calling(method):
         return classmethod(lambda cls, *args, **kwargs: method(*args, **kwargs))
 
-    return type(name, (kinds[base],), {key: calling(method) for key, method in methods.items()})
+    return _StandIn(name, (kinds[base],), {key: calling(method) for key, method in (
+        methods.items())})
+
+
+class _StandIn(type):
+    """The class of :func:`_stand_in`'s classes: the real type's objects are theirs too (the
+    arguments of the call were made before it stood in; the test's were of its class), as
+    freezegun's ``FakeDatetime`` says."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls.__bases__[0])
 
 
 _CONTEXT_STAND_INS = {}
