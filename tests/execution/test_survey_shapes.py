@@ -4802,8 +4802,11 @@ TRAVEL = {
         import time
 
 
-        def stamp():
-            """``(time.time(), the year of datetime.datetime.now in UTC)``."""
+        def stamp(read=True):
+            """``(time.time(), the year of datetime.datetime.now in UTC)``; None unless
+            ``read``."""
+            if not read:
+                return None
             return time.time(), datetime.datetime.now(datetime.timezone.utc).year
         ''',
     "tests/test_core.py": '''\
@@ -4821,6 +4824,13 @@ TRAVEL = {
                 assert stamp() == (time.time(), 1980)
 
 
+        def test_ticking_starts_at_the_first_read():
+            moment = datetime.datetime(1980, 3, 25, 16, tzinfo=datetime.timezone.utc)
+            with time_machine.travel(moment):  # (tick=True: time goes on from its first read)
+                assert stamp(read=False) is None
+                assert stamp()[0] == moment.timestamp()
+
+
         def test_not_travelled():
             assert stamp()[1] >= 2024
         ''',
@@ -4833,10 +4843,11 @@ async def test_the_tests_time_travel_is_the_codes(tmp_path):
     pytest.importorskip("time_machine")
     root = make(tmp_path / "travel", TRAVEL)
     _, run = await review(root, "travel/core.py", "stamp")
-    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
     _, run = await review(root, "travel/core.py", "stamp",
-                          "def stamp():\n    import time\n    return time.time(), 1981\n")
-    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+                          "def stamp(read=True):\n    import time\n"
+                          "    return time.time(), 1981\n")
+    assert [o.status for o in run.outcomes] == ["failed"] * 3, run.outcomes
 
 
 # structlog 26.1.0: `class DropEvent(BaseException)`; `capture_logs()`'s `LogCapture` (a
