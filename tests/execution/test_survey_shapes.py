@@ -5093,3 +5093,48 @@ async def test_a_list_a_module_objects_attribute_holds_changed_in_place_reaches_
     _, run = await review(root, "reg/core.py", "Registry.size",
                           "@property\ndef size(self):\n    return len(self.items) + 1\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# tenacity 9.2.1: test_tenacity.py decorates functions at its import (`@retry`: handles of the
+# code's closures); once the code's process was ended (another test's value that could not
+# cross), every later test calling one of them was an error, "the object came from a process of
+# the code under test that has ended", where plain pytest passes (3 + 9 tests of `wraps`).
+ENDED = {
+    "pyproject.toml": "[project]\nname = 'handles'\nversion = '0'\n",
+    "handles/__init__.py": "",
+    "handles/core.py": '''\
+        def make(n):
+            """A function adding ``n``; ``make(-1)`` ends its process."""
+            if n == -1:
+                import os
+
+                os._exit(3)
+            return lambda x: x + n
+        ''',
+    "tests/test_core.py": '''\
+        from handles.core import make
+
+        ADD = make(1)
+
+
+        def test_a():
+            assert ADD(1) == 2
+
+
+        def test_b():
+            make(-1)
+
+
+        def test_c():
+            assert ADD(2) == 3
+        ''',
+}
+
+
+async def test_a_handle_of_an_ended_process_is_not_judged(tmp_path):
+    """A handle the code made before its process ended (at a test module's import) makes a
+    later test that uses it "not judged", never an error."""
+    root = make(tmp_path / "handles", ENDED)
+    _, run = await review(root, "handles/core.py", "make")
+    found = {name: o.status for name, o in by_name(run).items()}
+    assert found == {"test_a": "passed", "test_b": "error", "test_c": "not judged"}, run.outcomes

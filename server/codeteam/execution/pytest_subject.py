@@ -2207,7 +2207,9 @@ class JudgeClient(Channel):
 
     def check_handle(self, proxy):
         if self.process is None or proxy._handle[0] != self.generation:
-            self.fail("the object came from a process of the code under test that has ended")
+            self.fail("the object came from a process of the code under test that has ended "
+                      "(made before it ended: at a test module's import, in an earlier test)",
+                      not_judged=True)  # (tenacity's module-level @retry functions)
 
     def ensure(self):
         """A running subject: started now if needed. An import of the code under test that
