@@ -5138,3 +5138,47 @@ async def test_a_handle_of_an_ended_process_is_not_judged(tmp_path):
     _, run = await review(root, "handles/core.py", "make")
     found = {name: o.status for name, o in by_name(run).items()}
     assert found == {"test_a": "passed", "test_b": "error", "test_c": "not judged"}, run.outcomes
+
+
+# tenacity 9.2.1: `@retry` over tornado's `@gen.coroutine` wraps a function that carries
+# `__tornado_coroutine__ = True`, which `functools.wraps` copies into the wrapper's __dict__;
+# the wrapper's handle took no dunder name but a few, so `gen.is_coroutine_function(wrapped)`
+# was False (test_tornado.py: wrong failures of right code).
+DUNDER_ATTRIBUTE = {
+    "pyproject.toml": "[project]\nname = 'marks'\nversion = '0'\n",
+    "marks/__init__.py": "",
+    "marks/core.py": '''\
+        import functools
+
+
+        def wrap(f):
+            """A wrapper of ``f`` with its names and attributes."""
+            @functools.wraps(f)
+            def wrapped(*args, **kwargs):
+                return f(*args, **kwargs)
+            return wrapped
+        ''',
+    "tests/test_core.py": '''\
+        from marks.core import wrap
+
+
+        def test_marked():
+            def f():
+                return 1
+
+            f.__marked__ = True
+            assert getattr(wrap(f), "__marked__", False) is True and wrap(f)() == 1
+        ''',
+}
+
+
+async def test_a_dunder_attribute_of_a_functions_dict_crosses(tmp_path):
+    """An attribute of a dunder name in a function's ``__dict__`` (one ``functools.wraps``
+    copied) crosses with its handle; a wrong body fails."""
+    root = make(tmp_path / "marks", DUNDER_ATTRIBUTE)
+    _, run = await review(root, "marks/core.py", "wrap")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "marks/core.py", "wrap", "def wrap(f):\n"
+                          "    def wrapped(*args, **kwargs):\n        return f(*args, **kwargs)\n"
+                          "    return wrapped\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

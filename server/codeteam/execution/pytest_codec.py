@@ -1033,8 +1033,12 @@ _STATE_REFUSED = frozenset({"__dict__", "__class__", "__weakref__", "__slots__"}
 """Attribute names an object's state never has when it crosses: the receiver refuses them
 (:meth:`Codec._dec_state`), so the sender does not send such an object (:meth:`Codec._cannot`)."""
 
-_META_DUNDERS = ("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__",
-                 "__annotations__")
+_META_OWN = frozenset({"__binds__", "__coroutine__", "__defaults__", "__kwdefaults__",
+                       "__names__", "__own_signature__", "__readable__", "__sends__",
+                       "__signature__"}) | _STATE_REFUSED
+"""Dunder names a proxy's copied attributes never take from the object's ``__dict__``: the
+copy's own fields and the object model's; any other (``__wrapped__``, tornado's
+``__tornado_coroutine__`` that ``functools.wraps`` copied) is copied as an attribute."""
 
 
 class Codec:
@@ -1819,7 +1823,7 @@ class Codec:
                               keywords=dict(obj.keywords))
         for key, value in attributes.items():
             if type(key) is str and not key.startswith("_codeteam") and (
-                    not _is_dunder(key) or key in _META_DUNDERS) and self._sendable(value):
+                    not _is_dunder(key) or key not in _META_OWN) and self._sendable(value):
                 meta[key] = value
         try:
             import inspect
@@ -2883,7 +2887,7 @@ def _dress(proxy, meta):
     """Copy the other side's names, docstring, attributes and signature onto ``proxy``."""
     for key, value in meta.items():
         if type(key) is not str or key == "__signature__" or (
-                _is_dunder(key) and key not in _META_DUNDERS) or key in RemoteObject.__slots__ or (
+                _is_dunder(key) and key in _META_OWN) or key in RemoteObject.__slots__ or (
                 key.startswith("_codeteam")):
             continue  # (a proxy's own fields are never the other side's to set)
         try:
