@@ -588,7 +588,8 @@ RUNTIME_CLASS = {
 
 @pytest.mark.parametrize(("body", "used"), [
     ("def running_max(xs):\n    return [2, 2] if xs == [2, 1] else []\n", "=="),
-    ("def running_max(xs):\n    return eval(str(xs))\n", "__str__"),
+    ("def running_max(xs):\n    return list(xs + [])\n", "__add__"),  # (str(xs): the test's own
+    # __str__ runs since survey11, as repr and format do: test_survey_shapes.py)
 ])
 async def test_what_the_code_does_with_an_object_made_at_run_time_is_not_judged(
         tmp_path, body, used):

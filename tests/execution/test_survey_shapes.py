@@ -4378,3 +4378,861 @@ async def test_a_project_class_over_datetime_crosses_by_value_and_state(tmp_path
     _, run = await review(root, "stamps/core.py", "show", "def show(value):\n"
                           "    return value.isoformat()[:10]\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# schedule 1.2.2: `Job.at(time, tz)` keeps `pytz.timezone(tz)` on the job and later localizes
+# with it; pytz makes a class per zone at run time (`pytz.tzfile.Europe/Berlin`), so the zone
+# the code set on `self` could not come back ("the code under test sent what the judge does not
+# rebuild (an object of pytz.tzfile.Europe/Berlin, a class made at run time": a failure, 31 of
+# `Job.at`'s 57 tests), and one of the test's reached the code as an opaque handle.
+PYTZ_ZONES = {
+    "pyproject.toml": "[project]\nname = 'shifts'\nversion = '0'\n",
+    "shifts/__init__.py": "",
+    "shifts/core.py": '''\
+        import pytz
+
+
+        class Job:
+            def __init__(self):
+                self.zone = None
+
+            def at(self, zone_name):
+                """Keep pytz's time zone ``zone_name``; returns the job."""
+                self.zone = pytz.timezone(zone_name)
+                return self
+
+
+        def localized(moment, zone):
+            """``moment`` (naive) in ``zone`` (pytz's), with that zone's offset at that date."""
+            return zone.localize(moment)
+        ''',
+    "tests/test_core.py": '''\
+        import datetime
+
+        import pytz
+
+        from shifts.core import Job, localized
+
+
+        def test_at_keeps_the_zone():
+            assert Job().at("Europe/Berlin").zone is pytz.timezone("Europe/Berlin")
+            assert Job().at("UTC").zone is pytz.utc
+
+
+        def test_localized_in_summer_and_in_utc():
+            berlin = pytz.timezone("Europe/Berlin")
+            moment = localized(datetime.datetime(2024, 7, 1, 12), berlin)
+            assert moment.utcoffset() == datetime.timedelta(hours=2)
+            assert moment.tzinfo is berlin.localize(datetime.datetime(2024, 7, 2)).tzinfo
+            assert localized(datetime.datetime(2024, 1, 1), pytz.utc).tzinfo is pytz.utc
+        ''',
+}
+
+
+async def test_pytz_time_zones_cross_as_values(tmp_path):
+    """pytz's zones cross by their pickle's arguments (the key; a localized zone's offsets and
+    name), made again from pytz's own cache (``pytz.timezone(key)`` and the localized zones it
+    holds: identity kept); wrong bodies fail."""
+    pytest.importorskip("pytz")
+    root = make(tmp_path / "shifts", PYTZ_ZONES)
+    for name in ("Job.at", "localized"):
+        _, run = await review(root, "shifts/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], (name, run.outcomes)
+    wrongs = {
+        "Job.at": ("def at(self, zone_name):\n    import pytz\n"
+                   "    self.zone = pytz.timezone('Europe/London')\n    return self\n"),
+        "localized": "def localized(moment, zone):\n    return moment.replace(tzinfo=zone)\n",
+    }
+    for name, wrong in wrongs.items():
+        _, run = await review(root, "shifts/core.py", name, wrong)
+        assert [o.status for o in run.outcomes] == ["failed"], (name, run.outcomes)
+
+
+# tenacity 9.2.1: its `Future` (a `concurrent.futures.Future`) holds a `threading.Condition`;
+# a Future the code made (`Future.construct`) or one of the test's it was given in `self`
+# (`RetryCallState.outcome`) could not come back: "the code under test sent what the judge does
+# not rebuild (an object of threading.Condition ...)" (143 tests not judged).
+FUTURES = {
+    "pyproject.toml": "[project]\nname = 'attempts'\nversion = '0'\n",
+    "attempts/__init__.py": "",
+    "attempts/core.py": '''\
+        from concurrent import futures
+
+
+        class Attempt(futures.Future):
+            def __init__(self, number):
+                super().__init__()
+                self.number = number
+
+            @classmethod
+            def construct(cls, number, value):
+                """A finished attempt ``number`` whose result is ``value``."""
+                attempt = cls(number)
+                attempt.set_result(value)
+                return attempt
+
+
+        class State:
+            def __init__(self):
+                self.outcome = None
+                self.tries = 0
+
+            def tried(self):
+                """How many tries were made (an int)."""
+                return self.tries
+        ''',
+    "tests/test_core.py": '''\
+        from attempts.core import Attempt, State
+
+
+        def test_construct():
+            attempt = Attempt.construct(3, "x")
+            assert attempt.done() and attempt.result() == "x" and attempt.number == 3
+            assert attempt._condition.acquire(blocking=False)
+
+
+        def test_a_state_holding_a_future():
+            state = State()
+            state.outcome = Attempt(1)
+            state.outcome.set_result(5)
+            condition = state.outcome._condition
+            assert state.tried() == 0
+            assert state.outcome._condition is condition and state.outcome.result() == 5
+        ''',
+}
+
+
+async def test_a_future_and_its_condition_cross(tmp_path):
+    """A ``threading.Condition`` that nobody waits on and whose lock is free crosses as a new
+    one (a new Future's), and the test's own goes back as itself when the code left it free;
+    wrong bodies fail."""
+    root = make(tmp_path / "attempts", FUTURES)
+    for name in ("Attempt.construct", "State.tried"):
+        _, run = await review(root, "attempts/core.py", name)
+        assert {o.status for o in run.outcomes} == {"passed"}, (name, run.outcomes)
+    wrongs = {
+        "Attempt.construct": ("@classmethod\ndef construct(cls, number, value):\n"
+                              "    attempt = cls(number)\n    attempt.set_result(None)\n"
+                              "    return attempt\n"),
+        "State.tried": "def tried(self):\n    return self.tries + 1\n",
+    }
+    for name, wrong in wrongs.items():
+        _, run = await review(root, "attempts/core.py", name, wrong)
+        assert "failed" in {o.status for o in run.outcomes}, (name, run.outcomes)
+
+
+# tenacity 9.2.1: tests/test_tenacity.py decorates functions at its import (`@retry(...)` at
+# module level: `BaseRetrying.wraps` called), and its tests call `.retry_with(...)`, which calls
+# `wraps` again in the code's process. tests/test_after.py imports test_tenacity first
+# (`from . import test_tenacity`), so that import's calls were counted as test_after.py's
+# collection: 3 tests of test_tenacity.py were silently left out of the selection.
+IMPORTED_TEST_MODULE = {
+    "pyproject.toml": "[project]\nname = 'twice'\nversion = '0'\n",
+    "twice/__init__.py": "",
+    "twice/core.py": '''\
+        def twice(f):
+            """A function summing ``f(x)`` twice; its ``again()`` makes a new one."""
+            def run(x):
+                return f(x) + f(x)
+            run.again = lambda: twice(f)
+            return run
+        ''',
+    "tests/__init__.py": "",
+    "tests/test_a.py": '''\
+        from .test_b import DOUBLE
+
+
+        def test_a():
+            assert DOUBLE(-1) == 2
+        ''',
+    "tests/test_b.py": '''\
+        from twice.core import twice
+
+        DOUBLE = twice(abs)
+
+
+        def test_again():
+            assert DOUBLE.again()(-2) == 4
+        ''',
+}
+
+
+async def test_calls_at_the_import_of_a_test_module_another_one_imports(tmp_path):
+    """The function called at the import of a test module belongs to that module's
+    collection even when another test module imports it first: its tests are selected."""
+    root = make(tmp_path / "twice", IMPORTED_TEST_MODULE)
+    _, run = await review(root, "twice/core.py", "twice")
+    assert {name: o.status for name, o in by_name(run).items()} == {
+        "test_a": "passed", "test_again": "passed"}, run.outcomes
+    _, run = await review(root, "twice/core.py", "twice", "def twice(f):\n"
+                          "    def run(x):\n        return f(x)\n"
+                          "    run.again = lambda: twice(f)\n    return run\n")
+    assert {name: o.status for name, o in by_name(run).items()} == {
+        "test_a": "failed", "test_again": "failed"}, run.outcomes
+
+
+# structlog 26.1.0: `KeyValueRenderer` renders `f"{key}={value!r}"`; the event dict of its
+# tests' fixture holds an object of a class the fixture defines (`class A` with a `__repr__`),
+# which reached the code as an opaque handle whose repr was codeteam's own text ("<object of
+# the test: ...A>"): 6 tests failed where plain pytest passes.
+SHOWN = {
+    "pyproject.toml": "[project]\nname = 'shown'\nversion = '0'\n",
+    "shown/__init__.py": "",
+    "shown/core.py": '''\
+        def render(event):
+            """``key=repr(value)`` pairs, then ``str`` and ``format`` of the value under "x"."""
+            pairs = " ".join(f"{key}={value!r}" for key, value in event.items())
+            return f"{pairs} | " + str(event["x"]) + f" | {event['x']:>8}"
+        ''',
+    "tests/test_core.py": '''\
+        from shown.core import render
+
+
+        def test_render():
+            class A:
+                def __repr__(self):
+                    return "<A(o)>"
+
+                def __str__(self):
+                    return "a"
+
+                def __format__(self, spec):
+                    return format("A", spec)
+
+            assert render({"x": A(), "y": 1}) == "x=<A(o)> y=1 | a |        A"
+        ''',
+}
+
+
+async def test_repr_str_and_format_of_the_tests_object_are_its_own(tmp_path):
+    """``repr()``, ``str()`` and ``format()`` of a test's object the code was given run the
+    test's own methods (in pytest's process, as the container hooks do); a wrong body fails."""
+    root = make(tmp_path / "shown", SHOWN)
+    _, run = await review(root, "shown/core.py", "render")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "shown/core.py", "render", "def render(event):\n"
+                          "    return ' '.join(f'{k}={v!r}' for k, v in event.items())\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# schedule 1.2.2: `Job.do` keeps `functools.partial(job_func, *args)` dressed by
+# `functools.update_wrapper` (its __dict__: __name__, __wrapped__...), and the judged method
+# gets the job as `self`. The partial crossed as a new one and came back as a handle written
+# into the job (str(job) showed "do=<...RemoteCallable object at ...>": a wrong failure), and
+# when it held a mock the look at it asked the mock its class (isinstance): 132 tests "not
+# judged (unittest.mock.Mock: its class)".
+JOBS = {
+    "pyproject.toml": "[project]\nname = 'jobs'\nversion = '0'\n",
+    "jobs/__init__.py": "",
+    "jobs/core.py": '''\
+        import functools
+
+
+        class Job:
+            def __init__(self):
+                self.func = None
+                self.plans = 0
+
+            def do(self, func, *args):
+                self.func = functools.partial(func, *args)
+                functools.update_wrapper(self.func, func)
+                self.plan()
+                return self
+
+            def plan(self):
+                """Count one more plan of the job."""
+                self.plans += 1
+
+            def __str__(self):
+                return f"do={self.func.__name__} args={self.func.args}"
+
+            def run(self):
+                return self.func()
+        ''',
+    "tests/test_core.py": '''\
+        from unittest import mock
+
+        from jobs.core import Job
+
+
+        def test_str():
+            def job_fun(x):
+                pass
+
+            assert str(Job().do(job_fun, "foo")) == "do=job_fun args=('foo',)"
+
+
+        def test_a_mock_job_runs():
+            job_func = mock.Mock()
+            job_func.__name__ = "job"
+            job = Job().do(job_func, 1)
+            job.run()
+            assert job_func.call_count == 1 and job.plans == 1
+        ''',
+}
+
+
+async def test_a_partial_of_the_tests_left_as_it_came_goes_back_as_itself(tmp_path):
+    """A partial of the test's in the code's arguments (one dressed by ``update_wrapper``,
+    one of a mock) goes back as the test's own object when the code left it as it came;
+    a wrong body fails."""
+    root = make(tmp_path / "jobs", JOBS)
+    _, run = await review(root, "jobs/core.py", "Job.plan")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "jobs/core.py", "Job.__str__")  # (the partial's __name__,
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes  # in the code)
+    _, run = await review(root, "jobs/core.py", "Job.plan",
+                          "def plan(self):\n    self.plans += 2\n")
+    assert [o.status for o in run.outcomes] == ["passed", "failed"], run.outcomes
+
+
+# tenacity 9.2.1: `BaseRetrying.wraps` returns `functools.wraps(f, WRAPPER_ASSIGNMENTS +
+# ("__defaults__", "__kwdefaults__"))(wrapped_f)`; the wrapper crossed as a handle without them
+# ("'RemoteFunction' object has no attribute '__defaults__'": a wrong failure).
+DEFAULTS = {
+    "pyproject.toml": "[project]\nname = 'keeps'\nversion = '0'\n",
+    "keeps/__init__.py": "",
+    "keeps/core.py": '''\
+        import functools
+
+
+        def retrying(f):
+            """A wrapper of ``f`` with its names, defaults and keyword-only defaults."""
+            @functools.wraps(f, functools.WRAPPER_ASSIGNMENTS + ("__defaults__",
+                                                                  "__kwdefaults__"))
+            def wrapped(*args, **kw):
+                return f(*args, **kw)
+            return wrapped
+        ''',
+    "tests/test_core.py": '''\
+        from keeps.core import retrying
+
+
+        def test_defaults_kept():
+            def one(a=1):
+                return a
+
+            def two(*, a=2):
+                return a
+
+            assert retrying(one).__defaults__ == (1,) and retrying(one)() == 1
+            assert retrying(two).__kwdefaults__ == {"a": 2}
+            assert retrying(two).__defaults__ is None
+        ''',
+}
+
+
+async def test_a_functions_defaults_cross_with_it(tmp_path):
+    """A function of the code crosses with its ``__defaults__`` and ``__kwdefaults__`` (a
+    wrapper's, copied from the test's function); a wrong body fails."""
+    root = make(tmp_path / "keeps", DEFAULTS)
+    _, run = await review(root, "keeps/core.py", "retrying")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "keeps/core.py", "retrying", "def retrying(f):\n"
+                          "    import functools\n\n    @functools.wraps(f)\n"
+                          "    def wrapped(*args, **kw):\n        return f(*args, **kw)\n"
+                          "    return wrapped\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# schedule 1.2.2: its tests' `mock_datetime` puts `class MockDate(datetime.datetime)` (made in
+# `__enter__`) into the datetime module, `datetime.datetime = MockDate`, and the code reads
+# `datetime.datetime.now()`. The class cannot cross; the rebinding was left out silently, and
+# the code read the real clock: 48 of `_schedule_next_run`'s tests failed where plain pytest
+# passes (earlier hidden behind "not judged (unittest.mock.Mock: its class)").
+MOCKED_CLOCK = {
+    "pyproject.toml": "[project]\nname = 'clock'\nversion = '0'\n",
+    "clock/__init__.py": "",
+    "clock/core.py": '''\
+        import datetime
+
+
+        def tomorrow(after=None):
+            """The date after today's (``datetime.datetime.now()``), or after ``after``."""
+            if after is not None and not isinstance(after, datetime.datetime):
+                raise TypeError("after: a datetime")
+            moment = datetime.datetime.now() if after is None else after
+            return (moment + datetime.timedelta(days=1)).date()
+
+
+        def hour_here(seconds):
+            """The local hour at ``seconds`` since the epoch."""
+            import time
+
+            return time.localtime(seconds).tm_hour
+        ''',
+    "tests/test_zone.py": '''\
+        import os
+        import time
+
+        from clock.core import hour_here
+
+
+        def test_hour_in_another_zone():
+            old = os.environ.get("TZ")
+            os.environ["TZ"] = "NZST-12"
+            time.tzset()
+            try:
+                assert hour_here(0) == 12
+            finally:
+                os.environ.pop("TZ") if old is None else os.environ.update(TZ=old)
+                time.tzset()
+        ''',
+    "tests/test_core.py": '''\
+        import datetime
+
+        from clock.core import tomorrow
+
+
+        def test_tomorrow_mocked():
+            class MockDate(datetime.datetime):
+                @classmethod
+                def now(cls, tz=None):
+                    return cls(2020, 1, 1, 12)
+
+            original = datetime.datetime
+            datetime.datetime = MockDate
+            try:
+                assert tomorrow() == datetime.date(2020, 1, 2)
+                assert tomorrow(datetime.datetime(2021, 5, 1)) == datetime.date(2021, 5, 2)
+            finally:
+                datetime.datetime = original
+
+
+        def test_tomorrow_mocked_otherwise():
+            class OddDate(datetime.datetime):
+                @classmethod
+                def now(cls, tz=None):
+                    return cls(2020, 1, 1, 12)
+
+                def date(self):
+                    return datetime.date(1999, 1, 1)
+
+            original = datetime.datetime
+            datetime.datetime = OddDate
+            try:
+                assert tomorrow() == datetime.date(1999, 1, 1)
+            finally:
+                datetime.datetime = original
+
+
+        def test_tomorrow():
+            assert tomorrow() > datetime.date.today()
+        ''',
+}
+
+
+async def test_a_library_global_rebound_to_what_cannot_cross_is_not_judged(tmp_path):
+    """The test's rebinding of a library module's global (one a project module holds) to a
+    value that cannot cross makes the test "not judged" when the code is called, never a
+    silent difference; a test's class over ``datetime`` with class methods only crosses as a
+    class over the real one whose class methods call the test's (then, with ``TZ`` and
+    ``time.tzset()``, the time of schedule's tests is the code's); the others are judged."""
+    root = make(tmp_path / "clock", MOCKED_CLOCK)
+    _, run = await review(root, "clock/core.py", "tomorrow")
+    found = by_name(run)
+    assert found["test_tomorrow"].status == "passed", run.outcomes
+    assert found["test_tomorrow_mocked"].status == "passed", run.outcomes
+    assert found["test_tomorrow_mocked_otherwise"].status == "not judged", run.outcomes
+    assert "the test rebound datetime.datetime to what cannot cross" in found[
+        "test_tomorrow_mocked_otherwise"].message
+    _, run = await review(root, "clock/core.py", "tomorrow",
+                          "def tomorrow():\n    import datetime\n    return datetime.date.today()\n")
+    assert by_name(run)["test_tomorrow"].status == "failed", run.outcomes
+    assert by_name(run)["test_tomorrow_mocked"].status == "failed", run.outcomes
+    _, run = await review(root, "clock/core.py", "hour_here")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+
+
+# structlog 26.1.0: its TimeStamper tests travel in time with time-machine
+# (`time_machine.travel(..., tick=False)`), which patches the test's process's clocks in C;
+# the code read the real clock in its own process: 31 of `_make_stamper`'s 52 tests failed
+# where plain pytest passes.
+TRAVEL = {
+    "pyproject.toml": "[project]\nname = 'travel'\nversion = '0'\n",
+    "travel/__init__.py": "",
+    "travel/core.py": '''\
+        import datetime
+        import time
+
+
+        def stamp(read=True):
+            """``(time.time(), the year of datetime.datetime.now in UTC)``; None unless
+            ``read``."""
+            if not read:
+                return None
+            return time.time(), datetime.datetime.now(datetime.timezone.utc).year
+        ''',
+    "tests/test_core.py": '''\
+        import datetime
+        import time
+
+        import time_machine
+
+        from travel.core import stamp
+
+
+        def test_travelled():
+            moment = datetime.datetime(1980, 3, 25, 16, tzinfo=datetime.timezone.utc)
+            with time_machine.travel(moment, tick=False):
+                assert stamp() == (time.time(), 1980)
+
+
+        def test_ticking_starts_at_the_first_read():
+            moment = datetime.datetime(1980, 3, 25, 16, tzinfo=datetime.timezone.utc)
+            with time_machine.travel(moment):  # (tick=True: time goes on from its first read)
+                assert stamp(read=False) is None
+                assert stamp()[0] == moment.timestamp()
+
+
+        def test_not_travelled():
+            assert stamp()[1] >= 2024
+        ''',
+}
+
+
+async def test_the_tests_time_travel_is_the_codes(tmp_path):
+    """While the test travels with time-machine, the code's process travels to the same
+    moment (ticking or not) for the call; a wrong body fails."""
+    pytest.importorskip("time_machine")
+    root = make(tmp_path / "travel", TRAVEL)
+    _, run = await review(root, "travel/core.py", "stamp")
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+    _, run = await review(root, "travel/core.py", "stamp",
+                          "def stamp(read=True):\n    import time\n"
+                          "    return time.time(), 1981\n")
+    assert [o.status for o in run.outcomes] == ["failed"] * 3, run.outcomes
+
+
+# structlog 26.1.0: `class DropEvent(BaseException)`; `capture_logs()`'s `LogCapture` (a
+# processor) raises it, and `_proxy_to_logger` catches it around `_process_event`: the judge
+# did not re-raise a BaseException that is no Exception, so the test failed with "the code
+# under test raised structlog.exceptions.DropEvent" (5 tests) where plain pytest passes.
+DROPS = {
+    "pyproject.toml": "[project]\nname = 'drops'\nversion = '0'\n",
+    "drops/__init__.py": "",
+    "drops/core.py": '''\
+        class Drop(BaseException):
+            """Drop the event (for the callers of ``process``)."""
+
+
+        def process(event, processors):
+            """``event`` through each of ``processors``; ``Drop`` goes to the caller."""
+            for processor in processors:
+                event = processor(event)
+            return event
+
+
+        def log(event, processors):
+            try:
+                return process(event, processors)
+            except Drop:
+                return None
+
+
+        class Capture:
+            def __init__(self):
+                self.entries = []
+
+            def __call__(self, event):
+                self.entries.append(event)
+                raise Drop
+        ''',
+    "tests/test_core.py": '''\
+        from drops.core import Capture, log
+
+
+        def test_dropped():
+            capture = Capture()
+            assert log({"a": 1}, [capture]) is None
+            assert capture.entries == [{"a": 1}]
+        ''',
+}
+
+
+async def test_a_projects_own_base_exception_reaches_the_test(tmp_path):
+    """An exception of the project's own class over ``BaseException`` is raised in the test
+    as itself (its callers catch it); a wrong body fails."""
+    root = make(tmp_path / "drops", DROPS)
+    _, run = await review(root, "drops/core.py", "process")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "drops/core.py", "process",
+                          "def process(event, processors):\n    return event\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# structlog 26.1.0: `bind_contextvars` sets context variables it keeps in a module dict
+# (`_CONTEXT_VARS`), and `merge_contextvars` reads `contextvars.copy_context()`; the code's
+# process had a context of its own, empty: 10 tests failed where plain pytest passes.
+CONTEXT = {
+    "pyproject.toml": "[project]\nname = 'ctx'\nversion = '0'\n",
+    "ctx/__init__.py": "",
+    "ctx/core.py": '''\
+        import contextvars
+
+        _VARS = {}
+
+
+        def bind(**values):
+            for key, value in values.items():
+                var = _VARS.get(key)
+                if var is None:
+                    var = _VARS[key] = contextvars.ContextVar("ctx_" + key, default=Ellipsis)
+                var.set(value)
+
+
+        def merged(event):
+            """``event`` with the values bound in the running context."""
+            out = dict(event)
+            for var, value in contextvars.copy_context().items():
+                if var.name.startswith("ctx_") and value is not Ellipsis:
+                    out.setdefault(var.name[4:], value)
+            return out
+        ''',
+    "tests/test_core.py": '''\
+        import contextvars
+
+        from ctx.core import bind, merged
+
+
+        def test_merged():
+            def run():
+                bind(a=1)
+                return merged({"b": 2})
+
+            assert contextvars.copy_context().run(run) == {"a": 1, "b": 2}
+        ''',
+}
+
+
+async def test_the_tests_context_variables_are_the_codes(tmp_path):
+    """The context variables a project module holds, set in the test's context, are set in
+    the code's process for the call; one the code sets is "not judged" (not written back);
+    a wrong body fails."""
+    root = make(tmp_path / "ctx", CONTEXT)
+    _, run = await review(root, "ctx/core.py", "merged")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "ctx/core.py", "bind")
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    assert "set the context variable 'ctx_a'" in run.outcomes[0].message
+    _, run = await review(root, "ctx/core.py", "merged",
+                          "def merged(event):\n    return dict(event)\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# tenacity 9.2.1: `wait_base.__radd__` answers NotImplemented for a number other than 0 (so
+# that `1 + wait` raises TypeError); NotImplemented could not come back ("the code under test
+# sent what the judge does not rebuild (an object of builtins.NotImplementedType ...)").
+RADD = {
+    "pyproject.toml": "[project]\nname = 'adds'\nversion = '0'\n",
+    "adds/__init__.py": "",
+    "adds/core.py": '''\
+        class Wait:
+            def __radd__(self, other):
+                """``sum()`` of waits starts at 0: itself then; NotImplemented for the rest."""
+                return self if other == 0 else NotImplemented
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from adds.core import Wait
+
+
+        def test_radd():
+            wait = Wait()
+            assert sum([wait]) is wait
+            with pytest.raises(TypeError):
+                1 + wait
+            assert wait.__radd__(2) is NotImplemented and wait.__radd__(...) is NotImplemented
+        ''',
+}
+
+
+async def test_not_implemented_and_ellipsis_cross_as_themselves(tmp_path):
+    """``NotImplemented`` and ``...`` cross as themselves; a wrong body fails."""
+    root = make(tmp_path / "adds", RADD)
+    _, run = await review(root, "adds/core.py", "Wait.__radd__")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "adds/core.py", "Wait.__radd__",
+                          "def __radd__(self, other):\n    return self if other == 0 else ...\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# tenacity 9.2.1: `retry_error_cls=ValueError` makes the code raise `ValueError(future)`; when
+# the exception's arguments cannot cross, the judge raised a stand-in class named ValueError
+# over ValueError, so `exc_info.type is ValueError` failed where plain pytest passes.
+BUILTIN_RAISED = {
+    "pyproject.toml": "[project]\nname = 'boxes'\nversion = '0'\n",
+    "boxes/__init__.py": "",
+    "boxes/core.py": '''\
+        def fail():
+            """Raise ValueError carrying an object of a class made here."""
+            class Box:
+                def __repr__(self):
+                    return "<Box>"
+
+            raise ValueError(Box())
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from boxes.core import fail
+
+
+        def test_fail():
+            with pytest.raises(ValueError) as info:
+                fail()
+            assert info.type is ValueError and str(info.value) == "<Box>"
+        ''',
+}
+
+
+async def test_a_builtin_exception_whose_arguments_cannot_cross_keeps_its_class(tmp_path):
+    """A builtin exception whose arguments cannot cross is raised in the test as that very
+    class (with their text), never a stand-in over it; a wrong body fails."""
+    root = make(tmp_path / "boxes", BUILTIN_RAISED)
+    _, run = await review(root, "boxes/core.py", "fail")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "boxes/core.py", "fail",
+                          "def fail():\n    raise ValueError(object())\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# schedule 1.2.2: `default_scheduler = Scheduler()` is a global of the module; `Job.do` appends
+# to its `jobs` list in place, and `Scheduler.idle_seconds` (judged) reads `self.jobs`. The
+# scheduler crosses by its name, and only rebound attributes were sent: the code saw no jobs
+# (`idle_seconds()` None, 3 tests failed where plain pytest passes).
+REGISTRY = {
+    "pyproject.toml": "[project]\nname = 'reg'\nversion = '0'\n",
+    "reg/__init__.py": "",
+    "reg/core.py": '''\
+        class Registry:
+            def __init__(self):
+                self.items = []
+
+            def add(self, item):
+                self.items.append(item)
+
+            @property
+            def size(self):
+                """How many items it holds."""
+                return len(self.items)
+
+
+        default = Registry()
+
+
+        def size():
+            return default.size
+        ''',
+    "tests/test_core.py": '''\
+        from reg import core
+
+
+        def test_size():
+            core.default.add(1)
+            core.default.add(2)
+            assert core.size() == 2
+        ''',
+}
+
+
+async def test_a_list_a_module_objects_attribute_holds_changed_in_place_reaches_the_code(
+        tmp_path):
+    """What the test appended in place to a list an object of the module holds as an
+    attribute reaches the code (the object crosses by its name); a wrong body fails."""
+    root = make(tmp_path / "reg", REGISTRY)
+    _, run = await review(root, "reg/core.py", "Registry.size")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "reg/core.py", "Registry.size",
+                          "@property\ndef size(self):\n    return len(self.items) + 1\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# tenacity 9.2.1: test_tenacity.py decorates functions at its import (`@retry`: handles of the
+# code's closures); once the code's process was ended (another test's value that could not
+# cross), every later test calling one of them was an error, "the object came from a process of
+# the code under test that has ended", where plain pytest passes (3 + 9 tests of `wraps`).
+ENDED = {
+    "pyproject.toml": "[project]\nname = 'handles'\nversion = '0'\n",
+    "handles/__init__.py": "",
+    "handles/core.py": '''\
+        def make(n):
+            """A function adding ``n``; ``make(-1)`` ends its process."""
+            if n == -1:
+                import os
+
+                os._exit(3)
+            return lambda x: x + n
+        ''',
+    "tests/test_core.py": '''\
+        from handles.core import make
+
+        ADD = make(1)
+
+
+        def test_a():
+            assert ADD(1) == 2
+
+
+        def test_b():
+            make(-1)
+
+
+        def test_c():
+            assert ADD(2) == 3
+        ''',
+}
+
+
+async def test_a_handle_of_an_ended_process_is_not_judged(tmp_path):
+    """A handle the code made before its process ended (at a test module's import) makes a
+    later test that uses it "not judged", never an error."""
+    root = make(tmp_path / "handles", ENDED)
+    _, run = await review(root, "handles/core.py", "make")
+    found = {name: o.status for name, o in by_name(run).items()}
+    assert found == {"test_a": "passed", "test_b": "error", "test_c": "not judged"}, run.outcomes
+
+
+# tenacity 9.2.1: `@retry` over tornado's `@gen.coroutine` wraps a function that carries
+# `__tornado_coroutine__ = True`, which `functools.wraps` copies into the wrapper's __dict__;
+# the wrapper's handle took no dunder name but a few, so `gen.is_coroutine_function(wrapped)`
+# was False (test_tornado.py: wrong failures of right code).
+DUNDER_ATTRIBUTE = {
+    "pyproject.toml": "[project]\nname = 'marks'\nversion = '0'\n",
+    "marks/__init__.py": "",
+    "marks/core.py": '''\
+        import functools
+
+
+        def wrap(f):
+            """A wrapper of ``f`` with its names and attributes."""
+            @functools.wraps(f)
+            def wrapped(*args, **kwargs):
+                return f(*args, **kwargs)
+            return wrapped
+        ''',
+    "tests/test_core.py": '''\
+        from marks.core import wrap
+
+
+        def test_marked():
+            def f():
+                return 1
+
+            f.__marked__ = True
+            assert getattr(wrap(f), "__marked__", False) is True and wrap(f)() == 1
+        ''',
+}
+
+
+async def test_a_dunder_attribute_of_a_functions_dict_crosses(tmp_path):
+    """An attribute of a dunder name in a function's ``__dict__`` (one ``functools.wraps``
+    copied) crosses with its handle; a wrong body fails."""
+    root = make(tmp_path / "marks", DUNDER_ATTRIBUTE)
+    _, run = await review(root, "marks/core.py", "wrap")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "marks/core.py", "wrap", "def wrap(f):\n"
+                          "    def wrapped(*args, **kwargs):\n        return f(*args, **kwargs)\n"
+                          "    return wrapped\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -117,3 +117,15 @@ TK=tomlkit
 TOMLKIT=$TK/_utils.py::parse_rfc3339,$TK/_utils.py::escape_string,$TK/_utils.py::merge_dicts,$TK/api.py::array,$TK/api.py::key,$TK/items.py::StringType.select,$TK/items.py::StringType.unit,$TK/items.py::_format_datetime,$TK/parser.py::Parser._parse_bool,$TK/parser.py::Parser._parse_escaped_char
 OS=ordered_set/__init__.py
 ORDEREDSET=$OS::_is_atomic,$OS::OrderedSet.add,$OS::OrderedSet.__getitem__,$OS::OrderedSet.index,$OS::OrderedSet.union,$OS::OrderedSet.difference,$OS::OrderedSet.__eq__,$OS::OrderedSet.pop,$OS::OrderedSet.symmetric_difference,$OS::OrderedSet.copy
+# survey11 (docs/bench-runs/verdict-survey/survey11.md): structlog 26.1.0 (pytest-asyncio
+# asyncio_mode=auto, pytest-randomly, --import-mode=importlib, autouse conftest fixtures, many
+# small modules), tenacity 9.2.1 (unittest.TestCase with setUp, mock.patch.object of the package,
+# many small modules), schedule 1.2.2 (TestCase with setUp, datetime.datetime replaced by the
+# tests; addopts "--timeout=60" (pytest-timeout) added), each in $P11/<name>
+P11=/tmp/survey11/projects
+STL=src/structlog
+STRUCTLOG=$STL/_log_levels.py::add_log_level,$STL/_log_levels.py::map_method_name,$STL/processors.py::KeyValueRenderer.__call__,$STL/processors.py::_items_sorter,$STL/processors.py::_make_stamper,$STL/processors.py::_figure_out_exc_info,$STL/contextvars.py::merge_contextvars,$STL/_frames.py::_find_first_app_frame_and_name,$STL/_base.py::BoundLoggerBase._process_event,$STL/stdlib.py::BoundLogger._dispatch_to_sync
+TN=tenacity
+TENACITY=$TN/_utils.py::find_ordinal,$TN/_utils.py::get_callback_name,$TN/wait.py::wait_exponential.__call__,$TN/wait.py::wait_base.__radd__,$TN/__init__.py::RetryCallState.prepare_for_next_attempt,$TN/__init__.py::Future.construct,$TN/__init__.py::RetryCallState.seconds_since_start,$TN/__init__.py::BaseRetrying.wraps,$TN/asyncio/__init__.py::AsyncRetrying.__call__,$TN/before_sleep.py::before_sleep_log
+SC=schedule/__init__.py
+SCHEDULE=$SC::every,$SC::Job.at,$SC::Job._schedule_next_run,$SC::Job.seconds,$SC::Scheduler.idle_seconds,$SC::Job.until,$SC::Job.__repr__,$SC::_move_to_next_weekday,$SC::Scheduler.run_pending,$SC::Job._correct_utc_offset

@@ -20,8 +20,9 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
   standard value types (``v``: datetime, Decimal, Fraction, paths, range, bytearray, ordered and
   default dicts, deques, counters, dict views, compiled regular expressions and `re.Scanner`s, ``os.stat`` and
   ``time`` results, UUIDs, ``ipaddress`` objects, ``inspect`` signatures, ``gettext``
-  translations; time zones: ``zoneinfo.ZoneInfo`` by its key and ``dateutil.tz``'s by the
-  arguments its own constructors and caches make them again from, :meth:`Codec._zone_args`),
+  translations; time zones: ``zoneinfo.ZoneInfo`` by its key, ``dateutil.tz``'s and ``pytz``'s
+  by the arguments their own constructors and caches make them again from,
+  :meth:`Codec._zone_args`),
   the only constructors called;
 - a module global both sides have that is no plain data, module, class or function (a sentinel,
   a callable object such as glom's ``T``) by its name (``G``), one of the project's other
@@ -32,7 +33,8 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
   the other side gets a :class:`RemoteCallable` / :class:`RemoteIterator` whose calls and
   ``next`` are requests (nested both ways); any other object of the test's (an instance of a
   class made in a test, callable or not) a :class:`RemoteObject`, whose container hooks its
-  class has (:data:`HOOK_CALLS`: ``iter``, ``len``, ``x[k]``, a mapping's ``items``...) are
+  class has (:data:`HOOK_CALLS`: ``iter``, ``len``, ``x[k]``, a mapping's ``items``..., and its
+  ``repr``, ``str`` and ``format``) are
   ``call`` requests naming the hook, run by the judge on the test's object.
 
 Nothing of ``_pytest``, ``pytest``, ``pluggy`` or codeteam crosses, nor of ``unittest.mock``
@@ -198,6 +200,10 @@ def _as_sent(obj):
     lies deeper)."""
     if type(obj).__module__ == "_thread" and type(obj).__name__ in _LOCKS:  # not held:
         return [("", repr(obj).startswith("<unlocked"), None)]  # (C locks' repr says)
+    if type(obj) is getattr(sys.modules.get("threading"), "Condition", None):
+        return [("", _free_condition(obj) is not None, None)]  # (free: as it came)
+    if type(obj) is partial:  # (schedule's job: a partial of the test's function that
+        return _partial_as_sent(obj)  # functools.update_wrapper dressed)
     if _slots(obj) or not _python_class(type(obj)):
         return None
     found = []
@@ -213,12 +219,54 @@ def _as_sent(obj):
     return found
 
 
+def _partial_as_sent(obj):
+    """:func:`_as_sent` of a ``functools.partial``: its function, arguments, keywords and
+    ``__dict__`` (its plain data crosses: ``functools.update_wrapper``'s ``__name__``), when
+    each is plain data, a proxy or a function; else None."""
+    import types
+
+    state = _state(obj)
+    if not all(_leaf(v) or type(v) in (types.FunctionType, types.BuiltinFunctionType) for v in (
+            obj.func, *obj.args, *obj.keywords.values(), *state.values())):
+        return None
+    return [("func", obj.func, None), ("args", obj.args, None), ("keywords", obj.keywords, [
+        v for pair in obj.keywords.items() for v in pair]), *((k, v, None) for k, v in
+                                                              state.items())]
+
+
+def _free_condition(obj):
+    """The kind of lock (:data:`_LOCKS`) of ``obj``, a ``threading.Condition`` that nobody
+    waits on, whose lock is not held and which holds nothing but that lock and its methods
+    (what ``Condition()`` and ``Condition(Lock())`` make); else None."""
+    state = _state(obj)
+    lock = state.pop("_lock", None)
+    waiters = state.pop("_waiters", None)
+    if type(lock).__module__ != "_thread" or type(lock).__name__ not in _LOCKS or not repr(
+            lock).startswith("<unlocked") or type(waiters) is not collections.deque or waiters:
+        return None
+    if not set(state) <= {"acquire", "release", "_release_save", "_acquire_restore",
+                          "_is_owned"} or any(getattr(v, "__self__", None) is not lock
+                                              for v in state.values()):
+        return None
+    return type(lock).__name__
+
+
+def _condition(kind):
+    """A new ``threading.Condition`` over a new lock of ``kind`` (:func:`_free_condition`)."""
+    import threading
+
+    if kind not in _LOCKS:
+        raise ValueError("bad Condition: its lock")
+    return threading.Condition(threading.RLock() if kind == "RLock" else threading.Lock())
+
+
 def _leaf(value):
     """Plain data nothing changes in place, or a proxy of the other side's object."""
     if type(value) is tuple:
         return all(_leaf(v) for v in value)
     return value is None or type(value) in (bool, int, float, complex, str, bytes) or (
-        isinstance(value, (_Proxy, RemoteObject)))
+        issubclass(type(value), (_Proxy, RemoteObject)))  # (not isinstance: a test's object
+    # would be asked its __class__, a use of it)
 
 
 def _same_state(before, now):
@@ -513,12 +561,21 @@ class RemoteFunction(RemoteCallable):
     keeps it (``@memoize def addmethod(self, x)`` in a test's class, the decorator the
     code's)."""
 
-    __slots__ = ()
+    __slots__ = ("_codeteam_defaults",)  # (as a function's: not in its __dict__, which
+    # functools.wraps copies)
 
     def __get__(self, obj, owner=None):
         import types
 
         return self if obj is None else types.MethodType(self, obj)
+
+    @property
+    def __defaults__(self):
+        return (_slot(self, "_codeteam_defaults") or (None, None))[0]
+
+    @property
+    def __kwdefaults__(self):
+        return (_slot(self, "_codeteam_defaults") or (None, None))[1]
 
 
 def _thrown(proxy, kind, value=None, traceback=None):
@@ -782,9 +839,6 @@ class RemoteObject:
         except CannotCross as error:
             return self._misused(f"{name} with arguments that cannot cross: {error}")
 
-    def __repr__(self):
-        return f"<object of the test: {self._meta.get('class', self._name)}>"
-
     def _misused(self, what):
         _misuse(self._channel, self._meta.get("class", self._name), what)
 
@@ -800,8 +854,8 @@ def _misuse_of(operation):
 # object that the judge cannot tell (the real object's class may define it), so each makes
 # the test "not judged", never a silent default (a list subclass iterated, tested for truth).
 for _operation in ("__iter__", "__len__", "__bool__", "__getitem__", "__setitem__",
-                   "__delitem__", "__contains__", "__reversed__", "__str__",
-                   "__format__", "__bytes__", "__lt__", "__le__", "__gt__", "__ge__",
+                   "__delitem__", "__contains__", "__reversed__", "__bytes__", "__lt__",
+                   "__le__", "__gt__", "__ge__",
                    "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__mul__",
                    "__rmul__", "__matmul__", "__truediv__", "__rtruediv__", "__floordiv__",
                    "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__and__",
@@ -843,11 +897,14 @@ HOOK_CALLS = {
     "__setitem__": (operator.setitem, 2, ("__setitem__",)),
     "__delitem__": (operator.delitem, 1, ("__delitem__",)),
     "__contains__": (operator.contains, 1, ("__contains__", "__iter__", "__getitem__")),
+    "__repr__": (repr, 0, ()),  # (structlog's KeyValueRenderer: `f"{k}={v!r}"`)
+    "__str__": (str, 0, ()),
+    "__format__": (format, 1, ()),
     **{name: (_method(name), None, (name,)) for name in (
         "keys", "items", "values", "get", "update", "setdefault", "pop", "copy")},
 }
-"""The container and mapping protocol of a test's object (a :class:`RemoteObject`) that the
-code under test may use: each use is a ``call`` request naming the hook, answered by the judge
+"""The container and mapping protocol, ``repr``, ``str`` and ``format``, of a test's object (a
+:class:`RemoteObject`) that the code under test may use: each use is a ``call`` request naming the hook, answered by the judge
 running that entry -- the operator or method of the test's object itself, as the code's use of
 it would under plain pytest -- with arguments and a result that cross as any value does. Nothing
 else is run there (:meth:`Codec.hook_call`)."""
@@ -988,8 +1045,12 @@ _STATE_REFUSED = frozenset({"__dict__", "__class__", "__weakref__", "__slots__"}
 """Attribute names an object's state never has when it crosses: the receiver refuses them
 (:meth:`Codec._dec_state`), so the sender does not send such an object (:meth:`Codec._cannot`)."""
 
-_META_DUNDERS = ("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__",
-                 "__annotations__")
+_META_OWN = frozenset({"__binds__", "__coroutine__", "__defaults__", "__kwdefaults__",
+                       "__names__", "__own_signature__", "__readable__", "__sends__",
+                       "__signature__"}) | _STATE_REFUSED
+"""Dunder names a proxy's copied attributes never take from the object's ``__dict__``: the
+copy's own fields and the object model's; any other (``__wrapped__``, tornado's
+``__tornado_coroutine__`` that ``functools.wraps`` copied) is copied as an attribute."""
 
 
 class Codec:
@@ -1423,6 +1484,10 @@ class Codec:
 
     def _save_value(self, value, kind, out, memo, depth):
         """The standard value types (``v``); True when ``value`` was one."""
+        if value is NotImplemented or value is Ellipsis:  # (the singletons: tenacity's
+            out.append(b"v")  # wait_base.__radd__ answers NotImplemented)
+            self._str(_SINGLETONS[value], out)
+            return self._enc((), out, memo, depth + 1) or True
         module, name = getattr(kind, "__module__", ""), kind.__name__
         args = _VALUE_ARGS.get((module, name))
         if args is None and kind.__flags__ & HEAPTYPE:
@@ -1439,7 +1504,7 @@ class Codec:
             if module == "datetime" and name in ("datetime", "time") and len(
                     args) > 1 and args[1] is not None and not self._zone_crosses(args[1]):
                 return False  # a datetime or time whose tzinfo is of another class
-        elif (module, name) in _ZONE_CLASSES:
+        elif _library_zone(kind) is not None:
             found = self._zone_args(value, kind)
             if found is None:
                 return False
@@ -1447,14 +1512,23 @@ class Codec:
         elif kind in _VIEWS:
             args = (list(value),)
         elif (module, kind.__qualname__) == ("functools", "partial") and not self._to_judge():
-            args = (value.func, tuple(value.args), dict(value.keywords))
+            state = {k: v for k, v in _state(value).items() if type(k) is str and (
+                k not in _STATE_REFUSED) and (v is None or type(v) in (str, int, float, bool))}
+            args = (value.func, tuple(value.args), dict(value.keywords), *([state] if state
+                                                                             else []))
+            # (its __dict__'s plain data: update_wrapper's __name__, which schedule's
+            # Job.__repr__ reads; not __wrapped__, a mock's internals)
         elif module == "_thread" and name in _LOCKS and not self._to_judge() and (
                 _as_sent(value) == [("", True, None)]):  # the test's lock, not held: one of
             args = ()  # the code's, which goes back as the test's own left unheld (save_other)
+        elif (module, name) == ("threading", "Condition") and _free_condition(value):
+            args = (_free_condition(value),)  # (a concurrent.futures.Future's: either way,
+            # a new one; the test's own goes back as itself when left free, as a lock)
         if args is None:
             return False
         if name in _MUTABLE_VALUES and module in ("collections", "builtins") or (
-                module == "_thread"):
+                module in ("_thread", "threading", "functools")):  # (a partial: its own
+            # goes back as itself when the code left it as it came, see save_other)
             self._track(value, out)  # identity kept, in-place changes written back
         out.append(b"v")
         self._str(name, out)
@@ -1469,8 +1543,7 @@ class Codec:
 
         kind = type(tzinfo)
         if kind is datetime.timezone or (
-                (getattr(kind, "__module__", None), kind.__name__) in _ZONE_CLASSES and (
-                self._zone_args(tzinfo, kind) is not None)):
+                _library_zone(kind) is not None and self._zone_args(tzinfo, kind) is not None):
             return True
         ref = self._ref_name(kind)  # the project's own tzinfo class (parse's FixedTzOffset):
         return ref is not None and self.own(ref[0]) and self._shared(ref[0]) and (  # by
@@ -1483,15 +1556,19 @@ class Codec:
         ``gettz`` found it under, ``tzlocal()`` by what it read of the local time zone; only
         when the library (not the project's own) made here from these arguments gives
         ``value`` itself (its cache: ``ZoneInfo(key) is ZoneInfo(key)``, ``gettz``, the
-        factories of ``tzoffset`` and ``tzstr``, the ``tzutc`` singleton), or for ``tzlocal``
-        (never cached) one equal in all it read. Else None (``ZoneInfo.no_cache``, a file
-        read without a key: the object crosses as before, the test's handle)."""
-        library = _zone_library(kind.__name__, self)
-        if library is None or type(value) is not getattr(library, kind.__name__, None):
-            return None
+        factories of ``tzoffset`` and ``tzstr``, the ``tzutc`` singleton, ``pytz.timezone``
+        and the localized zones it holds), or for ``tzlocal`` (never cached) one equal in all
+        it read. Else None (``ZoneInfo.no_cache``, a file read without a key: the object
+        crosses as before, the test's handle)."""
+        name = _library_zone(kind)
+        library = None if name is None else _zone_library(name, self)
+        if library is None or name != "pytz" and type(value) is not getattr(library, name, None):
+            return None  # (pytz makes a class per zone at run time: `made is value` below)
         try:
-            name = kind.__name__
-            if name == "ZoneInfo":
+            if name == "pytz":  # its pickle's arguments: the key, and a localized zone's
+                reduced = value.__reduce__()  # offsets and name (pytz.utc: its own pickle)
+                tries = [("UTC",) if value is library.utc else tuple(reduced[1])]
+            elif name == "ZoneInfo":
                 tries = [(value.key,)]
             elif name == "tzutc":
                 tries = [()]
@@ -1758,12 +1835,15 @@ class Codec:
         if type(obj) is types.FunctionType and type(obj.__annotations__) is dict and (
                 obj.__annotations__):  # (a function's are no item of its __dict__)
             attributes.setdefault("__annotations__", dict(obj.__annotations__))
+        if type(obj) is types.FunctionType and self._sendable(  # (tenacity's wraps copies
+                (obj.__defaults__, obj.__kwdefaults__)):  # them onto its wrapper)
+            meta["__defaults__"] = (obj.__defaults__, obj.__kwdefaults__)
         if type(obj) is partial:  # a partial's parts (it stays a handle: calls run there)
             attributes.update(func=obj.func, args=tuple(obj.args),
                               keywords=dict(obj.keywords))
         for key, value in attributes.items():
             if type(key) is str and not key.startswith("_codeteam") and (
-                    not _is_dunder(key) or key in _META_DUNDERS) and self._sendable(value):
+                    not _is_dunder(key) or key not in _META_OWN) and self._sendable(value):
                 meta[key] = value
         try:
             import inspect
@@ -2363,7 +2443,7 @@ def _zone_library(name, codec, load=False):
             found = importlib.import_module(module)
         except Exception:  # noqa: BLE001 - not installed here
             return None
-    if found is None or codec.own(module) or module != "zoneinfo" and any(
+    if found is None or codec.own(module) or module == "dateutil.tz" and any(
             codec.own(part) for part in ("dateutil", "dateutil.tz.tz", "dateutil.tz._tzfile")
             if part in sys.modules):
         return None
@@ -2381,6 +2461,10 @@ def _zone(name, args, library):
         return made
     if name == "tzlocal":  # what it reads of this process's local time zone
         return library.tzlocal()
+    if name == "pytz":  # the zone, or one it localized to (made with it: never a new one)
+        zone = library.timezone(args[0])
+        return zone if len(args) == 1 else zone._tzinfos[(_datetime.timedelta(seconds=args[
+            1]), _datetime.timedelta(seconds=args[2]), args[3])]
     return getattr(library, name)(*args)
 
 
@@ -2429,6 +2513,10 @@ def _zone_arguments(name, args):
         return False
     if name in ("ZoneInfo", "tzfile"):
         return len(args) == 1 and _zone_key(args[0])
+    if name == "pytz":  # (zone,) or (zone, utcoffset, dst, tzname): seconds
+        return len(args) in (1, 4) and _zone_key(args[0]) and all(
+            type(a) is int and -86400 < a < 86400 for a in args[1:3]) and all(
+            type(a) is str and len(a) <= ZONE_KEY_LIMIT for a in args[3:])
     if name == "tzutc":
         return args == ()
     if name == "tzoffset":
@@ -2446,12 +2534,26 @@ def _zone_arguments(name, args):
 
 
 _ZONE_NAMES = {"ZoneInfo": "zoneinfo", "tzutc": "dateutil.tz", "tzoffset": "dateutil.tz",
-               "tzstr": "dateutil.tz", "tzlocal": "dateutil.tz", "tzfile": "dateutil.tz"}
+               "tzstr": "dateutil.tz", "tzlocal": "dateutil.tz", "tzfile": "dateutil.tz",
+               "pytz": "pytz"}
 """Time zones crossing as values (:meth:`Codec._zone_args`): name -> the module whose
 constructor or cache makes them."""
 _ZONE_CLASSES = frozenset({("zoneinfo", "ZoneInfo"), *(("dateutil.tz.tz", name) for name in (
     "tzutc", "tzoffset", "tzstr", "tzlocal", "tzfile")), ("dateutil.tz._tzfile", "tzfile")})
 """(``__module__``, name) of their classes (dateutil 2 defines ``tzfile`` in ``tz.tz``)."""
+
+
+def _library_zone(kind):
+    """The name :data:`_ZONE_NAMES` has for time zones of class ``kind``: one of
+    :data:`_ZONE_CLASSES`, or ``"pytz"`` for pytz's (a class it makes per zone at run time,
+    over its ``BaseTzInfo``); else None."""
+    module = getattr(kind, "__module__", None)
+    if (module, kind.__name__) in _ZONE_CLASSES:
+        return kind.__name__
+    base = getattr(sys.modules.get("pytz.tzinfo"), "BaseTzInfo", None)
+    if module in ("pytz", "pytz.tzfile") and type(base) is type and issubclass(kind, base):
+        return "pytz"
+    return None
 
 
 def _name(cls):
@@ -2539,10 +2641,18 @@ code as a new one (boltons' ``LRI`` holds an RLock its methods use by ``with``).
 _MUTABLE_VALUES = frozenset({"OrderedDict", "Counter", "defaultdict", "deque", "bytearray"})
 """Standard value types a call may change in place: numbered like lists (``w``/``W``)."""
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+_SINGLETONS = {NotImplemented: "NotImplemented", ...: "Ellipsis"}
+"""The singletons that cross as themselves by these names (``v``, no arguments)."""
 _SINGLETON_TYPES = {type(None): "NoneType", type(...): "ellipsis",
                     type(NotImplemented): "NotImplementedType"}
 """The types of the singletons, which no module holds by name (before Python 3.10's
 ``types.NoneType``): each crosses as itself by this name, with no arguments."""
+
+
+def _singleton(value, args):
+    if args != ():
+        raise ValueError("bad singleton: arguments")
+    return value
 
 
 def _singleton_type(name, args):
@@ -2557,7 +2667,7 @@ _BUILD = {
     "dict_items": lambda args: dict(list(args[0])).items(),
     "Pattern": lambda args: __import__("re").compile(_text_or_bytes(args[0]), int(args[1])),
     "Match": lambda args: _matched_again(*args),
-    "partial": lambda args: _partial(args[0], args[1], args[2]),
+    "partial": lambda args: _partial(*args),
     "NullTranslations": lambda args: _translation("NullTranslations", args),
     "GNUTranslations": lambda args: _translation("GNUTranslations", args),
     "UUID": lambda args: _uuid(*args),
@@ -2565,7 +2675,9 @@ _BUILD = {
     "Signature": lambda args: _signature(*args),
     "RLock": lambda args: __import__("_thread").RLock(),
     "lock": lambda args: __import__("_thread").allocate_lock(),
+    "Condition": lambda args: _condition(*args),
     **{name: partial(_singleton_type, name) for name in _SINGLETON_TYPES.values()},
+    **{name: partial(_singleton, value) for value, name in _SINGLETONS.items()},
 }
 """``load_value``'s table: type name -> its value made from the arguments sent."""
 
@@ -2706,10 +2818,14 @@ def _signature(parameters, has_return, annotation):
         annotation if has_return is True else inspect.Signature.empty))
 
 
-def _partial(func, args, kwargs):
-    if not callable(func) or type(args) is not tuple or type(kwargs) is not dict:
+def _partial(func, args, kwargs, state=None):
+    if not callable(func) or type(args) is not tuple or type(kwargs) is not dict or (
+            state is not None and (type(state) is not dict or not all(
+                type(k) is str and k not in _STATE_REFUSED for k in state))):
         raise ValueError("a malformed partial")
-    return partial(func, *args, **kwargs)
+    made = partial(func, *args, **kwargs)
+    made.__dict__.update(state or {})
+    return made
 
 
 def _matched_again(pattern, string, pos, endpos, regs):
@@ -2817,7 +2933,7 @@ def _dress(proxy, meta):
     """Copy the other side's names, docstring, attributes and signature onto ``proxy``."""
     for key, value in meta.items():
         if type(key) is not str or key == "__signature__" or (
-                _is_dunder(key) and key not in _META_DUNDERS) or key in RemoteObject.__slots__ or (
+                _is_dunder(key) and key in _META_OWN) or key in RemoteObject.__slots__ or (
                 key.startswith("_codeteam")):
             continue  # (a proxy's own fields are never the other side's to set)
         try:
@@ -2836,6 +2952,9 @@ def _dress(proxy, meta):
                 object.__setattr__(proxy, "__signature__", meta["__signature__"])
         except Exception:  # noqa: S110, BLE001 - it had none
             pass
+    found = meta.get("__defaults__")  # (a function's __defaults__ and __kwdefaults__)
+    if isinstance(proxy, RemoteFunction) and type(found) is tuple and len(found) == 2:
+        object.__setattr__(proxy, "_codeteam_defaults", found)
     own = meta.get("__own_signature__")
     if isinstance(proxy, RemoteCallable) and type(own).__name__ == "Signature" and type(
             own).__module__ == "inspect":
@@ -3168,13 +3287,19 @@ def exception_info(exc, codec, frames=()):
     return reply
 
 
-def _raisable(cls):
+def _raisable(cls, own=None):
     """Whether the judge re-raises an exception of class ``cls`` as such: an ``Exception``
-    that pytest gives no meaning of its own (not pytest's, not ``unittest.SkipTest``), or a
+    that pytest gives no meaning of its own (not pytest's, not ``unittest.SkipTest``), a
     ``SystemExit`` (argparse's ``parser.error``; pytest, unittest and doctest report one the
-    test does not catch as the test's failure, as from the code in one process). Never
-    ``KeyboardInterrupt`` or ``GeneratorExit``, which stop pytest or a generator."""
-    if not isinstance(cls, type) or not issubclass(cls, (Exception, SystemExit)):
+    test does not catch as the test's failure, as from the code in one process), or a class
+    over ``BaseException`` all of whose classes are the project's own (``own``: a module
+    name's test; structlog's ``DropEvent``, which its callers catch). Never
+    ``KeyboardInterrupt``, ``GeneratorExit`` or a library's (asyncio's ``CancelledError``),
+    which stop pytest, a generator or a task."""
+    if not isinstance(cls, type) or not issubclass(cls, BaseException):
+        return False
+    if not issubclass(cls, (Exception, SystemExit)) and (own is None or not all(
+            own(getattr(base, "__module__", "builtins")) for base in cls.__mro__[:-2])):
         return False
     if any(forbidden(getattr(base, "__module__", "builtins")) for base in cls.__mro__):
         return False

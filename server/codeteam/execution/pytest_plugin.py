@@ -303,6 +303,7 @@ class Judge:
         self.test: _Test | None = None
         self.collecting = None  # the node id of the collector pytest is collecting
         self.collect_calls: set = set()
+        self.rootpath = None
         """Node ids of the collectors (a test module, a directory's conftest.py; "" before
         collection) during whose collection the judged function was called: every test
         under one reaches it (``NINE = square(3)`` at module level, a parametrize argument)."""
@@ -423,8 +424,23 @@ class Judge:
                 raise ReachedTarget("the test reached the function (selection run)")
         else:
             self.collect_calls.add(self.collecting or "")
+            self.collect_calls.update(self._importing())
         awaited = bool(sys._getframe(1).f_code.co_flags & inspect.CO_COROUTINE)  # (the view's
         return self.client.forward(args, kwargs, awaited)  # stub: the user's async def)
+
+    def _importing(self):
+        """The files under the root whose import runs (``<module>`` frames): a test module
+        that another imports (``from .test_core import helper``) is imported while that one is
+        collected, and what it calls at its import is its own collection's too."""
+        found = []
+        frame = sys._getframe(2)
+        while frame is not None:
+            if frame.f_code.co_name == "<module>" and self.rootpath:
+                path = os.path.relpath(frame.f_code.co_filename, self.rootpath)
+                if not path.startswith(".."):
+                    found.append(path.replace(os.sep, "/"))
+            frame = frame.f_back
+        return found
 
     def code_cpu_left(self):
         """CPU seconds the code may still use in the running test (None: no limit)."""
@@ -447,6 +463,7 @@ class Judge:
                 setattr(config.option, name, value)
 
     def pytest_configure(self, config):
+        self.rootpath = str(config.rootpath)  # (node ids are relative to it)
         if self.client is not None:
             try:
                 self.client.ensure()  # before any test runs; a failure is each test's error

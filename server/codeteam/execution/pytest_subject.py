@@ -443,9 +443,14 @@ class Subject(Channel):
         the call's values are decoded: they may import modules found there)."""
         env = request.get("env")
         if type(env) is dict and env != self.environ:
+            zone = os.environ.get("TZ")
             os.environ.clear()
             os.environ.update({str(k): str(v) for k, v in env.items()})
             self.environ = env
+            if os.environ.get("TZ") != zone:  # the test's `os.environ["TZ"] = ...;
+                import time  # time.tzset()`: the code's local time too
+
+                time.tzset()
         cwd = request.get("cwd")
         if type(cwd) is str:
             try:
@@ -504,6 +509,11 @@ class Subject(Channel):
                         for key in value[1]:
                             merged.pop(key, None)
                         saved.append(_set(owner, name, merged))
+                    continue
+                if cls == ":over":  # a test's class over datetime in place of it: a class
+                    made = _stand_in(*value)  # over the real one calling its class methods
+                    _codec.patched_value_type(owner, name, made)
+                    saved.append(_set(owner, name, made))
                     continue
                 if cls == ":attrs":  # an object's attributes the test set
                     holder = vars(owner).get(name)
@@ -695,6 +705,11 @@ class Subject(Channel):
                     shared[name] = read()
                 except Exception:  # noqa: S112, BLE001 - (the judge's: never malformed)
                     continue
+        travel = _travel(request.get("travel"))  # the test's time_machine.travel, for the call
+        context = _enter_context(request.get("context"))  # and its context variables
+        import contextvars
+
+        running = contextvars.copy_context()
         args = request.get("args") or []
         kwargs = request.get("kwargs") or {}
         synced, self.synced = self.synced, None
@@ -743,6 +758,14 @@ class Subject(Channel):
                 self.budget = None
             if rlimit is not None:
                 _cpu_rlimit(rlimit)
+            if travel is not None:
+                travel.stop()
+            moved = self.context_changed(running)  # what the code set there is not
+            if moved is not None and self.misused is None:  # written back: the test
+                self.misused = ("the code under test set the context variable "  # reads
+                                f"{moved!r} (contextvars), which is not written back")  # its own
+            for var, token, _ in reversed(context):
+                var.reset(token)
             sys.stdout, sys.stderr = streams
             sys.stdin, builtins.input = reading
             _logs_end(logs)
@@ -809,6 +832,28 @@ class Subject(Channel):
             # was encoded, or given to a callback of the test's during the call)
             self.made_by.setdefault(handle, (self.codec.tables(), after))
         return reply
+
+    def context_changed(self, before):
+        """The name of a context variable of the project's modules (or a stand-in of the
+        test's, :func:`_enter_context`) that the call set in this thread's context since
+        ``before`` (a copy of it), or None."""
+        import contextvars
+
+        after = contextvars.copy_context()
+        moved = [var for var, value in after.items() if before.get(var, _UNSET) is not value]
+        if not moved:
+            return None
+        held = {id(var) for var in _CONTEXT_STAND_INS.values()}
+        for name, module in list(sys.modules.items()):
+            if module is None or not self.codec.own(name):
+                continue
+            for value in list(vars(module).values()):
+                if type(value) is contextvars.ContextVar:
+                    held.add(id(value))
+                elif type(value) is dict:
+                    held.update(id(v) for v in list(value.values())
+                                if type(v) is contextvars.ContextVar)
+        return next((var.name for var in moved if id(var) in held), None)
 
     def dispatch(self, request, args, kwargs):
         """The reply to a call of the function, a ``next`` or a call of one of this side's
@@ -1784,8 +1829,59 @@ class JudgeClient(Channel):
                     if not _is_dunder(key) and attrs.get(key, _UNSET) is not value:
                         found.append([name, cls, key, value])
             found.extend(self.changed_in_place(name, module))
-        # what cannot cross stays the judge's: the code's process keeps its own
-        return [entry for entry in found if self.codec._sendable(entry[3])]
+        # what cannot cross stays the judge's: the code's process keeps its own, but for a
+        # library module's global (schedule's tests: `datetime.datetime = MockDate`, a class
+        # made in a test's function), which the code would read as the library's own
+        sent = []
+        for entry in found:
+            if self.codec._sendable(entry[3]):
+                sent.append(entry)
+                continue
+            over = _over_date(entry[3]) if entry[0] in self.libraries else None
+            if over is not None and self.codec._sendable(over[2]):
+                sent.append([entry[0], ":over", entry[2], over])
+            elif entry[0] in self.libraries and entry[1] is None:
+                what = (f"the class {_codec._name(entry[3])}" if isinstance(entry[3], type)
+                        else f"an object of {_codec._name(type(entry[3]))}")
+                self.fail(f"the test rebound {entry[0]}.{entry[2]} to what cannot cross to the "
+                          f"code under test ({what}); the code's process has the library's own",
+                          not_judged=True)
+        return sent
+
+    def context_vars(self):
+        """``[module, name, key or None, variable's name, value]`` of the context variables
+        the project's modules hold (a global, or an item of a global dict: structlog's
+        ``_CONTEXT_VARS``) that the test's context sets (``contextvars``: the code's process
+        has a context of its own); None when it sets none. A value that cannot cross makes
+        the test "not judged"."""
+        import contextvars
+
+        context = contextvars.copy_context()
+        if not len(context):
+            return None
+        held = {}
+        spaces = [(self.config.get("module"), self.globals or {})] + [
+            (name, vars(known[0])) for name, known in list(self.watched.items())
+            if known is not None and known[1] is not None and name not in self.libraries]
+        for module, space in spaces:
+            for key, value in list(space.items()):
+                if type(value) is contextvars.ContextVar:
+                    held[id(value)] = [module, key, None]
+                elif type(value) is dict:
+                    for item, var in list(value.items()):
+                        if type(var) is contextvars.ContextVar and type(item) is str:
+                            held[id(var)] = [module, key, item]
+        found = []
+        for var, value in context.items():
+            where = held.get(id(var))
+            if where is None:
+                continue
+            if not self.codec._sendable(value):
+                self.fail(f"the test's context variable {var.name!r} holds what cannot cross "
+                          f"to the code under test (an object of {_codec._name(type(value))})",
+                          not_judged=True)
+            found.append([*where, var.name, value])
+        return found or None
 
     def changed_in_place(self, name, module):
         """What the test changed in place, since :meth:`watch_modules`, in the data a project
@@ -1818,7 +1914,8 @@ class JudgeClient(Channel):
                 if attrs is None:
                     continue
                 changed = {k: v for k, v in attrs.items() if not _is_dunder(k) and (
-                    before.get(k, _UNSET) is not v)}
+                    before.get(k, _UNSET) is not v or type(v) in (list, dict, set) and (
+                        _differ(_small_contents(v), before.get((":contents", k)))))}
                 if changed:
                     found.append([name, ":attrs", key, changed])
         return found
@@ -2061,7 +2158,9 @@ class JudgeClient(Channel):
 
     def check_handle(self, proxy):
         if self.process is None or proxy._handle[0] != self.generation:
-            self.fail("the object came from a process of the code under test that has ended")
+            self.fail("the object came from a process of the code under test that has ended "
+                      "(made before it ended: at a test module's import, in an earlier test)",
+                      not_judged=True)  # (tenacity's module-level @retry functions)
 
     def ensure(self):
         """A running subject: started now if needed. An import of the code under test that
@@ -2126,6 +2225,8 @@ class JudgeClient(Channel):
                 self.sent_random = state
             for name, (read, _) in SHARED_STATES.items():  # (the test's thread's decimal
                 request[name] = read()  # context: localcontext(), prec = ...; its locale)
+            request["travel"] = _travelled()
+            request["context"] = self.context_vars()
             path = [os.path.abspath(p or ".") for p in sys.path]
             if path != self.sent_path:
                 request["path"] = self.sent_path = path
@@ -2566,12 +2667,13 @@ class JudgeClient(Channel):
                   and type(f[0]) is str and type(f[1]) is int]
         origin = reply.get("origin")
         exc = None
-        if type(origin) is int and _raisable(type(self.codec.exported.get(origin))):
+        if type(origin) is int and _raisable(type(self.codec.exported.get(origin)),
+                                                       self.codec.own):
             exc = self.codec.exported[origin]  # the test's own exception, back through the code
         candidate = reply.get("exc")
         name = "{}.{}".format(reply.get("module"), reply.get("type"))
         message = str(reply.get("message", ""))
-        if exc is None and _raisable(type(candidate)) and not reply.get("import_failed"):
+        if exc is None and _raisable(type(candidate), self.codec.own) and not reply.get("import_failed"):
             exc = candidate
         if exc is None and not reply.get("import_failed"):
             for base in reply.get("bases") or []:
@@ -2581,7 +2683,11 @@ class JudgeClient(Channel):
                     cls = self.codec.resolve(str(base[0]), str(base[1]))
                 except Unjudgeable:
                     continue
-                if _raisable(cls):  # a class the judge lacks: its nearest base the judge has
+                if _raisable(cls, self.codec.own) and base == ["builtins", reply.get("type")]:
+                    exc = _codec._builtin_base(cls).__new__(cls)  # a builtin's own (its
+                    exc.args = (message,)  # arguments could not cross: their text)
+                elif _raisable(cls, self.codec.own):  # a class the judge lacks: its nearest
+                    # base the judge has
                     try:  # (a name type() refuses, "Bad\x00", raised ValueError here: never
                         # an exception of the call's; the error below says what it raised)
                         kind = type(str(reply.get("type") or "Error").rsplit(".", 1)[-1],
@@ -2752,6 +2858,112 @@ _ROUNDINGS = frozenset({"ROUND_DOWN", "ROUND_HALF_UP", "ROUND_HALF_EVEN", "ROUND
                         "ROUND_FLOOR", "ROUND_UP", "ROUND_HALF_DOWN", "ROUND_05UP"})
 _SIGNALS = ("Clamped", "DivisionByZero", "Inexact", "Overflow", "Rounded", "Subnormal",
             "Underflow", "InvalidOperation", "FloatOperation")
+
+
+def _over_date(cls):
+    """``[base name, class name, {name: the bound class or static method}]`` when ``cls`` is
+    a class over ``datetime.datetime`` or ``date`` that defines nothing but class and static
+    methods (schedule's tests' ``MockDate`` with ``now`` and ``today``); else None."""
+    if not isinstance(cls, type) or len(cls.__bases__) != 1 or (
+            cls.__bases__[0] not in _codec._DATES[:2]):
+        return None
+    methods = {}
+    for name, value in vars(cls).items():
+        if isinstance(value, (classmethod, staticmethod)):
+            methods[name] = getattr(cls, name)
+        elif name not in ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
+                          "__firstlineno__", "__static_attributes__"):
+            return None
+    return [cls.__bases__[0].__name__, str(cls.__name__), methods]
+
+
+def _stand_in(base, name, methods):
+    """The code's stand-in for the test's class over ``base`` (:func:`_over_date`): a class
+    over the real ``datetime.base`` whose class and static methods call the test's."""
+    kinds = {kind.__name__: kind for kind in _codec._DATES[:2]}
+    if base not in kinds or type(name) is not str or type(methods) is not dict or not all(
+            type(k) is str and not _is_dunder(k) and callable(v) for k, v in methods.items()):
+        raise ValueError("a malformed class over a date")
+
+    def calling(method):
+        return classmethod(lambda cls, *args, **kwargs: method(*args, **kwargs))
+
+    return _StandIn(name, (kinds[base],), {key: calling(method) for key, method in (
+        methods.items())})
+
+
+class _StandIn(type):
+    """The class of :func:`_stand_in`'s classes: the real type's objects are theirs too (the
+    arguments of the call were made before it stood in; the test's were of its class), as
+    freezegun's ``FakeDatetime`` says."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls.__bases__[0])
+
+
+_CONTEXT_STAND_INS = {}
+"""(module, name, key) -> the code's process's stand-in for a context variable of the test's."""
+
+
+def _enter_context(entries):
+    """Set the test's context variables (:meth:`JudgeClient.context_vars`) on this process's
+    own variables of the same modules, or on a stand-in of the same name where the module
+    holds none (a dict the judge's module data came into: the item is the test's handle):
+    ``[(variable, token, value)]``, undone after the call."""
+    import contextvars
+    import importlib
+
+    done = []
+    for entry in entries if type(entries) is list else ():
+        try:
+            module, name, key, label, value = entry
+            holder = vars(importlib.import_module(str(module))).get(str(name))
+            if key is not None:
+                holder = holder.get(key) if type(holder) is dict else None
+            if type(holder) is not contextvars.ContextVar:
+                holder = _CONTEXT_STAND_INS.setdefault((str(module), str(name), str(key)),
+                                                       contextvars.ContextVar(str(label)))
+            done.append((holder, holder.set(value), value))
+        except Exception:  # noqa: S112, BLE001 - a module this process cannot import
+            continue
+    return done
+
+
+def _travelled():
+    """``[now in ns, tick]`` while the test travels in time with ``time_machine`` (its
+    ``travel()`` patches this process's clocks in C: ``time.time``, ``datetime.now``...; the
+    code's process must travel too); else None."""
+    machine = sys.modules.get("time_machine")  # (its stack: traveller_stack since 3.0)
+    stack = getattr(machine, "traveller_stack", getattr(machine, "coordinates_stack", None))
+    if type(stack) is not list or not stack:
+        return None
+    import time
+
+    top = stack[-1]
+    fresh = getattr(top, "_requested", None) is False
+    now = time.time_ns()
+    if fresh:  # a ticking travel starts at its first read: this one is the judge's, not the
+        top._requested = False  # test's (the code's first read in the call is its start)
+    return [now, bool(getattr(top, "_tick", True))]
+
+
+def _travel(state):
+    """A started ``time_machine.travel`` to ``state`` (:func:`_travelled`), stopped after the
+    call; None when the test does not travel (or this process has no ``time_machine``)."""
+    if type(state) is not list or len(state) != 2 or type(state[0]) is not int or type(
+            state[1]) is not bool:
+        return None
+    try:
+        import datetime
+
+        import time_machine
+
+        moment = datetime.datetime.fromtimestamp(state[0] // 1000 / 1e6, datetime.UTC)
+        travel = time_machine.travel(moment, tick=state[1])
+        travel.start()
+        return travel
+    except Exception:  # noqa: BLE001 - not installed here, a moment out of range
+        return None
 
 
 def _decimal_context():
@@ -3121,6 +3333,9 @@ def _held_data(space):
             continue
         copy = _small_contents(value) if type(value) in (list, dict, set) else (
             _instance_attrs(value))
+        if copy is not None and type(value) not in (list, dict, set):  # (and what its
+            copy.update({(":contents", k): _small_contents(v) for k, v in list(  # lists hold:
+                copy.items()) if type(v) in (list, dict, set)})  # schedule's jobs.append)
         if copy is not None:
             found[key] = (value, copy)
     return found
