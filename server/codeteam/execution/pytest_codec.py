@@ -3298,8 +3298,10 @@ def _raisable(cls, own=None):
     which stop pytest, a generator or a task."""
     if not isinstance(cls, type) or not issubclass(cls, BaseException):
         return False
-    if not issubclass(cls, (Exception, SystemExit)) and (own is None or not all(
-            own(getattr(base, "__module__", "builtins")) for base in cls.__mro__[:-2])):
+    if not issubclass(cls, (Exception, SystemExit)) and (
+            own is None or cls is BaseException  # (the base a stand-in of pytest's Skipped
+            # would get: brk13's forged skip; no class of the project's)
+            or not all(own(getattr(base, "__module__", "builtins")) for base in cls.__mro__[:-2])):
         return False
     if any(forbidden(getattr(base, "__module__", "builtins")) for base in cls.__mro__):
         return False
