@@ -403,6 +403,10 @@ class Judge:
                 return original()
             return clock
 
+        try:  # time-machine's C module takes `time`'s builtins as it is imported and patches
+            import _time_machine  # noqa: F401 - them in C: a function there crashed the judge
+        except ImportError:  # (not installed)
+            pass
         for name in ("perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time",
                      "time_ns"):
             setattr(time, name, counting(getattr(time, name), name))
