@@ -5236,3 +5236,52 @@ async def test_a_dunder_attribute_of_a_functions_dict_crosses(tmp_path):
                           "    def wrapped(*args, **kwargs):\n        return f(*args, **kwargs)\n"
                           "    return wrapped\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# structlog 26.1.0: `_figure_out_exc_info(e)` returns `(type(e), e, e.__traceback__)`, and
+# `test_exception` compares it with the test's exception's traceback; a traceback (frames)
+# never crosses, so in the code's process the exception had none: right code "failed" (3 tests,
+# also ConsoleRenderer's output without the traceback's lines).
+TRACEBACKS = {
+    "pyproject.toml": "[project]\nname = 'tbs'\nversion = '0'\n",
+    "tbs/__init__.py": "",
+    "tbs/core.py": '''\
+        def exc_info(value):
+            """``(class, exception, traceback)`` of an exception."""
+            return (value.__class__, value, value.__traceback__)
+        ''',
+    "tests/test_core.py": '''\
+        from tbs.core import exc_info
+
+
+        def test_a_raised_exception():
+            try:
+                raise ValueError("test")
+            except ValueError as error:
+                caught = error
+            assert exc_info(caught) == (ValueError, caught, caught.__traceback__)
+
+
+        def test_an_exception_never_raised():
+            error = KeyError("k")
+            assert exc_info(error) == (KeyError, error, None)
+        ''',
+}
+
+
+async def test_a_failure_after_an_exception_crossed_without_its_traceback_is_not_judged(
+        tmp_path):
+    """The test's exception crosses to the code without its traceback: a failure then is
+    "not judged" (it may come from the traceback's absence), a pass stays one, and a wrong
+    body fails where no traceback crossed."""
+    root = make(tmp_path / "tbs", TRACEBACKS)
+    _, run = await review(root, "tbs/core.py", "exc_info")
+    found = {name: (o.status, o.message) for name, o in by_name(run).items()}
+    assert found["test_an_exception_never_raised"][0] == "passed", found
+    status, message = found["test_a_raised_exception"]
+    assert status == "not judged" and "without its traceback" in message, found
+    _, run = await review(root, "tbs/core.py", "exc_info",
+                          "def exc_info(value):\n    return (type(value), value, 0)\n")
+    found = {name: o.status for name, o in by_name(run).items()}
+    assert found == {"test_a_raised_exception": "not judged",
+                     "test_an_exception_never_raised": "failed"}, found

@@ -977,6 +977,10 @@ class Judge:
         if test.decision is None and last > first and when == "call" and "limit" not in event \
                 and event["outcome"] == "failed" and _asserted(phases[when][1]):
             test.decision = (CLOCK.format(reads, clock, last - first), True)
+        lost = getattr(self.client, "fail_not_judged", None)
+        if lost and test.decision is None and event["outcome"] == "failed" and (
+                "limit" not in event):
+            test.decision = (lost, True)
         refused = getattr(self.client, "pass_not_judged", None)
         if refused and test.decision is None and event["outcome"] in ("passed", "xpassed"):
             test.decision = (refused, True)

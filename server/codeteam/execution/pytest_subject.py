@@ -1293,6 +1293,8 @@ class JudgeClient(Channel):
         self.pass_not_judged = None  # why a pass of the running test is "not judged": the
         # first of what the judge could not follow (an environment or working directory it did
         # not take over, warnings or log records beyond what it keeps)
+        self.fail_not_judged = None  # why a failure of the running test is "not judged":
+        # what crossed to the code with less than the test has (an exception's traceback)
         self.output_cut = None  # (why, whether the test's own stream took it) when the code
         # wrote more than the judge keeps of a call's output (this test)
         self.warning_registries = {}  # file -> the registry of the warnings the code issued
@@ -1318,7 +1320,7 @@ class JudgeClient(Channel):
         self.cpu = self.crossing = 0.0
         self.returned = []  # (code_texts and code_bytes stay: text or bytes returned at an
         # import or in a module fixture are run or unpickled by a later test)
-        self.pass_not_judged = self.output_cut = None
+        self.pass_not_judged = self.output_cut = self.fail_not_judged = None
         self.made_by = {}  # id(a coroutine of the test's the code called) -> (it, the
         # call's arguments): written back at each of its steps (serve_judge)
 
