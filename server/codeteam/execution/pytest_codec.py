@@ -1467,11 +1467,6 @@ class Codec:
                 kind, _builtin_base(kind)):
             return self._cannot("an exception of " + kind.__qualname__, out)
         memo[id(value)] = (len(memo), value)
-        if value.__traceback__ is not None and not self._to_judge() and getattr(
-                self.channel, "fail_not_judged", "") is None:  # (frames never cross)
-            self.channel.fail_not_judged = (
-                f"the test's exception {_name(kind)} crossed to the code under test without "
-                "its traceback (frames cannot cross): a failure may come from its absence")
         self._track(value, out)  # identity kept, in-place changes (add_note) written back
         out.append(b"x")
         self._save_ref(ref, out)

@@ -1006,6 +1006,26 @@ class Subject(Channel):
             self.send(self.serve(request))
 
 
+def _given_traceback(values):
+    """Why a failure of the test is "not judged" when an exception with a traceback is among
+    the arguments of its call of the function (or an item of one: structlog's event dict's
+    ``exc_info``): frames never cross, so the code's copy has no ``__traceback__``; else None.
+    ``values``: the call request's ``args`` and ``kwargs``."""
+    given = [*(values.get("args") or ()), *(values.get("kwargs") or {}).values()]
+    for value in list(given):
+        if type(value) in (list, tuple):
+            given.extend(value[:100])
+        elif type(value) is dict:
+            given.extend(list(value.values())[:100])
+    for value in given:
+        if issubclass(type(value), BaseException) and BaseException.__traceback__.__get__(
+                value) is not None:
+            return (f"the test's exception {type(value).__name__} crossed to the code under "
+                    "test without its traceback (frames cannot cross): a failure may come "
+                    "from its absence")
+    return None
+
+
 def _encoded(codec, value):
     """``value`` as ``codec`` sends it now (what it holds, at any depth, and which of the
     other side's objects it is), or None when it cannot be sent."""
@@ -2281,6 +2301,8 @@ class JudgeClient(Channel):
         self.codec.making = [values.get("args", []), values.get("kwargs", {}),
                              values.get("handling"), *(making or [])]  # (as the subject's
         # "after" of it holds them: see Codec.making)
+        if self.depth == 0 and self.fail_not_judged is None:
+            self.fail_not_judged = _given_traceback(values)
         mark = _thread_time()
         try:  # the values apart: the subject decodes them once it has the context
             request["payload"] = self.codec.dumps(values)
