@@ -396,6 +396,24 @@ def test_cli_bench_stops_at_the_first_connection_failure_and_exits_1(
     assert len(records) == 1 and all(r.infra_error for r in records.values())
 
 
+def test_cli_bench_stops_at_a_refused_key(scripted, tmp_path, capsys):
+    """newcomer9: a 401 did not stop a run; in bench, each task asked again and failed."""
+    from codeteam.cli import main
+
+    scripted.error(None, status=401, times=None)
+    data = tiny_data(tmp_path, ("inc_a", "inc_b", "inc_c"))
+    out = tmp_path / "out"
+    code_ = main(["bench", "--data", str(data), "--pipelines", "direct", "--out", str(out),
+                  "--set", f"base_url={scripted.base_url}", "--set", "max_retries=0",
+                  "--no-progress", "--concurrency", "1"])
+    captured = capsys.readouterr()
+    assert code_ == 1, captured.err
+    assert len(scripted.requests) == 1, captured.err
+    named = [line for line in captured.err.splitlines() if "refused the API key" in line]
+    assert len(named) == 1 and "stopped at the first refused key" in named[0], captured.err
+    assert len(ResultsLog(out / "results.jsonl").load()) == 1
+
+
 def test_cli_bench_exits_1_when_every_call_timed_out(scripted, tmp_path, capsys):
     """ux9: two runs whose every call timed out (fewer than the 5 in a row that stop the
     benchmark) were exit 0 with nothing on stderr naming the cause."""

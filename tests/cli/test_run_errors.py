@@ -154,6 +154,21 @@ def test_after_a_connection_failure_no_later_stage_is_printed_and_v_names_it(tmp
                                  "attempts failed (2 request(s))") in logged[0], done.stderr
 
 
+def test_a_refused_key_stops_the_run_at_the_first_call(scripted, tmp_path):
+    # newcomer9: a 401 did not stop the run: every later stage asked again (5 requests) and
+    # the same refusal was noted 6 times, exit 0 with no code.
+    scripted.error(None, status=401, times=None)
+    done = codeteam_run(scripted.base_url, str(stub(tmp_path)), "--function", "double",
+                        "--pipeline", "team", sandbox="none", ai_tests=2, max_rounds=2,
+                        api_key=KEY)
+    assert len(scripted.requests) == 1, done.stderr
+    assert done.returncode == 1, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("codeteam:")]
+    assert lines == [(f"codeteam: {scripted.base_url} refused the API key (401); check "
+                      "api_key / OPENAI_API_KEY; nothing was produced")], done.stderr
+    assert KEY not in done.stderr + done.stdout
+
+
 def test_json_prints_an_error_object_when_the_run_fails(tmp_path):
     # ux9: --json printed nothing on stdout when the endpoint could not be reached (exit 1).
     port = free_port()

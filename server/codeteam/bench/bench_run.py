@@ -367,7 +367,9 @@ async def run_bench(
                     cause = connection_failure(view)
                     if cause is not None and not stop.is_set():
                         # Every later call would fail the same way at once: stop, as `run` does.
-                        aborted = (f"{cause}; stopped at the first connection failure "
+                        first = ("refused key" if "refused the API key" in str(cause)
+                                 else "connection failure")
+                        aborted = (f"{cause}; stopped at the first {first} "
                                    "(the remaining runs were not started)")
                         stop.set()
                 results.append(record)

@@ -123,8 +123,8 @@ class LLMClient:
     client, so the SDK's own retries count): ``Reply.usage.calls`` and, on failure,
     :attr:`LLMError.requests`; :attr:`requests_sent` is the client's total.
 
-    After a connection failure (nothing listens, DNS, TLS) or a call that timed out (after
-    the SDK's retries) the client makes no further request: :attr:`unreachable` holds the
+    After a connection failure (nothing listens, DNS, TLS), a call that timed out (after
+    the SDK's retries) or a refused API key (401/403) the client makes no further request: :attr:`unreachable` holds the
     error and every later :meth:`chat` raises it again at once (same class, no request).
     :meth:`session` gives a fresh view (one per run) that tries again.
     """
@@ -149,7 +149,7 @@ class LLMClient:
         self.speed = speed
         self.fixed_timeout = fixed_timeout
         self.requests_sent = 0
-        self.unreachable: LLMUnavailable | LLMTimeout | None = None
+        self.unreachable: LLMUnavailable | LLMTimeout | LLMAuthError | None = None
         self._owner = True
         register_secret(endpoint.api_key if endpoint.api_key != "not-needed" else None)
         mask_url(endpoint.base_url)  # registers a password in the URL
@@ -209,7 +209,7 @@ class LLMClient:
                                     seed)
         except LLMError as error:
             error.requests = counter[0]
-            if isinstance(error, LLMUnavailable | LLMTimeout):
+            if isinstance(error, LLMUnavailable | LLMTimeout | LLMAuthError):
                 self.unreachable = error  # no further request: stop at the first one
                 log.info("%s (%d request(s)); this run makes no further model call", error,
                          counter[0])

@@ -27,7 +27,7 @@ spends 15-20 calls a problem.
 from __future__ import annotations
 
 from codeteam.execution.outcomes import TestCase
-from codeteam.llm.client import LLMError, LLMTimeout, LLMUnavailable
+from codeteam.llm.client import LLMAuthError, LLMError, LLMTimeout, LLMUnavailable
 from codeteam.pipelines.candidates import (
     Candidate,
     choose,
@@ -191,7 +191,7 @@ async def run_flow(task: Task, ctx: PipelineContext) -> Result:
                     ctx.note(str(error))
                     budget_spent = True
                     break
-                except (LLMUnavailable, LLMTimeout) as error:  # the client calls no more
+                except (LLMUnavailable, LLMTimeout, LLMAuthError) as error:  # no more calls
                     ctx.note(f"a fix for {test.id} failed, and the model is called no more "
                              f"in this run: {error}")
                     calls_ended = budget_spent = True

@@ -339,14 +339,15 @@ class _Stages:
 
 
 def connection_failure(client: Any) -> LLMError | None:
-    """The connection failure (nothing listens, DNS, TLS:
-    :class:`~codeteam.llm.client.LLMUnavailable`) that stopped ``client``'s calls (an
+    """The failure every later call would meet too (nothing listens, DNS, TLS:
+    :class:`~codeteam.llm.client.LLMUnavailable`; a refused API key:
+    :class:`~codeteam.llm.client.LLMAuthError`) that stopped ``client``'s calls (an
     :class:`~codeteam.llm.client.LLMClient`, its session view or a :class:`RunClient`), or
     None: not stopped, or stopped by a timeout (which may be one slow task's)."""
-    from codeteam.llm.client import LLMUnavailable
+    from codeteam.llm.client import LLMAuthError, LLMUnavailable
 
     stopped = getattr(client, "unreachable", None)
-    return stopped if isinstance(stopped, LLMUnavailable) else None
+    return stopped if isinstance(stopped, LLMUnavailable | LLMAuthError) else None
 
 
 class RunClient:
