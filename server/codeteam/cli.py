@@ -303,7 +303,8 @@ async def _run(args: argparse.Namespace) -> int:
     if problems:
         for problem in problems:
             print(f"codeteam: setting {problem}", file=sys.stderr)
-        return _failed(args, "nothing was run; fix the settings above (--set, CODETEAM_* "
+        where = "listed in problems" if args.json else "above"  # stdout's JSON: below
+        return _failed(args, f"nothing was run; fix the settings {where} (--set, CODETEAM_* "
                        "variables) and run again", 2, problems=[str(p) for p in problems])
     path: Path = args.file
     try:

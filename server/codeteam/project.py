@@ -475,9 +475,12 @@ def find_project(
     if root is None and import_root != folder:
         root = import_root  # a package without project files around it
     if root is None or module is None:
+        unused = [(f"setting python: not used: {file.name} is in no project (no "
+                  f"{', '.join(PROJECT_MARKERS)} in its folder or above, nor a package around "
+                  f"it); its tests run with {sys.executable}")] if python else []
         return Project(
             root=str(folder), import_root=str(folder), module=lone_module_name(file),
-            file=str(file), python=sys.executable, lone=True,
+            file=str(file), python=sys.executable, lone=True, notes=unused,
         )  # fmt: skip
     notes: list[str] = []
     if python:

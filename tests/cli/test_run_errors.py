@@ -182,6 +182,13 @@ def test_json_prints_an_error_object_when_the_run_fails(tmp_path):
     done = codeteam_run(None, str(stub(tmp_path)), "--function", "nope", "--json",
                         "--set", "max_rounds", sandbox="none")
     assert done.returncode == 2 and json.loads(done.stdout)["status"] == "error", done.stdout
+    # newcomer9: the JSON said "fix the settings above" of problems listed after it
+    done = codeteam_run(None, str(stub(tmp_path)), "--function", "double", "--json",
+                        "--set", "max_rounds=zero", sandbox="none")
+    error = json.loads(done.stdout)
+    assert done.returncode == 2 and error["problems"][0].startswith("max_rounds:"), done.stdout
+    assert error["error"] == ("nothing was run; fix the settings listed in problems (--set, "
+                              "CODETEAM_* variables) and run again")
 
 
 def test_an_unknown_variable_and_a_set_without_equals_read_like_the_other_lines(tmp_path):

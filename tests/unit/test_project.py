@@ -145,6 +145,18 @@ def test_a_python_setting_that_does_not_exist_is_a_clear_error_then_a_fallback(t
     )
 
 
+def test_a_python_setting_for_a_lone_module_is_named_as_not_used(tmp_path):
+    # newcomer9: --set python=... was ignored without a word for a file in no project
+    lone = write(tmp_path / "scratch", {"m.py": "def f():\n    pass\n"}) / "m.py"
+    project = project_for(lone, python="/nowhere/python")
+    assert project.lone and project.python == sys.executable
+    assert project.notes == [
+        ("setting python: not used: m.py is in no project (no pyproject.toml, setup.cfg, "
+        "setup.py, pytest.ini, tox.ini, .git in its folder or above, nor a package around it); "
+        f"its tests run with {sys.executable}")]
+    assert project_for(lone).notes == []
+
+
 def test_a_python_setting_that_is_not_python(tmp_path):
     fake = write(tmp_path / "bin", {"python": "#!/bin/sh\necho hello\n"}) / "python"
     fake.chmod(0o755)
