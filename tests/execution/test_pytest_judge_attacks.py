@@ -1838,6 +1838,49 @@ async def test_the_random_modules_state_is_the_tests_and_the_codes(tmp_path):
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
 
 
+# The random state crossed to the code only when the test's had changed since it was last
+# sent, and came back only when it had crossed: a second call in a row drew from the code's
+# generator but never gave the draw back, so the test's next draw repeated one of the code's
+# (right code failed: `random.random() == third`).
+TWO_DRAWS = {
+    "pyproject.toml": "[project]\nname = 'dice'\nversion = '0'\n",
+    "dice/__init__.py": "",
+    "dice/core.py": '''\
+        import random
+
+
+        def roll():
+            """A draw of the random module."""
+            return random.random()
+        ''',
+    "tests/test_core.py": '''\
+        import random
+
+        from dice.core import roll
+
+
+        def test_two_calls_in_a_row():
+            random.seed(3)
+            first, second, third = random.random(), random.random(), random.random()
+            random.seed(3)
+            assert roll() == first
+            assert roll() == second
+            assert random.random() == third
+        ''',
+}
+
+
+async def test_the_codes_draws_in_calls_in_a_row_are_the_tests(tmp_path):
+    from test_one_judge import make, review
+
+    root = make(tmp_path / "dice", TWO_DRAWS)
+    _, run = await review(root, "dice/core.py", "roll")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "dice/core.py", "roll", "def roll():\n    return random.Random("
+                          ").random()\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
 # Files the code writes into the project: each subject has a copy-on-write view of its own
 # (the judge never reads what the code wrote), so the test does not see them. A test that
 # checks the code writes nothing where it runs passes wrong code that leaves a debug.log.

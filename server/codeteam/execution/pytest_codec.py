@@ -552,9 +552,6 @@ def _unwrapping():
         frame = frame.f_back
     return False
 
-    def __repr__(self):
-        return f"<remote callable {self._name}>"
-
 
 class RemoteFunction(RemoteCallable):
     """A Python function of the other process: like one, it binds as a method where a class

@@ -969,27 +969,22 @@ class Judge:
                 item, "codeteam_examples", None) is None:  # the test caught its limit
             event.update(outcome="failed", message=str(limited), exception_type=None,
                          limit=_limit_name(limited))
-        if test.decision is None and test.calls and event["outcome"] == "failed" and (
-                _deadline_exceeded(phases[when][1].value if phases[when][1] else None)):
-            test.decision = (DEADLINE, True)  # (the judge's time, a busy machine's: never
-            # the code's failure, nor a pass)
+        failed, passed = event["outcome"] == "failed", event["outcome"] in ("passed", "xpassed")
+        error = phases[when][1] if failed and when in phases else None
         reads, first, last, clock = test.clock
-        if test.decision is None and last > first and when == "call" and "limit" not in event \
-                and event["outcome"] == "failed" and _asserted(phases[when][1]):
-            test.decision = (CLOCK.format(reads, clock, last - first), True)
-        lost = getattr(self.client, "fail_not_judged", None)
-        if lost and test.decision is None and event["outcome"] == "failed" and (
-                "limit" not in event):
-            test.decision = (lost, True)
-        refused = getattr(self.client, "pass_not_judged", None)
-        if refused and test.decision is None and event["outcome"] in ("passed", "xpassed"):
-            test.decision = (refused, True)
-        cut = getattr(self.client, "output_cut", None)
-        if cut and test.decision is None and event["outcome"] in ("passed", "xpassed") and (
-                cut[1] or test.reads_output or _READS_OUTPUT & set(
-                    getattr(item, "fixturenames", ()))):
-            test.decision = (cut[0], True)  # the test's stream (doctest's, a redirect_stdout)
-            # or a capturing fixture's took what was kept of the code's output
+        cut = getattr(self.client, "output_cut", None) or (None, False)
+        for applies, reason in (  # the first that applies makes the test "not judged" (the
+                # deadline, the clock: the judge's time, a busy machine's, never the code's)
+                (test.calls and _deadline_exceeded(error.value if error else None), DEADLINE),
+                (last > first and when == "call" and "limit" not in event and _asserted(error),
+                 CLOCK.format(reads, clock, last - first)),
+                (failed and "limit" not in event, getattr(self.client, "fail_not_judged", None)),
+                (passed, getattr(self.client, "pass_not_judged", None)),
+                (passed and (cut[1] or test.reads_output or _READS_OUTPUT & set(getattr(
+                    item, "fixturenames", ()))), cut[0])):  # (the output cut: the test's stream,
+                # doctest's, a redirect_stdout, or a capturing fixture's took what was kept)
+            if applies and reason and test.decision is None:
+                test.decision = (reason, True)
         if test.failed_subtest is not None and when == "call":
             context = test.failed_subtest[0].context
             name = " ".join([f"[{context.msg}]"] * (context.msg is not None) + [

@@ -688,23 +688,16 @@ class Subject(Channel):
         here = _cwd()
         logs = _logs_begin(request.get("logging"))
         levels = _logging_levels()  # (the judge's, just set): what the code sets is the test's
-        seeded = None
-        if request.get("random") is not None:  # the random module's state: the test's
-            try:  # (random.seed(0) in the test, then the code draws)
-                import random
-
-                random.setstate(_random_state(request["random"]))
-                seeded = random.getstate()
-            except Exception:  # noqa: S110, BLE001 - (the judge's: never malformed)
-                pass
-        shared = {}  # the test's decimal context and locale, for the call (one process)
+        shared = {}  # the test's random state, decimal context and locale, for the call
         for name, (read, write) in SHARED_STATES.items():
-            if request.get(name) is not None:
-                try:
+            try:
+                if request.get(name) is not None:
                     write(request[name])
-                    shared[name] = read()
-                except Exception:  # noqa: S112, BLE001 - (the judge's: never malformed)
+                elif name not in KEPT_STATES:  # (not sent: the judge does not have it)
                     continue
+                shared[name] = read()
+            except Exception:  # noqa: S112, BLE001 - (the judge's: never malformed)
+                continue
         travel = _travel(request.get("travel"))  # the test's time_machine.travel, for the call
         context = _enter_context(request.get("context"))  # and its context variables
         import contextvars
@@ -784,12 +777,8 @@ class Subject(Channel):
             reply["environ"] = [{k: v for k, v in now.items() if environ.get(k) != v},
                                 [k for k in environ if k not in now]]
             self.environ = now
-        if seeded is not None:
-            drawn = sys.modules["random"].getstate()
-            if drawn != seeded:  # what the code drew: the test draws after it
-                reply["random"] = list(drawn)
-        for name, before in shared.items():  # the code's getcontext().prec = ..., its
-            now = SHARED_STATES[name][0]()  # setlocale: the test's too (one process)
+        for name, before in shared.items():  # what the code drew, its getcontext().prec =
+            now = SHARED_STATES[name][0]()  # ..., its setlocale: the test's too (one process)
             if now != before:
                 reply[name] = now
         now = now_levels
@@ -1288,7 +1277,7 @@ class JudgeClient(Channel):
         self.snapshot = {}
         self.contents = {}
         self.sent_env = self.sent_path = self.sent_view = self.sent_logging = None
-        self.sent_random = None  # the random module's state as the subject has it
+        self.sent_states = {}  # SHARED_STATES as the subject has them (KEPT_STATES: as sent)
         self.generation = 0
         self.codec = Codec(True, self)
         self.codec.heard = self.heard
@@ -1659,7 +1648,8 @@ class JudgeClient(Channel):
             self.starting = False
         self.process = socket.socket(fileno=fds[0])
         self.rfd = self.wfd = self.process.fileno()
-        self.sent_env = self.sent_path = self.sent_logging = self.sent_random = None
+        self.sent_env = self.sent_path = self.sent_logging = None
+        self.sent_states = {}
         self.sent_view = (self.plain(), tuple(self.codec.global_names()))
         config = dict(self.config, sys_path=[os.path.abspath(p or ".") for p in sys.path],
                       cwd=os.getcwd(), globals=self.codec.global_names(), plain=self.plain())
@@ -2240,13 +2230,10 @@ class JudgeClient(Channel):
             levels = _logging_levels()
             if levels != self.sent_logging:
                 request["logging"] = self.sent_logging = levels
-            random = sys.modules.get("random")
-            state = random.getstate() if random is not None else None
-            if state is not None and state != self.sent_random:
-                request["random"] = list(state)
-                self.sent_random = state
-            for name, (read, _) in SHARED_STATES.items():  # (the test's thread's decimal
-                request[name] = read()  # context: localcontext(), prec = ...; its locale)
+            for name, (read, _) in SHARED_STATES.items():  # (the test's random state, its
+                state = read()  # thread's decimal context: localcontext(), prec = ...; its
+                if name not in KEPT_STATES or state != self.sent_states.get(name):  # locale)
+                    request[name] = self.sent_states[name] = state
             request["travel"] = _travelled()
             request["context"] = self.context_vars()
             path = [os.path.abspath(p or ".") for p in sys.path]
@@ -2412,10 +2399,7 @@ class JudgeClient(Channel):
         for name, (_, write) in SHARED_STATES.items():
             if name in reply:
                 write(reply[name])
-        if "random" in reply:
-            state = _random_state(reply["random"])
-            sys.modules["random"].setstate(state)
-            self.sent_random = state
+                self.sent_states[name] = reply[name]
         cut = reply.get("cut")
         for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
             if type(cut) is list and key in cut and (
@@ -2868,6 +2852,21 @@ def _record_rest(logging, record):
     return rest
 
 
+def _random():
+    """The ``random`` module's state as plain data (``getstate()`` as a list); None while no one
+    imported ``random``."""
+    random = sys.modules.get("random")
+    return None if random is None else list(random.getstate())
+
+
+def _set_random(sent):
+    """Make the ``random`` module's state ``sent`` (:func:`_random`; :func:`_random_state`
+    refuses another shape)."""
+    import random
+
+    random.setstate(_random_state(sent))
+
+
 def _random_state(sent):
     """``random.getstate()``'s tuple from what crossed (a list: its version, the generator's
     625 numbers, the gauss value); :class:`ValueError` for another shape."""
@@ -3046,13 +3045,19 @@ def _set_locale(name):
         locale.setlocale(locale.LC_ALL, name)
 
 
-SHARED_STATES = {"decimal": (_decimal_context, _set_decimal_context),
+SHARED_STATES = {"random": (_random, _set_random),
+                 "decimal": (_decimal_context, _set_decimal_context),
                  "locale": (_locale, _set_locale)}
 """What one process shares between the test and the code, as plain data read and set again
 (``name: (read, write)``): sent with each call from the test's process (None: not sent), set in
 the code's for the call, and sent back when the call changed it, set in the test's then (the
+test's ``random.seed(7)`` is the code's, and the test draws after what the code drew; the
 test's ``decimal.localcontext()`` is the code's, and the code's ``getcontext().prec = 6`` the
 test's; natsort's tests set the locale in a fixture, the code sorts by it)."""
+KEPT_STATES = frozenset({"random"})
+"""Of :data:`SHARED_STATES`, those the code's process keeps between calls as they were last
+made the same (process-wide): sent only when the test's changed since, and sent back whenever
+the call changed them (the random state: 625 numbers)."""
 
 
 def _cwd():
