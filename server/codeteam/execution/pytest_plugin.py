@@ -62,6 +62,7 @@ import os
 import re
 import signal
 import sys
+import textwrap
 import threading
 import time
 import types
@@ -975,7 +976,8 @@ class Judge:
             # the code's failure, nor a pass)
         reads, first, last, clock = test.clock
         if test.decision is None and last > first and when == "call" and "limit" not in event \
-                and event["outcome"] == "failed" and _asserted(phases[when][1]):
+                and event["outcome"] == "failed" and _asserted(phases[when][1]) and (
+                    _checks_a_clock(phases[when][1].tb, self.client.codec.of_tests)):
             test.decision = (CLOCK.format(reads, clock, last - first), True)
         lost = getattr(self.client, "fail_not_judged", None)
         if lost and test.decision is None and event["outcome"] == "failed" and (
@@ -1281,6 +1283,110 @@ def _asserted(excinfo) -> bool:
     value = excinfo.value if excinfo is not None else None
     return isinstance(value, (AssertionError, pytest.fail.Exception)) and (
         "__codeteam_frames__" not in vars(value))
+
+
+_CLOCKS = frozenset({"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time",
+                     "time_ns", "default_timer", "timeit", "repeat"})
+"""Names of calls that read a clock (``time``'s, ``timeit``'s) in a test's source."""
+
+
+def _checks_a_clock(tb, of_tests) -> bool:
+    """Whether a failed assertion may depend on the test's clock reads (:data:`CLOCK`): a
+    statement on its traceback, in a test module's function, reads a clock or uses a name or
+    attribute that function set from one (at any remove: ``elapsed = perf_counter() - start``),
+    or an attribute the function did not set (``self.elapsed``), or its source cannot be read.
+    A check of values no clock read reaches (``assert result == 3`` after the timed call: wrong
+    code's value) fails as under plain pytest, busy machine or not."""
+    seen = False
+    while tb is not None:
+        frame, line = tb.tb_frame, tb.tb_lineno
+        tb = tb.tb_next
+        name = frame.f_globals.get("__name__")
+        if type(name) is not str or not of_tests(name):
+            continue
+        seen = True
+        try:
+            lines, first = inspect.getsourcelines(frame.f_code)
+            tree = ast.parse(textwrap.dedent("".join(lines)))
+            line -= max(first, 1) - 1
+            around = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and not isinstance(
+                n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and (
+                    n.lineno <= line <= (n.end_lineno or n.lineno))]  # (and the if, for,
+            parts = [p for n in around for p in ([n] if not hasattr(n, "body") else [  # with
+                getattr(n, f, None) for f in ("test", "iter", "items")])]  # around it)
+            tainted, known = _clock_names(tree), _set_names(tree)
+            if all(hasattr(n, "body") for n in around) or any(
+                    _reads_clock(p, tainted, known) for p in parts if p is not None):
+                return True
+        except Exception:  # noqa: BLE001 - (no source, a strange frame: it may)
+            return True
+    return not seen
+
+
+def _dotted(node):
+    """``a.b.c`` of a Name or Attribute chain, else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        root = _dotted(node.value)
+        return None if root is None else f"{root}.{node.attr}"
+    return None
+
+
+def _assignments(tree):
+    """(target, value) of each assignment, ``for`` and ``with ... as`` of ``tree``."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for part in ast.walk(target):
+                    yield part, node.value
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            for part in ast.walk(node.target):
+                yield part, node.iter
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                for part in ast.walk(item.optional_vars or ast.Pass()):
+                    yield part, item.context_expr
+
+
+def _set_names(tree) -> set:
+    return {_dotted(target) for target, _ in _assignments(tree)} - {None}
+
+
+def _clock_names(tree) -> set:
+    """The names and attributes ``tree`` sets, at any remove, from a clock read."""
+    tainted: set = set()
+    while True:
+        more = {_dotted(t) for t, value in _assignments(tree) if value is not None
+                and _reads_clock(value, tainted, None)} - {None} - tainted
+        if not more:
+            return tainted
+        tainted |= more
+
+
+def _reads_clock(node, tainted, known) -> bool:
+    """Whether ``node`` (or a list of them) calls a clock or reads a name of ``tainted`` (with
+    ``known``, the names its function sets: also an attribute it does not set, which cannot be
+    followed)."""
+    if isinstance(node, list):
+        return any(_reads_clock(n, tainted, known) for n in node)
+    for part in ast.walk(node):
+        if isinstance(part, ast.Call) and (
+                getattr(part.func, "attr", None) or getattr(part.func, "id", None)) in _CLOCKS:
+            return True
+        name = _dotted(part) if isinstance(part, (ast.Name, ast.Attribute)) else None
+        if name is not None and isinstance(getattr(part, "ctx", None), ast.Load) and (
+                name in tainted or (known is not None and "." in name and not any(
+                    name == k or name.startswith(k + ".") for k in known)
+                    and not _called(node, part))):
+            return True
+    return False
+
+
+def _called(tree, node) -> bool:
+    """Whether ``node`` is the function of a call in ``tree`` (a method looked up)."""
+    return any(isinstance(c, ast.Call) and c.func is node for c in ast.walk(tree))
 
 
 def _deadline_exceeded(value, depth: int = 0) -> bool:
