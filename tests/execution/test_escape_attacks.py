@@ -66,3 +66,60 @@ async def test_a_wrong_value_checked_after_the_test_timed_itself_fails(tmp_path)
     for name in ("test_timing_in_a_helper", "test_timing_in_an_if"):
         assert outcomes[name].status == "not judged", run.outcomes
         assert "measures its own run time" in outcomes[name].message
+
+
+# structlog's bind_contextvars: the code sets a context variable its module holds. Under plain
+# pytest that is the test's context too. It was "not judged" (not written back), which wrong
+# code could use to hide any failure: one REQUEST.set(...) in its body.
+BOUND = {
+    "pyproject.toml": "[project]\nname = 'bound'\nversion = '0'\n",
+    "bound/__init__.py": "",
+    "bound/core.py": '''\
+        import contextvars
+
+        REQUEST = contextvars.ContextVar("request", default=None)
+        _VARS = {"user": contextvars.ContextVar("user", default="nobody")}
+
+
+        def bind(request, user):
+            """Bind ``request`` and ``user`` for the rest of the context; the request's length."""
+            REQUEST.set(request)
+            _VARS["user"].set(user)
+            return len(request)
+        ''',
+    "tests/test_core.py": '''\
+        import contextvars
+
+        from bound.core import REQUEST, _VARS, bind
+
+
+        def test_bind():
+            assert bind("abc", "ann") == 3
+            assert REQUEST.get() == "abc" and _VARS["user"].get() == "ann"
+
+
+        def test_bind_in_a_context_of_its_own():
+            def run():
+                return bind("xy", "bob"), REQUEST.get()
+            assert contextvars.copy_context().run(run) == (2, "xy")
+            assert REQUEST.get() != "xy"
+
+
+        def test_length():
+            assert bind("abcd", "cy") == 4
+        ''',
+}
+
+
+async def test_a_context_variable_the_code_sets_is_the_tests_and_hides_no_failure(tmp_path):
+    """What the code sets in a context variable of the project's modules is set in the test's
+    context after the call (before: "not judged", the code set the context variable, not
+    written back); wrong code setting one fails its tests as under plain pytest (before: "not
+    judged" for every test)."""
+    root = make(tmp_path / "bound", BOUND)
+    _, run = await review(root, "bound/core.py", "bind")
+    assert {o.status for o in run.outcomes} == {"passed"}, run.outcomes
+    wrong = ("def bind(request, user):\n    REQUEST.set(request)\n    _VARS['user'].set(user)\n"
+             "    return 0\n")
+    _, run = await review(root, "bound/core.py", "bind", wrong)
+    assert {o.status for o in run.outcomes} == {"failed"}, run.outcomes

@@ -760,11 +760,8 @@ class Subject(Channel):
                 _cpu_rlimit(rlimit)
             if travel is not None:
                 travel.stop()
-            moved = self.context_changed(running)  # what the code set there is not
-            if moved is not None and self.misused is None:  # written back: the test
-                self.misused = ("the code under test set the context variable "  # reads
-                                f"{moved!r} (contextvars), which is not written back")  # its own
-            for var, token, _ in reversed(context):
+            moved = self.context_changed(running)  # what the code set there: the test's
+            for var, token, _ in reversed(context):  # too (one context, one process)
                 var.reset(token)
             sys.stdout, sys.stderr = streams
             sys.stdin, builtins.input = reading
@@ -779,6 +776,8 @@ class Subject(Channel):
                 e[3] if e[1] == ":attrs" else [e[2]])})
         if changed:
             reply["changed"] = [e[:4] for e in changed]
+        if moved:
+            reply["context"] = moved
         now = dict(os.environ)
         if now != environ:  # what the code set or removed: the judge's to take over, or not
             reply["environ"] = [{k: v for k, v in now.items() if environ.get(k) != v},
@@ -834,26 +833,29 @@ class Subject(Channel):
         return reply
 
     def context_changed(self, before):
-        """The name of a context variable of the project's modules (or a stand-in of the
+        """``[module, name, key or None, variable's name, value]`` of each context variable of
+        the project's modules (a global, or an item of a global dict; or a stand-in of the
         test's, :func:`_enter_context`) that the call set in this thread's context since
-        ``before`` (a copy of it), or None."""
+        ``before`` (a copy of it): the judge sets them in the test's context (structlog's
+        ``bind_contextvars``)."""
         import contextvars
 
         after = contextvars.copy_context()
-        moved = [var for var, value in after.items() if before.get(var, _UNSET) is not value]
+        moved = {id(var): (var.name, value) for var, value in after.items()
+                 if before.get(var, _UNSET) is not value}
         if not moved:
-            return None
-        held = {id(var) for var in _CONTEXT_STAND_INS.values()}
+            return []
+        held = {id(var): list(where) for where, var in _CONTEXT_STAND_INS.items()}
         for name, module in list(sys.modules.items()):
             if module is None or not self.codec.own(name):
                 continue
-            for value in list(vars(module).values()):
+            for key, value in list(vars(module).items()):
                 if type(value) is contextvars.ContextVar:
-                    held.add(id(value))
+                    held[id(value)] = [name, key, None]
                 elif type(value) is dict:
-                    held.update(id(v) for v in list(value.values())
-                                if type(v) is contextvars.ContextVar)
-        return next((var.name for var in moved if id(var) in held), None)
+                    held.update((id(v), [name, key, k]) for k, v in list(value.items())
+                                if type(v) is contextvars.ContextVar and type(k) is str)
+        return [[*held[var], *named] for var, named in moved.items() if var in held]
 
     def dispatch(self, request, args, kwargs):
         """The reply to a call of the function, a ``next`` or a call of one of this side's
@@ -2093,6 +2095,29 @@ class JudgeClient(Channel):
             self.not_judged_if_passed("the code under test changed its working directory to "
                                       f"one the judge cannot enter ({_described(error)})")
 
+    def take_context(self, entries):
+        """Set in the test's context the context variables the code set in its process
+        (:meth:`Subject.context_changed`'s ``[module, name, key, label, value]``), as one process
+        would have them: the project's modules' own (a global, or an item of a global dict),
+        the ones :meth:`context_vars` looks at; another, the judge cannot set: "not judged"."""
+        import contextvars
+
+        spaces = {self.config.get("module"): self.globals or {}}
+        spaces.update((name, vars(known[0])) for name, known in list(self.watched.items())
+                      if known is not None and known[1] is not None
+                      and name not in self.libraries)
+        for entry in entries:
+            module, name, key, label, value = entry if type(entry) is list and len(
+                entry) == 5 else (None, None, None, None, None)
+            holder = spaces.get(module, {}).get(name) if type(name) is str else None
+            if type(holder) is dict:
+                holder = holder.get(key) if type(key) is str else None
+            if type(holder) is not contextvars.ContextVar:
+                self.fail(f"the code under test set the context variable {label!r} "
+                          "(contextvars), which the test's modules do not hold: the judge "
+                          "cannot set it in the test's context", not_judged=True)
+            holder.set(value)
+
     def not_judged_if_passed(self, reason):
         """A pass of the running test is "not judged" for ``reason`` (what the judge could not
         follow of the code's doing); a failure stays one. The first reason of a test is kept."""
@@ -2409,6 +2434,8 @@ class JudgeClient(Channel):
             self.take_environ(*reply["environ"])
         if "cwd" in reply:
             self.take_cwd(reply["cwd"])
+        if type(reply.get("context")) is list:
+            self.take_context(reply["context"])
         for name, (_, write) in SHARED_STATES.items():
             if name in reply:
                 write(reply[name])
@@ -2945,8 +2972,8 @@ def _enter_context(entries):
             if key is not None:
                 holder = holder.get(key) if type(holder) is dict else None
             if type(holder) is not contextvars.ContextVar:
-                holder = _CONTEXT_STAND_INS.setdefault((str(module), str(name), str(key)),
-                                                       contextvars.ContextVar(str(label)))
+                holder = _CONTEXT_STAND_INS.setdefault((str(module), str(name), key if type(
+                    key) is str else None), contextvars.ContextVar(str(label)))
             done.append((holder, holder.set(value), value))
         except Exception:  # noqa: S112, BLE001 - a module this process cannot import
             continue
