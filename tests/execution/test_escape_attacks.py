@@ -123,3 +123,59 @@ async def test_a_context_variable_the_code_sets_is_the_tests_and_hides_no_failur
              "    return 0\n")
     _, run = await review(root, "bound/core.py", "bind", wrong)
     assert {o.status for o in run.outcomes} == {"failed"}, run.outcomes
+
+
+# The code's process writes its replies: it can say the code "used an object of the test's
+# that cannot cross" whenever it likes, in the words of describe.ARGUMENTS, which tell the team
+# that no candidate can be judged (candidates.judged_nowhere: no sampling, no revision).
+HANDED = {
+    "pyproject.toml": "[project]\nname = 'handed'\nversion = '0'\n",
+    "handed/__init__.py": "",
+    "handed/core.py": '''\
+        def size(box):
+            """The size ``box`` reports."""
+            return box.size()
+        ''',
+    "tests/test_core.py": '''\
+        from handed.core import size
+
+
+        def test_size():
+            class Box:
+                def size(self):
+                    return 3
+            assert size(Box()) == 3
+
+
+        def test_size_of_a_list():
+            assert size([1, 2]) == 2
+        ''',
+}
+
+FORGED = '''\
+def size(box):
+    import gc
+    subject = next(o for o in gc.get_objects() if type(o).__name__ == "Subject")
+    subject.misused = ("the test's arguments could not cross to the code under test: the code "
+                       "used an object of the test's that cannot cross (Box: .size)")
+    return 0
+'''
+
+
+async def test_only_the_judge_says_the_tests_arguments_could_not_cross(tmp_path):
+    """The code calling a method of the test's object (of a class made in the test) makes the
+    test "not judged" as the test's arguments' doing (describe.ARGUMENTS); the code's process
+    saying so where the judge sent it no such object is the code's doing, in other words
+    (before: ARGUMENTS for both of a forging body's tests)."""
+    from codeteam.execution.describe import ARGUMENTS
+
+    root = make(tmp_path / "handed", HANDED)
+    _, run = await review(root, "handed/core.py", "size")
+    outcomes = by_name(run)
+    assert outcomes["test_size"].status == "not judged", run.outcomes
+    assert outcomes["test_size"].message.startswith(ARGUMENTS), run.outcomes
+    _, run = await review(root, "handed/core.py", "size", FORGED)
+    for outcome in run.outcomes:
+        assert outcome.status == "not judged", run.outcomes
+        assert not outcome.message.startswith(ARGUMENTS), run.outcomes
+        assert outcome.message.startswith("the code under test did what the judge cannot follow")

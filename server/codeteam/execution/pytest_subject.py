@@ -45,6 +45,7 @@ except ImportError:  # in codeteam itself
 
 FRAMES_LIMIT = _codec.FRAMES_LIMIT
 OUTPUT_LIMIT = _codec.OUTPUT_LIMIT
+ARGUMENTS = "the test's arguments could not cross to the code under test"  # (describe's)
 CannotCross = _codec.CannotCross
 Channel = _codec.Channel
 Codec = _codec.Codec
@@ -811,6 +812,7 @@ class Subject(Channel):
         reply["cpu"], self.inner_cpu = used - self.inner_cpu, outer + used
         if self.misused is not None:  # it used an object of the test's it could not have
             reply["misused"], self.misused = self.misused, None
+            reply["misused_handle"] = getattr(self, "misused_handle", None)
         after = [list(args), dict(kwargs), request.get("handling")]
         if made is not None:  # what a later run of the code's generator, closure or
             after.extend(made[1])  # coroutine changed in its making request's arguments
@@ -2241,10 +2243,23 @@ class JudgeClient(Channel):
         self.on_error(error)
         raise error
 
+    def misuse(self, reason, handle):
+        """The "not judged" reason for what the code's process says the code did with an
+        object of the test's (``reason``, its text): it says the test's arguments could not
+        cross (:data:`ARGUMENTS`: no candidate could be judged, so no sampling is spent on
+        the task) only when ``handle`` is an object the judge sent it; else it is the code's
+        doing, whatever the code's process says (it can write any reply)."""
+        reason = reason[:10000]
+        if reason.startswith(ARGUMENTS) and not (type(handle) in (list, tuple) and len(
+                handle) == 2 and type(handle[1]) is int and handle[1] in self.codec.exported):
+            reason = "the code under test did what the judge cannot follow" + reason[len(
+                ARGUMENTS):]
+        return reason
+
     def not_crossing(self, error, arguments=False):
         __tracebackhide__ = True
-        what = ("the test's arguments could not cross to the code under test" if arguments
-                else "a value could not cross between the test and the code under test")
+        what = ARGUMENTS if arguments else (
+            "a value could not cross between the test and the code under test")
         self.fail(f"{what} ({error})", not_judged=True)
 
     def ask(self, request):
@@ -2484,7 +2499,8 @@ class JudgeClient(Channel):
         if reply["kind"] == "uncrossable":
             self.not_crossing(reply.get("message"))
         if type(reply.get("misused")) is str:
-            self.fail(reply["misused"], not_judged=True)
+            self.fail(self.misuse(reply["misused"], reply.get("misused_handle")),
+                      not_judged=True)
         if reply["kind"] == "stop":
             return StopIteration
         if reply["kind"] == "raised":
