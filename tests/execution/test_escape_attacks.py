@@ -179,3 +179,42 @@ async def test_only_the_judge_says_the_tests_arguments_could_not_cross(tmp_path)
         assert outcome.status == "not judged", run.outcomes
         assert not outcome.message.startswith(ARGUMENTS), run.outcomes
         assert outcome.message.startswith("the code under test did what the judge cannot follow")
+
+
+# A busy machine keeps the code's process waiting for a CPU, which the wall-clock backstop
+# leaves out; the subject's own watchdog says "slept" of code that sleeps. Code that stops its
+# own process, or sleeps in C holding the GIL (its watchdog cannot run), reached the backstop
+# as "not judged: the machine was too busy" (40 s, any failure hidden).
+ONE = {
+    "pyproject.toml": "[project]\nname = 'one'\nversion = '0'\n",
+    "one/__init__.py": "",
+    "one/core.py": '''\
+        def total(items):
+            """The sum of ``items``."""
+            return sum(items)
+        ''',
+    "tests/test_core.py": '''\
+        from one.core import total
+
+
+        def test_total():
+            assert total([1, 2]) == 3
+        ''',
+}
+
+IDLE = {
+    "stopped": "def total(items):\n    import os, signal\n    os.kill(os.getpid(), signal.SIGSTOP)\n",
+    "asleep_in_c": "def total(items):\n    import ctypes\n    ctypes.PyDLL(None).sleep(300)\n",
+}
+
+
+@pytest.mark.parametrize("body", list(IDLE))
+async def test_code_waiting_off_the_cpu_until_the_backstop_is_no_busy_machine(tmp_path, body):
+    """The backstop, reached while the judge waits for the code's answer and no thread of
+    the code's processes runs or waits for a CPU or I/O (the server's look in /proc), is the
+    code's timeout (before: "not judged", the machine was too busy)."""
+    root = make(tmp_path / "one", ONE)
+    _, run = await review(root, "one/core.py", "total", IDLE[body])
+    outcome = by_name(run)["test_total"]
+    assert outcome.status == "timeout", run.outcomes
+    assert "waited off the CPU" in outcome.message, outcome

@@ -739,6 +739,13 @@ class Judge:
         if within:
             self._arm_wall_clock()  # a look within its limits: the test goes on
             return
+        if now is not None and self.client.awaiting and self.client.server_off_cpu:
+            raise self.limit(CodeteamTestTimeout, "the code under test waited off the CPU "
+                             f"until the test's wall-clock backstop ({self.wall_limit:g} s): "
+                             "its process slept or was stopped, neither running nor waiting "
+                             "for a CPU or for I/O (as the server sees it), while the test "
+                             "waited for its answer")  # (no busy machine does that: its own
+            # watchdog, which says "slept", was silenced, or stuck: SIGSTOP, a sleep in C)
         raise self.limit(CodeteamBusy, f"the test did not end within {self.wall_limit:g} s of "
                          "wall-clock time (not counting its waits for a CPU) while under its "
                          "CPU limit")

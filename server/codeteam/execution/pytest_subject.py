@@ -1288,6 +1288,8 @@ class JudgeClient(Channel):
         self.server = None  # the socket to the server that starts subjects
         self.starting = False  # a start request is under way on it
         self.server_wait = 0.0  # seconds the subjects waited for a CPU, at the last b"C"
+        self.server_off_cpu = False  # no thread of theirs ran or waited then (see b"C")
+        self.awaiting = False  # waiting for the code's process's answer (not serving it)
         self.globals = None
         self.snapshot = {}
         self.contents = {}
@@ -1697,8 +1699,9 @@ class JudgeClient(Channel):
                 line += more
             if not line.startswith(b"C"):
                 return None
-            cpu, wait = line[1:].split()
+            cpu, wait, *off = line[1:].split()
             self.server_wait = float(wait)
+            self.server_off_cpu = off == [b"1"]
             return float(cpu)
         except (OSError, ValueError):
             return None
@@ -2361,7 +2364,11 @@ class JudgeClient(Channel):
         try:
             send_frame(self.wfd, data)
             while True:
-                frame = receive_frame(self.rfd)
+                self.awaiting = True
+                try:
+                    frame = receive_frame(self.rfd)
+                finally:
+                    self.awaiting = False
                 mark = _thread_time()
                 try:
                     reply = self.codec.loads(frame)
