@@ -50,20 +50,44 @@ TIMED = {
             total([1, 2])
             if time.monotonic() - start > 0:
                 pytest.fail("slower than nothing")
+
+
+        def test_timing_by_a_fixture(timer):
+            total([1, 2])
+            assert timer.elapsed() < 0
+        ''',
+    "tests/conftest.py": '''\
+        import time
+
+        import pytest
+
+
+        class Timer:
+            def __init__(self):
+                self.start = time.perf_counter()
+
+            def elapsed(self):
+                return time.perf_counter() - self.start
+
+
+        @pytest.fixture
+        def timer():
+            return Timer()
         ''',
 }
 
 
 async def test_a_wrong_value_checked_after_the_test_timed_itself_fails(tmp_path):
     """The clock rule (a failed assertion of a test that read a clock around calls of the code
-    is "not judged") holds for checks a clock read reaches, here or in a helper the test
-    hands it to; a wrong value checked after the second read fails as under plain pytest
-    (before: "not judged", the test measures its own run time)."""
+    is "not judged") holds for checks a clock read reaches, here, in a helper the test hands
+    it to, or in a fixture's method the check calls; a wrong value checked after the second
+    read fails as under plain pytest (before: "not judged", the test measures its own run
+    time)."""
     root = make(tmp_path / "sums", TIMED)
     _, run = await review(root, "sums/core.py", "total", "def total(items):\n    return 7\n")
     outcomes = by_name(run)
     assert outcomes["test_value_after_the_timing"].status == "failed", run.outcomes
-    for name in ("test_timing_in_a_helper", "test_timing_in_an_if"):
+    for name in ("test_timing_in_a_helper", "test_timing_in_an_if", "test_timing_by_a_fixture"):
         assert outcomes[name].status == "not judged", run.outcomes
         assert "measures its own run time" in outcomes[name].message
 

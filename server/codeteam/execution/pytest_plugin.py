@@ -162,6 +162,7 @@ class _Test:
         self.reads_output = False  # a capturing fixture (capsys...) was set up for it, also
         # one asked for while it ran (request.getfixturevalue), which fixturenames lacks
         self.clock = (0, 0, 0, "")  # its reads of a clock until its call ended (Judge._clocks)
+        self.clock_at = set()  # (code, line) of the tests' frames on the stack at those reads
 
 
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -387,6 +388,13 @@ class Judge:
         For :data:`CLOCK`; this plugin's reads and the project's modules' are not the test's."""
         tests = {"<timeit-src>": True}  # a code's file: whether it is the tests'
 
+        def of_tests(frame):
+            path = frame.f_code.co_filename
+            if path not in tests:
+                module = frame.f_globals.get("__name__")
+                tests[path] = type(module) is str and self.client.codec.of_tests(module)
+            return tests[path]
+
         def counting(original, name):
             @functools.wraps(original)
             def clock():
@@ -394,13 +402,15 @@ class Judge:
                 if test is not None and self.in_phase and "call" not in test.phases and not (
                         self.client.depth):
                     frame = sys._getframe(1)
-                    path = frame.f_code.co_filename
-                    if path not in tests:
-                        module = frame.f_globals.get("__name__")
-                        tests[path] = type(module) is str and self.client.codec.of_tests(module)
-                    if tests[path]:
+                    if of_tests(frame):
                         test.clock = (test.clock[0] + 1, test.clock[1] if test.clock[0] else
                                       test.calls, test.calls, name)
+                        for _ in range(40):  # the statements under way that read it (a
+                            if frame is None or len(test.clock_at) > 10000:  # helper's,
+                                break  # a fixture's method called in an assert)
+                            if of_tests(frame):
+                                test.clock_at.add((frame.f_code, frame.f_lineno))
+                            frame = frame.f_back
                 return original()
             return clock
 
@@ -984,7 +994,8 @@ class Judge:
         reads, first, last, clock = test.clock
         if test.decision is None and last > first and when == "call" and "limit" not in event \
                 and event["outcome"] == "failed" and _asserted(phases[when][1]) and (
-                    _checks_a_clock(phases[when][1].tb, self.client.codec.of_tests)):
+                    _checks_a_clock(phases[when][1].tb, self.client.codec.of_tests,
+                                    test.clock_at)):
             test.decision = (CLOCK.format(reads, clock, last - first), True)
         lost = getattr(self.client, "fail_not_judged", None)
         if lost and test.decision is None and event["outcome"] == "failed" and (
@@ -1297,11 +1308,13 @@ _CLOCKS = frozenset({"perf_counter", "perf_counter_ns", "monotonic", "monotonic_
 """Names of calls that read a clock (``time``'s, ``timeit``'s) in a test's source."""
 
 
-def _checks_a_clock(tb, of_tests) -> bool:
+def _checks_a_clock(tb, of_tests, read_at=frozenset()) -> bool:
     """Whether a failed assertion may depend on the test's clock reads (:data:`CLOCK`): a
-    statement on its traceback, in a test module's function, reads a clock or uses a name or
-    attribute that function set from one (at any remove: ``elapsed = perf_counter() - start``),
-    or an attribute the function did not set (``self.elapsed``), or its source cannot be read.
+    statement on its traceback, in a test module's function, read a clock as it ran (one of
+    ``read_at``: (code, line) of the tests' frames at each read: ``timer.elapsed()`` of a
+    fixture's object), calls one or uses a name or attribute that function set from one (at
+    any remove: ``elapsed = perf_counter() - start``), or an attribute the function did not set
+    (``self.elapsed``), or its source cannot be read.
     A check of values no clock read reaches (``assert result == 3`` after the timed call: wrong
     code's value) fails as under plain pytest, busy machine or not."""
     seen = False
@@ -1322,6 +1335,9 @@ def _checks_a_clock(tb, of_tests) -> bool:
             parts = [p for n in around for p in ([n] if not hasattr(n, "body") else [  # with
                 getattr(n, f, None) for f in ("test", "iter", "items")])]  # around it)
             tainted, known = _clock_names(tree), _set_names(tree)
+            if any((frame.f_code, at + max(first, 1) - 1) in read_at for n in around if not (
+                    hasattr(n, "body")) for at in range(n.lineno, (n.end_lineno or n.lineno) + 1)):
+                return True
             if all(hasattr(n, "body") for n in around) or any(
                     _reads_clock(p, tainted, known) for p in parts if p is not None):
                 return True
