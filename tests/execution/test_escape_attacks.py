@@ -242,3 +242,58 @@ async def test_code_waiting_off_the_cpu_until_the_backstop_is_no_busy_machine(tm
     outcome = by_name(run)["test_total"]
     assert outcome.status == "timeout", run.outcomes
     assert "waited off the CPU" in outcome.message, outcome
+
+
+# A later run of a handle went on with the arguments of the request that made it; a list the
+# test gave to one run (g.send(bucket)) that the handle keeps and fills in later runs was the
+# code's copy only: right code "failed" (mine == []), and a test that asserted the list stayed
+# empty would have passed wrong code.
+COLLECTOR = {
+    "pyproject.toml": "[project]\nname = 'gen'\nversion = '0'\n",
+    "gen/__init__.py": "",
+    "gen/core.py": '''\
+        def collector():
+            """Send it a list, then items: each is appended to that list; yields its length."""
+            bucket = yield
+            while True:
+                item = yield len(bucket)
+                bucket.append(item)
+        ''',
+    "tests/test_core.py": '''\
+        from gen.core import collector
+
+
+        def test_collector():
+            g = collector()
+            next(g)
+            mine = []
+            assert g.send(mine) == 0
+            g.send(1)
+            g.send(2)
+            assert mine == [1, 2]
+
+
+        def test_collector_sees_the_tests_changes():
+            g = collector()
+            next(g)
+            mine = []
+            g.send(mine)
+            mine.append(0)
+            assert g.send(1) == 2
+            assert mine == [0, 1]
+        ''',
+}
+
+
+async def test_what_a_handle_keeps_of_a_later_runs_arguments_is_the_tests(tmp_path):
+    """A list the test sends to the code's generator, which keeps it and fills it in its later
+    steps, is the test's: written back at each later step, and sent with what the test changed
+    in it since (before: right code 'failed' both tests, 'assert [] == [1, 2]'); wrong code
+    filling it wrong fails."""
+    root = make(tmp_path / "gen", COLLECTOR)
+    _, run = await review(root, "gen/core.py", "collector")
+    assert {o.status for o in run.outcomes} == {"passed"}, run.outcomes
+    wrong = ('def collector():\n    bucket = yield\n    while True:\n'
+             '        item = yield len(bucket)\n        bucket.append(item * 2)\n')
+    _, run = await review(root, "gen/core.py", "collector", wrong)
+    assert {o.status for o in run.outcomes} == {"failed"}, run.outcomes

@@ -818,6 +818,9 @@ class Subject(Channel):
             after.extend(made[1])  # coroutine changed in its making request's arguments
             # (and in those of the request that made that handle, if one did: flat), sent
             # back when it changed them (their encoding differs: each value, at any depth)
+        if made is not None and _keepable(args, kwargs) and len(made[1]) < KEPT_LIMIT:
+            made[1].extend(after[:2])  # what the handle may keep of this run's arguments
+            # (g.send(bucket), filled by its later runs): its later runs' too (JudgeClient.ask)
         now = _encoded(self.codec, made[1]) if made is not None else None
         sent = after if now is None or now != made_state else after[:3]
         if now is not None:
@@ -1028,6 +1031,19 @@ def _given_traceback(values):
                     "test without its traceback (frames cannot cross): a failure may come "
                     "from its absence")
     return None
+
+
+KEPT_LIMIT = 67
+"""Length of a handle's making arguments (``[args, kwargs, handling]`` and those of the
+request that made it) beyond which a later run's are no longer added (32 runs' arguments)."""
+
+_SCALARS = frozenset({int, float, bool, complex, str, bytes, type(None)})
+
+
+def _keepable(args, kwargs) -> bool:
+    """Whether a later run of a handle was given what the handle can keep and change in a run
+    after (a list, an object: not a number, a text, None)."""
+    return any(type(v) not in _SCALARS for v in [*args, *kwargs.values()])
 
 
 def _encoded(codec, value):
@@ -2433,6 +2449,11 @@ class JudgeClient(Channel):
         if state is not None and reply["kind"] in ("value", "raised", "stop") and len(
                 reply.get("after") or ()) <= 3:  # the run left them as they were (the
             self.synced = (making, state)  # subject's copies: as the test's were at its start)
+        if making is not None and _keepable(values.get("args") or [], values.get(
+                "kwargs") or {}) and len(making) < KEPT_LIMIT:  # this run's arguments, which
+            making.extend([values.get("args") or [], values.get("kwargs") or {}])  # the
+            self.synced = None  # handle may keep (g.send(bucket)), go on with its later runs
+            # as its making request's do (Subject.call does the same on its side)
         if ending is StopIteration:
             raise StopIteration(reply.get("value"))
         if ending is not None:
