@@ -5007,8 +5007,9 @@ CONTEXT = {
 
 async def test_the_tests_context_variables_are_the_codes(tmp_path):
     """The context variables a project module holds, set in the test's context, are set in
-    the code's process for the call; one the code sets is "not judged" (not written back);
-    a wrong body fails."""
+    the code's process for the call; one the code makes and sets, which the test's modules
+    do not hold, is "not judged" (one they hold is the test's: test_escape_attacks.py); a
+    wrong body fails."""
     root = make(tmp_path / "ctx", CONTEXT)
     _, run = await review(root, "ctx/core.py", "merged")
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes

@@ -614,7 +614,7 @@ class RemoteIterator(_Proxy):
         if type(readable) is list and name in readable:  # (the judge reads and checks it)
             return self._channel.call_handle(self, [name], {}, hook=ATTRIBUTE_READ)
         _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next() and "
-                "attributes read as data cross")
+                "attributes read as data cross", self._handle)
 
     def __repr__(self):
         return f"<remote iterator {self._name}>"
@@ -659,7 +659,7 @@ class RemoteCoroutine(_Proxy):
             loop = events._get_running_loop() if events is not None else None
             if loop is not None and type(loop) is not TestsLoop:
                 _misuse(self._channel, f"the coroutine {self._name}", "it waited on the "
-                        "test's event loop, inside the code's own")
+                        "test's event loop, inside the code's own", self._handle)
         return value
 
     def __repr__(self):
@@ -704,16 +704,17 @@ def stepping(channel, found):
     return standing_in()
 
 
-def _misuse(channel, label, what):
-    """Mark the call "not judged" (the code used an object of the test's it cannot have) and
-    raise the :class:`AttributeError` the code sees."""
+def _misuse(channel, label, what, handle=None):
+    """Mark the call "not judged" (the code used an object of the test's it cannot have: the
+    one the judge exported as ``handle``, when known) and raise the :class:`AttributeError`
+    the code sees."""
     # It begins as codeteam.execution.describe.ARGUMENTS: no candidate can do anything
     # with the object (pipelines.candidates.judged_nowhere: no sampling is spent on it).
     reason = ("the test's arguments could not cross to the code under test: the code used "
               f"an object of the test's that cannot cross ({label}: {what})")
     if getattr(channel, "misused", None) is None:
         try:
-            channel.misused = reason
+            channel.misused, channel.misused_handle = reason, handle
         except Exception:  # noqa: S110, BLE001
             pass
     raise AttributeError(reason)
@@ -743,10 +744,10 @@ class _RemoteObjectType(type):
     attributes (``type(self).NAMES``) or calling it is what the judge cannot follow."""
 
     def __getattr__(cls, name):
-        _misuse(cls._remote_channel, cls._remote_label, f"type(...).{name}")
+        _misuse(cls._remote_channel, cls._remote_label, f"type(...).{name}", cls._remote_handle)
 
     def __call__(cls, *args, **kwargs):
-        _misuse(cls._remote_channel, cls._remote_label, "calling its class")
+        _misuse(cls._remote_channel, cls._remote_label, "calling its class", cls._remote_handle)
 
 
 class RemoteObject:
@@ -769,7 +770,8 @@ class RemoteObject:
         kind = classes.get(label)
         if kind is None:
             kind = classes[label] = _RemoteObjectType("RemoteObject", (cls,), {
-                "_remote_channel": channel, "_remote_label": label, "__slots__": ()})
+                "_remote_channel": channel, "_remote_label": label, "_remote_handle": handle,
+                "__slots__": ()})
             abcs = meta.get("abcs") if type(meta) is dict else None
             for abc_name in abcs if type(abcs) is list else ():
                 if type(abc_name) is str and abc_name in _ABC_NAMES:
@@ -837,7 +839,7 @@ class RemoteObject:
             return self._misused(f"{name} with arguments that cannot cross: {error}")
 
     def _misused(self, what):
-        _misuse(self._channel, self._meta.get("class", self._name), what)
+        _misuse(self._channel, self._meta.get("class", self._name), what, self._handle)
 
 
 def _misuse_of(operation):

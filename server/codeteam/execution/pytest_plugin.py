@@ -62,6 +62,7 @@ import os
 import re
 import signal
 import sys
+import textwrap
 import threading
 import time
 import types
@@ -161,6 +162,7 @@ class _Test:
         self.reads_output = False  # a capturing fixture (capsys...) was set up for it, also
         # one asked for while it ran (request.getfixturevalue), which fixturenames lacks
         self.clock = (0, 0, 0, "")  # its reads of a clock until its call ended (Judge._clocks)
+        self.clock_at = set()  # (code, line) of the tests' frames on the stack at those reads
 
 
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -386,6 +388,13 @@ class Judge:
         For :data:`CLOCK`; this plugin's reads and the project's modules' are not the test's."""
         tests = {"<timeit-src>": True}  # a code's file: whether it is the tests'
 
+        def of_tests(frame):
+            path = frame.f_code.co_filename
+            if path not in tests:
+                module = frame.f_globals.get("__name__")
+                tests[path] = type(module) is str and self.client.codec.of_tests(module)
+            return tests[path]
+
         def counting(original, name):
             @functools.wraps(original)
             def clock():
@@ -393,13 +402,15 @@ class Judge:
                 if test is not None and self.in_phase and "call" not in test.phases and not (
                         self.client.depth):
                     frame = sys._getframe(1)
-                    path = frame.f_code.co_filename
-                    if path not in tests:
-                        module = frame.f_globals.get("__name__")
-                        tests[path] = type(module) is str and self.client.codec.of_tests(module)
-                    if tests[path]:
+                    if of_tests(frame):
                         test.clock = (test.clock[0] + 1, test.clock[1] if test.clock[0] else
                                       test.calls, test.calls, name)
+                        for _ in range(40):  # the statements under way that read it (a
+                            if frame is None or len(test.clock_at) > 10000:  # helper's,
+                                break  # a fixture's method called in an assert)
+                            if of_tests(frame):
+                                test.clock_at.add((frame.f_code, frame.f_lineno))
+                            frame = frame.f_back
                 return original()
             return clock
 
@@ -738,6 +749,13 @@ class Judge:
         if within:
             self._arm_wall_clock()  # a look within its limits: the test goes on
             return
+        if now is not None and self.client.awaiting and self.client.server_off_cpu:
+            raise self.limit(CodeteamTestTimeout, "the code under test waited off the CPU "
+                             f"until the test's wall-clock backstop ({self.wall_limit:g} s): "
+                             "its process slept or was stopped, neither running nor waiting "
+                             "for a CPU or for I/O (as the server sees it), while the test "
+                             "waited for its answer")  # (no busy machine does that: its own
+            # watchdog, which says "slept", was silenced, or stuck: SIGSTOP, a sleep in C)
         raise self.limit(CodeteamBusy, f"the test did not end within {self.wall_limit:g} s of "
                          "wall-clock time (not counting its waits for a CPU) while under its "
                          "CPU limit")
@@ -976,7 +994,8 @@ class Judge:
         for applies, reason in (  # the first that applies makes the test "not judged" (the
                 # deadline, the clock: the judge's time, a busy machine's, never the code's)
                 (test.calls and _deadline_exceeded(error.value if error else None), DEADLINE),
-                (last > first and when == "call" and "limit" not in event and _asserted(error),
+                (last > first and when == "call" and "limit" not in event and _asserted(error)
+                 and _checks_a_clock(error.tb, self.client.codec.of_tests, test.clock_at),
                  CLOCK.format(reads, clock, last - first)),
                 (failed and "limit" not in event, getattr(self.client, "fail_not_judged", None)),
                 (passed, getattr(self.client, "pass_not_judged", None)),
@@ -1276,6 +1295,115 @@ def _asserted(excinfo) -> bool:
     value = excinfo.value if excinfo is not None else None
     return isinstance(value, (AssertionError, pytest.fail.Exception)) and (
         "__codeteam_frames__" not in vars(value))
+
+
+_CLOCKS = frozenset({"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time",
+                     "time_ns", "default_timer", "timeit", "repeat"})
+"""Names of calls that read a clock (``time``'s, ``timeit``'s) in a test's source."""
+
+
+def _checks_a_clock(tb, of_tests, read_at=frozenset()) -> bool:
+    """Whether a failed assertion may depend on the test's clock reads (:data:`CLOCK`): a
+    statement on its traceback, in a test module's function, read a clock as it ran (one of
+    ``read_at``: (code, line) of the tests' frames at each read: ``timer.elapsed()`` of a
+    fixture's object), calls one or uses a name or attribute that function set from one (at
+    any remove: ``elapsed = perf_counter() - start``), or an attribute the function did not set
+    (``self.elapsed``), or its source cannot be read.
+    A check of values no clock read reaches (``assert result == 3`` after the timed call: wrong
+    code's value) fails as under plain pytest, busy machine or not."""
+    seen = False
+    while tb is not None:
+        frame, line = tb.tb_frame, tb.tb_lineno
+        tb = tb.tb_next
+        name = frame.f_globals.get("__name__")
+        if type(name) is not str or not of_tests(name):
+            continue
+        seen = True
+        try:
+            lines, first = inspect.getsourcelines(frame.f_code)
+            tree = ast.parse(textwrap.dedent("".join(lines)))
+            line -= max(first, 1) - 1
+            around = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and not isinstance(
+                n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and (
+                    n.lineno <= line <= (n.end_lineno or n.lineno))]  # (and the if, for,
+            parts = [p for n in around for p in ([n] if not hasattr(n, "body") else [  # with
+                getattr(n, f, None) for f in ("test", "iter", "items")])]  # around it)
+            tainted, known = _clock_names(tree), _set_names(tree)
+            if any((frame.f_code, at + max(first, 1) - 1) in read_at for n in around if not (
+                    hasattr(n, "body")) for at in range(n.lineno, (n.end_lineno or n.lineno) + 1)):
+                return True
+            if all(hasattr(n, "body") for n in around) or any(
+                    _reads_clock(p, tainted, known) for p in parts if p is not None):
+                return True
+        except Exception:  # noqa: BLE001 - (no source, a strange frame: it may)
+            return True
+    return not seen
+
+
+def _dotted(node):
+    """``a.b.c`` of a Name or Attribute chain, else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        root = _dotted(node.value)
+        return None if root is None else f"{root}.{node.attr}"
+    return None
+
+
+def _assignments(tree):
+    """(target, value) of each assignment, ``for`` and ``with ... as`` of ``tree``."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for part in ast.walk(target):
+                    yield part, node.value
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            for part in ast.walk(node.target):
+                yield part, node.iter
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                for part in ast.walk(item.optional_vars or ast.Pass()):
+                    yield part, item.context_expr
+
+
+def _set_names(tree) -> set:
+    return {_dotted(target) for target, _ in _assignments(tree)} - {None}
+
+
+def _clock_names(tree) -> set:
+    """The names and attributes ``tree`` sets, at any remove, from a clock read."""
+    tainted: set = set()
+    while True:
+        more = {_dotted(t) for t, value in _assignments(tree) if value is not None
+                and _reads_clock(value, tainted, None)} - {None} - tainted
+        if not more:
+            return tainted
+        tainted |= more
+
+
+def _reads_clock(node, tainted, known) -> bool:
+    """Whether ``node`` (or a list of them) calls a clock or reads a name of ``tainted`` (with
+    ``known``, the names its function sets: also an attribute it does not set, which cannot be
+    followed)."""
+    if isinstance(node, list):
+        return any(_reads_clock(n, tainted, known) for n in node)
+    for part in ast.walk(node):
+        if isinstance(part, ast.Call) and (
+                getattr(part.func, "attr", None) or getattr(part.func, "id", None)) in _CLOCKS:
+            return True
+        name = _dotted(part) if isinstance(part, (ast.Name, ast.Attribute)) else None
+        if name is not None and isinstance(getattr(part, "ctx", None), ast.Load) and (
+                name in tainted or (known is not None and "." in name and not any(
+                    name == k or name.startswith(k + ".") for k in known)
+                    and not _called(node, part))):
+            return True
+    return False
+
+
+def _called(tree, node) -> bool:
+    """Whether ``node`` is the function of a call in ``tree`` (a method looked up)."""
+    return any(isinstance(c, ast.Call) and c.func is node for c in ast.walk(tree))
 
 
 def _deadline_exceeded(value, depth: int = 0) -> bool:

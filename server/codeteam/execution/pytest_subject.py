@@ -45,6 +45,7 @@ except ImportError:  # in codeteam itself
 
 FRAMES_LIMIT = _codec.FRAMES_LIMIT
 OUTPUT_LIMIT = _codec.OUTPUT_LIMIT
+ARGUMENTS = "the test's arguments could not cross to the code under test"  # (describe's)
 CannotCross = _codec.CannotCross
 Channel = _codec.Channel
 Codec = _codec.Codec
@@ -753,11 +754,8 @@ class Subject(Channel):
                 _cpu_rlimit(rlimit)
             if travel is not None:
                 travel.stop()
-            moved = self.context_changed(running)  # what the code set there is not
-            if moved is not None and self.misused is None:  # written back: the test
-                self.misused = ("the code under test set the context variable "  # reads
-                                f"{moved!r} (contextvars), which is not written back")  # its own
-            for var, token, _ in reversed(context):
+            moved = self.context_changed(running)  # what the code set there: the test's
+            for var, token, _ in reversed(context):  # too (one context, one process)
                 var.reset(token)
             sys.stdout, sys.stderr = streams
             sys.stdin, builtins.input = reading
@@ -772,6 +770,8 @@ class Subject(Channel):
                 e[3] if e[1] == ":attrs" else [e[2]])})
         if changed:
             reply["changed"] = [e[:4] for e in changed]
+        if moved:
+            reply["context"] = moved
         now = dict(os.environ)
         if now != environ:  # what the code set or removed: the judge's to take over, or not
             reply["environ"] = [{k: v for k, v in now.items() if environ.get(k) != v},
@@ -801,11 +801,15 @@ class Subject(Channel):
         reply["cpu"], self.inner_cpu = used - self.inner_cpu, outer + used
         if self.misused is not None:  # it used an object of the test's it could not have
             reply["misused"], self.misused = self.misused, None
+            reply["misused_handle"] = getattr(self, "misused_handle", None)
         after = [list(args), dict(kwargs), request.get("handling")]
         if made is not None:  # what a later run of the code's generator, closure or
             after.extend(made[1])  # coroutine changed in its making request's arguments
             # (and in those of the request that made that handle, if one did: flat), sent
             # back when it changed them (their encoding differs: each value, at any depth)
+        if made is not None and _keepable(args, kwargs) and len(made[1]) < KEPT_LIMIT:
+            made[1].extend(after[:2])  # what the handle may keep of this run's arguments
+            # (g.send(bucket), filled by its later runs): its later runs' too (JudgeClient.ask)
         now = _encoded(self.codec, made[1]) if made is not None else None
         sent = after if now is None or now != made_state else after[:3]
         if now is not None:
@@ -823,26 +827,29 @@ class Subject(Channel):
         return reply
 
     def context_changed(self, before):
-        """The name of a context variable of the project's modules (or a stand-in of the
+        """``[module, name, key or None, variable's name, value]`` of each context variable of
+        the project's modules (a global, or an item of a global dict; or a stand-in of the
         test's, :func:`_enter_context`) that the call set in this thread's context since
-        ``before`` (a copy of it), or None."""
+        ``before`` (a copy of it): the judge sets them in the test's context (structlog's
+        ``bind_contextvars``)."""
         import contextvars
 
         after = contextvars.copy_context()
-        moved = [var for var, value in after.items() if before.get(var, _UNSET) is not value]
+        moved = {id(var): (var.name, value) for var, value in after.items()
+                 if before.get(var, _UNSET) is not value}
         if not moved:
-            return None
-        held = {id(var) for var in _CONTEXT_STAND_INS.values()}
+            return []
+        held = {id(var): list(where) for where, var in _CONTEXT_STAND_INS.items()}
         for name, module in list(sys.modules.items()):
             if module is None or not self.codec.own(name):
                 continue
-            for value in list(vars(module).values()):
+            for key, value in list(vars(module).items()):
                 if type(value) is contextvars.ContextVar:
-                    held.add(id(value))
+                    held[id(value)] = [name, key, None]
                 elif type(value) is dict:
-                    held.update(id(v) for v in list(value.values())
-                                if type(v) is contextvars.ContextVar)
-        return next((var.name for var in moved if id(var) in held), None)
+                    held.update((id(v), [name, key, k]) for k, v in list(value.items())
+                                if type(v) is contextvars.ContextVar and type(k) is str)
+        return [[*held[var], *named] for var, named in moved.items() if var in held]
 
     def dispatch(self, request, args, kwargs):
         """The reply to a call of the function, a ``next`` or a call of one of this side's
@@ -1013,6 +1020,19 @@ def _given_traceback(values):
                     "test without its traceback (frames cannot cross): a failure may come "
                     "from its absence")
     return None
+
+
+KEPT_LIMIT = 67
+"""Length of a handle's making arguments (``[args, kwargs, handling]`` and those of the
+request that made it) beyond which a later run's are no longer added (32 runs' arguments)."""
+
+_SCALARS = frozenset({int, float, bool, complex, str, bytes, type(None)})
+
+
+def _keepable(args, kwargs) -> bool:
+    """Whether a later run of a handle was given what the handle can keep and change in a run
+    after (a list, an object: not a number, a text, None)."""
+    return any(type(v) not in _SCALARS for v in [*args, *kwargs.values()])
 
 
 def _encoded(codec, value):
@@ -1273,6 +1293,8 @@ class JudgeClient(Channel):
         self.server = None  # the socket to the server that starts subjects
         self.starting = False  # a start request is under way on it
         self.server_wait = 0.0  # seconds the subjects waited for a CPU, at the last b"C"
+        self.server_off_cpu = False  # no thread of theirs ran or waited then (see b"C")
+        self.awaiting = False  # waiting for the code's process's answer (not serving it)
         self.globals = None
         self.snapshot = {}
         self.contents = {}
@@ -1683,8 +1705,9 @@ class JudgeClient(Channel):
                 line += more
             if not line.startswith(b"C"):
                 return None
-            cpu, wait = line[1:].split()
+            cpu, wait, *off = line[1:].split()
             self.server_wait = float(wait)
+            self.server_off_cpu = off == [b"1"]
             return float(cpu)
         except (OSError, ValueError):
             return None
@@ -2083,6 +2106,29 @@ class JudgeClient(Channel):
             self.not_judged_if_passed("the code under test changed its working directory to "
                                       f"one the judge cannot enter ({_described(error)})")
 
+    def take_context(self, entries):
+        """Set in the test's context the context variables the code set in its process
+        (:meth:`Subject.context_changed`'s ``[module, name, key, label, value]``), as one process
+        would have them: the project's modules' own (a global, or an item of a global dict),
+        the ones :meth:`context_vars` looks at; another, the judge cannot set: "not judged"."""
+        import contextvars
+
+        spaces = {self.config.get("module"): self.globals or {}}
+        spaces.update((name, vars(known[0])) for name, known in list(self.watched.items())
+                      if known is not None and known[1] is not None
+                      and name not in self.libraries)
+        for entry in entries:
+            module, name, key, label, value = entry if type(entry) is list and len(
+                entry) == 5 else (None, None, None, None, None)
+            holder = spaces.get(module, {}).get(name) if type(name) is str else None
+            if type(holder) is dict:
+                holder = holder.get(key) if type(key) is str else None
+            if type(holder) is not contextvars.ContextVar:
+                self.fail(f"the code under test set the context variable {label!r} "
+                          "(contextvars), which the test's modules do not hold: the judge "
+                          "cannot set it in the test's context", not_judged=True)
+            holder.set(value)
+
     def not_judged_if_passed(self, reason):
         """A pass of the running test is "not judged" for ``reason`` (what the judge could not
         follow of the code's doing); a failure stays one. The first reason of a test is kept."""
@@ -2206,10 +2252,23 @@ class JudgeClient(Channel):
         self.on_error(error)
         raise error
 
+    def misuse(self, reason, handle):
+        """The "not judged" reason for what the code's process says the code did with an
+        object of the test's (``reason``, its text): it says the test's arguments could not
+        cross (:data:`ARGUMENTS`: no candidate could be judged, so no sampling is spent on
+        the task) only when ``handle`` is an object the judge sent it; else it is the code's
+        doing, whatever the code's process says (it can write any reply)."""
+        reason = reason[:10000]
+        if reason.startswith(ARGUMENTS) and not (type(handle) in (list, tuple) and len(
+                handle) == 2 and type(handle[1]) is int and handle[1] in self.codec.exported):
+            reason = "the code under test did what the judge cannot follow" + reason[len(
+                ARGUMENTS):]
+        return reason
+
     def not_crossing(self, error, arguments=False):
         __tracebackhide__ = True
-        what = ("the test's arguments could not cross to the code under test" if arguments
-                else "a value could not cross between the test and the code under test")
+        what = ARGUMENTS if arguments else (
+            "a value could not cross between the test and the code under test")
         self.fail(f"{what} ({error})", not_judged=True)
 
     def ask(self, request):
@@ -2308,7 +2367,11 @@ class JudgeClient(Channel):
         try:
             send_frame(self.wfd, data)
             while True:
-                frame = receive_frame(self.rfd)
+                self.awaiting = True
+                try:
+                    frame = receive_frame(self.rfd)
+                finally:
+                    self.awaiting = False
                 mark = _thread_time()
                 try:
                     reply = self.codec.loads(frame)
@@ -2373,6 +2436,11 @@ class JudgeClient(Channel):
         if state is not None and reply["kind"] in ("value", "raised", "stop") and len(
                 reply.get("after") or ()) <= 3:  # the run left them as they were (the
             self.synced = (making, state)  # subject's copies: as the test's were at its start)
+        if making is not None and _keepable(values.get("args") or [], values.get(
+                "kwargs") or {}) and len(making) < KEPT_LIMIT:  # this run's arguments, which
+            making.extend([values.get("args") or [], values.get("kwargs") or {}])  # the
+            self.synced = None  # handle may keep (g.send(bucket)), go on with its later runs
+            # as its making request's do (Subject.call does the same on its side)
         if ending is StopIteration:
             raise StopIteration(reply.get("value"))
         if ending is not None:
@@ -2396,6 +2464,8 @@ class JudgeClient(Channel):
             self.take_environ(*reply["environ"])
         if "cwd" in reply:
             self.take_cwd(reply["cwd"])
+        if type(reply.get("context")) is list:
+            self.take_context(reply["context"])
         for name, (_, write) in SHARED_STATES.items():
             if name in reply:
                 write(reply[name])
@@ -2441,7 +2511,8 @@ class JudgeClient(Channel):
         if reply["kind"] == "uncrossable":
             self.not_crossing(reply.get("message"))
         if type(reply.get("misused")) is str:
-            self.fail(reply["misused"], not_judged=True)
+            self.fail(self.misuse(reply["misused"], reply.get("misused_handle")),
+                      not_judged=True)
         if reply["kind"] == "stop":
             return StopIteration
         if reply["kind"] == "raised":
@@ -2944,8 +3015,8 @@ def _enter_context(entries):
             if key is not None:
                 holder = holder.get(key) if type(holder) is dict else None
             if type(holder) is not contextvars.ContextVar:
-                holder = _CONTEXT_STAND_INS.setdefault((str(module), str(name), str(key)),
-                                                       contextvars.ContextVar(str(label)))
+                holder = _CONTEXT_STAND_INS.setdefault((str(module), str(name), key if type(
+                    key) is str else None), contextvars.ContextVar(str(label)))
             done.append((holder, holder.set(value), value))
         except Exception:  # noqa: S112, BLE001 - a module this process cannot import
             continue

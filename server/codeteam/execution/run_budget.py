@@ -419,6 +419,24 @@ def process_wait(pid: int) -> float | None:
         return None
 
 
+def process_running(pid: int) -> bool:
+    """Whether a thread of process ``pid`` runs, waits for a CPU or for I/O (state ``R`` or
+    ``D`` in ``/proc/<pid>/task/<tid>/stat``): False when every thread sleeps, waits on
+    something else or is stopped (``S``, ``T``: ``SIGSTOP``), or the process is gone."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat", "rb") as handle:
+                if handle.read().rsplit(b")", 1)[1].split()[0] in (b"R", b"D"):
+                    return True
+        except (OSError, IndexError):
+            continue
+    return False
+
+
 def _usage(pid: int) -> tuple[int, float | None]:
     """(``RssAnon + RssShmem`` in bytes, CPU seconds the process used: ``utime + stime``)."""
     rss = 0

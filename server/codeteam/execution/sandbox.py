@@ -53,10 +53,12 @@ name). The protocol, on the AF_UNIX stream socket whose descriptor number is in 
                        b"E" + one line + b"\n"    none was started, and why
     judge  -> server   b"C"                       how much CPU the subjects used
     server -> judge    b"C" + seconds + b" " +    CPU seconds (``utime + stime``, ASCII) every
-                       seconds + b"\n"            process of this run's subjects used so far,
-                                                  and the seconds they waited for a CPU, as
-                                                  the server sees them in ``/proc`` (the
-                                                  code's own account is in its reach)
+                       seconds + b" " + 0 or 1    process of this run's subjects used so far,
+                       + b"\n"                    the seconds they waited for a CPU, and 1
+                                                  when none of their threads runs, waits for
+                                                  a CPU or for I/O now, as the server sees
+                                                  them in ``/proc`` (the code's own account
+                                                  is in its reach)
 
 The channel is a connected AF_UNIX stream socket; its other end is, inside the subject, the
 descriptor whose number replaced ``{channel}`` in :attr:`SubjectLaunch.argv`. What travels on

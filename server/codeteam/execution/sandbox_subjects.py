@@ -18,7 +18,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Self
 
-from codeteam.execution.run_budget import RunBudget, process_cpu, process_wait
+from codeteam.execution.run_budget import RunBudget, process_cpu, process_running, process_wait
 from codeteam.execution.sandbox_command import (
     _Capped,
     _copied_project,
@@ -178,7 +178,8 @@ class SubjectServer:
                 return
             if request == CPU:
                 try:
-                    await loop.sock_sendall(sock, CPU + b"%.3f %.3f\n" % self.subjects_cpu())
+                    await loop.sock_sendall(sock, CPU + b"%.3f %.3f %d\n" % (
+                        *self.subjects_cpu(), self.subjects_off_cpu()))
                 except OSError:
                     return
                 continue
@@ -212,6 +213,14 @@ class SubjectServer:
             if wait is not None:
                 self._seen_wait[pid] = max(wait, self._seen_wait.get(pid, 0.0))
         return sum(self._seen_cpu.values()), sum(self._seen_wait.values())
+
+    def subjects_off_cpu(self) -> bool:
+        """Whether no thread of this run's subjects runs, waits for a CPU or for I/O now
+        (:func:`process_running`): they sleep or are stopped (``SIGSTOP``, a sleep in C
+        holding the GIL that the subject's own watchdog cannot see), which a busy machine
+        does not do to them. The judge's backstop asks while it waits on the code."""
+        roots = [subject.proc.pid for subject in self._subjects]
+        return bool(roots) and not any(process_running(pid) for pid in descendants(roots))
 
     def longest_wait(self) -> float:
         """The most seconds one process of this run's subjects waited for a CPU so far (its
