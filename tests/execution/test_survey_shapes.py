@@ -5285,3 +5285,91 @@ async def test_a_failure_after_an_exception_crossed_without_its_traceback_is_not
     found = {name: o.status for name, o in by_name(run).items()}
     assert found == {"test_a_raised_exception": "not judged",
                      "test_an_exception_never_raised": "failed"}, found
+
+
+# python-dotenv (survey12): find_dotenv decides "interactive" by `hasattr(sys, "ps1")`, and
+# its tests set `sys.ps1` (monkeypatch.setattr(sys, "ps1", ">>> ", raising=False)),
+# `sys.gettrace` to a lambda, and `builtins.__import__` to a function of theirs.
+SYS_PATCHES = {
+    "pyproject.toml": "[project]\nname = 'where'\nversion = '0'\n",
+    "where/__init__.py": "",
+    "where/core.py": '''\
+        import sys
+
+
+        def interactive():
+            """Whether this runs in a REPL (``sys.ps1``) or under a debugger."""
+            return hasattr(sys, "ps1") or sys.gettrace() is not None
+
+
+        def platform_name():
+            return sys.platform
+
+
+        def main_has_file():
+            return hasattr(__import__("__main__"), "__file__")
+        ''',
+    "tests/test_core.py": '''\
+        import builtins
+        import sys
+        import types
+
+        from where.core import interactive, main_has_file, platform_name
+
+
+        def test_in_a_repl(monkeypatch):
+            monkeypatch.setattr(sys, "ps1", ">>> ", raising=False)
+            assert interactive()
+
+
+        def test_not_in_a_repl(monkeypatch):
+            if hasattr(sys, "ps1"):
+                monkeypatch.delattr(sys, "ps1")
+            monkeypatch.setattr(sys, "gettrace", lambda: None)
+            assert not interactive()
+
+
+        def test_on_another_platform(monkeypatch):
+            monkeypatch.setattr(sys, "platform", "darwin")
+            assert platform_name() == "darwin"
+
+
+        def test_a_main_without_a_file(monkeypatch):
+            real = builtins.__import__
+
+            def fake(name, *args, **kwargs):
+                return types.ModuleType("__main__") if name == "__main__" else real(
+                    name, *args, **kwargs)
+
+            monkeypatch.setattr(builtins, "__import__", fake)
+            assert not main_has_file()
+
+
+        def test_printed(capsys):
+            print("hello")
+            assert platform_name() == sys.platform
+            assert capsys.readouterr().out == "hello\\n"
+        ''',
+}
+
+
+async def test_what_the_test_set_in_sys_is_the_codes(tmp_path):
+    """``sys`` was never watched: the code saw no ``sys.ps1``, the real ``sys.gettrace`` and
+    ``sys.platform``, and its own ``__import__`` (python-dotenv: 5 tests of ``find_dotenv``
+    failed for right code). What the test sets in ``sys`` crosses for the call (its lambda
+    as a callback); ``builtins.__import__`` replaced makes the test "not judged" (the code's
+    process imports with its own)."""
+    root = make(tmp_path / "where", SYS_PATCHES)
+    _, run = await review(root, "where/core.py", "interactive")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_in_a_repl": "passed", "test_not_in_a_repl": "passed"}, run.outcomes
+    wrong = "def interactive():\n    return hasattr(sys, 'ps2')\n"
+    _, run = await review(root, "where/core.py", "interactive", wrong)
+    assert by_name(run)["test_in_a_repl"].status == "failed", run.outcomes
+    _, run = await review(root, "where/core.py", "platform_name")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_on_another_platform": "passed", "test_printed": "passed"}, run.outcomes
+    _, run = await review(root, "where/core.py", "main_has_file")
+    (outcome,) = run.outcomes
+    assert outcome.status == "not judged" and "builtins.__import__" in outcome.message, outcome
+

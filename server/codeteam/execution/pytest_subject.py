@@ -1803,9 +1803,8 @@ class JudgeClient(Channel):
             held = [] if known is None or name in self.libraries else list(vars(known[0]).values())
             for module in held:
                 other = getattr(module, "__name__", None) if isinstance(module, type(sys)) else None
-                if type(other) is str and self.watched.get(other) is None and other not in (
-                        "sys", "builtins") and not forbidden(other) and sys.modules.get(
-                        other) is module:
+                if type(other) is str and self.watched.get(other) is None and not forbidden(
+                        other) and sys.modules.get(other) is module:
                     self.watched[other] = (module, dict(vars(module)), {})
                     self.libraries.add(other)
         for name in list(self.test_modules):  # the libraries the tests take their tools
@@ -1815,8 +1814,8 @@ class JudgeClient(Channel):
             module = sys.modules.get(name)
             for value in list(vars(module).values()) if module is not None else ():
                 held = getattr(value, "__name__", None) if isinstance(value, type(sys)) else None
-                if type(held) is str and self.watched.get(held) is None and held not in (
-                        "sys", "builtins") and not forbidden(held) and not _tooling(held) and (
+                if type(held) is str and self.watched.get(held) is None and not forbidden(
+                        held) and not _tooling(held) and (
                         sys.modules.get(held) is value) and not self.codec.own(held):
                     # a module the tests hold (`import datetime`): what they patch there
                     # (freezegun's FakeDatetime) the code sees too, as in the project's
@@ -1843,8 +1842,14 @@ class JudgeClient(Channel):
                 continue
             module, before, classes = known
             for key, value in list(vars(module).items()) if before is not None else ():
-                if not _is_dunder(key) and before.get(key, _UNSET) is not value:
+                if before.get(key, _UNSET) is value or key in _RUNNERS.get(name, ()):
+                    continue
+                if not _is_dunder(key):
                     found.append([name, None, key, value])
+                elif name == "builtins":  # (`__import__`: the code's process imports with
+                    self.fail(f"the test rebound builtins.{key}; the code's process has its "
+                              "own", not_judged=True)  # its own; a callback there would
+                    # serve the subject's own imports)
             for cls, attrs in classes.items():
                 owner = vars(module).get(cls)
                 for key, value in (list(vars(owner).items()) if isinstance(owner, type) else []):
@@ -3315,6 +3320,15 @@ def _library_of(value):
         return None
     return name
 
+
+_RUNNERS = {"sys": frozenset(("stdin", "stdout", "stderr", "displayhook", "excepthook",
+                               "unraisablehook", "breakpointhook", "last_type", "last_value",
+                               "last_traceback", "last_exc", "path", "argv", "modules",
+                               "meta_path", "path_hooks", "path_importer_cache")),
+            "builtins": frozenset(("_",))}
+"""What the test runner (pytest's capture, its reports, doctest's display hook) and the judge
+itself set in ``sys`` and ``builtins``, per test or per failure: never the test's to send
+(``sys.argv`` and ``sys.path`` cross as the test's context)."""
 
 _TOOLING = ("pytest", "_pytest", "pluggy", "py", "hypothesis", "_hypothesis_pytestplugin",
             "codeteam")
