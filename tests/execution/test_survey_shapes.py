@@ -5373,3 +5373,89 @@ async def test_what_the_test_set_in_sys_is_the_codes(tmp_path):
     (outcome,) = run.outcomes
     assert outcome.status == "not judged" and "builtins.__import__" in outcome.message, outcome
 
+
+# boolean.py (survey12): an algebra's TRUE and FALSE hold each other (`dual`) and themselves
+# (`TRUE.TRUE`, `TRUE.FALSE`); `Symbol.__eq__` answers NotImplemented for a FALSE.
+CROSS_REFERENCES = {
+    "pyproject.toml": "[project]\nname = 'logic'\nversion = '0'\n",
+    "logic/__init__.py": "",
+    "logic/core.py": '''\
+        class Element:
+            def __init__(self):
+                self.args = ()
+
+
+        class Truth(Element):
+            def __eq__(self, other):
+                return self is other or isinstance(other, Truth)
+
+            def __hash__(self):
+                return hash(True)
+
+
+        class Falsity(Element):
+            def __eq__(self, other):
+                return self is other or isinstance(other, Falsity)
+
+            def __hash__(self):
+                return hash(False)
+
+
+        class Symbol(Element):
+            def __init__(self, obj):
+                super().__init__()
+                self.obj = obj
+
+            def __hash__(self):
+                return hash(self.obj)
+
+            def __eq__(self, other):
+                if self is other:
+                    return True
+                if isinstance(other, Symbol):
+                    return self.obj == other.obj
+                return NotImplemented
+
+
+        def algebra():
+            true, false = Truth(), Falsity()
+            true.dual, false.dual = false, true
+            for element in (true, false):
+                element.TRUE, element.FALSE = true, false
+            return true, false
+
+
+        def same(items):
+            """Whether the second and the last of ``items`` are one object."""
+            return items[1] is items[-1]
+        ''',
+    "tests/test_core.py": '''\
+        from logic.core import Symbol, algebra, same
+
+
+        def test_a_symbol_is_no_false():
+            true, false = algebra()
+            assert not (Symbol("c") == false)
+            assert true.FALSE is false and true.TRUE is true and false.dual is true
+
+
+        def test_after_the_type_of_none():
+            true, false = algebra()
+            assert same([type(None), false, false])
+            assert not same([type(None), false, true])
+        ''',
+}
+
+
+async def test_back_references_after_not_implemented_name_the_object_meant(tmp_path):
+    """NotImplemented (and ``type(None)``) crossed one number (two) short of what the
+    receiver's table counts for it: every later back-reference of the message named another
+    object. boolean.py's ``Symbol.__eq__`` answered NotImplemented for a FALSE whose ``dual``
+    holds TRUE: the write-back set ``TRUE.FALSE`` to the Symbol (5 tests of ``Symbol.__eq__``
+    and ``Symbol.__hash__`` failed for right code: "'Symbol' object is not iterable")."""
+    root = make(tmp_path / "logic", CROSS_REFERENCES)
+    for name in ("Symbol.__eq__", "same"):
+        _, run = await review(root, "logic/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "logic/core.py", "same", "def same(items):\n    return True\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

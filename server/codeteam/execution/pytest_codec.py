@@ -1293,7 +1293,7 @@ class Codec:
             return self._cannot(f"the class of an object of the test's ({value._remote_label})",
                                 out)
         if isinstance(value, type):
-            return self._save_class(value, out)
+            return self._save_class(value, out, memo)
         if self._save_value(value, kind, out, memo, depth):
             return
         if isinstance(value, types.ModuleType) and not forbidden(value.__name__) and (
@@ -1393,12 +1393,21 @@ class Codec:
             return False
         return _method_of(kind, func.__name__) is func
 
-    def _save_class(self, value, out):
+    def _save_singleton(self, value, name, out, memo):
+        """``v<name>`` with no arguments (NotImplemented, Ellipsis, ``type(None)``), numbered
+        as :meth:`load_value` numbers it: its arguments' tuple, then it (one number short,
+        every later back-reference of the message named the object before the one meant:
+        boolean.py's ``TRUE.FALSE`` became a ``Symbol`` after a call answered NotImplemented)."""
+        out.append(b"v")
+        self._str(name, out)
+        self._enc((), out, memo, 0)
+        memo[id(value)] = (len(memo), value)
+        return True
+
+    def _save_class(self, value, out, memo):
         name = _SINGLETON_TYPES.get(value)
         if name is not None:  # type(None): builtins.NoneType is no name in builtins
-            out.append(b"v")
-            self._str(name, out)
-            return self._enc((), out, {}, 0)
+            return self._save_singleton(value, name, out, memo)
         ref = self._ref_name(value)
         if ref is None or not self._shared(ref[0]):
             return self._cannot("the class " + _name(value), out)
@@ -1485,9 +1494,7 @@ class Codec:
     def _save_value(self, value, kind, out, memo, depth):
         """The standard value types (``v``); True when ``value`` was one."""
         if value is NotImplemented or value is Ellipsis:  # (the singletons: tenacity's
-            out.append(b"v")  # wait_base.__radd__ answers NotImplemented)
-            self._str(_SINGLETONS[value], out)
-            return self._enc((), out, memo, depth + 1) or True
+            return self._save_singleton(value, _SINGLETONS[value], out, memo)  # __radd__)
         module, name = getattr(kind, "__module__", ""), kind.__name__
         args = _VALUE_ARGS.get((module, name))
         if args is None and kind.__flags__ & HEAPTYPE:
