@@ -5459,3 +5459,53 @@ async def test_back_references_after_not_implemented_name_the_object_meant(tmp_p
         assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
     _, run = await review(root, "logic/core.py", "same", "def same(items):\n    return True\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# python-dotenv (survey12): `load_dotenv` sets what a `.env` names, its own switch
+# `PYTHON_DOTENV_DISABLED` too, and the test compares os.environ.
+ENVIRONMENT = {
+    "pyproject.toml": "[project]\nname = 'envs'\nversion = '0'\n",
+    "envs/__init__.py": "",
+    "envs/core.py": '''\
+        import os
+
+
+        def load(values):
+            """Set each of ``values`` (a dict) in ``os.environ``."""
+            for key, value in values.items():
+                os.environ[key] = value
+        ''',
+    "tests/test_core.py": '''\
+        import os
+
+        from envs.core import load
+
+
+        def test_the_switch_is_set(monkeypatch):
+            monkeypatch.delenv("PYTHON_ENVS_DISABLED", raising=False)
+            load({"PYTHON_ENVS_DISABLED": "true"})
+            assert os.environ.get("PYTHON_ENVS_DISABLED") == "true"
+            monkeypatch.delenv("PYTHON_ENVS_DISABLED")
+
+
+        def test_a_plain_name(monkeypatch):
+            monkeypatch.delenv("ENVS_NAME", raising=False)
+            load({"ENVS_NAME": "x"})
+            assert os.environ["ENVS_NAME"] == "x"
+            monkeypatch.delenv("ENVS_NAME")
+        ''',
+}
+
+
+async def test_a_variable_the_judge_does_not_take_over_leaves_the_test_not_judged(tmp_path):
+    """A ``PYTHON*`` variable the code set is not taken over: a pass was "not judged" but a
+    failure stayed one, though the test failed for its absence (python-dotenv's
+    ``test_load_dotenv_doesnt_disable_itself``: a wrong failure of right code)."""
+    root = make(tmp_path / "envs", ENVIRONMENT)
+    _, run = await review(root, "envs/core.py", "load")
+    outcomes = by_name(run)
+    assert outcomes["test_a_plain_name"].status == "passed", run.outcomes
+    assert outcomes["test_the_switch_is_set"].status == "not judged", run.outcomes
+    assert "PYTHON_ENVS_DISABLED" in outcomes["test_the_switch_is_set"].message
+    _, run = await review(root, "envs/core.py", "load", "def load(values):\n    return None\n")
+    assert {o.status for o in run.outcomes} == {"failed"}, run.outcomes

@@ -2057,17 +2057,19 @@ class JudgeClient(Channel):
     def take_environ(self, changed, removed):
         """The environment variables the call set (``changed``) or removed, set here too, as
         one process would show them to the test; one that makes the programs a test may
-        start run other code (:func:`_runs_code`) is not taken over: a pass of the test is
-        then "not judged" (:meth:`not_judged_if_passed`), a failure stays one."""
+        start run other code (:func:`_runs_code`) is not taken over: the test is then "not
+        judged", passed or failed (python-dotenv's test reads the ``PYTHON_DOTENV_DISABLED``
+        its ``.env`` sets: a failure there is the judge's doing)."""
         if type(changed) is not dict or type(removed) is not list:
             return
         names = [*changed, *removed]
         refused = sorted(str(n) for n in names if type(n) is not str or _runs_code(n))
         if refused:
-            self.not_judged_if_passed(
-                "the code under test changed the environment variable "
-                f"{', '.join(refused)[:200]}, which the judge does not take over (the "
-                "programs a test starts would run what it names)")
+            why = (f"the code under test changed the environment variable "
+                   f"{', '.join(refused)[:200]}, which the judge does not take over (the "
+                   "programs a test starts would run what it names)")
+            self.not_judged_if_passed(why)
+            self.fail_not_judged = self.fail_not_judged or why
         try:
             for name, value in changed.items():
                 if type(name) is str and not _runs_code(name):
