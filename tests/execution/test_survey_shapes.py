@@ -5509,3 +5509,69 @@ async def test_a_variable_the_judge_does_not_take_over_leaves_the_test_not_judge
     assert "PYTHON_ENVS_DISABLED" in outcomes["test_the_switch_is_set"].message
     _, run = await review(root, "envs/core.py", "load", "def load(values):\n    return None\n")
     assert {o.status for o in run.outcomes} == {"failed"}, run.outcomes
+
+
+# python-dotenv (survey12): `parse_stream(stream)` reads the test's StringIO, or the file it
+# opened in its tmp_path, with `stream.read()`.
+STREAMS = {
+    "pyproject.toml": "[project]\nname = 'pairs'\nversion = '0'\n",
+    "pairs/__init__.py": "",
+    "pairs/core.py": '''\
+        def parse(stream):
+            """``{key: value}`` of the ``key=value`` lines of a text stream, read to its end."""
+            return dict(line.split("=", 1) for line in stream.read().splitlines() if line)
+
+
+        def first_line(stream):
+            """The first line of ``stream``, which is left at its start."""
+            line = stream.readline()
+            stream.seek(0)
+            return line.strip()
+        ''',
+    "tests/test_core.py": '''\
+        import io
+
+        import pytest
+
+        from pairs.core import first_line, parse
+
+
+        @pytest.mark.parametrize("text, expected", [
+            ("a=1\\nb=2\\n", {"a": "1", "b": "2"}),
+            ("", {}),
+        ])
+        def test_a_string_stream(text, expected):
+            stream = io.StringIO(text)
+            assert parse(stream) == expected
+            assert stream.tell() == len(text)
+
+
+        def test_a_file(tmp_path):
+            (tmp_path / "pairs.txt").write_text("x=y\\n")
+            with open(tmp_path / "pairs.txt") as stream:
+                assert parse(stream) == {"x": "y"}
+                assert stream.read() == ""
+
+
+        def test_the_first_line():
+            stream = io.StringIO("one\\ntwo\\n")
+            assert first_line(stream) == "one"
+            assert stream.read() == "one\\ntwo\\n"
+        ''',
+}
+
+
+async def test_the_tests_stream_is_read_where_it_is(tmp_path):
+    """A test's stream (``io.StringIO``, an open file) crossed as an iterator whose every use
+    but ``next()`` made the test "not judged" ("the iterator StringIO: .read": python-dotenv's
+    ``parse_stream``, 188 tests, and ``dotenv_values``, 43). Its ``read``, ``readline``,
+    ``seek``, ``tell``, ``write``... run on the test's own object in pytest's process, as the
+    mapping methods of its objects do."""
+    root = make(tmp_path / "pairs", STREAMS)
+    _, run = await review(root, "pairs/core.py", "parse")
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+    _, run = await review(root, "pairs/core.py", "first_line")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def first_line(stream):\n    return stream.readline().strip()\n"
+    _, run = await review(root, "pairs/core.py", "first_line", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

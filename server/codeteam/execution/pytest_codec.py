@@ -594,7 +594,7 @@ class RemoteIterator(_Proxy):
     generator's ``send(value)`` (a ``next`` with the value: backoff's ``wait.send(None)``),
     ``throw`` and ``close`` (steps, as a coroutine's)."""
 
-    __slots__ = ("_names", "_readable", "_sends")
+    __slots__ = ("_hooks", "_names", "_readable", "_sends")
     _kind = "an iterator"
 
     def __iter__(self):
@@ -616,8 +616,18 @@ class RemoteIterator(_Proxy):
         readable = _slot(self, "_readable")
         if type(readable) is list and name in readable:  # (the judge reads and checks it)
             return self._channel.call_handle(self, [name], {}, hook=ATTRIBUTE_READ)
-        _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next() and "
-                "attributes read as data cross")
+        hooks = _slot(self, "_hooks")
+        if type(hooks) is list and name in hooks and name in HOOK_CALLS:  # a stream's read
+            def method(*args, **kwargs):  # (run on the test's object, see HOOK_CALLS)
+                try:
+                    return self._channel.call_handle(self, list(args), kwargs, hook=name)
+                except CannotCross as error:
+                    return _misuse(self._channel, f"the iterator {self._name}",
+                                   f".{name} with arguments that cannot cross: {error}")
+            method.__name__ = method.__qualname__ = name
+            return method
+        _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next(), "
+                "attributes read as data and a stream's methods cross")
 
     def __repr__(self):
         return f"<remote iterator {self._name}>"
@@ -901,10 +911,13 @@ HOOK_CALLS = {
     "__str__": (str, 0, ()),
     "__format__": (format, 1, ()),
     **{name: (_method(name), None, (name,)) for name in (
-        "keys", "items", "values", "get", "update", "setdefault", "pop", "copy")},
+        "keys", "items", "values", "get", "update", "setdefault", "pop", "copy",
+        "read", "readline", "readlines", "write", "writelines", "seek", "tell", "flush",
+        "close", "readable", "writable", "seekable")},  # (a stream's: dotenv's parse_stream)
 }
 """The container and mapping protocol, ``repr``, ``str`` and ``format``, of a test's object (a
-:class:`RemoteObject`) that the code under test may use: each use is a ``call`` request naming the hook, answered by the judge
+:class:`RemoteObject`), and a stream's methods of a test's iterator (an ``io.StringIO``, a
+file it opened: a :class:`RemoteIterator`), that the code under test may use: each use is a ``call`` request naming the hook, answered by the judge
 running that entry -- the operator or method of the test's object itself, as the code's use of
 it would under plain pytest -- with arguments and a result that cross as any value does. Nothing
 else is run there (:meth:`Codec.hook_call`)."""
@@ -1754,6 +1767,9 @@ class Codec:
             meta["abcs"], meta["callable"] = _abcs_of(obj), callable(obj)
             meta["hooks"] = _hooks_of(type(obj))
             self.opaque.add(handle)
+        if kind == b"i" and self.strict:  # (a test's stream: its methods, HOOK_CALLS)
+            meta["hooks"] = [n for n in _hooks_of(type(obj)) if not _is_dunder(n)]
+            self.opaque.add(handle)
         if kind in (b"o", b"i") and self.strict:  # (the judge: the test's objects)
             names = _names_of(obj)
             if names is not None:
@@ -2106,6 +2122,8 @@ class Codec:
         if type(meta) is dict and kind == "i" and type(meta.get("__names__")) is list:
             object.__setattr__(proxy, "_names", meta["__names__"])
             object.__setattr__(proxy, "_readable", meta.get("__readable__"))
+        if type(meta) is dict and kind == "i" and type(meta.get("hooks")) is list:
+            object.__setattr__(proxy, "_hooks", meta["hooks"])
         if type(meta) is dict and kind == "i" and meta.get("__sends__") is True:
             object.__setattr__(proxy, "_sends", True)
         if type(meta) is dict and kind == "o":
