@@ -5575,3 +5575,78 @@ async def test_the_tests_stream_is_read_where_it_is(tmp_path):
     wrong = "def first_line(stream):\n    return stream.readline().strip()\n"
     _, run = await review(root, "pairs/core.py", "first_line", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# munch (survey12): `Munch(dict)` defines `__dict__` as a property (its items, as a new dict);
+# `DefaultMunch` keeps its default in its own `__default__` attribute.
+DICT_PROPERTY = {
+    "pyproject.toml": "[project]\nname = 'bags'\nversion = '0'\n",
+    "bags/__init__.py": "",
+    "bags/core.py": '''\
+        class Bag(dict):
+            def __getattr__(self, k):
+                try:
+                    return object.__getattribute__(self, k)
+                except AttributeError:
+                    try:
+                        return self[k]
+                    except KeyError:
+                        raise AttributeError(k)
+
+            @property
+            def __dict__(self):
+                return dict(self)
+
+
+        class DefaultBag(Bag):
+            def __init__(self, default, **items):
+                super().__init__(**items)
+                object.__setattr__(self, "__default__", default)
+
+            def __getattr__(self, k):
+                try:
+                    return super().__getattr__(k)
+                except AttributeError:
+                    return self.__default__
+
+            def __getitem__(self, k):
+                try:
+                    return super().__getitem__(k)
+                except KeyError:
+                    return self.__default__
+
+
+        def mark(bag):
+            """Set ``bag.seen`` (an attribute, not an item)."""
+            object.__setattr__(bag, "seen", True)
+            return bag
+        ''',
+    "tests/test_core.py": '''\
+        from bags.core import DefaultBag, mark
+
+
+        def test_a_default():
+            bag = DefaultBag(0, a=1)
+            assert bag.a == 1 and bag.b == 0 and bag["c"] == 0
+
+
+        def test_marked():
+            bag = mark(DefaultBag(None, a=1))
+            assert bag.seen is True and "seen" not in bag and bag.__dict__ == {"a": 1}
+        ''',
+}
+
+
+async def test_an_objects_own_attributes_cross_past_a_dict_property(tmp_path):
+    """The state of an object was read (and written) through ``obj.__dict__``: munch's
+    ``__dict__`` property gave its items, so ``DefaultMunch``'s ``__default__`` never crossed
+    and the code's ``__getattr__`` recursed ("maximum recursion depth exceeded": 31 tests of
+    munch failed or crashed the judge for right code)."""
+    root = make(tmp_path / "bags", DICT_PROPERTY)
+    _, run = await review(root, "bags/core.py", "DefaultBag.__getattr__")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "bags/core.py", "mark")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def mark(bag):\n    bag['seen'] = True\n    return bag\n"
+    _, run = await review(root, "bags/core.py", "mark", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -132,13 +132,13 @@ SCHEDULE=$SC::every,$SC::Job.at,$SC::Job._schedule_next_run,$SC::Job.seconds,$SC
 # survey12 (docs/bench-runs/verdict-survey/survey12.md): boolean.py 5.0 (addopts --doctest-modules,
 # tests inside the package, unittest classes, a class-based API with __eq__/__hash__/__str__),
 # python-dotenv 1.2.4 (parametrize, tmp_path/monkeypatch/capsys, click's CliRunner; addopts
-# "--cov=dotenv --cov-report=" of pytest-cov added, as its tox.ini runs it), packaging 26.4
-# (addopts "-p no:logging -p no:threadexception -p no:tmpdir --capture=sys -m 'not property'",
-# heavy parametrize, Version/Tag/Marker classes), each in $P12/<name>
+# "--cov=dotenv --cov-report=" of pytest-cov added, as its tox.ini runs it), munch 4.0.0 (a dict
+# subclass with __getattr__/__setattr__/__repr__, classmethods, doctests in the methods'
+# docstrings, functions assigned as methods), each in $P12/<name>
 P12=/tmp/survey12/projects
 BO12=boolean/boolean.py
 BOOLEANPY=$BO12::BooleanAlgebra.parse,$BO12::BooleanAlgebra.tokenize,$BO12::Expression.subs,$BO12::Expression.literals,$BO12::Symbol.__eq__,$BO12::Symbol.__hash__,$BO12::Function.__str__,$BO12::Function.pretty,$BO12::DualBase.absorb,$BO12::NOT.demorgan
 DE=src/dotenv
 DOTENV=$DE/main.py::set_key,$DE/main.py::unset_key,$DE/main.py::rewrite,$DE/main.py::find_dotenv,$DE/main.py::dotenv_values,$DE/main.py::DotEnv.set_as_environment_variables,$DE/parser.py::parse_stream,$DE/parser.py::decode_escapes,$DE/variables.py::Variable.resolve,$DE/cli.py::list_values
-PK=src/packaging
-PACKAGING=$PK/utils.py::canonicalize_name,$PK/utils.py::parse_wheel_filename,$PK/utils.py::parse_sdist_filename,$PK/tags.py::Tag.__eq__,$PK/tags.py::parse_tag,$PK/tags.py::_mac_binary_formats,$PK/markers.py::Marker.__and__,$PK/version.py::Version.public,$PK/version.py::Version.from_parts,$PK/version.py::_parse_local_version
+MU=munch/__init__.py
+MUNCH=$MU::Munch.__getattr__,$MU::Munch.__setattr__,$MU::Munch.toDict,$MU::Munch.__repr__,$MU::Munch.fromDict,$MU::DefaultMunch.__getattr__,$MU::DefaultFactoryMunch.__missing__,$MU::munchify,$MU::unmunchify,$MU::toYAML

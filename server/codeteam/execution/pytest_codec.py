@@ -187,9 +187,36 @@ def _state(obj):
     """A copy of ``obj``'s ``__dict__`` (read past its class's ``__getattribute__``); ``{}``
     when it has none."""
     try:
-        return dict(object.__getattribute__(obj, "__dict__"))
+        return dict(_own_dict(obj))
     except AttributeError:
         return {}
+
+
+def _own_dict(obj):
+    """``obj``'s own ``__dict__``, the dict itself (``AttributeError`` when it has none), read
+    past its class's ``__getattribute__`` and past a ``__dict__`` its class defines otherwise
+    (munch's ``Munch.__dict__``, a property giving its items as a new dict: the attributes,
+    ``DefaultMunch``'s ``__default__``, did not cross, and its ``__getattr__`` recursed)."""
+    import types
+
+    for base in type(obj).__mro__:
+        found = vars(base).get("__dict__")
+        if found is not None and type(found) is not types.GetSetDescriptorType and (
+                hasattr(object, "__getstate__")):  # (Python 3.11: the object's own, below)
+            break
+        if found is not None:
+            return object.__getattribute__(obj, "__dict__")
+    else:
+        return object.__getattribute__(obj, "__dict__")
+    state = object.__getstate__(obj)
+    if state is None:  # (an empty one, or none: made, if it can have one)
+        object.__setattr__(obj, "_codeteam_dict", None)
+        state = object.__getstate__(obj)
+        dict.pop(state[0] if type(state) is tuple else state, "_codeteam_dict")
+    state = state[0] if type(state) is tuple else state
+    if type(state) is not dict:
+        raise AttributeError("__dict__")
+    return state
 
 
 def _as_sent(obj):
@@ -292,7 +319,7 @@ def _set_state(made, state):
     """``made``'s ``__dict__`` updated with ``state``; ``ValueError`` when it has none."""
     if state:
         try:
-            object.__getattribute__(made, "__dict__").update(state)
+            _own_dict(made).update(state)
         except AttributeError:
             raise ValueError("state for an object without __dict__") from None
 
@@ -955,7 +982,7 @@ def _names_of(obj):
             return None
         names.update(key for key in found if type(key) is str)
     try:
-        own = object.__getattribute__(obj, "__dict__")
+        own = _own_dict(obj)
     except AttributeError:
         own = {}
     except Exception:  # noqa: BLE001 - a strange object: nothing said
@@ -1850,7 +1877,7 @@ class Codec:
             if type(value) is str:
                 meta[key] = value
         try:
-            attributes = dict(object.__getattribute__(obj, "__dict__"))
+            attributes = dict(_own_dict(obj))
         except Exception:  # noqa: BLE001
             attributes = {}
         if type(obj) is types.FunctionType and obj.__code__.co_flags & 0x80:  # CO_COROUTINE
@@ -2284,7 +2311,7 @@ class Codec:
                 pass
         if state:
             try:
-                object.__getattribute__(made, "__dict__").update(state)
+                _own_dict(made).update(state)
             except AttributeError:
                 pass
         return made, at
@@ -3101,7 +3128,7 @@ def _repoint(table, swapped):
                 collections.deque.extend(obj, items)
             if _python_class(type(obj)) or isinstance(obj, _BUILTIN_BASES[:3]):
                 try:
-                    space = object.__getattribute__(obj, "__dict__")
+                    space = _own_dict(obj)
                 except AttributeError:
                     space = {}
                 for key, item in list(space.items()):
@@ -3136,7 +3163,7 @@ def _update(original, fresh):
             original.update(fresh)
         elif isinstance(original, BaseException):  # its args and __dict__ (add_note's
             original.args = fresh.args  # __notes__), a builtin exception's too; the judge's
-            space = object.__getattribute__(original, "__dict__")  # own marks kept
+            space = _own_dict(original)  # own marks kept
             for key in [k for k in space if not k.lstrip("_").startswith("codeteam")]:
                 del space[key]
             space.update({k: v for k, v in _state(fresh).items()
@@ -3151,9 +3178,9 @@ def _update(original, fresh):
     # the state of an object of a Python class (a project's ``class Stack(list)`` too): its
     # attributes and slots as the code left them, those it deleted gone
     try:
-        space = object.__getattribute__(original, "__dict__")
+        space = _own_dict(original)
         space.clear()
-        space.update(object.__getattribute__(fresh, "__dict__"))
+        space.update(_own_dict(fresh))
     except Exception:  # noqa: S110, BLE001 - no __dict__
         pass
     kept = _slots(fresh)

@@ -400,7 +400,7 @@ class Subject(Channel):
                     except ValueError:  # an empty cell
                         pass
             try:
-                space = object.__getattribute__(item, "__dict__")
+                space = _codec._own_dict(item)
             except AttributeError:
                 space = {}
             if type(space) is dict:
@@ -3183,7 +3183,7 @@ def _parts_of(value):
                           types.BuiltinFunctionType)):
         return []
     try:
-        space = object.__getattribute__(value, "__dict__")
+        space = _codec._own_dict(value)
     except Exception:  # noqa: BLE001 - no __dict__ (slots, a proxy): nothing to look at
         return []
     return list(itertools.islice(dict.values(space), 10000)) if type(space) is dict else []
