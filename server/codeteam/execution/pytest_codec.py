@@ -939,8 +939,8 @@ HOOK_CALLS = {
     "__format__": (format, 1, ()),
     **{name: (_method(name), None, (name,)) for name in (
         "keys", "items", "values", "get", "update", "setdefault", "pop", "copy",
-        "read", "readline", "readlines", "write", "writelines", "seek", "tell", "flush",
-        "close", "readable", "writable", "seekable")},  # (a stream's: dotenv's parse_stream)
+        "read", "readline", "readlines", "write", "writelines", "seek", "tell", "truncate",
+        "flush", "close", "readable", "writable", "seekable")},  # (a stream's: dotenv's parse_stream)
 }
 """The container and mapping protocol, ``repr``, ``str`` and ``format``, of a test's object (a
 :class:`RemoteObject`), and a stream's methods of a test's iterator (an ``io.StringIO``, a
