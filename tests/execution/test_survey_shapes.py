@@ -5650,3 +5650,48 @@ async def test_an_objects_own_attributes_cross_past_a_dict_property(tmp_path):
     wrong = "def mark(bag):\n    bag['seen'] = True\n    return bag\n"
     _, run = await review(root, "bags/core.py", "mark", wrong)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# munch (survey12): tests/test_readme.py runs README.md with `doctest.testfile`, which leaves
+# `doctest.master` set to its runner; the tests after it were "not judged" for it.
+DOCTEST_MASTER = {
+    "pyproject.toml": "[project]\nname = 'twice'\nversion = '0'\n",
+    "twice/__init__.py": "",
+    "twice/core.py": '''\
+        def double(x):
+            """``x`` twice.
+
+            >>> double(2)
+            4
+            """
+            return 2 * x
+        ''',
+    "README.txt": ">>> from twice.core import double\n>>> double(21)\n42\n",
+    "tests/test_a_readme.py": '''\
+        import doctest
+        import pathlib
+
+
+        def test_readme():
+            readme = pathlib.Path(__file__).parent.parent / "README.txt"
+            assert doctest.testfile(str(readme), module_relative=False).failed == 0
+        ''',
+    "tests/test_core.py": '''\
+        from twice.core import double
+
+
+        def test_double():
+            assert double(3) == 6
+        ''',
+}
+
+
+async def test_doctests_own_state_is_the_runners(tmp_path):
+    """``doctest.testfile`` sets ``doctest.master`` (a ``DocTestRunner``, which cannot cross)
+    in a test module's library: every later test was "not judged" ("the test rebound
+    doctest.master to what cannot cross"), the docstring's examples too. doctest's state is
+    the test runner's, as pytest's is."""
+    root = make(tmp_path / "twice", DOCTEST_MASTER)
+    _, run = await review(root, "twice/core.py", "double")
+    assert {o.test_id.split("::")[-1]: o.status for o in run.outcomes} == {
+        "test_readme": "passed", "test_double": "passed", "doctest:1": "passed"}, run.outcomes

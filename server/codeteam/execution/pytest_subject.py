@@ -3333,12 +3333,13 @@ itself set in ``sys`` and ``builtins``, per test or per failure: never the test'
 (``sys.argv`` and ``sys.path`` cross as the test's context)."""
 
 _TOOLING = ("pytest", "_pytest", "pluggy", "py", "hypothesis", "_hypothesis_pytestplugin",
-            "codeteam")
+            "codeteam", "doctest")
 
 
 def _tooling(name):
     """Whether module ``name`` is the test runner's own (pytest, its plugins' machinery,
-    hypothesis's engine): its state is the judge's, never the code's."""
+    hypothesis's engine, doctest's ``master`` that ``testfile`` sets): its state is the
+    judge's, never the code's."""
     top = name.split(".")[0]
     return top in _TOOLING or top.startswith(("pytest_", "_pytest"))
 
