@@ -5695,3 +5695,55 @@ async def test_doctests_own_state_is_the_runners(tmp_path):
     _, run = await review(root, "twice/core.py", "double")
     assert {o.test_id.split("::")[-1]: o.status for o in run.outcomes} == {
         "test_readme": "passed", "test_double": "passed", "doctest:1": "passed"}, run.outcomes
+
+
+# munch (survey12): `toYAML` is defined under `try: import yaml`, then set on the class
+# (`Munch.toYAML = toYAML`).
+GUARDED = {
+    "pyproject.toml": "[project]\nname = 'guarded'\nversion = '0'\n",
+    "guarded/__init__.py": "",
+    "guarded/core.py": '''\
+        class Box(dict):
+            pass
+
+
+        try:
+            import json
+        except ImportError:  # pragma: no cover
+            json = None
+        else:
+            def to_json(self):
+                """The box as JSON text, keys sorted."""
+                return json.dumps(self, sort_keys=True)
+
+            Box.to_json = to_json
+
+        if json is not None:
+            def from_json(text):
+                """A box of JSON text."""
+                return Box(json.loads(text))
+        ''',
+    "tests/test_core.py": '''\
+        from guarded.core import Box, from_json
+
+
+        def test_to_json():
+            assert Box(b=1, a=2).to_json() == '{"a": 2, "b": 1}'
+
+
+        def test_from_json():
+            assert from_json('{"a": 1}') == Box(a=1)
+        ''',
+}
+
+
+async def test_a_function_defined_in_a_block_of_the_module_is_judged(tmp_path):
+    """The judge's view looked for the function among the module's top statements only: one
+    defined under ``try:``/``else:`` or ``if`` was "not a function of its module's text" and
+    its tests were silently left out (munch's ``toYAML``: 8 tests missed)."""
+    root = make(tmp_path / "guarded", GUARDED)
+    for name in ("to_json", "from_json"):
+        _, run = await review(root, "guarded/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "guarded/core.py", "to_json", "def to_json(self):\n    return '{}'\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
