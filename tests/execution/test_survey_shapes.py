@@ -5747,3 +5747,50 @@ async def test_a_function_defined_in_a_block_of_the_module_is_judged(tmp_path):
         assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
     _, run = await review(root, "guarded/core.py", "to_json", "def to_json(self):\n    return '{}'\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# munch (survey12): a test makes `class CustomMunch(Munch)` in its function; the judged
+# `Munch.__getattr__` answers every attribute the object lacks.
+ANSWERS_ALL = {
+    "pyproject.toml": "[project]\nname = 'loose'\nversion = '0'\n",
+    "loose/__init__.py": "",
+    "loose/core.py": '''\
+        class Loose(dict):
+            def __getattr__(self, k):
+                """The item ``k``."""
+                try:
+                    return self[k]
+                except KeyError:
+                    raise AttributeError(k)
+        ''',
+    "tests/test_core.py": '''\
+        from loose.core import Loose
+
+
+        def test_a_subclass_made_here():
+            class Custom(Loose):
+                def __setitem__(self, k, v):
+                    super().__setitem__(k, [v] * 2)
+
+            custom = Custom()
+            custom["a"] = "x"
+            assert custom.a == ["x", "x"]
+
+
+        def test_after_it():
+            assert Loose(b=1).b == 1
+        ''',
+}
+
+
+async def test_an_object_whose_getattr_is_judged_is_exported_without_asking_it(tmp_path):
+    """Exporting a test's object read its ``__qualname__`` with ``getattr``: the class has
+    none, so the judged ``__getattr__`` ran, which forwarded the object again, and so on
+    until pytest's process died of SIGSEGV (munch's ``test_setitem_dunder_for_subclass``: an
+    error of right code, and 5 later tests not run)."""
+    root = make(tmp_path / "loose", ANSWERS_ALL)
+    _, run = await review(root, "loose/core.py", "Loose.__getattr__")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    wrong = "def __getattr__(self, k):\n    return None\n"
+    _, run = await review(root, "loose/core.py", "Loose.__getattr__", wrong)
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes

@@ -1756,8 +1756,13 @@ class Codec:
             handle = len(self.exported) + 1
             self.exported[handle] = obj
             self.export_ids[id(obj)] = handle
+        try:  # (never the object's __getattr__: a munch's, judged, forwarded its own
+            # object again, each call exporting it anew, till pytest's process died)
+            name = object.__getattribute__(obj, "__qualname__")
+        except Exception:  # noqa: BLE001 - an object without one (its class's name)
+            name = None
         try:
-            name = str(getattr(obj, "__qualname__", None) or type(obj).__name__)[:80]
+            name = str(name or type(obj).__name__)[:80]
         except Exception:  # noqa: BLE001
             name = "?"
         out.append(b"H" + kind + b"%d;" % handle)
