@@ -5794,3 +5794,56 @@ async def test_an_object_whose_getattr_is_judged_is_exported_without_asking_it(t
     wrong = "def __getattr__(self, k):\n    return None\n"
     _, run = await review(root, "loose/core.py", "Loose.__getattr__", wrong)
     assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+
+
+# munch (survey12): tests/test_readme.py runs README.md with doctest.testfile; an example
+# stores 'are pretty!' in a Munch, which the code gives back; a later example's source holds
+# that text.
+GIVEN_BACK = {
+    "pyproject.toml": "[project]\nname = 'echo'\nversion = '0'\n",
+    "echo/__init__.py": "",
+    "echo/core.py": '''\
+        def pick(items, key):
+            """``items[key]``."""
+            return items[key]
+        ''',
+    "README.txt": '''\
+        >>> from echo.core import pick
+        >>> pick({"ponies": "are pretty!"}, "ponies")
+        'are pretty!'
+        >>> print({"ponies": "are pretty!"})
+        {'ponies': 'are pretty!'}
+        ''',
+    "tests/test_readme.py": '''\
+        import doctest
+        import pathlib
+
+
+        def test_readme():
+            readme = pathlib.Path(__file__).parent.parent / "README.txt"
+            assert doctest.testfile(str(readme), module_relative=False).failed == 0
+
+
+        def test_a_text_given_back_runs():
+            from echo.core import pick
+
+            assert eval(pick({"a": "1 + 2 + 3"}, "a") + " + 4") == 10
+        ''',
+}
+
+
+async def test_a_text_the_test_gave_back_unchanged_is_the_tests_own(tmp_path):
+    """Every text the judge decoded from the code's process counted as the code's: a test
+    that then compiled source holding it was "not judged" ("the test runs text the code
+    under test returned") though the text was the test's own, given back unchanged
+    (munch's ``test_readme``, 5 functions). A text the code made stays refused."""
+    root = make(tmp_path / "echo", GIVEN_BACK)
+    _, run = await review(root, "echo/core.py", "pick")
+    outcomes = by_name(run)
+    assert outcomes["test_readme"].status == "passed", run.outcomes
+    assert outcomes["test_a_text_given_back_runs"].status == "passed", run.outcomes
+    wrong = "def pick(items, key):\n    return '(' + items[key] + ')'\n"
+    _, run = await review(root, "echo/core.py", "pick", wrong)
+    outcomes = by_name(run)
+    assert outcomes["test_readme"].status == "failed", run.outcomes
+    assert outcomes["test_a_text_given_back_runs"].status == "not judged", run.outcomes

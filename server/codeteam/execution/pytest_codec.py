@@ -1119,6 +1119,8 @@ class Codec:
         self.remote_classes = {}  # a class of the test's name -> its RemoteObject class
         self.swapped = {}  # see loads
         self.heard = None  # a function told each text and bytes value decoded (the judge's)
+        self.said = set()  # the judge's: the texts and bytes it sent the code (8 or more
+        # characters), which the code giving back unchanged did not make (see heard)
         self.returning = None  # the class of the judge's own object being decoded (rebuilt)
         self.shared = None
         self.modules = set()  # names of the modules the judge sent (``M``: load_module)
@@ -1277,6 +1279,9 @@ class Codec:
         save = _SCALARS.get(type(value))
         if save is not None:
             out.append(save(value))
+            if self.heard is not None and type(value) in (str, bytes) and len(value) >= 8 and (
+                    len(self.said) < 10000):
+                self.said.add(value)
         elif id(value) in memo:
             out.append(b"r%d;" % memo[id(value)][0])
         elif not self._marked(value, out):

@@ -1348,7 +1348,11 @@ class JudgeClient(Channel):
         """Remember a text or bytes value the judge decoded from the code's process (each
         one, at any depth, in any value that holds it: a deque, an exception's args, an
         object's state) that could be Python source (:func:`_source_like`), for
-        :meth:`audit`: the code gave it."""
+        :meth:`audit`: the code gave it. Not one the judge sent it, given back unchanged
+        (munch's README example ``b.update({'ponies': 'are pretty!'})`` then runs the
+        test's own text)."""
+        if value in self.codec.said:
+            return
         try:
             data = value.encode("utf-8", "surrogatepass") if type(value) is str else value
         except UnicodeError:
