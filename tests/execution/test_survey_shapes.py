@@ -5847,3 +5847,38 @@ async def test_a_text_the_test_gave_back_unchanged_is_the_tests_own(tmp_path):
     outcomes = by_name(run)
     assert outcomes["test_readme"].status == "failed", run.outcomes
     assert outcomes["test_a_text_given_back_runs"].status == "not judged", run.outcomes
+
+
+# munch (survey12): `Munch.__setattr__`'s docstring sets `b.values = 'uh oh'`, then reads it;
+# when the first example was "not judged", the second failed on what it left.
+AFTER_NOT_JUDGED = {
+    "pyproject.toml": "[project]\nname = 'names'\nversion = '0'\n",
+    "names/__init__.py": "",
+    "names/core.py": '''\
+        def make(x):
+            """A namespace holding ``x``.
+
+            >>> 1 + 1
+            2
+            >>> ns = make(1)
+            >>> ns.x
+            1
+            """
+            import argparse
+
+            return argparse.Namespace(x=x)
+        ''',
+}
+
+
+async def test_an_example_after_one_not_judged_is_not_judged(tmp_path):
+    """A docstring example whose value cannot cross is "not judged"; the next example, which
+    reads the name it would have bound, failed (NameError) where plain doctest passes (munch
+    ``Munch.__setattr__``'s example 4 after example 3). It is "not judged" too, its reason
+    naming the one it follows."""
+    root = make(tmp_path / "names", AFTER_NOT_JUDGED)
+    _, run = await review(root, "names/core.py", "make")
+    statuses = {o.test_id: o.status for o in run.outcomes}
+    assert statuses == {"doctest:1": "passed", "doctest:2": "not judged",
+                        "doctest:3": "not judged"}, run.outcomes
+    assert "follows doctest:2" in by_name(run)["doctest:3"].message, run.outcomes
