@@ -5286,3 +5286,600 @@ async def test_a_failure_after_an_exception_crossed_without_its_traceback_is_not
     found = {name: o.status for name, o in by_name(run).items()}
     assert found == {"test_a_raised_exception": "not judged",
                      "test_an_exception_never_raised": "failed"}, found
+
+
+# python-dotenv (survey12): find_dotenv decides "interactive" by `hasattr(sys, "ps1")`, and
+# its tests set `sys.ps1` (monkeypatch.setattr(sys, "ps1", ">>> ", raising=False)),
+# `sys.gettrace` to a lambda, and `builtins.__import__` to a function of theirs.
+SYS_PATCHES = {
+    "pyproject.toml": "[project]\nname = 'where'\nversion = '0'\n",
+    "where/__init__.py": "",
+    "where/core.py": '''\
+        import sys
+
+
+        def interactive():
+            """Whether this runs in a REPL (``sys.ps1``) or under a debugger."""
+            return hasattr(sys, "ps1") or sys.gettrace() is not None
+
+
+        def platform_name():
+            return sys.platform
+
+
+        def main_has_file():
+            return hasattr(__import__("__main__"), "__file__")
+        ''',
+    "tests/test_core.py": '''\
+        import builtins
+        import sys
+        import types
+
+        from where.core import interactive, main_has_file, platform_name
+
+
+        def test_in_a_repl(monkeypatch):
+            monkeypatch.setattr(sys, "ps1", ">>> ", raising=False)
+            assert interactive()
+
+
+        def test_not_in_a_repl(monkeypatch):
+            if hasattr(sys, "ps1"):
+                monkeypatch.delattr(sys, "ps1")
+            monkeypatch.setattr(sys, "gettrace", lambda: None)
+            assert not interactive()
+
+
+        def test_on_another_platform(monkeypatch):
+            monkeypatch.setattr(sys, "platform", "darwin")
+            assert platform_name() == "darwin"
+
+
+        def test_a_main_without_a_file(monkeypatch):
+            real = builtins.__import__
+
+            def fake(name, *args, **kwargs):
+                return types.ModuleType("__main__") if name == "__main__" else real(
+                    name, *args, **kwargs)
+
+            monkeypatch.setattr(builtins, "__import__", fake)
+            assert not main_has_file()
+
+
+        def test_printed(capsys):
+            print("hello")
+            assert platform_name() == sys.platform
+            assert capsys.readouterr().out == "hello\\n"
+        ''',
+}
+
+
+async def test_what_the_test_set_in_sys_is_the_codes(tmp_path):
+    """``sys`` was never watched: the code saw no ``sys.ps1``, the real ``sys.gettrace`` and
+    ``sys.platform``, and its own ``__import__`` (python-dotenv: 5 tests of ``find_dotenv``
+    failed for right code). What the test sets in ``sys`` crosses for the call (its lambda
+    as a callback); ``builtins.__import__`` replaced makes the test "not judged" (the code's
+    process imports with its own)."""
+    root = make(tmp_path / "where", SYS_PATCHES)
+    _, run = await review(root, "where/core.py", "interactive")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_in_a_repl": "passed", "test_not_in_a_repl": "passed"}, run.outcomes
+    wrong = "def interactive():\n    return hasattr(sys, 'ps2')\n"
+    _, run = await review(root, "where/core.py", "interactive", wrong)
+    assert by_name(run)["test_in_a_repl"].status == "failed", run.outcomes
+    _, run = await review(root, "where/core.py", "platform_name")
+    assert {n: o.status for n, o in by_name(run).items()} == {
+        "test_on_another_platform": "passed", "test_printed": "passed"}, run.outcomes
+    _, run = await review(root, "where/core.py", "main_has_file")
+    (outcome,) = run.outcomes
+    assert outcome.status == "not judged" and "builtins.__import__" in outcome.message, outcome
+
+
+# boolean.py (survey12): an algebra's TRUE and FALSE hold each other (`dual`) and themselves
+# (`TRUE.TRUE`, `TRUE.FALSE`); `Symbol.__eq__` answers NotImplemented for a FALSE.
+CROSS_REFERENCES = {
+    "pyproject.toml": "[project]\nname = 'logic'\nversion = '0'\n",
+    "logic/__init__.py": "",
+    "logic/core.py": '''\
+        class Element:
+            def __init__(self):
+                self.args = ()
+
+
+        class Truth(Element):
+            def __eq__(self, other):
+                return self is other or isinstance(other, Truth)
+
+            def __hash__(self):
+                return hash(True)
+
+
+        class Falsity(Element):
+            def __eq__(self, other):
+                return self is other or isinstance(other, Falsity)
+
+            def __hash__(self):
+                return hash(False)
+
+
+        class Symbol(Element):
+            def __init__(self, obj):
+                super().__init__()
+                self.obj = obj
+
+            def __hash__(self):
+                return hash(self.obj)
+
+            def __eq__(self, other):
+                if self is other:
+                    return True
+                if isinstance(other, Symbol):
+                    return self.obj == other.obj
+                return NotImplemented
+
+
+        def algebra():
+            true, false = Truth(), Falsity()
+            true.dual, false.dual = false, true
+            for element in (true, false):
+                element.TRUE, element.FALSE = true, false
+            return true, false
+
+
+        def same(items):
+            """Whether the second and the last of ``items`` are one object."""
+            return items[1] is items[-1]
+        ''',
+    "tests/test_core.py": '''\
+        from logic.core import Symbol, algebra, same
+
+
+        def test_a_symbol_is_no_false():
+            true, false = algebra()
+            assert not (Symbol("c") == false)
+            assert true.FALSE is false and true.TRUE is true and false.dual is true
+
+
+        def test_after_the_type_of_none():
+            true, false = algebra()
+            assert same([type(None), false, false])
+            assert not same([type(None), false, true])
+        ''',
+}
+
+
+async def test_back_references_after_not_implemented_name_the_object_meant(tmp_path):
+    """NotImplemented (and ``type(None)``) crossed one number (two) short of what the
+    receiver's table counts for it: every later back-reference of the message named another
+    object. boolean.py's ``Symbol.__eq__`` answered NotImplemented for a FALSE whose ``dual``
+    holds TRUE: the write-back set ``TRUE.FALSE`` to the Symbol (5 tests of ``Symbol.__eq__``
+    and ``Symbol.__hash__`` failed for right code: "'Symbol' object is not iterable")."""
+    root = make(tmp_path / "logic", CROSS_REFERENCES)
+    for name in ("Symbol.__eq__", "same"):
+        _, run = await review(root, "logic/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "logic/core.py", "same", "def same(items):\n    return True\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# python-dotenv (survey12): `load_dotenv` sets what a `.env` names, its own switch
+# `PYTHON_DOTENV_DISABLED` too, and the test compares os.environ.
+ENVIRONMENT = {
+    "pyproject.toml": "[project]\nname = 'envs'\nversion = '0'\n",
+    "envs/__init__.py": "",
+    "envs/core.py": '''\
+        import os
+
+
+        def load(values):
+            """Set each of ``values`` (a dict) in ``os.environ``."""
+            for key, value in values.items():
+                os.environ[key] = value
+        ''',
+    "tests/test_core.py": '''\
+        import os
+
+        from envs.core import load
+
+
+        def test_the_switch_is_set(monkeypatch):
+            monkeypatch.delenv("PYTHON_ENVS_DISABLED", raising=False)
+            load({"PYTHON_ENVS_DISABLED": "true"})
+            assert os.environ.get("PYTHON_ENVS_DISABLED") == "true"
+            monkeypatch.delenv("PYTHON_ENVS_DISABLED")
+
+
+        def test_a_plain_name(monkeypatch):
+            monkeypatch.delenv("ENVS_NAME", raising=False)
+            load({"ENVS_NAME": "x"})
+            assert os.environ["ENVS_NAME"] == "x"
+            monkeypatch.delenv("ENVS_NAME")
+        ''',
+}
+
+
+async def test_a_variable_the_judge_does_not_take_over_leaves_the_test_not_judged(tmp_path):
+    """A ``PYTHON*`` variable the code set is not taken over: a pass was "not judged" but a
+    failure stayed one, though the test failed for its absence (python-dotenv's
+    ``test_load_dotenv_doesnt_disable_itself``: a wrong failure of right code)."""
+    root = make(tmp_path / "envs", ENVIRONMENT)
+    _, run = await review(root, "envs/core.py", "load")
+    outcomes = by_name(run)
+    assert outcomes["test_a_plain_name"].status == "passed", run.outcomes
+    assert outcomes["test_the_switch_is_set"].status == "not judged", run.outcomes
+    assert "PYTHON_ENVS_DISABLED" in outcomes["test_the_switch_is_set"].message
+    _, run = await review(root, "envs/core.py", "load", "def load(values):\n    return None\n")
+    assert {o.status for o in run.outcomes} == {"failed"}, run.outcomes
+
+
+# python-dotenv (survey12): `parse_stream(stream)` reads the test's StringIO, or the file it
+# opened in its tmp_path, with `stream.read()`.
+STREAMS = {
+    "pyproject.toml": "[project]\nname = 'pairs'\nversion = '0'\n",
+    "pairs/__init__.py": "",
+    "pairs/core.py": '''\
+        def parse(stream):
+            """``{key: value}`` of the ``key=value`` lines of a text stream, read to its end."""
+            return dict(line.split("=", 1) for line in stream.read().splitlines() if line)
+
+
+        def first_line(stream):
+            """The first line of ``stream``, which is left at its start."""
+            line = stream.readline()
+            stream.seek(0)
+            return line.strip()
+        ''',
+    "tests/test_core.py": '''\
+        import io
+
+        import pytest
+
+        from pairs.core import first_line, parse
+
+
+        @pytest.mark.parametrize("text, expected", [
+            ("a=1\\nb=2\\n", {"a": "1", "b": "2"}),
+            ("", {}),
+        ])
+        def test_a_string_stream(text, expected):
+            stream = io.StringIO(text)
+            assert parse(stream) == expected
+            assert stream.tell() == len(text)
+
+
+        def test_a_file(tmp_path):
+            (tmp_path / "pairs.txt").write_text("x=y\\n")
+            with open(tmp_path / "pairs.txt") as stream:
+                assert parse(stream) == {"x": "y"}
+                assert stream.read() == ""
+
+
+        def test_the_first_line():
+            stream = io.StringIO("one\\ntwo\\n")
+            assert first_line(stream) == "one"
+            assert stream.read() == "one\\ntwo\\n"
+        ''',
+}
+
+
+async def test_the_tests_stream_is_read_where_it_is(tmp_path):
+    """A test's stream (``io.StringIO``, an open file) crossed as an iterator whose every use
+    but ``next()`` made the test "not judged" ("the iterator StringIO: .read": python-dotenv's
+    ``parse_stream``, 188 tests, and ``dotenv_values``, 43). Its ``read``, ``readline``,
+    ``seek``, ``tell``, ``write``... run on the test's own object in pytest's process, as the
+    mapping methods of its objects do."""
+    root = make(tmp_path / "pairs", STREAMS)
+    _, run = await review(root, "pairs/core.py", "parse")
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+    _, run = await review(root, "pairs/core.py", "first_line")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def first_line(stream):\n    return stream.readline().strip()\n"
+    _, run = await review(root, "pairs/core.py", "first_line", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# munch (survey12): `Munch(dict)` defines `__dict__` as a property (its items, as a new dict);
+# `DefaultMunch` keeps its default in its own `__default__` attribute.
+DICT_PROPERTY = {
+    "pyproject.toml": "[project]\nname = 'bags'\nversion = '0'\n",
+    "bags/__init__.py": "",
+    "bags/core.py": '''\
+        class Bag(dict):
+            def __getattr__(self, k):
+                try:
+                    return object.__getattribute__(self, k)
+                except AttributeError:
+                    try:
+                        return self[k]
+                    except KeyError:
+                        raise AttributeError(k)
+
+            @property
+            def __dict__(self):
+                return dict(self)
+
+
+        class DefaultBag(Bag):
+            def __init__(self, default, **items):
+                super().__init__(**items)
+                object.__setattr__(self, "__default__", default)
+
+            def __getattr__(self, k):
+                try:
+                    return super().__getattr__(k)
+                except AttributeError:
+                    return self.__default__
+
+            def __getitem__(self, k):
+                try:
+                    return super().__getitem__(k)
+                except KeyError:
+                    return self.__default__
+
+
+        def mark(bag):
+            """Set ``bag.seen`` (an attribute, not an item)."""
+            object.__setattr__(bag, "seen", True)
+            return bag
+        ''',
+    "tests/test_core.py": '''\
+        from bags.core import DefaultBag, mark
+
+
+        def test_a_default():
+            bag = DefaultBag(0, a=1)
+            assert bag.a == 1 and bag.b == 0 and bag["c"] == 0
+
+
+        def test_marked():
+            bag = mark(DefaultBag(None, a=1))
+            assert bag.seen is True and "seen" not in bag and bag.__dict__ == {"a": 1}
+        ''',
+}
+
+
+async def test_an_objects_own_attributes_cross_past_a_dict_property(tmp_path):
+    """The state of an object was read (and written) through ``obj.__dict__``: munch's
+    ``__dict__`` property gave its items, so ``DefaultMunch``'s ``__default__`` never crossed
+    and the code's ``__getattr__`` recursed ("maximum recursion depth exceeded": 31 tests of
+    munch failed or crashed the judge for right code)."""
+    root = make(tmp_path / "bags", DICT_PROPERTY)
+    _, run = await review(root, "bags/core.py", "DefaultBag.__getattr__")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "bags/core.py", "mark")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    wrong = "def mark(bag):\n    bag['seen'] = True\n    return bag\n"
+    _, run = await review(root, "bags/core.py", "mark", wrong)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# munch (survey12): tests/test_readme.py runs README.md with `doctest.testfile`, which leaves
+# `doctest.master` set to its runner; the tests after it were "not judged" for it.
+DOCTEST_MASTER = {
+    "pyproject.toml": "[project]\nname = 'twice'\nversion = '0'\n",
+    "twice/__init__.py": "",
+    "twice/core.py": '''\
+        def double(x):
+            """``x`` twice.
+
+            >>> double(2)
+            4
+            """
+            return 2 * x
+        ''',
+    "README.txt": ">>> from twice.core import double\n>>> double(21)\n42\n",
+    "tests/test_a_readme.py": '''\
+        import doctest
+        import pathlib
+
+
+        def test_readme():
+            readme = pathlib.Path(__file__).parent.parent / "README.txt"
+            assert doctest.testfile(str(readme), module_relative=False).failed == 0
+        ''',
+    "tests/test_core.py": '''\
+        from twice.core import double
+
+
+        def test_double():
+            assert double(3) == 6
+        ''',
+}
+
+
+async def test_doctests_own_state_is_the_runners(tmp_path):
+    """``doctest.testfile`` sets ``doctest.master`` (a ``DocTestRunner``, which cannot cross)
+    in a test module's library: every later test was "not judged" ("the test rebound
+    doctest.master to what cannot cross"), the docstring's examples too. doctest's state is
+    the test runner's, as pytest's is."""
+    root = make(tmp_path / "twice", DOCTEST_MASTER)
+    _, run = await review(root, "twice/core.py", "double")
+    assert {o.test_id.split("::")[-1]: o.status for o in run.outcomes} == {
+        "test_readme": "passed", "test_double": "passed", "doctest:1": "passed"}, run.outcomes
+
+
+# munch (survey12): `toYAML` is defined under `try: import yaml`, then set on the class
+# (`Munch.toYAML = toYAML`).
+GUARDED = {
+    "pyproject.toml": "[project]\nname = 'guarded'\nversion = '0'\n",
+    "guarded/__init__.py": "",
+    "guarded/core.py": '''\
+        class Box(dict):
+            pass
+
+
+        try:
+            import json
+        except ImportError:  # pragma: no cover
+            json = None
+        else:
+            def to_json(self):
+                """The box as JSON text, keys sorted."""
+                return json.dumps(self, sort_keys=True)
+
+            Box.to_json = to_json
+
+        if json is not None:
+            def from_json(text):
+                """A box of JSON text."""
+                return Box(json.loads(text))
+        ''',
+    "tests/test_core.py": '''\
+        from guarded.core import Box, from_json
+
+
+        def test_to_json():
+            assert Box(b=1, a=2).to_json() == '{"a": 2, "b": 1}'
+
+
+        def test_from_json():
+            assert from_json('{"a": 1}') == Box(a=1)
+        ''',
+}
+
+
+async def test_a_function_defined_in_a_block_of_the_module_is_judged(tmp_path):
+    """The judge's view looked for the function among the module's top statements only: one
+    defined under ``try:``/``else:`` or ``if`` was "not a function of its module's text" and
+    its tests were silently left out (munch's ``toYAML``: 8 tests missed)."""
+    root = make(tmp_path / "guarded", GUARDED)
+    for name in ("to_json", "from_json"):
+        _, run = await review(root, "guarded/core.py", name)
+        assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "guarded/core.py", "to_json", "def to_json(self):\n    return '{}'\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# munch (survey12): a test makes `class CustomMunch(Munch)` in its function; the judged
+# `Munch.__getattr__` answers every attribute the object lacks.
+ANSWERS_ALL = {
+    "pyproject.toml": "[project]\nname = 'loose'\nversion = '0'\n",
+    "loose/__init__.py": "",
+    "loose/core.py": '''\
+        class Loose(dict):
+            def __getattr__(self, k):
+                """The item ``k``."""
+                try:
+                    return self[k]
+                except KeyError:
+                    raise AttributeError(k)
+        ''',
+    "tests/test_core.py": '''\
+        from loose.core import Loose
+
+
+        def test_a_subclass_made_here():
+            class Custom(Loose):
+                def __setitem__(self, k, v):
+                    super().__setitem__(k, [v] * 2)
+
+            custom = Custom()
+            custom["a"] = "x"
+            assert custom.a == ["x", "x"]
+
+
+        def test_after_it():
+            assert Loose(b=1).b == 1
+        ''',
+}
+
+
+async def test_an_object_whose_getattr_is_judged_is_exported_without_asking_it(tmp_path):
+    """Exporting a test's object read its ``__qualname__`` with ``getattr``: the class has
+    none, so the judged ``__getattr__`` ran, which forwarded the object again, and so on
+    until pytest's process died of SIGSEGV (munch's ``test_setitem_dunder_for_subclass``: an
+    error of right code, and 5 later tests not run)."""
+    root = make(tmp_path / "loose", ANSWERS_ALL)
+    _, run = await review(root, "loose/core.py", "Loose.__getattr__")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    wrong = "def __getattr__(self, k):\n    return None\n"
+    _, run = await review(root, "loose/core.py", "Loose.__getattr__", wrong)
+    assert [o.status for o in run.outcomes] == ["failed", "failed"], run.outcomes
+
+
+# munch (survey12): tests/test_readme.py runs README.md with doctest.testfile; an example
+# stores 'are pretty!' in a Munch, which the code gives back; a later example's source holds
+# that text.
+GIVEN_BACK = {
+    "pyproject.toml": "[project]\nname = 'echo'\nversion = '0'\n",
+    "echo/__init__.py": "",
+    "echo/core.py": '''\
+        def pick(items, key):
+            """``items[key]``."""
+            return items[key]
+        ''',
+    "README.txt": '''\
+        >>> from echo.core import pick
+        >>> pick({"ponies": "are pretty!"}, "ponies")
+        'are pretty!'
+        >>> print({"ponies": "are pretty!"})
+        {'ponies': 'are pretty!'}
+        ''',
+    "tests/test_readme.py": '''\
+        import doctest
+        import pathlib
+
+
+        def test_readme():
+            readme = pathlib.Path(__file__).parent.parent / "README.txt"
+            assert doctest.testfile(str(readme), module_relative=False).failed == 0
+
+
+        def test_a_text_given_back_runs():
+            from echo.core import pick
+
+            assert eval(pick({"a": "1 + 2 + 3"}, "a") + " + 4") == 10
+        ''',
+}
+
+
+async def test_a_text_the_test_gave_back_unchanged_is_the_tests_own(tmp_path):
+    """Every text the judge decoded from the code's process counted as the code's: a test
+    that then compiled source holding it was "not judged" ("the test runs text the code
+    under test returned") though the text was the test's own, given back unchanged
+    (munch's ``test_readme``, 5 functions). A text the code made stays refused."""
+    root = make(tmp_path / "echo", GIVEN_BACK)
+    _, run = await review(root, "echo/core.py", "pick")
+    outcomes = by_name(run)
+    assert outcomes["test_readme"].status == "passed", run.outcomes
+    assert outcomes["test_a_text_given_back_runs"].status == "passed", run.outcomes
+    wrong = "def pick(items, key):\n    return '(' + items[key] + ')'\n"
+    _, run = await review(root, "echo/core.py", "pick", wrong)
+    outcomes = by_name(run)
+    assert outcomes["test_readme"].status == "failed", run.outcomes
+    assert outcomes["test_a_text_given_back_runs"].status == "not judged", run.outcomes
+
+
+# munch (survey12): `Munch.__setattr__`'s docstring sets `b.values = 'uh oh'`, then reads it;
+# when the first example was "not judged", the second failed on what it left.
+AFTER_NOT_JUDGED = {
+    "pyproject.toml": "[project]\nname = 'names'\nversion = '0'\n",
+    "names/__init__.py": "",
+    "names/core.py": '''\
+        def make(x):
+            """A namespace holding ``x``.
+
+            >>> 1 + 1
+            2
+            >>> ns = make(1)
+            >>> ns.x
+            1
+            """
+            import argparse
+
+            return argparse.Namespace(x=x)
+        ''',
+}
+
+
+async def test_an_example_after_one_not_judged_is_not_judged(tmp_path):
+    """A docstring example whose value cannot cross is "not judged"; the next example, which
+    reads the name it would have bound, failed (NameError) where plain doctest passes (munch
+    ``Munch.__setattr__``'s example 4 after example 3). It is "not judged" too, its reason
+    naming the one it follows."""
+    root = make(tmp_path / "names", AFTER_NOT_JUDGED)
+    _, run = await review(root, "names/core.py", "make")
+    statuses = {o.test_id: o.status for o in run.outcomes}
+    assert statuses == {"doctest:1": "passed", "doctest:2": "not judged",
+                        "doctest:3": "not judged"}, run.outcomes
+    assert "follows doctest:2" in by_name(run)["doctest:3"].message, run.outcomes

@@ -129,3 +129,16 @@ TN=tenacity
 TENACITY=$TN/_utils.py::find_ordinal,$TN/_utils.py::get_callback_name,$TN/wait.py::wait_exponential.__call__,$TN/wait.py::wait_base.__radd__,$TN/__init__.py::RetryCallState.prepare_for_next_attempt,$TN/__init__.py::Future.construct,$TN/__init__.py::RetryCallState.seconds_since_start,$TN/__init__.py::BaseRetrying.wraps,$TN/asyncio/__init__.py::AsyncRetrying.__call__,$TN/before_sleep.py::before_sleep_log
 SC=schedule/__init__.py
 SCHEDULE=$SC::every,$SC::Job.at,$SC::Job._schedule_next_run,$SC::Job.seconds,$SC::Scheduler.idle_seconds,$SC::Job.until,$SC::Job.__repr__,$SC::_move_to_next_weekday,$SC::Scheduler.run_pending,$SC::Job._correct_utc_offset
+# survey12 (docs/bench-runs/verdict-survey/survey12.md): boolean.py 5.0 (addopts --doctest-modules,
+# tests inside the package, unittest classes, a class-based API with __eq__/__hash__/__str__),
+# python-dotenv 1.2.4 (parametrize, tmp_path/monkeypatch/capsys, click's CliRunner; addopts
+# "--cov=dotenv --cov-report=" of pytest-cov added, as its tox.ini runs it), munch 4.0.0 (a dict
+# subclass with __getattr__/__setattr__/__repr__, classmethods, doctests in the methods'
+# docstrings, functions assigned as methods), each in $P12/<name>
+P12=/tmp/survey12/projects
+BO12=boolean/boolean.py
+BOOLEANPY=$BO12::BooleanAlgebra.parse,$BO12::BooleanAlgebra.tokenize,$BO12::Expression.subs,$BO12::Expression.literals,$BO12::Symbol.__eq__,$BO12::Symbol.__hash__,$BO12::Function.__str__,$BO12::Function.pretty,$BO12::DualBase.absorb,$BO12::NOT.demorgan
+DE=src/dotenv
+DOTENV=$DE/main.py::set_key,$DE/main.py::unset_key,$DE/main.py::rewrite,$DE/main.py::find_dotenv,$DE/main.py::dotenv_values,$DE/main.py::DotEnv.set_as_environment_variables,$DE/parser.py::parse_stream,$DE/parser.py::decode_escapes,$DE/variables.py::Variable.resolve,$DE/cli.py::list_values
+MU=munch/__init__.py
+MUNCH=$MU::Munch.__getattr__,$MU::Munch.__setattr__,$MU::Munch.toDict,$MU::Munch.__repr__,$MU::Munch.fromDict,$MU::DefaultMunch.__getattr__,$MU::DefaultFactoryMunch.__missing__,$MU::munchify,$MU::unmunchify,$MU::toYAML

@@ -47,6 +47,23 @@ the test started that imported the view, a function that says so (:data:`ELSEWHE
 exits. Only ``__import__`` is looked up by name (a module may have a ``getattr`` or ``id`` of
 its own)."""
 _DEF = ast.FunctionDef | ast.AsyncFunctionDef
+_BLOCKS = (ast.If, ast.Try, getattr(ast, "TryStar", ast.Try), ast.With, ast.AsyncWith, ast.For,
+           ast.AsyncFor, ast.While)
+
+
+def _in_scope(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a scope in source order, those of its ``if``, ``try``, ``with`` and
+    loop blocks included: a ``def`` there binds a name of the scope (munch's ``toYAML``
+    under ``try: import yaml``)."""
+    found: list[ast.stmt] = []
+    for node in body:
+        found.append(node)
+        if isinstance(node, _BLOCKS):
+            found += _in_scope(node.body)
+            for handler in getattr(node, "handlers", ()):
+                found += _in_scope(handler.body)
+            found += _in_scope(node.orelse) + _in_scope(getattr(node, "finalbody", []))
+    return found
 
 
 @dataclass(frozen=True)
@@ -71,10 +88,11 @@ def find_function(tree: ast.Module, qualname: str, start_line: int | None = None
     parts = qualname.split(".")
     scopes: list[list[ast.stmt]] = [tree.body]
     for part in parts[:-1]:
-        scopes = [n.body for scope in scopes for n in scope
+        scopes = [n.body for scope in scopes for n in _in_scope(scope)
                   if isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
                   and n.name == part]
-    found = [n for scope in scopes for n in scope if isinstance(n, _DEF) and n.name == parts[-1]]
+    found = [n for scope in scopes for n in _in_scope(scope)
+             if isinstance(n, _DEF) and n.name == parts[-1]]
     if start_line is not None:
         exact = [n for n in found if first_line(n) - 1 == start_line]
         if exact:
@@ -88,7 +106,7 @@ def judged_qualname(tree: ast.Module, qualname: str) -> str | None:
     parts = qualname.split(".")
     scope: list[ast.stmt] = tree.body
     for index, part in enumerate(parts):
-        nodes = [n for n in scope if getattr(n, "name", None) == part
+        nodes = [n for n in _in_scope(scope) if getattr(n, "name", None) == part
                  and isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)]
         if not nodes:
             return None

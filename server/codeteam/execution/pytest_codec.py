@@ -187,9 +187,36 @@ def _state(obj):
     """A copy of ``obj``'s ``__dict__`` (read past its class's ``__getattribute__``); ``{}``
     when it has none."""
     try:
-        return dict(object.__getattribute__(obj, "__dict__"))
+        return dict(_own_dict(obj))
     except AttributeError:
         return {}
+
+
+def _own_dict(obj):
+    """``obj``'s own ``__dict__``, the dict itself (``AttributeError`` when it has none), read
+    past its class's ``__getattribute__`` and past a ``__dict__`` its class defines otherwise
+    (munch's ``Munch.__dict__``, a property giving its items as a new dict: the attributes,
+    ``DefaultMunch``'s ``__default__``, did not cross, and its ``__getattr__`` recursed)."""
+    import types
+
+    for base in type(obj).__mro__:
+        found = vars(base).get("__dict__")
+        if found is not None and type(found) is not types.GetSetDescriptorType and (
+                hasattr(object, "__getstate__")):  # (Python 3.11: the object's own, below)
+            break
+        if found is not None:
+            return object.__getattribute__(obj, "__dict__")
+    else:
+        return object.__getattribute__(obj, "__dict__")
+    state = object.__getstate__(obj)
+    if state is None:  # (an empty one, or none: made, if it can have one)
+        object.__setattr__(obj, "_codeteam_dict", None)
+        state = object.__getstate__(obj)
+        dict.pop(state[0] if type(state) is tuple else state, "_codeteam_dict")
+    state = state[0] if type(state) is tuple else state
+    if type(state) is not dict:
+        raise AttributeError("__dict__")
+    return state
 
 
 def _as_sent(obj):
@@ -292,7 +319,7 @@ def _set_state(made, state):
     """``made``'s ``__dict__`` updated with ``state``; ``ValueError`` when it has none."""
     if state:
         try:
-            object.__getattribute__(made, "__dict__").update(state)
+            _own_dict(made).update(state)
         except AttributeError:
             raise ValueError("state for an object without __dict__") from None
 
@@ -591,7 +618,7 @@ class RemoteIterator(_Proxy):
     generator's ``send(value)`` (a ``next`` with the value: backoff's ``wait.send(None)``),
     ``throw`` and ``close`` (steps, as a coroutine's)."""
 
-    __slots__ = ("_names", "_readable", "_sends")
+    __slots__ = ("_hooks", "_names", "_readable", "_sends")
     _kind = "an iterator"
 
     def __iter__(self):
@@ -613,8 +640,19 @@ class RemoteIterator(_Proxy):
         readable = _slot(self, "_readable")
         if type(readable) is list and name in readable:  # (the judge reads and checks it)
             return self._channel.call_handle(self, [name], {}, hook=ATTRIBUTE_READ)
-        _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next() and "
-                "attributes read as data cross", self._handle)
+        hooks = _slot(self, "_hooks")
+        if type(hooks) is list and name in hooks and name in HOOK_CALLS:  # a stream's read
+            def method(*args, **kwargs):  # (run on the test's object, see HOOK_CALLS)
+                try:
+                    return self._channel.call_handle(self, list(args), kwargs, hook=name)
+                except CannotCross as error:
+                    return _misuse(self._channel, f"the iterator {self._name}",
+                                   f".{name} with arguments that cannot cross: {error}",
+                                   self._handle)
+            method.__name__ = method.__qualname__ = name
+            return method
+        _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next(), "
+                "attributes read as data and a stream's methods cross", self._handle)
 
     def __repr__(self):
         return f"<remote iterator {self._name}>"
@@ -900,10 +938,13 @@ HOOK_CALLS = {
     "__str__": (str, 0, ()),
     "__format__": (format, 1, ()),
     **{name: (_method(name), None, (name,)) for name in (
-        "keys", "items", "values", "get", "update", "setdefault", "pop", "copy")},
+        "keys", "items", "values", "get", "update", "setdefault", "pop", "copy",
+        "read", "readline", "readlines", "write", "writelines", "seek", "tell", "truncate",
+        "flush", "close", "readable", "writable", "seekable")},  # (a stream's: dotenv's parse_stream)
 }
 """The container and mapping protocol, ``repr``, ``str`` and ``format``, of a test's object (a
-:class:`RemoteObject`) that the code under test may use: each use is a ``call`` request naming the hook, answered by the judge
+:class:`RemoteObject`), and a stream's methods of a test's iterator (an ``io.StringIO``, a
+file it opened: a :class:`RemoteIterator`), that the code under test may use: each use is a ``call`` request naming the hook, answered by the judge
 running that entry -- the operator or method of the test's object itself, as the code's use of
 it would under plain pytest -- with arguments and a result that cross as any value does. Nothing
 else is run there (:meth:`Codec.hook_call`)."""
@@ -941,7 +982,7 @@ def _names_of(obj):
             return None
         names.update(key for key in found if type(key) is str)
     try:
-        own = object.__getattribute__(obj, "__dict__")
+        own = _own_dict(obj)
     except AttributeError:
         own = {}
     except Exception:  # noqa: BLE001 - a strange object: nothing said
@@ -1078,6 +1119,8 @@ class Codec:
         self.remote_classes = {}  # a class of the test's name -> its RemoteObject class
         self.swapped = {}  # see loads
         self.heard = None  # a function told each text and bytes value decoded (the judge's)
+        self.said = set()  # the judge's: the texts and bytes it sent the code (8 or more
+        # characters), which the code giving back unchanged did not make (see heard)
         self.returning = None  # the class of the judge's own object being decoded (rebuilt)
         self.shared = None
         self.modules = set()  # names of the modules the judge sent (``M``: load_module)
@@ -1236,6 +1279,9 @@ class Codec:
         save = _SCALARS.get(type(value))
         if save is not None:
             out.append(save(value))
+            if self.heard is not None and type(value) in (str, bytes) and len(value) >= 8 and (
+                    len(self.said) < 10000):
+                self.said.add(value)
         elif id(value) in memo:
             out.append(b"r%d;" % memo[id(value)][0])
         elif not self._marked(value, out):
@@ -1292,7 +1338,7 @@ class Codec:
             return self._cannot(f"the class of an object of the test's ({value._remote_label})",
                                 out)
         if isinstance(value, type):
-            return self._save_class(value, out)
+            return self._save_class(value, out, memo)
         if self._save_value(value, kind, out, memo, depth):
             return
         if isinstance(value, types.ModuleType) and not forbidden(value.__name__) and (
@@ -1392,12 +1438,21 @@ class Codec:
             return False
         return _method_of(kind, func.__name__) is func
 
-    def _save_class(self, value, out):
+    def _save_singleton(self, value, name, out, memo):
+        """``v<name>`` with no arguments (NotImplemented, Ellipsis, ``type(None)``), numbered
+        as :meth:`load_value` numbers it: its arguments' tuple, then it (one number short,
+        every later back-reference of the message named the object before the one meant:
+        boolean.py's ``TRUE.FALSE`` became a ``Symbol`` after a call answered NotImplemented)."""
+        out.append(b"v")
+        self._str(name, out)
+        self._enc((), out, memo, 0)
+        memo[id(value)] = (len(memo), value)
+        return True
+
+    def _save_class(self, value, out, memo):
         name = _SINGLETON_TYPES.get(value)
         if name is not None:  # type(None): builtins.NoneType is no name in builtins
-            out.append(b"v")
-            self._str(name, out)
-            return self._enc((), out, {}, 0)
+            return self._save_singleton(value, name, out, memo)
         ref = self._ref_name(value)
         if ref is None or not self._shared(ref[0]):
             return self._cannot("the class " + _name(value), out)
@@ -1484,9 +1539,7 @@ class Codec:
     def _save_value(self, value, kind, out, memo, depth):
         """The standard value types (``v``); True when ``value`` was one."""
         if value is NotImplemented or value is Ellipsis:  # (the singletons: tenacity's
-            out.append(b"v")  # wait_base.__radd__ answers NotImplemented)
-            self._str(_SINGLETONS[value], out)
-            return self._enc((), out, memo, depth + 1) or True
+            return self._save_singleton(value, _SINGLETONS[value], out, memo)  # __radd__)
         module, name = getattr(kind, "__module__", ""), kind.__name__
         args = _VALUE_ARGS.get((module, name))
         if args is None and kind.__flags__ & HEAPTYPE:
@@ -1708,8 +1761,13 @@ class Codec:
             handle = len(self.exported) + 1
             self.exported[handle] = obj
             self.export_ids[id(obj)] = handle
+        try:  # (never the object's __getattr__: a munch's, judged, forwarded its own
+            # object again, each call exporting it anew, till pytest's process died)
+            name = object.__getattribute__(obj, "__qualname__")
+        except Exception:  # noqa: BLE001 - an object without one (its class's name)
+            name = None
         try:
-            name = str(getattr(obj, "__qualname__", None) or type(obj).__name__)[:80]
+            name = str(name or type(obj).__name__)[:80]
         except Exception:  # noqa: BLE001
             name = "?"
         out.append(b"H" + kind + b"%d;" % handle)
@@ -1745,6 +1803,9 @@ class Codec:
                 meta = {"class": _name(type(obj))}
             meta["abcs"], meta["callable"] = _abcs_of(obj), callable(obj)
             meta["hooks"] = _hooks_of(type(obj))
+            self.opaque.add(handle)
+        if kind == b"i" and self.strict:  # (a test's stream: its methods, HOOK_CALLS)
+            meta["hooks"] = [n for n in _hooks_of(type(obj)) if not _is_dunder(n)]
             self.opaque.add(handle)
         if kind in (b"o", b"i") and self.strict:  # (the judge: the test's objects)
             names = _names_of(obj)
@@ -1826,7 +1887,7 @@ class Codec:
             if type(value) is str:
                 meta[key] = value
         try:
-            attributes = dict(object.__getattribute__(obj, "__dict__"))
+            attributes = dict(_own_dict(obj))
         except Exception:  # noqa: BLE001
             attributes = {}
         if type(obj) is types.FunctionType and obj.__code__.co_flags & 0x80:  # CO_COROUTINE
@@ -2098,6 +2159,8 @@ class Codec:
         if type(meta) is dict and kind == "i" and type(meta.get("__names__")) is list:
             object.__setattr__(proxy, "_names", meta["__names__"])
             object.__setattr__(proxy, "_readable", meta.get("__readable__"))
+        if type(meta) is dict and kind == "i" and type(meta.get("hooks")) is list:
+            object.__setattr__(proxy, "_hooks", meta["hooks"])
         if type(meta) is dict and kind == "i" and meta.get("__sends__") is True:
             object.__setattr__(proxy, "_sends", True)
         if type(meta) is dict and kind == "o":
@@ -2258,7 +2321,7 @@ class Codec:
                 pass
         if state:
             try:
-                object.__getattribute__(made, "__dict__").update(state)
+                _own_dict(made).update(state)
             except AttributeError:
                 pass
         return made, at
@@ -3075,7 +3138,7 @@ def _repoint(table, swapped):
                 collections.deque.extend(obj, items)
             if _python_class(type(obj)) or isinstance(obj, _BUILTIN_BASES[:3]):
                 try:
-                    space = object.__getattribute__(obj, "__dict__")
+                    space = _own_dict(obj)
                 except AttributeError:
                     space = {}
                 for key, item in list(space.items()):
@@ -3110,7 +3173,7 @@ def _update(original, fresh):
             original.update(fresh)
         elif isinstance(original, BaseException):  # its args and __dict__ (add_note's
             original.args = fresh.args  # __notes__), a builtin exception's too; the judge's
-            space = object.__getattribute__(original, "__dict__")  # own marks kept
+            space = _own_dict(original)  # own marks kept
             for key in [k for k in space if not k.lstrip("_").startswith("codeteam")]:
                 del space[key]
             space.update({k: v for k, v in _state(fresh).items()
@@ -3125,9 +3188,9 @@ def _update(original, fresh):
     # the state of an object of a Python class (a project's ``class Stack(list)`` too): its
     # attributes and slots as the code left them, those it deleted gone
     try:
-        space = object.__getattribute__(original, "__dict__")
+        space = _own_dict(original)
         space.clear()
-        space.update(object.__getattribute__(fresh, "__dict__"))
+        space.update(_own_dict(fresh))
     except Exception:  # noqa: S110, BLE001 - no __dict__
         pass
     kept = _slots(fresh)

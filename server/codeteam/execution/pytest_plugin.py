@@ -1080,7 +1080,8 @@ class Judge:
 
     def _examples(self, examples, excinfo) -> dict:
         """Each docstring example's own outcome from pytest's doctest failures (all run:
-        continue on failure)."""
+        continue on failure); an example after one "not judged" is "not judged" too (it runs
+        on what that one left: munch's ``b.values`` after its ``b.values = 'uh oh'``)."""
         failures = {}
         value = excinfo.value if excinfo is not None else None
         for failure in _doctest_failures(value):
@@ -1110,6 +1111,13 @@ class Judge:
             else:
                 entry["actual"] = _cap(failure.got or "").removesuffix("\n")
             found[test_id] = entry
+        lost = None
+        for test_id, entry in found.items():
+            if lost is not None:
+                entry["judge"] = [f"it follows {lost[0]}, which was not judged ({lost[1]})"[
+                    :2000], True]
+            elif (entry.get("judge") or [None, False])[1]:
+                lost = (test_id, entry["judge"][0])
         return found
 
     def _judged_frames(self, entries: list, exc) -> list:

@@ -401,7 +401,7 @@ class Subject(Channel):
                     except ValueError:  # an empty cell
                         pass
             try:
-                space = object.__getattribute__(item, "__dict__")
+                space = _codec._own_dict(item)
             except AttributeError:
                 space = {}
             if type(space) is dict:
@@ -1359,7 +1359,11 @@ class JudgeClient(Channel):
         """Remember a text or bytes value the judge decoded from the code's process (each
         one, at any depth, in any value that holds it: a deque, an exception's args, an
         object's state) that could be Python source (:func:`_source_like`), for
-        :meth:`audit`: the code gave it."""
+        :meth:`audit`: the code gave it. Not one the judge sent it, given back unchanged
+        (munch's README example ``b.update({'ponies': 'are pretty!'})`` then runs the
+        test's own text)."""
+        if value in self.codec.said:
+            return
         try:
             data = value.encode("utf-8", "surrogatepass") if type(value) is str else value
         except UnicodeError:
@@ -1816,9 +1820,8 @@ class JudgeClient(Channel):
             held = [] if known is None or name in self.libraries else list(vars(known[0]).values())
             for module in held:
                 other = getattr(module, "__name__", None) if isinstance(module, type(sys)) else None
-                if type(other) is str and self.watched.get(other) is None and other not in (
-                        "sys", "builtins") and not forbidden(other) and sys.modules.get(
-                        other) is module:
+                if type(other) is str and self.watched.get(other) is None and not forbidden(
+                        other) and sys.modules.get(other) is module:
                     self.watched[other] = (module, dict(vars(module)), {})
                     self.libraries.add(other)
         for name in list(self.test_modules):  # the libraries the tests take their tools
@@ -1828,8 +1831,8 @@ class JudgeClient(Channel):
             module = sys.modules.get(name)
             for value in list(vars(module).values()) if module is not None else ():
                 held = getattr(value, "__name__", None) if isinstance(value, type(sys)) else None
-                if type(held) is str and self.watched.get(held) is None and held not in (
-                        "sys", "builtins") and not forbidden(held) and not _tooling(held) and (
+                if type(held) is str and self.watched.get(held) is None and not forbidden(
+                        held) and not _tooling(held) and (
                         sys.modules.get(held) is value) and not self.codec.own(held):
                     # a module the tests hold (`import datetime`): what they patch there
                     # (freezegun's FakeDatetime) the code sees too, as in the project's
@@ -1856,8 +1859,14 @@ class JudgeClient(Channel):
                 continue
             module, before, classes = known
             for key, value in list(vars(module).items()) if before is not None else ():
-                if not _is_dunder(key) and before.get(key, _UNSET) is not value:
+                if before.get(key, _UNSET) is value or key in _RUNNERS.get(name, ()):
+                    continue
+                if not _is_dunder(key):
                     found.append([name, None, key, value])
+                elif name == "builtins":  # (`__import__`: the code's process imports with
+                    self.fail(f"the test rebound builtins.{key}; the code's process has its "
+                              "own", not_judged=True)  # its own; a callback there would
+                    # serve the subject's own imports)
             for cls, attrs in classes.items():
                 owner = vars(module).get(cls)
                 for key, value in (list(vars(owner).items()) if isinstance(owner, type) else []):
@@ -2065,17 +2074,19 @@ class JudgeClient(Channel):
     def take_environ(self, changed, removed):
         """The environment variables the call set (``changed``) or removed, set here too, as
         one process would show them to the test; one that makes the programs a test may
-        start run other code (:func:`_runs_code`) is not taken over: a pass of the test is
-        then "not judged" (:meth:`not_judged_if_passed`), a failure stays one."""
+        start run other code (:func:`_runs_code`) is not taken over: the test is then "not
+        judged", passed or failed (python-dotenv's test reads the ``PYTHON_DOTENV_DISABLED``
+        its ``.env`` sets: a failure there is the judge's doing)."""
         if type(changed) is not dict or type(removed) is not list:
             return
         names = [*changed, *removed]
         refused = sorted(str(n) for n in names if type(n) is not str or _runs_code(n))
         if refused:
-            self.not_judged_if_passed(
-                "the code under test changed the environment variable "
-                f"{', '.join(refused)[:200]}, which the judge does not take over (the "
-                "programs a test starts would run what it names)")
+            why = (f"the code under test changed the environment variable "
+                   f"{', '.join(refused)[:200]}, which the judge does not take over (the "
+                   "programs a test starts would run what it names)")
+            self.not_judged_if_passed(why)
+            self.fail_not_judged = self.fail_not_judged or why
         try:
             for name, value in changed.items():
                 if type(name) is str and not _runs_code(name):
@@ -3252,7 +3263,7 @@ def _parts_of(value):
                           types.BuiltinFunctionType)):
         return []
     try:
-        space = object.__getattribute__(value, "__dict__")
+        space = _codec._own_dict(value)
     except Exception:  # noqa: BLE001 - no __dict__ (slots, a proxy): nothing to look at
         return []
     return list(itertools.islice(dict.values(space), 10000)) if type(space) is dict else []
@@ -3392,13 +3403,23 @@ def _library_of(value):
     return name
 
 
+_RUNNERS = {"sys": frozenset(("stdin", "stdout", "stderr", "displayhook", "excepthook",
+                               "unraisablehook", "breakpointhook", "last_type", "last_value",
+                               "last_traceback", "last_exc", "path", "argv", "modules",
+                               "meta_path", "path_hooks", "path_importer_cache")),
+            "builtins": frozenset(("_",))}
+"""What the test runner (pytest's capture, its reports, doctest's display hook) and the judge
+itself set in ``sys`` and ``builtins``, per test or per failure: never the test's to send
+(``sys.argv`` and ``sys.path`` cross as the test's context)."""
+
 _TOOLING = ("pytest", "_pytest", "pluggy", "py", "hypothesis", "_hypothesis_pytestplugin",
-            "codeteam")
+            "codeteam", "doctest")
 
 
 def _tooling(name):
     """Whether module ``name`` is the test runner's own (pytest, its plugins' machinery,
-    hypothesis's engine): its state is the judge's, never the code's."""
+    hypothesis's engine, doctest's ``master`` that ``testfile`` sets): its state is the
+    judge's, never the code's."""
     top = name.split(".")[0]
     return top in _TOOLING or top.startswith(("pytest_", "_pytest"))
 
