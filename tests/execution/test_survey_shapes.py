@@ -5285,3 +5285,75 @@ async def test_a_failure_after_an_exception_crossed_without_its_traceback_is_not
     found = {name: o.status for name, o in by_name(run).items()}
     assert found == {"test_a_raised_exception": "not judged",
                      "test_an_exception_never_raised": "failed"}, found
+
+
+# structlog 26.1.0: its async logger methods set `_ASYNC_CALLING_STACK` (a ContextVar of
+# `structlog.contextvars`) to the caller's frame; every test calling a function in that
+# context was "not judged" ("the test's context variable ... holds what cannot cross (an
+# object of builtins.frame)"), even when the code never reads the variable: 47 tests.
+FRAME_VAR = {
+    "pyproject.toml": "[project]\nname = 'calls'\nversion = '0'\n",
+    "calls/__init__.py": "",
+    "calls/core.py": '''\
+        import contextvars
+
+        CALLER = contextvars.ContextVar("CALLER")
+
+
+        def double(x):
+            """``2 * x``."""
+            return 2 * x
+
+
+        def caller_name():
+            """The name of the function whose frame ``CALLER`` holds."""
+            return CALLER.get().f_code.co_name
+
+
+        def caller():
+            """The frame ``CALLER`` holds."""
+            return CALLER.get()
+        ''',
+    "tests/test_core.py": '''\
+        import sys
+
+        import pytest
+
+        from calls.core import CALLER, caller, caller_name, double
+
+
+        @pytest.fixture(autouse=True)
+        def _frame():
+            token = CALLER.set(sys._getframe())
+            yield
+            CALLER.reset(token)
+
+
+        def test_double():
+            assert double(2) == 4
+
+
+        def test_caller_name():
+            assert caller_name() == "_frame"
+
+
+        def test_caller():
+            assert caller() is CALLER.get()
+        ''',
+}
+
+
+async def test_a_frame_in_a_context_variable_the_code_does_not_read_is_judged(tmp_path):
+    """A frame the test's context variable holds crosses as the test's opaque object: a
+    call that does not look into it is judged, one that reads it is "not judged", the frame
+    comes back as itself, and a wrong body fails."""
+    root = make(tmp_path / "calls", FRAME_VAR)
+    _, run = await review(root, "calls/core.py", "double")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "calls/core.py", "double", "def double(x):\n    return x\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+    _, run = await review(root, "calls/core.py", "caller")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "calls/core.py", "caller_name")
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    assert "f_code" in run.outcomes[0].message, run.outcomes[0].message

@@ -1303,8 +1303,9 @@ class Codec:
                 self.modules.add(value.__name__)  # (the one the judge sent: load_module)
             out.append(b"M")
             return self._str(value.__name__, out)
-        if judge and getattr(kind, "__module__", None) == "unittest.mock":
-            return self._export(value, b"o", out)  # a mock the test patched in: its object
+        if judge and (getattr(kind, "__module__", None) == "unittest.mock" or kind in (
+                types.FrameType, types.TracebackType)):  # a mock the test patched in, a
+            return self._export(value, b"o", out)  # frame of its own: its opaque object
         if forbidden(getattr(kind, "__module__", None)) or isinstance(value, (
                 types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)):
             return self._cannot("an object of " + _name(kind), out)
