@@ -5357,3 +5357,61 @@ async def test_a_frame_in_a_context_variable_the_code_does_not_read_is_judged(tm
     _, run = await review(root, "calls/core.py", "caller_name")
     assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
     assert "f_code" in run.outcomes[0].message, run.outcomes[0].message
+
+
+# structlog 26.1.0: the generic BoundLogger's `__getattr__` caches `partial(self._proxy_to_logger,
+# name)` on itself; after a call of `_process_event` the partial came back as a handle of the
+# code's process, and the test's `pickle.dumps(logger)` failed ("a callable of the code under
+# test's process cannot be pickled") where plain pytest passes (`test_pickle[3..5]`).
+CACHED_PARTIAL = {
+    "pyproject.toml": "[project]\nname = 'logs'\nversion = '0'\n",
+    "logs/__init__.py": "",
+    "logs/core.py": '''\
+        from functools import partial
+
+
+        class Logger:
+            def __init__(self):
+                self.calls = 0
+
+            def __getattr__(self, name):
+                if name.startswith("__"):
+                    raise AttributeError(name)
+                wrapped = partial(self._proxy, name)
+                setattr(self, name, wrapped)
+                return wrapped
+
+            def _proxy(self, name, *args):
+                return process(self, name, *args)
+
+
+        def process(logger, name, *args):
+            """``(name, args)``, counted in ``logger.calls``."""
+            logger.calls += 1
+            return (name, args)
+        ''',
+    "tests/test_core.py": '''\
+        import pickle
+
+        from logs.core import Logger
+
+
+        def test_pickle():
+            logger = Logger()
+            assert logger.info("hi") == ("info", ("hi",))
+            again = pickle.loads(pickle.dumps(logger))
+            assert again.info("hi") == ("info", ("hi",)) and again.calls == 2
+        ''',
+}
+
+
+async def test_a_partial_of_a_bound_method_left_as_it_came_goes_back_as_itself(tmp_path):
+    """A partial of a method of the object the code is given, which that object holds, goes
+    back as the test's own when the code left it as it came (so that it pickles); a wrong
+    body fails."""
+    root = make(tmp_path / "logs", CACHED_PARTIAL)
+    _, run = await review(root, "logs/core.py", "process")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "logs/core.py", "process",
+                          "def process(logger, name, *args):\n    return (name, args)\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -222,11 +222,14 @@ def _as_sent(obj):
 def _partial_as_sent(obj):
     """:func:`_as_sent` of a ``functools.partial``: its function, arguments, keywords and
     ``__dict__`` (its plain data crosses: ``functools.update_wrapper``'s ``__name__``), when
-    each is plain data, a proxy or a function; else None."""
+    each is plain data, a proxy or a function (a bound method too: structlog's BoundLogger
+    keeps ``partial(self._proxy_to_logger, name)``, its object written back apart); else
+    None."""
     import types
 
     state = _state(obj)
-    if not all(_leaf(v) or type(v) in (types.FunctionType, types.BuiltinFunctionType) for v in (
+    if not all(_leaf(v) or type(v) in (types.FunctionType, types.BuiltinFunctionType,
+                                       types.MethodType) for v in (
             obj.func, *obj.args, *obj.keywords.values(), *state.values())):
         return None
     return [("func", obj.func, None), ("args", obj.args, None), ("keywords", obj.keywords, [
