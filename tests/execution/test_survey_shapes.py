@@ -5415,3 +5415,87 @@ async def test_a_partial_of_a_bound_method_left_as_it_came_goes_back_as_itself(t
     _, run = await review(root, "logs/core.py", "process",
                           "def process(logger, name, *args):\n    return (name, args)\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# structlog 26.1.0: `_find_first_app_frame_and_name` walks `sys._getframe().f_back` past
+# structlog's own frames to its caller's (CallsiteParameterAdder reads the frame's file, line
+# and function): in the code's process that stack was the subject's, and the frame could not
+# cross back ("the code under test sent what the judge does not rebuild (an object of
+# builtins.frame ...)"): 90 tests "not judged".
+WALK = {
+    "pyproject.toml": "[project]\nname = 'walk'\nversion = '0'\n",
+    "walk/__init__.py": "",
+    "walk/core.py": '''\
+        import sys
+
+
+        def first_app_frame():
+            """The first frame of the stack outside ``walk``, and its module's name."""
+            f = sys._getframe()
+            name = f.f_globals.get("__name__") or "?"
+            while name.startswith("walk"):
+                f = f.f_back
+                name = f.f_globals.get("__name__") or "?"
+            return f, name
+
+
+        def caller_global():
+            """The caller's global ``VALUE``."""
+            return sys._getframe(1).f_globals["VALUE"]
+        ''',
+    "walk/adder.py": '''\
+        from walk.core import first_app_frame
+
+
+        def where():
+            frame, name = first_app_frame()
+            return name, frame.f_code.co_name, frame.f_lineno
+        ''',
+    "tests/test_core.py": '''\
+        import sys
+
+        from walk.adder import where
+        from walk.core import caller_global, first_app_frame
+
+        VALUE = 3
+
+
+        def test_where():
+            line = sys._getframe().f_lineno + 1
+            assert where() == (__name__, "test_where", line)
+
+
+        def test_the_frame_is_the_tests():
+            frame, name = first_app_frame()
+            assert frame is sys._getframe() and name == __name__
+
+
+        def test_caller_global():
+            assert caller_global() == 3
+        ''',
+}
+
+
+async def test_the_code_walks_the_tests_stack_from_its_own_frame(tmp_path):
+    """The code is called from frames standing for the test's stack: walking ``f_back``
+    past its own frames it finds its callers' names, functions and lines, the frame it
+    returns is the test's own; reading their globals but ``__name__`` is "not judged"; a
+    wrong body fails."""
+    root = make(tmp_path / "walk", WALK)
+    _, run = await review(root, "walk/core.py", "first_app_frame")
+    found = {name: (o.status, o.message) for name, o in by_name(run).items()}
+    assert {name: status for name, (status, _) in found.items()} == {
+        "test_where": "passed", "test_the_frame_is_the_tests": "passed"}, found
+    _, run = await review(root, "walk/core.py", "caller_global")
+    (outcome,) = run.outcomes
+    assert outcome.status == "not judged" and "'VALUE'" in outcome.message, outcome
+    wrong = '''def first_app_frame():
+    f = sys._getframe()
+    name = f.f_globals.get("__name__") or "?"
+    while name.startswith("walk"):
+        f = f.f_back
+        name = f.f_globals.get("__name__") or "?"
+    return f.f_back, name
+'''
+    _, run = await review(root, "walk/core.py", "first_app_frame", wrong)
+    assert {o.status for o in run.outcomes} == {"failed"}, run.outcomes

@@ -846,6 +846,76 @@ class RemoteObject:
         _misuse(self._channel, self._meta.get("class", self._name), what)
 
 
+class StackGlobals(dict):
+    """The ``f_globals`` of a frame of the code's process standing for one of the test's
+    stack (:func:`mirrored`; ``number``: the judge's number of that frame): only its
+    module's ``__name__`` is read there; any other read or use makes the test "not judged"
+    (the test's globals stay in its process)."""
+
+    __slots__ = ("channel", "number")
+
+    def get(self, key, default=None):
+        return dict.get(self, key, default) if key == "__name__" else self._misused(key)
+
+    def __getitem__(self, key):
+        return dict.__getitem__(self, key) if key == "__name__" else self._misused(key)
+
+    def __contains__(self, key):
+        return dict.__contains__(self, key) if key == "__name__" else self._misused(key)
+
+    def _misused(self, what):
+        _misuse(self.channel, "a frame of the test's", f".f_globals: {what!r}")
+
+
+for _operation in ("__iter__", "__len__", "__eq__", "__ne__", "__or__", "__reversed__",
+                   "__setitem__", "__delitem__", "keys", "items", "values", "copy", "pop",
+                   "popitem", "setdefault", "update", "clear"):
+    setattr(StackGlobals, _operation, lambda self, *args, _what=_operation: self._misused(
+        _what))
+
+
+@cache
+def _mirror_code(lines, name, qualname, filename, first):
+    """The code of a function ``f(*a, **k)`` calling ``next_call`` (a free variable) at
+    line ``first + lines``, named and placed as a frame of the test's stack."""
+    import types
+
+    body = ["def _m(next_call):", "    def f(*a, **k):"]
+    body += ([""] * (lines - 1) + ["        return next_call(*a, **k)"]) if lines else []
+    body[-1] += "" if lines else " return next_call(*a, **k)"
+    outer = next(c for c in compile("\n".join([*body, "    return f", ""]), "<mirror>",
+                                    "exec").co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in outer.co_consts if isinstance(c, types.CodeType))
+    return inner.replace(co_name=name, co_filename=filename, co_firstlineno=first, **(
+        {"co_qualname": qualname} if hasattr(inner, "co_qualname") else {}))
+
+
+def mirrored(stack, target, channel):
+    """``target`` called from frames standing for the test's stack at the call (``stack``,
+    outermost first: ``[number, module, name, qualname, file, first line, line]`` of each
+    frame, :meth:`JudgeClient.stack_of`), so that the code walking ``f_back`` past its own
+    frames (structlog's ``_find_first_app_frame_and_name``, ``logging``'s ``stacklevel``)
+    finds the test's callers' names, files and lines as under plain pytest; such a frame
+    crosses back as the test's own (``k``), and its ``f_globals`` answer ``__name__`` only
+    (:class:`StackGlobals`). ``target`` itself when ``stack`` is malformed."""
+    import types
+
+    call = target
+    try:
+        for number, module, name, qualname, filename, first, line in reversed(stack):
+            if not (type(number) is int and type(first) is int and type(line) is int and all(
+                    type(t) is str for t in (name, qualname, filename)) and first > 0):
+                return target
+            space = StackGlobals({} if type(module) is not str else {"__name__": module})
+            space.channel, space.number = channel, number
+            code = _mirror_code(max(0, min(line - first, 100_000)), name, qualname,
+                                filename, first)
+            call = types.FunctionType(code, space, name, None, (types.CellType(call),))
+    except (TypeError, ValueError):
+        return target
+    return call
+
+
 def _misuse_of(operation):
     def misused(self, *args, **kwargs):
         return self._misused(operation)
@@ -1104,6 +1174,8 @@ class Codec:
         # target's file (tests/: its helper modules are the tests' too)
         self.test_patterns = ()  # the judge's: pytest's python_files (test_*.py) that the
         # target's file does not match (a test module of tests not run in this session)
+        self.stack_frames = {}  # the judge's: number -> a frame of the test's stack at the
+        # calls under way (:func:`mirrored`)
 
     # -- policy ------------------------------------------------------------------------------
 
@@ -1309,6 +1381,9 @@ class Codec:
         if judge and (getattr(kind, "__module__", None) == "unittest.mock" or kind in (
                 types.FrameType, types.TracebackType)):  # a mock the test patched in, a
             return self._export(value, b"o", out)  # frame of its own: its opaque object
+        if kind is types.FrameType and type(value.f_globals) is StackGlobals:
+            out.append(b"k%d;" % value.f_globals.number)  # (mirrored: the test's own)
+            return None
         if forbidden(getattr(kind, "__module__", None)) or isinstance(value, (
                 types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)):
             return self._cannot("an object of " + _name(kind), out)
@@ -2111,6 +2186,14 @@ class Codec:
             _dress(proxy, meta)
         return proxy, at
 
+    def load_stack_frame(self, data, at, table, depth):
+        """``k<n>;``: the test's frame ``n`` of the calls under way (:func:`mirrored`)."""
+        number, at = self._num(data, at, b";")
+        found = self.stack_frames.get(int(number)) if self.strict else None
+        if found is None:
+            raise ValueError("a frame of the test's no call under way has")
+        return found, at
+
     def load_unchanged(self, data, at, table, depth):
         """``V<n>;``: this side's object ``n`` of the call, which the other side left as it
         was (:func:`_as_sent`): itself."""
@@ -2898,7 +2981,7 @@ _LOAD = {
     b"w": Codec.load_tracked,
     b"W": partial(Codec.load_tracked, theirs=True), b"U": Codec.load_unsent,
     b"A": Codec.load_run, b"K": Codec.load_subclass, b"M": Codec.load_module,
-    b"B": Codec.load_bound, b"V": Codec.load_unchanged,
+    b"B": Codec.load_bound, b"V": Codec.load_unchanged, b"k": Codec.load_stack_frame,
 }
 """The decoder's table: tag byte -> ``load_<op>`` (``partial``: one loader for several
 tags, its keyword naming the tag's kind)."""

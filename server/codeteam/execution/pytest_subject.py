@@ -417,8 +417,9 @@ class Subject(Channel):
 
         out = []
         try:
-            out = [[f.filename, f.lineno] for f in traceback.extract_tb(exc.__traceback__)
-                   if f.filename != self.here]
+            out = [[f.f_code.co_filename, line] for f, line in traceback.walk_tb(
+                exc.__traceback__) if f.f_code.co_filename != self.here and type(
+                f.f_globals) is not _codec.StackGlobals]
         except Exception:  # noqa: S110, BLE001
             pass
         if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
@@ -870,7 +871,9 @@ class Subject(Channel):
             except BaseException as exc:  # noqa: BLE001
                 return self.raised(exc)
         try:
-            value = self.target(*args, **kwargs)
+            stack = request.get("stack")  # (called from frames standing for the test's)
+            value = (_codec.mirrored(stack, self.target, self) if type(stack) is list else (
+                self.target))(*args, **kwargs)
             import inspect
 
             if request.get("awaited") is not False and type(type(value)) is not (
@@ -2099,22 +2102,50 @@ class JudgeClient(Channel):
         if self.pass_not_judged is None:
             self.pass_not_judged = reason
 
-    def forward(self, args, kwargs, awaited=None):
+    def forward(self, args, kwargs, awaited=None, caller=None):
         """The view's call of the judged function; ``awaited``: whether the view's function
         is an ``async def`` (the subject then runs the code's coroutine to completion; a
-        plain ``def``'s coroutine crosses as a handle, as any value it returns)."""
+        plain ``def``'s coroutine crosses as a handle, as any value it returns); ``caller``:
+        the frame that called the view's function (the code is called from frames standing
+        for its stack: :func:`_codec.mirrored`)."""
         __tracebackhide__ = True
-        value = self.call_handle(None, args, kwargs, awaited)
+        stack = self.stack_of(caller) if caller is not None and not awaited else None
+        try:
+            value = self.call_handle(None, args, kwargs, awaited, stack)
+        finally:
+            if self.depth == 0:
+                self.codec.stack_frames.clear()
         self.returned.append(value)
         return value
 
-    def call_handle(self, proxy, args, kwargs, awaited=None):
+    def stack_of(self, frame):
+        """``[number, module, name, qualname, file, first line, line]`` of each frame from
+        ``frame`` outward, outermost first (codeteam's own left out: plain pytest has none),
+        each numbered in :attr:`Codec.stack_frames` for the calls under way (a frame of
+        them the code returns is the test's own)."""
+        found = []
+        frames = self.codec.stack_frames
+        while frame is not None and len(found) < 1000:
+            module = frame.f_globals.get("__name__")
+            if not (type(module) is str and module.startswith(("_codeteam", "codeteam."))):
+                code = frame.f_code
+                frames[len(frames) + 1] = frame
+                found.append([len(frames), module if type(module) is str else None,
+                              code.co_name, getattr(code, "co_qualname", code.co_name),
+                              code.co_filename, code.co_firstlineno,
+                              frame.f_lineno or code.co_firstlineno])
+            frame = frame.f_back
+        return found[::-1]
+
+    def call_handle(self, proxy, args, kwargs, awaited=None, stack=None):
         __tracebackhide__ = True
         if proxy is not None:
             self.check_handle(proxy)
         entered = self.entering()
         request = {"kind": "call", "handle": None if proxy is None else proxy._handle[1],
                    "args": list(args), "kwargs": dict(kwargs)}
+        if stack:
+            request["stack"] = stack
         if awaited is not None:
             request["awaited"] = awaited
         try:
