@@ -38,8 +38,9 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
   ``call`` requests naming the hook, run by the judge on the test's object.
 
 Nothing of ``_pytest``, ``pytest``, ``pluggy`` or codeteam crosses, nor of ``unittest.mock``
-but a mock from the test to the code (the test's object: its calls are the judge's); modules,
-frames and code objects never do; no attribute is set or deleted through a handle, none read
+but a mock from the test to the code (the test's object: its calls are the judge's); modules
+and code objects never do, nor frames but the test's (its opaque objects to the code; one of
+the frames standing for its stack, :func:`mirrored`, back as itself: ``k``); no attribute is set or deleted through a handle, none read
 but the methods of :data:`HOOK_CALLS`, called, and the attributes the judge reads as data
 (:data:`ATTRIBUTE_READ`, :func:`readable`, :func:`frozen_data`).
 """
