@@ -886,7 +886,7 @@ class Subject(Channel):
 
                 value = asyncio.run(_awaited(value))
         except BaseException as exc:  # noqa: BLE001 - SystemExit too: judged there
-            return self.raised(exc)
+            return self.raised(_codec.unmirrored(exc))
         return {"kind": "value", "value": value}
 
     def call_handle(self, proxy, args, kwargs, hook=None):
