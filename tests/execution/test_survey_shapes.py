@@ -5499,3 +5499,52 @@ async def test_the_code_walks_the_tests_stack_from_its_own_frame(tmp_path):
 '''
     _, run = await review(root, "walk/core.py", "first_app_frame", wrong)
     assert {o.status for o in run.outcomes} == {"failed"}, run.outcomes
+
+
+# structlog 26.1.0: `_figure_out_exc_info(True)` returns `sys.exc_info()` when the test calls
+# it in an except block; the code's process raised the test's exception to handle it, and
+# the traceback of that raise could not cross back ("the code under test sent what the
+# judge does not rebuild (an object of builtins.traceback ...)"): 15 tests "not judged".
+HANDLED = {
+    "pyproject.toml": "[project]\nname = 'excs'\nversion = '0'\n",
+    "excs/__init__.py": "",
+    "excs/core.py": '''\
+        import sys
+
+
+        def exc_info(v):
+            """``sys.exc_info()`` when ``v`` is true, else None."""
+            return sys.exc_info() if v else None
+        ''',
+    "tests/test_core.py": '''\
+        import sys
+
+        from excs.core import exc_info
+
+
+        def test_in_an_except_block():
+            try:
+                1 / 0
+            except ZeroDivisionError:
+                ei = sys.exc_info()
+                assert exc_info(True) == ei
+
+
+        def test_false():
+            assert exc_info(False) is None
+        ''',
+}
+
+
+async def test_the_traceback_of_the_exception_the_test_handles_goes_back_as_its_own(tmp_path):
+    """The traceback of the exception the test handles at the call, which the code's
+    ``sys.exc_info()`` gives, goes back as the test's own; a wrong body fails."""
+    root = make(tmp_path / "excs", HANDLED)
+    _, run = await review(root, "excs/core.py", "exc_info")
+    found = {name: (o.status, o.message) for name, o in by_name(run).items()}
+    assert {name: status for name, (status, _) in found.items()} == {
+        "test_in_an_except_block": "passed", "test_false": "passed"}, found
+    _, run = await review(root, "excs/core.py", "exc_info",
+                          "def exc_info(v):\n    return sys.exc_info()\n")
+    found = {name: o.status for name, o in by_name(run).items()}
+    assert found == {"test_in_an_except_block": "passed", "test_false": "failed"}, found

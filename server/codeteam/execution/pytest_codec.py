@@ -1194,7 +1194,9 @@ class Codec:
         self.test_patterns = ()  # the judge's: pytest's python_files (test_*.py) that the
         # target's file does not match (a test module of tests not run in this session)
         self.stack_frames = {}  # the judge's: number -> a frame of the test's stack at the
-        # calls under way (:func:`mirrored`)
+        # calls under way (:func:`mirrored`); 0: the traceback of the exception the test
+        # handles at the call
+        self.handled = None  # the subject's: the traceback of that exception raised here
 
     # -- policy ------------------------------------------------------------------------------
 
@@ -1402,6 +1404,9 @@ class Codec:
             return self._export(value, b"o", out)  # frame of its own: its opaque object
         if kind is types.FrameType and type(value.f_globals) is StackGlobals:
             out.append(b"k%d;" % value.f_globals.number)  # (mirrored: the test's own)
+            return None
+        if kind is types.TracebackType and value is self.handled:  # (the exception the
+            out.append(b"k0;")  # test handles, raised here: its traceback is the test's)
             return None
         if forbidden(getattr(kind, "__module__", None)) or isinstance(value, (
                 types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)):
@@ -2206,7 +2211,8 @@ class Codec:
         return proxy, at
 
     def load_stack_frame(self, data, at, table, depth):
-        """``k<n>;``: the test's frame ``n`` of the calls under way (:func:`mirrored`)."""
+        """``k<n>;``: the test's frame ``n`` of the calls under way (:func:`mirrored`), or
+        (``k0;``) the traceback of the exception it handles at the call."""
         number, at = self._num(data, at, b";")
         found = self.stack_frames.get(int(number)) if self.strict else None
         if found is None:

@@ -665,6 +665,7 @@ class Subject(Channel):
         followed, for a handle, by its making request's ``after``: written back where the
         judge has them (the test's own objects, numbered as in that request)."""
         saved = self.apply(request)
+        handled = self.codec.handled  # (a call nested in one made in the test's except block)
         if request["kind"] == "call" and request.get("handle") is None:
             self.target, problem = self.targets.get(self.plain, (None, self.problem))
             problem = self.problem or problem
@@ -741,6 +742,8 @@ class Subject(Channel):
                     try:  # except block: sys.exc_info() is its exception (backoff's handlers)
                         raise handling
                     except BaseException:  # noqa: BLE001 - (it is raised here to be handled)
+                        self.codec.handled = handling.__traceback__  # (its traceback here:
+                        # the test's own when it goes back)
                         reply = self.dispatch(request, args, kwargs)
                 else:
                     reply = self.dispatch(request, args, kwargs)
@@ -832,6 +835,7 @@ class Subject(Channel):
         for handle in range(handles + 1, len(self.codec.exported) + 1):  # (exported as it
             # was encoded, or given to a callback of the test's during the call)
             self.made_by.setdefault(handle, (self.codec.tables(), after))
+        self.codec.handled = handled
         return reply
 
     def context_changed(self, before):
@@ -2312,6 +2316,8 @@ class JudgeClient(Channel):
             try:  # the exception can cross
                 self.codec.dumps(handling)
                 request["handling"] = handling
+                if handling.__traceback__ is not None:  # (what the code's sys.exc_info()
+                    self.codec.stack_frames[0] = handling.__traceback__  # gives back: k0)
             except Exception:  # noqa: S110, BLE001 - (CannotCross, a strange exception)
                 pass
         values = {key: request.pop(key) for key in ("args", "kwargs", "globals", "states",
