@@ -911,28 +911,43 @@ def _mirror_code(lines, name, qualname, filename, first):
 
 def mirrored(stack, target, channel):
     """``target`` called from frames standing for the test's stack at the call (``stack``,
-    outermost first: ``[number, module, name, qualname, file, first line, line]`` of each
-    frame, :meth:`JudgeClient.stack_of`), so that the code walking ``f_back`` past its own
-    frames (structlog's ``_find_first_app_frame_and_name``, ``logging``'s ``stacklevel``)
-    finds the test's callers' names, files and lines as under plain pytest; such a frame
-    crosses back as the test's own (``k``), and its ``f_globals`` answer ``__name__`` only
-    (:class:`StackGlobals`). ``target`` itself when ``stack`` is malformed."""
+    :meth:`JudgeClient.stack_of`'s text: outermost first, each frame's module name, function
+    name, qualified name, file, first line and line), so that the code walking ``f_back``
+    past its own frames (structlog's ``_find_first_app_frame_and_name``, ``logging``'s
+    ``stacklevel``) finds the test's callers' names, files and lines as under plain pytest;
+    such a frame crosses back as the test's own (``k``), and its ``f_globals`` answer
+    ``__name__`` only (:class:`StackGlobals`). The functions of the last stack are kept (a
+    test calling in a loop sends the same text). ``target`` itself when ``stack`` is
+    malformed."""
     import types
 
-    call = target
-    try:
-        for number, module, name, qualname, filename, first, line in reversed(stack):
-            if not (type(number) is int and type(first) is int and type(line) is int and all(
-                    type(t) is str for t in (name, qualname, filename)) and first > 0):
-                return target
-            space = StackGlobals({} if type(module) is not str else {"__name__": module})
-            space.channel, space.number = channel, number
-            code = _mirror_code(max(0, min(line - first, 100_000)), name, qualname,
-                                filename, first)
-            call = types.FunctionType(code, space, name, None, (types.CellType(call),))
-    except (TypeError, ValueError):
+    text, made = _MIRRORS
+    if stack != text:
+        made = []
+        try:
+            for number, frame in enumerate(stack.split("\1"), 1):
+                module, name, qualname, filename, first, line = frame.split("\0")
+                first, line = int(first), int(line)
+                space = StackGlobals({"__name__": module} if module else {})
+                space.channel, space.number = channel, number
+                code = _mirror_code(max(0, min(line - first, 100_000)), name, qualname,
+                                    filename, first)
+                cell = types.CellType()
+                made.append((types.FunctionType(code, space, name, None, (cell,)), cell))
+        except (TypeError, ValueError, AttributeError):
+            _MIRRORS[:] = [None, []]
+            return target
+        for index in range(len(made) - 1):
+            made[index][1].cell_contents = made[index + 1][0]
+        _MIRRORS[:] = [stack, made]
+    if not made:
         return target
-    return call
+    made[-1][1].cell_contents = target
+    return made[0][0]
+
+
+_MIRRORS = [None, []]
+"""The last stack :func:`mirrored` read, and its functions with the cells they call."""
 
 
 def _misuse_of(operation):

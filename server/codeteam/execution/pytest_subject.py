@@ -876,7 +876,7 @@ class Subject(Channel):
                 return self.raised(exc)
         try:
             stack = request.get("stack")  # (called from frames standing for the test's)
-            value = (_codec.mirrored(stack, self.target, self) if type(stack) is list else (
+            value = (_codec.mirrored(stack, self.target, self) if type(stack) is str else (
                 self.target))(*args, **kwargs)
             import inspect
 
@@ -1306,6 +1306,7 @@ class JudgeClient(Channel):
         self.broken = None
         self.calls = threading.RLock()
         self.known_modules = 0
+        self.stack_texts = {}  # (code, line) -> its frame's text in stack_of ("": codeteam's)
         self.watched = {}  # module name -> (module, its globals, its classes' attributes)
         self.libraries = set()  # the names of those that are library modules the others hold
         self.held = {}  # project module name -> its data globals' contents (see _held_data)
@@ -2113,33 +2114,43 @@ class JudgeClient(Channel):
         the frame that called the view's function (the code is called from frames standing
         for its stack: :func:`_codec.mirrored`)."""
         __tracebackhide__ = True
-        stack = self.stack_of(caller) if caller is not None and not awaited else None
+        outer, self.codec.stack_frames = self.codec.stack_frames, {}
         try:
+            stack = self.stack_of(caller) if caller is not None and not awaited else None
             value = self.call_handle(None, args, kwargs, awaited, stack)
         finally:
-            if self.depth == 0:
-                self.codec.stack_frames.clear()
+            self.codec.stack_frames = outer  # (a frame of this call's no longer resolves)
         self.returned.append(value)
         return value
 
     def stack_of(self, frame):
-        """``[number, module, name, qualname, file, first line, line]`` of each frame from
-        ``frame`` outward, outermost first (codeteam's own left out: plain pytest has none),
-        each numbered in :attr:`Codec.stack_frames` for the calls under way (a frame of
-        them the code returns is the test's own)."""
-        found = []
-        frames = self.codec.stack_frames
+        """The text :func:`_codec.mirrored` reads of the frames from ``frame`` outward,
+        outermost first (codeteam's own left out: plain pytest has none): each frame's
+        module name, function name, qualified name, file, first line and line, numbered by
+        their place (from 1) in :attr:`Codec.stack_frames` for the call (a frame of them the
+        code returns is the test's own)."""
+        found, texts, cache = [], [], self.stack_texts
         while frame is not None and len(found) < 1000:
-            module = frame.f_globals.get("__name__")
-            if not (type(module) is str and module.startswith(("_codeteam", "codeteam."))):
-                code = frame.f_code
-                frames[len(frames) + 1] = frame
-                found.append([len(frames), module if type(module) is str else None,
-                              code.co_name, getattr(code, "co_qualname", code.co_name),
-                              code.co_filename, code.co_firstlineno,
-                              frame.f_lineno or code.co_firstlineno])
+            code = frame.f_code
+            key = (code, frame.f_lineno)
+            text = cache.get(key)
+            if text is None:
+                module = frame.f_globals.get("__name__")
+                text = "" if type(module) is str and module.startswith((
+                    "_codeteam", "codeteam.")) else "\0".join([
+                        module if type(module) is str else "", code.co_name,
+                        getattr(code, "co_qualname", code.co_name), code.co_filename,
+                        str(code.co_firstlineno), str(frame.f_lineno or code.co_firstlineno)])
+                if len(cache) > 10_000:
+                    cache.clear()
+                cache[key] = text
+            if text:
+                found.append(frame)
+                texts.append(text)
             frame = frame.f_back
-        return found[::-1]
+        found.reverse()
+        self.codec.stack_frames.update(enumerate(found, 1))
+        return "\1".join(reversed(texts))
 
     def call_handle(self, proxy, args, kwargs, awaited=None, stack=None):
         __tracebackhide__ = True
