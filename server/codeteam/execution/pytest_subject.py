@@ -1637,7 +1637,9 @@ class JudgeClient(Channel):
         self.generation += 1
         if self.imports is not None:
             self.imports.started()  # (before the code can write)
+        frames = self.codec.stack_frames  # (those of the call starting it: see forward)
         self.codec = Codec(True, self)
+        self.codec.stack_frames = frames
         self.codec.heard = self.heard
         self.codec.generation = self.generation
         root = self.config.get("root")
