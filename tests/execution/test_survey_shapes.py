@@ -5429,8 +5429,13 @@ WALK = {
         import sys
 
 
-        def first_app_frame():
-            """The first frame of the stack outside ``walk``, and its module's name."""
+        def first_app_frame(end=False):
+            """The first frame of the stack outside ``walk``, and its module's name; ``end``:
+            its process ends instead."""
+            if end:
+                import os
+
+                os._exit(3)
             f = sys._getframe()
             name = f.f_globals.get("__name__") or "?"
             while name.startswith("walk"):
@@ -5460,6 +5465,10 @@ WALK = {
         VALUE = 3
 
 
+        def test_an_ended_process():
+            first_app_frame(end=True)
+
+
         def test_where():
             line = sys._getframe().f_lineno + 1
             assert where() == (__name__, "test_where", line)
@@ -5485,11 +5494,12 @@ async def test_the_code_walks_the_tests_stack_from_its_own_frame(tmp_path):
     _, run = await review(root, "walk/core.py", "first_app_frame")
     found = {name: (o.status, o.message) for name, o in by_name(run).items()}
     assert {name: status for name, (status, _) in found.items()} == {
-        "test_where": "passed", "test_the_frame_is_the_tests": "passed"}, found
+        "test_an_ended_process": "error", "test_where": "passed",
+        "test_the_frame_is_the_tests": "passed"}, found  # (the last two: a new process)
     _, run = await review(root, "walk/core.py", "caller_global")
-    (outcome,) = run.outcomes
-    assert outcome.status == "not judged" and "'VALUE'" in outcome.message, outcome
-    wrong = '''def first_app_frame():
+    outcome = by_name(run)["test_caller_global"]
+    assert outcome.status == "not judged" and "'VALUE'" in outcome.message, run.outcomes
+    wrong = '''def first_app_frame(end=False):
     f = sys._getframe()
     name = f.f_globals.get("__name__") or "?"
     while name.startswith("walk"):
@@ -5498,7 +5508,9 @@ async def test_the_code_walks_the_tests_stack_from_its_own_frame(tmp_path):
     return f.f_back, name
 '''
     _, run = await review(root, "walk/core.py", "first_app_frame", wrong)
-    assert {o.status for o in run.outcomes} == {"failed"}, run.outcomes
+    found = {name: o.status for name, o in by_name(run).items()}
+    assert found == {"test_an_ended_process": "passed", "test_where": "failed",
+                     "test_the_frame_is_the_tests": "failed"}, found
 
 
 # structlog 26.1.0: `_figure_out_exc_info(True)` returns `sys.exc_info()` when the test calls
