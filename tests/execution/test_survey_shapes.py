@@ -5313,13 +5313,20 @@ FRAME_VAR = {
         def caller():
             """The frame ``CALLER`` holds."""
             return CALLER.get()
+
+
+        def is_frame(x):
+            """Whether ``x`` is a frame."""
+            import types
+
+            return isinstance(x, types.FrameType)
         ''',
     "tests/test_core.py": '''\
         import sys
 
         import pytest
 
-        from calls.core import CALLER, caller, caller_name, double
+        from calls.core import CALLER, caller, caller_name, double, is_frame
 
 
         @pytest.fixture(autouse=True)
@@ -5339,6 +5346,10 @@ FRAME_VAR = {
 
         def test_caller():
             assert caller() is CALLER.get()
+
+
+        def test_is_frame():
+            assert is_frame(sys._getframe()) and not is_frame(1)
         ''',
 }
 
@@ -5357,6 +5368,11 @@ async def test_a_frame_in_a_context_variable_the_code_does_not_read_is_judged(tm
     _, run = await review(root, "calls/core.py", "caller_name")
     assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
     assert "f_code" in run.outcomes[0].message, run.outcomes[0].message
+    _, run = await review(root, "calls/core.py", "is_frame")  # (its class is a frame's)
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "calls/core.py", "is_frame",
+                          "def is_frame(x):\n    return isinstance(x, type(len))\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
 
 
 # structlog 26.1.0: the generic BoundLogger's `__getattr__` caches `partial(self._proxy_to_logger,

@@ -807,7 +807,11 @@ class RemoteObject:
 
     @property
     def __class__(self):  # isinstance() asks for it when the type is not the one checked
-        return self._misused("its class")
+        import types
+
+        found = {"builtins.frame": types.FrameType, "builtins.traceback": types.TracebackType}
+        kind = found.get(self._meta.get("class"))  # (the test's frame, traceback: C types
+        return kind if kind is not None else self._misused("its class")  # of no code)
 
     def __getattr__(self, name):
         if name in HOOK_CALLS and not _is_dunder(name) and name in self._hooks():
