@@ -5533,7 +5533,7 @@ async def test_the_code_walks_the_tests_stack_from_its_own_frame(tmp_path):
 # it in an except block; the code's process raised the test's exception to handle it, and
 # the traceback of that raise could not cross back ("the code under test sent what the
 # judge does not rebuild (an object of builtins.traceback ...)"): 15 tests "not judged".
-HANDLED = {
+HANDLED_TRACEBACK = {
     "pyproject.toml": "[project]\nname = 'excs'\nversion = '0'\n",
     "excs/__init__.py": "",
     "excs/core.py": '''\
@@ -5567,7 +5567,7 @@ HANDLED = {
 async def test_the_traceback_of_the_exception_the_test_handles_goes_back_as_its_own(tmp_path):
     """The traceback of the exception the test handles at the call, which the code's
     ``sys.exc_info()`` gives, goes back as the test's own; a wrong body fails."""
-    root = make(tmp_path / "excs", HANDLED)
+    root = make(tmp_path / "excs", HANDLED_TRACEBACK)
     _, run = await review(root, "excs/core.py", "exc_info")
     found = {name: (o.status, o.message) for name, o in by_name(run).items()}
     assert {name: status for name, (status, _) in found.items()} == {
