@@ -333,7 +333,8 @@ def test_what_the_judge_cannot_send_is_refused():
 
     import unittest.mock
 
-    for value in (sys._getframe(), sys._getframe().f_code, unittest.mock.patch):
+    for value in (sys._getframe().f_code, unittest.mock.patch):  # (a frame of the test's
+        # crosses as its opaque object)
         with pytest.raises(ps.CannotCross):
             judge.dumps(value)
     mocked = subject.loads(judge.dumps(unittest.mock.Mock()))  # a mock the test patched in:
@@ -546,7 +547,7 @@ def _client(errors):
 def test_a_callbacks_answer_that_cannot_cross_is_not_judged():
     errors: list = []
     client = _client(errors)
-    client.codec.exported[1] = sys._getframe  # its answer: a frame of the judge's
+    client.codec.exported[1] = lambda: sys._getframe().f_code  # its answer: a code object
     with pytest.raises(JudgeError, match="could not cross") as raised:
         client.serve_judge({"kind": "call", "handle": 1, "args": [], "kwargs": {}})
     assert raised.value.not_judged and errors == [raised.value]
@@ -564,7 +565,7 @@ def test_a_value_that_cannot_cross_is_the_judges_outcome_never_a_type_error():
         for ran in (False, True):  # before and after the candidate ran for the test
             client.returned = [1] if ran else []
             with pytest.raises(JudgeError, match="could not cross") as raised:
-                client.forward([sys._getframe()], {})
+                client.forward([sys._getframe().f_code], {})
             assert not isinstance(raised.value, Exception) and raised.value.not_judged
             assert str(raised.value).startswith(
                 "a value could not cross" if ran else "the test's arguments could not cross")

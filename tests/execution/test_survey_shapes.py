@@ -5883,3 +5883,292 @@ async def test_an_example_after_one_not_judged_is_not_judged(tmp_path):
     assert statuses == {"doctest:1": "passed", "doctest:2": "not judged",
                         "doctest:3": "not judged"}, run.outcomes
     assert "follows doctest:2" in by_name(run)["doctest:3"].message, run.outcomes
+# structlog 26.1.0: its async logger methods set `_ASYNC_CALLING_STACK` (a ContextVar of
+# `structlog.contextvars`) to the caller's frame; every test calling a function in that
+# context was "not judged" ("the test's context variable ... holds what cannot cross (an
+# object of builtins.frame)"), even when the code never reads the variable: 47 tests.
+FRAME_VAR = {
+    "pyproject.toml": "[project]\nname = 'calls'\nversion = '0'\n",
+    "calls/__init__.py": "",
+    "calls/core.py": '''\
+        import contextvars
+
+        CALLER = contextvars.ContextVar("CALLER")
+
+
+        def double(x):
+            """``2 * x``."""
+            return 2 * x
+
+
+        def caller_name():
+            """The name of the function whose frame ``CALLER`` holds."""
+            return CALLER.get().f_code.co_name
+
+
+        def caller():
+            """The frame ``CALLER`` holds."""
+            return CALLER.get()
+
+
+        def is_frame(x):
+            """Whether ``x`` is a frame."""
+            import types
+
+            return isinstance(x, types.FrameType)
+        ''',
+    "tests/test_core.py": '''\
+        import sys
+
+        import pytest
+
+        from calls.core import CALLER, caller, caller_name, double, is_frame
+
+
+        @pytest.fixture(autouse=True)
+        def _frame():
+            token = CALLER.set(sys._getframe())
+            yield
+            CALLER.reset(token)
+
+
+        def test_double():
+            assert double(2) == 4
+
+
+        def test_caller_name():
+            assert caller_name() == "_frame"
+
+
+        def test_caller():
+            assert caller() is CALLER.get()
+
+
+        def test_is_frame():
+            assert is_frame(sys._getframe()) and not is_frame(1)
+        ''',
+}
+
+
+async def test_a_frame_in_a_context_variable_the_code_does_not_read_is_judged(tmp_path):
+    """A frame the test's context variable holds crosses as the test's opaque object: a
+    call that does not look into it is judged, one that reads it is "not judged", the frame
+    comes back as itself, and a wrong body fails."""
+    root = make(tmp_path / "calls", FRAME_VAR)
+    _, run = await review(root, "calls/core.py", "double")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "calls/core.py", "double", "def double(x):\n    return x\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+    _, run = await review(root, "calls/core.py", "caller")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "calls/core.py", "caller_name")
+    assert [o.status for o in run.outcomes] == ["not judged"], run.outcomes
+    assert "f_code" in run.outcomes[0].message, run.outcomes[0].message
+    _, run = await review(root, "calls/core.py", "is_frame")  # (its class is a frame's)
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "calls/core.py", "is_frame",
+                          "def is_frame(x):\n    return isinstance(x, type(len))\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# structlog 26.1.0: the generic BoundLogger's `__getattr__` caches `partial(self._proxy_to_logger,
+# name)` on itself; after a call of `_process_event` the partial came back as a handle of the
+# code's process, and the test's `pickle.dumps(logger)` failed ("a callable of the code under
+# test's process cannot be pickled") where plain pytest passes (`test_pickle[3..5]`).
+CACHED_PARTIAL = {
+    "pyproject.toml": "[project]\nname = 'logs'\nversion = '0'\n",
+    "logs/__init__.py": "",
+    "logs/core.py": '''\
+        from functools import partial
+
+
+        class Logger:
+            def __init__(self):
+                self.calls = 0
+
+            def __getattr__(self, name):
+                if name.startswith("__"):
+                    raise AttributeError(name)
+                wrapped = partial(self._proxy, name)
+                setattr(self, name, wrapped)
+                return wrapped
+
+            def _proxy(self, name, *args):
+                return process(self, name, *args)
+
+
+        def process(logger, name, *args):
+            """``(name, args)``, counted in ``logger.calls``."""
+            logger.calls += 1
+            return (name, args)
+        ''',
+    "tests/test_core.py": '''\
+        import pickle
+
+        from logs.core import Logger
+
+
+        def test_pickle():
+            logger = Logger()
+            assert logger.info("hi") == ("info", ("hi",))
+            again = pickle.loads(pickle.dumps(logger))
+            assert again.info("hi") == ("info", ("hi",)) and again.calls == 2
+        ''',
+}
+
+
+async def test_a_partial_of_a_bound_method_left_as_it_came_goes_back_as_itself(tmp_path):
+    """A partial of a method of the object the code is given, which that object holds, goes
+    back as the test's own when the code left it as it came (so that it pickles); a wrong
+    body fails."""
+    root = make(tmp_path / "logs", CACHED_PARTIAL)
+    _, run = await review(root, "logs/core.py", "process")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "logs/core.py", "process",
+                          "def process(logger, name, *args):\n    return (name, args)\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# structlog 26.1.0: `_find_first_app_frame_and_name` walks `sys._getframe().f_back` past
+# structlog's own frames to its caller's (CallsiteParameterAdder reads the frame's file, line
+# and function): in the code's process that stack was the subject's, and the frame could not
+# cross back ("the code under test sent what the judge does not rebuild (an object of
+# builtins.frame ...)"): 90 tests "not judged".
+WALK = {
+    "pyproject.toml": "[project]\nname = 'walk'\nversion = '0'\n",
+    "walk/__init__.py": "",
+    "walk/core.py": '''\
+        import sys
+
+
+        def first_app_frame(end=False):
+            """The first frame of the stack outside ``walk``, and its module's name; ``end``:
+            its process ends instead."""
+            if end:
+                import os
+
+                os._exit(3)
+            f = sys._getframe()
+            name = f.f_globals.get("__name__") or "?"
+            while name.startswith("walk"):
+                f = f.f_back
+                name = f.f_globals.get("__name__") or "?"
+            return f, name
+
+
+        def caller_global():
+            """The caller's global ``VALUE``."""
+            return sys._getframe(1).f_globals["VALUE"]
+        ''',
+    "walk/adder.py": '''\
+        from walk.core import first_app_frame
+
+
+        def where():
+            frame, name = first_app_frame()
+            return name, frame.f_code.co_name, frame.f_lineno
+        ''',
+    "tests/test_core.py": '''\
+        import sys
+
+        from walk.adder import where
+        from walk.core import caller_global, first_app_frame
+
+        VALUE = 3
+
+
+        def test_an_ended_process():
+            first_app_frame(end=True)
+
+
+        def test_where():
+            line = sys._getframe().f_lineno + 1
+            assert where() == (__name__, "test_where", line)
+
+
+        def test_the_frame_is_the_tests():
+            frame, name = first_app_frame()
+            assert frame is sys._getframe() and name == __name__
+
+
+        def test_caller_global():
+            assert caller_global() == 3
+        ''',
+}
+
+
+async def test_the_code_walks_the_tests_stack_from_its_own_frame(tmp_path):
+    """The code is called from frames standing for the test's stack: walking ``f_back``
+    past its own frames it finds its callers' names, functions and lines, the frame it
+    returns is the test's own; reading their globals but ``__name__`` is "not judged"; a
+    wrong body fails."""
+    root = make(tmp_path / "walk", WALK)
+    _, run = await review(root, "walk/core.py", "first_app_frame")
+    found = {name: (o.status, o.message) for name, o in by_name(run).items()}
+    assert {name: status for name, (status, _) in found.items()} == {
+        "test_an_ended_process": "error", "test_where": "passed",
+        "test_the_frame_is_the_tests": "passed"}, found  # (the last two: a new process)
+    _, run = await review(root, "walk/core.py", "caller_global")
+    outcome = by_name(run)["test_caller_global"]
+    assert outcome.status == "not judged" and "'VALUE'" in outcome.message, run.outcomes
+    wrong = '''def first_app_frame(end=False):
+    f = sys._getframe()
+    name = f.f_globals.get("__name__") or "?"
+    while name.startswith("walk"):
+        f = f.f_back
+        name = f.f_globals.get("__name__") or "?"
+    return f.f_back, name
+'''
+    _, run = await review(root, "walk/core.py", "first_app_frame", wrong)
+    found = {name: o.status for name, o in by_name(run).items()}
+    assert found == {"test_an_ended_process": "passed", "test_where": "failed",
+                     "test_the_frame_is_the_tests": "failed"}, found
+
+
+# structlog 26.1.0: `_figure_out_exc_info(True)` returns `sys.exc_info()` when the test calls
+# it in an except block; the code's process raised the test's exception to handle it, and
+# the traceback of that raise could not cross back ("the code under test sent what the
+# judge does not rebuild (an object of builtins.traceback ...)"): 15 tests "not judged".
+HANDLED_TRACEBACK = {
+    "pyproject.toml": "[project]\nname = 'excs'\nversion = '0'\n",
+    "excs/__init__.py": "",
+    "excs/core.py": '''\
+        import sys
+
+
+        def exc_info(v):
+            """``sys.exc_info()`` when ``v`` is true, else None."""
+            return sys.exc_info() if v else None
+        ''',
+    "tests/test_core.py": '''\
+        import sys
+
+        from excs.core import exc_info
+
+
+        def test_in_an_except_block():
+            try:
+                1 / 0
+            except ZeroDivisionError:
+                ei = sys.exc_info()
+                assert exc_info(True) == ei
+
+
+        def test_false():
+            assert exc_info(False) is None
+        ''',
+}
+
+
+async def test_the_traceback_of_the_exception_the_test_handles_goes_back_as_its_own(tmp_path):
+    """The traceback of the exception the test handles at the call, which the code's
+    ``sys.exc_info()`` gives, goes back as the test's own; a wrong body fails."""
+    root = make(tmp_path / "excs", HANDLED_TRACEBACK)
+    _, run = await review(root, "excs/core.py", "exc_info")
+    found = {name: (o.status, o.message) for name, o in by_name(run).items()}
+    assert {name: status for name, (status, _) in found.items()} == {
+        "test_in_an_except_block": "passed", "test_false": "passed"}, found
+    _, run = await review(root, "excs/core.py", "exc_info",
+                          "def exc_info(v):\n    return sys.exc_info()\n")
+    found = {name: o.status for name, o in by_name(run).items()}
+    assert found == {"test_in_an_except_block": "passed", "test_false": "failed"}, found

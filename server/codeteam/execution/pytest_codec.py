@@ -38,8 +38,9 @@ type to its ``save_<type>`` method, :data:`_LOAD` a tag byte to its ``load_<op>`
   ``call`` requests naming the hook, run by the judge on the test's object.
 
 Nothing of ``_pytest``, ``pytest``, ``pluggy`` or codeteam crosses, nor of ``unittest.mock``
-but a mock from the test to the code (the test's object: its calls are the judge's); modules,
-frames and code objects never do; no attribute is set or deleted through a handle, none read
+but a mock from the test to the code (the test's object: its calls are the judge's); modules
+and code objects never do, nor frames but the test's (its opaque objects to the code; one of
+the frames standing for its stack, :func:`mirrored`, back as itself: ``k``); no attribute is set or deleted through a handle, none read
 but the methods of :data:`HOOK_CALLS`, called, and the attributes the judge reads as data
 (:data:`ATTRIBUTE_READ`, :func:`readable`, :func:`frozen_data`).
 """
@@ -249,11 +250,14 @@ def _as_sent(obj):
 def _partial_as_sent(obj):
     """:func:`_as_sent` of a ``functools.partial``: its function, arguments, keywords and
     ``__dict__`` (its plain data crosses: ``functools.update_wrapper``'s ``__name__``), when
-    each is plain data, a proxy or a function; else None."""
+    each is plain data, a proxy or a function (a bound method too: structlog's BoundLogger
+    keeps ``partial(self._proxy_to_logger, name)``, its object written back apart); else
+    None."""
     import types
 
     state = _state(obj)
-    if not all(_leaf(v) or type(v) in (types.FunctionType, types.BuiltinFunctionType) for v in (
+    if not all(_leaf(v) or type(v) in (types.FunctionType, types.BuiltinFunctionType,
+                                       types.MethodType) for v in (
             obj.func, *obj.args, *obj.keywords.values(), *state.values())):
         return None
     return [("func", obj.func, None), ("args", obj.args, None), ("keywords", obj.keywords, [
@@ -840,7 +844,11 @@ class RemoteObject:
 
     @property
     def __class__(self):  # isinstance() asks for it when the type is not the one checked
-        return self._misused("its class")
+        import types
+
+        found = {"builtins.frame": types.FrameType, "builtins.traceback": types.TracebackType}
+        kind = found.get(self._meta.get("class"))  # (the test's frame, traceback: C types
+        return kind if kind is not None else self._misused("its class")  # of no code)
 
     def __getattr__(self, name):
         if name in HOOK_CALLS and not _is_dunder(name) and name in self._hooks():
@@ -878,6 +886,109 @@ class RemoteObject:
 
     def _misused(self, what):
         _misuse(self._channel, self._meta.get("class", self._name), what, self._handle)
+
+
+class StackGlobals(dict):
+    """The ``f_globals`` of a frame of the code's process standing for one of the test's
+    stack (:func:`mirrored`; ``number``: the judge's number of that frame): only its
+    module's ``__name__`` is read there; any other read or use makes the test "not judged"
+    (the test's globals stay in its process)."""
+
+    __slots__ = ("channel", "number")
+
+    def get(self, key, default=None):  # (linecache asks for a loader: none, it reads the
+        if key in ("__loader__", "__spec__"):  # file; traceback.print_stack() in the code)
+            return None
+        return dict.get(self, key, default) if key == "__name__" else self._misused(key)
+
+    def __bool__(self):  # (a module's globals are never empty)
+        return True
+
+    def __getitem__(self, key):
+        return dict.__getitem__(self, key) if key == "__name__" else self._misused(key)
+
+    def __contains__(self, key):
+        return dict.__contains__(self, key) if key == "__name__" else self._misused(key)
+
+    def _misused(self, what):
+        _misuse(self.channel, "a frame of the test's", f".f_globals: {what!r}")
+
+
+for _operation in ("__iter__", "__len__", "__eq__", "__ne__", "__or__", "__reversed__",
+                   "__setitem__", "__delitem__", "keys", "items", "values", "copy", "pop",
+                   "popitem", "setdefault", "update", "clear"):
+    setattr(StackGlobals, _operation, lambda self, *args, _what=_operation: self._misused(
+        _what))
+
+
+def unmirrored(exc):
+    """``exc``, the entries of the frames standing for the test's stack (:func:`mirrored`)
+    taken out of its traceback (the code's own is what the test's report shows)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        after = tb.tb_next
+        while after is not None and type(after.tb_frame.f_globals) is StackGlobals:
+            after = after.tb_next
+        tb.tb_next = after
+        tb = after
+    return exc
+
+
+@cache
+def _mirror_code(lines, name, qualname, filename, first):
+    """The code of a function ``f(*a, **k)`` calling ``next_call`` (a free variable) at
+    line ``first + lines``, named and placed as a frame of the test's stack."""
+    import types
+
+    body = ["def _m(next_call):", "    def f(*a, **k):"]
+    body += ([""] * (lines - 1) + ["        return next_call(*a, **k)"]) if lines else []
+    body[-1] += "" if lines else " return next_call(*a, **k)"
+    outer = next(c for c in compile("\n".join([*body, "    return f", ""]), "<mirror>",
+                                    "exec").co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in outer.co_consts if isinstance(c, types.CodeType))
+    return inner.replace(co_name=name, co_filename=filename, co_firstlineno=first, **(
+        {"co_qualname": qualname} if hasattr(inner, "co_qualname") else {}))
+
+
+def mirrored(stack, target, channel):
+    """``target`` called from frames standing for the test's stack at the call (``stack``,
+    :meth:`JudgeClient.stack_of`'s text: outermost first, each frame's module name, function
+    name, qualified name, file, first line and line), so that the code walking ``f_back``
+    past its own frames (structlog's ``_find_first_app_frame_and_name``, ``logging``'s
+    ``stacklevel``) finds the test's callers' names, files and lines as under plain pytest;
+    such a frame crosses back as the test's own (``k``), and its ``f_globals`` answer
+    ``__name__`` only (:class:`StackGlobals`). The functions of the last stack are kept (a
+    test calling in a loop sends the same text). ``target`` itself when ``stack`` is
+    malformed."""
+    import types
+
+    text, made = _MIRRORS
+    if stack != text:
+        made = []
+        try:
+            for number, frame in enumerate(stack.split("\1"), 1):
+                module, name, qualname, filename, first, line = frame.split("\0")
+                first, line = int(first), int(line)
+                space = StackGlobals({"__name__": module} if module else {})
+                space.channel, space.number = channel, number
+                code = _mirror_code(max(0, min(line - first, 100_000)), name, qualname,
+                                    filename, first)
+                cell = types.CellType()
+                made.append((types.FunctionType(code, space, name, None, (cell,)), cell))
+        except (TypeError, ValueError, AttributeError):
+            _MIRRORS[:] = [None, []]
+            return target
+        for index in range(len(made) - 1):
+            made[index][1].cell_contents = made[index + 1][0]
+        _MIRRORS[:] = [stack, made]
+    if not made:
+        return target
+    made[-1][1].cell_contents = target
+    return made[0][0]
+
+
+_MIRRORS = [None, []]
+"""The last stack :func:`mirrored` read, and its functions with the cells they call."""
 
 
 def _misuse_of(operation):
@@ -1143,6 +1254,10 @@ class Codec:
         # target's file (tests/: its helper modules are the tests' too)
         self.test_patterns = ()  # the judge's: pytest's python_files (test_*.py) that the
         # target's file does not match (a test module of tests not run in this session)
+        self.stack_frames = {}  # the judge's: number -> a frame of the test's stack at the
+        # calls under way (:func:`mirrored`); 0: the traceback of the exception the test
+        # handles at the call
+        self.handled = None  # the subject's: the traceback of that exception raised here
 
     # -- policy ------------------------------------------------------------------------------
 
@@ -1348,8 +1463,15 @@ class Codec:
                 self.modules.add(value.__name__)  # (the one the judge sent: load_module)
             out.append(b"M")
             return self._str(value.__name__, out)
-        if judge and getattr(kind, "__module__", None) == "unittest.mock":
-            return self._export(value, b"o", out)  # a mock the test patched in: its object
+        if judge and (getattr(kind, "__module__", None) == "unittest.mock" or kind in (
+                types.FrameType, types.TracebackType)):  # a mock the test patched in, a
+            return self._export(value, b"o", out)  # frame of its own: its opaque object
+        if kind is types.FrameType and type(value.f_globals) is StackGlobals:
+            out.append(b"k%d;" % value.f_globals.number)  # (mirrored: the test's own)
+            return None
+        if kind is types.TracebackType and value is self.handled:  # (the exception the
+            out.append(b"k0;")  # test handles, raised here: its traceback is the test's)
+            return None
         if forbidden(getattr(kind, "__module__", None)) or isinstance(value, (
                 types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)):
             return self._cannot("an object of " + _name(kind), out)
@@ -2169,6 +2291,15 @@ class Codec:
             _dress(proxy, meta)
         return proxy, at
 
+    def load_stack_frame(self, data, at, table, depth):
+        """``k<n>;``: the test's frame ``n`` of the calls under way (:func:`mirrored`), or
+        (``k0;``) the traceback of the exception it handles at the call."""
+        number, at = self._num(data, at, b";")
+        found = self.stack_frames.get(int(number)) if self.strict else None
+        if found is None:
+            raise ValueError("a frame of the test's no call under way has")
+        return found, at
+
     def load_unchanged(self, data, at, table, depth):
         """``V<n>;``: this side's object ``n`` of the call, which the other side left as it
         was (:func:`_as_sent`): itself."""
@@ -2956,7 +3087,7 @@ _LOAD = {
     b"w": Codec.load_tracked,
     b"W": partial(Codec.load_tracked, theirs=True), b"U": Codec.load_unsent,
     b"A": Codec.load_run, b"K": Codec.load_subclass, b"M": Codec.load_module,
-    b"B": Codec.load_bound, b"V": Codec.load_unchanged,
+    b"B": Codec.load_bound, b"V": Codec.load_unchanged, b"k": Codec.load_stack_frame,
 }
 """The decoder's table: tag byte -> ``load_<op>`` (``partial``: one loader for several
 tags, its keyword naming the tag's kind)."""

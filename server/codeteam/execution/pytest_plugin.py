@@ -441,7 +441,8 @@ class Judge:
             self.collect_calls.add(self.collecting or "")
             self.collect_calls.update(self._importing())
         awaited = bool(sys._getframe(1).f_code.co_flags & inspect.CO_COROUTINE)  # (the view's
-        return self.client.forward(args, kwargs, awaited)  # stub: the user's async def)
+        return self.client.forward(args, kwargs, awaited,  # stub: the user's async def)
+                                   sys._getframe(2))  # (its caller)
 
     def _importing(self):
         """The files under the root whose import runs (``<module>`` frames): a test module

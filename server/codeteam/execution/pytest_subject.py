@@ -418,8 +418,9 @@ class Subject(Channel):
 
         out = []
         try:
-            out = [[f.filename, f.lineno] for f in traceback.extract_tb(exc.__traceback__)
-                   if f.filename != self.here]
+            out = [[f.f_code.co_filename, line] for f, line in traceback.walk_tb(
+                exc.__traceback__) if f.f_code.co_filename != self.here and type(
+                f.f_globals) is not _codec.StackGlobals]
         except Exception:  # noqa: S110, BLE001
             pass
         if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
@@ -665,6 +666,7 @@ class Subject(Channel):
         followed, for a handle, by its making request's ``after``: written back where the
         judge has them (the test's own objects, numbered as in that request)."""
         saved = self.apply(request)
+        handled = self.codec.handled  # (a call nested in one made in the test's except block)
         if request["kind"] == "call" and request.get("handle") is None:
             self.target, problem = self.targets.get(self.plain, (None, self.problem))
             problem = self.problem or problem
@@ -734,6 +736,8 @@ class Subject(Channel):
                     try:  # except block: sys.exc_info() is its exception (backoff's handlers)
                         raise handling
                     except BaseException:  # noqa: BLE001 - (it is raised here to be handled)
+                        self.codec.handled = handling.__traceback__  # (its traceback here:
+                        # the test's own when it goes back)
                         reply = self.dispatch(request, args, kwargs)
                 else:
                     reply = self.dispatch(request, args, kwargs)
@@ -824,6 +828,7 @@ class Subject(Channel):
         for handle in range(handles + 1, len(self.codec.exported) + 1):  # (exported as it
             # was encoded, or given to a callback of the test's during the call)
             self.made_by.setdefault(handle, (self.codec.tables(), after))
+        self.codec.handled = handled
         return reply
 
     def context_changed(self, before):
@@ -866,7 +871,9 @@ class Subject(Channel):
             except BaseException as exc:  # noqa: BLE001
                 return self.raised(exc)
         try:
-            value = self.target(*args, **kwargs)
+            stack = request.get("stack")  # (called from frames standing for the test's)
+            value = (_codec.mirrored(stack, self.target, self) if type(stack) is str else (
+                self.target))(*args, **kwargs)
             import inspect
 
             if request.get("awaited") is not False and type(type(value)) is not (
@@ -879,7 +886,7 @@ class Subject(Channel):
 
                 value = asyncio.run(_awaited(value))
         except BaseException as exc:  # noqa: BLE001 - SystemExit too: judged there
-            return self.raised(exc)
+            return self.raised(_codec.unmirrored(exc))
         return {"kind": "value", "value": value}
 
     def call_handle(self, proxy, args, kwargs, hook=None):
@@ -1310,6 +1317,7 @@ class JudgeClient(Channel):
         self.broken = None
         self.calls = threading.RLock()
         self.known_modules = 0
+        self.stack_texts = {}  # (code, line) -> its frame's text in stack_of ("": codeteam's)
         self.watched = {}  # module name -> (module, its globals, its classes' attributes)
         self.libraries = set()  # the names of those that are library modules the others hold
         self.held = {}  # project module name -> its data globals' contents (see _held_data)
@@ -1644,7 +1652,9 @@ class JudgeClient(Channel):
         self.generation += 1
         if self.imports is not None:
             self.imports.started()  # (before the code can write)
+        frames = self.codec.stack_frames  # (those of the call starting it: see forward)
         self.codec = Codec(True, self)
+        self.codec.stack_frames = frames
         self.codec.heard = self.heard
         self.codec.generation = self.generation
         root = self.config.get("root")
@@ -2146,22 +2156,60 @@ class JudgeClient(Channel):
         if self.pass_not_judged is None:
             self.pass_not_judged = reason
 
-    def forward(self, args, kwargs, awaited=None):
+    def forward(self, args, kwargs, awaited=None, caller=None):
         """The view's call of the judged function; ``awaited``: whether the view's function
         is an ``async def`` (the subject then runs the code's coroutine to completion; a
-        plain ``def``'s coroutine crosses as a handle, as any value it returns)."""
+        plain ``def``'s coroutine crosses as a handle, as any value it returns); ``caller``:
+        the frame that called the view's function (the code is called from frames standing
+        for its stack: :func:`_codec.mirrored`)."""
         __tracebackhide__ = True
-        value = self.call_handle(None, args, kwargs, awaited)
+        outer, self.codec.stack_frames = self.codec.stack_frames, {}
+        try:
+            stack = self.stack_of(caller) if caller is not None and not awaited else None
+            value = self.call_handle(None, args, kwargs, awaited, stack)
+        finally:
+            self.codec.stack_frames = outer  # (a frame of this call's no longer resolves)
         self.returned.append(value)
         return value
 
-    def call_handle(self, proxy, args, kwargs, awaited=None):
+    def stack_of(self, frame):
+        """The text :func:`_codec.mirrored` reads of the frames from ``frame`` outward,
+        outermost first (codeteam's own left out: plain pytest has none): each frame's
+        module name, function name, qualified name, file, first line and line, numbered by
+        their place (from 1) in :attr:`Codec.stack_frames` for the call (a frame of them the
+        code returns is the test's own)."""
+        found, texts, cache = [], [], self.stack_texts
+        while frame is not None and len(found) < 1000:
+            code = frame.f_code
+            key = (code, frame.f_lineno)
+            text = cache.get(key)
+            if text is None:
+                module = frame.f_globals.get("__name__")
+                text = "" if type(module) is str and module.startswith((
+                    "_codeteam", "codeteam.")) else "\0".join([
+                        module if type(module) is str else "", code.co_name,
+                        getattr(code, "co_qualname", code.co_name), code.co_filename,
+                        str(code.co_firstlineno), str(frame.f_lineno or code.co_firstlineno)])
+                if len(cache) > 10_000:
+                    cache.clear()
+                cache[key] = text
+            if text:
+                found.append(frame)
+                texts.append(text)
+            frame = frame.f_back
+        found.reverse()
+        self.codec.stack_frames.update(enumerate(found, 1))
+        return "\1".join(reversed(texts))
+
+    def call_handle(self, proxy, args, kwargs, awaited=None, stack=None):
         __tracebackhide__ = True
         if proxy is not None:
             self.check_handle(proxy)
         entered = self.entering()
         request = {"kind": "call", "handle": None if proxy is None else proxy._handle[1],
                    "args": list(args), "kwargs": dict(kwargs)}
+        if stack:
+            request["stack"] = stack
         if awaited is not None:
             request["awaited"] = awaited
         try:
@@ -2338,6 +2386,8 @@ class JudgeClient(Channel):
             try:  # the exception can cross
                 self.codec.dumps(handling)
                 request["handling"] = handling
+                if handling.__traceback__ is not None:  # (what the code's sys.exc_info()
+                    self.codec.stack_frames[0] = handling.__traceback__  # gives back: k0)
             except Exception:  # noqa: S110, BLE001 - (CannotCross, a strange exception)
                 pass
         values = {key: request.pop(key) for key in ("args", "kwargs", "globals", "states",
