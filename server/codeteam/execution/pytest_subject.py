@@ -652,6 +652,17 @@ class Subject(Channel):
                         finally:
                             os._exit(3)
 
+    def environ_now(self):
+        """``os.environ`` as a dict: the one of the last look (the same object) while its
+        bytes did not change (two copies a call, each decoding every item, were a fifth of
+        this process's CPU for a call of ``add(i, 1)``)."""
+        raw = getattr(os.environ, "_data", None)
+        raw = dict(raw) if type(raw) is dict else None
+        looked = getattr(self, "environ_looked", None)
+        if raw is None or looked is None or looked[0] != raw:
+            looked = self.environ_looked = (raw, dict(os.environ))
+        return looked[1]
+
     def _interrupted(self, signum, frame):
         with self.lock:
             if self.budget is not None:
@@ -673,7 +684,7 @@ class Subject(Channel):
         before = self.module_state()
         handles = len(self.codec.exported)
         changed = []
-        environ = dict(os.environ)
+        environ = self.environ_now()
         streams = sys.stdout, sys.stderr
         reading = sys.stdin, builtins.input
         redirected = request.get("input")
@@ -697,14 +708,14 @@ class Subject(Channel):
                 seeded = random.getstate()
             except Exception:  # noqa: S110, BLE001 - (the judge's: never malformed)
                 pass
-        shared = {}  # the test's decimal context and locale, for the call (one process)
-        for name, (read, write) in SHARED_STATES.items():
-            if request.get(name) is not None:
-                try:
+        shared = {}  # the test's decimal context and locale, for the call (one process;
+        for name, (read, write) in SHARED_STATES.items():  # sent when the test's changed)
+            try:
+                if request.get(name) is not None:
                     write(request[name])
-                    shared[name] = read()
-                except Exception:  # noqa: S112, BLE001 - (the judge's: never malformed)
-                    continue
+                shared[name] = read()
+            except Exception:  # noqa: S112, BLE001 - (the judge's: never malformed)
+                continue
         travel = _travel(request.get("travel"))  # the test's time_machine.travel, for the call
         context = _enter_context(request.get("context"))  # and its context variables
         import contextvars
@@ -779,8 +790,9 @@ class Subject(Channel):
                 e[3] if e[1] == ":attrs" else [e[2]])})
         if changed:
             reply["changed"] = [e[:4] for e in changed]
-        now = dict(os.environ)
-        if now != environ:  # what the code set or removed: the judge's to take over, or not
+        now = self.environ_now()
+        if now is not environ and now != environ:  # what the code set or removed: the judge's to
+            # take over, or not
             reply["environ"] = [{k: v for k, v in now.items() if environ.get(k) != v},
                                 [k for k in environ if k not in now]]
             self.environ = now
@@ -1289,6 +1301,8 @@ class JudgeClient(Channel):
         self.contents = {}
         self.sent_env = self.sent_path = self.sent_view = self.sent_logging = None
         self.sent_filters = None  # the warning filters as the subject has them
+        self.looked = (None, None)  # (os.environ's bytes, sys.path and cwd) at the last call
+        self.sent_shared = {}  # SHARED_STATES as the subject has them
         self.sent_random = None  # the random module's state as the subject has it
         self.generation = 0
         self.codec = Codec(True, self)
@@ -1666,7 +1680,7 @@ class JudgeClient(Channel):
         self.process = socket.socket(fileno=fds[0])
         self.rfd = self.wfd = self.process.fileno()
         self.sent_env = self.sent_path = self.sent_logging = self.sent_random = None
-        self.sent_filters = None
+        self.sent_filters, self.sent_shared = None, {}
         self.sent_view = (self.plain(), tuple(self.codec.global_names()))
         config = dict(self.config, sys_path=[os.path.abspath(p or ".") for p in sys.path],
                       cwd=os.getcwd(), globals=self.codec.global_names(), plain=self.plain())
@@ -2239,9 +2253,12 @@ class JudgeClient(Channel):
         synced, self.synced = self.synced, None
         if self.depth == 0:
             self.ensure()
-            env = dict(os.environ)
-            if env != self.sent_env:
-                request["env"] = self.sent_env = env
+            raw = getattr(os.environ, "_data", None)  # (bytes: a copy in C, where a dict of
+            raw = dict(raw) if type(raw) is dict else None  # os.environ decodes each item)
+            if raw is None or raw != self.looked[0] or self.sent_env is None:
+                env = dict(os.environ)
+                if env != self.sent_env:
+                    request["env"] = self.sent_env = env
             request["cwd"] = os.getcwd()
             filters = _warning_filters()
             if filters != self.sent_filters:  # (the subject keeps them: a fifth of a
@@ -2255,12 +2272,17 @@ class JudgeClient(Channel):
                 request["random"] = list(state)
                 self.sent_random = state
             for name, (read, _) in SHARED_STATES.items():  # (the test's thread's decimal
-                request[name] = read()  # context: localcontext(), prec = ...; its locale)
+                state = read()  # context: localcontext(), prec = ...; its locale)
+                if state != self.sent_shared.get(name):  # (the subject keeps them)
+                    request[name] = self.sent_shared[name] = state
             request["travel"] = _travelled()
             request["context"] = self.context_vars()
-            path = [os.path.abspath(p or ".") for p in sys.path]
-            if path != self.sent_path:
-                request["path"] = self.sent_path = path
+            key = (tuple(sys.path), request["cwd"])
+            if key != self.looked[1] or self.sent_path is None:
+                path = [os.path.abspath(p or ".") for p in sys.path]
+                if path != self.sent_path:
+                    request["path"] = self.sent_path = path
+            self.looked = (raw, key)  # (what they were made from: looked at again when changed)
             argv = getattr(sys, "argv", None)  # the test's (``sys.argv = ...``, mock.patch):
             if type(argv) is list and all(type(a) is str for a in argv):  # what the code
                 request["argv"] = list(argv)  # reads as its command line (docopt-ng)
@@ -2421,6 +2443,7 @@ class JudgeClient(Channel):
         for name, (_, write) in SHARED_STATES.items():
             if name in reply:
                 write(reply[name])
+                self.sent_shared[name] = reply[name]  # (the subject's now)
         if "random" in reply:
             state = _random_state(reply["random"])
             sys.modules["random"].setstate(state)
@@ -3058,8 +3081,9 @@ def _set_locale(name):
 SHARED_STATES = {"decimal": (_decimal_context, _set_decimal_context),
                  "locale": (_locale, _set_locale)}
 """What one process shares between the test and the code, as plain data read and set again
-(``name: (read, write)``): sent with each call from the test's process (None: not sent), set in
-the code's for the call, and sent back when the call changed it, set in the test's then (the
+(``name: (read, write)``): sent from the test's process with a call when it changed since the
+last (the code's process keeps it), set in the code's, and sent back when the call changed
+it, set in the test's then (the
 test's ``decimal.localcontext()`` is the code's, and the code's ``getcontext().prec = 6`` the
 test's; natsort's tests set the locale in a fixture, the code sorts by it)."""
 
