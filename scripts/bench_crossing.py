@@ -61,7 +61,7 @@ SCENARIOS = {  # name: (N, module, test body with {n})
     "generator": (3_000, "def add(xs, b):\n    for x in xs:\n        yield x + b\n",
                   ("    xs = list(range(3_000))\n    walk = add(xs, 0)\n"
                    "    for _ in range({n}):\n        next(walk)\n")),
-    "nested": (20, ("def add(xs, b):\n    depth = 0\n    while xs:\n        xs, depth = xs[0], "
+    "nested": (200, ("def add(xs, b):\n    depth = 0\n    while xs:\n        xs, depth = xs[0], "
                     "depth + 1\n    return depth + b\n"),
                ("    xs = []\n    for _ in range(300):\n        xs = [xs]\n"
                 "    for _ in range({n}):\n        assert add(xs, 0) == 300\n")),

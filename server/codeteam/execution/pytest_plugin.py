@@ -744,6 +744,9 @@ class Judge:
                              f"the code used {now - start:.1f} CPU seconds in this test "
                              f"(measured outside its process), over its limit of "
                              f"{self.cpu_limit:g}")
+        if self.judge_cpu_limit and time.process_time() - self.test.cpu >= (
+                self.judge_cpu_limit):  # (SIGPROF came late: at 28-29 CPU seconds of a
+            self._judge_cpu_look()  # limit of 20 beside busy helpers, on main too)
         if within:
             self._arm_wall_clock()  # a look within its limits: the test goes on
             return
