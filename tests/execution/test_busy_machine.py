@@ -213,3 +213,53 @@ async def test_the_runs_backstop_leaves_out_the_time_the_run_waited_for_a_cpu(
     assert [o.status for o in run.outcomes] == ["passed"] * 3, [
         (o.test_id, o.status, o.message) for o in run.outcomes]
     assert hog.poll() is None  # busy the whole time
+
+
+CALLS = {
+    "pyproject.toml": "[project]\nname = 'calc'\nversion = '0'\n",
+    "calc.py": "def add(a, b):\n    return a + b\n",
+    "test_calc.py": '''\
+from calc import add
+
+
+def test_many_calls():
+    total = 0
+    for i in range(10 ** 6):
+        total += add(i, 1)
+    assert total == 500000500000
+
+
+def test_its_own_spin():
+    assert add(1, 2) == 3
+    while True:
+        pass
+''',
+}
+
+
+async def test_a_test_cut_by_the_crossing_of_its_calls_is_not_judged(tmp_path, monkeypatch):
+    """The test's own code in pytest's process has a CPU limit (20 s); the judge's work of
+    crossing its calls to the code counted in it, so right code that plain pytest runs in 2 s
+    (tenacity's ``test_wait_random_exponential_statistically``: 40,000 calls) was a "timeout"
+    (here: the limit 1 s, a million calls). The crossing is counted apart: cut by it, the test
+    is "not judged" with that reason; a test whose own code spins is still a "timeout"."""
+    from codeteam.execution import pytest_run
+    from codeteam.project import project_for
+    from codeteam.service.documents import task_for, with_project_tests
+
+    root = tmp_path / "calc"
+    root.mkdir()
+    for folder in (tmp_path, root):
+        folder.chmod(0o755)
+    for name, text in CALLS.items():
+        (root / name).write_text(text)
+    path = root / "calc.py"
+    policy = SandboxPolicy(mode="bwrap", per_test_timeout_s=1.0)
+    task = task_for(CALLS["calc.py"], "add", path=path, project=project_for(path))
+    task = await with_project_tests(task, path=path, root=root, policy=policy)
+    monkeypatch.setattr(pytest_run, "judge_cpu_limit", lambda cpu_limit: 1.0)
+    run = await run_suite(task.program_with(CALLS["calc.py"]), task.public_tests, policy)
+    found = {o.test_id.split("::")[-1]: o for o in run.outcomes}
+    assert found["test_many_calls"].status == "not judged", found
+    assert found["test_many_calls"].message.startswith("the crossing's cost: the judge spent")
+    assert found["test_its_own_spin"].status == "timeout", found

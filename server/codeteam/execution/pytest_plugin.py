@@ -32,7 +32,8 @@ is put on ``sys.path``. The spec (a JSON file there, written by
   test's own code started (ended when it is cut) (both looked at every
   ``max(1, cpu_limit / 2)`` s: beyond ``ceil(cpu_limit) + 3`` the test is cut); ``wall_limit``: the wall-clock backstop per test, less the time
   its judge and subjects waited for a CPU (a test cut by it while under its CPU limit is
-  reported ``busy``).
+  reported ``busy``); ``judge_cpu_limit``: CPU seconds of the test's own code in this
+  process, and apart of the crossing of its calls (:meth:`Judge._judge_cpu_look`).
 
 The target's file is the judge view (:mod:`codeteam.execution.judge_view`): its forwarding
 call goes to :class:`~codeteam.execution.pytest_subject.JudgeClient`, started at
@@ -238,6 +239,13 @@ counting only the encoding and decoding (one tenth to one fifth of the judge's s
 right code as a "timeout"."""
 
 
+CROSSING = ("the crossing's cost: the judge spent {crossing:.1f} CPU seconds on its side of "
+            "the test's {calls} call(s) to the code (the test's state and the values encoded "
+            "and decoded), its limit for that, work plain pytest does not do; the test's own "
+            "code used {own:.1f} of its {limit:g}")
+"""The "not judged" reason of a test cut by the CPU its calls' crossing cost the judge."""
+
+
 def _handling(error):
     """Whether ``error`` is on its way out of the interrupted code (an ``except`` or
     ``finally`` clause or an ``__exit__`` runs for it, or for an exception raised there),
@@ -290,8 +298,10 @@ class Judge:
         self.root = os.path.realpath(os.environ.get("CODETEAM_PROJECT_ROOT") or os.getcwd())
         self.keep = None if spec.get("keep") is None else set(spec["keep"])
         self.cpu_limit = float(spec.get("cpu_limit") or 0)
-        self.judge_cpu_limit = max(4 * self.cpu_limit, 20.0) if self.cpu_limit else 0.0
-        """The test's own code runs here, and so does the crossing of every value: more."""
+        self.judge_cpu_limit = float(spec.get("judge_cpu_limit") or 0) or (
+            max(4 * self.cpu_limit, 20.0) if self.cpu_limit else 0.0)
+        """CPU seconds of the test's own code here, and apart of the crossing of its calls
+        (:meth:`_judge_cpu_look`)."""
         self.wall_limit = float(spec.get("wall_limit") or 0)
         self.watchdog_at = 0.0  # when faulthandler's watchdog ends this judge (monotonic)
         try:  # where it says so: stderr as it is now, before pytest's capture replaces fd 2
@@ -720,8 +730,7 @@ class Judge:
                              else signal.ITIMER_REAL, 0.05)
             return
         if signum == signal.SIGPROF:
-            raise self.limit(CodeteamTestTimeout, f"the test used {self.judge_cpu_limit:g} CPU "
-                             "seconds in the judge (its own code and the values crossing)")
+            return self._judge_cpu_look()
         # The subjects' CPU time, all their processes' (what the code forked or spawned, or a
         # process whose own CPU limit the code silenced), as the server measures it: looked
         # at every few seconds, so that such code is cut once it used its CPU time, whatever
@@ -747,6 +756,9 @@ class Judge:
                              f"the code used {now - start:.1f} CPU seconds in this test "
                              f"(measured outside its process), over its limit of "
                              f"{self.cpu_limit:g}")
+        if self.judge_cpu_limit and time.process_time() - self.test.cpu >= (
+                self.judge_cpu_limit):  # (SIGPROF came late: at 28-29 CPU seconds of a
+            self._judge_cpu_look()  # limit of 20 beside busy helpers, on main too)
         if within:
             self._arm_wall_clock()  # a look within its limits: the test goes on
             return
@@ -760,6 +772,31 @@ class Judge:
         raise self.limit(CodeteamBusy, f"the test did not end within {self.wall_limit:g} s of "
                          "wall-clock time (not counting its waits for a CPU) while under its "
                          "CPU limit")
+
+    def _judge_cpu_look(self):
+        """At a SIGPROF: the test's own code in this process, its CPU here less what the judge
+        spent on its side of the test's calls (:attr:`JudgeClient.crossing`), may use
+        :attr:`judge_cpu_limit` (a ``timeout``, as under a plain pytest with that limit); the
+        crossing, apart, as much again: a test cut by that is "not judged" (:data:`CROSSING`),
+        the judge's work, which plain pytest does not do. Counted together, tenacity's
+        ``test_wait_random_exponential_statistically`` (40,000 calls; under 2 s in plain
+        pytest) was a "timeout" of right code. Else the timer is armed for the next look."""
+        used = time.process_time() - self.test.cpu
+        crossing = self.client.crossing if self.client is not None else 0.0
+        own = used - crossing
+        if own >= self.judge_cpu_limit - 0.01:
+            raise self.limit(CodeteamTestTimeout, f"the test used {self.judge_cpu_limit:g} CPU "
+                             "seconds in the judge (its own code, not the crossing of its "
+                             "calls to the code)")
+        if crossing >= self.judge_cpu_limit - 0.01:
+            if self.test.decision is None:
+                self.test.decision = (CROSSING.format(crossing=crossing, calls=self.test.calls,
+                                                      own=own, limit=self.judge_cpu_limit),
+                                      True)
+            raise self.limit(CodeteamTestTimeout, f"the crossing of the test's calls used "
+                             f"{crossing:.1f} CPU seconds in the judge")
+        signal.setitimer(signal.ITIMER_PROF, max(self.judge_cpu_limit - max(own, crossing),
+                                                 0.05))
 
     def limit(self, kind, message):
         """A limit's exception (``kind``), kept as the running test's end: a test that catches

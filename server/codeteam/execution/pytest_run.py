@@ -428,6 +428,7 @@ def session_spec(target: PytestTarget, view: JudgeView, candidate: str, mode: st
                   "span": [view.start_line + 1, view.end_line + 1]},
         "cpu_limit": limit,
         "wall_limit": wall_backstop(limit),
+        "judge_cpu_limit": judge_cpu_limit(limit),
         "import_limit": policy.import_timeout_s,
         "import_root": target.import_root,
         "pytest_path": target.pytest_path,
@@ -452,6 +453,13 @@ def subject_launch(target: PytestTarget, candidate: str) -> SubjectLaunch:
         argv=python_argv("-c", SUBJECT_LAUNCHER, SUBJECT_FILE, "{channel}",
                          python=target.python, site=True),
         files=files, overlays={target.path: candidate})
+
+
+def judge_cpu_limit(cpu_limit: float) -> float:
+    """CPU seconds a test's own code may use in pytest's process (and, apart, the crossing of
+    its calls to the code there) when the code's CPU limit is ``cpu_limit``: more, the test
+    runs there (0: none)."""
+    return max(4 * cpu_limit, 20.0) if cpu_limit else 0.0
 
 
 def wall_backstop(cpu_limit: float) -> float:
