@@ -5882,7 +5882,18 @@ async def test_an_example_after_one_not_judged_is_not_judged(tmp_path):
     statuses = {o.test_id: o.status for o in run.outcomes}
     assert statuses == {"doctest:1": "passed", "doctest:2": "not judged",
                         "doctest:3": "not judged"}, run.outcomes
-    assert "follows doctest:2" in by_name(run)["doctest:3"].message, run.outcomes
+    assert "it reads ns, which doctest:2 would have bound" in by_name(run)["doctest:3"].message
+    # any other failure after an example "not judged" stays one (wrong code cannot hide its
+    # later failures behind an example it made "not judged": brk14's forged escapes)
+    wrong = AFTER_NOT_JUDGED | {"names/core.py": AFTER_NOT_JUDGED["names/core.py"].replace(
+        ">>> ns.x\n            1", ">>> len('ns')\n            3")}
+    root = make(tmp_path / "wrong", wrong)
+    _, run = await review(root, "names/core.py", "make")
+    statuses = {o.test_id: o.status for o in run.outcomes}
+    assert statuses == {"doctest:1": "passed", "doctest:2": "not judged",
+                        "doctest:3": "failed"}, run.outcomes
+
+
 # structlog 26.1.0: its async logger methods set `_ASYNC_CALLING_STACK` (a ContextVar of
 # `structlog.contextvars`) to the caller's frame; every test calling a function in that
 # context was "not judged" ("the test's context variable ... holds what cannot cross (an

@@ -1029,6 +1029,7 @@ class Judge:
         error = phases[when][1] if failed and when in phases else None
         reads, first, last, clock = test.clock
         cut = getattr(self.client, "output_cut", None) or (None, False)
+        refused = getattr(self.client, "environ_refused", None)
         for applies, reason in (  # the first that applies makes the test "not judged" (the
                 # deadline, the clock: the judge's time, a busy machine's, never the code's)
                 (test.calls and _deadline_exceeded(error.value if error else None), DEADLINE),
@@ -1036,6 +1037,9 @@ class Judge:
                  and _checks_a_clock(error.tb, self.client.codec.of_tests, test.clock_at),
                  CLOCK.format(reads, clock, last - first)),
                 (failed and "limit" not in event, getattr(self.client, "fail_not_judged", None)),
+                (failed and "limit" not in event and _looks_at_environ(
+                    error, self.client.codec.of_tests, (refused or ("", ()))[1]),
+                 (refused or (None,))[0]),
                 (passed, getattr(self.client, "pass_not_judged", None)),
                 (passed and (cut[1] or test.reads_output or _READS_OUTPUT & set(getattr(
                     item, "fixturenames", ()))), cut[0])):  # (the output cut: the test's stream,
@@ -1118,8 +1122,10 @@ class Judge:
 
     def _examples(self, examples, excinfo) -> dict:
         """Each docstring example's own outcome from pytest's doctest failures (all run:
-        continue on failure); an example after one "not judged" is "not judged" too (it runs
-        on what that one left: munch's ``b.values`` after its ``b.values = 'uh oh'``)."""
+        continue on failure); a NameError of an example reading a name that an example "not
+        judged" would have bound is "not judged" too (``ns = make(1)`` could not cross, then
+        ``ns.x``); any other outcome after one stays its own (wrong code cannot hide later
+        failures behind an example it made "not judged")."""
         failures = {}
         value = excinfo.value if excinfo is not None else None
         for failure in _doctest_failures(value):
@@ -1139,7 +1145,7 @@ class Judge:
                 inner = failure.exc_info[1]
                 if isinstance(inner, getattr(self, "errors", ())):
                     entry["judge"] = [str(inner), bool(getattr(inner, "not_judged", False))]
-                entry.update(exception_type=type(inner).__name__,
+                entry.update(exception_type=type(inner).__name__, name=getattr(inner, "name", None),
                              message=_cap(_text_of(inner)),
                              traceback=self._judged_frames(_frames(failure.exc_info[2], self),
                                                            inner))
@@ -1149,13 +1155,17 @@ class Judge:
             else:
                 entry["actual"] = _cap(failure.got or "").removesuffix("\n")
             found[test_id] = entry
-        lost = None
-        for test_id, entry in found.items():
-            if lost is not None:
-                entry["judge"] = [f"it follows {lost[0]}, which was not judged ({lost[1]})"[
-                    :2000], True]
-            elif (entry.get("judge") or [None, False])[1]:
-                lost = (test_id, entry["judge"][0])
+        bound = {}  # name: the example "not judged" that would have bound it
+        for test_id, example, _ in examples:
+            entry = found[test_id]
+            if entry.get("exception_type") == "NameError" and "judge" not in entry and (
+                    entry.get("name") in bound):
+                entry["judge"] = [(f"it reads {entry['name']}, which {bound[entry['name']]} "
+                                  "would have bound but was not judged"), True]
+            if (entry.get("judge") or [None, False])[1]:
+                bound.update(dict.fromkeys(_bound_names(example.source), test_id))
+        for entry in found.values():
+            entry.pop("name", None)
         return found
 
     def _judged_frames(self, entries: list, exc) -> list:
@@ -1335,6 +1345,26 @@ CLOCK = ("the test measures its own run time ({} reads of time.{}) and each of t
 calls of the function (mistune's ``assertLess(perf_counter() - start, 2.0)``)."""
 
 
+def _bound_names(source: str) -> set[str]:
+    """The names a doctest example's ``source`` binds (assignments, imports, defs); none when
+    it does not parse."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return names
+
+
 def _asserted(excinfo) -> bool:
     """Whether the test's failure is its own assertion (``assert``, unittest's, ``pytest.fail``),
     not one that crossed from the code (with its frames)."""
@@ -1346,6 +1376,27 @@ def _asserted(excinfo) -> bool:
 _CLOCKS = frozenset({"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time",
                      "time_ns", "default_timer", "timeit", "repeat"})
 """Names of calls that read a clock (``time``'s, ``timeit``'s) in a test's source."""
+
+
+def _looks_at_environ(excinfo, of_tests, names) -> bool:
+    """Whether a test function of the tests' files on ``excinfo``'s traceback names one of
+    the environment variables ``names``, ``environ``, ``getenv`` or ``subprocess`` in its
+    source (or its source cannot be read): its failure may come from a variable the code set
+    and the judge did not take over."""
+    tb = excinfo.tb if excinfo is not None else None
+    words = ("environ", "getenv", "subprocess", *names)
+    while tb is not None:
+        frame, tb = tb.tb_frame, tb.tb_next
+        name = frame.f_globals.get("__name__")
+        if type(name) is not str or not of_tests(name):
+            continue
+        try:
+            source = "".join(inspect.getsourcelines(frame.f_code)[0])
+        except Exception:  # noqa: BLE001 - (no source: it may)
+            return True
+        if any(word in source for word in words):
+            return True
+    return False
 
 
 def _checks_a_clock(tb, of_tests, read_at=frozenset()) -> bool:

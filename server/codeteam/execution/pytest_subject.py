@@ -1348,6 +1348,7 @@ class JudgeClient(Channel):
         # not take over, warnings or log records beyond what it keeps)
         self.fail_not_judged = None  # why a failure of the running test is "not judged":
         # what crossed to the code with less than the test has (an exception's traceback)
+        self.environ_refused = None  # see take_environ
         self.output_cut = None  # (why, whether the test's own stream took it) when the code
         # wrote more than the judge keeps of a call's output (this test)
         self.warning_registries = {}  # file -> the registry of the warnings the code issued
@@ -1374,6 +1375,8 @@ class JudgeClient(Channel):
         self.returned = []  # (code_texts and code_bytes stay: text or bytes returned at an
         # import or in a module fixture are run or unpickled by a later test)
         self.pass_not_judged = self.output_cut = self.fail_not_judged = None
+        self.environ_refused = None  # (why, the variables) the call changed and the judge
+        # did not take over: a failure of a test that looks at them is "not judged"
         self.made_by = {}  # id(a coroutine of the test's the code called) -> (it, the
         # call's arguments): written back at each of its steps (serve_judge)
 
@@ -2107,8 +2110,10 @@ class JudgeClient(Channel):
         """The environment variables the call set (``changed``) or removed, set here too, as
         one process would show them to the test; one that makes the programs a test may
         start run other code (:func:`_runs_code`) is not taken over: the test is then "not
-        judged", passed or failed (python-dotenv's test reads the ``PYTHON_DOTENV_DISABLED``
-        its ``.env`` sets: a failure there is the judge's doing)."""
+        judged" when it passes, and when it fails in a test whose source names the variable,
+        ``environ``, ``getenv`` or ``subprocess`` (:attr:`environ_refused`; python-dotenv's test
+        reads the ``PYTHON_DOTENV_DISABLED`` its ``.env`` sets: a failure there is the judge's
+        doing; a failure of a test that never looks is the code's)."""
         if type(changed) is not dict or type(removed) is not list:
             return
         names = [*changed, *removed]
@@ -2118,7 +2123,7 @@ class JudgeClient(Channel):
                    f"{', '.join(refused)[:200]}, which the judge does not take over (the "
                    "programs a test starts would run what it names)")
             self.not_judged_if_passed(why)
-            self.fail_not_judged = self.fail_not_judged or why
+            self.environ_refused = self.environ_refused or (why, refused)
         try:
             for name, value in changed.items():
                 if type(name) is str and not _runs_code(name):
