@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 from test_one_judge import by_name, make, review
 
+from codeteam.execution import pytest_run
+
 pytestmark = pytest.mark.sandbox
 
 TIMED = {
@@ -233,10 +235,12 @@ IDLE = {
 
 
 @pytest.mark.parametrize("body", list(IDLE))
-async def test_code_waiting_off_the_cpu_until_the_backstop_is_no_busy_machine(tmp_path, body):
+async def test_code_waiting_off_the_cpu_until_the_backstop_is_no_busy_machine(
+        tmp_path, body, monkeypatch):
     """The backstop, reached while the judge waits for the code's answer and no thread of
     the code's processes runs or waits for a CPU or I/O (the server's look in /proc), is the
     code's timeout (before: "not judged", the machine was too busy)."""
+    monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 6.0)  # (was 35 s)
     root = make(tmp_path / "one", ONE)
     _, run = await review(root, "one/core.py", "total", IDLE[body])
     outcome = by_name(run)["test_total"]
