@@ -1130,7 +1130,7 @@ class Judge:
         value = excinfo.value if excinfo is not None else None
         for failure in _doctest_failures(value):
             failures[id(failure.example)] = failure
-        found = {}
+        found, names = {}, {}
         for test_id, example, line in examples:
             failure = failures.get(id(example))
             if failure is None:
@@ -1145,7 +1145,8 @@ class Judge:
                 inner = failure.exc_info[1]
                 if isinstance(inner, getattr(self, "errors", ())):
                     entry["judge"] = [str(inner), bool(getattr(inner, "not_judged", False))]
-                entry.update(exception_type=type(inner).__name__, name=getattr(inner, "name", None),
+                names[test_id] = getattr(inner, "name", None)  # (a NameError's)
+                entry.update(exception_type=type(inner).__name__,
                              message=_cap(_text_of(inner)),
                              traceback=self._judged_frames(_frames(failure.exc_info[2], self),
                                                            inner))
@@ -1158,14 +1159,13 @@ class Judge:
         bound = {}  # name: the example "not judged" that would have bound it
         for test_id, example, _ in examples:
             entry = found[test_id]
+            name = names.get(test_id)
             if entry.get("exception_type") == "NameError" and "judge" not in entry and (
-                    entry.get("name") in bound):
-                entry["judge"] = [(f"it reads {entry['name']}, which {bound[entry['name']]} "
-                                  "would have bound but was not judged"), True]
+                    name in bound):
+                entry["judge"] = [(f"it reads {name}, which {bound[name]} would have bound but "
+                                   "was not judged"), True]
             if (entry.get("judge") or [None, False])[1]:
                 bound.update(dict.fromkeys(_bound_names(example.source), test_id))
-        for entry in found.values():
-            entry.pop("name", None)
         return found
 
     def _judged_frames(self, entries: list, exc) -> list:
@@ -1348,8 +1348,6 @@ calls of the function (mistune's ``assertLess(perf_counter() - start, 2.0)``).""
 def _bound_names(source: str) -> set[str]:
     """The names a doctest example's ``source`` binds (assignments, imports, defs); none when
     it does not parse."""
-    import ast
-
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -1378,18 +1376,22 @@ _CLOCKS = frozenset({"perf_counter", "perf_counter_ns", "monotonic", "monotonic_
 """Names of calls that read a clock (``time``'s, ``timeit``'s) in a test's source."""
 
 
+def _tests_frames(tb, of_tests):
+    """(frame, line) of each entry of traceback ``tb`` in a module of the tests' files."""
+    while tb is not None:
+        name = tb.tb_frame.f_globals.get("__name__")
+        if type(name) is str and of_tests(name):
+            yield tb.tb_frame, tb.tb_lineno
+        tb = tb.tb_next
+
+
 def _looks_at_environ(excinfo, of_tests, names) -> bool:
     """Whether a test function of the tests' files on ``excinfo``'s traceback names one of
     the environment variables ``names``, ``environ``, ``getenv`` or ``subprocess`` in its
     source (or its source cannot be read): its failure may come from a variable the code set
     and the judge did not take over."""
-    tb = excinfo.tb if excinfo is not None else None
     words = ("environ", "getenv", "subprocess", *names)
-    while tb is not None:
-        frame, tb = tb.tb_frame, tb.tb_next
-        name = frame.f_globals.get("__name__")
-        if type(name) is not str or not of_tests(name):
-            continue
+    for frame, _ in _tests_frames(excinfo.tb if excinfo is not None else None, of_tests):
         try:
             source = "".join(inspect.getsourcelines(frame.f_code)[0])
         except Exception:  # noqa: BLE001 - (no source: it may)
@@ -1409,12 +1411,7 @@ def _checks_a_clock(tb, of_tests, read_at=frozenset()) -> bool:
     A check of values no clock read reaches (``assert result == 3`` after the timed call: wrong
     code's value) fails as under plain pytest, busy machine or not."""
     seen = False
-    while tb is not None:
-        frame, line = tb.tb_frame, tb.tb_lineno
-        tb = tb.tb_next
-        name = frame.f_globals.get("__name__")
-        if type(name) is not str or not of_tests(name):
-            continue
+    for frame, line in _tests_frames(tb, of_tests):
         seen = True
         try:
             lines, first = inspect.getsourcelines(frame.f_code)
