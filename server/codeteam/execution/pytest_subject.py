@@ -655,15 +655,10 @@ class Subject(Channel):
                             os._exit(3)
 
     def environ_now(self):
-        """``os.environ`` as a dict: the one of the last look (the same object) while its
-        bytes did not change (two copies a call, each decoding every item, were a fifth of
-        this process's CPU for a call of ``add(i, 1)``)."""
-        raw = getattr(os.environ, "_data", None)
-        raw = dict(raw) if type(raw) is dict else None
-        looked = getattr(self, "environ_looked", None)
-        if raw is None or looked is None or looked[0] != raw:
-            looked = self.environ_looked = (raw, dict(os.environ))
-        return looked[1]
+        """``os.environ`` as a dict (:func:`_environ_look`: the same object while it did not
+        change)."""
+        self.environ_looked = _environ_look(getattr(self, "environ_looked", None))
+        return self.environ_looked[1]
 
     def _interrupted(self, signum, frame):
         with self.lock:
@@ -1320,7 +1315,7 @@ class JudgeClient(Channel):
         self.sent_env = self.sent_path = self.sent_view = self.sent_logging = None
         self.sent_states = {}  # SHARED_STATES as the subject has them (KEPT_STATES: as sent)
         self.sent_filters = None  # the warning filters as the subject has them
-        self.looked = (None, None)  # (os.environ's bytes, sys.path and cwd) at the last call
+        self.looked = (None, None)  # (_environ_look's, sys.path and cwd) at the last call
         self.generation = 0
         self.codec = Codec(True, self)
         self.codec.heard = self.heard
@@ -2367,12 +2362,10 @@ class JudgeClient(Channel):
         synced, self.synced = self.synced, None
         if self.depth == 0:
             self.ensure()
-            raw = getattr(os.environ, "_data", None)  # (bytes: a copy in C, where a dict of
-            raw = dict(raw) if type(raw) is dict else None  # os.environ decodes each item)
-            if raw is None or raw != self.looked[0] or self.sent_env is None:
-                env = dict(os.environ)
-                if env != self.sent_env:
-                    request["env"] = self.sent_env = env
+            environ = _environ_look(self.looked[0])
+            if (environ is not self.looked[0] or self.sent_env is None) and (
+                    environ[1] != self.sent_env):
+                request["env"] = self.sent_env = environ[1]
             request["cwd"] = os.getcwd()
             filters = _warning_filters()
             if filters != self.sent_filters:  # (the subject keeps them: a fifth of a
@@ -2391,7 +2384,8 @@ class JudgeClient(Channel):
                 path = [os.path.abspath(p or ".") for p in sys.path]
                 if path != self.sent_path:
                     request["path"] = self.sent_path = path
-            self.looked = (raw, key)  # (what they were made from: looked at again when changed)
+            self.looked = (environ, key)  # (what they were made from: looked at again when
+            # changed)
             argv = getattr(sys, "argv", None)  # the test's (``sys.argv = ...``, mock.patch):
             if type(argv) is list and all(type(a) is str for a in argv):  # what the code
                 request["argv"] = list(argv)  # reads as its command line (docopt-ng)
@@ -3334,6 +3328,18 @@ a test opens it (:meth:`JudgeClient.opened`); a larger one makes any source refu
 _ATOMS = frozenset({int, float, bool, complex, type(None)})
 """Types whose objects hold no text (:meth:`JudgeClient.note_texts` looks no further: a list of
 10,000 ints the code wrote back cost 9 ms of the judge's CPU a call in :func:`_parts_of`)."""
+
+
+def _environ_look(last):
+    """(os.environ's bytes, os.environ as a dict): ``last`` (an earlier look, or None) itself
+    while the bytes did not change (a copy of them is made in C, where a dict of os.environ
+    decodes every item: two a call were a fifth of the code's process's CPU for a call of
+    ``add(i, 1)``)."""
+    raw = getattr(os.environ, "_data", None)
+    raw = dict(raw) if type(raw) is dict else None
+    if raw is None or last is None or last[0] != raw:
+        return raw, dict(os.environ)
+    return last
 
 
 def _same(now, before):
