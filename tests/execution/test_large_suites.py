@@ -48,3 +48,60 @@ async def test_a_selection_cut_again_and_again_ends_within_its_time(tmp_path):
     assert named["tests/test_core.py::test_value"] == (
         "not looked at: the selection ran out of time"), selection.not_run
     assert selection.collected == 41 and not selection.selected, selection
+
+
+MANY = {
+    "pyproject.toml": "[project]\nname = 'many'\nversion = '0'\n",
+    "many/__init__.py": "",
+    "many/core.py": '''\
+        def canon(name):
+            return name.lower()
+
+
+        def parse(text):
+            return tuple(int(part) for part in text.split("."))
+        ''',
+    "tests/test_parse.py": '''\
+        import pytest
+
+        from many.core import parse
+
+
+        @pytest.mark.parametrize("minor", range(300))
+        def test_parse(minor):
+            assert parse(f"1.{minor}") == (1, minor)
+        ''',
+    "tests/test_canon.py": '''\
+        from many.core import canon
+
+
+        def test_canon():
+            assert canon("A") == "a"
+        ''',
+}
+
+
+async def test_a_selection_asks_the_server_nothing_per_test_while_the_code_is_idle(
+        tmp_path, monkeypatch):
+    """The selection asked the server for the code's CPU time at each test's start (a round
+    trip to the server's process, which looked through /proc each time): on a busy machine
+    milliseconds a test, packaging's 64,207 tests. No code under test runs in a selection's
+    test (a call of the function ends it), so nothing of it is measured then, and the tests
+    that reach the function are still found."""
+    from codeteam.execution.sandbox_subjects import SubjectServer
+
+    looks = []
+    measure = SubjectServer.subjects_cpu
+
+    def counted(self):
+        looks.append(1)
+        return measure(self)
+
+    monkeypatch.setattr(SubjectServer, "subjects_cpu", counted)
+    root = make(tmp_path / "many", MANY)
+    target = target_for(root, root / "many/core.py", "many.core", "canon", 0, None)
+    policy = SandboxPolicy(mode="bwrap", timeout_s=120, per_test_timeout_s=5.0)
+    selection = await select_tests(target, (root / "many/core.py").read_text(), policy)
+    assert selection.selected == ["tests/test_canon.py::test_canon"], selection
+    assert selection.collected == 301 and selection.not_run == [], selection
+    assert len(looks) < 30, len(looks)  # (the run's own looks: its end, a busy machine's)
