@@ -6247,3 +6247,44 @@ async def test_a_parse_after_a_file_read_and_changed_runs_nothing(tmp_path):
     assert outcome.status == "not judged", outcome
     assert "runs text the code under test returned" in outcome.message, outcome
 
+
+# python-multipart 0.0.34: test methods named after their parameters, two of them 10 MB long
+# (`b"\r\n" * 5_000_000 + ...`); each event of the judge's naming one whole (collected,
+# start, outcome) went into its results file past the run's file size limit (16 MiB): the
+# selection's pytest process "ended during this test" and the rest went unreported (25 tests
+# of python-multipart's functions "not looked at", create_form_parser's all six).
+LONG_IDS = {
+    "pyproject.toml": "[project]\nname = 'hdr'\nversion = '0'\n",
+    "hdr/__init__.py": "",
+    "hdr/core.py": '''\
+        def first_line(data):
+            """``data`` up to its first CRLF."""
+            return data.split(b"\\r\\n", 1)[0]
+        ''',
+    "tests/test_core.py": '''\
+        from hdr.core import first_line
+
+        for index, data in enumerate([b"\\r\\n" * 100 + b"a", b"\\r\\n" * 1000 + b"b"]):
+            def test(data=data):
+                assert first_line(data) == b""
+
+            globals()["test_preamble_" + "rn" * 5_000_000 + str(index)] = test
+        del test
+
+
+        def test_after():
+            assert first_line(b"x\\r\\ny") == b"x"
+        ''',
+}
+
+
+async def test_tests_with_node_ids_of_megabytes_are_judged(tmp_path):
+    """Each test is selected and judged under a node id cut to its head and a digest."""
+    root = make(tmp_path / "hdr", LONG_IDS)
+    _, run = await review(root, "hdr/core.py", "first_line")
+    found = sorted((len(o.test_id), o.status) for o in run.outcomes)
+    assert [status for _, status in found] == ["passed"] * 3, found
+    assert found[-1][0] < 1100, found
+    _, run = await review(root, "hdr/core.py", "first_line",
+                          "def first_line(data):\n    return data[:2]\n")
+    assert sorted(o.status for o in run.outcomes) == ["failed"] * 3, run.outcomes
