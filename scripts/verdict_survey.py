@@ -52,6 +52,12 @@ from codeteam.execution.suite import run_suite
 from codeteam.pysource.functions import dedent_function, function_text, locate
 from codeteam.service.documents import task_for, with_project_tests
 
+try:  # (a node id past its limit is reported as its head and a digest)
+    from codeteam.execution.pytest_plugin import _short_id
+except ImportError:  # an older checkout: node ids whole
+    def _short_id(nodeid: str) -> str:
+        return nodeid
+
 TRUTH_PLUGIN = '''
 import json, os, sys, threading
 TARGETS = json.loads(os.environ["SURVEY_TARGETS"])  # [[abs file, name, firstlineno, def line], ...]
@@ -262,7 +268,7 @@ async def main() -> None:
         print(f"# {root.name}: plain pytest, traced: {len(suite)} tests, {suite_s:.1f} s",
               file=sys.stderr)
         for index, spec in enumerate(specs):
-            calling = {n: o for n, o, hit in suite if index in hit}
+            calling = {_short_id(n): o for n, o, hit in suite if index in hit}
             started = time.monotonic()
             try:
                 row = await survey_function(root, python, spec, policy, calling)

@@ -6183,3 +6183,108 @@ async def test_the_traceback_of_the_exception_the_test_handles_goes_back_as_its_
                           "def exc_info(v):\n    return sys.exc_info()\n")
     found = {name: o.status for name, o in by_name(run).items()}
     assert found == {"test_in_an_except_block": "passed", "test_false": "failed"}, found
+
+
+# hpack 4.2.0: a hypothesis test (`@given`) saves each example to its database: a temporary
+# file in /tmp, read back and renamed away; the printer then parses a value's repr
+# (`ast.parse(repr(obj))`). A file of the shared /tmp read and changed since made any source
+# made after it "the code's text", parsing too: "the test runs text the code under test
+# returned" for a test that ran none (1 test of each of hpack's ten functions).
+PARSED = {
+    "pyproject.toml": "[project]\nname = 'ints'\nversion = '0'\n",
+    "ints/__init__.py": "",
+    "ints/core.py": '''\
+        def encode(n):
+            """``n``'s decimal digits as bytes."""
+            return str(n).encode()
+
+
+        def listing(n):
+            """The text of a Python list of 0 .. n - 1."""
+            return repr(list(range(n)))
+        ''',
+    "tests/test_core.py": '''\
+        import ast
+        import os
+        import tempfile
+
+        from ints.core import encode, listing
+
+
+        def save(data, folder):
+            fd, path = tempfile.mkstemp()
+            os.write(fd, data)
+            os.close(fd)
+            with open(path, "rb") as file:
+                data = file.read()
+            os.replace(path, folder / "example")
+
+
+        def test_saved_then_parsed(tmp_path):
+            data = encode(12345678)
+            save(b"x = " + data, tmp_path)
+            assert ast.parse(repr(data)).body[0].value.value == b"12345678"
+
+
+        def test_compiled_under_the_name_ast_parse_gives():
+            assert eval(compile(listing(5), "<unknown>", "eval")) == [0, 1, 2, 3, 4]
+        ''',
+}
+
+
+async def test_a_parse_after_a_file_read_and_changed_runs_nothing(tmp_path):
+    """``ast.parse`` (known by its code, not by the name ``"<unknown>"`` it compiles under)
+    after a file of the shared /tmp was read and changed is judged; a compile under that
+    name of the code's text is still "not judged"."""
+    root = make(tmp_path / "ints", PARSED)
+    _, run = await review(root, "ints/core.py", "encode")
+    found = {name: (o.status, o.message) for name, o in by_name(run).items()}
+    assert found["test_saved_then_parsed"][0] == "passed", found
+    _, run = await review(root, "ints/core.py", "encode", "def encode(n):\n    return b'1'\n")
+    assert by_name(run)["test_saved_then_parsed"].status == "failed", run.outcomes
+    _, run = await review(root, "ints/core.py", "listing")
+    outcome = by_name(run)["test_compiled_under_the_name_ast_parse_gives"]
+    assert outcome.status == "not judged", outcome
+    assert "runs text the code under test returned" in outcome.message, outcome
+
+
+# python-multipart 0.0.34: test methods named after their parameters, two of them 10 MB long
+# (`b"\r\n" * 5_000_000 + ...`); each event of the judge's naming one whole (collected,
+# start, outcome) went into its results file past the run's file size limit (16 MiB): the
+# selection's pytest process "ended during this test" and the rest went unreported (25 tests
+# of python-multipart's functions "not looked at", create_form_parser's all six).
+LONG_IDS = {
+    "pyproject.toml": "[project]\nname = 'hdr'\nversion = '0'\n",
+    "hdr/__init__.py": "",
+    "hdr/core.py": '''\
+        def first_line(data):
+            """``data`` up to its first CRLF."""
+            return data.split(b"\\r\\n", 1)[0]
+        ''',
+    "tests/test_core.py": '''\
+        from hdr.core import first_line
+
+        for index, data in enumerate([b"\\r\\n" * 100 + b"a", b"\\r\\n" * 1000 + b"b"]):
+            def test(data=data):
+                assert first_line(data) == b""
+
+            globals()["test_preamble_" + "rn" * 5_000_000 + str(index)] = test
+        del test
+
+
+        def test_after():
+            assert first_line(b"x\\r\\ny") == b"x"
+        ''',
+}
+
+
+async def test_tests_with_node_ids_of_megabytes_are_judged(tmp_path):
+    """Each test is selected and judged under a node id cut to its head and a digest."""
+    root = make(tmp_path / "hdr", LONG_IDS)
+    _, run = await review(root, "hdr/core.py", "first_line")
+    found = sorted((len(o.test_id), o.status) for o in run.outcomes)
+    assert [status for _, status in found] == ["passed"] * 3, found
+    assert found[-1][0] < 1100, found
+    _, run = await review(root, "hdr/core.py", "first_line",
+                          "def first_line(data):\n    return data[:2]\n")
+    assert sorted(o.status for o in run.outcomes) == ["failed"] * 3, run.outcomes

@@ -142,3 +142,17 @@ DE=src/dotenv
 DOTENV=$DE/main.py::set_key,$DE/main.py::unset_key,$DE/main.py::rewrite,$DE/main.py::find_dotenv,$DE/main.py::dotenv_values,$DE/main.py::DotEnv.set_as_environment_variables,$DE/parser.py::parse_stream,$DE/parser.py::decode_escapes,$DE/variables.py::Variable.resolve,$DE/cli.py::list_values
 MU=munch/__init__.py
 MUNCH=$MU::Munch.__getattr__,$MU::Munch.__setattr__,$MU::Munch.toDict,$MU::Munch.__repr__,$MU::Munch.fromDict,$MU::DefaultMunch.__getattr__,$MU::DefaultFactoryMunch.__missing__,$MU::munchify,$MU::unmunchify,$MU::toYAML
+# survey13 (docs/bench-runs/verdict-survey/survey13.md): hpack 4.2.0 (src/ layout, hypothesis's
+# plugin and @given tests, conftest fixtures, HeaderTuple(tuple) objects and custom exceptions),
+# python-multipart 0.0.34 (unittest.TestCase classes with setUp and assertRaises contexts,
+# exceptions with an `offset` attribute, IntEnum states, callbacks; addopts "--timeout=60"
+# (pytest-timeout) added, pytest-codspeed's benchmark marker), environs 15.2.0 (src/ layout,
+# yield fixtures with monkeypatch, marshmallow fields, EnvValidationError.error_messages, a
+# @contextmanager method), each in $P13/<name>
+P13=/tmp/survey13/projects
+HP=src/hpack
+HPACK=$HP/hpack.py::encode_integer,$HP/hpack.py::decode_integer,$HP/hpack.py::_dict_to_iterable,$HP/hpack.py::Encoder.encode,$HP/hpack.py::Encoder.add,$HP/hpack.py::Decoder.decode,$HP/huffman.py::HuffmanEncoder.encode,$HP/huffman_table.py::decode_huffman,$HP/table.py::HeaderTable.get_by_index,$HP/table.py::HeaderTable.search
+MP=python_multipart
+MULTIPART=$MP/multipart.py::parse_options_header,$MP/multipart.py::Field.from_value,$MP/multipart.py::Field.__eq__,$MP/multipart.py::File.flush_to_disk,$MP/multipart.py::BaseParser.set_callback,$MP/multipart.py::QuerystringParser._internal_write,$MP/multipart.py::OctetStreamParser.write,$MP/decoders.py::Base64Decoder.write,$MP/decoders.py::QuotedPrintableDecoder.write,$MP/multipart.py::create_form_parser
+EN=src/environs
+ENVIRONS=$EN/__init__.py::_preprocess_list,$EN/__init__.py::_preprocess_dict,$EN/__init__.py::_dj_db_url_parser,$EN/__init__.py::Env.read_env,$EN/__init__.py::Env.prefixed,$EN/__init__.py::Env.seal,$EN/__init__.py::Env.dump,$EN/__init__.py::Env._expand_vars,$EN/__init__.py::FileAwareEnv._get_value,$EN/fields.py::TimeDelta._deserialize

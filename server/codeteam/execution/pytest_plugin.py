@@ -122,6 +122,23 @@ class ReachedTarget(pytest.fail.Exception):
         super().__init__(message, pytrace=False)
 
 
+NODE_ID_LIMIT = 1000
+"""Characters of a test's node id kept in what the judge reports (:func:`_short_id`)."""
+
+
+def _short_id(nodeid: str) -> str:
+    """``nodeid``, or past :data:`NODE_ID_LIMIT` characters its head and a digest of the whole:
+    the test's name for codeteam (python-multipart names test methods after their 10 MB
+    parameters: each event holding one whole took the results file past the run's file size
+    limit, and the rest of the session went unreported)."""
+    if len(nodeid) <= NODE_ID_LIMIT:
+        return nodeid
+    import hashlib
+
+    digest = hashlib.sha256(nodeid.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{nodeid[:NODE_ID_LIMIT]}...{digest}"
+
+
 def _cap(text: str, limit: int = REPR_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -536,12 +553,12 @@ class Judge:
         if self.keep is not None:
             last = {}  # a test class -> the index of its last test kept
             for index, item in enumerate(items):
-                if item.nodeid in self.keep and isinstance(item.parent, pytest.Class):
+                if _short_id(item.nodeid) in self.keep and isinstance(item.parent, pytest.Class):
                     last[id(item.parent)] = index
-            chosen = [item for index, item in enumerate(items) if item.nodeid in self.keep
+            chosen = [item for index, item in enumerate(items) if _short_id(item.nodeid) in self.keep
                       or index < last.get(id(item.parent), -1)]  # what they may depend on
-            found = {item.nodeid for item in items}
-            bases = {item.nodeid.partition("[")[0] for item in items if "[" in item.nodeid}
+            found = {_short_id(item.nodeid) for item in items}
+            bases = {i.partition("[")[0] for i in found if "[" in i}
             renamed = [i for i in self.keep if i not in found and "[" in i
                        and i.partition("[")[0] in bases]
             if renamed:  # ids made at collection from values that change (the time)
@@ -575,7 +592,7 @@ class Judge:
         selecting = self.mode == "select"
         self.send("collected", count=len(session.items),
                   rootdir=self._relative(str(session.config.rootpath)),
-                  items=[item.nodeid for item in session.items] if selecting else None,
+                  items=[_short_id(item.nodeid) for item in session.items] if selecting else None,
                   files=sorted({self._relative(str(item.path)) for item in session.items})
                   if selecting else None)
 
@@ -855,7 +872,7 @@ class Judge:
             self.client.new_test()
             if not idle:
                 self.client.watch_modules()  # modules imported since, as they are now
-        self.send("start", nodeid=item.nodeid, ids=getattr(item, "codeteam_ids", None))
+        self.send("start", nodeid=_short_id(item.nodeid), ids=getattr(item, "codeteam_ids", None))
         armed = threading.current_thread() is threading.main_thread()
         if armed:
             if self.judge_cpu_limit:
@@ -1019,7 +1036,7 @@ class Judge:
                 outcome, when = ("failed" if report.failed else "xpassed"), phase
             elif phase == "teardown" and report.failed and outcome in ("passed", "xpassed"):
                 outcome, when = "error", phase
-        event = {"nodeid": item.nodeid, "outcome": outcome, "when": when,
+        event = {"nodeid": _short_id(item.nodeid), "outcome": outcome, "when": when,
                  "duration": round(time.monotonic() - test.started, 6),
                  "cpu": round(time.process_time() - test.cpu, 6),
                  "code_cpu": round(self.client.cpu, 6) if self.client else 0.0,

@@ -1513,13 +1513,13 @@ class JudgeClient(Channel):
                 for text in map(_squeezed, texts) if _source_like(text)):
             if not self._made_here(source, filename):
                 return
-            if filename == "<unknown>":  # (ast.parse's: a tree runs nothing until compiled)
-                self.code_parsed = True
-                return
-            self.ran_text()
-        elif self.code_files and _made_source(filename) and any(
-                _ctime(path) != ctime for path, ctime in self.code_files.items()):
-            self.ran_text()  # (a file it read changed since: its text may be this source)
+        elif not (self.code_files and _made_source(filename) and any(
+                _ctime(path) != ctime for path, ctime in self.code_files.items())):
+            return  # (else a file it read changed since: its text may be this source)
+        if _parsing():  # ast.parse's: a tree runs nothing until compiled (hypothesis's
+            self.code_parsed = True  # printer parses a repr, after its database's
+            return  # temporary file in /tmp was read and replaced)
+        self.ran_text()
 
     def made_code(self, data):
         """:meth:`audit` of a code object made from bytes (``marshal.loads`` of them, the
@@ -3389,6 +3389,14 @@ def _by_pytest(packages=("_pytest", "pluggy")):
     module = sys.modules.get(name) if type(name) is str else None  # (its own globals: not a
     return (name.partition(".")[0] in packages and module is not None  # namespace the code
             and getattr(module, "__dict__", None) is frame.f_globals)  # named "_pytest")
+
+
+def _parsing():
+    """Whether the ``compile`` being audited is ``ast.parse``'s (its caller's code is that
+    function's: a tree comes back, which runs nothing), whatever the file name it gives."""
+    frame = sys._getframe(3)  # (_parsing <- compiled <- audit <- the caller of compile)
+    parse = getattr(sys.modules.get("ast"), "parse", None)
+    return frame is not None and frame.f_code is getattr(parse, "__code__", None)
 
 
 def _made_source(filename):
