@@ -1052,9 +1052,10 @@ async def test_the_code_cannot_undo_the_policys_niceness(tmp_path):
 
 # The crossing's CPU allowance (CROSSING_SHARE): the code's processes may use 3 times the CPU
 # the judge spent decoding the test's replies beyond the test's limit. The code makes the
-# judge decode a large module global (mirrored back) at each of 20 calls, then silences its
-# own watchdog and CPU rlimit and spins: the judge's look at its CPU time allows it about
-# 8 + 3 x 11 CPU seconds, more than the wall-clock backstop (35 s) leaves, and the test is
+# judge decode a large module global (mirrored back) at each of its first calls, then
+# silences its own watchdog and CPU rlimit and spins: with 20 such calls under a 5 s limit
+# the judge's look at its CPU time allows it about 8 + 3 x 11 CPU seconds, more than the
+# wall-clock backstop (35 s) leaves, and the test is
 # "not judged: the machine was too busy" where the same spin without the widening is a
 # timeout at 8.4 CPU-s (plain pytest never ends).
 WIDENED = {
