@@ -410,10 +410,14 @@ async def test_the_hooks_of_the_tests_objects_forge_no_verdict(tmp_path, monkeyp
     flood = "def size(items):\n    n = 0\n    while True:\n        n += len(items)\n"
     # Each `len` is a crossing, the judge's to run: the code's own CPU time stays within its
     # limit, and the flood ends at the per-test wall-clock backstop (at least 30 s: 12-13
-    # CPU-s of judge and subject answering each other). The same end at 8 s.
+    # CPU-s of judge and subject answering each other; the same end at 8 s) or, on a busy
+    # machine (the backstop leaves out the waits for a CPU), at the judge's CPU limit for
+    # the test's own code, the `__len__` it runs (20 CPU-s: 38 CPU-s of judge and subject,
+    # 197 s at load 18, a "timeout"). The same end at 4.
     from codeteam.execution import pytest_run
 
     monkeypatch.setattr(pytest_run, "wall_backstop", lambda cpu_limit: 8.0)
+    monkeypatch.setattr(pytest_run, "judge_cpu_limit", lambda cpu_limit: 4.0)
     _, run = await review(root, "hooked/core.py", "size", flood)
     flooded = by_name(run)["test_size"]  # (on a busy machine: its wall-clock limit)
     assert flooded.status in ("timeout", "failed", "error") or (

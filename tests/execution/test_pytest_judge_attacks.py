@@ -1052,9 +1052,10 @@ async def test_the_code_cannot_undo_the_policys_niceness(tmp_path):
 
 # The crossing's CPU allowance (CROSSING_SHARE): the code's processes may use 3 times the CPU
 # the judge spent decoding the test's replies beyond the test's limit. The code makes the
-# judge decode a large module global (mirrored back) at each of 20 calls, then silences its
-# own watchdog and CPU rlimit and spins: the judge's look at its CPU time allows it about
-# 8 + 3 x 11 CPU seconds, more than the wall-clock backstop (35 s) leaves, and the test is
+# judge decode a large module global (mirrored back) at each of its first calls, then
+# silences its own watchdog and CPU rlimit and spins: with 20 such calls under a 5 s limit
+# the judge's look at its CPU time allows it about 8 + 3 x 11 CPU seconds, more than the
+# wall-clock backstop (35 s) leaves, and the test is
 # "not judged: the machine was too busy" where the same spin without the widening is a
 # timeout at 8.4 CPU-s (plain pytest never ends).
 WIDENED = {
@@ -1084,7 +1085,7 @@ def bump(x):
     global _BLOB, _BASE
     if _BASE is None:
         _BASE = [str(i) for i in range(500_000)]
-    if x < 5:
+    if x < 2:
         _BLOB = list(_BASE)  # a new object: "changed", decoded and mirrored by the judge
         return x + 1
     import gc
@@ -1105,11 +1106,12 @@ async def test_a_spinning_body_cannot_widen_its_allowance_by_what_it_sends(tmp_p
     machine's load, a strict xfail passed on quiet machines and failed on busy ones): the code
     inflates the crossing's CPU allowance by making the judge decode what it sends (a module
     global rebound at each call), so on a busy machine the spinning body is "not judged: the
-    machine was too busy" where it should be a timeout. Five widening calls and a 1 s CPU
-    limit (before: twenty, 5 s), the same path: the judge decodes each call's list in about
-    0.4 CPU seconds, so the spin is cut once the code used 4 + 3 x ~2 CPU seconds (before:
-    8 + 3 x ~8, beyond what two cores give it before the 35 s wall-clock backstop, which
-    ended every run: 37 s, 32 CPU seconds)."""
+    machine was too busy" where it should be a timeout. Two widening calls and a 1 s CPU
+    limit (before: five, and twenty under 5 s), the same path: the judge decodes each call's
+    list in about 0.4 CPU seconds, so the spin is cut once the code used 4 + 3 x ~0.8 CPU
+    seconds (with five: 4 + 3 x ~2, 26.3 CPU-s for the test at load 13; with twenty: 8 + 3 x
+    ~8, beyond what two cores give it before the 35 s wall-clock backstop, which ended every
+    run: 37 s, 32 CPU seconds)."""
     from test_one_judge import SPIN_POLICY, make, review
 
     root = make(tmp_path / "bumps", WIDENED)
