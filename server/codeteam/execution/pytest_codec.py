@@ -3464,9 +3464,11 @@ def resume(found, request):
     return found.send(sent[0])
 
 
-def exception_info(exc, codec, frames=()):
+def exception_info(exc, codec, frames=(), depth=0):
     """The ``raised`` reply for ``exc``: its class's name and bases (module, qualname), its
-    message, the exception itself when it can cross, and ``frames``."""
+    message, the exception itself when it can cross, and ``frames``; for an exception group,
+    ``group``: its own message and the replies for (up to 20 of) its exceptions, 3 levels
+    deep, from which the judge makes it again when it cannot cross whole."""
     bases = [[getattr(b, "__module__", "builtins"), getattr(b, "__qualname__", b.__name__)]
              for b in type(exc).__mro__]
     bases = [b for b in bases if type(b[0]) is str and type(b[1]) is str]
@@ -3488,6 +3490,15 @@ def exception_info(exc, codec, frames=()):
         pass
     finally:
         codec.mark_unjudgeable = marking
+    import builtins
+
+    group = getattr(builtins, "BaseExceptionGroup", None)  # (Python 3.11)
+    if "exc" not in reply and group is not None and isinstance(exc, group) and depth < 3:
+        try:
+            reply["group"] = [str(exc.message)[:10000], [exception_info(
+                inner, codec, depth=depth + 1) for inner in exc.exceptions[:20]]]
+        except Exception:  # noqa: S110, BLE001 - (a message that is no str)
+            pass
     return reply
 
 

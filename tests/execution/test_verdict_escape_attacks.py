@@ -1,0 +1,104 @@
+"""brk15: wrong code whose failures became "not judged" (a forged escape), and the judge's own
+crashes. Real sandbox, a small project each."""
+
+from __future__ import annotations
+
+import pytest
+from test_one_judge import by_name, make, review
+
+pytestmark = pytest.mark.sandbox
+
+# An exception group whose exceptions cannot cross (hypothesis's DeadlineExceeded defines
+# __reduce__: a library's class the judge does not rebuild) was made again by its builtin
+# class's __new__ with no arguments, which BaseExceptionGroup refuses: every test "error"
+# (the judge's own crash). Made of its exceptions, a group of them raised by wrong code had
+# no frames on those: hypothesis's deadline rule named its failure "not judged".
+GROUPED = {
+    "pyproject.toml": "[project]\nname = 'slow'\nversion = '0'\n",
+    "slow/__init__.py": "",
+    "slow/core.py": '''\
+        from datetime import timedelta
+
+        from hypothesis.errors import DeadlineExceeded
+
+
+        def check(runtimes_ms, deadline_ms):
+            """The number of ``runtimes_ms``; an ExceptionGroup of DeadlineExceeded, one per
+            runtime over ``deadline_ms``, when there are such."""
+            late = [DeadlineExceeded(timedelta(milliseconds=r), timedelta(milliseconds=deadline_ms))
+                    for r in runtimes_ms if r > deadline_ms]
+            if late:
+                raise ExceptionGroup("slow runs", late)
+            return len(runtimes_ms)
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+        from hypothesis.errors import DeadlineExceeded
+
+        from slow.core import check
+
+
+        def test_each_slow_run():
+            with pytest.raises(ExceptionGroup) as info:
+                check([5, 50, 500], 10)
+            assert len(info.value.exceptions) == 2
+            assert info.value.message == "slow runs"
+
+
+        def test_slow_runs_by_kind():
+            try:
+                check([50], 10)
+            except* DeadlineExceeded as group:
+                assert "exceeds the deadline of 10.00ms" in str(group.exceptions[0])
+
+
+        def test_count():
+            assert check([1, 2], 10) == 2
+        ''',
+}
+
+FORGED_DEADLINE = '''\
+def check(runtimes_ms, deadline_ms):
+    raise ExceptionGroup("late", [DeadlineExceeded(timedelta(1), timedelta(0))])
+'''
+
+
+async def test_an_exception_group_whose_exceptions_cannot_cross_is_made_of_them(tmp_path):
+    """The group is made again of its exceptions, each as a lone one would be (before: every
+    test "error", BaseExceptionGroup.__new__() takes exactly 2 arguments); wrong code raising
+    a group of DeadlineExceeded fails (the deadline rule is the judge's hypothesis's, never a
+    group that crossed from the code)."""
+    root = make(tmp_path / "slow", GROUPED)
+    _, run = await review(root, "slow/core.py", "check")
+    assert {o.status for o in run.outcomes} == {"passed"}, run.outcomes
+    _, run = await review(root, "slow/core.py", "check", FORGED_DEADLINE)
+    outcomes = by_name(run)
+    assert outcomes["test_count"].status == "failed", run.outcomes
+    assert "DeadlineExceeded" in outcomes["test_count"].message, run.outcomes
+
+
+# A group that crosses whole (its exceptions' classes rebuilt by the judge) came with frames
+# on itself only: the deadline rule took its exceptions for hypothesis's own. A conftest.py
+# taking DeadlineExceeded's __reduce__ away in pytest's process, and the code in its own,
+# stand for a hypothesis whose class the judge rebuilds.
+REBUILT = dict(GROUPED, **{"tests/conftest.py": """\
+    from hypothesis.errors import DeadlineExceeded
+
+    del DeadlineExceeded.__reduce__
+    """})
+
+FORGED_REBUILT = '''\
+def check(runtimes_ms, deadline_ms):
+    if "__reduce__" in vars(DeadlineExceeded):
+        del DeadlineExceeded.__reduce__
+    raise ExceptionGroup("late", [DeadlineExceeded(timedelta(1), timedelta(0))])
+'''
+
+
+async def test_a_group_of_deadlines_that_crossed_from_the_code_is_its_failure(tmp_path):
+    """Every exception in a group that crossed from the code is the code's (before: "not
+    judged", the test's own wall-clock deadline was exceeded)."""
+    root = make(tmp_path / "slow", REBUILT)
+    _, run = await review(root, "slow/core.py", "check", FORGED_REBUILT)
+    outcome = by_name(run)["test_count"]
+    assert outcome.status == "failed", run.outcomes
