@@ -102,3 +102,74 @@ async def test_a_group_of_deadlines_that_crossed_from_the_code_is_its_failure(tm
     _, run = await review(root, "slow/core.py", "check", FORGED_REBUILT)
     outcome = by_name(run)["test_count"]
     assert outcome.status == "failed", run.outcomes
+
+
+# A value of a library's class the judge does not rebuild (argparse's Namespace: survey 7)
+# was refused whole ("the code under test sent what the judge does not rebuild"): wrong code
+# returning one made every test "not judged". It crosses as a handle now.
+TOTAL = {
+    "pyproject.toml": "[project]\nname = 'one'\nversion = '0'\n",
+    "one/__init__.py": "",
+    "one/core.py": '''\
+        import argparse
+
+
+        def total(items):
+            """The sum of ``items``."""
+            return sum(items)
+
+
+        def options(argv):
+            """The options ``argv`` gives (``--n N``)."""
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--n", type=int, default=0)
+            return parser.parse_args(argv)
+        ''',
+    "tests/test_core.py": '''\
+        import argparse
+
+        from one.core import options, total
+
+
+        def test_total():
+            assert total([1, 2]) == 3
+
+
+        def test_total_is_an_int():
+            assert isinstance(total([1]), int)
+
+
+        def test_options():
+            assert options(["--n", "3"]).n == 3
+
+
+        def test_options_whole():
+            assert options([]) == argparse.Namespace(n=0)
+
+
+        def test_options_kind():
+            assert isinstance(options([]), argparse.Namespace)
+        ''',
+}
+
+
+async def test_a_wrong_value_of_a_class_the_judge_does_not_rebuild_fails(tmp_path):
+    """Wrong code returning ``argparse.Namespace()`` fails ``total([1, 2]) == 3`` and the
+    isinstance check as plain pytest does (the judge runs its own Namespace's ``__eq__`` on
+    the code's object; before: every test "not judged"); a test reading the object's state
+    (``.n``, ``==`` another Namespace) stays "not judged", as the code's doing."""
+    root = make(tmp_path / "one", TOTAL)
+    body = "def total(items):\n    return argparse.Namespace()\n"
+    _, run = await review(root, "one/core.py", "total", body)
+    outcomes = by_name(run)
+    assert outcomes["test_total"].status == "failed", run.outcomes
+    assert "Namespace()" in outcomes["test_total"].message, run.outcomes
+    assert outcomes["test_total_is_an_int"].status == "failed", run.outcomes
+    from codeteam.execution.pytest_codec import CODE_OBJECT
+
+    _, run = await review(root, "one/core.py", "options")
+    outcomes = by_name(run)
+    assert outcomes["test_options_kind"].status == "passed", run.outcomes
+    for name in ("test_options", "test_options_whole"):
+        assert outcomes[name].status == "not judged", run.outcomes
+        assert outcomes[name].message.startswith(CODE_OBJECT), run.outcomes

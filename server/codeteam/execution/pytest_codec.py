@@ -750,6 +750,8 @@ def _misuse(channel, label, what, handle=None):
     """Mark the call "not judged" (the code used an object of the test's it cannot have: the
     one the judge exported as ``handle``, when known) and raise the :class:`AttributeError`
     the code sees."""
+    if getattr(channel, "side", None) == "judge":  # an object of the code's, used by the test
+        channel.fail(f"{CODE_OBJECT} ({label}: {what})", not_judged=True)
     # It begins as codeteam.execution.describe.ARGUMENTS: no candidate can do anything
     # with the object (pipelines.candidates.judged_nowhere: no sampling is spent on it).
     reason = ("the test's arguments could not cross to the code under test: the code used "
@@ -780,6 +782,22 @@ def _abcs_of(obj):
     return found
 
 
+CODE_OBJECT = ("the test used an object the code under test returned or gave that cannot "
+               "cross (a library's class the judge does not rebuild) in a way only its state "
+               "answers")
+"""The "not judged" reason (the code's doing: another candidate may return a value that
+crosses) for a use of a :class:`RemoteObject` of the code's in the judge other than those it
+answers itself (:meth:`RemoteObject._judged_class`)."""
+
+_LACKING = {"__iter__": "'{}' object is not iterable", "__len__": "object of type '{}' has no len()",
+            "__getitem__": "'{}' object is not subscriptable",
+            "__setitem__": "'{}' object does not support item assignment",
+            "__delitem__": "'{}' object doesn't support item deletion",
+            "__contains__": "argument of type '{}' is not iterable",
+            "__reversed__": "'{}' object is not reversible"}
+"""CPython's TypeError for a container hook an object's class lacks (:func:`_hooks_of`)."""
+
+
 class _RemoteObjectType(type):
     """The class of a :class:`RemoteObject` as the code sees it (``type(obj)``): one per
     class of the test's, so ``type(a) is type(b)`` holds as in the test; reading its
@@ -798,6 +816,12 @@ class RemoteObject:
     it when it is callable (a request, as a :class:`RemoteCallable`'s); anything else it does
     with it (``type(obj)(...)``, its attributes) makes the test "not judged" (the judge cannot
     tell).
+    In the judge, the same stands for an object of the code's of a library's class the judge
+    does not rebuild (``argparse.Namespace``): its class is the judge's own
+    (:meth:`_judged_class`), whose ``__eq__`` and ``__ne__`` the judge runs on it (``f() == 3``
+    fails as in one process; a read of its state makes the test "not judged":
+    :data:`CODE_OBJECT`), a container hook its class lacks raises CPython's TypeError, and
+    its ``repr``, ``str`` and hooks are the code's process's answers.
     Made by :meth:`made`, of a :class:`_RemoteObjectType` per class of the test's."""
 
     __slots__ = ("_channel", "_handle", "_meta", "_name")  # (no __dict__: see _Proxy)
@@ -832,10 +856,36 @@ class RemoteObject:
         return found
 
     def __eq__(self, other):
-        return True if self is other else self._misused("==")
+        return True if self is other else self._compared("__eq__", other, "==")
 
     def __ne__(self, other):
-        return False if self is other else self._misused("!=")
+        return False if self is other else self._compared("__ne__", other, "!=")
+
+    def _compared(self, name, other, what):
+        """``name`` of the code's object's class, the judge's (never the code's process's
+        answer: its ``__eq__`` would be the code's to say), run on this handle."""
+        if getattr(self._channel, "side", None) != "judge":
+            return self._misused(what)
+        cls = self._judged_class()
+        found = next((vars(b)[name] for b in cls.__mro__ if name in vars(b)), None)
+        if type(found) is _FunctionType or found is vars(object).get(name):
+            return found(self, other)
+        return self._misused(what)
+
+    def _judged_class(self):
+        """The class of the code's object as the judge has it (its ``ref``, looked up in
+        ``sys.modules``): a class defined in Python, of no module of the project's, that the
+        judge does not rebuild -- what an object sent as a handle is; else "not judged"."""
+        ref = self._meta.get("ref")
+        codec = getattr(self._channel, "codec", None)
+        try:
+            cls = codec.resolve(str(ref[0]), str(ref[1]))
+        except Exception:  # noqa: BLE001 - (none, or one the judge does not take)
+            cls = None
+        if not isinstance(cls, type) or not _made_in_python(cls) or codec.own(
+                cls.__module__) or codec.rebuildable(cls):
+            self._misused("its class")
+        return cls
 
     def __call__(self, *args, **kwargs):
         if self._meta.get("callable") is not True:
@@ -848,7 +898,9 @@ class RemoteObject:
 
         found = {"builtins.frame": types.FrameType, "builtins.traceback": types.TracebackType}
         kind = found.get(self._meta.get("class"))  # (the test's frame, traceback: C types
-        return kind if kind is not None else self._misused("its class")  # of no code)
+        if kind is None and getattr(self._channel, "side", None) == "judge":  # of no code)
+            return self._judged_class()
+        return kind if kind is not None else self._misused("its class")
 
     def __getattr__(self, name):
         if name in HOOK_CALLS and not _is_dunder(name) and name in self._hooks():
@@ -878,6 +930,8 @@ class RemoteObject:
         calls of the test's callables are (its result crosses as any value, what it raises
         is raised here). Arguments that cannot cross make the test "not judged"."""
         if name not in self._hooks():
+            if name in _LACKING and getattr(self._channel, "side", None) == "judge":
+                raise TypeError(_LACKING[name].format(self._judged_class().__name__))
             return self._misused(name)
         try:
             return self._channel.call_handle(self, list(args), dict(kwargs or {}), hook=name)
@@ -1531,6 +1585,9 @@ class Codec:
             return self._export(value, b"o", out)
         if ref is None and _made_in_python(kind):  # no module holds it: made at run time
             return self._cannot(f"an object of {_name(kind)}, a class made at run time", out)
+        if ref is not None and self._to_judge() and _made_in_python(kind) and not self.own(
+                ref[0]):  # a library's object the judge does not rebuild: the code's
+            return self._export(value, b"o", out)  # (RemoteObject: the judge's class)
         return self._cannot("an object of " + _name(kind), out)
 
     def _refused_state(self, value, kind, out):
@@ -1926,6 +1983,11 @@ class Codec:
             meta["abcs"], meta["callable"] = _abcs_of(obj), callable(obj)
             meta["hooks"] = _hooks_of(type(obj))
             self.opaque.add(handle)
+            if not self.strict:  # (the code's: its class, which the judge looks up)
+                meta["ref"] = list(self._ref_name(type(obj)) or ())
+                names = _names_of(obj)
+                if names is not None:
+                    meta["__names__"] = names
         if kind == b"i" and self.strict:  # (a test's stream: its methods, HOOK_CALLS)
             meta["hooks"] = [n for n in _hooks_of(type(obj)) if not _is_dunder(n)]
             self.opaque.add(handle)
@@ -2260,7 +2322,7 @@ class Codec:
 
     def load_handle(self, data, at, table, depth):
         kind = data[at : at + 1].decode("ascii")
-        if kind not in ("c", "i", "o", "a") or kind == "o" and self.strict:
+        if kind not in ("c", "i", "o", "a"):
             raise ValueError("bad handle")
         handle, at = self._num(data, at + 1, b";")
         name, at = self._text(data, at)
@@ -3429,7 +3491,8 @@ class Channel:
                 args, kwargs = request.get("args"), request.get("kwargs")
                 if type(args) is not list or type(kwargs) is not dict:
                     raise TypeError("malformed call")
-                value = found(*args, **kwargs)
+                value = self.codec.hook_call(request.get("handle"), request["hook"], args, kwargs)(
+                ) if "hook" in request else found(*args, **kwargs)  # (a RemoteObject's)
             else:
                 raise TypeError("an unknown request {!r}".format(request["kind"]))
         except Exception as exc:  # noqa: BLE001 - goes back to the caller

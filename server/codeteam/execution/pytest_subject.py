@@ -979,7 +979,8 @@ class Subject(Channel):
         that request's arguments again, ``refresh``, with what the test changed since), the
         numbering in use before back after it."""
         made = self.made_by.get(request.get("handle")) if request["kind"] in (
-            "call", "next") else None
+            "call", "next") and "hook" not in request else None  # (a hook of the code's
+        # object: numbered afresh, as the judge's RemoteObject asks)
         outer = self.codec.tables()
         if made is not None:
             self.codec.use(made[0])
@@ -2223,13 +2224,18 @@ class JudgeClient(Channel):
         self.codec.stack_frames.update(enumerate(found, 1))
         return "\1".join(reversed(texts))
 
-    def call_handle(self, proxy, args, kwargs, awaited=None, stack=None):
+    def call_handle(self, proxy, args, kwargs, awaited=None, stack=None, hook=None):
+        """A call of the code's function (``proxy`` None) or handle; ``hook``: that hook of
+        :data:`~codeteam.execution.pytest_codec.HOOK_CALLS` run on the code's object
+        ``proxy`` (a :class:`~codeteam.execution.pytest_codec.RemoteObject`: its ``repr``)."""
         __tracebackhide__ = True
         if proxy is not None:
             self.check_handle(proxy)
         entered = self.entering()
         request = {"kind": "call", "handle": None if proxy is None else proxy._handle[1],
                    "args": list(args), "kwargs": dict(kwargs)}
+        if hook is not None:
+            request["hook"] = hook
         if stack:
             request["stack"] = stack
         if awaited is not None:
