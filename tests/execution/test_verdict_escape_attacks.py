@@ -173,3 +173,51 @@ async def test_a_wrong_value_of_a_class_the_judge_does_not_rebuild_fails(tmp_pat
     for name in ("test_options", "test_options_whole"):
         assert outcomes[name].status == "not judged", run.outcomes
         assert outcomes[name].message.startswith(CODE_OBJECT), run.outcomes
+
+
+# A value nested deeper than the codec's limit (1,000 levels) could not cross: wrong code
+# returning one made its tests "not judged"; and the judge counted a list's identity mark as
+# a level of its own, so a list of lists 500 to 1,000 deep was "a malformed answer" (error).
+NESTED = {
+    "pyproject.toml": "[project]\nname = 'nest'\nversion = '0'\n",
+    "nest/__init__.py": "",
+    "nest/core.py": '''\
+        def nest(n):
+            """A list holding a list ... ``n`` levels around an empty one: ``nest(1) == [[]]``."""
+            value = []
+            for _ in range(n):
+                value = [value]
+            return value
+        ''',
+    "tests/test_core.py": '''\
+        from nest.core import nest
+
+
+        def depth(value):
+            found = 0
+            while value:
+                value = value[0]
+                found += 1
+            return found
+
+
+        def test_deep():
+            assert depth(nest(700)) == 700
+
+
+        def test_very_deep():
+            assert depth(nest(5000)) == 5000
+        ''',
+}
+
+
+async def test_a_value_deeper_than_the_codec_takes_crosses_as_a_handle_below(tmp_path):
+    """The code's value crosses whole to 990 levels and as a handle below (its items, the
+    container protocol, answered by the code's process): right code passes both tests (before:
+    "error", a malformed answer; "not judged", nested too deeply), wrong code fails both."""
+    root = make(tmp_path / "nest", NESTED)
+    _, run = await review(root, "nest/core.py", "nest")
+    assert {o.status for o in run.outcomes} == {"passed"}, run.outcomes
+    wrong = "def nest(n):\n    value = []\n    for _ in range(n + 1):\n        value = [value]\n    return value\n"
+    _, run = await review(root, "nest/core.py", "nest", wrong)
+    assert {o.status for o in run.outcomes} == {"failed"}, run.outcomes

@@ -1443,6 +1443,10 @@ class Codec:
         return b"".join(out)
 
     def _enc(self, value, out, memo, depth):
+        if depth > DEPTH_LIMIT - 8 and type(value) not in _SCALARS and self._to_judge() and (
+                self.mark_unjudgeable and not self.probing):  # the code's, deeper than the
+            return self._export(value, b"o", out)  # judge takes: a handle from there (its
+            # meta decoded 3 levels deeper; RemoteObject: its uses answered or "not judged")
         if depth > DEPTH_LIMIT:
             raise CannotCross("nested too deeply")
         save = _SCALARS.get(type(value))
@@ -2558,8 +2562,9 @@ class Codec:
                 raise ValueError("an unknown object of this side")
             if data[at : at + 1] in (b"O", b"K"):  # itself, never an object inside another
                 self.returning = type(self.sent[index])  # rebuilt as its class (see rebuilt)
-        try:
-            fresh, at = self._dec(data, at, table, depth + 1)
+        try:  # (the value it marks is at its depth: a tracked list in a list is one level
+            # deeper, as the sender counts, not two; a mark of a mark counts)
+            fresh, at = self._dec(data, at, table, depth + (data[at : at + 1] in (b"w", b"W")))
         finally:
             self.returning = None
         if theirs:
