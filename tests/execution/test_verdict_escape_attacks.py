@@ -221,3 +221,38 @@ async def test_a_value_deeper_than_the_codec_takes_crosses_as_a_handle_below(tmp
     wrong = "def nest(n):\n    value = []\n    for _ in range(n + 1):\n        value = [value]\n    return value\n"
     _, run = await review(root, "nest/core.py", "nest", wrong)
     assert {o.status for o in run.outcomes} == {"failed"}, run.outcomes
+
+
+# A value whose encoding is larger than a frame (64 MiB) ended the code's process ("died
+# during this call", error) where pytest reports the test failed or passed.
+ZEROS = {
+    "pyproject.toml": "[project]\nname = 'zeros'\nversion = '0'\n",
+    "zeros/__init__.py": "",
+    "zeros/core.py": '''\
+        def zeros(n):
+            """A list of ``n`` zeros."""
+            return [0] * n
+        ''',
+    "tests/test_core.py": '''\
+        from zeros.core import zeros
+
+
+        def test_length():
+            assert len(zeros(9_000_000)) == 9_000_000
+
+
+        def test_a_list():
+            assert isinstance(zeros(9_000_000), list) and zeros(9_000_000) != 0
+        ''',
+}
+
+
+async def test_a_value_too_large_for_a_frame_crosses_as_a_handle(tmp_path):
+    """A list of 9,000,000 ints (72 MB encoded) crosses as a handle: its length, class and
+    ``!=`` a number are answered (before: "error", the process running the code under test
+    died during this call); wrong code fails."""
+    root = make(tmp_path / "zeros", ZEROS)
+    _, run = await review(root, "zeros/core.py", "zeros")
+    assert {o.status for o in run.outcomes} == {"passed"}, run.outcomes
+    _, run = await review(root, "zeros/core.py", "zeros", "def zeros(n):\n    return [0] * (n + 1)\n")
+    assert by_name(run)["test_length"].status == "failed", run.outcomes

@@ -798,6 +798,12 @@ _LACKING = {"__iter__": "'{}' object is not iterable", "__len__": "object of typ
 """CPython's TypeError for a container hook an object's class lacks (:func:`_hooks_of`)."""
 
 
+_CONTAINERS = {list: list, tuple: tuple, dict: dict, set: (set, frozenset),
+               frozenset: (set, frozenset)}
+"""The builtin containers a :class:`RemoteObject` of the code's may be (one too large or deep
+to send whole), each with the classes its ``==`` compares with (else NotImplemented)."""
+
+
 class _RemoteObjectType(type):
     """The class of a :class:`RemoteObject` as the code sees it (``type(obj)``): one per
     class of the test's, so ``type(a) is type(b)`` holds as in the test; reading its
@@ -867,6 +873,8 @@ class RemoteObject:
         if getattr(self._channel, "side", None) != "judge":
             return self._misused(what)
         cls = self._judged_class()
+        if cls in _CONTAINERS and not isinstance(other, _CONTAINERS[cls]):
+            return NotImplemented  # (what their __eq__ and __ne__ answer: 3 == [...] is False)
         found = next((vars(b)[name] for b in cls.__mro__ if name in vars(b)), None)
         if type(found) is _FunctionType or found is vars(object).get(name):
             return found(self, other)
@@ -882,6 +890,8 @@ class RemoteObject:
             cls = codec.resolve(str(ref[0]), str(ref[1]))
         except Exception:  # noqa: BLE001 - (none, or one the judge does not take)
             cls = None
+        if cls in _CONTAINERS:  # (a value too large or deep to send whole)
+            return cls
         if not isinstance(cls, type) or not _made_in_python(cls) or codec.own(
                 cls.__module__) or codec.rebuildable(cls):
             self._misused("its class")
@@ -3138,10 +3148,22 @@ _SCALARS = {
 }
 """The encoder's table for values that are never shared (no back-reference): exact type ->
 its encoding."""
+class Opaque:
+    """The subject's wrapper of a value it sends as a handle (``o``: a
+    :class:`RemoteObject` in the judge) though it could be sent whole: one too large for a
+    frame (:data:`FRAME_LIMIT`)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
 _SAVE = {list: Codec.save_container, dict: Codec.save_container, set: Codec.save_container,
          tuple: Codec.save_tuple, frozenset: Codec.save_tuple,
          RemoteCallable: Codec.save_handle, RemoteFunction: Codec.save_handle,
-         RemoteIterator: Codec.save_handle, RemoteCoroutine: Codec.save_handle}
+         RemoteIterator: Codec.save_handle, RemoteCoroutine: Codec.save_handle,
+         Opaque: lambda codec, value, out, memo, depth: codec._export(value.value, b"o", out)}
 """The encoder's table: exact type -> ``save_<type>`` (anything else: ``save_other``)."""
 _LOAD = {
     b"N": Codec.load_constant, b"T": partial(Codec.load_constant, value=True),

@@ -830,6 +830,10 @@ class Subject(Channel):
             reply["after"] = sent
         try:
             self.encoded = (reply, self.codec.dumps(reply))  # sent as is (see send)
+            if len(self.encoded[1]) > _codec.FRAME_LIMIT and reply["kind"] == "value" and type(
+                    reply.get("value")) in _codec._CONTAINERS:  # (the value as a handle)
+                reply["value"] = _codec.Opaque(reply["value"])
+                self.encoded = (reply, self.codec.dumps(reply))
         except CannotCross as error:
             reply = {"kind": "uncrossable", "message": str(error), "cpu": reply["cpu"]}
         for handle in range(handles + 1, len(self.codec.exported) + 1):  # (exported as it
@@ -3395,7 +3399,8 @@ def _parts_of(value):
 
     for kind, items in ((dict, dict.items), (list, list.__iter__), (tuple, tuple.__iter__),
                         (set, set.__iter__), (frozenset, frozenset.__iter__)):
-        if isinstance(value, kind):  # (at most note_texts's budget of them)
+        if issubclass(type(value), kind):  # (at most note_texts's budget of them; never
+            # a RemoteObject's __class__, the class of a library's object it stands for)
             found = itertools.islice(items(value), 10000)
             return [part for pair in found for part in pair] if kind is dict else list(found)
     if isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType,
