@@ -256,3 +256,61 @@ async def test_a_value_too_large_for_a_frame_crosses_as_a_handle(tmp_path):
     assert {o.status for o in run.outcomes} == {"passed"}, run.outcomes
     _, run = await review(root, "zeros/core.py", "zeros", "def zeros(n):\n    return [0] * (n + 1)\n")
     assert by_name(run)["test_length"].status == "failed", run.outcomes
+
+
+# A set of the project's objects whose __hash__ fails on the state the code left them in
+# (changed after they went in) could not be made again in the judge: "a malformed answer",
+# every test "error", where plain pytest passes a test that only counts them.
+KEYS = {
+    "pyproject.toml": "[project]\nname = 'keys'\nversion = '0'\n",
+    "keys/__init__.py": "",
+    "keys/core.py": '''\
+        class Key:
+            def __init__(self, name):
+                self.name = name
+
+            def __hash__(self):
+                return hash(self.name.lower())
+
+            def __eq__(self, other):
+                return isinstance(other, Key) and self.name == other.name
+
+
+        def keys(names):
+            """The set of the Keys of ``names``."""
+            return {Key(n) for n in names}
+        ''',
+    "tests/test_core.py": '''\
+        from keys.core import Key, keys
+
+
+        def test_keys():
+            assert keys(["a"]) == {Key("a")}
+
+
+        def test_count():
+            assert len(keys(["a", "b"])) == 2
+        ''',
+}
+
+UNHASHED = '''\
+def keys(names):
+    found = {Key(n) for n in names}
+    for key in found:
+        key.name = None
+    return found
+'''
+
+
+async def test_a_set_whose_keys_no_longer_hash_crosses_as_a_handle(tmp_path):
+    """Such a set crosses as a handle: its length is the code's process's answer (before:
+    "error", a frame that does not decode); comparing it with the test's set needs its
+    items' state: "not judged", the code's doing (CODE_OBJECT)."""
+    from codeteam.execution.pytest_codec import CODE_OBJECT
+
+    root = make(tmp_path / "keys", KEYS)
+    _, run = await review(root, "keys/core.py", "keys", UNHASHED)
+    outcomes = by_name(run)
+    assert outcomes["test_count"].status == "passed", run.outcomes
+    assert outcomes["test_keys"].status == "not judged", run.outcomes
+    assert outcomes["test_keys"].message.startswith(CODE_OBJECT), run.outcomes

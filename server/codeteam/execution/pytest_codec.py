@@ -1475,6 +1475,9 @@ class Codec:
 
     def save_container(self, value, out, memo, depth):
         kind = type(value)
+        if kind is not list and self._to_judge() and self.mark_unjudgeable and not (
+                self.probing) and not _hashable(value):  # (the judge hashes them again)
+            return self._export(value, b"o", out)  # a handle: RemoteObject
         self._track(value, out)
         memo[id(value)] = (len(memo), value)
         items = list(dict.items(value)) if kind is dict else list(value)
@@ -3148,6 +3151,19 @@ _SCALARS = {
 }
 """The encoder's table for values that are never shared (no back-reference): exact type ->
 its encoding."""
+def _hashable(keys):
+    """Whether every key of ``keys`` (a set's items, a dict's keys) hashes now: one whose
+    ``__hash__`` fails on the state the code left it in (a project object changed after it
+    went in) would fail where the receiver makes the container again."""
+    for key in keys:
+        if type(key) not in _SCALARS:
+            try:
+                hash(key)
+            except Exception:  # noqa: BLE001
+                return False
+    return True
+
+
 class Opaque:
     """The subject's wrapper of a value it sends as a handle (``o``: a
     :class:`RemoteObject` in the judge) though it could be sent whole: one too large for a
