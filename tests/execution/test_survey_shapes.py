@@ -3015,13 +3015,14 @@ CALLBACK_OF_A_GENERATOR = {
     "pyproject.toml": "[project]\nname = 'told'\nversion = '0'\n",
     "told/__init__.py": "",
     "told/core.py": '''\
-        import argparse
+        import array
 
 
         def each(items, seen):
-            """Each of ``items``, after ``seen`` was told of it (as a Namespace)."""
+            """Each of ``items``, after ``seen`` was told of it (in an array: a C class's
+            object, which cannot cross)."""
             for item in items:
-                seen(argparse.Namespace(item=item))
+                seen(array.array("i", [item]))
                 yield item
         ''',
     "tests/test_core.py": '''\
@@ -4129,13 +4130,14 @@ EXIT_STACK = {
 
 
 async def test_a_library_object_the_code_left_as_it_came_goes_back_as_itself(tmp_path):
-    """``self``'s Context with the test's ExitStack: judged; the code's callback registered
-    in it: "not judged" (the code's callbacks never run in the judge)."""
+    """``self``'s Context with the test's ExitStack: judged; the test's callback registered
+    in it by the code: the ExitStack the code changed crosses back as a handle (brk15; was
+    "not judged"), whose ``close()`` the code's process runs, calling the test's callback."""
     root = make(tmp_path / "opts", EXIT_STACK)
     _, run = await review(root, "opts/core.py", "Parser.take")
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
     _, run = await review(root, "opts/core.py", "Parser.hold")
-    assert [o.verdict for o in run.outcomes] == ["not judged"], run.outcomes
+    assert [o.verdict for o in run.outcomes] == ["passed"], run.outcomes
     _, run = await review(root, "opts/core.py", "Parser.take", "def take(self, arg):\n"
                           "    self.seen.append(arg)\n    return 0\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
@@ -5857,17 +5859,17 @@ AFTER_NOT_JUDGED = {
     "names/__init__.py": "",
     "names/core.py": '''\
         def make(x):
-            """A namespace holding ``x``.
+            """An array holding ``x`` (of a C class: it cannot cross).
 
             >>> 1 + 1
             2
             >>> ns = make(1)
-            >>> ns.x
+            >>> ns[0]
             1
             """
-            import argparse
+            import array
 
-            return argparse.Namespace(x=x)
+            return array.array("i", [x])
         ''',
 }
 
@@ -5886,7 +5888,7 @@ async def test_an_example_after_one_not_judged_is_not_judged(tmp_path):
     # any other failure after an example "not judged" stays one (wrong code cannot hide its
     # later failures behind an example it made "not judged": brk14's forged escapes)
     wrong = AFTER_NOT_JUDGED | {"names/core.py": AFTER_NOT_JUDGED["names/core.py"].replace(
-        ">>> ns.x\n            1", ">>> len('ns')\n            3")}
+        ">>> ns[0]\n            1", ">>> len('ns')\n            3")}
     root = make(tmp_path / "wrong", wrong)
     _, run = await review(root, "names/core.py", "make")
     statuses = {o.test_id: o.status for o in run.outcomes}

@@ -750,6 +750,8 @@ def _misuse(channel, label, what, handle=None):
     """Mark the call "not judged" (the code used an object of the test's it cannot have: the
     one the judge exported as ``handle``, when known) and raise the :class:`AttributeError`
     the code sees."""
+    if getattr(channel, "side", None) == "judge":  # an object of the code's, used by the test
+        channel.fail(f"{CODE_OBJECT} ({label}: {what})", not_judged=True)
     # It begins as codeteam.execution.describe.ARGUMENTS: no candidate can do anything
     # with the object (pipelines.candidates.judged_nowhere: no sampling is spent on it).
     reason = ("the test's arguments could not cross to the code under test: the code used "
@@ -780,6 +782,28 @@ def _abcs_of(obj):
     return found
 
 
+CODE_OBJECT = ("the test used an object the code under test returned or gave that cannot "
+               "cross (a library's class the judge does not rebuild) in a way only its state "
+               "answers")
+"""The "not judged" reason (the code's doing: another candidate may return a value that
+crosses) for a use of a :class:`RemoteObject` of the code's in the judge other than those it
+answers itself (:meth:`RemoteObject._judged_class`)."""
+
+_LACKING = {"__iter__": "'{}' object is not iterable", "__len__": "object of type '{}' has no len()",
+            "__getitem__": "'{}' object is not subscriptable",
+            "__setitem__": "'{}' object does not support item assignment",
+            "__delitem__": "'{}' object doesn't support item deletion",
+            "__contains__": "argument of type '{}' is not iterable",
+            "__reversed__": "'{}' object is not reversible"}
+"""CPython's TypeError for a container hook an object's class lacks (:func:`_hooks_of`)."""
+
+
+_CONTAINERS = {list: list, tuple: tuple, dict: dict, set: (set, frozenset),
+               frozenset: (set, frozenset)}
+"""The builtin containers a :class:`RemoteObject` of the code's may be (one too large or deep
+to send whole), each with the classes its ``==`` compares with (else NotImplemented)."""
+
+
 class _RemoteObjectType(type):
     """The class of a :class:`RemoteObject` as the code sees it (``type(obj)``): one per
     class of the test's, so ``type(a) is type(b)`` holds as in the test; reading its
@@ -798,6 +822,12 @@ class RemoteObject:
     it when it is callable (a request, as a :class:`RemoteCallable`'s); anything else it does
     with it (``type(obj)(...)``, its attributes) makes the test "not judged" (the judge cannot
     tell).
+    In the judge, the same stands for an object of the code's of a library's class the judge
+    does not rebuild (``argparse.Namespace``): its class is the judge's own
+    (:meth:`_judged_class`), whose ``__eq__`` and ``__ne__`` the judge runs on it (``f() == 3``
+    fails as in one process; a read of its state makes the test "not judged":
+    :data:`CODE_OBJECT`), a container hook its class lacks raises CPython's TypeError, and
+    its ``repr``, ``str`` and hooks are the code's process's answers.
     Made by :meth:`made`, of a :class:`_RemoteObjectType` per class of the test's."""
 
     __slots__ = ("_channel", "_handle", "_meta", "_name")  # (no __dict__: see _Proxy)
@@ -832,10 +862,40 @@ class RemoteObject:
         return found
 
     def __eq__(self, other):
-        return True if self is other else self._misused("==")
+        return True if self is other else self._compared("__eq__", other, "==")
 
     def __ne__(self, other):
-        return False if self is other else self._misused("!=")
+        return False if self is other else self._compared("__ne__", other, "!=")
+
+    def _compared(self, name, other, what):
+        """``name`` of the code's object's class, the judge's (never the code's process's
+        answer: its ``__eq__`` would be the code's to say), run on this handle."""
+        if getattr(self._channel, "side", None) != "judge":
+            return self._misused(what)
+        cls = self._judged_class()
+        if cls in _CONTAINERS and not isinstance(other, _CONTAINERS[cls]):
+            return NotImplemented  # (what their __eq__ and __ne__ answer: 3 == [...] is False)
+        found = next((vars(b)[name] for b in cls.__mro__ if name in vars(b)), None)
+        if type(found) is _FunctionType or found is vars(object).get(name):
+            return found(self, other)
+        return self._misused(what)
+
+    def _judged_class(self):
+        """The class of the code's object as the judge has it (its ``ref``, looked up in
+        ``sys.modules``): a class defined in Python, of no module of the project's, that the
+        judge does not rebuild -- what an object sent as a handle is; else "not judged"."""
+        ref = self._meta.get("ref")
+        codec = getattr(self._channel, "codec", None)
+        try:
+            cls = codec.resolve(str(ref[0]), str(ref[1]))
+        except Exception:  # noqa: BLE001 - (none, or one the judge does not take)
+            cls = None
+        if cls in _CONTAINERS:  # (a value too large or deep to send whole)
+            return cls
+        if not isinstance(cls, type) or not _made_in_python(cls) or codec.own(
+                cls.__module__) or codec.rebuildable(cls):
+            self._misused("its class")
+        return cls
 
     def __call__(self, *args, **kwargs):
         if self._meta.get("callable") is not True:
@@ -848,7 +908,9 @@ class RemoteObject:
 
         found = {"builtins.frame": types.FrameType, "builtins.traceback": types.TracebackType}
         kind = found.get(self._meta.get("class"))  # (the test's frame, traceback: C types
-        return kind if kind is not None else self._misused("its class")  # of no code)
+        if kind is None and getattr(self._channel, "side", None) == "judge":  # of no code)
+            return self._judged_class()
+        return kind if kind is not None else self._misused("its class")
 
     def __getattr__(self, name):
         if name in HOOK_CALLS and not _is_dunder(name) and name in self._hooks():
@@ -878,6 +940,8 @@ class RemoteObject:
         calls of the test's callables are (its result crosses as any value, what it raises
         is raised here). Arguments that cannot cross make the test "not judged"."""
         if name not in self._hooks():
+            if name in _LACKING and getattr(self._channel, "side", None) == "judge":
+                raise TypeError(_LACKING[name].format(self._judged_class().__name__))
             return self._misused(name)
         try:
             return self._channel.call_handle(self, list(args), dict(kwargs or {}), hook=name)
@@ -1389,6 +1453,10 @@ class Codec:
         return b"".join(out)
 
     def _enc(self, value, out, memo, depth):
+        if depth > DEPTH_LIMIT - 8 and type(value) not in _SCALARS and self._to_judge() and (
+                self.mark_unjudgeable and not self.probing):  # the code's, deeper than the
+            return self._export(value, b"o", out)  # judge takes: a handle from there (its
+            # meta decoded 3 levels deeper; RemoteObject: its uses answered or "not judged")
         if depth > DEPTH_LIMIT:
             raise CannotCross("nested too deeply")
         save = _SCALARS.get(type(value))
@@ -1407,6 +1475,9 @@ class Codec:
 
     def save_container(self, value, out, memo, depth):
         kind = type(value)
+        if kind is not list and self._to_judge() and self.mark_unjudgeable and not (
+                self.probing) and not _hashable(value):  # (the judge hashes them again)
+            return self._export(value, b"o", out)  # a handle: RemoteObject
         self._track(value, out)
         memo[id(value)] = (len(memo), value)
         items = list(dict.items(value)) if kind is dict else list(value)
@@ -1531,6 +1602,9 @@ class Codec:
             return self._export(value, b"o", out)
         if ref is None and _made_in_python(kind):  # no module holds it: made at run time
             return self._cannot(f"an object of {_name(kind)}, a class made at run time", out)
+        if ref is not None and self._to_judge() and _made_in_python(kind) and not self.own(
+                ref[0]):  # a library's object the judge does not rebuild: the code's
+            return self._export(value, b"o", out)  # (RemoteObject: the judge's class)
         return self._cannot("an object of " + _name(kind), out)
 
     def _refused_state(self, value, kind, out):
@@ -1926,6 +2000,11 @@ class Codec:
             meta["abcs"], meta["callable"] = _abcs_of(obj), callable(obj)
             meta["hooks"] = _hooks_of(type(obj))
             self.opaque.add(handle)
+            if not self.strict:  # (the code's: its class, which the judge looks up)
+                meta["ref"] = list(self._ref_name(type(obj)) or ())
+                names = _names_of(obj)
+                if names is not None:
+                    meta["__names__"] = names
         if kind == b"i" and self.strict:  # (a test's stream: its methods, HOOK_CALLS)
             meta["hooks"] = [n for n in _hooks_of(type(obj)) if not _is_dunder(n)]
             self.opaque.add(handle)
@@ -2260,7 +2339,7 @@ class Codec:
 
     def load_handle(self, data, at, table, depth):
         kind = data[at : at + 1].decode("ascii")
-        if kind not in ("c", "i", "o", "a") or kind == "o" and self.strict:
+        if kind not in ("c", "i", "o", "a"):
             raise ValueError("bad handle")
         handle, at = self._num(data, at + 1, b";")
         name, at = self._text(data, at)
@@ -2496,8 +2575,9 @@ class Codec:
                 raise ValueError("an unknown object of this side")
             if data[at : at + 1] in (b"O", b"K"):  # itself, never an object inside another
                 self.returning = type(self.sent[index])  # rebuilt as its class (see rebuilt)
-        try:
-            fresh, at = self._dec(data, at, table, depth + 1)
+        try:  # (the value it marks is at its depth: a tracked list in a list is one level
+            # deeper, as the sender counts, not two; a mark of a mark counts)
+            fresh, at = self._dec(data, at, table, depth + (data[at : at + 1] in (b"w", b"W")))
         finally:
             self.returning = None
         if theirs:
@@ -3071,10 +3151,35 @@ _SCALARS = {
 }
 """The encoder's table for values that are never shared (no back-reference): exact type ->
 its encoding."""
+def _hashable(keys):
+    """Whether every key of ``keys`` (a set's items, a dict's keys) hashes now: one whose
+    ``__hash__`` fails on the state the code left it in (a project object changed after it
+    went in) would fail where the receiver makes the container again."""
+    for key in keys:
+        if type(key) not in _SCALARS:
+            try:
+                hash(key)
+            except Exception:  # noqa: BLE001
+                return False
+    return True
+
+
+class Opaque:
+    """The subject's wrapper of a value it sends as a handle (``o``: a
+    :class:`RemoteObject` in the judge) though it could be sent whole: one too large for a
+    frame (:data:`FRAME_LIMIT`)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
 _SAVE = {list: Codec.save_container, dict: Codec.save_container, set: Codec.save_container,
          tuple: Codec.save_tuple, frozenset: Codec.save_tuple,
          RemoteCallable: Codec.save_handle, RemoteFunction: Codec.save_handle,
-         RemoteIterator: Codec.save_handle, RemoteCoroutine: Codec.save_handle}
+         RemoteIterator: Codec.save_handle, RemoteCoroutine: Codec.save_handle,
+         Opaque: lambda codec, value, out, memo, depth: codec._export(value.value, b"o", out)}
 """The encoder's table: exact type -> ``save_<type>`` (anything else: ``save_other``)."""
 _LOAD = {
     b"N": Codec.load_constant, b"T": partial(Codec.load_constant, value=True),
@@ -3429,7 +3534,8 @@ class Channel:
                 args, kwargs = request.get("args"), request.get("kwargs")
                 if type(args) is not list or type(kwargs) is not dict:
                     raise TypeError("malformed call")
-                value = found(*args, **kwargs)
+                value = self.codec.hook_call(request.get("handle"), request["hook"], args, kwargs)(
+                ) if "hook" in request else found(*args, **kwargs)  # (a RemoteObject's)
             else:
                 raise TypeError("an unknown request {!r}".format(request["kind"]))
         except Exception as exc:  # noqa: BLE001 - goes back to the caller
@@ -3464,9 +3570,11 @@ def resume(found, request):
     return found.send(sent[0])
 
 
-def exception_info(exc, codec, frames=()):
+def exception_info(exc, codec, frames=(), depth=0):
     """The ``raised`` reply for ``exc``: its class's name and bases (module, qualname), its
-    message, the exception itself when it can cross, and ``frames``."""
+    message, the exception itself when it can cross, and ``frames``; for an exception group,
+    ``group``: its own message and the replies for (up to 20 of) its exceptions, 3 levels
+    deep, from which the judge makes it again when it cannot cross whole."""
     bases = [[getattr(b, "__module__", "builtins"), getattr(b, "__qualname__", b.__name__)]
              for b in type(exc).__mro__]
     bases = [b for b in bases if type(b[0]) is str and type(b[1]) is str]
@@ -3488,6 +3596,15 @@ def exception_info(exc, codec, frames=()):
         pass
     finally:
         codec.mark_unjudgeable = marking
+    import builtins
+
+    group = getattr(builtins, "BaseExceptionGroup", None)  # (Python 3.11)
+    if "exc" not in reply and group is not None and isinstance(exc, group) and depth < 3:
+        try:
+            reply["group"] = [str(exc.message)[:10000], [exception_info(
+                inner, codec, depth=depth + 1) for inner in exc.exceptions[:20]]]
+        except Exception:  # noqa: S110, BLE001 - (a message that is no str)
+            pass
     return reply
 
 

@@ -1547,12 +1547,13 @@ def _deadline_exceeded(value, depth: int = 0) -> bool:
     """Whether ``value`` (the test's failure) is hypothesis's ``DeadlineExceeded``, or an
     exception group of those only (its ``FlakyFailure``: "Unreliable test timings"; with
     another failure beside it, the test failed), raised here by hypothesis (one that crossed
-    from the code, with its frames, is the code's)."""
-    if value is None or depth > 3:
+    from the code, with its frames, is the code's, and so is every exception in a group that
+    did: ``ExceptionGroup("", [DeadlineExceeded(...)])`` raised by wrong code is its failure)."""
+    if value is None or depth > 3 or "__codeteam_frames__" in vars(value):
         return False
     kind = type(value)
     if kind.__name__ == "DeadlineExceeded" and kind.__module__ == "hypothesis.errors":
-        return "__codeteam_frames__" not in vars(value)
+        return True
     groups = tuple(getattr(module, "BaseExceptionGroup", None) for module in (
         builtins, sys.modules.get("exceptiongroup")) if module is not None)
     if not isinstance(value, tuple(g for g in groups if isinstance(g, type))):

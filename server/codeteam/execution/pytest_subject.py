@@ -830,6 +830,10 @@ class Subject(Channel):
             reply["after"] = sent
         try:
             self.encoded = (reply, self.codec.dumps(reply))  # sent as is (see send)
+            if len(self.encoded[1]) > _codec.FRAME_LIMIT and reply["kind"] == "value" and type(
+                    reply.get("value")) in _codec._CONTAINERS:  # (the value as a handle)
+                reply["value"] = _codec.Opaque(reply["value"])
+                self.encoded = (reply, self.codec.dumps(reply))
         except CannotCross as error:
             reply = {"kind": "uncrossable", "message": str(error), "cpu": reply["cpu"]}
         for handle in range(handles + 1, len(self.codec.exported) + 1):  # (exported as it
@@ -979,7 +983,8 @@ class Subject(Channel):
         that request's arguments again, ``refresh``, with what the test changed since), the
         numbering in use before back after it."""
         made = self.made_by.get(request.get("handle")) if request["kind"] in (
-            "call", "next") else None
+            "call", "next") and "hook" not in request else None  # (a hook of the code's
+        # object: numbered afresh, as the judge's RemoteObject asks)
         outer = self.codec.tables()
         if made is not None:
             self.codec.use(made[0])
@@ -2223,13 +2228,18 @@ class JudgeClient(Channel):
         self.codec.stack_frames.update(enumerate(found, 1))
         return "\1".join(reversed(texts))
 
-    def call_handle(self, proxy, args, kwargs, awaited=None, stack=None):
+    def call_handle(self, proxy, args, kwargs, awaited=None, stack=None, hook=None):
+        """A call of the code's function (``proxy`` None) or handle; ``hook``: that hook of
+        :data:`~codeteam.execution.pytest_codec.HOOK_CALLS` run on the code's object
+        ``proxy`` (a :class:`~codeteam.execution.pytest_codec.RemoteObject`: its ``repr``)."""
         __tracebackhide__ = True
         if proxy is not None:
             self.check_handle(proxy)
         entered = self.entering()
         request = {"kind": "call", "handle": None if proxy is None else proxy._handle[1],
                    "args": list(args), "kwargs": dict(kwargs)}
+        if hook is not None:
+            request["hook"] = hook
         if stack:
             request["stack"] = stack
         if awaited is not None:
@@ -2830,8 +2840,9 @@ class JudgeClient(Channel):
             except Exception:  # noqa: S112, BLE001 - a handler or filter of the test's that
                 continue  # fails: as logging's own handleError, never the call's exception
 
-    def rebuilt(self, reply):
-        """The judge-side exception for a ``raised`` reply."""
+    def rebuilt(self, reply, inner=False):
+        """The judge-side exception for a ``raised`` reply (``inner``: of an exception group's,
+        None when the judge cannot make it)."""
         frames = [f for f in reply.get("frames") or [] if type(f) is list and len(f) == 2
                   and type(f[0]) is str and type(f[1]) is int]
         origin = reply.get("origin")
@@ -2852,7 +2863,10 @@ class JudgeClient(Channel):
                     cls = self.codec.resolve(str(base[0]), str(base[1]))
                 except Unjudgeable:
                     continue
-                if _raisable(cls, self.codec.own) and base == ["builtins", reply.get("type")]:
+                if _raisable(cls, self.codec.own) and base == ["builtins", reply.get(
+                        "type")] and issubclass(cls, _GROUP):
+                    exc = self.group(cls, reply.get("group"))  # (made of its exceptions)
+                elif _raisable(cls, self.codec.own) and base == ["builtins", reply.get("type")]:
                     exc = _codec._builtin_base(cls).__new__(cls)  # a builtin's own (its
                     exc.args = (message,)  # arguments could not cross: their text)
                 elif _raisable(cls, self.codec.own):  # a class the judge lacks: its nearest
@@ -2865,12 +2879,17 @@ class JudgeClient(Channel):
                                              "_codeteam_judge": self})
                         kind.__qualname__ = str(reply.get("type") or kind.__name__)
                         base = _codec._builtin_base(kind)
-                        exc = base.__new__(kind)
-                        exc.args = (message,)
+                        if issubclass(base, _GROUP):  # (hypothesis's FlakyFailure)
+                            exc = self.group(kind, reply.get("group"))
+                        else:
+                            exc = base.__new__(kind)
+                            exc.args = (message,)
                     except Exception:  # noqa: BLE001
                         exc = None
                     break
                 break  # a BaseException (SystemExit, pytest's outcomes): a plain error
+        if exc is None and inner:
+            return None
         if exc is None:
             if reply.get("import_failed"):
                 text = f"importing the code under test failed: {name}: {message}"
@@ -2887,6 +2906,24 @@ class JudgeClient(Channel):
             pass
         return exc
 
+
+    def group(self, cls, group):
+        """An exception group of class ``cls`` (a builtin) made again from the subject's
+        ``group`` (:func:`~codeteam.execution.pytest_codec.exception_info`): its message and
+        its exceptions, each as :meth:`rebuilt` makes it; None when one cannot be made."""
+        if type(group) is not list or len(group) != 2 or type(group[0]) is not str or type(
+                group[1]) is not list or not group[1]:
+            return None
+        inner = [self.rebuilt(r, inner=True) if type(r) is dict else None for r in group[1]]
+        if any(e is None for e in inner):
+            return None
+        try:  # (its class's __new__, as for other builtins; a BaseException in an
+            return _GROUP.__new__(cls, group[0], inner)  # ExceptionGroup: TypeError)
+        except (TypeError, ValueError):
+            return None
+
+
+_GROUP = getattr(builtins, "BaseExceptionGroup", ())  # (Python 3.11; () matches no class)
 
 LOG_LIMIT = 1000
 """Log records of one call sent to the judge."""
@@ -3362,7 +3399,8 @@ def _parts_of(value):
 
     for kind, items in ((dict, dict.items), (list, list.__iter__), (tuple, tuple.__iter__),
                         (set, set.__iter__), (frozenset, frozenset.__iter__)):
-        if isinstance(value, kind):  # (at most note_texts's budget of them)
+        if issubclass(type(value), kind):  # (at most note_texts's budget of them; never
+            # a RemoteObject's __class__, the class of a library's object it stands for)
             found = itertools.islice(items(value), 10000)
             return [part for pair in found for part in pair] if kind is dict else list(found)
     if isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType,
