@@ -165,6 +165,7 @@ async def test_a_wrong_value_of_a_class_the_judge_does_not_rebuild_fails(tmp_pat
     assert outcomes["test_total"].status == "failed", run.outcomes
     assert "Namespace()" in outcomes["test_total"].message, run.outcomes
     assert outcomes["test_total_is_an_int"].status == "failed", run.outcomes
+    from codeteam.execution.describe import code_caused
     from codeteam.execution.pytest_codec import CODE_OBJECT
 
     _, run = await review(root, "one/core.py", "options")
@@ -173,6 +174,7 @@ async def test_a_wrong_value_of_a_class_the_judge_does_not_rebuild_fails(tmp_pat
     for name in ("test_options", "test_options_whole"):
         assert outcomes[name].status == "not judged", run.outcomes
         assert outcomes[name].message.startswith(CODE_OBJECT), run.outcomes
+        assert code_caused(outcomes[name]), run.outcomes  # the team revises it (describe)
 
 
 # A value nested deeper than the codec's limit (1,000 levels) could not cross: wrong code

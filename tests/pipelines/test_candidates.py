@@ -399,6 +399,24 @@ async def test_a_pass_not_judged_because_of_the_codes_value_still_samples(script
     assert not any("no sampling" in n for n in result.notes)
 
 
+HALF_NUMERATOR = HALF_NO_VIEW.replace(">>> half(4) == 2\n    True", ">>> half(4).numerator\n    2")
+
+
+async def test_a_not_judged_value_of_the_codes_own_is_revised(scripted, run):
+    """The first code returns an object of a library's class the judge does not rebuild and
+    the example reads its state (``.numerator``): "not judged" for the code's own value
+    (describe.CODE_CAUSED), which another body can change, so the team revises it as it
+    revises a failure (before: the rounds ended at "not judged", no revision asked)."""
+    namespace = ("```python\ndef half(x):\n    import argparse\n"
+                 "    return argparse.Namespace(numerator=x // 2)\n```")
+    floor = "```python\ndef half(x):\n    return x // 2\n```"
+    scripted.reply(CODER, namespace).reply(DIRECT, namespace).reply(REVISE, floor, times=None)
+    result, _ = await run("team", source=HALF_NUMERATOR, qualname="half", ai_tests=0,
+                          candidates=0, max_rounds=2)
+    assert sum(1 for r in scripted.requests if re.search(REVISE, str(r))) == 1, result.notes
+    assert result.status == "passed" and "x // 2" in result.code, result.summary()
+
+
 ASYNC_TWO = ASYNC_STUB.replace('''    [1, 3, 3]
     """''', '''    [1, 3, 3]
     >>> asyncio.run(running_max([]))

@@ -18,10 +18,24 @@ ARGUMENTS = "the test's arguments could not cross to the code under test"
 """The start of the "not judged" reason for a test whose own arguments cannot be sent to the
 code (an object of a class the test builds at run time): no candidate can change it."""
 
+CODE_CAUSED = (
+    "the test used an object the code under test returned or gave that cannot cross",
+    "the code under test sent what the judge does not rebuild",
+)
+"""The starts of the "not judged" reasons that are the code's doing (it returned or gave an
+object of a library's class the judge does not rebuild, :data:`pytest_codec.CODE_OBJECT`):
+another body may give a value that crosses, so the team revises such code as it revises a
+failure (the judge's modules run in the sandbox and spell them out themselves)."""
+
 NOTHING = "nothing (the example printed nothing and gave None)"
 """What a docstring example that shows no output (doctest's "Got nothing") is said to give."""
 
 _ORIGIN = {"public": "public test", "ai": "AI test", "hidden": "test"}
+
+
+def code_caused(outcome: TestOutcome) -> bool:
+    """Whether ``outcome`` is "not judged" for a reason of :data:`CODE_CAUSED`."""
+    return outcome.not_judged and (outcome.message or "").startswith(CODE_CAUSED)
 
 
 def failure_details(outcome: TestOutcome) -> list[str]:

@@ -18,6 +18,7 @@ worked is not what the user gets.
 
 from __future__ import annotations
 
+from codeteam.execution.describe import code_caused
 from codeteam.execution.outcomes import TestCase
 from codeteam.llm.client import LLMError
 from codeteam.pipelines.candidates import (
@@ -207,7 +208,8 @@ async def _rounds(
     """Tester/coder rounds from ``code``: test, and revise while tests fail, at most
     ``ctx.max_rounds`` rounds in all (a revision that produced no code counts as a round
     begun, so the summary's count matches the transcript's last round; a report whose only shortfall is "not judged" passes
-    has no failure to revise: the rounds end, with status "not judged"). ``current`` is ``code``'s report when it has been run
+    has no failure to revise: the rounds end, with status "not judged", unless a test is "not
+    judged" for the code's own value, :func:`~codeteam.execution.describe.code_caused`). ``current`` is ``code``'s report when it has been run
     already (``done_rounds`` rounds so far, their reports ``earlier``); a revision reply with
     no code is asked again ``revise_retries`` times. With a ``pool`` (the candidates compared
     so far, ``code``'s among them), each revision joins it and the best is the pool's choice
@@ -236,8 +238,9 @@ async def _rounds(
             best_code, best_report = code, report
         if report.passed or round_number >= ctx.max_rounds:
             break
-        if report.verdict == "not judged":  # nothing failed: nothing to revise
-            break
+        if report.verdict == "not judged" and not any(
+                map(code_caused, report.run.not_judged)):  # nothing failed: nothing to revise
+            break  # (but a value of the code's the judge cannot use is the code's to change)
         try:
             code = await revise_code(
                 conversation, task, code, report.summary, plan=plan,
