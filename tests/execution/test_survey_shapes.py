@@ -6183,3 +6183,54 @@ async def test_the_traceback_of_the_exception_the_test_handles_goes_back_as_its_
                           "def exc_info(v):\n    return sys.exc_info()\n")
     found = {name: o.status for name, o in by_name(run).items()}
     assert found == {"test_in_an_except_block": "passed", "test_false": "failed"}, found
+
+
+# python-dotenv 1.2.4 (survey12, nj13): click calls `list_values(ctx, ...)` with its Context,
+# which holds its parent Context, the Group and Command (module globals, crossing by name), a
+# `Path` in `ctx.obj` and Options whose default is click's `UNSET` (an enum member). The
+# Context, left as it came, could not go back (only plain data and proxies counted as "as it
+# came"): all 13 tests "not judged", and the `return None` mutant with them. An object that
+# crossed with such a state, a global crossing by name, a frozen standard value or an enum
+# member counts too, each object checked at any depth; one the code changed cannot cross.
+NAMESPACES = {
+    "pyproject.toml": "[project]\nname = 'cmds'\nversion = '0'\n",
+    "cmds/__init__.py": "",
+    "cmds/core.py": '''\
+        import argparse
+
+        PARSER = argparse.ArgumentParser(prog="cmds")
+
+
+        def listing(ctx):
+            """``"<prog>: <file name> <depth>"`` of click-like ``ctx`` (an argparse Namespace)."""
+            return f"{ctx.command.prog}: {ctx.obj['FILE'].name} {ctx.parent.depth}"
+        ''',
+    "tests/test_core.py": '''\
+        import argparse
+        import http
+
+        from cmds.core import PARSER, listing
+
+
+        def test_listing(tmp_path):
+            parent = argparse.Namespace(depth=0, command=PARSER, status=http.HTTPStatus.OK)
+            ctx = argparse.Namespace(parent=parent, command=PARSER, default=http.HTTPStatus.OK,
+                                     obj={"FILE": tmp_path / "a.env"})
+            assert listing(ctx) == "cmds: a.env 0"
+            assert ctx.parent is parent and parent.depth == 0
+        ''',
+}
+
+
+async def test_a_library_object_holding_others_left_as_it_came_goes_back_as_itself(tmp_path):
+    """The Namespace holding another, a global, an enum member and a Path: judged (was "not
+    judged"); a wrong body fails; one that changes the parent in place stays "not judged"."""
+    root = make(tmp_path / "cmds", NAMESPACES)
+    _, run = await review(root, "cmds/core.py", "listing")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "cmds/core.py", "listing", "def listing(ctx):\n    return None\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+    changed = ("def listing(ctx):\n    ctx.parent.depth = 0.0\n"
+               "    return f\"{ctx.command.prog}: {ctx.obj['FILE'].name} 0\"\n")
+    _, run = await review(root, "cmds/core.py", "listing", changed)
+    assert [o.verdict for o in run.outcomes] == ["not judged"], run.outcomes

@@ -48,6 +48,7 @@ but the methods of :data:`HOOK_CALLS`, called, and the attributes the judge read
 import collections
 import collections.abc
 import datetime as _datetime
+import enum
 import operator
 import os
 import stat as _stat
@@ -220,12 +221,14 @@ def _own_dict(obj):
     return state
 
 
-def _as_sent(obj):
+def _as_sent(obj, kept=None):
     """The state of ``obj`` (an object of a Python class, crossed by its state) as a list of
-    ``(name, value, items)`` when every value is plain data, a proxy or a list, deque, dict
-    or set of those (``items`` their copy): what :func:`_same_state` compares, with ``is``,
-    to tell that the code left it as it came; else None (the code may have changed what
-    lies deeper)."""
+    ``(name, value, items)`` when every value is plain data, a proxy, an object ``kept``
+    says crossed with its own such state (click's ``Context`` holds its parent, its
+    ``Command``, an ``ExitStack``), or a list, deque, dict or set of those (``items`` their
+    copy): what :func:`_same_state` compares, with ``is``, to tell that the code left it as
+    it came (:meth:`Codec.unchanged` the kept ones too); else None (the code may have
+    changed what lies deeper)."""
     if type(obj).__module__ == "_thread" and type(obj).__name__ in _LOCKS:  # not held:
         return [("", repr(obj).startswith("<unlocked"), None)]  # (C locks' repr says)
     if type(obj) is getattr(sys.modules.get("threading"), "Condition", None):
@@ -241,7 +244,8 @@ def _as_sent(obj):
             items = list(value)
         elif type(value) is dict:
             items = [v for pair in dict.items(value) for v in pair]
-        if not all(_leaf(v) for v in (items if items is not None else [value])):
+        if not all(_leaf(v) or kept is not None and kept(v) for v in (
+                items if items is not None else [value])):
             return None
         found.append((name, value, items))
     return found
@@ -295,8 +299,11 @@ def _leaf(value):
     """Plain data nothing changes in place, or a proxy of the other side's object."""
     if type(value) is tuple:
         return all(_leaf(v) for v in value)
-    return value is None or type(value) in (bool, int, float, complex, str, bytes) or (
-        issubclass(type(value), (_Proxy, RemoteObject)))  # (not isinstance: a test's object
+    kind = type(value)
+    return value is None or kind in (bool, int, float, complex, str, bytes) or (
+        issubclass(kind, (_Proxy, RemoteObject))) or kind.__name__ in _FROZEN_VALUES and (
+        _VALUE_MODULES.get(kind.__name__) == kind.__module__) or isinstance(
+        kind, enum.EnumMeta)  # (a member, by its name: click's UNSET, an Option's default)  # (not isinstance: a test's object
     # would be asked its __class__, a use of it)
 
 
@@ -509,6 +516,12 @@ _VALUE_MODULES = {"Scanner": "re", **dict.fromkeys(("OrderedDict", "deque", "def
                   **{name: module for module, names in _REDUCED.items() for name in names}}
 """Standard value types made by their class called with the arguments sent (the others:
 :data:`_BUILD`): class name -> its module."""
+
+_FROZEN_VALUES = frozenset(("datetime", "date", "time", "timedelta", "timezone", "Decimal",
+                            "Fraction", "slice", "range", "stat_result", "struct_time",
+                            *_IP, *_PATHS))
+"""Standard value types of :data:`_REDUCED` that nothing changes in place (not ``Counter``,
+``bytearray``): a leaf of :func:`_as_sent` (a ``Path`` in click's ``ctx.obj``)."""
 
 
 class _Proxy:
@@ -1444,9 +1457,8 @@ class Codec:
         if type(kind) is _RemoteObjectType:  # an object of the test's, back to the judge
             return self.save_handle(value, out, memo, depth)
         number = self.got_ids.get(id(value))
-        if number is not None and self.got.get(number) is value and number in self.pristine and (
-                self._to_judge() and not self.rebuildable(kind)) and _same_state(
-                self.pristine[number], _as_sent(value)):  # (click's Context holds an ExitStack
+        if number is not None and self._to_judge() and not self.rebuildable(kind) and (
+                self.unchanged(value)):  # (click's Context holds an ExitStack
             out.append(b"V%d;" % number)  # whose callbacks are the test's: the judge's own
             return None  # object, as it was; changed, it does not cross)
         if kind is _RemoteObjectType:
@@ -1532,6 +1544,31 @@ class Codec:
         if ref is None and _made_in_python(kind):  # no module holds it: made at run time
             return self._cannot(f"an object of {_name(kind)}, a class made at run time", out)
         return self._cannot("an object of " + _name(kind), out)
+
+    def kept(self, value):
+        """Whether ``value`` is an object of the other side's that came with a state
+        :func:`_as_sent` could keep (:attr:`pristine`), or a module's global that crosses by
+        its name (:meth:`_marked`: click's ``Group`` that a ``Context`` holds)."""
+        number = self.got_ids.get(id(value))
+        if number is not None and number in self.pristine and self.got.get(number) is value:
+            return True
+        found = self.globals.get(id(value)) or self.other_globals.get(id(value))
+        return found is not None and found[-1] is value
+
+    def unchanged(self, value, seen=None):
+        """Whether ``value``, an object of the other side's (:meth:`kept`), is as it came: its
+        state, and that of each kept object it holds, at any depth (``is``, :func:`_same_state`)."""
+        if not self.kept(value):
+            return False
+        seen = set() if seen is None else seen
+        number = self.got_ids.get(id(value))
+        if id(value) in seen or self.got.get(number) is not value:  # (a global: by name)
+            return True
+        seen.add(id(value))
+        now = _as_sent(value, self.kept)
+        return _same_state(self.pristine[number], now) and all(
+            self.unchanged(v, seen) for _, held, items in now for v in (
+                items if items is not None else [held]) if not _leaf(v))
 
     def _refused_state(self, value, kind, out):
         """Whether ``value``'s attributes name one the receiver refuses (:data:`_STATE_REFUSED`;
@@ -2509,7 +2546,7 @@ class Codec:
                 self.got_ids[id(fresh)] = index
                 if not self.strict and type(fresh) not in _PLAIN and not self.rebuildable(
                         type(fresh)):  # (its state as it came: an object the judge does not
-                    found = _as_sent(fresh)  # take back may go back as itself, unchanged:
+                    found = _as_sent(fresh, self.kept)  # take back may go back as itself:
                     if found is not None:  # save_other)
                         self.pristine[index] = found
                 return fresh, at
