@@ -6234,3 +6234,62 @@ async def test_a_library_object_holding_others_left_as_it_came_goes_back_as_itse
                "    return f\"{ctx.command.prog}: {ctx.obj['FILE'].name} 0\"\n")
     _, run = await review(root, "cmds/core.py", "listing", changed)
     assert [o.verdict for o in run.outcomes] == ["not judged"], run.outcomes
+
+
+# python-dotenv 1.2.4 (survey12, nj13): `rewrite` is a contextmanager that yields the file it
+# opened and a `tempfile.NamedTemporaryFile` to write, then renames the one over the other;
+# `set_key` (in the test's process) reads the first and writes the second. The code's
+# streams crossed as iterators (next() only) and the temporary file's wrapper not at all: all
+# 47 tests "not judged". A stream of the code's (an io object, or the wrapper of one) now
+# crosses as a handle whose stream methods (read, write, ...) run on it in the code's process.
+STREAMS = {
+    "pyproject.toml": "[project]\nname = 'envs'\nversion = '0'\n",
+    "envs/__init__.py": "",
+    "envs/core.py": '''\
+        import contextlib
+        import os
+        import tempfile
+
+
+        @contextlib.contextmanager
+        def rewrite(path):
+            """Yield ``(source, dest)``: ``path`` open to read, a temporary file beside it to
+            write, renamed over ``path`` at the end."""
+            with open(path) as source, tempfile.NamedTemporaryFile(
+                    "w", dir=os.path.dirname(path), delete=False) as dest:
+                yield source, dest
+            os.replace(dest.name, path)
+
+
+        def upper_keys(path):
+            with rewrite(path) as (source, dest):
+                first = source.readline()
+                dest.write(first.upper())
+                for line in source:
+                    dest.write(line.upper())
+        ''',
+    "tests/test_core.py": '''\
+        from envs.core import upper_keys
+
+
+        def test_upper_keys(tmp_path):
+            path = tmp_path / ".env"
+            path.write_text("a=1\\nb=2\\nc=3\\n")
+            upper_keys(str(path))
+            assert path.read_text() == "A=1\\nB=2\\nC=3\\n"
+        ''',
+}
+
+
+async def test_the_codes_streams_are_read_and_written_where_they_live(tmp_path):
+    """The code's file and temporary file: judged (was "not judged"); a body that yields the
+    streams the other way round fails."""
+    root = make(tmp_path / "envs", STREAMS)
+    _, run = await review(root, "envs/core.py", "rewrite")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    swapped = ("@contextlib.contextmanager\ndef rewrite(path):\n"
+               "    with open(path) as source, tempfile.NamedTemporaryFile(\n"
+               "            'w', dir=os.path.dirname(path), delete=False) as dest:\n"
+               "        yield dest, source\n    os.replace(dest.name, path)\n")
+    _, run = await review(root, "envs/core.py", "rewrite", swapped)
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes

@@ -651,15 +651,12 @@ class RemoteIterator(_Proxy):
         if _slot(self, "_sends") is True and name in ("send", "throw", "close"):
             return partial({"send": self._channel.next_handle, "throw": _thrown,
                             "close": _closed}[name], self)
-        if name.startswith("_") or getattr(self._channel, "side", None) != "subject" or (
-                _absent({"__names__": _slot(self, "_names")}, name)):  # (the real one lacks it)
+        if name.startswith("_") or _absent({"__names__": _slot(self, "_names")}, name):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        readable = _slot(self, "_readable")
-        if type(readable) is list and name in readable:  # (the judge reads and checks it)
-            return self._channel.call_handle(self, [name], {}, hook=ATTRIBUTE_READ)
-        hooks = _slot(self, "_hooks")
-        if type(hooks) is list and name in hooks and name in HOOK_CALLS:  # a stream's read
-            def method(*args, **kwargs):  # (run on the test's object, see HOOK_CALLS)
+        hooks = _slot(self, "_hooks")  # (a stream's read, write: run on the other side's
+        # object, the test's in the judge, the code's in its process: :func:`_stream`)
+        if type(hooks) is list and name in hooks and name in HOOK_CALLS:
+            def method(*args, **kwargs):
                 try:
                     return self._channel.call_handle(self, list(args), kwargs, hook=name)
                 except CannotCross as error:
@@ -668,6 +665,11 @@ class RemoteIterator(_Proxy):
                                    self._handle)
             method.__name__ = method.__qualname__ = name
             return method
+        if getattr(self._channel, "side", None) != "subject":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        readable = _slot(self, "_readable")
+        if type(readable) is list and name in readable:  # (the judge reads and checks it)
+            return self._channel.call_handle(self, [name], {}, hook=ATTRIBUTE_READ)
         _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next(), "
                 "attributes read as data and a stream's methods cross", self._handle)
 
@@ -1503,7 +1505,8 @@ class Codec:
         if kind is types.CoroutineType:  # awaited there, stepped here
             return self._export(value, b"a", out)
         ref = self._ref_name(kind)
-        if _iterator(value) and not (ref is not None and self.own(ref[0]) and self._shared(
+        if (_iterator(value) or _stream(value) is not None) and not (
+                ref is not None and self.own(ref[0]) and self._shared(
                 ref[0]) and _python_class(kind) and (not self._to_judge() or self.rebuildable(
                 kind))):  # (an object of the project's iterator class, `self` of its
             # methods, crosses by its state as the project's other objects do)
@@ -1963,8 +1966,9 @@ class Codec:
             meta["abcs"], meta["callable"] = _abcs_of(obj), callable(obj)
             meta["hooks"] = _hooks_of(type(obj))
             self.opaque.add(handle)
-        if kind == b"i" and self.strict:  # (a test's stream: its methods, HOOK_CALLS)
-            meta["hooks"] = [n for n in _hooks_of(type(obj)) if not _is_dunder(n)]
+        if kind == b"i" and (self.strict or _stream(obj) is not None):  # (a stream: its
+            meta["hooks"] = [n for n in _hooks_of(type(_stream(obj) or obj))  # methods,
+                             if not _is_dunder(n)]  # HOOK_CALLS: the test's, the code's)
             self.opaque.add(handle)
         if kind in (b"o", b"i") and self.strict:  # (the judge: the test's objects)
             names = _names_of(obj)
@@ -1997,7 +2001,8 @@ class Codec:
         judge's "malformed answer"), and nothing runs."""
         entry = HOOK_CALLS.get(name) if type(name) is str else None
         found = self.exported.get(handle, self) if handle in self.opaque else self
-        if entry is None or found is self or name not in _hooks_of(type(found)):
+        if entry is None or found is self or name not in _hooks_of(type(
+                _stream(found) or found)):
             raise ValueError(f"a hook the judge does not run ({str(name)[:40]!r})")
         run, count, _ = entry
         if type(args) is not list or type(kwargs) is not dict or count is not None and (
@@ -2805,6 +2810,23 @@ def _iterator(value):
         return False
 
 
+def _stream(value):
+    """The file object ``value`` is (an ``io`` stream: ``open()``'s, a ``StringIO``) or wraps
+    (``tempfile.NamedTemporaryFile``'s ``_TemporaryFileWrapper``, whose methods it forwards),
+    or None: an iterator crossing as a handle whose stream methods (:data:`HOOK_CALLS`) run
+    on it where it lives (python-dotenv's ``rewrite`` yields the code's source and temporary
+    destination files, which the test reads and writes)."""
+    import io
+
+    if isinstance(value, io.IOBase):
+        return value
+    wrapper = getattr(sys.modules.get("tempfile"), "_TemporaryFileWrapper", None)
+    if wrapper is not None and type(value) is wrapper:
+        found = vars(value).get("file")
+        return found if isinstance(found, io.IOBase) else None
+    return None
+
+
 _PATCHED_TYPES: set = set()
 """Classes the test put in place of a standard value type (:func:`patched_value_type`)."""
 
@@ -3462,6 +3484,9 @@ class Channel:
                     value = resume(found, request)
                 except StopIteration as stop:  # (a coroutine's: the value it returned)
                     return {"kind": "stop", "value": stop.value}
+            elif request["kind"] == "call" and "hook" in request:  # (a stream's method)
+                value = self.codec.hook_call(request["handle"], request["hook"], request.get(
+                    "args"), request.get("kwargs"))()
             elif request["kind"] == "call":
                 args, kwargs = request.get("args"), request.get("kwargs")
                 if type(args) is not list or type(kwargs) is not dict:
@@ -3494,7 +3519,7 @@ def resume(found, request):
     if stepped and isinstance(request.get("throw"), BaseException):
         return found.throw(request["throw"])
     if sent is None and not coroutine:
-        return next(found)
+        return next(_stream(found) or found)
     if type(sent) is not list or len(sent) != 1 or not isinstance(found, (
             types.GeneratorType, types.CoroutineType)):
         raise TypeError("only a generator's or a coroutine's send(value) crosses")

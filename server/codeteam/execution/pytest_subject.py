@@ -2223,13 +2223,15 @@ class JudgeClient(Channel):
         self.codec.stack_frames.update(enumerate(found, 1))
         return "\1".join(reversed(texts))
 
-    def call_handle(self, proxy, args, kwargs, awaited=None, stack=None):
+    def call_handle(self, proxy, args, kwargs, awaited=None, stack=None, hook=None):
         __tracebackhide__ = True
         if proxy is not None:
             self.check_handle(proxy)
         entered = self.entering()
         request = {"kind": "call", "handle": None if proxy is None else proxy._handle[1],
                    "args": list(args), "kwargs": dict(kwargs)}
+        if hook is not None:  # (a stream's method, run on the code's stream: _stream)
+            request["hook"] = hook
         if stack:
             request["stack"] = stack
         if awaited is not None:
