@@ -1571,7 +1571,8 @@ class Codec:
         now = _as_sent(value, self.kept)
         return _same_state(self.pristine[number], now) and all(
             self.unchanged(v, seen) for _, held, items in now for v in (
-                items if items is not None else [held]) if not _leaf(v))
+                items if items is not None else [held]) if id(v) in self.got_ids)  # (not a
+        # partial's function, which _partial_as_sent takes as it is)
 
     def _refused_state(self, value, kind, out):
         """Whether ``value``'s attributes name one the receiver refuses (:data:`_STATE_REFUSED`;
