@@ -6293,3 +6293,42 @@ async def test_the_codes_streams_are_read_and_written_where_they_live(tmp_path):
                "        yield dest, source\n    os.replace(dest.name, path)\n")
     _, run = await review(root, "envs/core.py", "rewrite", swapped)
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+
+
+# boolean.py 5.0 (survey12): `Function.__str__` reads `self.args` of a test's `CountingAnd`
+# (a class made in the test function): a tuple of the test's objects. The judge answers an
+# attribute read only with plain data, so the test is "not judged", but the reason said "a
+# builtins.tuple the code could change in place": a tuple cannot change; its items are what
+# is no plain data, and the reason now names them.
+TUPLE_READ = {
+    "pyproject.toml": "[project]\nname = 'terms'\nversion = '0'\n",
+    "terms/__init__.py": "",
+    "terms/core.py": '''\
+        def arity(term):
+            """The number of ``term.args``."""
+            return len(term.args)
+        ''',
+    "tests/test_core.py": '''\
+        from terms.core import arity
+
+
+        def test_arity():
+            class Leaf:
+                pass
+
+            class Node:
+                def __init__(self, *args):
+                    self.args = args
+
+            assert arity(Node(Leaf(), Leaf())) == 2
+        ''',
+}
+
+
+async def test_a_read_tuple_of_the_tests_objects_is_named_by_its_items(tmp_path):
+    root = make(tmp_path / "terms", TUPLE_READ)
+    _, run = await review(root, "terms/core.py", "arity")
+    (outcome,) = run.outcomes
+    assert outcome.verdict == "not judged", outcome
+    assert (".args, a builtins.tuple holding a test_core.test_arity.<locals>.Leaf, "
+            "which is no plain data") in outcome.message, outcome.message

@@ -2033,8 +2033,13 @@ class Codec:
         from what the read raised)."""
         value = getattr(found, name)
         if not frozen_data(value):
-            raise AttributeRead(f"{_name(type(found))}: .{name}, a {_name(type(value))} the "
-                                "code could change in place")
+            kind = type(value)
+            what = f"a {_name(kind)} the code could change in place"
+            item = next((v for v in value if not frozen_data(v)), value) if kind in (
+                tuple, frozenset) else value  # (itself cannot change: an item is no data)
+            if item is not value:
+                what = f"a {_name(kind)} holding a {_name(type(item))}, which is no plain data"
+            raise AttributeRead(f"{_name(type(found))}: .{name}, {what}")
         return value
 
     def _meta(self, obj):
