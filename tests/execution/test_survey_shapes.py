@@ -6267,9 +6267,15 @@ STREAMS = {
                 dest.write(first.upper())
                 for line in source:
                     dest.write(line.upper())
+
+
+        def temp_beside(path):
+            with rewrite(path) as (source, dest):
+                dest.write(source.read())
+                return dest.name.startswith(os.path.dirname(path))
         ''',
     "tests/test_core.py": '''\
-        from envs.core import upper_keys
+        from envs.core import temp_beside, upper_keys
 
 
         def test_upper_keys(tmp_path):
@@ -6277,22 +6283,33 @@ STREAMS = {
             path.write_text("a=1\\nb=2\\nc=3\\n")
             upper_keys(str(path))
             assert path.read_text() == "A=1\\nB=2\\nC=3\\n"
+
+
+        def test_temp_beside(tmp_path):
+            path = tmp_path / ".env"
+            path.write_text("a=1\\n")
+            assert temp_beside(str(path)) is True
         ''',
 }
 
 
 async def test_the_codes_streams_are_read_and_written_where_they_live(tmp_path):
-    """The code's file and temporary file: judged (was "not judged"); a body that yields the
-    streams the other way round fails."""
+    """The code's file and temporary file: judged (was "not judged"); a test reading what is
+    no stream method of them (``dest.name``) is "not judged" (it failed: AttributeError); a
+    body that yields the streams the other way round fails."""
     root = make(tmp_path / "envs", STREAMS)
     _, run = await review(root, "envs/core.py", "rewrite")
-    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    found = by_name(run)
+    assert found["test_upper_keys"].status == "passed", run.outcomes
+    assert found["test_temp_beside"].verdict == "not judged", run.outcomes
+    assert "beyond its stream methods, which alone cross (.name)" in found[
+        "test_temp_beside"].message
     swapped = ("@contextlib.contextmanager\ndef rewrite(path):\n"
                "    with open(path) as source, tempfile.NamedTemporaryFile(\n"
                "            'w', dir=os.path.dirname(path), delete=False) as dest:\n"
                "        yield dest, source\n    os.replace(dest.name, path)\n")
     _, run = await review(root, "envs/core.py", "rewrite", swapped)
-    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+    assert by_name(run)["test_upper_keys"].status == "failed", run.outcomes
 
 
 # boolean.py 5.0 (survey12): `Function.__str__` reads `self.args` of a test's `CountingAnd`

@@ -299,12 +299,12 @@ def _leaf(value):
     """Plain data nothing changes in place, or a proxy of the other side's object."""
     if type(value) is tuple:
         return all(_leaf(v) for v in value)
-    kind = type(value)
+    kind = type(value)  # (not isinstance(value, ...): a test's object would be asked its
+    # __class__, a use of it); an enum member crosses by its name (click's UNSET)
     return value is None or kind in (bool, int, float, complex, str, bytes) or (
         issubclass(kind, (_Proxy, RemoteObject))) or kind.__name__ in _FROZEN_VALUES and (
         _VALUE_MODULES.get(kind.__name__) == kind.__module__) or isinstance(
-        kind, enum.EnumMeta)  # (a member, by its name: click's UNSET, an Option's default)  # (not isinstance: a test's object
-    # would be asked its __class__, a use of it)
+        kind, enum.EnumMeta)
 
 
 def _same_state(before, now):
@@ -666,6 +666,10 @@ class RemoteIterator(_Proxy):
             method.__name__ = method.__qualname__ = name
             return method
         if getattr(self._channel, "side", None) != "subject":
+            if type(hooks) is list and callable(getattr(self._channel, "fail", None)):
+                self._channel.fail(  # (the code's stream: its .name, .closed are not read)
+                    f"the test used the code's file object {self._name} beyond its stream "
+                    f"methods, which alone cross (.{name[:80]})", not_judged=True)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         readable = _slot(self, "_readable")
         if type(readable) is list and name in readable:  # (the judge reads and checks it)
