@@ -1575,8 +1575,9 @@ class Codec:
         now = _as_sent(value, self.kept)
         return _same_state(self.pristine[number], now) and all(
             self.unchanged(v, seen) for _, held, items in now for v in (
-                items if items is not None else [held]) if id(v) in self.got_ids)  # (not a
-        # partial's function, which _partial_as_sent takes as it is)
+                items if items is not None else [held]) if not _leaf(v) and (
+                id(v) in self.got_ids))  # (not a partial's function, which _partial_as_sent
+        # takes as it is; nor a tuple of leaves, tracked as the lists are)
 
     def _refused_state(self, value, kind, out):
         """Whether ``value``'s attributes name one the receiver refuses (:data:`_STATE_REFUSED`;
