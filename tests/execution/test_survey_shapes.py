@@ -6242,7 +6242,7 @@ async def test_a_library_object_holding_others_left_as_it_came_goes_back_as_itse
 # streams crossed as iterators (next() only) and the temporary file's wrapper not at all: all
 # 47 tests "not judged". A stream of the code's (an io object, or the wrapper of one) now
 # crosses as a handle whose stream methods (read, write, ...) run on it in the code's process.
-STREAMS = {
+CODE_STREAMS = {
     "pyproject.toml": "[project]\nname = 'envs'\nversion = '0'\n",
     "envs/__init__.py": "",
     "envs/core.py": '''\
@@ -6297,7 +6297,7 @@ async def test_the_codes_streams_are_read_and_written_where_they_live(tmp_path):
     """The code's file and temporary file: judged (was "not judged"); a test reading what is
     no stream method of them (``dest.name``) is "not judged" (it failed: AttributeError); a
     body that yields the streams the other way round fails."""
-    root = make(tmp_path / "envs", STREAMS)
+    root = make(tmp_path / "envs", CODE_STREAMS)
     _, run = await review(root, "envs/core.py", "rewrite")
     found = by_name(run)
     assert found["test_upper_keys"].status == "passed", run.outcomes
