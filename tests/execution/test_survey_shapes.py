@@ -6290,3 +6290,167 @@ async def test_tests_with_node_ids_of_megabytes_are_judged(tmp_path):
     _, run = await review(root, "hdr/core.py", "first_line",
                           "def first_line(data):\n    return data[:2]\n")
     assert sorted(o.status for o in run.outcomes) == ["failed"] * 3, run.outcomes
+# python-dotenv 1.2.4 (survey12, nj13): click calls `list_values(ctx, ...)` with its Context,
+# which holds its parent Context, the Group and Command (module globals, crossing by name), a
+# `Path` in `ctx.obj` and Options whose default is click's `UNSET` (an enum member). The
+# Context, left as it came, could not go back (only plain data and proxies counted as "as it
+# came"): all 13 tests "not judged", and the `return None` mutant with them. An object that
+# crossed with such a state, a global crossing by name, a frozen standard value or an enum
+# member counts too, each object checked at any depth; one the code changed cannot cross.
+NAMESPACES = {
+    "pyproject.toml": "[project]\nname = 'cmds'\nversion = '0'\n",
+    "cmds/__init__.py": "",
+    "cmds/core.py": '''\
+        import argparse
+
+        PARSER = argparse.ArgumentParser(prog="cmds")
+
+
+        def listing(ctx):
+            """``"<prog>: <file name> <depth>"`` of click-like ``ctx`` (an argparse Namespace)."""
+            return f"{ctx.command.prog}: {ctx.obj['FILE'].name} {ctx.parent.depth}"
+        ''',
+    "tests/test_core.py": '''\
+        import argparse
+        import http
+
+        from cmds.core import PARSER, listing
+
+
+        def test_listing(tmp_path):
+            parent = argparse.Namespace(depth=0, command=PARSER, status=http.HTTPStatus.OK)
+            ctx = argparse.Namespace(parent=parent, command=PARSER, default=http.HTTPStatus.OK,
+                                     obj={"FILE": tmp_path / "a.env"})
+            assert listing(ctx) == "cmds: a.env 0"
+            assert ctx.parent is parent and parent.depth == 0
+        ''',
+}
+
+
+async def test_a_library_object_holding_others_left_as_it_came_goes_back_as_itself(tmp_path):
+    """The Namespace holding another, a global, an enum member and a Path: judged (was "not
+    judged"); a wrong body fails; one that changes the parent in place stays "not judged"."""
+    root = make(tmp_path / "cmds", NAMESPACES)
+    _, run = await review(root, "cmds/core.py", "listing")
+    assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
+    _, run = await review(root, "cmds/core.py", "listing", "def listing(ctx):\n    return None\n")
+    assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
+    changed = ("def listing(ctx):\n    ctx.parent.depth = 0.0\n"
+               "    return f\"{ctx.command.prog}: {ctx.obj['FILE'].name} 0\"\n")
+    _, run = await review(root, "cmds/core.py", "listing", changed)
+    assert [o.verdict for o in run.outcomes] == ["not judged"], run.outcomes
+
+
+# python-dotenv 1.2.4 (survey12, nj13): `rewrite` is a contextmanager that yields the file it
+# opened and a `tempfile.NamedTemporaryFile` to write, then renames the one over the other;
+# `set_key` (in the test's process) reads the first and writes the second. The code's
+# streams crossed as iterators (next() only) and the temporary file's wrapper not at all: all
+# 47 tests "not judged". A stream of the code's (an io object, or the wrapper of one) now
+# crosses as a handle whose stream methods (read, write, ...) run on it in the code's process.
+CODE_STREAMS = {
+    "pyproject.toml": "[project]\nname = 'envs'\nversion = '0'\n",
+    "envs/__init__.py": "",
+    "envs/core.py": '''\
+        import contextlib
+        import os
+        import tempfile
+
+
+        @contextlib.contextmanager
+        def rewrite(path):
+            """Yield ``(source, dest)``: ``path`` open to read, a temporary file beside it to
+            write, renamed over ``path`` at the end."""
+            with open(path) as source, tempfile.NamedTemporaryFile(
+                    "w", dir=os.path.dirname(path), delete=False) as dest:
+                yield source, dest
+            os.replace(dest.name, path)
+
+
+        def upper_keys(path):
+            with rewrite(path) as (source, dest):
+                first = source.readline()
+                dest.write(first.upper())
+                for line in source:
+                    dest.write(line.upper())
+
+
+        def temp_beside(path):
+            with rewrite(path) as (source, dest):
+                dest.write(source.read())
+                return dest.name.startswith(os.path.dirname(path))
+        ''',
+    "tests/test_core.py": '''\
+        from envs.core import temp_beside, upper_keys
+
+
+        def test_upper_keys(tmp_path):
+            path = tmp_path / ".env"
+            path.write_text("a=1\\nb=2\\nc=3\\n")
+            upper_keys(str(path))
+            assert path.read_text() == "A=1\\nB=2\\nC=3\\n"
+
+
+        def test_temp_beside(tmp_path):
+            path = tmp_path / ".env"
+            path.write_text("a=1\\n")
+            assert temp_beside(str(path)) is True
+        ''',
+}
+
+
+async def test_the_codes_streams_are_read_and_written_where_they_live(tmp_path):
+    """The code's file and temporary file: judged (was "not judged"); a test reading what is
+    no stream method of them (``dest.name``) is "not judged" (it failed: AttributeError); a
+    body that yields the streams the other way round fails."""
+    root = make(tmp_path / "envs", CODE_STREAMS)
+    _, run = await review(root, "envs/core.py", "rewrite")
+    found = by_name(run)
+    assert found["test_upper_keys"].status == "passed", run.outcomes
+    assert found["test_temp_beside"].verdict == "not judged", run.outcomes
+    assert "beyond its stream methods, which alone cross (.name)" in found[
+        "test_temp_beside"].message
+    swapped = ("@contextlib.contextmanager\ndef rewrite(path):\n"
+               "    with open(path) as source, tempfile.NamedTemporaryFile(\n"
+               "            'w', dir=os.path.dirname(path), delete=False) as dest:\n"
+               "        yield dest, source\n    os.replace(dest.name, path)\n")
+    _, run = await review(root, "envs/core.py", "rewrite", swapped)
+    assert by_name(run)["test_upper_keys"].status == "failed", run.outcomes
+
+
+# boolean.py 5.0 (survey12): `Function.__str__` reads `self.args` of a test's `CountingAnd`
+# (a class made in the test function): a tuple of the test's objects. The judge answers an
+# attribute read only with plain data, so the test is "not judged", but the reason said "a
+# builtins.tuple the code could change in place": a tuple cannot change; its items are what
+# is no plain data, and the reason now names them.
+TUPLE_READ = {
+    "pyproject.toml": "[project]\nname = 'terms'\nversion = '0'\n",
+    "terms/__init__.py": "",
+    "terms/core.py": '''\
+        def arity(term):
+            """The number of ``term.args``."""
+            return len(term.args)
+        ''',
+    "tests/test_core.py": '''\
+        from terms.core import arity
+
+
+        def test_arity():
+            class Leaf:
+                pass
+
+            class Node:
+                def __init__(self, *args):
+                    self.args = args
+
+            assert arity(Node(Leaf(), Leaf())) == 2
+        ''',
+}
+
+
+async def test_a_read_tuple_of_the_tests_objects_is_named_by_its_items(tmp_path):
+    root = make(tmp_path / "terms", TUPLE_READ)
+    _, run = await review(root, "terms/core.py", "arity")
+    (outcome,) = run.outcomes
+    assert outcome.verdict == "not judged", outcome
+    assert (".args, a builtins.tuple holding a test_core.test_arity.<locals>.Leaf, "
+            "which is no plain data") in outcome.message, outcome.message

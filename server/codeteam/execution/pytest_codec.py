@@ -48,6 +48,7 @@ but the methods of :data:`HOOK_CALLS`, called, and the attributes the judge read
 import collections
 import collections.abc
 import datetime as _datetime
+import enum
 import operator
 import os
 import stat as _stat
@@ -220,12 +221,14 @@ def _own_dict(obj):
     return state
 
 
-def _as_sent(obj):
+def _as_sent(obj, kept=None):
     """The state of ``obj`` (an object of a Python class, crossed by its state) as a list of
-    ``(name, value, items)`` when every value is plain data, a proxy or a list, deque, dict
-    or set of those (``items`` their copy): what :func:`_same_state` compares, with ``is``,
-    to tell that the code left it as it came; else None (the code may have changed what
-    lies deeper)."""
+    ``(name, value, items)`` when every value is plain data, a proxy, an object ``kept``
+    says crossed with its own such state (click's ``Context`` holds its parent, its
+    ``Command``, an ``ExitStack``), or a list, deque, dict or set of those (``items`` their
+    copy): what :func:`_same_state` compares, with ``is``, to tell that the code left it as
+    it came (:meth:`Codec.unchanged` the kept ones too); else None (the code may have
+    changed what lies deeper)."""
     if type(obj).__module__ == "_thread" and type(obj).__name__ in _LOCKS:  # not held:
         return [("", repr(obj).startswith("<unlocked"), None)]  # (C locks' repr says)
     if type(obj) is getattr(sys.modules.get("threading"), "Condition", None):
@@ -241,7 +244,8 @@ def _as_sent(obj):
             items = list(value)
         elif type(value) is dict:
             items = [v for pair in dict.items(value) for v in pair]
-        if not all(_leaf(v) for v in (items if items is not None else [value])):
+        if not all(_leaf(v) or kept is not None and kept(v) for v in (
+                items if items is not None else [value])):
             return None
         found.append((name, value, items))
     return found
@@ -295,9 +299,12 @@ def _leaf(value):
     """Plain data nothing changes in place, or a proxy of the other side's object."""
     if type(value) is tuple:
         return all(_leaf(v) for v in value)
-    return value is None or type(value) in (bool, int, float, complex, str, bytes) or (
-        issubclass(type(value), (_Proxy, RemoteObject)))  # (not isinstance: a test's object
-    # would be asked its __class__, a use of it)
+    kind = type(value)  # (not isinstance(value, ...): a test's object would be asked its
+    # __class__, a use of it); an enum member crosses by its name (click's UNSET)
+    return value is None or kind in (bool, int, float, complex, str, bytes) or (
+        issubclass(kind, (_Proxy, RemoteObject))) or kind.__name__ in _FROZEN_VALUES and (
+        _VALUE_MODULES.get(kind.__name__) == kind.__module__) or isinstance(
+        kind, enum.EnumMeta)
 
 
 def _same_state(before, now):
@@ -510,6 +517,12 @@ _VALUE_MODULES = {"Scanner": "re", **dict.fromkeys(("OrderedDict", "deque", "def
 """Standard value types made by their class called with the arguments sent (the others:
 :data:`_BUILD`): class name -> its module."""
 
+_FROZEN_VALUES = frozenset(("datetime", "date", "time", "timedelta", "timezone", "Decimal",
+                            "Fraction", "slice", "range", "stat_result", "struct_time",
+                            *_IP, *_PATHS))
+"""Standard value types of :data:`_REDUCED` that nothing changes in place (not ``Counter``,
+``bytearray``): a leaf of :func:`_as_sent` (a ``Path`` in click's ``ctx.obj``)."""
+
 
 class _Proxy:
     """What a proxy of the other process's object holds of its own: slots, never its
@@ -638,15 +651,12 @@ class RemoteIterator(_Proxy):
         if _slot(self, "_sends") is True and name in ("send", "throw", "close"):
             return partial({"send": self._channel.next_handle, "throw": _thrown,
                             "close": _closed}[name], self)
-        if name.startswith("_") or getattr(self._channel, "side", None) != "subject" or (
-                _absent({"__names__": _slot(self, "_names")}, name)):  # (the real one lacks it)
+        if name.startswith("_") or _absent({"__names__": _slot(self, "_names")}, name):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        readable = _slot(self, "_readable")
-        if type(readable) is list and name in readable:  # (the judge reads and checks it)
-            return self._channel.call_handle(self, [name], {}, hook=ATTRIBUTE_READ)
-        hooks = _slot(self, "_hooks")
-        if type(hooks) is list and name in hooks and name in HOOK_CALLS:  # a stream's read
-            def method(*args, **kwargs):  # (run on the test's object, see HOOK_CALLS)
+        hooks = _slot(self, "_hooks")  # (a stream's read, write: run on the other side's
+        # object, the test's in the judge, the code's in its process: :func:`_stream`)
+        if type(hooks) is list and name in hooks and name in HOOK_CALLS:
+            def method(*args, **kwargs):
                 try:
                     return self._channel.call_handle(self, list(args), kwargs, hook=name)
                 except CannotCross as error:
@@ -655,6 +665,15 @@ class RemoteIterator(_Proxy):
                                    self._handle)
             method.__name__ = method.__qualname__ = name
             return method
+        if getattr(self._channel, "side", None) != "subject":
+            if type(hooks) is list and callable(getattr(self._channel, "fail", None)):
+                self._channel.fail(  # (the code's stream: its .name, .closed are not read)
+                    f"the test used the code's file object {self._name} beyond its stream "
+                    f"methods, which alone cross (.{name[:80]})", not_judged=True)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        readable = _slot(self, "_readable")
+        if type(readable) is list and name in readable:  # (the judge reads and checks it)
+            return self._channel.call_handle(self, [name], {}, hook=ATTRIBUTE_READ)
         _misuse(self._channel, f"the iterator {self._name}", f".{name}: only next(), "
                 "attributes read as data and a stream's methods cross", self._handle)
 
@@ -1515,9 +1534,8 @@ class Codec:
         if type(kind) is _RemoteObjectType:  # an object of the test's, back to the judge
             return self.save_handle(value, out, memo, depth)
         number = self.got_ids.get(id(value))
-        if number is not None and self.got.get(number) is value and number in self.pristine and (
-                self._to_judge() and not self.rebuildable(kind)) and _same_state(
-                self.pristine[number], _as_sent(value)):  # (click's Context holds an ExitStack
+        if number is not None and self._to_judge() and not self.rebuildable(kind) and (
+                self.unchanged(value)):  # (click's Context holds an ExitStack
             out.append(b"V%d;" % number)  # whose callbacks are the test's: the judge's own
             return None  # object, as it was; changed, it does not cross)
         if kind is _RemoteObjectType:
@@ -1562,7 +1580,8 @@ class Codec:
         if kind is types.CoroutineType:  # awaited there, stepped here
             return self._export(value, b"a", out)
         ref = self._ref_name(kind)
-        if _iterator(value) and not (ref is not None and self.own(ref[0]) and self._shared(
+        if (_iterator(value) or _stream(value) is not None) and not (
+                ref is not None and self.own(ref[0]) and self._shared(
                 ref[0]) and _python_class(kind) and (not self._to_judge() or self.rebuildable(
                 kind))):  # (an object of the project's iterator class, `self` of its
             # methods, crosses by its state as the project's other objects do)
@@ -1606,6 +1625,33 @@ class Codec:
                 ref[0]):  # a library's object the judge does not rebuild: the code's
             return self._export(value, b"o", out)  # (RemoteObject: the judge's class)
         return self._cannot("an object of " + _name(kind), out)
+
+    def kept(self, value):
+        """Whether ``value`` is an object of the other side's that came with a state
+        :func:`_as_sent` could keep (:attr:`pristine`), or a module's global that crosses by
+        its name (:meth:`_marked`: click's ``Group`` that a ``Context`` holds)."""
+        number = self.got_ids.get(id(value))
+        if number is not None and number in self.pristine and self.got.get(number) is value:
+            return True
+        found = self.globals.get(id(value)) or self.other_globals.get(id(value))
+        return found is not None and found[-1] is value
+
+    def unchanged(self, value, seen=None):
+        """Whether ``value``, an object of the other side's (:meth:`kept`), is as it came: its
+        state, and that of each kept object it holds, at any depth (``is``, :func:`_same_state`)."""
+        if not self.kept(value):
+            return False
+        seen = set() if seen is None else seen
+        number = self.got_ids.get(id(value))
+        if id(value) in seen or self.got.get(number) is not value:  # (a global: by name)
+            return True
+        seen.add(id(value))
+        now = _as_sent(value, self.kept)
+        return _same_state(self.pristine[number], now) and all(
+            self.unchanged(v, seen) for _, held, items in now for v in (
+                items if items is not None else [held]) if not _leaf(v) and (
+                id(v) in self.got_ids))  # (not a partial's function, which _partial_as_sent
+        # takes as it is; nor a tuple of leaves, tracked as the lists are)
 
     def _refused_state(self, value, kind, out):
         """Whether ``value``'s attributes name one the receiver refuses (:data:`_STATE_REFUSED`;
@@ -2005,8 +2051,9 @@ class Codec:
                 names = _names_of(obj)
                 if names is not None:
                     meta["__names__"] = names
-        if kind == b"i" and self.strict:  # (a test's stream: its methods, HOOK_CALLS)
-            meta["hooks"] = [n for n in _hooks_of(type(obj)) if not _is_dunder(n)]
+        if kind == b"i" and (self.strict or _stream(obj) is not None):  # (a stream: its
+            meta["hooks"] = [n for n in _hooks_of(type(_stream(obj) or obj))  # methods,
+                             if not _is_dunder(n)]  # HOOK_CALLS: the test's, the code's)
             self.opaque.add(handle)
         if kind in (b"o", b"i") and self.strict:  # (the judge: the test's objects)
             names = _names_of(obj)
@@ -2039,7 +2086,8 @@ class Codec:
         judge's "malformed answer"), and nothing runs."""
         entry = HOOK_CALLS.get(name) if type(name) is str else None
         found = self.exported.get(handle, self) if handle in self.opaque else self
-        if entry is None or found is self or name not in _hooks_of(type(found)):
+        if entry is None or found is self or name not in _hooks_of(type(
+                _stream(found) or found)):
             raise ValueError(f"a hook the judge does not run ({str(name)[:40]!r})")
         run, count, _ = entry
         if type(args) is not list or type(kwargs) is not dict or count is not None and (
@@ -2069,8 +2117,13 @@ class Codec:
         from what the read raised)."""
         value = getattr(found, name)
         if not frozen_data(value):
-            raise AttributeRead(f"{_name(type(found))}: .{name}, a {_name(type(value))} the "
-                                "code could change in place")
+            kind = type(value)
+            what = f"a {_name(kind)} the code could change in place"
+            item = next((v for v in value if not frozen_data(v)), value) if kind in (
+                tuple, frozenset) else value  # (itself cannot change: an item is no data)
+            if item is not value:
+                what = f"a {_name(kind)} holding a {_name(type(item))}, which is no plain data"
+            raise AttributeRead(f"{_name(type(found))}: .{name}, {what}")
         return value
 
     def _meta(self, obj):
@@ -2589,7 +2642,7 @@ class Codec:
                 self.got_ids[id(fresh)] = index
                 if not self.strict and type(fresh) not in _PLAIN and not self.rebuildable(
                         type(fresh)):  # (its state as it came: an object the judge does not
-                    found = _as_sent(fresh)  # take back may go back as itself, unchanged:
+                    found = _as_sent(fresh, self.kept)  # take back may go back as itself:
                     if found is not None:  # save_other)
                         self.pristine[index] = found
                 return fresh, at
@@ -2846,6 +2899,23 @@ def _iterator(value):
         return hasattr(kind, "__next__") and hasattr(kind, "__iter__") and iter(value) is value
     except Exception:  # noqa: BLE001
         return False
+
+
+def _stream(value):
+    """The file object ``value`` is (an ``io`` stream: ``open()``'s, a ``StringIO``) or wraps
+    (``tempfile.NamedTemporaryFile``'s ``_TemporaryFileWrapper``, whose methods it forwards),
+    or None: an iterator crossing as a handle whose stream methods (:data:`HOOK_CALLS`) run
+    on it where it lives (python-dotenv's ``rewrite`` yields the code's source and temporary
+    destination files, which the test reads and writes)."""
+    import io
+
+    if isinstance(value, io.IOBase):
+        return value
+    wrapper = getattr(sys.modules.get("tempfile"), "_TemporaryFileWrapper", None)
+    if wrapper is not None and type(value) is wrapper:
+        found = vars(value).get("file")
+        return found if isinstance(found, io.IOBase) else None
+    return None
 
 
 _PATCHED_TYPES: set = set()
@@ -3535,7 +3605,8 @@ class Channel:
                 if type(args) is not list or type(kwargs) is not dict:
                     raise TypeError("malformed call")
                 value = self.codec.hook_call(request.get("handle"), request["hook"], args, kwargs)(
-                ) if "hook" in request else found(*args, **kwargs)  # (a RemoteObject's)
+                ) if "hook" in request else found(*args, **kwargs)  # (a RemoteObject's, a
+                # stream's method)
             else:
                 raise TypeError("an unknown request {!r}".format(request["kind"]))
         except Exception as exc:  # noqa: BLE001 - goes back to the caller
@@ -3563,7 +3634,7 @@ def resume(found, request):
     if stepped and isinstance(request.get("throw"), BaseException):
         return found.throw(request["throw"])
     if sent is None and not coroutine:
-        return next(found)
+        return next(_stream(found) or found)
     if type(sent) is not list or len(sent) != 1 or not isinstance(found, (
             types.GeneratorType, types.CoroutineType)):
         raise TypeError("only a generator's or a coroutine's send(value) crosses")

@@ -2231,7 +2231,8 @@ class JudgeClient(Channel):
     def call_handle(self, proxy, args, kwargs, awaited=None, stack=None, hook=None):
         """A call of the code's function (``proxy`` None) or handle; ``hook``: that hook of
         :data:`~codeteam.execution.pytest_codec.HOOK_CALLS` run on the code's object
-        ``proxy`` (a :class:`~codeteam.execution.pytest_codec.RemoteObject`: its ``repr``)."""
+        ``proxy`` (a :class:`~codeteam.execution.pytest_codec.RemoteObject`: its ``repr``; a
+        stream's method, run on the code's stream: ``_stream``)."""
         __tracebackhide__ = True
         if proxy is not None:
             self.check_handle(proxy)
