@@ -5514,6 +5514,69 @@ async def test_a_variable_the_judge_does_not_take_over_leaves_the_test_not_judge
     assert {o.status for o in run.outcomes} == {"failed"}, run.outcomes
 
 
+# python-dotenv (survey12, nj13): a fixture saves os.environ and puts it back after each test;
+# the code sets a variable only when it is not set yet (`load_dotenv(override=False)`).
+ENVIRONMENT_BACK = {
+    "pyproject.toml": "[project]\nname = 'envs'\nversion = '0'\n",
+    "envs/__init__.py": "",
+    "envs/core.py": '''\
+        import os
+
+
+        def load(name, value):
+            """Set ``name`` to ``value`` in ``os.environ`` unless it is set; its value."""
+            os.environ.setdefault(name, value)
+            return os.environ[name]
+        ''',
+    "tests/test_core.py": '''\
+        import os
+
+        import pytest
+
+        from envs.core import load
+
+
+        @pytest.fixture(autouse=True)
+        def environ_back():
+            saved = dict(os.environ)
+            yield
+            os.environ.clear()
+            os.environ.update(saved)
+
+
+        def test_first():
+            assert load("ENVS_BACK", "1") == "1"
+
+
+        def test_second():
+            assert load("ENVS_BACK", "2") == "2"
+
+
+        def test_put_back_between_calls():
+            saved = dict(os.environ)
+            assert load("ENVS_TWICE", "1") == "1"
+            os.environ.clear()
+            os.environ.update(saved)
+            assert load("ENVS_TWICE", "2") == "2"
+        ''',
+}
+
+
+async def test_the_environment_the_test_puts_back_reaches_the_code(tmp_path):
+    """The code's variable is taken over into the test's process; the test (or a fixture)
+    then puts os.environ back as it was before the call, byte for byte. The next call must
+    send it again: the judge had kept its look from before the take-over and sent nothing,
+    so the code's process still held the first call's variable (test_put_back_between_calls
+    failed, '1' for '2'; python-dotenv's ``set_as_environment_variables`` under
+    ``mock.patch.dict(os.environ, ..., clear=True)``: 3 wrong failures)."""
+    root = make(tmp_path / "envs", ENVIRONMENT_BACK)
+    _, run = await review(root, "envs/core.py", "load")
+    assert [o.status for o in run.outcomes] == ["passed"] * 3, run.outcomes
+    _, run = await review(root, "envs/core.py", "load",
+                          "def load(name, value):\n    return None\n")
+    assert {o.status for o in run.outcomes} == {"failed"}, run.outcomes
+
+
 # python-dotenv (survey12): `parse_stream(stream)` reads the test's StringIO, or the file it
 # opened in its tmp_path, with `stream.read()`.
 STREAMS = {

@@ -2135,6 +2135,9 @@ class JudgeClient(Channel):
             self.fail(f"the code under test set an environment variable the judge cannot "
                       f"({error})", not_judged=True)
         self.sent_env = dict(os.environ)
+        self.looked = (None, self.looked[1])  # (the look before the take-over is no more
+        # what the code's process holds: a test that puts os.environ back as it was then,
+        # byte for byte, must have it sent)
 
     def take_cwd(self, path):
         """The working directory the call changed to (``os.chdir`` in the code), made the
