@@ -4131,13 +4131,15 @@ EXIT_STACK = {
 
 async def test_a_library_object_the_code_left_as_it_came_goes_back_as_itself(tmp_path):
     """``self``'s Context with the test's ExitStack: judged; the test's callback registered
-    in it by the code: the ExitStack the code changed crosses back as a handle (brk15; was
-    "not judged"), whose ``close()`` the code's process runs, calling the test's callback."""
+    in it by the code: the test's ExitStack, changed by the code, cannot go back ("not
+    judged"): as a handle of the code's copy in its place, the test's other references to it
+    would keep the old one (a test's Namespace changed by the code went back that way and
+    its change was lost: a forged pass, test_a_library_object_holding_others...)."""
     root = make(tmp_path / "opts", EXIT_STACK)
     _, run = await review(root, "opts/core.py", "Parser.take")
     assert [o.status for o in run.outcomes] == ["passed"], run.outcomes
     _, run = await review(root, "opts/core.py", "Parser.hold")
-    assert [o.verdict for o in run.outcomes] == ["passed"], run.outcomes
+    assert [o.verdict for o in run.outcomes] == ["not judged"], run.outcomes
     _, run = await review(root, "opts/core.py", "Parser.take", "def take(self, arg):\n"
                           "    self.seen.append(arg)\n    return 0\n")
     assert [o.status for o in run.outcomes] == ["failed"], run.outcomes
@@ -6401,6 +6403,10 @@ async def test_a_library_object_holding_others_left_as_it_came_goes_back_as_itse
     changed = ("def listing(ctx):\n    ctx.parent.depth = 0.0\n"
                "    return f\"{ctx.command.prog}: {ctx.obj['FILE'].name} 0\"\n")
     _, run = await review(root, "cmds/core.py", "listing", changed)
+    assert [o.verdict for o in run.outcomes] == ["not judged"], run.outcomes
+    # (plain pytest: failed, parent.depth == 5; the changed Namespace went back as a handle
+    # of the code's, its change lost: "passed", a forged pass, on the merge of brk15 and nj13)
+    _, run = await review(root, "cmds/core.py", "listing", changed.replace("0.0", "5"))
     assert [o.verdict for o in run.outcomes] == ["not judged"], run.outcomes
 
 

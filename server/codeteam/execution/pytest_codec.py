@@ -1622,8 +1622,10 @@ class Codec:
         if ref is None and _made_in_python(kind):  # no module holds it: made at run time
             return self._cannot(f"an object of {_name(kind)}, a class made at run time", out)
         if ref is not None and self._to_judge() and _made_in_python(kind) and not self.own(
-                ref[0]):  # a library's object the judge does not rebuild: the code's
-            return self._export(value, b"o", out)  # (RemoteObject: the judge's class)
+                ref[0]) and id(value) not in self.got_ids:  # a library's object the judge
+            # does not rebuild: the code's (RemoteObject: the judge's class); the test's
+            # own, changed by the code, cannot go back as a handle: its changes would be lost
+            return self._export(value, b"o", out)
         return self._cannot("an object of " + _name(kind), out)
 
     def kept(self, value):

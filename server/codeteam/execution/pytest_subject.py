@@ -982,9 +982,12 @@ class Subject(Channel):
         copies it holds cross back as the test's objects, updated in place; the judge sends
         that request's arguments again, ``refresh``, with what the test changed since), the
         numbering in use before back after it."""
-        made = self.made_by.get(request.get("handle")) if request["kind"] in (
-            "call", "next") and "hook" not in request else None  # (a hook of the code's
-        # object: numbered afresh, as the judge's RemoteObject asks)
+        handle = request.get("handle")
+        made = self.made_by.get(handle) if request["kind"] in ("call", "next") and (
+            "hook" not in request or _codec._stream(self.codec.exported.get(handle))
+            is not None) else None  # (a hook of the code's object, a RemoteObject there:
+        # numbered afresh, as the judge asks; a stream's method, a RemoteIterator there: as
+        # its making request, as a generator's next)
         outer = self.codec.tables()
         if made is not None:
             self.codec.use(made[0])
