@@ -5,33 +5,18 @@ from __future__ import annotations
 
 import pytest
 from test_one_judge import make
+from test_survey_shapes import SLOW_SUITE
 
 from codeteam.execution.pytest_run import select_tests, target_for
 from codeteam.execution.sandbox import BACKSTOP_STRETCH, SandboxPolicy
 
 pytestmark = pytest.mark.sandbox
 
-SLEEPERS = {
-    "pyproject.toml": "[project]\nname = 'slow'\nversion = '0'\n",
-    "slow/__init__.py": "",
-    "slow/core.py": "def value():\n    return 1\n",
-    "tests/test_core.py": '''\
-        import time
-
-        import pytest
-
-        from slow.core import value
-
-
-        @pytest.mark.parametrize("n", range(40))
-        def test_waits(n):
-            time.sleep(0.3)  # off the CPU, as a test does on a machine busy with other work
-
-
-        def test_value():
-            assert value() == 1
-        ''',
-}
+SLEEPERS = {**SLOW_SUITE, "tests/test_core.py": SLOW_SUITE["tests/test_core.py"].replace(
+    "range(2)", "range(40)").replace("time.sleep(3)", "time.sleep(0.3)")}
+"""test_survey_shapes's slow suite with 40 tests of 0.3 s off the CPU."""
+assert "range(40)" in SLEEPERS["tests/test_core.py"] and "sleep(0.3)" in SLEEPERS[
+    "tests/test_core.py"]  # (the slow suite as this test expects it)
 
 
 async def test_a_selection_cut_again_and_again_ends_within_its_time(tmp_path):
