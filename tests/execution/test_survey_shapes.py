@@ -6523,3 +6523,68 @@ async def test_a_read_tuple_of_the_tests_objects_is_named_by_its_items(tmp_path)
     assert outcome.verdict == "not judged", outcome
     assert (".args, a builtins.tuple holding a test_core.test_arity.<locals>.Leaf, "
             "which is no plain data") in outcome.message, outcome.message
+
+
+# python-multipart 0.0.34 (survey13): its parsers keep `logging.getLogger(__name__)`, whose
+# parent, the root logger, holds pytest's capture handlers: every test passing a parser to the
+# code was "not judged" (57 of 168: "an object of _pytest.logging._LiveLoggingNullHandler").
+# A logger that `getLogger(name)` finds crosses by its name; one made otherwise does not.
+LOGGERS = {
+    "pyproject.toml": "[project]\nname = 'feeds'\nversion = '0'\n",
+    "feeds/__init__.py": "",
+    "feeds/core.py": '''\
+        import logging
+
+
+        class Parser:
+            def __init__(self, logger=None):
+                self.logger = logger or logging.getLogger(__name__)
+                self.seen = []
+
+
+        def feed(parser, data):
+            """Log and keep ``data``; how many ``parser`` has seen."""
+            parser.logger.warning("feeding %r", data)
+            parser.seen.append(data)
+            return len(parser.seen)
+        ''',
+    "tests/test_core.py": '''\
+        import logging
+
+        from feeds.core import Parser, feed
+
+
+        def test_feed(caplog):
+            parser = Parser()
+            assert feed(parser, "a") == 1 and feed(parser, "b") == 2
+            assert parser.seen == ["a", "b"]
+            assert parser.logger is logging.getLogger("feeds.core")
+            assert "feeding 'a'" in caplog.text
+
+
+        def test_root(caplog):
+            parser = Parser(logging.getLogger())
+            assert feed(parser, "c") == 1 and parser.logger is logging.root
+
+
+        def test_unnamed():
+            parser = Parser(logging.Logger("mine"))
+            assert feed(parser, "d") == 1
+        ''',
+}
+
+
+async def test_a_logger_getlogger_finds_crosses_by_its_name(tmp_path):
+    """A module's logger and the root logger, held by the test's object: judged, the code's
+    records in caplog; a logger made as ``Logger("mine")`` stays "not judged" (by name the
+    code would get another); a wrong body fails."""
+    root = make(tmp_path / "feeds", LOGGERS)
+    _, run = await review(root, "feeds/core.py", "feed")
+    outcomes = by_name(run)
+    assert outcomes["test_feed"].status == "passed", run.outcomes
+    assert outcomes["test_root"].status == "passed", run.outcomes
+    assert outcomes["test_unnamed"].status == "not judged", run.outcomes
+    _, run = await review(root, "feeds/core.py", "feed",
+                          "def feed(parser, data):\n    parser.seen.append(data)\n"
+                          "    return len(parser.seen)\n")
+    assert by_name(run)["test_feed"].status == "failed", run.outcomes

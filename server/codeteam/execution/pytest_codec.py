@@ -519,7 +519,7 @@ _VALUE_MODULES = {"Scanner": "re", **dict.fromkeys(("OrderedDict", "deque", "def
 
 _FROZEN_VALUES = frozenset(("datetime", "date", "time", "timedelta", "timezone", "Decimal",
                             "Fraction", "slice", "range", "stat_result", "struct_time",
-                            *_IP, *_PATHS))
+                            "Logger", "RootLogger", *_IP, *_PATHS))
 """Standard value types of :data:`_REDUCED` that nothing changes in place (not ``Counter``,
 ``bytearray``): a leaf of :func:`_as_sent` (a ``Path`` in click's ``ctx.obj``)."""
 
@@ -1792,6 +1792,8 @@ class Codec:
                 module, name, args = patched
         if args is not None:
             args = args(value)
+            if args is None:  # (a logger no name finds)
+                return False
             if name == "Pattern" and not isinstance(args[0], (str, bytes)):
                 # a re.Scanner's (made from the parsed lexicon): no text to compile again, so
                 # neither it nor its matches (a scanner's ``.match``) cross
@@ -2981,8 +2983,24 @@ _VALUE_ARGS = {
                                          *_present(v.annotation)),
     ("inspect", "Signature"): lambda v: (list(v.parameters.values()),
                                          *_present(v.return_annotation)),
+    ("logging", "Logger"): lambda v: _logger_name(v),
+    ("logging", "RootLogger"): lambda v: _logger_name(v),
 }
-"""``save_value``'s table: (module, class name) -> the arguments the receiver builds it from."""
+"""``save_value``'s table: (module, class name) -> the arguments the receiver builds it from
+(None: this value of the type does not cross so)."""
+
+
+def _logger_name(logger):
+    """``(name,)`` of a logger that ``logging.getLogger(name)`` finds (one a module made with
+    ``getLogger(__name__)``, the root logger), which crosses by its name: each side's own,
+    with its own handlers (pytest's capture handlers stay the judge's; the code's records
+    reach them: ``pytest_subject.LOG_LIMIT``); None for one made otherwise (``Logger("x")``: by name the
+    other side would get another), which does not cross."""
+    import logging
+
+    if logger is logging.root or logging.Logger.manager.loggerDict.get(logger.name) is logger:
+        return (logger.name,)
+    return None
 _LOCKS = ("RLock", "lock")
 """``_thread``'s locks (``threading.RLock()``, ``Lock()``): the test's, not held, crosses to the
 code as a new one (boltons' ``LRI`` holds an RLock its methods use by ``with``)."""
@@ -3024,6 +3042,8 @@ _BUILD = {
     "RLock": lambda args: __import__("_thread").RLock(),
     "lock": lambda args: __import__("_thread").allocate_lock(),
     "Condition": lambda args: _condition(*args),
+    "Logger": lambda args: _logger(*args),
+    "RootLogger": lambda args: _logger(*args),
     **{name: partial(_singleton_type, name) for name in _SINGLETON_TYPES.values()},
     **{name: partial(_singleton, value) for value, name in _SINGLETONS.items()},
 }
@@ -3125,6 +3145,15 @@ def _germanic_rule():
     import struct
 
     return gettext.GNUTranslations(io.BytesIO(struct.pack("<5I", 0x950412DE, 0, 0, 20, 20))).plural
+
+
+def _logger(name):
+    """The logger ``logging.getLogger`` gives for ``name`` (sent by :func:`_logger_name`)."""
+    import logging
+
+    if type(name) is not str:
+        raise ValueError("a logger's name that is no str")
+    return logging.getLogger(name)
 
 
 def _uuid(text, safe=None):
