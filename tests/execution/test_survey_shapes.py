@@ -6588,3 +6588,52 @@ async def test_a_logger_getlogger_finds_crosses_by_its_name(tmp_path):
                           "def feed(parser, data):\n    parser.seen.append(data)\n"
                           "    return len(parser.seen)\n")
     assert by_name(run)["test_feed"].status == "failed", run.outcomes
+
+
+# python-multipart 0.0.34 (survey13): `class FileError(FormParserError, OSError)` with
+# `FormParserError(ValueError)`; the code raises it and the test expects it. The judge made it
+# again by ValueError's __new__, which refuses a class laid out as an OSError: "a malformed
+# answer", an error for right code (hidden behind the loggers' "not judged" until those crossed).
+TWO_BUILTINS = {
+    "pyproject.toml": "[project]\nname = 'files'\nversion = '0'\n",
+    "files/__init__.py": "",
+    "files/core.py": '''\
+        class FormParserError(ValueError):
+            pass
+
+
+        class FileError(FormParserError, OSError):
+            pass
+
+
+        def flush(path):
+            """Raise FileError: nothing can be written to ``path`` here."""
+            raise FileError("Error opening temporary file: %r" % path)
+        ''',
+    "tests/test_core.py": '''\
+        import pytest
+
+        from files.core import FileError, flush
+
+
+        def test_flush():
+            with pytest.raises(FileError, match="temporary"):
+                flush("/nowhere")
+
+
+        def test_flush_is_a_value_error():
+            with pytest.raises(ValueError):
+                flush("/nowhere")
+        ''',
+}
+
+
+async def test_an_exception_of_two_builtin_bases_crosses(tmp_path):
+    """Made again by the builtin whose layout it has (OSError): both tests judged and passed;
+    a body raising a plain ValueError fails the first."""
+    root = make(tmp_path / "files", TWO_BUILTINS)
+    _, run = await review(root, "files/core.py", "flush")
+    assert [o.status for o in run.outcomes] == ["passed", "passed"], run.outcomes
+    _, run = await review(root, "files/core.py", "flush",
+                          "def flush(path):\n    raise ValueError('temporary')\n")
+    assert by_name(run)["test_flush"].status == "failed", run.outcomes

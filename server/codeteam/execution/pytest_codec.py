@@ -2567,6 +2567,7 @@ class Codec:
         args, at = self._dec(data, at, table, depth + 1)
         if type(args) is not tuple:
             raise ValueError("exception args must be a tuple")
+        base = _exception_layout(cls, base)
         try:  # the builtin's own code sets its fields from them (errno, filename, value...)
             made = base.__new__(cls, *args)
             base.__init__(made, *args)
@@ -2895,6 +2896,21 @@ def _name(cls):
 
 def _builtin_base(cls):
     return next(b for b in cls.__mro__ if not b.__flags__ & HEAPTYPE)
+
+
+def _exception_layout(cls, base):
+    """The builtin exception among ``cls``'s bases whose ``__new__`` makes a ``cls`` (``base``
+    when it can): of ``class FileError(FormParserError, OSError)`` with ``FormParserError(
+    ValueError)``, OSError (``ValueError.__new__(FileError)`` "is not safe": python-multipart's
+    FileError the code raised was "a malformed answer")."""
+    for found in (b for b in cls.__mro__ if not b.__flags__ & HEAPTYPE and issubclass(
+            b, BaseException)):
+        try:
+            found.__new__(cls)
+        except TypeError:
+            continue
+        return found
+    return base
 
 
 def _iterator(value):
